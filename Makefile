@@ -1,0 +1,29 @@
+# The README's commands. Everything a command needs is installed by the command itself.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BACKEND := autobot-backend
+VPY := $(abspath $(VENV))/bin/python
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: eval test bench setup clean
+
+setup: $(STAMP)
+
+$(STAMP): $(BACKEND)/pyproject.toml
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is required"'
+	$(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install --quiet --upgrade pip
+	$(VPY) -m pip install --quiet -e '$(BACKEND)[test]'
+	@touch $@
+
+eval: $(STAMP)
+	cd $(BACKEND) && $(VPY) -m eval.run $(ARGS)
+
+test: $(STAMP)
+	cd $(BACKEND) && $(VPY) -m pytest $(ARGS)
+
+bench: $(STAMP)
+	cd $(BACKEND) && $(VPY) -m eval.bench $(ARGS)
+
+clean:
+	rm -rf $(VENV)

@@ -1,0 +1,44 @@
+"""Markdown rendering of untrusted text.
+
+Ids, questions, SQL, model output and error details come from outside the harness. Rendered
+raw they could forge table rows, headings, links or HTML in a report a reviewer trusts, so every
+such field passes through :func:`escape` (inline) or :func:`code_block` (verbatim).
+"""
+
+from __future__ import annotations
+
+import re
+
+# Inline specials only; line-start markers are handled separately because text is folded to one line.
+_SPECIAL = re.compile(r"([\\`*_\[\]<>#|!~&$])")
+_LINE_START = re.compile(r"^([-+=>]|\d+[.)])")
+
+
+def escape(text: object, limit: int | None = None) -> str:
+    """One line of inert Markdown: specials backslash-escaped, line breaks folded.
+
+    Example:
+        >>> print(escape("a|b *x* <script>"))
+        a\\|b \\*x\\* \\<script\\>
+    """
+    s = "" if text is None else str(text)
+    s = " ".join(s.split())
+    if limit is not None and len(s) > limit:
+        s = s[: max(limit - 1, 0)] + "…"
+    s = _SPECIAL.sub(r"\\\1", s)
+    return _LINE_START.sub(r"\\\1", s)
+
+
+def code_block(text: object, lang: str = "") -> str:
+    """A fenced block that the content cannot close: the fence outgrows any backtick run in it."""
+    s = "" if text is None else str(text)
+    longest = max((len(m) for m in re.findall(r"`+", s)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{lang}\n{s.rstrip()}\n{fence}"
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    """A pipe table; cells must already be escaped (or be harness-made text)."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)

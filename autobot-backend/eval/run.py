@@ -1,0 +1,172 @@
+"""Command line: ``python -m eval.run`` (run from ``autobot-backend/``).
+
+Exit codes are a taxonomy, and CI relies on it:
+
+* ``0``: examined, nothing regressed.
+* ``1``: examined, something regressed (only with ``--fail-on-regression``).
+* ``2``: could not examine or could not judge: bad input, nothing measurable, a gate that
+  cannot be evaluated, the echo candidate under ``--require-real-candidate``, or a crash.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import traceback
+from pathlib import Path
+
+try:  # an import failure is a crash: exit 2, never the interpreter's 1
+    from eval import candidates as cand
+    from eval.errors import HarnessError, UsageError
+    from eval.evaluator import DEFAULT_EVALUATOR
+    from eval.output import confine, write_text
+    from eval.report import (
+        DEFAULT_EPSILON,
+        Classification,
+        build_trajectory_report,
+        trajectory_json,
+        trajectory_markdown,
+    )
+    from eval.runner import Replay, replay, timeout_from_env
+    from eval.store import GOLDEN_DIR, load_goldens
+except Exception:  # pragma: no cover - exercised by a broken install only
+    traceback.print_exc()
+    print("error: the harness failed to import; run `make eval` to (re)install it", file=sys.stderr)
+    sys.exit(2)
+
+EXIT_OK, EXIT_REGRESSED, EXIT_CANNOT_JUDGE = 0, 1, 2
+TRAJECTORY_CANDIDATES = ("auto", "recorded", "echo")
+SQL_CANDIDATES = ("reference", "embedded", "llm", "recorded")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m eval.run",
+        description="Replay goldens against a candidate and report drift (trajectory suite), "
+                    "or grade NL-to-SQL answers on execution (SQL suite).",
+        epilog="Exit codes: 0 examined and fine; 1 examined and regressed (with --fail-on-regression); "
+               "2 could not examine or could not judge (bad input, crash, unmet gate precondition).",
+    )
+    p.add_argument("--suite", choices=("trajectory", "sql"), default="trajectory",
+                   help="which suite to run (default: trajectory)")
+    p.add_argument("--candidate", default=None,
+                   help=f"trajectory: {'|'.join(TRAJECTORY_CANDIDATES)} (default auto: recorded runs if any "
+                        f"exist, else the echo); sql: {'|'.join(SQL_CANDIDATES)} (default embedded)")
+    p.add_argument("--json", metavar="PATH", help="also write the JSON report here (inside the working "
+                                                  "directory or EVAL_OUTPUT_DIR)")
+    p.add_argument("--markdown", metavar="PATH", help="also write the Markdown report here (same confinement)")
+    p.add_argument("--fail-on-regression", action="store_true",
+                   help="gated mode: exit 1 when anything regressed, 2 when the gate cannot be judged")
+    p.add_argument("--timeout", type=float, default=None, metavar="S",
+                   help="per-golden/per-question timeout in seconds (default: EVAL_REPLAY_TIMEOUT_S or 120)")
+    t = p.add_argument_group("trajectory suite")
+    t.add_argument("--epsilon", type=float, default=DEFAULT_EPSILON,
+                   help=f"score band: a drop of more than this is a regression (default {DEFAULT_EPSILON})")
+    t.add_argument("--recorded-dir", type=Path, default=cand.RECORDED_DIR,
+                   help="directory of recorded runs, <trajectory_id>.json (default eval/recorded)")
+    t.add_argument("--golden-dir", type=Path, default=GOLDEN_DIR, help=argparse.SUPPRESS)
+    t.add_argument("--require-real-candidate", action="store_true",
+                   help="exit 2 if the run used the self-consistency echo (it cannot fail)")
+    s = p.add_argument_group("SQL suite")
+    s.add_argument("--answers", type=Path, metavar="FILE", help="recorded answers (JSON Lines) for --candidate recorded")
+    s.add_argument("--corpus", type=Path, action="append", metavar="FILE",
+                   help="grade these corpus files instead of the built-in corpus (repeatable)")
+    s.add_argument("--db-url", metavar="URL", help="run against this database instead of the fixtures (no rotations)")
+    s.add_argument("--rotations", type=int, default=None, metavar="N", help="fixture rotations (default 3)")
+    s.add_argument("--seed", type=int, default=None, metavar="S", help="first fixture seed (default 0)")
+    s.add_argument("--record-baseline", action="store_true", help="record this run as the candidate's baseline")
+    s.add_argument("--force", action="store_true", help="with --record-baseline: overwrite a baseline this run fails")
+    s.add_argument("--record-accuracy", action="store_true",
+                   help="append this run's figures to docs/eval/sql-accuracy.md")
+    return p
+
+
+def _progress_printer(enabled: bool):
+    if not enabled:
+        return None
+
+    def show(i: int, n: int, r: Replay) -> None:
+        end = "\n" if i == n else ""
+        print(f"\r[{i}/{n}] {r.golden.trajectory_id[:60]:<60}", end=end, file=sys.stderr, flush=True)
+
+    return show
+
+
+def run_trajectory(args: argparse.Namespace) -> int:
+    choice = args.candidate or "auto"
+    if choice not in TRAJECTORY_CANDIDATES:
+        raise UsageError(f"unknown trajectory candidate {choice!r}; choose one of {', '.join(TRAJECTORY_CANDIDATES)}")
+    for flag in ("answers", "corpus", "db_url", "rotations", "seed"):
+        if getattr(args, flag) not in (None, []):
+            raise UsageError(f"--{flag.replace('_', '-')} belongs to the SQL suite; add --suite sql")
+    if args.epsilon < 0 or args.epsilon >= 1:
+        raise UsageError(f"--epsilon must be in [0, 1), got {args.epsilon}")
+    for path in (args.json, args.markdown):
+        if path:
+            confine(path)  # fail before running, not after
+    goldens = load_goldens(args.golden_dir)
+    warnings: list[str] = []
+    if choice == "auto":
+        choice = "recorded" if cand.has_recordings(args.recorded_dir) else "echo"
+    if choice == "echo":
+        candidate, name = cand.echo_candidate(), "self-consistency-echo"
+        warnings.append(cand.ECHO_WARNING)
+        print(f"WARNING: {cand.ECHO_WARNING}", file=sys.stderr)
+    else:
+        candidate, name = cand.recorded_candidate(args.recorded_dir), f"recorded ({args.recorded_dir})"
+    timeout = args.timeout if args.timeout is not None else timeout_from_env()
+    replays = replay(goldens, candidate, timeout, _progress_printer(sys.stderr.isatty()))
+    report = build_trajectory_report(replays, DEFAULT_EVALUATOR, name, args.epsilon, warnings)
+    text = trajectory_markdown(report)
+    print(text)
+    if args.markdown:
+        write_text(args.markdown, text + "\n")
+    if args.json:
+        write_text(args.json, json.dumps(trajectory_json(report), indent=2) + "\n")
+    return trajectory_exit_code(report, args.fail_on_regression, args.require_real_candidate and choice == "echo")
+
+
+def trajectory_exit_code(report, gated: bool, echo_refused: bool) -> int:
+    if echo_refused:
+        print("error: --require-real-candidate: the run used the self-consistency echo, which measures "
+              "nothing; record runs into eval/recorded/ or pass --recorded-dir", file=sys.stderr)
+        return EXIT_CANNOT_JUDGE
+    if report.measured == 0:
+        print("error: no golden could be measured; see the reasons in the report", file=sys.stderr)
+        return EXIT_CANNOT_JUDGE
+    if gated and report.regressed:
+        return EXIT_REGRESSED
+    if gated and any(o.classification is Classification.UNMEASURED for o in report.outcomes):
+        print("error: gated run with unmeasured goldens: the gate cannot vouch for what it did not see",
+              file=sys.stderr)
+        return EXIT_CANNOT_JUDGE
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: usage errors are 2, --help is 0
+        return int(exc.code or 0)
+    try:
+        if args.suite == "sql":
+            from eval.sql.cli import run_sql
+
+            return run_sql(args)
+        return run_trajectory(args)
+    except HarnessError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_CANNOT_JUDGE
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return EXIT_CANNOT_JUDGE
+    except Exception:  # a crash is "could not examine", never "regressed"
+        traceback.print_exc()
+        print("error: internal error (a bug in the harness); the run could not be judged", file=sys.stderr)
+        return EXIT_CANNOT_JUDGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

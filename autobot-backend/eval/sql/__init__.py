@@ -1,0 +1,1 @@
+"""The SQL answer-accuracy suite."""
