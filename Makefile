@@ -23,7 +23,7 @@ test: $(STAMP)
 	cd $(BACKEND) && $(VPY) -m pytest $(ARGS)
 
 bench: $(STAMP)
-	cd $(BACKEND) && $(VPY) -m eval.bench $(ARGS)
+	cd $(BACKEND) && $(VPY) -m benchmarks $(ARGS)
 
 clean:
 	rm -rf $(VENV)

@@ -1,0 +1,1 @@
+"""Benchmarks (``make bench``): speed and memory figures, printed, never asserted by timed tests."""

@@ -1,0 +1,201 @@
+"""What a SQL generator is told about a database, read from the live database itself.
+
+The context is built by SQLAlchemy inspection (tables, columns, types, keys, comments) plus a
+sample of the values in text columns, so a generator can link "Canada" to ``customers.country``
+without any knowledge baked into its code.
+
+SQLite has no ``COMMENT ON``. Column comments are kept in the DDL instead, as a block comment
+after each column definition (see :func:`_sqlite_column_with_comment`); SQLite stores the
+original ``CREATE TABLE`` text verbatim in ``sqlite_master``, and :func:`sqlite_column_comments`
+reads them back with sqlglot's tokenizer, so commas or quotes inside a comment cannot confuse it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.schema import CreateColumn
+from sqlglot.dialects import SQLite
+from sqlglot.tokens import TokenType
+
+# Text columns with at most this many distinct values are listed in full; others get examples.
+ENUM_LIMIT = 50
+EXAMPLES = 5
+_TABLE_CONSTRAINTS = frozenset({TokenType.PRIMARY_KEY, TokenType.FOREIGN_KEY, TokenType.UNIQUE, TokenType.CONSTRAINT})
+
+
+@compiles(CreateColumn, "sqlite")
+def _sqlite_column_with_comment(element, compiler, **kw):
+    text = compiler.visit_create_column(element, **kw)
+    comment = getattr(element.element, "comment", None)
+    if text is not None and comment:
+        text += " /* " + " ".join(comment.replace("*/", "* /").split()) + " */"
+    return text
+
+
+def sqlite_column_comments(create_sql: str) -> dict[str, str]:
+    """Column name -> comment, from a ``CREATE TABLE`` statement as SQLite stored it.
+
+    Example:
+        >>> sqlite_column_comments("CREATE TABLE t (a INT /* first, of two */, b TEXT)")
+        {'a': 'first, of two'}
+    """
+    tokens = SQLite().tokenize(create_sql)
+    comments: dict[str, list[str]] = {}
+    depth, current = 0, None
+    start_of_item = False
+    for tok in tokens:
+        if tok.token_type == TokenType.L_PAREN:
+            depth += 1
+            if depth == 1:
+                start_of_item = True
+                continue
+        elif tok.token_type == TokenType.R_PAREN:
+            depth -= 1
+        elif tok.token_type == TokenType.COMMA and depth == 1:
+            if current is not None and tok.comments:
+                comments[current].extend(c.strip() for c in tok.comments)
+            start_of_item, current = True, None
+            continue
+        if depth < 1:
+            continue
+        if start_of_item:
+            start_of_item = False
+            # Table constraints (PRIMARY KEY, FOREIGN KEY, UNIQUE, CHECK, CONSTRAINT) are not columns.
+            if tok.token_type in _TABLE_CONSTRAINTS or (tok.token_type == TokenType.VAR and tok.text.upper() == "CHECK"):
+                current = None
+            else:
+                current = tok.text.strip('"`[]')
+                comments.setdefault(current, [])
+        if current is not None and tok.comments:
+            comments[current].extend(c.strip() for c in tok.comments)
+    return {name: " ".join(parts) for name, parts in comments.items() if parts}
+
+
+@dataclass(frozen=True)
+class ColumnInfo:
+    name: str
+    type: str
+    """The engine's type name as SQLAlchemy reports it (``INTEGER``, ``NUMERIC(10, 2)``, ``DATE``)."""
+    nullable: bool
+    primary_key: bool
+    comment: str = ""
+    values: tuple[str, ...] = ()
+    """Text columns: every distinct value when there are few (``complete``), else a few examples."""
+    values_complete: bool = False
+    distinct_count: int | None = None
+
+
+@dataclass(frozen=True)
+class ForeignKey:
+    columns: tuple[str, ...]
+    ref_table: str
+    ref_columns: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    name: str
+    columns: tuple[ColumnInfo, ...]
+    foreign_keys: tuple[ForeignKey, ...] = ()
+    comment: str = ""
+    row_count: int | None = None
+
+    def column(self, name: str) -> ColumnInfo | None:
+        return next((c for c in self.columns if c.name == name), None)
+
+
+@dataclass(frozen=True)
+class SchemaContext:
+    dialect: str
+    """sqlglot dialect name of the engine (``sqlite``, ``postgres``, ``mysql``, ...)."""
+    tables: tuple[TableInfo, ...] = field(default_factory=tuple)
+
+    def table(self, name: str) -> TableInfo | None:
+        return next((t for t in self.tables if t.name == name), None)
+
+    def describe(self) -> str:
+        """A compact, deterministic text rendering for prompts."""
+        lines: list[str] = []
+        for t in self.tables:
+            lines.append(f"TABLE {t.name}" + (f"  -- {t.comment}" if t.comment else ""))
+            for c in t.columns:
+                flags = " PRIMARY KEY" if c.primary_key else ("" if c.nullable else " NOT NULL")
+                note = f"  -- {c.comment}" if c.comment else ""
+                if c.values:
+                    shown = ", ".join(repr(v) for v in c.values)
+                    note += f" [values: {shown}]" if c.values_complete else f" [e.g. {shown}]"
+                lines.append(f"  {c.name} {c.type}{flags}{note}")
+            for fk in t.foreign_keys:
+                lines.append(f"  FOREIGN KEY ({', '.join(fk.columns)}) REFERENCES "
+                             f"{fk.ref_table} ({', '.join(fk.ref_columns)})")
+        return "\n".join(lines)
+
+
+_SQLGLOT_DIALECTS = {"postgresql": "postgres", "mssql": "tsql", "mariadb": "mysql"}
+
+
+def sqlglot_dialect(engine: Engine | Connection) -> str:
+    name = engine.dialect.name
+    return _SQLGLOT_DIALECTS.get(name, name)
+
+
+def _is_text(coltype: sa.types.TypeEngine) -> bool:
+    try:
+        return issubclass(coltype.python_type, str)
+    except NotImplementedError:
+        return isinstance(coltype, sa.String)
+
+
+def _sample_values(conn: Connection, table: sa.Table, column: str) -> tuple[tuple[str, ...], bool, int]:
+    col = table.c[column]
+    distinct = conn.execute(sa.select(sa.func.count(sa.distinct(col)))).scalar_one()
+    limit = ENUM_LIMIT if distinct <= ENUM_LIMIT else EXAMPLES
+    rows = conn.execute(sa.select(col).where(col.is_not(None)).distinct().order_by(col).limit(limit)).scalars()
+    return tuple(str(v) for v in rows), distinct <= ENUM_LIMIT, int(distinct)
+
+
+def inspect_schema(bind: Engine | Connection, sample_values: bool = True) -> SchemaContext:
+    """Build the context from the live database (views and internal tables are left out)."""
+    insp = sa.inspect(bind)
+    dialect = sqlglot_dialect(bind)
+    tables: list[TableInfo] = []
+    owns_conn = isinstance(bind, Engine)
+    conn = bind.connect() if owns_conn else bind
+    try:
+        for name in sorted(insp.get_table_names()):
+            if dialect == "sqlite" and name.startswith("sqlite_"):
+                continue
+            pk = set(insp.get_pk_constraint(name).get("constrained_columns") or [])
+            comments: dict[str, str] = {}
+            if dialect == "sqlite":
+                ddl = conn.exec_driver_sql(
+                    "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).scalar()
+                comments = sqlite_column_comments(ddl or "")
+            reflected = sa.Table(name, sa.MetaData(), autoload_with=conn) if sample_values else None
+            columns = []
+            for col in insp.get_columns(name):
+                values, complete, distinct = (), False, None
+                if reflected is not None and _is_text(col["type"]):
+                    values, complete, distinct = _sample_values(conn, reflected, col["name"])
+                columns.append(ColumnInfo(
+                    name=col["name"], type=str(col["type"]), nullable=bool(col.get("nullable", True)),
+                    primary_key=col["name"] in pk, comment=col.get("comment") or comments.get(col["name"], ""),
+                    values=values, values_complete=complete, distinct_count=distinct))
+            fks = tuple(ForeignKey(tuple(fk["constrained_columns"]), fk["referred_table"], tuple(fk["referred_columns"]))
+                        for fk in insp.get_foreign_keys(name))
+            try:
+                table_comment = (insp.get_table_comment(name) or {}).get("text") or ""
+            except NotImplementedError:
+                table_comment = ""
+            row_count = None
+            if reflected is not None:
+                row_count = conn.execute(sa.select(sa.func.count()).select_from(reflected)).scalar_one()
+            tables.append(TableInfo(name, tuple(columns), fks, table_comment, row_count))
+    finally:
+        if owns_conn:
+            conn.close()
+    return SchemaContext(dialect, tuple(tables))
