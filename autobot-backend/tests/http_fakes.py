@@ -1,0 +1,157 @@
+"""A tiny real HTTP server on localhost for tests: scripted replies, recorded requests.
+
+Tests talk to it over a real socket, so the code under test runs its own HTTP stack end to end
+(timeouts, status codes, bodies that are not JSON) with no mock in the middle.
+
+    with FakeHTTPServer(chat_reply("SELECT 1")) as server:
+        OpenAIChatGenerator(server.url + "/v1", "m").generate(...)
+        server.requests[0].json()["model"]
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+HANG_LIMIT_S = 30.0
+"""A hanging reply gives up after this long even if the test never releases it."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What the server does with one request."""
+
+    status: int = 200
+    body: bytes = b""
+    content_type: str = "application/json"
+    hang: bool = False
+    """Read the request, then never answer (until the server stops)."""
+
+
+@dataclass(frozen=True)
+class ReceivedRequest:
+    method: str
+    path: str
+    headers: dict[str, str]
+    """Header names lower-cased."""
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+def json_reply(payload: Any, status: int = 200) -> Reply:
+    return Reply(status=status, body=json.dumps(payload).encode())
+
+
+def chat_reply(content: str | None) -> Reply:
+    """A well-formed OpenAI chat completion whose message content is ``content``."""
+    return json_reply({
+        "id": "chatcmpl-test", "object": "chat.completion", "model": "test-model",
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": content}}],
+    })
+
+
+def unused_port() -> int:
+    """A localhost port nothing listens on (bound then released; fine for a test)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class _State:
+    replies: list[Reply]
+    requests: list[ReceivedRequest] = field(default_factory=list)
+    release: threading.Event = field(default_factory=threading.Event)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def next_reply(self) -> Reply:
+        # The last scripted reply repeats, so one reply serves any number of requests.
+        with self.lock:
+            return self.replies.pop(0) if len(self.replies) > 1 else self.replies[0]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: "_Server"
+
+    def do_POST(self) -> None:
+        self._answer()
+
+    def do_GET(self) -> None:
+        self._answer()
+
+    def _answer(self) -> None:
+        state = self.server.state
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        with state.lock:
+            state.requests.append(ReceivedRequest(
+                self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+        reply = state.next_reply()
+        if reply.hang:
+            state.release.wait(HANG_LIMIT_S)
+            self.close_connection = True
+            return
+        self.send_response(reply.status)
+        self.send_header("Content-Type", reply.content_type)
+        self.send_header("Content-Length", str(len(reply.body)))
+        self.end_headers()
+        self.wfile.write(reply.body)
+
+    def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
+        pass
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, state: _State) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.state = state
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that gave up (timeout) leaves a broken pipe behind: expected, not a failure.
+        pass
+
+
+class FakeHTTPServer:
+    """Serves scripted :class:`Reply` objects in order (the last one repeats) on 127.0.0.1."""
+
+    def __init__(self, *replies: Reply) -> None:
+        if not replies:
+            raise ValueError("give the fake server at least one reply")
+        self._state = _State(list(replies))
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None, "start the server first (use it as a context manager)"
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def requests(self) -> list[ReceivedRequest]:
+        with self._state.lock:
+            return list(self._state.requests)
+
+    def __enter__(self) -> "FakeHTTPServer":
+        self._server = _Server(self._state)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._state.release.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
