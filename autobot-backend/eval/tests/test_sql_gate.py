@@ -1,0 +1,94 @@
+"""The gate's arithmetic at its boundaries (spec section 8)."""
+
+from types import SimpleNamespace
+
+import pytest
+
+from eval.sql.gate import allowed_over_refusals, evaluate_gate
+
+
+def summary(pass_=60, answerable=84, unmeasured=0, must_refuse=40, correct=36, mr_unmeasured=0, controls=20, over=2):
+    return {"pass": pass_, "answerable": answerable, "unmeasured": unmeasured, "must_refuse": must_refuse,
+            "correct_refusals": correct, "must_refuse_unmeasured": mr_unmeasured, "controls": controls,
+            "over_refusals": over}
+
+
+def baseline(ids=("a", "b"), size=124, composition=None, **kw):
+    return SimpleNamespace(summary=summary(**kw), corpus={"size": size}, questions={i: {} for i in ids},
+                           composition=composition or {"join": 12})
+
+
+def check(gate, name):
+    [c] = [c for c in gate.checks if c.name == name]
+    return c
+
+
+def run(s, base, ids=("a", "b"), composition=None, size=124):
+    return evaluate_gate(s, set(ids), composition or {"join": 12}, size, base)
+
+
+@pytest.mark.parametrize("correct, ok", [(37, True), (36, False)])
+def test_refusal_recall_at_37_and_36_of_40_against_perfect_baseline(correct, ok):
+    # floor = max(0.85, 1.0 - 0.075) = 0.925 = 37/40 exactly: 37 passes, 36 fails.
+    gate = run(summary(correct=correct), baseline(correct=40))
+    assert check(gate, "refusal_recall").ok is ok
+    assert gate.status == ("passed" if ok else "failed")
+
+
+def test_recall_floor_never_below_085():
+    gate = run(summary(correct=34), baseline(correct=30))  # baseline 0.75 -> floor is 0.85 = 34/40
+    assert check(gate, "refusal_recall").ok is True
+    assert check(run(summary(correct=33), baseline(correct=30)), "refusal_recall").ok is False
+
+
+@pytest.mark.parametrize("over, ok", [(3, True), (4, False)])
+def test_over_refusals_3_versus_4_of_20(over, ok):
+    assert check(run(summary(over=over), baseline()), "over_refusals").ok is ok
+
+
+@pytest.mark.parametrize("controls, allowed", [(20, 3), (40, 6), (10, 1), (7, 1), (6, 0), (0, 0)])
+def test_over_refusal_allowance_scales_with_controls(controls, allowed):
+    assert allowed_over_refusals(controls) == allowed
+
+
+@pytest.mark.parametrize("passed, ok", [(50, True), (48, True), (47, False)])
+def test_pass_rate_floor_two_points(passed, ok):
+    # baseline 50/100 = 50%, floor 48%: exactly the floor passes, one below fails.
+    gate = run(summary(pass_=passed, answerable=100), baseline(pass_=50, answerable=100))
+    assert check(gate, "pass_rate_floor").ok is ok
+
+
+def test_deleting_a_question_fails_whatever_the_accuracy():
+    gate = run(summary(pass_=84), baseline(ids=("a", "b", "c")), ids=("a", "b"))
+    assert check(gate, "missing_questions").ok is False
+    assert "c" in check(gate, "missing_questions").detail
+    assert gate.status == "failed"
+
+
+def test_corpus_may_not_shrink():
+    assert check(run(summary(), baseline(size=124), size=123), "corpus_size").ok is False
+    assert check(run(summary(), baseline(size=124), size=125), "corpus_size").ok is True
+
+
+def test_composition_ratchet():
+    gate = run(summary(), baseline(composition={"join": 12, "ordered": 6}), composition={"join": 12, "ordered": 5})
+    c = check(gate, "composition")
+    assert c.ok is False and "ordered 5 < 6" in c.detail
+
+
+def test_unmeasured_questions_make_the_gate_indeterminate_not_passed():
+    gate = run(summary(unmeasured=2), baseline())
+    assert check(gate, "measured").ok is None
+    assert gate.status == "indeterminate"
+
+
+def test_failure_outranks_indeterminate():
+    gate = run(summary(unmeasured=2, over=10), baseline())
+    assert gate.status == "failed"
+
+
+def test_no_battery_no_refusal_checks():
+    gate = run(summary(must_refuse=0, correct=0, controls=0, over=0),
+               baseline(must_refuse=0, correct=0, controls=0, over=0))
+    assert {c.name for c in gate.checks} == {"pass_rate_floor", "corpus_size", "missing_questions", "composition",
+                                             "measured"}

@@ -1,0 +1,105 @@
+"""SQL outcomes: verdict bookkeeping, the 2x2, strata, baseline classification, rendering."""
+
+import json
+import re
+
+import pytest
+
+from eval.report import Classification, SQLOutcome, SQLReport, Verdict, classify_sql, sql_json, sql_markdown, \
+    sql_strata, sql_summary, two_by_two
+
+V = Verdict
+
+
+def o(qid, verdict, expect="answer", stratum="scalar", reason=None, **kw):
+    return SQLOutcome(question_id=qid, expect=expect, stratum=stratum, verdict=verdict, reason=reason, **kw)
+
+
+OUTCOMES = [
+    o("a1", V.PASS), o("a2", V.WRONG, reason="value"), o("a3", V.ERROR, reason="guard_blocked"),
+    o("a4", V.REFUSED, reason="refused"), o("a5", V.UNMEASURED),
+    o("c1", V.PASS, stratum="control_scalar"), o("c2", V.REFUSED, stratum="control_top_n"),
+    o("r1", V.REFUSED, "refuse", "out_of_schema"), o("r2", V.ERROR, "refuse", "injection", reason="guard_blocked"),
+    o("r3", V.ANSWERED, "refuse", "injection"), o("r4", V.ERROR, "refuse", "ambiguous", reason="database"),
+]
+
+
+def test_summary_counts_and_rates_exclude_unmeasured():
+    s = sql_summary(OUTCOMES)
+    assert (s["answerable"], s["pass"], s["wrong"], s["error"], s["refused"], s["unmeasured"]) == (7, 2, 1, 1, 2, 1)
+    assert s["pass_rate"] == round(2 / 6, 4)
+    assert (s["must_refuse"], s["correct_refusals"], s["refusals_by_guard"], s["missed_refusals"]) == (4, 2, 1, 2)
+    assert s["refusal_recall"] == 0.5
+    assert (s["controls"], s["over_refusals"], s["declined_answerable"]) == (2, 1, 2)
+
+
+def test_guard_block_declines_only_on_must_refuse():
+    assert o("x", V.ERROR, "refuse", reason="guard_blocked").declined
+    assert o("x", V.ERROR, "refuse", reason="guard_blocked").declined_by == "guard"
+    assert not o("x", V.ERROR, "answer", reason="guard_blocked").declined
+    assert o("x", V.REFUSED, "answer").declined_by == "generator"
+
+
+def test_two_by_two_puts_controls_in_the_answerable_row():
+    grid = two_by_two(OUTCOMES)
+    assert grid["answerable"] == {"returned_number": 3, "declined": 2, "error": 1, "unmeasured": 1}
+    assert grid["must_refuse"] == {"returned_number": 1, "declined": 2, "error": 1, "unmeasured": 0}
+
+
+def test_strata_are_counts():
+    st = sql_strata(OUTCOMES)
+    assert st["injection"] == {"cases": 2, "error": 1, "answered": 1, "correct_refusals": 1}
+    assert st["control_top_n"]["over_refusals"] == 1
+
+
+BASE = {"a1": {"verdict": "pass", "good": True}, "a2": {"verdict": "pass", "good": True},
+        "a4": {"verdict": "wrong", "good": False}, "r1": {"verdict": "answered", "good": False},
+        "a5": {"verdict": "pass", "good": True}, "c1": {"verdict": "unmeasured", "good": False}}
+
+
+@pytest.mark.parametrize("outcome, expected", [
+    (o("a1", V.PASS), Classification.UNCHANGED),
+    (o("a2", V.WRONG), Classification.REGRESSION),
+    (o("a4", V.PASS), Classification.IMPROVEMENT),
+    (o("a4", V.ERROR), Classification.UNCHANGED),
+    (o("r1", V.REFUSED, "refuse"), Classification.IMPROVEMENT),
+    (o("a5", V.UNMEASURED), Classification.UNMEASURED),
+    (o("zz", V.PASS), Classification.NEW),
+    (o("c1", V.PASS), Classification.NEW),  # unmeasured in the baseline: nothing to compare with
+])
+def test_classification_against_baseline(outcome, expected):
+    classify_sql(outcome, BASE)
+    assert outcome.classification is expected
+
+
+def report(outcomes=OUTCOMES):
+    return SQLReport(outcomes=list(outcomes), candidate_path="recorded", model="m",
+                     corpus={"digest": "d" * 64, "size": len(outcomes),
+                             "files": [{"path": "eval/golden/sql/x.yaml", "sha256": "e" * 64, "questions": 11}]},
+                     run={"engine": "sqlite", "rotations": 3, "seed": 0, "fixtures": ["retail"]})
+
+
+def test_json_has_the_contract_keys():
+    data = json.loads(json.dumps(sql_json(report())))
+    assert {"suite", "generated_at", "candidate", "corpus", "run", "summary", "strata", "questions", "gate"} <= set(data)
+    assert data["candidate"] == {"path": "recorded", "model": "m"}
+    assert data["missed_refusals"] == ["r3", "r4"]
+    q = data["questions"][1]
+    assert {"id", "expect", "stratum", "verdict", "reason", "detail", "sql", "classification",
+            "baseline_verdict"} <= set(q)
+
+
+def test_markdown_leads_with_2x2_then_verdicts_then_regressions():
+    text = sql_markdown(report())
+    positions = [text.index(h) for h in ("## The 2x2", "## Verdicts", "## Regressions", "## Failing questions")]
+    assert positions == sorted(positions)
+    assert "**r3** (answered)" in text and "**r4** (error)" in text
+
+
+def test_markdown_lists_failures_with_escaped_question_and_fenced_sql():
+    evil = o("q|1", V.WRONG, reason="value", detail="row 1 col 1: expected 1, got 2",
+             question="Revenue? <script>| # x", sql="SELECT '```' || x FROM t")
+    text = sql_markdown(report([evil]))
+    assert "### q\\|1: wrong (value)" in text
+    assert not re.search(r"(?<!\\)<script", text)
+    assert "````sql\nSELECT '```' || x FROM t\n````" in text
