@@ -1,0 +1,119 @@
+"""The fixture databases the SQL suite grades on: ``retail`` and ``retail_24m`` (spec 3).
+
+A fixture is a name plus a seed: the schema (:mod:`eval.sql.fixture_schema`, SQLAlchemy Core,
+no DDL strings) and the rows (:mod:`eval.sql.fixture_data`, one local ``random.Random(seed)``)
+are the same for the same seed on every machine and every engine. After inserting, the build
+checks every data guarantee of spec 3.2 in SQL (:mod:`eval.sql.fixture_checks`) and raises
+:class:`FixtureError` naming the fixture, the seed and every broken guarantee (for
+``retail_24m``, the colliding periods) rather than hand a grader a database that cannot tell two
+answers apart.
+
+API::
+
+    FIXTURE_NAMES                                   ("retail", "retail_24m")
+    build(engine, fixture, seed) -> None            schema + rows + checks, on any SQLAlchemy engine
+                                                    (the database must not hold the tables yet)
+    write(path, fixture, seed) -> str               a fresh SQLite file; returns its SQLAlchemy URL
+    build_rotations(fixture, directory, seed=0, rotations=3) -> list[str]
+                                                    SQLite files for seeds seed..seed+rotations-1,
+                                                    URLs in seed order (rotation 0 first)
+
+``retail`` is a point-in-time shop: orders from 2024-10-01 to 2024-12-31, customers signed up
+from 2023-01-01. ``retail_24m`` covers 24 whole months, orders from 2023-01-01 to 2024-12-31;
+its customers signed up from 2022-01-01, so the first months have customers to order.
+
+Importing :mod:`services.schema_context` registers the compile hook that keeps column comments
+in SQLite's stored DDL, so the comments reach a generator on the default engine too.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import sqlalchemy as sa
+from rapidfuzz import process
+
+import services.schema_context  # noqa: F401  (registers the SQLite column-comment hook)
+from eval.errors import HarnessError
+from eval.sql.fixture_checks import check_guarantees
+from eval.sql.fixture_data import FixtureSpec, generate
+from eval.sql.fixture_schema import TABLES, metadata
+
+SPECS: dict[str, FixtureSpec] = {
+    "retail": FixtureSpec("retail", order_start=date(2024, 10, 1), order_end=date(2024, 12, 31),
+                          signup_start=date(2023, 1, 1), signup_end=date(2024, 12, 31),
+                          customers=(260, 340), products=(36, 48), orders=(1200, 1800)),
+    "retail_24m": FixtureSpec("retail_24m", order_start=date(2023, 1, 1), order_end=date(2024, 12, 31),
+                              signup_start=date(2022, 1, 1), signup_end=date(2024, 12, 31),
+                              customers=(420, 560), products=(36, 48), orders=(4000, 5000),
+                              distinct_periods=True),
+}
+FIXTURE_NAMES: tuple[str, ...] = tuple(SPECS)
+DEFAULT_ROTATIONS = 3
+
+
+class FixtureError(HarnessError):
+    """A fixture that cannot be built: unknown name, unusable target, or a broken guarantee."""
+
+
+def spec_for(fixture: str) -> FixtureSpec:
+    try:
+        return SPECS[fixture]
+    except KeyError:
+        close = process.extractOne(fixture, FIXTURE_NAMES, score_cutoff=60)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise FixtureError(f"unknown fixture {fixture!r} (fixtures: {', '.join(FIXTURE_NAMES)}){hint}") from None
+
+
+def build(engine: sa.Engine, fixture: str, seed: int) -> None:
+    """Create the schema, insert the rows of ``seed`` and check spec 3.2 on ``engine``.
+
+    Raises:
+        FixtureError: unknown fixture, tables already present, or a guarantee the data breaks.
+    """
+    spec = spec_for(fixture)
+    data = generate(spec, seed)
+    existing = sorted(set(sa.inspect(engine).get_table_names()) & {t.name for t in TABLES})
+    if existing:
+        raise FixtureError(f"fixture {fixture!r} seed {seed}: the database already has tables "
+                           f"{', '.join(existing)}; build into an empty database")
+    metadata.create_all(engine)
+    with engine.begin() as conn:
+        for table in TABLES:
+            conn.execute(table.insert(), data.rows()[table.name])
+    with engine.connect() as conn:
+        problems = check_guarantees(conn, spec)
+    if problems:
+        raise FixtureError(f"fixture {fixture!r} seed {seed} breaks its guarantees: " + "; ".join(problems)
+                           + ". Use another seed, or fix the generator in eval/sql/fixture_data.py")
+
+
+def sqlite_url(path: Path) -> str:
+    return sa.URL.create("sqlite", database=str(path)).render_as_string(hide_password=False)
+
+
+def write(path: Path, fixture: str, seed: int) -> str:
+    """Build ``fixture`` for ``seed`` into a new SQLite file at ``path`` (replaced if present)."""
+    path = Path(path)
+    spec_for(fixture)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)
+    url = sqlite_url(path)
+    engine = sa.create_engine(url)
+    try:
+        build(engine, fixture, seed)
+    except BaseException:
+        engine.dispose()
+        path.unlink(missing_ok=True)
+        raise
+    engine.dispose()
+    return url
+
+
+def build_rotations(fixture: str, directory: Path, seed: int = 0, rotations: int = DEFAULT_ROTATIONS) -> list[str]:
+    """SQLite files ``<fixture>-seed<S>.sqlite`` in ``directory`` for seeds S..S+N-1; their URLs in order."""
+    spec_for(fixture)
+    if rotations < 1:
+        raise FixtureError(f"rotations must be at least 1, got {rotations}")
+    return [write(Path(directory) / f"{fixture}-seed{s}.sqlite", fixture, s) for s in range(seed, seed + rotations)]
