@@ -1,0 +1,355 @@
+"""The read-only executor: the second line of defence behind :mod:`services.sql_guard`.
+
+Whatever SQL reaches :meth:`ReadOnlyExecutor.execute` (the guard is the caller's job), the
+connection it runs on cannot write:
+
+* SQLite is opened through a ``file:...?mode=ro`` URI (so a missing file is never created),
+  with ``PRAGMA query_only = ON``, no attached databases (``SQLITE_LIMIT_ATTACHED = 0``: this
+  also stops ``VACUUM INTO``, which attaches its target) and an authorizer that allows only
+  reads, allow-listed PRAGMAs and functions off the side-effect deny-list. ``ATTACH`` of a new
+  path would otherwise *create the file* even on a read-only connection, and ``VACUUM INTO``
+  would create its target before failing.
+* PostgreSQL runs each statement in ``SET TRANSACTION READ ONLY`` with ``SET LOCAL
+  statement_timeout``; MySQL in ``START TRANSACTION READ ONLY`` with ``max_execution_time``
+  (MariaDB: ``max_statement_time``); any other engine must accept ``SET TRANSACTION READ ONLY``
+  or the executor refuses to run. Every transaction is rolled back.
+
+Every statement has a time limit (SQLite: a progress handler; servers: the statement timeout)
+and a row cap: at most ``row_cap + 1`` rows are fetched, and more than ``row_cap`` is an error,
+because a truncated answer cannot be graded.
+
+Known limitations: a SQLite database in WAL mode needs its ``-shm`` file to be readable or
+creatable, which a read-only open cannot do; engines other than SQLite, PostgreSQL and MySQL get
+no server-side time limit.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, make_url
+
+from services.schema_context import sqlglot_dialect
+from services.sql_guard import SIDE_EFFECT_FUNCTIONS, SQLITE_READ_PRAGMAS, SQLITE_READ_PRAGMAS_WITH_ARGUMENT
+
+__all__ = ["EXECUTION_ERROR_KINDS", "ExecutionError", "QueryResult", "ReadOnlyExecutor", "redact_url"]
+
+EXECUTION_ERROR_KINDS: dict[str, str] = {
+    "timeout": "the statement ran past the time limit and was stopped",
+    "row_cap": "the statement returned more rows than the row cap",
+    "database": "the database rejected or failed the statement (syntax, unknown column, not authorized...)",
+    "connect": "the database could not be reached or opened (missing SQLite file, server down, bad login)",
+    "config": "the URL or the settings cannot work (unparseable URL, unknown or missing driver, bad limits, "
+              "an engine that cannot be made read-only)",
+}
+"""Every ``ExecutionError.kind``, with what it means."""
+
+_PROGRESS_OPS = 1000  # SQLite VM instructions between deadline checks (well under a millisecond)
+_SECRET_KEY_PARTS = ("password", "passwd", "pwd", "token", "secret", "key", "auth", "credential", "signature")
+_TIMEOUT_CODES = {"57014", 3024, 1969}  # PostgreSQL query_canceled; MySQL 3024; MariaDB 1969
+
+
+class ExecutionError(Exception):
+    """A statement could not be run or its result could not be returned in full."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        """One of :data:`EXECUTION_ERROR_KINDS`."""
+        self.message = message
+        """What happened and what to do; never holds a password or other secret from the URL."""
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    columns: tuple[str, ...]
+    """Column names in order; duplicates are kept (``SELECT a.id, b.id`` gives two ``id``)."""
+    rows: list[tuple]
+    """Rows as positional tuples of the driver's Python values."""
+    elapsed_ms: float
+    """Wall time of execution and fetch."""
+
+
+def redact_url(url: str) -> str:
+    """The URL with its password and secret-looking query parameters replaced by ``***``.
+
+    Example:
+        >>> redact_url("postgresql://bob:hunter2@db:5432/shop?sslmode=require&token=abc")
+        'postgresql://bob:***@db:5432/shop?sslmode=require&token=***'
+    """
+    try:
+        parsed = make_url(url)
+    except (sa.exc.ArgumentError, ValueError, TypeError):
+        return _redact_text(str(url))
+    text = parsed.set(query={}).render_as_string(hide_password=True)
+    pairs = []
+    for key, value in parsed.query.items():
+        for item in (value if isinstance(value, tuple) else (value,)):
+            pairs.append(f"{key}={'***' if _is_secret_key(key) else item}")
+    return text + ("?" + "&".join(pairs) if pairs else "")
+
+
+def _is_secret_key(key: str) -> bool:
+    return any(part in key.lower() for part in _SECRET_KEY_PARTS)
+
+
+def _redact_text(text: str) -> str:
+    # Not a parseable URL: mask what looks like user:password@ and secret=value anyway.
+    text = re.sub(r"(://[^:/@\s]*:)[^@\s]*@", r"\1***@", text)
+    return re.sub(r"(?i)\b([\w.-]*(?:" + "|".join(_SECRET_KEY_PARTS) + r")[\w.-]*=)[^&\s]*", r"\1***", text)
+
+
+class ReadOnlyExecutor:
+    """Runs single statements read-only on one database, with a row cap and a time limit.
+
+    Example:
+        >>> with ReadOnlyExecutor("sqlite:///shop.db", row_cap=100, timeout_s=2) as ex:  # doctest: +SKIP
+        ...     ex.execute("SELECT count(*) FROM orders").rows
+        [(42,)]
+
+    Args:
+        url: a SQLAlchemy URL (``sqlite:///path.db``, ``postgresql+psycopg://user:pw@host/db``).
+        row_cap: the most rows a statement may return.
+        timeout_s: the longest a statement may run, in seconds.
+
+    Raises:
+        ExecutionError: ``config`` for an unusable URL or settings, ``connect`` when the database
+            cannot be opened (a missing SQLite file is reported, never created).
+    """
+
+    dialect: str
+    """sqlglot dialect name of the engine (``sqlite``, ``postgres``, ``mysql``, ...)."""
+    engine: sa.Engine
+    """The read-only configured engine; fine for ``sqlalchemy.inspect`` (reflection is a read)."""
+
+    def __init__(self, url: str, *, row_cap: int = 10_000, timeout_s: float = 10.0) -> None:
+        if isinstance(row_cap, bool) or not isinstance(row_cap, int) or row_cap < 0:
+            raise ExecutionError("config", f"row_cap must be a whole number >= 0, got {row_cap!r}.")
+        if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or not timeout_s > 0:
+            raise ExecutionError("config", f"timeout_s must be a number of seconds > 0, got {timeout_s!r}.")
+        self.row_cap = row_cap
+        self.timeout_s = float(timeout_s)
+        self._url = url
+        self._shown_url = redact_url(url)
+        try:
+            parsed = make_url(url)
+        except (sa.exc.ArgumentError, ValueError, TypeError):
+            raise ExecutionError("config", f"Not a database URL: {self._shown_url!r}. Expected e.g. "
+                                 "sqlite:///path/to/file.db or postgresql+psycopg://user@host/db.") from None
+        self._secrets = [s for s in (parsed.password, *_query_secrets(parsed)) if s]
+        self._is_sqlite = parsed.get_backend_name() == "sqlite"
+        self.engine = self._sqlite_engine(parsed) if self._is_sqlite else self._server_engine(parsed)
+        self.dialect = sqlglot_dialect(self.engine)
+        self._probe()
+
+    def __enter__(self) -> "ReadOnlyExecutor":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close every pooled connection."""
+        self.engine.dispose()
+
+    def execute(self, sql: str) -> QueryResult:
+        """Run one statement read-only and return all its rows (at most ``row_cap``).
+
+        Does not call the guard: callers validate first. Raises :class:`ExecutionError`.
+        """
+        with self._boundary("connect"):
+            conn = self.engine.connect()
+        try:
+            return self._run(conn, sql)
+        finally:
+            with self._boundary("connect"):
+                conn.close()
+
+    def _run(self, conn: Connection, sql: str) -> QueryResult:
+        started = time.monotonic()
+        deadline = started + self.timeout_s
+        fired: list[bool] = []
+        raw = conn.connection.dbapi_connection if self._is_sqlite else None
+        if raw is not None:
+            raw.set_progress_handler(_deadline_handler(deadline, fired), _PROGRESS_OPS)
+        try:
+            with self._boundary("execute", timed_out=lambda: bool(fired)):
+                if not self._is_sqlite:
+                    for statement in read_only_preamble(self.engine.dialect.name, self.timeout_s):
+                        self._preamble(conn, statement)
+                result = conn.exec_driver_sql(sql)
+                columns = tuple(result.keys()) if result.returns_rows else ()
+                rows = [tuple(r) for r in result.fetchmany(self.row_cap + 1)] if result.returns_rows else []
+                result.close()
+        finally:
+            if raw is not None:
+                raw.set_progress_handler(None, 0)
+            with self._boundary("connect"):
+                conn.rollback()
+        if len(rows) > self.row_cap:
+            raise ExecutionError("row_cap", f"The query returned more than {self.row_cap} rows (the row cap); "
+                                 "add a LIMIT, a filter or an aggregate. A truncated answer cannot be graded.")
+        return QueryResult(columns, rows, (time.monotonic() - started) * 1000.0)
+
+    def _preamble(self, conn: Connection, statement: str) -> None:
+        try:
+            conn.exec_driver_sql(statement)
+        except sa.exc.DBAPIError as e:
+            raise ExecutionError("config", f"{self.engine.dialect.name} refused {statement!r} "
+                                 f"({self._scrub(_driver_message(e))}); the executor will not run statements "
+                                 "on a connection it cannot make read-only.") from None
+
+    def _sqlite_engine(self, parsed: sa.URL) -> sa.Engine:
+        database = parsed.database or ""
+        if not database or database == ":memory:" or database.startswith("file:") or parsed.query:
+            raise ExecutionError("config", f"Use a plain SQLite file URL (sqlite:///path/to/file.db), not "
+                                 f"{self._shown_url!r}: the executor opens the file read-only itself, and an "
+                                 "in-memory database would be empty.")
+        path = Path(database).expanduser()
+        if not path.is_file():
+            raise ExecutionError("connect", f"SQLite database file not found: {path} (URL {self._shown_url}). "
+                                 "Check the path, or build the database first; the read-only executor never "
+                                 "creates a database.")
+        uri = path.resolve().as_uri() + "?mode=ro"
+        busy_s = min(self.timeout_s, 5.0)
+
+        def connect() -> sqlite3.Connection:
+            conn = sqlite3.connect(uri, uri=True, timeout=busy_s, check_same_thread=False)
+            _harden_sqlite(conn)
+            return conn
+
+        return sa.create_engine(sa.URL.create("sqlite", database=str(path.resolve())), creator=connect)
+
+    def _server_engine(self, parsed: sa.URL) -> sa.Engine:
+        try:
+            return sa.create_engine(parsed, pool_pre_ping=True)
+        except sa.exc.NoSuchModuleError:
+            raise ExecutionError("config", f"No SQLAlchemy dialect or driver named {parsed.drivername!r} "
+                                 f"(URL {self._shown_url}); use e.g. postgresql+psycopg://, mysql+pymysql://."
+                                 ) from None
+        except ImportError as e:
+            raise ExecutionError("config", f"The database driver for {parsed.drivername!r} is not installed "
+                                 f"(missing module {e.name!r}); install it in this environment, or name an "
+                                 "installed driver in the URL.") from None
+        except sa.exc.ArgumentError as e:
+            raise ExecutionError("config", f"Bad database URL {self._shown_url}: {self._scrub(str(e))}") from None
+
+    def _probe(self) -> None:
+        """Open one connection now, so an unreachable database fails at construction."""
+        with self._boundary("connect"):
+            with self.engine.connect() as conn:
+                if self._is_sqlite:
+                    conn.exec_driver_sql("PRAGMA schema_version")  # reads the header: "not a database" here
+
+    @contextmanager
+    def _boundary(self, phase: str, timed_out: Callable[[], bool] = lambda: False) -> Iterator[None]:
+        """The one place driver and SQLAlchemy exceptions become :class:`ExecutionError`."""
+        try:
+            yield
+        except ExecutionError:
+            raise
+        except (sa.exc.SQLAlchemyError, sqlite3.Error) as e:
+            message = self._scrub(_driver_message(e))
+            if phase == "connect" or getattr(e, "connection_invalidated", False):
+                raise ExecutionError("connect", f"Could not open the database {self._shown_url}: {message}. "
+                                     "Check that it exists and is reachable, and the URL.") from None
+            if timed_out() or _is_timeout(e):
+                raise ExecutionError("timeout", f"The query ran longer than the {self.timeout_s:g} s limit and "
+                                     "was stopped; simplify it or filter earlier.") from None
+            hint = " (this connection is read-only)" if re.search(r"(?i)not authorized|read-?only", message) else ""
+            raise ExecutionError("database", f"The database rejected the query: {message}{hint}") from None
+
+    def _scrub(self, text: str) -> str:
+        text = text.replace(self._url, self._shown_url)
+        for secret in self._secrets:
+            text = text.replace(secret, "***")
+        return text
+
+
+def read_only_preamble(dialect_name: str, timeout_s: float) -> tuple[str, ...]:
+    """Statements that make the next transaction read-only and time-limited, per SQLAlchemy dialect.
+
+    Example:
+        >>> read_only_preamble("postgresql", 2.5)
+        ('SET TRANSACTION READ ONLY', 'SET LOCAL statement_timeout = 2500')
+    """
+    ms = max(1, int(timeout_s * 1000))
+    if dialect_name == "postgresql":
+        return ("SET TRANSACTION READ ONLY", f"SET LOCAL statement_timeout = {ms}")
+    if dialect_name == "mysql":
+        return (f"SET SESSION max_execution_time = {ms}", "START TRANSACTION READ ONLY")
+    if dialect_name == "mariadb":
+        return (f"SET SESSION max_statement_time = {ms / 1000:g}", "START TRANSACTION READ ONLY")
+    return ("SET TRANSACTION READ ONLY",)
+
+
+def _harden_sqlite(conn: sqlite3.Connection) -> None:
+    conn.execute("PRAGMA query_only = ON")  # before the authorizer, which forbids setting pragmas
+    if hasattr(conn, "enable_load_extension"):
+        conn.enable_load_extension(False)
+    conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+    if hasattr(conn, "setconfig"):  # Python 3.12+
+        conn.setconfig(sqlite3.SQLITE_DBCONFIG_DEFENSIVE, True)
+        conn.setconfig(sqlite3.SQLITE_DBCONFIG_TRUSTED_SCHEMA, False)
+    conn.set_authorizer(_sqlite_authorizer)
+
+
+_SQLITE_READ_ACTIONS = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_RECURSIVE})
+# SQLite reports the first use of an eponymous virtual table on a connection (a read such as
+# ``SELECT * FROM pragma_table_info('t')``) as an UPDATE of the schema table's columns. A real
+# UPDATE of the schema table is still refused by SQLite itself (writable_schema is off, and
+# setting it is a denied PRAGMA), by query_only and by the read-only open.
+_SCHEMA_TABLES = frozenset({"sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema"})
+
+
+def _sqlite_authorizer(action: int, arg1: str | None, arg2: str | None, _db: str | None, _src: str | None) -> int:
+    """Allow reads only: everything not positively a read is denied."""
+    if action in _SQLITE_READ_ACTIONS:
+        return sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_UPDATE and (arg1 or "").lower() in _SCHEMA_TABLES:
+        return sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_FUNCTION:
+        return sqlite3.SQLITE_DENY if (arg2 or "").lower() in SIDE_EFFECT_FUNCTIONS else sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_PRAGMA:
+        name = (arg1 or "").lower()
+        if name in SQLITE_READ_PRAGMAS_WITH_ARGUMENT or (name in SQLITE_READ_PRAGMAS and arg2 is None):
+            return sqlite3.SQLITE_OK
+    return sqlite3.SQLITE_DENY
+
+
+def _deadline_handler(deadline: float, fired: list[bool]) -> Callable[[], int]:
+    def handler() -> int:
+        if time.monotonic() > deadline:
+            fired.append(True)
+            return 1  # non-zero interrupts the statement
+        return 0
+    return handler
+
+
+def _query_secrets(parsed: sa.URL) -> list[str]:
+    values: list[str] = []
+    for key, value in parsed.query.items():
+        if _is_secret_key(key):
+            values.extend(value if isinstance(value, tuple) else (value,))
+    return values
+
+
+def _driver_message(error: BaseException) -> str:
+    orig = getattr(error, "orig", None) or error
+    text = str(orig).strip() or type(orig).__name__
+    return " ".join(text.split())
+
+
+def _is_timeout(error: BaseException) -> bool:
+    orig = getattr(error, "orig", None) or error
+    code = getattr(orig, "pgcode", None) or getattr(orig, "sqlstate", None)
+    if code is None and getattr(orig, "args", None):
+        code = orig.args[0]
+    return isinstance(code, (str, int)) and code in _TIMEOUT_CODES
