@@ -7,9 +7,9 @@ defines a metric carries it in the machine-readable form
 ``[metric: <name> = <aggregate> WHERE <condition>]`` with qualified ``table.column`` names.
 
 Money is generated as integer cents and stored through :class:`Money`, a ``NUMERIC(10, 2)``
-column that binds ``Decimal`` on engines with a native decimal type and a float rounded to two
-places on SQLite (which has no decimal type and would otherwise rely on an implicit,
-version-dependent Decimal-to-float conversion). Cents in the generator mean sums can be
+column that binds an exact ``Decimal`` on every engine but SQLite, and there a float rounded to
+two places (SQLite has no decimal type; binding one would rely on an implicit,
+version-dependent Decimal-to-float conversion that SQLAlchemy warns about). Cents in the generator mean sums can be
 checked exactly, whatever the engine.
 """
 
@@ -41,9 +41,14 @@ class Money(TypeDecorator):
             return None
         if not isinstance(value, int) or isinstance(value, bool):
             raise TypeError(f"Money binds integer cents, got {value!r}")
-        if dialect.supports_native_decimal:
-            return Decimal(value).scaleb(-2)
-        return round(value / 100, 2)
+        if dialect.name == "sqlite":
+            return round(value / 100, 2)
+        return Decimal(value).scaleb(-2)
+
+    def coerce_compared_value(self, op, value):
+        # Cents are for inserted rows only: in an expression (price * 100, price > 10) a literal
+        # is a plain number in currency units, never run through process_bind_param.
+        return sa.Numeric(10, 2)
 
 
 def _text(length: int = 255) -> sa.types.TypeEngine:
