@@ -93,7 +93,7 @@ def redact_url(url: str) -> str:
     for key, value in parsed.query.items():
         for item in (value if isinstance(value, tuple) else (value,)):
             pairs.append(f"{key}={'***' if _is_secret_key(key) else item}")
-    return text + ("?" + "&".join(pairs) if pairs else "")
+    return _redact_text(text + ("?" + "&".join(pairs) if pairs else ""))
 
 
 def _is_secret_key(key: str) -> bool:
@@ -141,7 +141,8 @@ class ReadOnlyExecutor:
         try:
             parsed = make_url(url)
         except (sa.exc.ArgumentError, ValueError, TypeError):
-            raise ExecutionError("config", f"Not a database URL: {self._shown_url!r}. Expected e.g. "
+            # Not echoed: nothing marks which part of an unparseable string is a secret.
+            raise ExecutionError("config", "The database URL does not parse as a SQLAlchemy URL; expected e.g. "
                                  "sqlite:///path/to/file.db or postgresql+psycopg://user@host/db.") from None
         self._secrets = [s for s in (parsed.password, *_query_secrets(parsed)) if s]
         self._is_sqlite = parsed.get_backend_name() == "sqlite"
