@@ -1,0 +1,382 @@
+"""The NL database service: a question in, read-only SQL and its rows out.
+
+:meth:`NLDatabaseService.query` runs one question through a fixed pipeline and never raises:
+
+1. the question is checked (a non-empty string of sane length)       -> ``bad_request``
+2. the database URL is resolved (``db_url``, else the local default)
+3. a :class:`~services.sql_executor.ReadOnlyExecutor` is opened,      -> ``config`` / ``db_unreachable``
+   one per URL, cached
+4. the schema context is read from the live database, cached per URL  -> ``db_unreachable``
+5. the generator answers: SQL, or a refusal                           -> ``generator_unavailable`` / ``refused``
+6. the read-only guard checks the SQL                                 -> ``guard_blocked``
+7. the executor runs it on a read-only connection                     -> ``database`` / ``timeout`` / ``row_cap``
+
+Every query, whatever its outcome, is appended to :attr:`NLDatabaseService.history` and logged
+to the ``autobot.nl_sql.audit`` logger with its status and reason. Reasons never contain a URL
+password or an API key.
+
+The local database is the SQLAlchemy URL in ``NL_SQL_LOCAL_DB_URL``, else the SQLite file
+``autobot-backend/data/local.db``. It is opened read-only and never created: when it is missing,
+the response says so and how to point the service at a database.
+
+The guard's names are re-exported here, where callers have always imported them from.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+import urllib.parse
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Literal
+
+from services.llm_generator import (
+    API_KEY_ENV,
+    BASE_URL_ENV,
+    MODEL_ENV,
+    GeneratorConfigError,
+    OpenAIChatGenerator,
+)
+from services.schema_context import SchemaContext, inspect_schema
+from services.sql_executor import ExecutionError, ReadOnlyExecutor, redact_url
+from services.sql_generation import Generation, GeneratorUnavailable, SQLGenerator
+from services.sql_guard import (
+    _DANGEROUS_KEYWORDS,
+    _SAFE_SQL_PREFIXES,
+    GuardVerdict,
+    _validate_readonly_sql,
+    validate_readonly_sql,
+)
+
+__all__ = [
+    "ERROR_KINDS", "LOCAL_DB_ENV", "DEFAULT_LOCAL_DB", "MAX_QUESTION_CHARS", "GeneratorConfigError",
+    "GuardVerdict", "NLDatabaseService", "QueryRecord", "default_generator", "validate_readonly_sql",
+    "_DANGEROUS_KEYWORDS", "_SAFE_SQL_PREFIXES", "_validate_readonly_sql",
+]
+
+LOCAL_DB_ENV = "NL_SQL_LOCAL_DB_URL"
+DEFAULT_LOCAL_DB = Path(__file__).resolve().parent.parent / "data" / "local.db"
+MAX_QUESTION_CHARS = 2000
+
+audit_log = logging.getLogger("autobot.nl_sql.audit")
+log = logging.getLogger(__name__)
+
+Status = Literal["ok", "refused", "error"]
+ERROR_KINDS: Mapping[str, str] = {
+    "bad_request": "the question (or db_url) given is not usable: empty, not a string, too long",
+    "config": "a URL or driver that cannot be used, or a generator configuration error",
+    "db_unreachable": "the database could not be opened or its schema read (missing file, server down)",
+    "generator_unavailable": "the generator could not be asked or failed (endpoint down, timeout, crash)",
+    "guard_blocked": "the generated SQL is not a single read-only statement; it was not run",
+    "database": "the database rejected the SQL (unknown column, type error, ...)",
+    "timeout": "the query ran past the time limit and was stopped",
+    "row_cap": "the query returned more rows than the cap; a truncated answer is not returned",
+    "refused": "the generator declined to answer (status refused, not error)",
+}
+"""Every ``error_kind`` a response can carry, with what it means."""
+
+
+def default_generator(environ: Mapping[str, str] | None = None) -> SQLGenerator:
+    """The generator the environment asks for.
+
+    Both ``NL_SQL_LLM_BASE_URL`` and ``NL_SQL_LLM_MODEL`` set: an :class:`OpenAIChatGenerator`;
+    neither: the built-in offline ``embedded-v1``; only one: :class:`GeneratorConfigError`
+    naming the missing variable (half a configuration must not silently fall back).
+    """
+    env = os.environ if environ is None else environ
+    base_url, model = (env.get(BASE_URL_ENV) or "").strip(), (env.get(MODEL_ENV) or "").strip()
+    if base_url and model:
+        return OpenAIChatGenerator.from_env(env)
+    if not base_url and not model:
+        from services.embedded_generator import EmbeddedGenerator
+
+        return EmbeddedGenerator()
+    present, missing = (BASE_URL_ENV, MODEL_ENV) if base_url else (MODEL_ENV, BASE_URL_ENV)
+    raise GeneratorConfigError(
+        f"{present} is set but {missing} is not: set {missing} too to use an OpenAI-compatible endpoint, "
+        f"or unset {present} to use the built-in embedded-v1 generator")
+
+
+@dataclass(frozen=True)
+class QueryRecord:
+    """One entry of the history and of the audit log."""
+
+    time: str
+    """When the query was received, ISO 8601 in UTC."""
+    question: str | None
+    db_id: str
+    user_id: str | None
+    status: Status
+    reason: str | None
+    """Why it was refused or failed; ``None`` when ok."""
+    error_kind: str | None
+    """One of :data:`ERROR_KINDS`; ``None`` when ok."""
+    sql: str | None
+    row_count: int
+    elapsed_ms: float
+    generator: str
+    model: str
+
+
+class _Failed(Exception):
+    """A pipeline step's failure, already phrased for the user."""
+
+    def __init__(self, kind: str, reason: str) -> None:
+        super().__init__(reason)
+        self.kind, self.reason = kind, reason
+
+
+def _url_secrets(url: str) -> set[str]:
+    try:
+        password = urllib.parse.urlsplit(url).password
+    except ValueError:
+        return set()
+    return {password, urllib.parse.unquote(password)} - {""} if password else set()
+
+
+def _check_question(question: object) -> str:
+    if not isinstance(question, str):
+        raise _Failed("bad_request", f"The question must be a string, got {type(question).__name__}.")
+    if not question.strip():
+        raise _Failed("bad_request", "The question is empty: ask a question about the data.")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise _Failed("bad_request", f"The question is {len(question)} characters long; the limit is "
+                                     f"{MAX_QUESTION_CHARS}: shorten it.")
+    return question.strip()
+
+
+_OPEN_KINDS = {"config": "config"}
+_EXECUTE_KINDS = {"timeout": "timeout", "row_cap": "row_cap", "database": "database", "config": "config"}
+
+
+class NLDatabaseService:
+    """Questions in natural language, answered by read-only SQL over a SQLAlchemy database.
+
+    Args:
+        generator: who writes the SQL; ``None`` means :func:`default_generator` (which raises
+            :class:`GeneratorConfigError` on half a configuration: the service is not built).
+        local_db_url: the database for ``query(db_url=None)``; ``None`` means ``NL_SQL_LOCAL_DB_URL``,
+            else the SQLite file :data:`DEFAULT_LOCAL_DB`.
+        row_cap: most rows a query may return; more is an error, never a silent truncation.
+        timeout_s: time limit of one query on the database.
+        history_limit: how many queries :attr:`history` keeps (oldest dropped first).
+    """
+
+    def __init__(self, generator: SQLGenerator | None = None, *, local_db_url: str | None = None,
+                 row_cap: int = 10_000, timeout_s: float = 10.0, history_limit: int = 1000) -> None:
+        if row_cap < 1 or not timeout_s > 0 or history_limit < 0:
+            raise ValueError(f"row_cap must be >= 1, timeout_s > 0 and history_limit >= 0; got {row_cap}, "
+                             f"{timeout_s}, {history_limit}")
+        self.generator = default_generator() if generator is None else generator
+        if not isinstance(self.generator, SQLGenerator):
+            raise TypeError(f"{type(self.generator).__name__} is not an SQLGenerator (name, model, generate())")
+        self.local_db_url = (local_db_url or os.environ.get(LOCAL_DB_ENV, "").strip()
+                             or f"sqlite:///{DEFAULT_LOCAL_DB}")
+        self.row_cap, self.timeout_s = row_cap, timeout_s
+        self.history: deque[QueryRecord] = deque(maxlen=history_limit)
+        """Every query, oldest first: ok, refused and failed alike."""
+        self._executors: dict[str, ReadOnlyExecutor] = {}
+        self._schemas: dict[str, SchemaContext] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def generator_name(self) -> str:
+        return str(getattr(self.generator, "name", type(self.generator).__name__))
+
+    @property
+    def model_name(self) -> str:
+        return str(getattr(self.generator, "model", "unknown"))
+
+    # --- databases ------------------------------------------------------------------------
+
+    def executor(self, db_url: str | None = None) -> ReadOnlyExecutor:
+        """The cached read-only executor for ``db_url`` (the local database by default).
+
+        Raises:
+            ExecutionError: the URL cannot be used (kind ``config``) or reached (``connect``).
+        """
+        url = db_url or self.local_db_url
+        with self._lock:
+            executor = self._executors.get(url)
+            if executor is None:
+                executor = self._executors[url] = ReadOnlyExecutor(url, row_cap=self.row_cap,
+                                                                   timeout_s=self.timeout_s)
+            return executor
+
+    def schema(self, db_url: str | None = None) -> SchemaContext:
+        """The schema context of ``db_url``, inspected once per URL and then cached."""
+        url = db_url or self.local_db_url
+        cached = self._schemas.get(url)
+        if cached is None:
+            cached = self._schemas[url] = inspect_schema(self.executor(url).engine)
+        return cached
+
+    def forget(self, db_url: str | None = None) -> None:
+        """Drop the cached executor and schema of one URL (after its schema changed, say)."""
+        url = db_url or self.local_db_url
+        with self._lock:
+            self._schemas.pop(url, None)
+            executor = self._executors.pop(url, None)
+        if executor is not None:
+            executor.close()
+
+    def close(self) -> None:
+        for url in list(self._executors):
+            self.forget(url)
+
+    def __enter__(self) -> "NLDatabaseService":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- the pipeline ---------------------------------------------------------------------
+
+    def query(self, question: str, db_url: str | None = None, db_id: str = "local",
+              user_id: str | None = None) -> dict[str, Any]:
+        """Answer one question; never raises. See the module docstring for the response's fields."""
+        started = time.perf_counter()
+        received = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        secrets = self._secrets(db_url)
+        sql: str | None = None
+        columns: tuple[str, ...] = ()
+        rows: list[tuple] = []
+        try:
+            text = _check_question(question)
+            if db_url is not None and (not isinstance(db_url, str) or not db_url.strip()):
+                raise _Failed("bad_request", "db_url must be a non-empty SQLAlchemy URL string, or None for the "
+                                             "local database.")
+            url = db_url.strip() if db_url else self.local_db_url
+            executor, schema = self._open(url, db_id)
+            generation = self._generate(text, schema)
+            if generation.refused:
+                status, kind, reason = "refused", "refused", generation.refusal
+            else:
+                sql = generation.sql
+                self._guard(sql, executor.dialect)
+                columns, rows = self._execute(executor, sql)
+                status, kind, reason = "ok", None, None
+        except _Failed as failed:
+            status, kind, reason = "error", failed.kind, failed.reason
+        except Exception as exc:  # a bug here must still not escape query()
+            log.exception("nl_sql: unexpected failure")
+            status, kind, reason = "error", "database", f"internal error: {type(exc).__name__}: {exc}"
+        if reason is not None:
+            reason = _scrub(reason, secrets)
+        elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
+        record = QueryRecord(
+            time=received, question=question[:MAX_QUESTION_CHARS] if isinstance(question, str) else None,
+            db_id=db_id, user_id=user_id, status=status, reason=reason, error_kind=kind, sql=sql,
+            row_count=len(rows), elapsed_ms=elapsed_ms, generator=self.generator_name, model=self.model_name)
+        self.history.append(record)
+        self._audit(record)
+        response: dict[str, Any] = {
+            "question": question if isinstance(question, str) else None,
+            "sql": sql,
+            "results": [dict(zip(columns, row)) for row in rows],
+            "rows": [list(row) for row in rows],
+            "columns": list(columns),
+            "row_count": len(rows),
+            "db_id": db_id,
+            "elapsed_ms": elapsed_ms,
+            "status": status,
+            "reason": reason,
+            "error_kind": kind,
+            "generator": self.generator_name,
+            "model": self.model_name,
+            "user_id": user_id,
+        }
+        if status == "error":
+            response["error"] = reason
+        return response
+
+    def _secrets(self, db_url: object) -> set[str]:
+        secrets = _url_secrets(self.local_db_url)
+        if isinstance(db_url, str):
+            secrets |= _url_secrets(db_url)
+        for key in (os.environ.get(API_KEY_ENV), getattr(self.generator, "api_key", None)):
+            if isinstance(key, str) and key.strip():
+                secrets.add(key.strip())
+        return secrets
+
+    def _open(self, url: str, db_id: str) -> tuple[ReadOnlyExecutor, SchemaContext]:
+        # The executor's messages name the (redacted) URL when it parses; an unparseable one is not echoed.
+        where = f"database {db_id!r}"
+        hint = (f" To use another local database, set {LOCAL_DB_ENV} to its SQLAlchemy URL."
+                if url == self.local_db_url else "")
+        try:
+            executor = self.executor(url)
+        except ExecutionError as exc:
+            raise _Failed(_OPEN_KINDS.get(exc.kind, "db_unreachable"), f"Cannot open {where}: {_sentence(exc.message)}{hint}")
+        except Exception as exc:  # a URL or driver the executor did not anticipate
+            raise _Failed("config", f"Cannot open {where}: {type(exc).__name__}: {exc}")
+        try:
+            return executor, self.schema(url)
+        except ExecutionError as exc:
+            self.forget(url)
+            raise _Failed(_OPEN_KINDS.get(exc.kind, "db_unreachable"), f"Cannot read {where}: {_sentence(exc.message)}{hint}")
+        except Exception as exc:
+            self.forget(url)
+            lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+            detail = lines[0] if lines else ""
+            raise _Failed("db_unreachable", f"Cannot read the schema of {where} ({redact_url(url)}): "
+                                            f"{type(exc).__name__}: {_sentence(detail)}{hint}")
+
+    def _generate(self, question: str, schema: SchemaContext) -> Generation:
+        name = self.generator_name
+        try:
+            generation = self.generator.generate(question, schema)
+        except GeneratorUnavailable as exc:
+            message = str(exc) if name in str(exc) else f"Generator {name} is unavailable: {exc}"
+            raise _Failed("generator_unavailable", message)
+        except GeneratorConfigError as exc:
+            raise _Failed("config", f"Generator {name} is misconfigured: {exc}")
+        except Exception as exc:
+            log.exception("nl_sql: generator %s failed", name)
+            raise _Failed("generator_unavailable", f"Generator {name} failed: {type(exc).__name__}: {exc}")
+        if not isinstance(generation, Generation):
+            raise _Failed("generator_unavailable",
+                          f"Generator {name} returned a {type(generation).__name__}, not a Generation.")
+        return generation
+
+    @staticmethod
+    def _guard(sql: str, dialect: str) -> None:
+        try:
+            verdict = validate_readonly_sql(sql, dialect)
+        except Exception as exc:  # fail closed
+            raise _Failed("guard_blocked", f"The read-only guard could not classify the SQL "
+                                           f"({type(exc).__name__}: {exc}); it was not run")
+        if not verdict.allowed:
+            raise _Failed("guard_blocked", verdict.reason)
+
+    @staticmethod
+    def _execute(executor: ReadOnlyExecutor, sql: str) -> tuple[tuple[str, ...], list[tuple]]:
+        try:
+            result = executor.execute(sql)
+        except ExecutionError as exc:
+            raise _Failed(_EXECUTE_KINDS.get(exc.kind, "db_unreachable"), exc.message)
+        return tuple(result.columns), list(result.rows)
+
+    @staticmethod
+    def _audit(record: QueryRecord) -> None:
+        level = logging.WARNING if record.status == "error" else logging.INFO
+        audit_log.log(level, "nl_sql %s db_id=%s user_id=%s generator=%s kind=%s rows=%d reason=%s",
+                      record.status, record.db_id, record.user_id, record.generator, record.error_kind,
+                      record.row_count, record.reason, extra={"nl_sql": asdict(record)})
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _scrub(text: str, secrets: set[str]) -> str:
+    for secret in sorted(secrets, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text

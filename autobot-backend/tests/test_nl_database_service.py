@@ -1,0 +1,436 @@
+"""NLDatabaseService end to end: a real SQLite file, a scripted generator at the edge, no mocks."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+import services.nl_database_service as nl
+import services.sql_guard as sql_guard
+from services.llm_generator import API_KEY_ENV, BASE_URL_ENV, MODEL_ENV, GeneratorConfigError, OpenAIChatGenerator
+from services.nl_database_service import (
+    DEFAULT_LOCAL_DB,
+    ERROR_KINDS,
+    LOCAL_DB_ENV,
+    MAX_QUESTION_CHARS,
+    NLDatabaseService,
+    default_generator,
+)
+from services.recorded_generator import RecordedGenerator
+from services.schema_context import SchemaContext
+from services.sql_generation import Generation, GeneratorUnavailable
+from tests.http_fakes import FakeHTTPServer, chat_reply, unused_port
+
+PASSWORD = "hunter2-Secr3t"
+API_KEY = "sk-live-0123456789abcdef"
+RUNAWAY = "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT count(*) FROM n"
+
+
+def build_shop(path: Path, extra_table: str | None = None) -> str:
+    """A two-table shop with column comments; returns its SQLAlchemy URL."""
+    meta = sa.MetaData()
+    customers = sa.Table(
+        "customers", meta,
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("name", sa.String(60), nullable=False, comment="full name"),
+        sa.Column("country", sa.String(40), comment="billing country"))
+    orders = sa.Table(
+        "orders", meta,
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("customer_id", sa.ForeignKey("customers.id"), nullable=False),
+        sa.Column("amount", sa.Numeric(10, 2), nullable=False, comment="order total in EUR, taxes included"),
+        sa.Column("status", sa.String(20), nullable=False, comment="placed, shipped or cancelled"))
+    if extra_table:
+        sa.Table(extra_table, meta, sa.Column("id", sa.Integer, primary_key=True))
+    engine = sa.create_engine(f"sqlite:///{path}")
+    try:
+        meta.create_all(engine)
+        with engine.begin() as conn:
+            conn.execute(customers.insert(), [
+                {"id": 1, "name": "Ada", "country": "Canada"},
+                {"id": 2, "name": "Bo", "country": "France"},
+                {"id": 3, "name": "Cy", "country": "Canada"}])
+            conn.execute(orders.insert(), [
+                {"id": i, "customer_id": 1 + i % 3, "amount": 10 * i, "status": "shipped"} for i in range(1, 6)])
+    finally:
+        engine.dispose()
+    return f"sqlite:///{path}"
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+class Scripted:
+    """A generator at the edge: always the same outcome (a Generation, or an exception to raise)."""
+
+    name, model = "scripted", "scripted-model"
+
+    def __init__(self, outcome: Generation | BaseException | object) -> None:
+        self.outcome = outcome
+        self.calls: list[tuple[str, SchemaContext]] = []
+
+    def generate(self, question: str, schema: SchemaContext) -> Generation:
+        self.calls.append((question, schema))
+        if isinstance(self.outcome, BaseException):
+            raise self.outcome
+        return self.outcome  # type: ignore[return-value]
+
+
+def sql(text: str) -> Scripted:
+    return Scripted(Generation(sql=text))
+
+
+@pytest.fixture
+def shop(tmp_path) -> Path:
+    path = tmp_path / "shop.db"
+    build_shop(path)
+    return path
+
+
+@pytest.fixture
+def service_for(shop):
+    """Build a service over the shop database; every service built is closed at teardown."""
+    built: list[NLDatabaseService] = []
+
+    def make(generator, **kwargs) -> NLDatabaseService:
+        service = NLDatabaseService(generator, local_db_url=f"sqlite:///{shop}", **kwargs)
+        built.append(service)
+        return service
+
+    yield make
+    for service in built:
+        service.close()
+
+
+def ask(service: NLDatabaseService, question: object = "Who are the customers?", **kwargs) -> dict:
+    return service.query(question, **kwargs)  # type: ignore[arg-type]
+
+
+# --- outcomes -------------------------------------------------------------------------------
+
+def test_ok_returns_rows_columns_and_names(service_for):
+    service = service_for(sql("SELECT name, country FROM customers ORDER BY id"))
+    response = ask(service, "  Who are the customers?  ", user_id="u-7")
+    assert response["status"] == "ok"
+    assert (response["reason"], response["error_kind"]) == (None, None)
+    assert "error" not in response
+    assert response["sql"] == "SELECT name, country FROM customers ORDER BY id"
+    assert response["columns"] == ["name", "country"]
+    assert response["rows"] == [["Ada", "Canada"], ["Bo", "France"], ["Cy", "Canada"]]
+    assert response["results"][1] == {"name": "Bo", "country": "France"}
+    assert response["row_count"] == 3
+    assert (response["generator"], response["model"]) == ("scripted", "scripted-model")
+    assert (response["db_id"], response["user_id"]) == ("local", "u-7")
+    assert response["question"] == "  Who are the customers?  "
+    assert response["elapsed_ms"] >= 0
+    assert service.generator.calls[0][0] == "Who are the customers?"
+
+
+def test_rows_keep_duplicate_column_names(service_for):
+    response = ask(service_for(sql("SELECT 1 AS x, 2 AS x")))
+    assert response["columns"] == ["x", "x"]
+    assert response["rows"] == [[1, 2]]
+    assert response["results"] == [{"x": 2}]  # dicts cannot hold both: that is why rows exist
+
+
+def test_refusal_is_reported_with_the_generators_reason(service_for):
+    response = ask(service_for(Scripted(Generation.refuse("the schema holds no salaries"))))
+    assert response["status"] == "refused"
+    assert response["reason"] == "the schema holds no salaries"
+    assert response["error_kind"] == "refused"
+    assert response["sql"] is None
+    assert (response["rows"], response["row_count"]) == ([], 0)
+    assert "error" not in response
+
+
+def test_guard_blocks_a_write_and_the_database_is_unchanged(service_for, shop):
+    before = digest(shop)
+    response = ask(service_for(sql("SELECT 1; DROP TABLE customers")))
+    assert response["status"] == "error"
+    assert response["error_kind"] == "guard_blocked"
+    assert response["reason"] and response["error"] == response["reason"]
+    assert response["sql"] == "SELECT 1; DROP TABLE customers"
+    assert response["rows"] == []
+    assert digest(shop) == before
+    engine = sa.create_engine(f"sqlite:///{shop}")
+    try:
+        assert "customers" in sa.inspect(engine).get_table_names()
+    finally:
+        engine.dispose()
+
+
+def test_guard_reason_is_the_guards_own(service_for):
+    statement = "DELETE FROM orders"
+    response = ask(service_for(sql(statement)))
+    assert response["error_kind"] == "guard_blocked"
+    assert response["reason"] == sql_guard.validate_readonly_sql(statement, "sqlite").reason
+
+
+def test_bad_column_is_a_database_error(service_for):
+    response = ask(service_for(sql("SELECT no_such_column FROM customers")))
+    assert (response["status"], response["error_kind"]) == ("error", "database")
+    assert "no_such_column" in response["reason"]
+
+
+def test_runaway_query_is_a_timeout(service_for):
+    response = ask(service_for(sql(RUNAWAY), timeout_s=0.3))
+    assert (response["status"], response["error_kind"]) == ("error", "timeout")
+    assert response["reason"]
+
+
+def test_too_many_rows_is_a_row_cap_error(service_for):
+    service = service_for(sql("SELECT id FROM orders"), row_cap=2)
+    response = ask(service)
+    assert (response["status"], response["error_kind"]) == ("error", "row_cap")
+    assert response["rows"] == []  # never a silently truncated answer
+
+
+BAD_QUESTIONS = [
+    ("empty", ""),
+    ("whitespace", " \n\t "),
+    ("none", None),
+    ("number", 42),
+    ("bytes", b"how many orders?"),
+    ("too_long", "how many orders? " * (MAX_QUESTION_CHARS // 10)),
+]
+
+
+@pytest.mark.parametrize("question", [c[1] for c in BAD_QUESTIONS], ids=[c[0] for c in BAD_QUESTIONS])
+def test_bad_question_is_a_bad_request(service_for, question):
+    service = service_for(sql("SELECT 1"))
+    response = ask(service, question)
+    assert (response["status"], response["error_kind"]) == ("error", "bad_request")
+    assert response["reason"]
+    assert service.generator.calls == []
+
+
+@pytest.mark.parametrize("db_url", ["", "   ", 42], ids=["empty", "blank", "not_a_string"])
+def test_bad_db_url_value_is_a_bad_request(service_for, db_url):
+    response = ask(service_for(sql("SELECT 1")), db_url=db_url)
+    assert (response["status"], response["error_kind"]) == ("error", "bad_request")
+    assert "db_url" in response["reason"]
+
+
+# --- databases that cannot be used ----------------------------------------------------------
+
+BAD_URLS = [
+    ("unknown_driver", f"nosuchdb://admin:{PASSWORD}@db.example.com/sales", {"config"}, "db.example.com"),
+    ("not_a_url", f"this is not a url:{PASSWORD}", {"config"}, "SQLAlchemy URL"),
+    ("driver_not_installed", f"postgresql+nosuchdriver://admin:{PASSWORD}@127.0.0.1:1/sales", {"config"},
+     "127.0.0.1"),
+    ("server_down", f"postgresql://admin:{PASSWORD}@127.0.0.1:{unused_port()}/sales",
+     {"config", "db_unreachable"}, None),
+]
+
+
+@pytest.mark.parametrize(("url", "kinds", "named"), [c[1:] for c in BAD_URLS], ids=[c[0] for c in BAD_URLS])
+def test_unusable_url_is_an_error_without_the_password(service_for, url, kinds, named):
+    service = service_for(sql("SELECT 1"))
+    response = ask(service, db_url=url, db_id="sales")
+    assert response["status"] == "error"
+    assert response["error_kind"] in kinds
+    assert "'sales'" in response["reason"]
+    assert named is None or named in response["reason"]
+    assert PASSWORD not in response["reason"]
+    assert PASSWORD not in str(service.history[-1])
+    assert service.generator.calls == []
+
+
+def test_missing_sqlite_file_is_unreachable_and_not_created(service_for, tmp_path):
+    missing = tmp_path / "nowhere" / "missing.db"
+    response = ask(service_for(sql("SELECT 1")), db_url=f"sqlite:///{missing}")
+    assert (response["status"], response["error_kind"]) == ("error", "db_unreachable")
+    assert "missing.db" in response["reason"]
+    assert not missing.exists()
+
+
+def test_missing_local_database_says_how_to_configure_it(monkeypatch, tmp_path):
+    monkeypatch.setenv(LOCAL_DB_ENV, f"sqlite:///{tmp_path / 'local.db'}")
+    with NLDatabaseService(sql("SELECT 1")) as service:
+        response = ask(service)
+    assert response["error_kind"] == "db_unreachable"
+    assert LOCAL_DB_ENV in response["reason"]
+    assert not (tmp_path / "local.db").exists()
+
+
+def test_unreachable_database_is_retried_on_the_next_query(service_for, tmp_path):
+    later = tmp_path / "later.db"
+    service = service_for(sql("SELECT count(*) AS n FROM customers"))
+    assert ask(service, db_url=f"sqlite:///{later}")["error_kind"] == "db_unreachable"
+    build_shop(later)
+    assert ask(service, db_url=f"sqlite:///{later}")["rows"] == [[3]]
+
+
+# --- generators that cannot answer ----------------------------------------------------------
+
+def test_unavailable_generator_is_reported(service_for):
+    response = ask(service_for(Scripted(GeneratorUnavailable("endpoint down: check NL_SQL_LLM_BASE_URL"))))
+    assert (response["status"], response["error_kind"]) == ("error", "generator_unavailable")
+    assert "endpoint down: check NL_SQL_LLM_BASE_URL" in response["reason"]
+
+
+@pytest.mark.parametrize(("outcome", "fragment"), [
+    (RuntimeError("model exploded"), "RuntimeError: model exploded"),
+    (KeyError("choices"), "KeyError"),
+    ("SELECT 1", "returned a str, not a Generation"),
+], ids=["runtime_error", "key_error", "wrong_return_type"])
+def test_broken_generator_is_an_error_not_an_exception(service_for, outcome, fragment):
+    response = ask(service_for(Scripted(outcome)))
+    assert (response["status"], response["error_kind"]) == ("error", "generator_unavailable")
+    assert fragment in response["reason"]
+
+
+def test_unreachable_model_end_to_end(service_for, monkeypatch):
+    monkeypatch.setenv(API_KEY_ENV, API_KEY)
+    model = OpenAIChatGenerator(f"http://127.0.0.1:{unused_port()}/v1", "m", api_key=API_KEY, timeout_s=2)
+    service = service_for(model)
+    response = ask(service)
+    assert (response["status"], response["error_kind"]) == ("error", "generator_unavailable")
+    assert BASE_URL_ENV in response["reason"]
+    assert API_KEY not in response["reason"]
+    assert (response["generator"], response["model"]) == ("openai-chat", "m")
+
+
+def test_model_over_http_end_to_end(service_for):
+    reply = "Here is the query:\n```sql\nSELECT country, count(*) AS n FROM customers GROUP BY country " \
+            "ORDER BY country\n```"
+    with FakeHTTPServer(chat_reply(reply)) as server:
+        service = service_for(OpenAIChatGenerator(server.url + "/v1", "m"))
+        response = ask(service, "How many customers per country?")
+        prompt = "\n".join(m["content"] for m in server.requests[0].json()["messages"])
+    assert response["status"] == "ok"
+    assert response["rows"] == [["Canada", 2], ["France", 1]]
+    assert "order total in EUR, taxes included" in prompt  # the live schema reached the model
+
+
+# --- history and audit ----------------------------------------------------------------------
+
+def test_history_and_audit_record_every_outcome(service_for, caplog):
+    service = service_for(RecordedGenerator({
+        "ok": Generation(sql="SELECT id FROM customers"),
+        "decline": Generation.refuse("not about the data"),
+        "write": Generation(sql="DROP TABLE orders"),
+    }), history_limit=10)
+    caplog.set_level(logging.INFO, logger="autobot.nl_sql.audit")
+    for question in ("ok", "decline", "write", ""):
+        service.query(question, db_id="shop", user_id="u-1")
+    statuses = [(r.status, r.error_kind) for r in service.history]
+    assert statuses == [("ok", None), ("refused", "refused"), ("error", "guard_blocked"), ("error", "bad_request")]
+    assert [r.reason is None for r in service.history] == [True, False, False, False]
+    assert service.history[1].reason == "not about the data"
+    assert all((r.db_id, r.user_id) == ("shop", "u-1") and r.time.endswith("+00:00") for r in service.history)
+    assert service.history[2].sql == "DROP TABLE orders"
+    assert service.history[0].row_count == 3
+    audit = [r for r in caplog.records if r.name == "autobot.nl_sql.audit"]
+    assert len(audit) == 4
+    assert "refused" in audit[1].getMessage() and "not about the data" in audit[1].getMessage()
+    assert "guard_blocked" in audit[2].getMessage() and audit[2].levelno == logging.WARNING
+    assert audit[3].nl_sql["error_kind"] == "bad_request"
+
+
+def test_history_is_bounded(service_for):
+    service = service_for(Scripted(Generation.refuse("no")), history_limit=2)
+    for question in ("a", "b", "c"):
+        ask(service, question)
+    assert [r.question for r in service.history] == ["b", "c"]
+
+
+def test_audit_never_logs_the_password(service_for, caplog):
+    caplog.set_level(logging.INFO, logger="autobot.nl_sql.audit")
+    ask(service_for(sql("SELECT 1")), db_url=f"nosuchdb://admin:{PASSWORD}@db.example.com/sales")
+    assert caplog.records
+    assert all(PASSWORD not in r.getMessage() and PASSWORD not in str(r.nl_sql) for r in caplog.records)
+
+
+# --- caches, configuration, compatibility ---------------------------------------------------
+
+def test_schema_context_is_cached_per_url(service_for, shop, tmp_path):
+    other = tmp_path / "other.db"
+    other_url = build_shop(other, extra_table="returns")
+    service = service_for(sql("SELECT 1"))
+    ask(service)
+    # A table added behind the service's back is not seen: the local schema was read once.
+    engine = sa.create_engine(f"sqlite:///{shop}")
+    try:
+        with engine.begin() as conn:
+            conn.exec_driver_sql("CREATE TABLE added_later (id INTEGER)")
+    finally:
+        engine.dispose()
+    ask(service)
+    ask(service, db_url=other_url, db_id="other")
+    local_first, local_second, other_schema = (schema for _, schema in service.generator.calls)
+    assert local_second is local_first
+    assert local_first.table("added_later") is None
+    assert other_schema.table("returns") is not None
+    assert service.executor() is service.executor(f"sqlite:///{shop}")
+    service.forget()
+    assert service.schema().table("added_later") is not None
+
+
+def test_executor_is_shared_with_callers(service_for):
+    service = service_for(sql("SELECT 1"))
+    result = service.executor().execute("SELECT count(*) FROM orders")
+    assert result.rows == [(5,)]
+
+
+def test_local_database_defaults(monkeypatch):
+    monkeypatch.delenv(LOCAL_DB_ENV, raising=False)
+    assert NLDatabaseService(sql("SELECT 1")).local_db_url == f"sqlite:///{DEFAULT_LOCAL_DB}"
+    assert DEFAULT_LOCAL_DB.parent.parent == Path(nl.__file__).resolve().parent.parent
+    monkeypatch.setenv(LOCAL_DB_ENV, "sqlite:///elsewhere.db")
+    assert NLDatabaseService(sql("SELECT 1")).local_db_url == "sqlite:///elsewhere.db"
+    assert NLDatabaseService(sql("SELECT 1"), local_db_url="sqlite:///x.db").local_db_url == "sqlite:///x.db"
+
+
+@pytest.fixture
+def llm_env(monkeypatch):
+    for name in (BASE_URL_ENV, MODEL_ENV, API_KEY_ENV):
+        monkeypatch.delenv(name, raising=False)
+    return monkeypatch
+
+
+def test_default_generator_is_the_endpoint_when_configured(llm_env):
+    llm_env.setenv(BASE_URL_ENV, "http://localhost:11434/v1")
+    llm_env.setenv(MODEL_ENV, "llama3")
+    generator = default_generator()
+    assert isinstance(generator, OpenAIChatGenerator)
+    assert (generator.name, generator.model) == ("openai-chat", "llama3")
+
+
+def test_default_generator_is_embedded_when_nothing_is_configured(llm_env):
+    embedded = pytest.importorskip("services.embedded_generator")
+    generator = default_generator()
+    assert isinstance(generator, embedded.EmbeddedGenerator)
+    assert generator.name == "embedded-v1"
+    assert NLDatabaseService(local_db_url="sqlite:///x.db").generator_name == "embedded-v1"
+
+
+@pytest.mark.parametrize(("present", "missing"), [(BASE_URL_ENV, MODEL_ENV), (MODEL_ENV, BASE_URL_ENV)],
+                         ids=["only_base_url", "only_model"])
+def test_half_a_configuration_is_a_clear_error(llm_env, present, missing):
+    llm_env.setenv(present, "http://localhost:11434/v1")
+    with pytest.raises(GeneratorConfigError, match=f"{present} is set but {missing} is not"):
+        default_generator()
+    with pytest.raises(GeneratorConfigError, match=missing):
+        NLDatabaseService(local_db_url="sqlite:///x.db")
+
+
+@pytest.mark.parametrize("name", ["_SAFE_SQL_PREFIXES", "_DANGEROUS_KEYWORDS", "_validate_readonly_sql",
+                                  "validate_readonly_sql", "GuardVerdict"])
+def test_guard_names_are_importable_from_the_service(name):
+    assert getattr(nl, name) is getattr(sql_guard, name)
+
+
+def test_compat_guard_check_through_the_service_module():
+    assert nl._validate_readonly_sql("SELECT REPLACE(name, 'a', 'b') FROM customers") is True
+    assert nl._validate_readonly_sql("SELECT 1; DROP TABLE orders") is False
+
+
+def test_every_error_kind_is_documented():
+    assert set(ERROR_KINDS) == {"bad_request", "config", "db_unreachable", "generator_unavailable",
+                                "guard_blocked", "database", "timeout", "row_cap", "refused"}
