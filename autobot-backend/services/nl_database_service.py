@@ -135,7 +135,7 @@ class _Failed(Exception):
 def _url_secrets(url: str) -> set[str]:
     try:
         password = urllib.parse.urlsplit(url).password
-    except ValueError:
+    except (ValueError, TypeError):
         return set()
     return {password, urllib.parse.unquote(password)} - {""} if password else set()
 
@@ -366,9 +366,14 @@ class NLDatabaseService:
     @staticmethod
     def _audit(record: QueryRecord) -> None:
         level = logging.WARNING if record.status == "error" else logging.INFO
-        audit_log.log(level, "nl_sql %s db_id=%s user_id=%s generator=%s kind=%s rows=%d reason=%s",
-                      record.status, record.db_id, record.user_id, record.generator, record.error_kind,
-                      record.row_count, record.reason, extra={"nl_sql": asdict(record)})
+        audit_log.log(level, "nl_sql %s db_id=%s user_id=%s generator=%s model=%s kind=%s rows=%d reason=%s "
+                      "question=%r sql=%r", record.status, record.db_id, record.user_id, record.generator,
+                      record.model, record.error_kind, record.row_count, record.reason,
+                      _clip(record.question), _clip(record.sql), extra={"nl_sql": asdict(record)})
+
+
+def _clip(text: str | None, limit: int = 300) -> str | None:
+    return text if text is None or len(text) <= limit else text[:limit] + "..."
 
 
 def _sentence(text: str) -> str:

@@ -23,7 +23,7 @@ from services.nl_database_service import (
 from services.recorded_generator import RecordedGenerator
 from services.schema_context import SchemaContext
 from services.sql_generation import Generation, GeneratorUnavailable
-from tests.http_fakes import FakeHTTPServer, chat_reply, unused_port
+from tests.http_fakes import FakeHTTPServer, chat_reply, json_reply, unused_port
 
 PASSWORD = "hunter2-Secr3t"
 API_KEY = "sk-live-0123456789abcdef"
@@ -285,15 +285,24 @@ def test_broken_generator_is_an_error_not_an_exception(service_for, outcome, fra
     assert fragment in response["reason"]
 
 
-def test_unreachable_model_end_to_end(service_for, monkeypatch):
-    monkeypatch.setenv(API_KEY_ENV, API_KEY)
-    model = OpenAIChatGenerator(f"http://127.0.0.1:{unused_port()}/v1", "m", api_key=API_KEY, timeout_s=2)
-    service = service_for(model)
-    response = ask(service)
+def test_unreachable_model_end_to_end(service_for):
+    model = OpenAIChatGenerator(f"http://127.0.0.1:{unused_port()}/v1", "m", timeout_s=2)
+    response = ask(service_for(model))
     assert (response["status"], response["error_kind"]) == ("error", "generator_unavailable")
-    assert BASE_URL_ENV in response["reason"]
-    assert API_KEY not in response["reason"]
+    assert "connection refused" in response["reason"] and BASE_URL_ENV in response["reason"]
     assert (response["generator"], response["model"]) == ("openai-chat", "m")
+
+
+def test_rejected_api_key_is_not_echoed(service_for, caplog):
+    caplog.set_level(logging.INFO, logger="autobot.nl_sql.audit")
+    echo = json_reply({"error": {"message": f"Incorrect API key provided: {API_KEY}"}}, status=401)
+    with FakeHTTPServer(echo) as server:
+        service = service_for(OpenAIChatGenerator(server.url + "/v1", "m", api_key=API_KEY))
+        response = ask(service)
+    assert response["error_kind"] == "generator_unavailable"
+    assert API_KEY_ENV in response["reason"]
+    assert API_KEY not in response["reason"] and API_KEY not in str(service.history[-1])
+    assert all(API_KEY not in r.getMessage() for r in caplog.records)
 
 
 def test_model_over_http_end_to_end(service_for):
@@ -330,6 +339,7 @@ def test_history_and_audit_record_every_outcome(service_for, caplog):
     assert len(audit) == 4
     assert "refused" in audit[1].getMessage() and "not about the data" in audit[1].getMessage()
     assert "guard_blocked" in audit[2].getMessage() and audit[2].levelno == logging.WARNING
+    assert "question='write'" in audit[2].getMessage() and "DROP TABLE orders" in audit[2].getMessage()
     assert audit[3].nl_sql["error_kind"] == "bad_request"
 
 
