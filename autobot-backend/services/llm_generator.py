@@ -42,6 +42,7 @@ TIMEOUT_ENV = "NL_SQL_LLM_TIMEOUT_S"
 DEFAULT_TIMEOUT_S = 60.0
 
 NO_SQL_REASON = "no SQL in the model's reply"
+_LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 _ERROR_SNIPPET_CHARS = 200
 
 
@@ -186,6 +187,10 @@ class OpenAIChatGenerator:
         self.api_key = api_key or None
         self.timeout_s = float(timeout_s)
         self.endpoint = _endpoint(self.base_url)
+        # A local server (Ollama, llama.cpp) is never reached through an HTTP proxy from the environment.
+        local = urllib.parse.urlsplit(self.base_url).hostname in _LOOPBACK_HOSTS
+        self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}) if local else
+                                                   urllib.request.ProxyHandler())
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "OpenAIChatGenerator":
@@ -220,7 +225,7 @@ class OpenAIChatGenerator:
         request = urllib.request.Request(self.endpoint, data=json.dumps(body).encode(), headers=headers,
                                          method="POST")
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+            with self._opener.open(request, timeout=self.timeout_s) as response:
                 return response.read()
         except urllib.error.HTTPError as exc:
             with exc:

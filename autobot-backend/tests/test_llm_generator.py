@@ -234,3 +234,13 @@ def test_bad_configuration_is_a_clear_error(env, variable):
 
 def test_config_error_is_a_value_error():
     assert issubclass(GeneratorConfigError, ValueError)
+
+
+def test_local_server_bypasses_an_http_proxy_from_the_environment(monkeypatch):
+    dead_proxy = f"http://127.0.0.1:{unused_port()}"
+    for name in ("http_proxy", "HTTP_PROXY"):
+        monkeypatch.setenv(name, dead_proxy)
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    with FakeHTTPServer(chat_reply("SELECT 1")) as server:
+        assert generator(server).generate(QUESTION, SCHEMA).sql == "SELECT 1"
