@@ -104,8 +104,8 @@ cannot model; it is never matched against raw text, so ``updated_at`` or a strin
 """
 
 SIDE_EFFECT_FUNCTIONS: frozenset[str] = frozenset({
-    # SQLite: extension loading, file I/O (fileio extension / CLI), tokenizer pointer abuse
-    "load_extension", "writefile", "readfile", "edit", "fts3_tokenizer",
+    # SQLite: extension loading, file I/O (fileio and zipfile extensions, CLI), tokenizer pointer abuse
+    "load_extension", "writefile", "readfile", "edit", "fsdir", "zipfile", "fts3_tokenizer",
     # PostgreSQL: sleeping, server files and directories, large objects, sequences, remote SQL,
     # backends, settings, locks, WAL/replication and statistics control, SQL-in-a-string
     "pg_sleep", "pg_sleep_for", "pg_sleep_until",
