@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from rapidfuzz import process
+from rapidfuzz import fuzz, process
 from sqlglot.dialects.dialect import Dialects
 
 from eval.errors import HarnessError
@@ -350,7 +350,7 @@ def _nonempty_str(value: Any) -> bool:
 
 
 def _hint(key: str, allowed: Sequence[str]) -> str:
-    close = process.extractOne(key, allowed, score_cutoff=75)
+    close = process.extractOne(key, allowed, scorer=fuzz.ratio, score_cutoff=75)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 

@@ -1,0 +1,270 @@
+"""The corpus loader: every rejection names file, line and question id; stamps pin the bytes."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+import pytest
+
+from eval.sql.corpus import (
+    CORPUS_DIR,
+    Corpus,
+    CorpusError,
+    Question,
+    builtin_corpus_files,
+    corpus_digest,
+    load_corpus,
+)
+
+GOOD = """\
+version: 1
+fixture: retail
+questions:
+  - id: q-1
+    question: How many customers are there?
+    shape: scalar
+    sql: SELECT COUNT(*) FROM customers
+  - id: q-2
+    question: Which products   sell
+      best?
+    expect: answer
+    stratum: ranking
+    ordered: true
+    decimals: 0
+    fixture: retail_24m
+    sql: |
+      SELECT name FROM products ORDER BY name
+    sql_postgresql: SELECT name FROM products ORDER BY name COLLATE "C"
+    sql_mysql: SELECT name FROM products ORDER BY BINARY name
+    why: a free-text note
+  - id: q-3
+    question: Delete every order.
+    expect: refuse
+    stratum: unsupported_write
+    why: answering would change data
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "c.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def problems_of(*paths: Path, **kw) -> list[str]:
+    with pytest.raises(CorpusError) as err:
+        load_corpus(list(paths), **kw)
+    assert all(p in str(err.value) for p in err.value.problems)
+    return err.value.problems
+
+
+def question(body: str) -> str:
+    """A one-question file; ``body`` is the question mapping's lines (4-space indented); line 4 is its first."""
+    return "version: 1\nfixture: retail\nquestions:\n  - id: q-1\n" + body
+
+
+# -- accepted ---------------------------------------------------------------------------------
+
+def test_a_valid_file_loads_with_defaults_and_overrides(tmp_path):
+    path = write(tmp_path, GOOD)
+    corpus = load_corpus([path])
+    q1, q2, q3 = corpus.questions
+    assert q1 == Question(id="q-1", question="How many customers are there?", shape="scalar",
+                          fixture="retail", sql="SELECT COUNT(*) FROM customers", source=str(path), line=4)
+    assert (q1.expect, q1.stratum, q1.ordered, q1.decimals, q1.static) == ("answer", "general", False, 2, False)
+    assert q2.question == "Which products sell best?"  # whitespace of a folded YAML scalar normalised
+    assert (q2.fixture, q2.ordered, q2.decimals, q2.line) == ("retail_24m", True, 0, 8)
+    assert q3.expect == "refuse" and q3.sql is None and q3.why == "answering would change data"
+
+
+@pytest.mark.parametrize(("dialect", "expected"), [
+    ("sqlite", "SELECT name FROM products ORDER BY name"),
+    ("postgres", 'SELECT name FROM products ORDER BY name COLLATE "C"'),
+    ("postgresql", 'SELECT name FROM products ORDER BY name COLLATE "C"'),
+    ("mysql", "SELECT name FROM products ORDER BY BINARY name"),
+    ("mariadb", "SELECT name FROM products ORDER BY BINARY name"),
+    ("duckdb", "SELECT name FROM products ORDER BY name"),
+], ids=["sqlite-default", "sqlglot-name", "sqlalchemy-name", "mysql", "mariadb-falls-back-to-mysql", "no-override"])
+def test_reference_sql_per_dialect(tmp_path, dialect, expected):
+    q2 = load_corpus([write(tmp_path, GOOD)]).questions[1]
+    assert q2.reference_sql(dialect) == expected
+
+
+def test_db_url_mode_needs_no_fixture(tmp_path):
+    text = "version: 1\nquestions:\n  - id: a\n    question: How many rows?\n    sql: SELECT 1\n" \
+           "  - id: b\n    question: And now?\n    fixture: my_own\n    sql: SELECT 2\n"
+    corpus = load_corpus([write(tmp_path, text)], fixtures=None)
+    assert [q.fixture for q in corpus.questions] == [None, "my_own"]
+
+
+def test_builtin_corpus_loads():
+    files = builtin_corpus_files()
+    assert files == sorted(files) and all(f.suffix == ".yaml" and f.parent == CORPUS_DIR for f in files)
+    corpus = load_corpus()
+    assert corpus.size == sum(f.questions for f in corpus.files) >= 64
+    assert {f.path for f in corpus.files} >= {"eval/golden/sql/retail.yaml", "eval/golden/sql/retail_24m.yaml"}
+
+
+def test_by_id_finds_and_suggests(tmp_path):
+    corpus = load_corpus([write(tmp_path, GOOD)])
+    assert corpus.by_id("q-2").stratum == "ranking"
+    with pytest.raises(CorpusError, match=r"no question 'q-22'.*did you mean 'q-2'"):
+        corpus.by_id("q-22")
+
+
+# -- rejected: each names file, line and id -----------------------------------------------------
+
+REJECTIONS = [
+    ("unknown-key", question("    question: x?\n    sql: SELECT 1\n    ordred: true\n"), 7,
+     "unknown key 'ordred' (did you mean 'ordered'?)"),
+    ("unknown-dialect", question("    question: x?\n    sql: SELECT 1\n    sql_postgres: SELECT 1\n"), 7,
+     "unknown key 'sql_postgres' (did you mean 'sql_postgresql'?)"),
+    ("duplicate-yaml-key", question("    question: x?\n    sql: SELECT 1\n    sql: SELECT 2\n"), 7,
+     "duplicate key 'sql' in one mapping"),
+    ("answer-without-sql", question("    question: x?\n    expect: answer\n"), 4,
+     "expect: answer needs a reference query in 'sql'"),
+    ("refuse-with-shape", question("    question: x?\n    expect: refuse\n    shape: scalar\n"), 7,
+     "expect: refuse takes no 'shape'"),
+    ("refuse-with-ordered", question("    question: x?\n    expect: refuse\n    ordered: false\n"), 7,
+     "expect: refuse takes no 'ordered'"),
+    ("refuse-with-sql", question("    question: x?\n    expect: refuse\n    sql: SELECT 1\n"), 7,
+     "expect: refuse takes no 'sql'"),
+    ("refuse-with-dialect-sql", question("    question: x?\n    expect: refuse\n    sql_sqlite: SELECT 1\n"), 7,
+     "expect: refuse takes no 'sql_sqlite'"),
+    ("unknown-fixture", question("    question: x?\n    sql: SELECT 1\n    fixture: retail_12m\n"), 7,
+     "fixture 'retail_12m' does not exist (did you mean 'retail_24m'?)"),
+    ("ordered-not-bool", question("    question: x?\n    sql: SELECT 1\n    ordered: 'yes'\n"), 7,
+     "'ordered' must be true or false, found a string 'yes'"),
+    ("static-not-bool", question("    question: x?\n    sql: SELECT 1\n    static: 1\n"), 7,
+     "'static' must be true or false, found a number 1"),
+    ("negative-decimals", question("    question: x?\n    sql: SELECT 1\n    decimals: -1\n"), 7,
+     "'decimals' must be a whole number >= 0"),
+    ("fractional-decimals", question("    question: x?\n    sql: SELECT 1\n    decimals: 1.5\n"), 7,
+     "'decimals' must be a whole number >= 0"),
+    ("bad-shape", question("    question: x?\n    sql: SELECT 1\n    shape: table\n"), 7,
+     "'shape' must be one of scalar, rows"),
+    ("bad-expect", question("    question: x?\n    sql: SELECT 1\n    expect: maybe\n"), 7,
+     "'expect' must be one of answer, refuse"),
+    ("question-not-text", question("    question: 2024-01-01\n    sql: SELECT 1\n"), 5,
+     "'question' must be a non-empty string"),
+    ("missing-question", question("    sql: SELECT 1\n"), 4, "missing 'question'"),
+    ("sql-not-text", question("    question: x?\n    sql: 42\n"), 6, "'sql' must be a non-empty string"),
+    ("why-not-one-line", question("    question: x?\n    sql: SELECT 1\n    why: |\n      one\n      two\n"), 7,
+     "'why' must be one line of text"),
+]
+
+
+@pytest.mark.parametrize(("text", "line", "message"), [r[1:] for r in REJECTIONS], ids=[r[0] for r in REJECTIONS])
+def test_rejection_names_file_line_and_id(tmp_path, text, line, message):
+    path = write(tmp_path, text)
+    problems = problems_of(path)
+    assert any(p.startswith(f"{path}:{line}: question 'q-1': ") and message in p for p in problems), problems
+
+
+FILE_REJECTIONS = [
+    ("missing-id", "version: 1\nfixture: retail\nquestions:\n  - question: x?\n    sql: SELECT 1\n", 4, "missing id"),
+    ("id-not-text", "version: 1\nfixture: retail\nquestions:\n  - id: 123\n    question: x?\n    sql: SELECT 1\n", 4,
+     "'id' must be a non-empty string without spaces, found 123"),
+    ("unsupported-version", "version: 2\nfixture: retail\nquestions:\n  - id: a\n    question: x?\n    sql: SELECT 1\n",
+     1, "unsupported version 2 (supported: 1)"),
+    ("float-version", "version: 1.0\nfixture: retail\nquestions:\n  - id: a\n    question: x?\n    sql: S\n",
+     1, "unsupported version 1.0"),
+    ("missing-version", "fixture: retail\nquestions:\n  - id: a\n    question: x?\n    sql: SELECT 1\n", 1,
+     "missing 'version'"),
+    ("unknown-file-key", "version: 1\nfixtures: retail\nquestions:\n  - id: a\n    question: x?\n    sql: SELECT 1\n",
+     2, "unknown file key 'fixtures' (did you mean 'fixture'?)"),
+    ("no-questions", "version: 1\nfixture: retail\nquestions: []\n", 3, "'questions' must be a non-empty list"),
+    ("not-a-mapping", "- just\n- a list\n", 1, "the file must be a mapping"),
+    ("yaml-syntax", "version: 1\nquestions:\n  - id: a\n    question: [unclosed\n    sql: SELECT 1\n", 5,
+     "YAML does not parse"),
+    ("no-fixture-anywhere", "version: 1\nquestions:\n  - id: a\n    question: x?\n    sql: SELECT 1\n", 3,
+     "question 'a': no fixture"),
+    ("question-not-mapping", "version: 1\nfixture: retail\nquestions:\n  - just text\n", 4, "a question must be a mapping"),
+    ("duplicate-id", "version: 1\nfixture: retail\nquestions:\n  - id: a\n    question: x?\n    sql: SELECT 1\n"
+     "  - id: a\n    question: y?\n    sql: SELECT 2\n", 7, "question 'a': duplicate id (first used at "),
+]
+
+
+@pytest.mark.parametrize(("text", "line", "message"), [r[1:] for r in FILE_REJECTIONS],
+                         ids=[r[0] for r in FILE_REJECTIONS])
+def test_file_level_rejection_names_file_and_line(tmp_path, text, line, message):
+    path = write(tmp_path, text)
+    problems = problems_of(path)
+    assert any(p.startswith(f"{path}:{line}: ") and message in p for p in problems), problems
+
+
+def test_duplicate_id_across_files_names_both(tmp_path):
+    a = write(tmp_path, question("    question: x?\n    sql: SELECT 1\n"), "a.yaml")
+    b = write(tmp_path, question("    question: y?\n    sql: SELECT 2\n"), "b.yaml")
+    (problem,) = problems_of(a, b)
+    assert problem == f"{b}:4: question 'q-1': duplicate id (first used at {a}:4)"
+
+
+def test_every_problem_is_reported_and_nothing_is_returned(tmp_path):
+    text = ("version: 1\nfixture: retail\nquestions:\n"
+            "  - id: good\n    question: fine?\n    sql: SELECT 1\n"
+            "  - id: bad-1\n    question: x?\n    ordered: maybe\n    sql: SELECT 1\n"
+            "  - id: bad-2\n    question: y?\n")
+    other = write(tmp_path, "version: 3\nfixture: retail\nquestions:\n  - id: z\n    question: z?\n    sql: S\n",
+                  "other.yaml")
+    problems = problems_of(write(tmp_path, text), other)
+    where = [re.match(r"^.*?(\w+\.yaml):(\d+): (question '[\w-]+')?", p).groups() for p in problems]
+    # bad-1's type, bad-2's missing sql, the other file's version; the good question is not enough
+    assert where == [("c.yaml", "9", "question 'bad-1'"), ("c.yaml", "11", "question 'bad-2'"),
+                     ("other.yaml", "1", None)]
+
+
+def test_unreadable_and_repeated_files(tmp_path):
+    missing = tmp_path / "nope.yaml"
+    (p,) = problems_of(missing)
+    assert p.startswith(f"{missing}: cannot read the file")
+    good = write(tmp_path, GOOD)
+    assert any("file given more than once" in p for p in problems_of(good, good))
+    binary = tmp_path / "bin.yaml"
+    binary.write_bytes(b"version: 1\n\xff\xfe")
+    assert any("not UTF-8" in p for p in problems_of(binary))
+    assert problems_of() == ["no corpus files given (the built-in corpus lives in eval/golden/sql/*.yaml)"]
+
+
+# -- stamps -------------------------------------------------------------------------------------
+
+def test_stamps_hash_raw_bytes_and_count_questions(tmp_path):
+    path = write(tmp_path, GOOD)
+    corpus = load_corpus([path])
+    (stamp,) = corpus.files
+    assert stamp.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert (stamp.path, stamp.questions) == (str(path), 3)
+    text = f"{path}\0{stamp.sha256}\n"
+    assert corpus.digest == hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_builtin_paths_are_stamped_relative_to_the_backend():
+    corpus = load_corpus()
+    assert all(not f.path.startswith("/") and f.path.startswith("eval/golden/sql/") for f in corpus.files)
+    assert corpus.digest == corpus_digest(corpus.files)
+
+
+def test_digest_changes_when_one_byte_changes(tmp_path):
+    path = write(tmp_path, GOOD)
+    before = load_corpus([path])
+    path.write_text(GOOD.replace("How many customers", "How many customerz"))
+    after = load_corpus([path])
+    assert after.files[0].sha256 != before.files[0].sha256
+    assert after.digest != before.digest
+    path.write_text(GOOD + "# a comment changes the bytes, not the questions\n")
+    assert load_corpus([path]).digest not in (before.digest, after.digest)
+
+
+def test_digest_does_not_depend_on_file_order(tmp_path):
+    a = write(tmp_path, question("    question: x?\n    sql: SELECT 1\n"), "a.yaml")
+    b = write(tmp_path, question("    question: y?\n    sql: SELECT 2\n").replace("q-1", "q-2"), "b.yaml")
+    ab, ba = load_corpus([a, b]), load_corpus([b, a])
+    assert ab.digest == ba.digest
+    assert [q.id for q in ab.questions] == ["q-1", "q-2"] and [q.id for q in ba.questions] == ["q-2", "q-1"]
+
+
+def test_corpus_size_counts_questions(tmp_path):
+    corpus: Corpus = load_corpus([write(tmp_path, GOOD)])
+    assert corpus.size == 3 == corpus.files[0].questions
