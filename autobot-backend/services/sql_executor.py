@@ -12,7 +12,12 @@ connection it runs on cannot write:
 * PostgreSQL runs each statement in ``SET TRANSACTION READ ONLY`` with ``SET LOCAL
   statement_timeout``; MySQL in ``START TRANSACTION READ ONLY`` with ``max_execution_time``
   (MariaDB: ``max_statement_time``); any other engine must accept ``SET TRANSACTION READ ONLY``
-  or the executor refuses to run. Every transaction is rolled back.
+  or the executor refuses to run. Every transaction is rolled back. PostgreSQL and MySQL
+  connections are also made read-only for their whole session when they are opened.
+* One statement per call, always: inside a script, ``COMMIT`` or ``SET TRANSACTION READ WRITE``
+  would end read-only mode. SQLite's driver refuses scripts itself; for servers the executor
+  splits with the dialect's tokenizer (:func:`services.sql_guard.statement_count`), and with
+  psycopg 3 every statement is prepared, so the server also refuses more than one.
 
 Every statement has a time limit (SQLite: a progress handler; servers: the statement timeout)
 and a row cap: at most ``row_cap + 1`` rows are fetched, and more than ``row_cap`` is an error,
@@ -20,7 +25,9 @@ because a truncated answer cannot be graded.
 
 Known limitations: a SQLite database in WAL mode needs its ``-shm`` file to be readable or
 creatable, which a read-only open cannot do; engines other than SQLite, PostgreSQL and MySQL get
-no server-side time limit.
+no server-side time limit; with psycopg2 the one-statement rule rests on sqlglot's tokenizer
+alone. For untrusted SQL on a server, connect as a role that has only SELECT privileges: a
+session can always lift its own read-only default.
 """
 
 from __future__ import annotations
@@ -37,9 +44,17 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, make_url
 
 from services.schema_context import sqlglot_dialect
-from services.sql_guard import SIDE_EFFECT_FUNCTIONS, SQLITE_READ_PRAGMAS, SQLITE_READ_PRAGMAS_WITH_ARGUMENT
+from services.sql_guard import (
+    SIDE_EFFECT_FUNCTIONS,
+    SQLITE_READ_PRAGMAS,
+    SQLITE_READ_PRAGMAS_WITH_ARGUMENT,
+    statement_count,
+)
 
-__all__ = ["EXECUTION_ERROR_KINDS", "ExecutionError", "QueryResult", "ReadOnlyExecutor", "redact_url"]
+__all__ = [
+    "EXECUTION_ERROR_KINDS", "ExecutionError", "QueryResult", "ReadOnlyExecutor", "read_only_preamble", "redact_url",
+    "session_read_only_statements",
+]
 
 EXECUTION_ERROR_KINDS: dict[str, str] = {
     "timeout": "the statement ran past the time limit and was stopped",
@@ -165,6 +180,8 @@ class ReadOnlyExecutor:
 
         Does not call the guard: callers validate first. Raises :class:`ExecutionError`.
         """
+        if not isinstance(sql, str):
+            raise ExecutionError("database", f"Expected SQL text, got {type(sql).__name__}.")
         with self._boundary("connect"):
             conn = self.engine.connect()
         try:
@@ -183,9 +200,11 @@ class ReadOnlyExecutor:
         try:
             with self._boundary("execute", timed_out=lambda: bool(fired)):
                 if not self._is_sqlite:
+                    self._one_statement(sql)
                     for statement in read_only_preamble(self.engine.dialect.name, self.timeout_s):
                         self._preamble(conn, statement)
-                result = conn.exec_driver_sql(sql)
+                # no_parameters: the text goes to the driver as is, so '%' in a literal is not a placeholder.
+                result = conn.exec_driver_sql(sql, execution_options={"no_parameters": True})
                 columns = tuple(result.keys()) if result.returns_rows else ()
                 rows = [tuple(r) for r in result.fetchmany(self.row_cap + 1)] if result.returns_rows else []
                 result.close()
@@ -198,6 +217,16 @@ class ReadOnlyExecutor:
             raise ExecutionError("row_cap", f"The query returned more than {self.row_cap} rows (the row cap); "
                                  "add a LIMIT, a filter or an aggregate. A truncated answer cannot be graded.")
         return QueryResult(columns, rows, (time.monotonic() - started) * 1000.0)
+
+    def _one_statement(self, sql: str) -> None:
+        """Refuse a script: within one, ``COMMIT`` or ``SET TRANSACTION READ WRITE`` could end read-only mode.
+
+        SQLite's driver enforces this itself; psycopg2 and psycopg's simple protocol do not.
+        """
+        count = statement_count(sql, self.dialect)
+        if count is None or count > 1:
+            found = "SQL it cannot split into statements" if count is None else f"{count} statements"
+            raise ExecutionError("database", f"The executor runs exactly one statement per call; got {found}.")
 
     def _preamble(self, conn: Connection, statement: str) -> None:
         try:
@@ -230,7 +259,9 @@ class ReadOnlyExecutor:
 
     def _server_engine(self, parsed: sa.URL) -> sa.Engine:
         try:
-            return sa.create_engine(parsed, pool_pre_ping=True)
+            # psycopg 3: prepare every statement, so the server itself accepts only one per call.
+            connect_args = {"prepare_threshold": 0} if parsed.get_driver_name() == "psycopg" else {}
+            engine = sa.create_engine(parsed, pool_pre_ping=True, connect_args=connect_args)
         except sa.exc.NoSuchModuleError:
             raise ExecutionError("config", f"No SQLAlchemy dialect or driver named {parsed.drivername!r} "
                                  f"(URL {self._shown_url}); use e.g. postgresql+psycopg://, mysql+pymysql://."
@@ -241,6 +272,20 @@ class ReadOnlyExecutor:
                                  "installed driver in the URL.") from None
         except sa.exc.ArgumentError as e:
             raise ExecutionError("config", f"Bad database URL {self._shown_url}: {self._scrub(str(e))}") from None
+        statements = session_read_only_statements(engine.dialect.name)
+        if statements:
+            # Every pooled connection is read-only for its whole session, so callers that borrow
+            # .engine directly (schema inspection) get no write access either.
+            @sa.event.listens_for(engine, "connect")
+            def _read_only_session(dbapi_connection, _record) -> None:
+                cursor = dbapi_connection.cursor()
+                try:
+                    for statement in statements:
+                        cursor.execute(statement)
+                finally:
+                    cursor.close()
+                dbapi_connection.commit()
+        return engine
 
     def _probe(self) -> None:
         """Open one connection now, so an unreachable database fails at construction."""
@@ -289,6 +334,20 @@ def read_only_preamble(dialect_name: str, timeout_s: float) -> tuple[str, ...]:
     if dialect_name == "mariadb":
         return (f"SET SESSION max_statement_time = {ms / 1000:g}", "START TRANSACTION READ ONLY")
     return ("SET TRANSACTION READ ONLY",)
+
+
+def session_read_only_statements(dialect_name: str) -> tuple[str, ...]:
+    """Statements run once per new connection to make its whole session read-only, per dialect.
+
+    Example:
+        >>> session_read_only_statements("postgresql")
+        ('SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY',)
+    """
+    if dialect_name == "postgresql":
+        return ("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",)
+    if dialect_name in ("mysql", "mariadb"):
+        return ("SET SESSION TRANSACTION READ ONLY",)
+    return ()
 
 
 def _harden_sqlite(conn: sqlite3.Connection) -> None:

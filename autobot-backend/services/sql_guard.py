@@ -43,6 +43,7 @@ __all__ = [
     "SIDE_EFFECT_FUNCTIONS",
     "SQLITE_READ_PRAGMAS",
     "SQLITE_READ_PRAGMAS_WITH_ARGUMENT",
+    "statement_count",
     "validate_readonly_sql",
 ]
 
@@ -243,6 +244,22 @@ def validate_readonly_sql(sql: str, dialect: str = "sqlite") -> GuardVerdict:
     except _Reject as rejected:
         return rejected.verdict
     return GuardVerdict(True, reason, "ok")
+
+
+def statement_count(sql: str, dialect: str = "sqlite") -> int | None:
+    """How many statements ``dialect``'s tokenizer finds in ``sql``; ``None`` if it cannot tokenize it.
+
+    Only the split, no policy: the executor uses it to run exactly one statement per call on
+    drivers that would otherwise run a whole script (psycopg2, psycopg's simple protocol).
+
+    Example:
+        >>> statement_count("SELECT ';'; DROP TABLE t;", "postgres")
+        2
+    """
+    try:
+        return len(_split_statements(Dialect.get_or_raise(dialect).tokenize(sql)))
+    except (SqlglotError, ValueError):
+        return None
 
 
 def _validate_readonly_sql(sql: str) -> bool:

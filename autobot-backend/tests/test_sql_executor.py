@@ -20,6 +20,7 @@ from services.sql_executor import (
     ReadOnlyExecutor,
     read_only_preamble,
     redact_url,
+    session_read_only_statements,
 )
 
 CUSTOMERS = 40
@@ -296,6 +297,22 @@ def test_execution_errors_are_scrubbed_of_url_secrets(shop_db):
 ], ids=["postgresql", "mysql", "mariadb", "other"])
 def test_read_only_preamble(dialect, expected):
     assert read_only_preamble(dialect, 2.5) == expected
+
+
+@pytest.mark.parametrize("dialect, expected", [
+    ("postgresql", ("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",)),
+    ("mysql", ("SET SESSION TRANSACTION READ ONLY",)),
+    ("mariadb", ("SET SESSION TRANSACTION READ ONLY",)),
+    ("oracle", ()),
+], ids=["postgresql", "mysql", "mariadb", "other"])
+def test_session_read_only_statements(dialect, expected):
+    assert session_read_only_statements(dialect) == expected
+
+
+def test_non_text_sql_is_an_execution_error(executor):
+    with pytest.raises(ExecutionError) as err:
+        executor.execute(None)  # type: ignore[arg-type]
+    assert err.value.kind == "database"
 
 
 def test_every_error_kind_is_documented():

@@ -359,6 +359,24 @@ def test_constants_carry_a_docstring(name):
     pytest.fail(f"{name} is not assigned at module level")
 
 
+@pytest.mark.parametrize("sql, dialect, expected", [
+    ("SELECT 1", "postgres", 1),
+    ("SELECT 1;", "postgres", 1),
+    ("SELECT ';'; DROP TABLE t;", "postgres", 2),
+    ("SET TRANSACTION READ WRITE; DELETE FROM t; COMMIT", "postgres", 3),
+    ("SELECT 1 /* ; */ -- ;", "postgres", 1),
+    ("SELECT $$;$$", "postgres", 1),
+    ("SELECT 'a\\'; DROP TABLE t; -- '", "mysql", 1),
+    ("-- nothing", "sqlite", 0),
+    ("SELECT 'unterminated", "postgres", None),
+    ("SELECT 1", "no-such-dialect", None),
+], ids=["one", "trailing-semicolon", "string-semicolon", "script", "comments", "dollar-quote",
+        "mysql-backslash", "comment-only", "untokenizable", "unknown-dialect"])
+def test_statement_count(sql, dialect, expected):
+    # The executor's one-statement rule for servers: a split only, no policy.
+    assert sql_guard.statement_count(sql, dialect) == expected
+
+
 # --- the vendored corpus ----------------------------------------------------------------------
 
 def _records(name: str) -> list[dict]:
