@@ -1,0 +1,284 @@
+"""The self-check (spec 9): the harness grades its own oracle before any candidate is called.
+
+Every answerable question's reference query runs on every rotation of its fixture through
+:class:`services.sql_executor.ReadOnlyExecutor` (the path the grader uses), twice, and the two
+results are compared by ``compare_results(..., decimals=None)``: zero tolerance. Then the lints.
+Each defect names the question and its kind:
+
+==========================================  ====================================================
+``oracle: reference failed to run``         the query errored (or its fixture has no database)
+``oracle: not a scalar``                    ``shape: scalar`` but not exactly one row and column
+``oracle: not deterministic``               two runs on one database gave different answers
+``oracle: empty result``                    no rows: an empty answer cannot tell right from wrong
+``oracle: identical on every rotation``     not ``static``, yet every rotation matches rotation 0
+                                            at the question's ``decimals``: a hard-coded answer
+                                            would pass
+``oracle: information lost at N decimals``  see :func:`eval.sql.oracle_lints.information_lost`
+``oracle: ties in ordering key``            see :func:`eval.sql.oracle_lints.tied_rows`; also an
+                                            ``ordered`` question without ``ORDER BY``, or an
+                                            ORDER BY the check cannot read
+``oracle: snapshot differs``                rotation 0 no longer gives the committed answer, or
+                                            the question is not in the snapshot yet
+==========================================  ====================================================
+
+The tie lint runs for ``ordered`` questions, and for any query with ORDER BY ... LIMIT (a tie
+at the cut changes which rows come back even when order does not matter). The snapshot
+(:mod:`eval.sql.snapshot`) covers the questions of the built-in corpus files and is compared at
+the question's ``decimals``, not at zero tolerance: the summation order of floats may change
+with the engine version, which is not a changed answer, while any change a grade could see is.
+Callers pass ``snapshot_dir=None`` unless rotation 0 was built from seed 0.
+
+Command line (from ``autobot-backend/``)::
+
+    python -m eval.sql.selfcheck                    # build the fixtures, check, print defects; exit 0 or 2
+    python -m eval.sql.selfcheck --update-snapshot  # record rotation 0's answers, then check
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from eval.errors import HarnessError
+from eval.sql.compare import compare_results
+from eval.sql.corpus import CORPUS_DIR, Corpus, Question, load_corpus, stamp_path
+from eval.sql.fixtures import DEFAULT_ROTATIONS, build_rotations
+from eval.sql.oracle_lints import OrderingPlan, information_lost, ordering_plan, tied_rows
+from eval.sql.snapshot import (
+    SNAPSHOT_DIR,
+    SNAPSHOT_SEED,
+    UPDATE_COMMAND,
+    Answer,
+    load_snapshot,
+    write_snapshot,
+)
+from services.sql_executor import ExecutionError, QueryResult, ReadOnlyExecutor
+
+__all__ = ["SNAPSHOT_DIR", "OracleDefect", "SelfCheckResult", "run_self_check", "update_snapshots"]
+
+FAILED, NOT_SCALAR, NOT_DETERMINISTIC = ("oracle: reference failed to run", "oracle: not a scalar",
+                                         "oracle: not deterministic")
+EMPTY, IDENTICAL, TIES, SNAPSHOT = ("oracle: empty result", "oracle: identical on every rotation",
+                                    "oracle: ties in ordering key", "oracle: snapshot differs")
+
+
+def information_lost_kind(decimals: int) -> str:
+    return f"oracle: information lost at {decimals} decimals"
+
+
+@dataclass(frozen=True)
+class OracleDefect:
+    question_id: str
+    kind: str
+    """One of the kinds in the module docstring, e.g. ``oracle: empty result``."""
+    detail: str
+    """What was seen and, where it helps, what to do."""
+
+
+@dataclass
+class SelfCheckResult:
+    defects: list[OracleDefect] = field(default_factory=list)
+    reference: dict[str, list[QueryResult]] = field(default_factory=dict)
+    """Question id -> the reference's result on each rotation, in order (questions that ran everywhere)."""
+
+    @property
+    def ok(self) -> bool:
+        return not self.defects
+
+
+def is_builtin(question: Question) -> bool:
+    return PurePosixPath(question.source).parent == PurePosixPath(stamp_path(CORPUS_DIR))
+
+
+class _Executors:
+    """One open executor per URL; an open failure is remembered and reported per question."""
+
+    def __init__(self, stack: ExitStack):
+        self.stack, self.open, self.failed = stack, {}, {}
+
+    def get(self, url: str) -> ReadOnlyExecutor | ExecutionError:
+        if url not in self.open and url not in self.failed:
+            try:
+                self.open[url] = self.stack.enter_context(ReadOnlyExecutor(url))
+            except ExecutionError as e:
+                self.failed[url] = e
+        return self.open.get(url) or self.failed[url]
+
+
+def run_self_check(corpus: Corpus, targets: Mapping[str | None, Sequence[str]], *, lint_rotations: bool = True,
+                   snapshot_dir: Path | None = SNAPSHOT_DIR) -> SelfCheckResult:
+    """Run and lint every answerable question's reference on every rotation of its fixture.
+
+    Args:
+        corpus: the questions; ``expect: refuse`` ones are skipped.
+        targets: fixture name -> rotation URLs (rotation 0 first); the key ``None`` is the single
+            ``--db-url`` database every question runs on (then no rotation lint, no snapshot).
+        lint_rotations: flag answers identical on every rotation.
+        snapshot_dir: where the seed-0 snapshots live; None to skip the snapshot check.
+    """
+    single = None in targets
+    lint_rotations = lint_rotations and not single
+    snapshot_dir = None if single else snapshot_dir
+    result = SelfCheckResult()
+    snapshots: dict[str, dict[str, Answer]] = {}
+    with ExitStack() as stack:
+        executors = _Executors(stack)
+        for q in corpus.questions:
+            if q.expect != "answer":
+                continue
+            urls = targets.get(None if single else q.fixture)
+            if not urls:
+                result.defects.append(OracleDefect(q.id, FAILED, f"no database for fixture {q.fixture!r} in this run"))
+                continue
+            defects, results = _check_question(q, [executors.get(u) for u in urls], lint_rotations)
+            if results is not None:
+                result.reference[q.id] = results
+                if snapshot_dir is not None and is_builtin(q):
+                    if q.fixture not in snapshots:
+                        snapshots[q.fixture] = load_snapshot(q.fixture, snapshot_dir)
+                    defects += _snapshot_defects(q, results[0], snapshots[q.fixture])
+            result.defects += defects
+    return result
+
+
+def _check_question(q: Question, executors: list[ReadOnlyExecutor | ExecutionError], lint_rotations: bool
+                    ) -> tuple[list[OracleDefect], list[QueryResult] | None]:
+    defects: dict[str, OracleDefect] = {}
+
+    def add(kind: str, detail: str, rotation: int | None = None) -> None:
+        where = f"rotation {rotation + 1}: " if rotation is not None and len(executors) > 1 else ""
+        defects.setdefault(kind, OracleDefect(q.id, kind, where + detail))
+
+    results: list[QueryResult] = []
+    for i, ex in enumerate(executors):
+        if isinstance(ex, ExecutionError):
+            add(FAILED, f"cannot open the database ({ex.kind}): {ex.message}", i)
+            return list(defects.values()), None
+        sql = q.reference_sql(ex.dialect)
+        try:
+            first, second = ex.execute(sql), ex.execute(sql)
+        except ExecutionError as e:
+            add(FAILED, f"{e.kind}: {e.message}", i)
+            return list(defects.values()), None
+        results.append(first)
+        same = compare_results(first.rows, second.rows, shape=q.shape, ordered=q.ordered, decimals=None,
+                               expected_ncols=len(first.columns), actual_ncols=len(second.columns))
+        if q.shape == "scalar" and (len(first.columns) != 1 or len(first.rows) != 1):
+            add(NOT_SCALAR, f"shape: scalar, but the reference returns {len(first.rows)} row(s) of "
+                            f"{len(first.columns)} column(s)", i)
+        elif not same.match:
+            add(NOT_DETERMINISTIC, f"two runs differ ({same.reason}): {same.detail}", i)
+        if not first.rows:
+            add(EMPTY, "the reference returns no rows; an empty answer cannot tell a right query from a wrong one", i)
+            continue
+        lost = information_lost(first.rows, q.decimals)
+        if lost:
+            add(information_lost_kind(q.decimals), f"{lost}; raise the question's decimals", i)
+        tie = _tie(q, sql, ex, first)
+        if tie:
+            add(TIES, tie, i)
+    if lint_rotations and not q.static and len(results) > 1:
+        same_everywhere = all(
+            compare_results(results[0].rows, r.rows, shape=q.shape, ordered=q.ordered, decimals=q.decimals,
+                            expected_ncols=len(results[0].columns), actual_ncols=len(r.columns)).match
+            for r in results[1:])
+        if same_everywhere and results[0].rows:
+            add(IDENTICAL, f"all {len(results)} rotations give the same answer at {q.decimals} decimals, so a "
+                           "hard-coded answer would pass; ask something the data decides, or mark it static: true")
+    return list(defects.values()), results
+
+
+def _tie(q: Question, sql: str, ex: ReadOnlyExecutor, result: QueryResult) -> str | None:
+    plan = ordering_plan(sql, ex.dialect)
+    if plan is None:
+        return "ordered: true, but the reference has no ORDER BY, so its row order is arbitrary" if q.ordered else None
+    if isinstance(plan, str):
+        return plan if q.ordered else None
+    if not q.ordered and plan.limit is None:
+        return None
+    rows = result.rows
+    if plan.probe_sql is not None:
+        try:
+            rows = ex.execute(plan.probe_sql).rows
+        except ExecutionError as e:
+            return f"cannot read the ordering key ({e.kind}: {e.message}); order by an output column"
+    return _ties_in(q, plan, rows)
+
+
+def _ties_in(q: Question, plan: OrderingPlan, rows: list[tuple]) -> str | None:
+    if not q.ordered:  # only the LIMIT cut matters when order is not part of the answer
+        return tied_rows(rows, plan.keys, plan.width, plan.limit) if len(rows) > (plan.limit or 0) else None
+    return tied_rows(rows, plan.keys, plan.width, plan.limit)
+
+
+def _snapshot_defects(q: Question, result: QueryResult, snapshot: dict[str, Answer]) -> list[OracleDefect]:
+    answer = snapshot.get(q.id)
+    if answer is None:
+        return [OracleDefect(q.id, SNAPSHOT, f"not in the {q.fixture} snapshot yet; check the reference's answer, "
+                                             f"then record it with `{UPDATE_COMMAND}`")]
+    cmp = compare_results(answer.rows, result.rows, shape="rows", ordered=q.ordered, decimals=q.decimals,
+                          expected_ncols=len(answer.columns), actual_ncols=len(result.columns))
+    if cmp.match:
+        return []
+    return [OracleDefect(q.id, SNAPSHOT, f"rotation 1 (seed {SNAPSHOT_SEED}) no longer gives the recorded answer "
+                                         f"({cmp.reason}): {cmp.detail} (expected = snapshot). If the change is "
+                                         f"intended, record it with `{UPDATE_COMMAND}`")]
+
+
+def update_snapshots(corpus: Corpus, targets: Mapping[str, Sequence[str]],
+                     snapshot_dir: Path = SNAPSHOT_DIR) -> list[Path]:
+    """Record rotation 0's answer of every built-in answerable question that runs, one file per fixture."""
+    by_fixture: dict[str, dict[str, Answer]] = {}
+    with ExitStack() as stack:
+        executors = _Executors(stack)
+        for q in corpus.questions:
+            if q.expect != "answer" or not is_builtin(q) or not targets.get(q.fixture):
+                continue
+            ex = executors.get(targets[q.fixture][0])
+            if isinstance(ex, ExecutionError):
+                continue
+            try:
+                got = ex.execute(q.reference_sql(ex.dialect))
+            except ExecutionError:
+                continue  # the self-check reports it
+            by_fixture.setdefault(q.fixture, {})[q.id] = Answer(got.columns, got.rows)
+    return [write_snapshot(fixture, answers, snapshot_dir) for fixture, answers in sorted(by_fixture.items())]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m eval.sql.selfcheck", description=(
+        "Run every reference query of the built-in SQL corpus on every rotation of its fixture and lint it. "
+        "Exit 0 when the oracle is sound, 2 when it has defects or cannot be checked."))
+    parser.add_argument("--update-snapshot", action="store_true",
+                        help=f"record the answers on rotation 1 (seed {SNAPSHOT_SEED}) in "
+                             f"{stamp_path(SNAPSHOT_DIR)}/<fixture>.json before checking")
+    parser.add_argument("--rotations", type=int, default=DEFAULT_ROTATIONS, help="rotations per fixture (default 3)")
+    args = parser.parse_args(argv)
+    try:
+        corpus = load_corpus()
+        fixtures = sorted({q.fixture for q in corpus.questions if q.fixture})
+        with tempfile.TemporaryDirectory(prefix="sql-selfcheck-") as tmp:
+            targets = {f: build_rotations(f, Path(tmp), seed=SNAPSHOT_SEED, rotations=args.rotations)
+                       for f in fixtures}
+            if args.update_snapshot:
+                for path in update_snapshots(corpus, targets):
+                    print(f"wrote {stamp_path(path)}")
+            result = run_self_check(corpus, targets)
+    except HarnessError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    answerable = sum(q.expect == "answer" for q in corpus.questions)
+    for d in result.defects:
+        print(f"{d.question_id}: {d.kind}: {d.detail}")
+    print(f"self-check: {answerable} reference queries on {args.rotations} rotation(s) of {', '.join(fixtures)}: "
+          + ("ok" if result.ok else f"{len(result.defects)} defect(s)"))
+    return 0 if result.ok else 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
