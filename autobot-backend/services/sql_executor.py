@@ -26,8 +26,10 @@ because a truncated answer cannot be graded.
 Known limitations: a SQLite database in WAL mode needs its ``-shm`` file to be readable or
 creatable, which a read-only open cannot do; engines other than SQLite, PostgreSQL and MySQL get
 no server-side time limit; with psycopg2 the one-statement rule rests on sqlglot's tokenizer
-alone. For untrusted SQL on a server, connect as a role that has only SELECT privileges: a
-session can always lift its own read-only default.
+alone. A read-only transaction does not stop a PostgreSQL superuser (or a member of
+pg_write_server_files / pg_execute_server_program) from ``COPY ... TO PROGRAM``, ``lo_export``
+or ``pg_terminate_backend``: for SQL that may not have passed the guard, connect as a role
+with only SELECT privileges.
 """
 
 from __future__ import annotations

@@ -243,6 +243,9 @@ def validate_readonly_sql(sql: str, dialect: str = "sqlite") -> GuardVerdict:
         reason, _kind = _classify(sql, engine)
     except _Reject as rejected:
         return rejected.verdict
+    except Exception as e:  # noqa: BLE001 - a crash inside sqlglot must still fail closed
+        return GuardVerdict(False, f"The guard could not classify this SQL ({type(e).__name__}). "
+                            + _QUERY_ONLY_HINT, "unparseable")
     return GuardVerdict(True, reason, "ok")
 
 
@@ -258,7 +261,7 @@ def statement_count(sql: str, dialect: str = "sqlite") -> int | None:
     """
     try:
         return len(_split_statements(Dialect.get_or_raise(dialect).tokenize(sql)))
-    except (SqlglotError, ValueError):
+    except Exception:  # noqa: BLE001 - "cannot tell" is an answer the caller refuses
         return None
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from sqlglot.dialects.dialect import Dialect
 
 from services import sql_guard
 from services.sql_executor import ExecutionError, ReadOnlyExecutor
@@ -317,6 +318,16 @@ def test_non_string_input_is_rejected_not_raised(value):
     assert (verdict.allowed, verdict.code) == (False, "empty")
 
 
+def test_an_internal_crash_fails_closed(monkeypatch):
+    def explode(*_args, **_kwargs):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(sql_guard, "_statement", explode)
+    verdict = validate_readonly_sql("SELECT 1")
+    assert (verdict.allowed, verdict.code) == (False, "unparseable")
+    assert "RecursionError" in verdict.reason
+
+
 def test_every_code_used_is_documented():
     used = {c.code for c in ALLOWED + REJECTED}
     assert used <= set(GUARD_CODES)
@@ -333,7 +344,7 @@ def test_compatibility_constants():
     # Every allowed SQLite read starts with one of the documented prefixes (or a parenthesis).
     for case in ALLOWED:
         if case.dialect == "sqlite":
-            word = sql_guard.Dialect.get_or_raise("sqlite").tokenize(case.sql)[0].text.upper()
+            word = Dialect.get_or_raise("sqlite").tokenize(case.sql)[0].text.upper()
             assert word in _SAFE_SQL_PREFIXES or word == "(", case.id
 
 
