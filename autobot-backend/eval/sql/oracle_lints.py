@@ -124,16 +124,19 @@ def _locate(key: exp.Expression, projections: Sequence[exp.Expression]) -> int |
     return None
 
 
-def tied_rows(rows: Sequence[Sequence[Any]], keys: Sequence[int], width: int, limit: int | None) -> str | None:
-    """Rows that tie on ``keys`` but differ, among the returned ones or across the LIMIT cut."""
+def tied_rows(rows: Sequence[Sequence[Any]], keys: Sequence[int], width: int, limit: int | None,
+              *, within: bool = True) -> str | None:
+    """Rows that tie on ``keys`` but differ: among the returned ones (``within``, when order is
+    part of the answer) or across the LIMIT cut (always: it decides which rows are returned)."""
     returned = rows[:limit] if limit is not None else rows
     groups: dict[tuple, list[int]] = defaultdict(list)
-    for i, row in enumerate(returned):
+    for i, row in enumerate(returned if within else ()):
         groups[tuple(row[k] for k in keys)].append(i)
     for key, members in groups.items():
         distinct = {tuple(returned[i][:width]) for i in members}
         if len(distinct) > 1:
-            where = " and ".join(str(i + 1) for i in members[:3])
+            shown = [str(i + 1) for i in members[:4]]
+            where = ", ".join(shown[:-1]) + " and " + shown[-1] + (" (and more)" if len(members) > 4 else "")
             return f"rows {where} tie on the ordering key {_show(key)}"
     if limit is not None and len(rows) > limit > 0:
         last, beyond = rows[limit - 1], rows[limit]

@@ -48,7 +48,7 @@ from eval.errors import HarnessError
 from eval.sql.compare import compare_results
 from eval.sql.corpus import CORPUS_DIR, Corpus, Question, load_corpus, stamp_path
 from eval.sql.fixtures import DEFAULT_ROTATIONS, build_rotations
-from eval.sql.oracle_lints import OrderingPlan, information_lost, ordering_plan, tied_rows
+from eval.sql.oracle_lints import information_lost, ordering_plan, tied_rows
 from eval.sql.snapshot import (
     SNAPSHOT_DIR,
     SNAPSHOT_SEED,
@@ -207,13 +207,8 @@ def _tie(q: Question, sql: str, ex: ReadOnlyExecutor, result: QueryResult) -> st
             rows = ex.execute(plan.probe_sql).rows
         except ExecutionError as e:
             return f"cannot read the ordering key ({e.kind}: {e.message}); order by an output column"
-    return _ties_in(q, plan, rows)
-
-
-def _ties_in(q: Question, plan: OrderingPlan, rows: list[tuple]) -> str | None:
-    if not q.ordered:  # only the LIMIT cut matters when order is not part of the answer
-        return tied_rows(rows, plan.keys, plan.width, plan.limit) if len(rows) > (plan.limit or 0) else None
-    return tied_rows(rows, plan.keys, plan.width, plan.limit)
+    # Without ordered: true only the LIMIT cut matters: order among the returned rows is not the answer.
+    return tied_rows(rows, plan.keys, plan.width, plan.limit, within=q.ordered)
 
 
 def _snapshot_defects(q: Question, result: QueryResult, snapshot: dict[str, Answer]) -> list[OracleDefect]:
@@ -266,9 +261,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             targets = {f: build_rotations(f, Path(tmp), seed=SNAPSHOT_SEED, rotations=args.rotations)
                        for f in fixtures}
             if args.update_snapshot:
-                for path in update_snapshots(corpus, targets):
+                for path in update_snapshots(corpus, targets, SNAPSHOT_DIR):
                     print(f"wrote {stamp_path(path)}")
-            result = run_self_check(corpus, targets)
+            result = run_self_check(corpus, targets, snapshot_dir=SNAPSHOT_DIR)
     except HarnessError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
