@@ -1,0 +1,404 @@
+"""Rendering a :class:`Plan` as one read-only SQL statement, built as sqlglot expressions.
+
+The output columns are the groupings first (an entity by its label), then the measures, in the
+order the question named them. Tables are joined along the shortest foreign-key tree from the
+measured table; entities that must keep a row with no related rows are the root of LEFT JOINs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlglot import exp
+
+from services.embedded.dates import label as period_text
+from services.embedded.index import SchemaIndex
+from services.embedded.joins import default_date, join_tree, path
+from services.embedded.periods import compare_select
+from services.embedded.plan import ColRef, Dim, Exists, Filter, Measure, Plan
+from services.embedded.sqlparts import col, conjoin, lit, period_label, table, window_start
+
+
+class BuildError(Exception):
+    """The plan names tables that no foreign-key path connects."""
+
+
+class Builder:
+    def __init__(self, plan: Plan, index: SchemaIndex):
+        self.p = plan
+        self.ix = index
+        self.dialect = index.dialect
+
+    # ------------------------------------------------------------------ entry
+
+    def build(self) -> exp.Expression:
+        p = self.p
+        if p.compare is not None:
+            return compare_select(self)
+        m = p.measures[0] if p.measures else None
+        if m is not None and m.per:
+            return self._two_level(m)
+        if m is not None and p.having and not p.dims and m.func == "count" and m.table == p.subject:
+            return self._count_of_groups()
+        return self.select()
+
+    # ------------------------------------------------------------------ pieces
+
+    def root(self) -> str:
+        p = self.p
+        if p.keep_empty:
+            entity = next((d.table for d in p.dims if d.kind == "entity"), None)
+            if entity:
+                return entity
+        if p.measures:
+            return p.measures[0].table
+        if p.rank is not None and p.rank.column is not None:
+            return p.rank.column.table
+        if p.subject:
+            return p.subject
+        if p.projection:
+            return p.projection[0].table
+        raise BuildError("nothing to select from")
+
+    def tables(self, filters: list[Filter] | None = None) -> list[str]:
+        p = self.p
+        out: list[str] = []
+
+        def add(t: str | None) -> None:
+            if t and t not in out:
+                out.append(t)
+        for m in p.measures:
+            add(m.table)
+            if m.metric:
+                for t in self.ix.metrics[m.metric].tables:
+                    add(t)
+            for f in m.share or ():
+                add(f.col.table)
+            add(m.per)
+        for d in p.dims:
+            add(d.table)
+        for f in p.filters if filters is None else filters:
+            add(f.col.table)
+        for h in p.having:
+            add(h.measure.table)
+            if h.measure.metric:
+                for t in self.ix.metrics[h.measure.metric].tables:
+                    add(t)
+        if p.rank is not None and p.rank.column is not None:
+            add(p.rank.column.table)
+        for c in p.projection:
+            add(c.table)
+        for t in sorted(p.joins):
+            add(t)
+        if p.compare is not None and p.compare.date is not None:
+            add(p.compare.date.table)
+        return out
+
+    def source(self, select: exp.Select, filters: list[Filter] | None = None) -> tuple[exp.Select, list]:
+        """FROM and JOINs for every table the plan reads; returns the select and the join edges."""
+        root = self.root()
+        edges = join_tree(self.ix, root, self.tables(filters))
+        if edges is None:
+            raise BuildError("the tables it needs are not connected by foreign keys")
+        select = select.from_(table(root))
+        left = self.p.keep_empty and root != (self.p.measures[0].table if self.p.measures else root)
+        for e in edges:
+            on = conjoin([exp.EQ(this=col(ColRef(e.table, a)), expression=col(ColRef(e.other, b)))
+                          for a, b in zip(e.columns, e.other_columns)])
+            if left:
+                extra = [self.filter(f) for f in (filters if filters is not None else self.p.filters)
+                         if f.col.table == e.other]
+                extra += [c for c in self.metric_conditions() if _reads(c, e.other)]
+                on = conjoin([on, *extra])
+            select = select.join(table(e.other), on=on, join_type="left" if left else None)
+        self.edges = edges
+        return select, edges
+
+    def has_child(self, t: str) -> bool:
+        """Whether a joined table points at ``t`` (so ``t``'s rows repeat in the join)."""
+        return any(e.table == t and self._is_parent_side(e) for e in getattr(self, "edges", ())) or any(
+            e.other == t and not self._is_parent_side(e) for e in getattr(self, "edges", ()))
+
+    def _is_parent_side(self, e) -> bool:
+        cols = self.ix.tables[e.other].columns
+        return all(cols[c].references == e.table for c in e.other_columns if c in cols)
+
+    def metric_conditions(self) -> list[exp.Expression]:
+        out: list[exp.Expression] = []
+        seen: set[str] = set()
+        for m in self.p.measures + [h.measure for h in self.p.having]:
+            if m.metric and m.metric not in seen and not m.share:
+                seen.add(m.metric)
+                cond = self.ix.metrics[m.metric].condition
+                if cond is not None:
+                    out.append(cond.copy())
+        return out
+
+    def where(self, filters: list[Filter] | None = None) -> exp.Expression | None:
+        p = self.p
+        filters = p.filters if filters is None else filters
+        conds = []
+        left_tables = set()
+        if p.keep_empty:
+            left_tables = {e.other for e in getattr(self, "edges", ())}
+        for f in filters:
+            if f.col.table not in left_tables:
+                conds.append(self.filter(f))
+        conds += [c for c in self.metric_conditions() if not any(_reads(c, t) for t in left_tables)]
+        conds += [self.exists(e) for e in p.exists]
+        return conjoin(conds)
+
+    def filter(self, f: Filter) -> exp.Expression:
+        c = col(f.col)
+        column = self.ix.column(f.col.table, f.col.column)
+        if f.kind in ("eq", "ne"):
+            if len(f.values) == 1:
+                e = exp.EQ(this=c, expression=lit(f.values[0]))
+                return exp.NEQ(this=c, expression=lit(f.values[0])) if f.kind == "ne" else e
+            e = exp.In(this=c, expressions=[lit(v) for v in f.values])
+            return exp.Not(this=e) if f.kind == "ne" else e
+        if f.kind == "cmp":
+            ops = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE, "=": exp.EQ}
+            return ops[f.op](this=c, expression=lit(f.number))
+        if f.kind == "null":
+            return exp.Is(this=c, expression=exp.Null())
+        if f.kind == "notnull":
+            return exp.Not(this=exp.Is(this=c, expression=exp.Null()))
+        if f.kind == "bool":
+            return exp.EQ(this=c, expression=lit(bool(f.values[0])))
+        if f.kind == "relative":
+            return exp.GTE(this=c, expression=window_start(f.col, f.relative, self.dialect))
+        conds = []
+        if column.kind == "year":
+            if f.lo is not None:
+                conds.append(exp.GTE(this=c, expression=lit(f.lo.year)))
+            if f.hi is not None:
+                hi_year = f.hi.year if (f.hi.month, f.hi.day) == (1, 1) else f.hi.year + 1
+                conds.append(exp.LT(this=c, expression=lit(hi_year)))
+        else:
+            if f.lo is not None:
+                conds.append(exp.GTE(this=c, expression=lit(f.lo)))
+            if f.hi is not None:
+                conds.append(exp.LT(this=c, expression=lit(f.hi)))
+        return conjoin(conds) or exp.true()
+
+    def exists(self, e: Exists) -> exp.Expression:
+        subject = self.p.subject
+        route = path(self.ix, e.table, subject)
+        if route is None:
+            raise BuildError(f"{e.table} is not related to {subject}")
+        inner = exp.select(exp.Literal.number(1)).from_(table(e.table))
+        inside = [edge for edge in route[:-1]]
+        extra = join_tree(self.ix, e.table, list(e.also)) or []
+        joined = {e.table} | {edge.other for edge in inside}
+        for edge in inside + [x for x in extra if x.other not in joined and x.other != subject]:
+            on = conjoin([exp.EQ(this=col(ColRef(edge.table, a)), expression=col(ColRef(edge.other, b)))
+                          for a, b in zip(edge.columns, edge.other_columns)])
+            inner = inner.join(table(edge.other), on=on)
+        last = route[-1]
+        conds = [exp.EQ(this=col(ColRef(last.table, a)), expression=col(ColRef(last.other, b)))
+                 for a, b in zip(last.columns, last.other_columns)]
+        conds += [self.filter(f) for f in e.filters]
+        inner = inner.where(conjoin(conds))
+        ex = exp.Exists(this=inner)
+        return exp.Not(this=ex) if e.negate else ex
+
+    def measure(self, m: Measure) -> exp.Expression:
+        if m.share:
+            return self._share(m)
+        if m.func == "metric":
+            return self.ix.metrics[m.metric].aggregate.copy()
+        if m.func == "count":
+            return self._count(m)
+        c = col(ColRef(m.table, m.column))
+        if m.distinct and m.func == "sum":
+            c = exp.Distinct(expressions=[c])
+        return {"sum": exp.Sum, "avg": exp.Avg, "min": exp.Min, "max": exp.Max}[m.func](this=c)
+
+    def _count(self, m: Measure) -> exp.Expression:
+        pk = self.ix.tables[m.table].primary_key
+        if m.column:
+            target = col(ColRef(m.table, m.column))
+            return exp.Count(this=exp.Distinct(expressions=[target]) if m.distinct else target)
+        if self.p.keep_empty and m.table != self.root():
+            key = pk[0] if pk else next(iter(self.ix.tables[m.table].columns))
+            return exp.Count(this=col(ColRef(m.table, key)))
+        if len(pk) == 1 and (m.distinct or (not m.rows and self.has_child(m.table))):
+            return exp.Count(this=exp.Distinct(expressions=[col(ColRef(m.table, pk[0]))]))
+        return exp.Count(this=exp.Star())
+
+    def _share(self, m: Measure) -> exp.Expression:
+        cond = conjoin([self.filter(f) for f in m.share])
+        if m.func == "metric":
+            metric = self.ix.metrics[m.metric]
+            arg = metric.argument.copy()
+            mcond = metric.condition.copy() if metric.condition is not None else None
+            part_cond = conjoin([cond, mcond]) if mcond is not None else cond
+            part = exp.Sum(this=exp.Case(ifs=[exp.If(this=part_cond, true=arg.copy())], default=lit(0)))
+            whole_arg = exp.Case(ifs=[exp.If(this=mcond, true=arg.copy())], default=lit(0)) if mcond else arg
+            whole = exp.Sum(this=whole_arg)
+        else:
+            part = exp.Sum(this=exp.Case(ifs=[exp.If(this=cond, true=lit(1))], default=lit(0)))
+            whole = exp.Count(this=exp.Star())
+        return exp.Div(this=exp.Mul(this=exp.Literal.number("100.0"), expression=part), expression=whole)
+
+    def dim_outputs(self, d: Dim) -> tuple[exp.Expression, list[exp.Expression]]:
+        """(the column shown, the expressions grouped by) for one grouping."""
+        if d.kind == "entity":
+            t = self.ix.tables[d.table]
+            shown = col(ColRef(d.table, t.label or t.primary_key[0]))
+            keys = [col(ColRef(d.table, k)) for k in t.primary_key] + [shown.copy()]
+            return shown, keys
+        if d.kind == "grain":
+            ref = ColRef(d.table, d.column)
+            column = self.ix.column(d.table, d.column)
+            e = period_label(col(ref), d.unit, column.kind == "year")
+            return e, [e.copy()]
+        e = col(ColRef(d.table, d.column))
+        return e, [e.copy()]
+
+    def grain_ref(self, d: Dim) -> ColRef | None:
+        if d.table:
+            return ColRef(d.table, d.column)
+        date = default_date(self.ix, self.root())
+        return ColRef(date.table, date.name) if date else None
+
+    # ------------------------------------------------------------------ shapes
+
+    def select(self, filters: list[Filter] | None = None) -> exp.Select:
+        p = self.p
+        for d in p.dims:
+            if d.kind == "grain" and not d.table:
+                ref = self.grain_ref(d)
+                if ref is None:
+                    raise BuildError("no date column to place rows in periods")
+                d.table, d.column = ref.table, ref.column
+        projections: list[exp.Expression] = []
+        group: list[exp.Expression] = []
+        for n, d in enumerate(p.dims):
+            shown, keys = self.dim_outputs(d)
+            projections.append(exp.alias_(shown, _dim_alias(d, n)))
+            group.extend(keys)
+        select = exp.select(*projections) if projections else exp.Select()
+        select, _edges = self.source(select, filters)
+        for n, m in enumerate(p.measures):
+            select = select.select(exp.alias_(self.measure(m), _measure_alias(m, n)), append=True)
+        if not p.measures and p.rank is not None and p.rank.column is not None:
+            entity = self._entity_for_rank()
+            label = self.ix.tables[entity].label if entity else None
+            if label and not p.dims and ColRef(entity, label) != p.rank.column:
+                select = select.select(col(ColRef(entity, label)), append=True)
+            select = select.select(col(p.rank.column), append=True)
+        if not p.measures and p.projection:
+            select = select.select(*[col(c) for c in p.projection], append=True)
+            entity = p.projection[0].table
+            pk = self.ix.tables[entity].primary_key
+            if (p.having or any(self.has_child(t) or self._fans_out(entity) for t in [entity])) and pk:
+                group = [col(ColRef(entity, k)) for k in pk] + [col(c) for c in p.projection]
+        if not p.measures and not p.projection and p.having and p.subject and not p.dims:
+            t = self.ix.tables[p.subject]
+            shown = col(ColRef(p.subject, t.label or t.primary_key[0]))
+            select = select.select(shown, append=True)
+            group = [col(ColRef(p.subject, k)) for k in t.primary_key] + [shown.copy()]
+        where = self.where(filters)
+        if where is not None:
+            select = select.where(where)
+        if group and (p.measures or p.having or p.projection):
+            select = select.group_by(*group)
+        if p.having:
+            select = select.having(conjoin([self._having(h) for h in p.having]))
+        return self._order(select)
+
+    def _fans_out(self, entity: str) -> bool:
+        return self.has_child(entity)
+
+    def _entity_for_rank(self) -> str | None:
+        p = self.p
+        ent = next((d.table for d in p.dims if d.kind == "entity"), None)
+        return ent or (p.rank.column.table if p.rank and p.rank.column else p.subject)
+
+    def _having(self, h) -> exp.Expression:
+        m = h.measure
+        if m.func == "count" and not m.column:
+            pk = self.ix.tables[m.table].primary_key
+            e = exp.Count(this=exp.Distinct(expressions=[col(ColRef(m.table, pk[0]))])) if len(pk) == 1 \
+                else exp.Count(this=exp.Star())
+        else:
+            e = self.measure(m)
+        ops = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE, "=": exp.EQ}
+        return ops[h.op](this=e, expression=lit(h.number))
+
+    def _order(self, select: exp.Select) -> exp.Select:
+        p = self.p
+        if p.rank is not None:
+            if p.rank.column is not None and not p.measures:
+                key = col(p.rank.column)
+            elif p.measures:
+                key = exp.column(_measure_alias(p.measures[0], 0))
+            else:
+                return select
+            select = select.order_by(exp.Ordered(this=key, desc=p.rank.desc, nulls_first=not p.rank.desc))
+            if p.rank.limit:
+                select = select.limit(p.rank.limit)
+            return select
+        grains = [n for n, d in enumerate(p.dims) if d.kind == "grain"]
+        if grains:
+            keys = [exp.Ordered(this=exp.column(_dim_alias(p.dims[n], n)), nulls_first=True) for n in grains]
+            select = select.order_by(*keys)
+        return select
+
+    def _two_level(self, m: Measure) -> exp.Expression:
+        """Aggregate per row of ``m.per`` first, then average (or total) those."""
+        p = self.p
+        per = self.ix.tables[m.per]
+        inner_plan_dims = p.dims
+        inner = Builder(Plan(subject=p.subject, measures=[Measure(m.func, m.table, m.column, m.metric,
+                                                                  m.distinct)],
+                             dims=inner_plan_dims + [Dim("entity", m.per)], filters=p.filters,
+                             exists=p.exists, joins=p.joins | {m.per}), self.ix)
+        sub = inner.select()
+        sub.set("order", None)
+        value_alias = _measure_alias(m, 0)
+        outer_cols = [exp.column(_dim_alias(d, n)) for n, d in enumerate(p.dims)]
+        agg = {"avg": exp.Avg, "sum": exp.Sum, "max": exp.Max, "min": exp.Min}[m.outer](
+            this=exp.column(value_alias))
+        select = exp.select(*outer_cols, exp.alias_(agg, value_alias)).from_(sub.subquery("per_entity"))
+        if outer_cols:
+            select = select.group_by(*[c.copy() for c in outer_cols])
+        return self._order(select)
+
+    def _count_of_groups(self) -> exp.Expression:
+        p = self.p
+        inner = Builder(Plan(subject=p.subject, filters=p.filters, having=p.having, exists=p.exists,
+                             joins=p.joins), self.ix)
+        sub = inner.select()
+        return exp.select(exp.Count(this=exp.Star())).from_(sub.subquery("qualifying"))
+
+
+def _reads(cond: exp.Expression, table_name: str) -> bool:
+    return any(c.table == table_name for c in cond.find_all(exp.Column))
+
+
+def _dim_alias(d: Dim, n: int) -> str:
+    if d.kind == "grain":
+        return d.unit or "period"
+    return (d.column or d.table or f"d{n}").lower()
+
+
+def _measure_alias(m: Measure, n: int) -> str:
+    if m.metric:
+        base = m.metric.replace(" ", "_")
+    elif m.func == "count":
+        base = f"{m.table}_count" if not m.column else f"{m.column}_count"
+    else:
+        base = f"{m.func}_{m.column}"
+    if m.share:
+        base = f"{base}_share_pct"
+    return base if n == 0 else f"{base}_{n}"
+
+
+def period_bounds(lo: dt.date | None, hi: dt.date | None, unit: str) -> tuple[str | None, str | None]:
+    """Labels of the first and last ``unit`` periods of ``[lo, hi)``."""
+    first = period_text(lo, unit) if lo else None
+    last = period_text(hi - dt.timedelta(days=1), unit) if hi else None
+    return first, last

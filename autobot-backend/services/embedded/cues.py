@@ -1,0 +1,290 @@
+"""Analytic cue words, read before schema linking: aggregates, groupings, grains, rankings,
+comparisons, numeric thresholds and date phrases.
+
+The tokens a cue covers are withheld from linking, so "per month" is a grain, not the word
+"month" looked up among the columns.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from services.embedded.dates import DateSpec, find_dates
+from services.embedded.lexicon import (
+    ADVERB_GRAINS,
+    AVG_WORDS,
+    CHANGE_WORDS,
+    COMPARATORS,
+    INCLUDE_ZERO,
+    MAX_WORDS,
+    MIN_WORDS,
+    NUMBER_WORDS,
+    PCT_CHANGE_WORDS,
+    PERCENT_WORDS,
+    PERIOD_ABBREV,
+    SUPERLATIVE_HINTS,
+    TIME_UNITS,
+    Token,
+    parse_number,
+)
+
+_UNIT_WORDS = {"day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month", "months": "month",
+               "quarter": "quarter", "quarters": "quarter", "year": "year", "years": "year"}
+_AGAINST = {"compared", "compare", "vs", "versus", "than", "from", "to", "with", "over", "against", "on"}
+_GRAIN_LEAD = {"per", "by", "each", "every", "a", "an", "for", "over"}
+_SUPERLATIVES = (MAX_WORDS | MIN_WORDS | set(SUPERLATIVE_HINTS)) - {"top", "bottom", "overall"}
+
+
+@dataclass(frozen=True)
+class Agg:
+    func: str
+    """``count``, ``sum``, ``avg``, ``min`` or ``max``."""
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Threshold:
+    op: str
+    number: float
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Superlative:
+    desc: bool
+    start: int
+    end: int
+    limit: int | None
+    explicit_limit: bool
+    hint: str | None = None
+    """A measure the word itself names ("cheapest" -> price), if any."""
+
+
+@dataclass
+class Cues:
+    dates: list[DateSpec] = field(default_factory=list)
+    grains: list[tuple[str, int, int]] = field(default_factory=list)
+    """(unit, start, end) of "monthly", "per quarter", "each year"..."""
+    compare_unit: str | None = None
+    compare_pct: bool = False
+    change: bool = False
+    aggs: list[Agg] = field(default_factory=list)
+    thresholds: list[Threshold] = field(default_factory=list)
+    superlatives: list[Superlative] = field(default_factory=list)
+    percent: bool = False
+    include_zero: bool = False
+    distinct: bool = False
+    skip: set[int] = field(default_factory=set)
+
+    def date_tokens(self) -> set[int]:
+        return {i for d in self.dates for i in range(d.start, d.end)}
+
+
+def scan(tokens: list[Token], text: str) -> Cues:
+    cues = Cues()
+    cues.dates = find_dates(tokens)
+    cues.skip |= cues.date_tokens()
+    lows = [t.low for t in tokens]
+    _scan_compare(tokens, lows, cues)
+    _scan_grains(tokens, lows, cues)
+    _scan_thresholds(tokens, lows, cues)
+    _scan_aggs(tokens, lows, cues)
+    _scan_superlatives(tokens, lows, cues)
+    cues.percent = any(w in PERCENT_WORDS for w in lows) and not (cues.change or cues.compare_unit)
+    if cues.percent:
+        cues.skip |= {i for i, w in enumerate(lows) if w in PERCENT_WORDS}
+    cues.include_zero = bool(INCLUDE_ZERO.search(text))
+    cues.distinct = any(w in ("distinct", "unique", "different") for w in lows)
+    return cues
+
+
+def _scan_compare(tokens: list[Token], lows: list[str], cues: Cues) -> None:
+    stems = [t.stem for t in tokens]
+    cues.change = any(s in CHANGE_WORDS or w in CHANGE_WORDS for s, w in zip(stems, lows))
+    cues.compare_pct = any(s in PCT_CHANGE_WORDS or w in PCT_CHANGE_WORDS for s, w in zip(stems, lows))
+    for i, w in enumerate(lows):
+        m = re.fullmatch(r"(day|week|month|quarter|year)-(?:over|on|to|vs)-\1", w)
+        if m:
+            cues.compare_unit = m[1]
+            cues.skip.add(i)
+        elif w in PERIOD_ABBREV:
+            cues.compare_unit = PERIOD_ABBREV[w]
+            cues.skip.add(i)
+        elif (w in _UNIT_WORDS and i + 2 < len(lows) and lows[i + 1] in ("over", "on", "to", "vs")
+              and _UNIT_WORDS.get(lows[i + 2]) == _UNIT_WORDS[w]):
+            cues.compare_unit = _UNIT_WORDS[w]
+            cues.skip |= {i, i + 1, i + 2}
+    for i, w in enumerate(lows):
+        if (w in ("previous", "prior", "preceding", "last") and i + 1 < len(lows) and lows[i + 1] in _UNIT_WORDS
+                and cues.change and any(x in _AGAINST for x in lows[max(0, i - 4):i])):
+            # "compared with the previous month" names the comparison, not a window of dates
+            cues.compare_unit = cues.compare_unit or _UNIT_WORDS[lows[i + 1]]
+            for d in [d for d in cues.dates if d.start <= i < d.end]:
+                cues.dates.remove(d)
+                cues.skip -= set(range(d.start, d.end))
+            cues.skip |= {i, i + 1}
+    if cues.compare_unit:
+        cues.change = True
+
+
+def _scan_grains(tokens: list[Token], lows: list[str], cues: Cues) -> None:
+    for i, w in enumerate(lows):
+        if i in cues.skip:
+            continue
+        if w in ADVERB_GRAINS:
+            cues.grains.append((TIME_UNITS[w], i, i + 1))
+            cues.skip.add(i)
+        elif w in _UNIT_WORDS and i > 0 and lows[i - 1] in _GRAIN_LEAD and i - 1 not in cues.skip:
+            start = i - 1
+            if lows[i - 1] == "each" and i > 1 and lows[i - 2] in ("for", "in"):
+                start = i - 2
+            if lows[i - 1] in ("a", "an", "for", "over") and not (i > 1 and lows[i - 2] in ("per", "times")):
+                if lows[i - 1] in ("a", "an", "for", "over"):
+                    continue
+            cues.grains.append((_UNIT_WORDS[w], start, i + 1))
+            cues.skip |= set(range(start, i + 1))
+        elif w in _UNIT_WORDS and i + 2 < len(lows) and lows[i + 1] == "by" and lows[i + 2] == w:
+            cues.grains.append((_UNIT_WORDS[w], i, i + 3))
+            cues.skip |= {i, i + 1, i + 2}
+
+
+def _number_at(tokens: list[Token], i: int) -> float | None:
+    if i >= len(tokens):
+        return None
+    tok = tokens[i]
+    if tok.kind == "number" and re.fullmatch(r"\d{4}-\d{2}(-\d{2})?", tok.low):
+        return None
+    return parse_number(tok) if tok.kind == "number" or tok.low in NUMBER_WORDS else None
+
+
+def _scan_thresholds(tokens: list[Token], lows: list[str], cues: Cues) -> None:
+    i, n = 0, len(lows)
+    while i < n:
+        matched = False
+        for words, op in COMPARATORS:
+            k = len(words)
+            if words[0] in ("or",):
+                continue
+            if tuple(lows[i:i + k]) == words and i + k < n and i + k not in cues.skip:
+                j = i + k
+                if lows[j] == "$":
+                    j += 1
+                number = _number_at(tokens, j)
+                if number is not None and tokens[j].low not in ("a", "one") or (
+                        number is not None and tokens[j].kind == "number"):
+                    cues.thresholds.append(Threshold(op, number, i, j + 1))
+                    cues.skip |= set(range(i, j + 1))
+                    i = j + 1
+                    matched = True
+                    break
+        if matched:
+            continue
+        number = _number_at(tokens, i) if i not in cues.skip and tokens[i].kind == "number" else None
+        if number is not None and i + 2 < n and lows[i + 1] == "or" and lows[i + 2] in ("more", "less", "fewer"):
+            op = ">=" if lows[i + 2] == "more" else "<="
+            cues.thresholds.append(Threshold(op, number, i, i + 3))
+            cues.skip |= {i, i + 1, i + 2}
+            i += 3
+            continue
+        if (number is not None and i + 2 < n and lows[i + 1] == "or" and lows[i + 2] in ("above", "over")):
+            cues.thresholds.append(Threshold(">=", number, i, i + 3))
+            cues.skip |= {i, i + 1, i + 2}
+            i += 3
+            continue
+        if lows[i] == "between" and i + 3 < n and i not in cues.skip:
+            a, b = _number_at(tokens, i + 1), _number_at(tokens, i + 3)
+            if a is not None and b is not None and lows[i + 2] == "and":
+                cues.thresholds.append(Threshold(">=", a, i, i + 4))
+                cues.thresholds.append(Threshold("<=", b, i, i + 4))
+                cues.skip |= set(range(i, i + 4))
+                i += 4
+                continue
+        i += 1
+
+
+def _scan_aggs(tokens: list[Token], lows: list[str], cues: Cues) -> None:
+    n = len(lows)
+    for i, w in enumerate(lows):
+        if i in cues.skip:
+            continue
+        if w == "how" and i + 1 < n and lows[i + 1] == "many":
+            cues.aggs.append(Agg("count", i, i + 2))
+        elif w == "how" and i + 1 < n and lows[i + 1] == "much":
+            cues.aggs.append(Agg("sum", i, i + 2))
+        elif w == "number" and i + 1 < n and lows[i + 1] == "of":
+            cues.aggs.append(Agg("count", i, i + 2))
+        elif w in ("count", "counts", "tally") and not (i > 0 and lows[i - 1] in ("page", "word")):
+            cues.aggs.append(Agg("count", i, i + 1))
+        elif w in ("total", "sum", "combined", "cumulative") and not (i + 1 < n and lows[i + 1] == "number"):
+            cues.aggs.append(Agg("sum", i, i + 1))
+        elif w in AVG_WORDS:
+            cues.aggs.append(Agg("avg", i, i + 1))
+        elif w in ("maximum", "max", "highest", "largest", "biggest", "greatest", "peak") or (
+                w == "most" and i + 1 < n and lows[i + 1] == "expensive"):
+            cues.aggs.append(Agg("max", i, i + 1))
+        elif w in ("minimum", "min", "lowest", "smallest", "cheapest") or (
+                w == "least" and i + 1 < n and lows[i + 1] == "expensive"):
+            cues.aggs.append(Agg("min", i, i + 1))
+
+
+def _scan_superlatives(tokens: list[Token], lows: list[str], cues: Cues) -> None:
+    n = len(lows)
+    i = 0
+    while i < n:
+        w = lows[i]
+        if i in cues.skip:
+            i += 1
+            continue
+        if w in ("top", "bottom", "first", "last") and i + 1 < n:
+            number = _number_at(tokens, i + 1)
+            if number is not None and number == int(number) and i + 1 not in cues.skip:
+                desc = w in ("top", "first")
+                end = i + 2
+                hint_desc, hint, end = _following_superlative(lows, end, desc)
+                cues.superlatives.append(Superlative(hint_desc, i, end, int(number), True, hint))
+                cues.skip |= set(range(i, end))
+                i = end
+                continue
+            if w in ("top", "bottom") and lows[i + 1] not in ("of",):
+                desc = w == "top"
+                hint_desc, hint, end = _following_superlative(lows, i + 1, desc)
+                cues.superlatives.append(Superlative(hint_desc, i, end, None, False, hint))
+                cues.skip |= set(range(i, end))
+                i = end
+                continue
+        number = _number_at(tokens, i)
+        if (number is not None and tokens[i].kind == "number" and i + 1 < n and lows[i + 1] in _SUPERLATIVES
+                and number == int(number) and 0 < number < 1000):
+            desc, hint, end = _following_superlative(lows, i + 1, True)
+            cues.superlatives.append(Superlative(desc, i, end, int(number), True, hint))
+            cues.skip |= set(range(i, end))
+            i = end
+            continue
+        if w in _SUPERLATIVES and not (i + 1 < n and lows[i + 1] == "of"):
+            desc, hint, end = _following_superlative(lows, i, True)
+            start = i - 1 if i > 0 and lows[i - 1] == "the" else i
+            cues.superlatives.append(Superlative(desc, start, end, None, False, hint))
+            i = end
+            continue
+        i += 1
+
+
+def _following_superlative(lows: list[str], i: int, default_desc: bool) -> tuple[bool, str | None, int]:
+    """Direction and measure hint of a superlative at ``i`` ("most expensive", "cheapest", "least")."""
+    if i >= len(lows):
+        return default_desc, None, i
+    w = lows[i]
+    if w in ("most", "least") and i + 1 < len(lows) and lows[i + 1] in SUPERLATIVE_HINTS:
+        d, hint = SUPERLATIVE_HINTS[lows[i + 1]]
+        return (d if w == "most" else not d), hint, i + 2
+    if w in SUPERLATIVE_HINTS:
+        d, hint = SUPERLATIVE_HINTS[w]
+        return d, hint, i + 1
+    if w in MAX_WORDS:
+        return True, None, i + 1
+    if w in MIN_WORDS:
+        return False, None, i + 1
+    return default_desc, None, i

@@ -1,0 +1,223 @@
+"""Date phrases: years, quarters, halves, months, ISO days, ranges, and windows relative to the data.
+
+Every absolute phrase becomes a half-open range ``[lo, hi)`` of calendar days, so "in Q3 2024"
+is ``>= 2024-07-01 AND < 2024-10-01`` (portable, and right at both period boundaries).
+"Last N months" has no fixed dates: it is relative to the latest date in the data, which only the
+database knows, so it stays symbolic (:class:`Relative`) until the SQL is built.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+
+from services.embedded.lexicon import MONTHS, NUMBER_WORDS, Token
+
+_ISO = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+_ISO_MONTH = re.compile(r"^(\d{4})-(\d{2})$")
+_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
+             "last": 4, "final": 4}
+_UNITS = {"day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month", "months": "month",
+          "quarter": "quarter", "quarters": "quarter", "year": "year", "years": "year"}
+_RECENT = {"last", "past", "previous", "recent", "latest", "trailing", "most"}
+
+
+@dataclass(frozen=True)
+class Period:
+    lo: dt.date
+    hi: dt.date
+    """Exclusive end."""
+    grain: str
+    """``day``, ``month``, ``quarter``, ``half``, ``year``: what the phrase named."""
+
+
+@dataclass(frozen=True)
+class Relative:
+    unit: str
+    n: int
+
+
+@dataclass(frozen=True)
+class DateSpec:
+    start: int
+    end: int
+    """Token span ``[start, end)`` of the whole phrase, cue words included."""
+    lo: dt.date | None = None
+    hi: dt.date | None = None
+    relative: Relative | None = None
+    period: Period | None = None
+    """The single named period, when the phrase is exactly one (for period comparisons)."""
+    parts: tuple[Period, ...] = ()
+    """Both ends of "between X and Y" / "from X to Y", which a comparison reads as two periods."""
+
+
+def _year(tok: Token) -> int | None:
+    if tok.kind == "number" and re.fullmatch(r"(19|20)\d\d", tok.low):
+        return int(tok.low)
+    return None
+
+
+def _month_end(year: int, month: int) -> dt.date:
+    return dt.date(year + (month == 12), month % 12 + 1, 1)
+
+
+def _period_at(tokens: list[Token], i: int) -> tuple[Period, int] | None:
+    """A named period starting at token ``i``: returns it and the index after it."""
+    n = len(tokens)
+    t = tokens[i]
+    low = t.low
+    m = _ISO.match(low)
+    if t.kind == "number" and m:
+        day = dt.date(int(m[1]), int(m[2]), int(m[3]))
+        return Period(day, day + dt.timedelta(days=1), "day"), i + 1
+    m = _ISO_MONTH.match(low)
+    if t.kind == "number" and m and 1 <= int(m[2]) <= 12:
+        y, mo = int(m[1]), int(m[2])
+        return Period(dt.date(y, mo, 1), _month_end(y, mo), "month"), i + 1
+    year = _year(t)
+    if year is not None:
+        return Period(dt.date(year, 1, 1), dt.date(year + 1, 1, 1), "year"), i + 1
+    # "Q3 2024", "Q3 of 2024", "2024 Q3"
+    qm = re.fullmatch(r"q([1-4])", low)
+    hm = re.fullmatch(r"h([12])", low)
+    j = i + 1
+    if j < n and tokens[j].low == "of":
+        j += 1
+    if (qm or hm) and j < n and _year(tokens[j]) is not None:
+        y = _year(tokens[j])
+        if qm:
+            q = int(qm[1])
+            return Period(dt.date(y, 3 * q - 2, 1), _month_end(y, 3 * q), "quarter"), j + 1
+        h = int(hm[1])
+        return Period(dt.date(y, 6 * h - 5, 1), _month_end(y, 6 * h), "half"), j + 1
+    # "the third quarter of 2024", "first half of 2024"
+    if low in _ORDINALS and i + 1 < n and tokens[i + 1].low in ("quarter", "half"):
+        j = i + 2
+        if j < n and tokens[j].low in ("of", "in"):
+            j += 1
+        if j < n and _year(tokens[j]) is not None:
+            y, k = _year(tokens[j]), _ORDINALS[low]
+            if tokens[i + 1].low == "quarter":
+                return Period(dt.date(y, 3 * k - 2, 1), _month_end(y, 3 * k), "quarter"), j + 1
+            k = min(k, 2)
+            return Period(dt.date(y, 6 * k - 5, 1), _month_end(y, 6 * k), "half"), j + 1
+    # "March 2024", "March of 2024", "March 5, 2024"
+    if t.kind == "word" and low in MONTHS and (low != "may" or t.text[0].isupper()):
+        mo = MONTHS[low]
+        j = i + 1
+        if j < n and tokens[j].low == "of":
+            j += 1
+        if j < n and _year(tokens[j]) is not None:
+            y = _year(tokens[j])
+            return Period(dt.date(y, mo, 1), _month_end(y, mo), "month"), j + 1
+        if j < n and tokens[j].kind == "number" and tokens[j].low.isdigit() and 1 <= int(tokens[j].low) <= 31:
+            k = j + 1
+            if k < n and tokens[k].low == ",":
+                k += 1
+            if k < n and _year(tokens[k]) is not None:
+                day = dt.date(_year(tokens[k]), mo, int(tokens[j].low))
+                return Period(day, day + dt.timedelta(days=1), "day"), k + 1
+    return None
+
+
+def _relative_at(tokens: list[Token], i: int) -> tuple[Relative, int, int] | None:
+    """``last 3 months`` / ``the past year`` / ``this month``: (relative, start, end)."""
+    n = len(tokens)
+    t = tokens[i]
+    if t.low not in _RECENT and t.low not in ("this", "current"):
+        return None
+    j = i + 1
+    if t.low == "most" and j < n and tokens[j].low == "recent":
+        j += 1
+    count = 1
+    if j < n and (tokens[j].low.isdigit() or tokens[j].low in NUMBER_WORDS):
+        count = int(tokens[j].low) if tokens[j].low.isdigit() else NUMBER_WORDS[tokens[j].low]
+        j += 1
+    if j < n and tokens[j].low in _UNITS and count > 0:
+        return Relative(_UNITS[tokens[j].low], count), i, j + 1
+    return None
+
+
+def find_dates(tokens: list[Token]) -> list[DateSpec]:
+    """Every date phrase in the question, left to right, with the tokens it covers.
+
+    Example:
+        >>> from services.embedded.lexicon import tokenize
+        >>> [(s.lo.isoformat(), s.hi.isoformat()) for s in find_dates(tokenize("orders in Q3 2024"))]
+        [('2024-07-01', '2024-10-01')]
+    """
+    out: list[DateSpec] = []
+    i, n = 0, len(tokens)
+    while i < n:
+        low = tokens[i].low
+        start = i - 1 if i > 0 and tokens[i - 1].low in ("the",) else i
+        rel = _relative_at(tokens, i)
+        if rel is not None:
+            relative, s, e = rel
+            s = s - 1 if s > 0 and tokens[s - 1].low in ("the",) else s
+            s = s - 1 if s > 0 and tokens[s - 1].low in ("in", "over", "during", "for", "within") else s
+            out.append(DateSpec(s, e, relative=relative))
+            i = e
+            continue
+        if low in ("between", "from") and i + 1 < n:
+            first = _period_at(tokens, i + 1)
+            if first is not None:
+                p1, j = first
+                if j < n and tokens[j].low in ("and", "to", "through", "until", "till", "-"):
+                    second = _period_at(tokens, j + 1)
+                    if second is not None:
+                        p2, k = second
+                        out.append(DateSpec(i, k, lo=p1.lo, hi=p2.hi, parts=(p1, p2)))
+                        i = k
+                        continue
+                if low == "from":
+                    out.append(DateSpec(i, j, lo=p1.lo))
+                    i = j
+                    continue
+        if low in ("since", "after", "before", "until", "till", "through", "starting", "prior") and i + 1 < n:
+            k = i + 1
+            if low == "prior" and tokens[k].low == "to":
+                k += 1
+            if low == "starting" and tokens[k].low in ("in", "from", "on"):
+                k += 1
+            found = _period_at(tokens, k) if k < n else None
+            if found is not None:
+                p, j = found
+                if low in ("since", "starting"):
+                    spec = DateSpec(i, j, lo=p.lo)
+                elif low == "after":
+                    spec = DateSpec(i, j, lo=p.hi)
+                elif low in ("before", "prior"):
+                    spec = DateSpec(i, j, hi=p.lo)
+                else:
+                    spec = DateSpec(i, j, hi=p.hi)
+                out.append(spec)
+                i = j
+                continue
+        found = _period_at(tokens, i)
+        if found is not None:
+            p, j = found
+            s = start
+            if s > 0 and tokens[s - 1].low in ("in", "during", "for", "of", "on", "within", "throughout"):
+                s -= 1
+            elif tokens[i - 1].low in ("in", "during", "for", "of", "on", "within", "throughout") and i > 0:
+                s = i - 1
+            out.append(DateSpec(s, j, lo=p.lo, hi=p.hi, period=p))
+            i = j
+            continue
+        i += 1
+    return out
+
+
+def label(day: dt.date, unit: str) -> str:
+    """The period label of ``day`` in the format the generated SQL uses for ``unit``."""
+    if unit == "year":
+        return f"{day.year:04d}"
+    if unit == "quarter":
+        return f"{day.year:04d}-Q{(day.month + 2) // 3}"
+    if unit == "month":
+        return f"{day.year:04d}-{day.month:02d}"
+    if unit == "week":
+        return day.strftime("%Y-%W")
+    return day.isoformat()

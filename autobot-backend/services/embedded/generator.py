@@ -1,0 +1,77 @@
+"""``EmbeddedGenerator``: the built-in offline NL-to-SQL generator (``embedded-v1``).
+
+Question -> screens (write, injection, chit-chat) -> cue words -> schema linking -> unlinked-term
+screen -> plan -> SQL rendered by sqlglot for the schema's dialect. Deterministic, offline, no
+model: the same question over the same schema gives the same SQL, or the same refusal.
+"""
+
+from __future__ import annotations
+
+from sqlglot.errors import SqlglotError
+
+from services.embedded.build import Builder, BuildError
+from services.embedded.cues import scan
+from services.embedded.index import index_for
+from services.embedded.intent import Unclear, interpret
+from services.embedded.lexicon import tokenize
+from services.embedded.linking import link
+from services.embedded.refusal import Refusal, screen, unlinked_terms
+from services.schema_context import SchemaContext
+from services.sql_generation import Generation
+
+NAME = "embedded-v1"
+MAX_QUESTION_CHARS = 1000
+
+
+class EmbeddedGenerator:
+    """Schema-linking NL-to-SQL baseline; implements :class:`services.sql_generation.SQLGenerator`."""
+
+    name = NAME
+    model = NAME
+
+    def generate(self, question: str, schema: SchemaContext) -> Generation:
+        outcome = self.explain(question, schema)
+        if isinstance(outcome, Refusal):
+            return Generation.refuse(f"{_LABELS[outcome.kind]}: {outcome.reason}")
+        return Generation(sql=outcome)
+
+    def explain(self, question: str, schema: SchemaContext) -> str | Refusal:
+        """The SQL for ``question``, or the :class:`Refusal` with its kind (for tests and reports)."""
+        if not isinstance(question, str) or len(question) > MAX_QUESTION_CHARS:
+            return Refusal("unclear", "the question is missing or too long")
+        early = screen(question)
+        if early is not None:
+            return early
+        if not schema.tables:
+            return Refusal("out_of_schema", "the database has no tables")
+        index = index_for(schema)
+        tokens = tokenize(question)
+        cues = scan(tokens, question)
+        linked = link(tokens, index, cues.skip)
+        if not linked.links:
+            if any(t.kind == "word" for t in tokens):
+                missing = unlinked_terms(tokens, linked)
+                if missing is not None:
+                    return missing
+            return Refusal("unclear", "it does not name anything this database holds (no table, column, "
+                                      "value or metric); say what to count, add up or list")
+        missing = unlinked_terms(tokens, linked)
+        if missing is not None:
+            return missing
+        plan = interpret(tokens, linked, cues, index)
+        if isinstance(plan, Unclear):
+            return Refusal("unclear", plan.reason)
+        try:
+            tree = Builder(plan, index).build()
+            return tree.sql(dialect=index.dialect)
+        except (BuildError, SqlglotError, KeyError, IndexError, TypeError, ValueError) as e:
+            return Refusal("unclear", f"no query could be built with confidence ({type(e).__name__}: {e})")
+
+
+_LABELS = {
+    "write": "declined (write request)",
+    "injection": "declined (instruction in the question)",
+    "non_analytical": "declined (not a question about the data)",
+    "out_of_schema": "declined (not in this database)",
+    "unclear": "declined (cannot read the question with confidence)",
+}

@@ -1,0 +1,263 @@
+"""The per-schema index: what every table and column means, in stems, built once per schema.
+
+Built from the live :class:`SchemaContext` only (names, types, comments, foreign keys, sampled
+values) and cached by the context's identity and content, so a question costs a few dictionary
+lookups, not a pass over the schema.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from services.embedded.lexicon import (
+    DATE_STEMS,
+    GENERAL_STEMS,
+    GENERAL_WORDS,
+    GENERIC_COLUMN_STEMS,
+    stem,
+    stems_of,
+    tokenize,
+)
+from services.embedded.metrics import Metric, parse_metrics
+from services.schema_context import SchemaContext
+
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+_LINE_HEADS = ("item", "line", "entry", "detail", "row")
+_LABEL_NAMES = ("name", "title", "full_name", "label", "display_name")
+
+
+@dataclass(frozen=True)
+class Column:
+    table: str
+    name: str
+    kind: str
+    """``key`` (identifier), ``int``, ``number``, ``date``, ``year`` (an integer year), ``bool`` or ``text``."""
+    nullable: bool
+    primary_key: bool
+    references: str | None
+    """The table this column points to, when it is a foreign key."""
+    stems: tuple[str, ...]
+    comment_stems: frozenset[str]
+    comment: str
+    values: tuple[str, ...]
+    values_complete: bool
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.table}.{self.name}"
+
+    @property
+    def measurable(self) -> bool:
+        return self.kind in ("int", "number")
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A foreign key as a join: ``table.columns = other.other_columns``."""
+
+    table: str
+    columns: tuple[str, ...]
+    other: str
+    other_columns: tuple[str, ...]
+
+
+@dataclass
+class Table:
+    name: str
+    stems: tuple[str, ...]
+    columns: dict[str, Column]
+    primary_key: tuple[str, ...]
+    label: str | None
+    comment_stems: frozenset[str] = frozenset()
+
+    def dates(self) -> list[Column]:
+        return [c for c in self.columns.values() if c.kind == "date"]
+
+
+@dataclass(frozen=True)
+class Concept:
+    """Something a span of the question can mean."""
+
+    kind: str
+    """``table``, ``column``, ``value`` or ``metric``."""
+    table: str | None = None
+    column: str | None = None
+    value: str | None = None
+    metric: str | None = None
+    strength: float = 1.0
+    """How directly the words name it: 1.0 for its full name, less for a part or its comment."""
+
+
+@dataclass
+class SchemaIndex:
+    dialect: str
+    tables: dict[str, Table]
+    metrics: dict[str, Metric]
+    edges: dict[str, list[Edge]]
+    phrases: dict[tuple[str, ...], list[Concept]] = field(default_factory=dict)
+    """Stem sequences of names, parts of names, comments and values -> what they can mean."""
+    value_words: dict[str, list[Concept]] = field(default_factory=dict)
+    """First stem of every sampled value, for prefix and fuzzy matching."""
+    max_phrase: int = 4
+
+    def column(self, table: str, name: str) -> Column:
+        return self.tables[table].columns[name]
+
+    def columns(self) -> list[Column]:
+        return [c for t in self.tables.values() for c in t.columns.values()]
+
+
+def _kind(type_name: str, name: str, pk: bool, fk: str | None, values: tuple[str, ...]) -> str:
+    t = type_name.upper()
+    words = [w.lower() for w in re.split(r"[^A-Za-z0-9]+", name) if w]
+    if pk or fk or (words and words[-1] in ("id", "uuid", "key")):
+        return "key"
+    if "BOOL" in t:
+        return "bool"
+    if any(k in t for k in ("DATE", "TIME")):
+        return "date"
+    if any(k in t for k in ("INT", "SERIAL")):
+        return "year" if words and words[-1] in ("year", "yr") else "int"
+    if any(k in t for k in ("NUM", "DEC", "REAL", "FLOA", "DOUB", "MONEY")):
+        return "number"
+    if values and all(_ISO_DATE.match(v) for v in values):
+        return "date"
+    return "text"
+
+
+def _content_stems(text: str) -> frozenset[str]:
+    first = re.split(r"(?<=[.;])\s|\[", text or "", maxsplit=1)[0]
+    return frozenset(t.stem for t in tokenize(first)
+                     if t.kind == "word" and t.low not in GENERAL_WORDS and len(t.low) > 2)
+
+
+def _comment_pairs(text: str) -> list[tuple[str, str]]:
+    """Adjacent word pairs of a comment's first clause ("list price"), its most specific phrases."""
+    first = re.split(r"(?<=[.;,:(])\s|\[", text or "", maxsplit=1)[0]
+    words = [t for t in tokenize(first) if t.kind == "word"]
+    return [(a.stem, b.stem) for a, b in zip(words, words[1:])
+            if len(a.low) > 2 and len(b.low) > 2 and b.low not in GENERAL_WORDS
+            and (a.low not in GENERAL_WORDS or a.low in ("list", "unit", "total"))]
+
+
+def _comment_head(text: str) -> str | None:
+    """The first content word of a comment: usually the noun the column measures ("Units ...")."""
+    for t in tokenize(text or ""):
+        if t.kind == "word" and t.low not in GENERAL_WORDS and len(t.low) > 2:
+            return t.stem
+    return None
+
+
+def _label(name: str, cols: dict[str, Column]) -> str | None:
+    singular = stem(name)
+    for cand in _LABEL_NAMES + (f"{singular}_name", f"{name}_name"):
+        if cand in cols:
+            return cand
+    texts = [c for c in cols.values() if c.kind == "text"]
+    return texts[0].name if texts else None
+
+
+@lru_cache(maxsize=32)
+def _build(schema: SchemaContext) -> SchemaIndex:
+    tables: dict[str, Table] = {}
+    edges: dict[str, list[Edge]] = defaultdict(list)
+    for info in schema.tables:
+        fk_of = {fk.columns[0]: fk.ref_table for fk in info.foreign_keys if len(fk.columns) == 1}
+        cols: dict[str, Column] = {}
+        for c in info.columns:
+            ref = fk_of.get(c.name)
+            cols[c.name] = Column(
+                table=info.name, name=c.name, kind=_kind(c.type, c.name, c.primary_key, ref, c.values),
+                nullable=c.nullable, primary_key=c.primary_key, references=ref, stems=stems_of(c.name),
+                comment_stems=_content_stems(c.comment), comment=c.comment or "", values=tuple(c.values),
+                values_complete=c.values_complete)
+        pk = tuple(c.name for c in info.columns if c.primary_key)
+        tables[info.name] = Table(info.name, stems_of(info.name), cols, pk, _label(info.name, cols),
+                                  _content_stems(info.comment))
+        for fk in info.foreign_keys:
+            if fk.ref_table == info.name:
+                continue  # self-references are not join paths between tables
+            edges[info.name].append(Edge(info.name, fk.columns, fk.ref_table, fk.ref_columns))
+            edges[fk.ref_table].append(Edge(fk.ref_table, fk.ref_columns, info.name, fk.columns))
+    metrics = {m.name.lower(): m for m in parse_metrics(schema)}
+    index = SchemaIndex(schema.dialect or "sqlite", tables, metrics, dict(edges))
+    _index_phrases(index)
+    return index
+
+
+def _add(index: SchemaIndex, phrase: tuple[str, ...], concept: Concept) -> None:
+    if not phrase:
+        return
+    bucket = index.phrases.setdefault(phrase, [])
+    for i, old in enumerate(bucket):
+        if (old.kind, old.table, old.column, old.value, old.metric) == (
+                concept.kind, concept.table, concept.column, concept.value, concept.metric):
+            if concept.strength > old.strength:
+                bucket[i] = concept
+            return
+    bucket.append(concept)
+
+
+def _index_phrases(index: SchemaIndex) -> None:
+    for metric in index.metrics.values():
+        _add(index, metric.stems, Concept("metric", table=metric.base_table, metric=metric.name.lower()))
+    for table in index.tables.values():
+        _add(index, table.stems, Concept("table", table=table.name))
+        if len(table.stems) > 1:
+            _add(index, table.stems[-1:], Concept("table", table=table.name, strength=0.7))
+            if table.stems[-1] in _LINE_HEADS:
+                # "order_items" is also spoken of as order lines, entries, details
+                for head in _LINE_HEADS:
+                    _add(index, table.stems[:-1] + (head,), Concept("table", table=table.name, strength=0.95))
+        for col in table.columns.values():
+            _index_column(index, table, col)
+
+
+def _index_column(index: SchemaIndex, table: Table, col: Column) -> None:
+    meaningful = tuple(s for s in col.stems if s not in GENERIC_COLUMN_STEMS)
+    if col.kind == "key" and not col.primary_key and col.references and meaningful:
+        # A foreign key named after what it points at ("referred_by") still names a relationship.
+        if set(meaningful) - set(index.tables[col.references].stems):
+            _add(index, meaningful, Concept("column", table.name, col.name, strength=0.9))
+            for s in meaningful:
+                if s not in GENERAL_STEMS and s not in index.tables[col.references].stems:
+                    _add(index, (s,), Concept("column", table.name, col.name, strength=0.8))
+        return
+    if col.kind == "key":
+        return
+    concept = lambda s: Concept("column", table.name, col.name, strength=s)  # noqa: E731
+    _add(index, col.stems, concept(1.0))
+    if meaningful and meaningful != col.stems:
+        _add(index, meaningful, concept(1.0))
+    core = tuple(s for s in meaningful if s not in table.stems and not (col.kind == "date" and s in DATE_STEMS))
+    if core and core != meaningful:
+        _add(index, core, concept(0.9))
+    for s in dict.fromkeys(meaningful):
+        if s in GENERAL_STEMS and s not in DATE_STEMS:
+            continue
+        _add(index, (s,), concept(0.8 if s == meaningful[-1] else 0.5))
+    head = _comment_head(col.comment)
+    for s in sorted(col.comment_stems - set(table.stems)):
+        _add(index, (s,), concept(0.65 if s == head else 0.4))
+    for pair in _comment_pairs(col.comment):
+        if pair != col.stems and not set(pair) & set(table.stems):
+            _add(index, pair, concept(0.75))
+    for value in col.values:
+        vstems = tuple(t.stem for t in tokenize(value) if t.kind in ("word", "number"))
+        if not vstems:
+            continue
+        strength = 1.0 if col.values_complete else 0.95
+        _add(index, vstems, Concept("value", table.name, col.name, value=value, strength=strength))
+        low = tuple(t.low for t in tokenize(value) if t.kind in ("word", "number"))
+        if low != vstems:
+            _add(index, low, Concept("value", table.name, col.name, value=value, strength=strength))
+        index.value_words.setdefault(vstems[0], []).append(
+            Concept("value", table.name, col.name, value=value, strength=strength))
+
+
+def index_for(schema: SchemaContext) -> SchemaIndex:
+    """The cached index of ``schema`` (built on first use; contexts are frozen, so hashable)."""
+    return _build(schema)

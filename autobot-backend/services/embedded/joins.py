@@ -1,0 +1,117 @@
+"""Join paths along foreign keys: shortest paths, the tree that connects a query's tables, and
+which date column a table's rows are dated by.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from services.embedded.index import Column, Edge, SchemaIndex
+
+
+def path(index: SchemaIndex, start: str, goal: str) -> list[Edge] | None:
+    """The shortest foreign-key path from ``start`` to ``goal`` (breadth first, deterministic)."""
+    if start == goal:
+        return []
+    seen = {start}
+    queue: deque[tuple[str, list[Edge]]] = deque([(start, [])])
+    while queue:
+        table, edges = queue.popleft()
+        for edge in index.edges.get(table, ()):
+            if edge.other in seen:
+                continue
+            route = edges + [edge]
+            if edge.other == goal:
+                return route
+            seen.add(edge.other)
+            queue.append((edge.other, route))
+    return None
+
+
+def distance(index: SchemaIndex, a: str, b: str) -> int:
+    """Number of joins between two tables; -1 when they are not connected."""
+    route = path(index, a, b)
+    return -1 if route is None else len(route)
+
+
+def join_tree(index: SchemaIndex, root: str, tables: list[str]) -> list[Edge] | None:
+    """Edges that connect ``root`` to every table, each new table by its shortest path to the tree."""
+    in_tree = {root}
+    edges: list[Edge] = []
+    for table in tables:
+        if table in in_tree:
+            continue
+        best: list[Edge] | None = None
+        for member in sorted(in_tree, key=lambda t: (t != root, t)):
+            route = path(index, member, table)
+            if route is not None and (best is None or len(route) < len(best)):
+                best = route
+        if best is None:
+            return None
+        for edge in best:
+            if edge.other not in in_tree:
+                edges.append(edge)
+                in_tree.add(edge.other)
+    return edges
+
+
+def primary_date(index: SchemaIndex, table: str) -> Column | None:
+    """The date a table's rows are dated by: a non-NULL date column, preferring one named for the table."""
+    dates = index.tables[table].dates()
+    if not dates:
+        return None
+    stems = set(index.tables[table].stems)
+
+    def rank(c: Column) -> tuple:
+        named = bool(stems & set(c.stems))
+        created = any(s in ("creat", "plac", "start", "signup", "regist", "join") for s in c.stems)
+        return (c.nullable, not named, not created, list(index.tables[table].columns).index(c.name))
+
+    return sorted(dates, key=rank)[0]
+
+
+def default_date(index: SchemaIndex, table: str) -> Column | None:
+    """The date column nearest to ``table`` along foreign keys, preferring the parent direction
+    (an order line is dated by its order, not by its product)."""
+    own = primary_date(index, table)
+    if own is not None:
+        return own
+    seen = {table}
+    frontier = [table]
+    while frontier:
+        nxt: list[str] = []
+        for t in frontier:
+            edges = sorted(index.edges.get(t, ()), key=lambda e: (not _points_up(index, e), e.other))
+            for edge in edges:
+                if edge.other in seen:
+                    continue
+                seen.add(edge.other)
+                found = primary_date(index, edge.other)
+                if found is not None:
+                    return found
+                nxt.append(edge.other)
+        frontier = nxt
+    return None
+
+
+def _points_up(index: SchemaIndex, edge: Edge) -> bool:
+    """True when ``edge.table`` holds the foreign key (so ``edge.other`` is its parent)."""
+    cols = index.tables[edge.table].columns
+    return all(cols[c].references == edge.other for c in edge.columns if c in cols)
+
+
+def is_ancestor(index: SchemaIndex, parent: str, child: str) -> bool:
+    """Whether ``child`` reaches ``parent`` by following foreign keys only (child -> parent)."""
+    seen, frontier = {child}, [child]
+    while frontier:
+        nxt = []
+        for t in frontier:
+            for edge in index.edges.get(t, ()):
+                if edge.other in seen or not _points_up(index, edge):
+                    continue
+                if edge.other == parent:
+                    return True
+                seen.add(edge.other)
+                nxt.append(edge.other)
+        frontier = nxt
+    return False

@@ -1,0 +1,329 @@
+"""Words: tokenizing a question, reducing words to comparable stems, and the general vocabulary.
+
+Everything here is general English and general analytic vocabulary ("how many" is a count,
+"per" starts a grouping, "monthly" is a month grain). Nothing names a table, a column or a
+question of any test set: schema words come from the live schema, in :mod:`.linking`.
+
+Stems are for comparison only: the question's words and the schema's names go through the same
+:func:`stem`, so "shipped", "shipping" and ``shipped_date`` meet at ``ship``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+    """As written (values are matched case-sensitively against the data)."""
+    low: str
+    stem: str
+    kind: str
+    """``word``, ``number``, ``quoted`` or ``punct``."""
+    start: int
+    end: int
+
+
+_TOKEN_RE = re.compile(
+    r"""(?P<quoted>"[^"]+"|'[^']+'(?=[\s,.?!;:)]|$)|\u201c[^\u201d]+\u201d)"""
+    r"|(?P<iso>\d{4}-\d{2}(?:-\d{2})?(?![\d-]))"
+    r"|(?P<number>\$?\d[\d,]*(?:\.\d+)?%?(?:k\b)?)"
+    r"|(?P<word>[A-Za-z][A-Za-z0-9_]*(?:['\u2019][a-z]+)?(?:-[A-Za-z0-9]+)*)"
+    r"|(?P<punct>[^\sA-Za-z0-9])")
+
+
+def tokenize(text: str) -> list[Token]:
+    """Split a question into tokens; hyphenated words stay whole ("month-over-month").
+
+    Example:
+        >>> [t.stem for t in tokenize("Orders shipped in 2024?")]
+        ['order', 'ship', 'in', '2024', '?']
+    """
+    out: list[Token] = []
+    for m in _TOKEN_RE.finditer(text):
+        kind = m.lastgroup or "punct"
+        raw = m.group(0)
+        if kind == "quoted":
+            inner = raw[1:-1]
+            out.append(Token(inner, inner.lower(), inner.lower(), "quoted", m.start(), m.end()))
+        elif kind in ("number", "iso"):
+            out.append(Token(raw, raw.lower(), raw.lower(), "number", m.start(), m.end()))
+        elif kind == "word":
+            low = raw.lower().replace("\u2019", "'")
+            if low.endswith("'s"):
+                low = low[:-2]
+            out.append(Token(raw, low, stem(low), "word", m.start(), m.end()))
+        else:
+            out.append(Token(raw, raw, raw, "punct", m.start(), m.end()))
+    return out
+
+
+def parse_number(token: Token) -> float | None:
+    """``$1,200`` -> 1200.0, ``5k`` -> 5000.0, ``12%`` -> 12.0; a number word -> its value."""
+    if token.kind == "word":
+        return float(NUMBER_WORDS[token.low]) if token.low in NUMBER_WORDS else None
+    if token.kind != "number":
+        return None
+    raw = token.low.lstrip("$").rstrip("%").replace(",", "")
+    scale = 1000.0 if raw.endswith("k") else 1.0
+    try:
+        return float(raw.rstrip("k")) * scale
+    except ValueError:
+        return None
+
+
+_IRREGULAR = {
+    "people": "person", "children": "child", "men": "man", "women": "woman", "bought": "buy", "sold": "sell",
+    "spent": "spend", "made": "make", "written": "write", "wrote": "write", "lent": "lend", "paid": "pay",
+    "born": "birth", "gave": "give", "given": "give", "took": "take", "taken": "take", "came": "come",
+    "brought": "bring", "held": "hold", "kept": "keep", "sent": "send", "won": "win", "lost": "lose",
+    "seen": "see", "saw": "see", "ran": "run", "data": "data", "series": "series", "news": "news",
+    "status": "status", "analysis": "analysis", "bus": "bus", "plus": "plus", "address": "address",
+    "was": "be", "were": "be", "is": "be", "are": "be", "been": "be", "has": "have", "had": "have",
+    "does": "do", "did": "do", "done": "do", "this": "this", "its": "its", "us": "us", "his": "his",
+    "signups": "signup", "signup": "signup", "media": "medium", "criteria": "criterion",
+    "month": "month", "months": "month",
+}
+_DOUBLE_OK = frozenset("lsz")
+_VOWELS = frozenset("aeiouy")
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A light stemmer: plural and verb endings off, consistently for question and schema.
+
+    Example:
+        >>> [stem(w) for w in ["categories", "shipped", "referred", "ordering", "prices", "boxes"]]
+        ['category', 'ship', 'refer', 'order', 'pric', 'box']
+    """
+    w = word.lower()
+    if w in _IRREGULAR:
+        return _IRREGULAR[w]
+    if "-" in w:
+        return "-".join(stem(p) for p in w.split("-"))
+    if len(w) <= 3 or not w.isalpha():
+        return w
+    if w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith("sses"):
+        w = w[:-2]
+    elif w.endswith(("ches", "shes", "xes", "zes")):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    if w.endswith("ied") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith("ed") and len(w) > 4:
+        w = _undouble(w[:-2])
+    elif w.endswith("ing") and len(w) > 5:
+        w = _undouble(w[:-3])
+    if w.endswith("e") and len(w) > 3 and not w.endswith(("ee", "ie")):
+        w = w[:-1]
+    return w
+
+
+def _undouble(w: str) -> str:
+    if len(w) > 2 and w[-1] == w[-2] and w[-1] not in _VOWELS and w[-1] not in _DOUBLE_OK:
+        return w[:-1]
+    if len(w) > 5 and w.endswith("ll") and w[-3] in _VOWELS and w[-4] not in _VOWELS:
+        return w[:-1]  # cancelled -> cancel, labelled -> label
+    return w
+
+
+def split_identifier(name: str) -> list[str]:
+    """``order_items`` -> ['order', 'items']; ``signupDate`` -> ['signup', 'date']."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    return [p.lower() for p in re.split(r"[^A-Za-z0-9]+", spaced) if p]
+
+
+def stems_of(text: str) -> tuple[str, ...]:
+    return tuple(stem(p) for p in split_identifier(text))
+
+
+NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+                "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "fifty": 50,
+                "hundred": 100, "a": 1, "single": 1, "dozen": 12}
+
+MONTHS = {m: i + 1 for i, m in enumerate(
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+     "november", "december"])}
+MONTHS.update({m[:3]: i for m, i in list(MONTHS.items())})
+MONTHS["sept"] = 9
+
+# ------------------------------------------------------------------------------ intent cues
+
+COUNT_WORDS = frozenset({"count", "number", "many", "tally", "howmany"})
+SUM_WORDS = frozenset({"total", "sum", "overall", "combined", "cumulative", "altogether", "aggregate"})
+AVG_WORDS = frozenset({"average", "avg", "mean", "typical"})
+MAX_WORDS = frozenset({"max", "maximum", "highest", "largest", "biggest", "greatest", "top", "most", "longest",
+                       "latest", "newest", "priciest", "peak", "best", "heaviest", "oldest"})
+MIN_WORDS = frozenset({"min", "minimum", "lowest", "smallest", "least", "fewest", "cheapest", "shortest",
+                       "earliest", "bottom", "worst", "youngest", "lightest"})
+# Superlatives whose direction and measure word are one ("the 3 cheapest products"): word -> (desc, hint)
+SUPERLATIVE_HINTS = {"cheapest": (False, "price"), "priciest": (True, "price"), "expensive": (True, "price"),
+                     "longest": (True, "length"), "shortest": (False, "length"), "oldest": (False, "date"),
+                     "newest": (True, "date"), "latest": (True, "date"), "earliest": (False, "date"),
+                     "recent": (True, "date"), "youngest": (True, "birth"), "biggest": (True, None),
+                     "largest": (True, None), "smallest": (False, None)}
+DISTINCT_WORDS = frozenset({"distinct", "unique", "different"})
+GROUP_CUES = frozenset({"by", "per", "each", "every"})
+PERCENT_WORDS = frozenset({"percentage", "percent", "%", "pct", "share", "proportion", "fraction", "rate", "ratio"})
+CHANGE_WORDS = frozenset({"change", "growth", "grow", "increase", "decrease", "difference", "delta", "rise", "drop",
+                          "decline", "differ", "compare", "vs", "versus", "trend"})
+PCT_CHANGE_WORDS = frozenset({"growth", "grow", "percent", "percentage", "%", "pct", "rate"})
+NEGATIONS = frozenset({"not", "no", "never", "without", "n't", "none", "nobody", "neither", "nor", "yet", "unknown",
+                       "missing", "null", "empty", "blank", "lack", "lacking"})
+NEGATION_CONTRACTIONS = frozenset({"haven't", "hasn't", "hadn't", "didn't", "don't", "doesn't", "isn't", "aren't",
+                                   "wasn't", "weren't", "won't", "can't", "cannot", "never", "shouldn't"})
+EXCLUDE_WORDS = frozenset({"excluding", "except", "besides", "other", "exclude", "outside"})
+INCLUDE_ZERO = re.compile(
+    r"\b(including|include|includes|even|incl\.?)\b[^.?!]{0,40}\b(none|no|zero|0|without|nothing|never|any)\b"
+    r"|\bwith or without\b|\bincluding (those|ones|the ones)\b|\bzero\b[^.?!]{0,20}\btoo\b", re.I)
+COMPARATORS = [  # phrase stems -> operator
+    (("more", "than"), ">"), (("greater", "than"), ">"), (("higher", "than"), ">"), (("larger", "than"), ">"),
+    (("bigger", "than"), ">"), (("above",), ">"), (("over",), ">"), (("exceed",), ">"), (("exceeding",), ">"),
+    (("at", "least"), ">="), (("or", "more"), ">="), (("minimum", "of"), ">="), (("no", "less", "than"), ">="),
+    (("less", "than"), "<"), (("fewer", "than"), "<"), (("lower", "than"), "<"), (("smaller", "than"), "<"),
+    (("under",), "<"), (("below",), "<"), (("at", "most"), "<="), (("or", "less"), "<="), (("or", "fewer"), "<="),
+    (("no", "more", "than"), "<="), (("up", "to"), "<="), (("maximum", "of"), "<="), (("exactly",), "="),
+    (("equal", "to"), "="),
+]
+
+# Words that carry no schema meaning: function words, analytic verbs and nouns, time words.
+# A content word outside this list that links to nothing in the schema is evidence that the
+# question asks for data the schema does not hold.
+GENERAL_WORDS = frozenset("""
+a an the of to in on at for from by with within without into onto about as and or but nor so than then that this these
+those there here it its it's they them their theirs we us our ours you your yours i me my mine he she his her who whom
+whose which what when where why how whether if else also too very really just only even still yet already ever
+is are was were be been being am do does did done doing have has had having get gets got gotten can could will would
+shall should may might must let lets let's s
+show shows showing list listing give gives giving tell find display provide calculate compute count
+counts counted counting sum summed tally rank ranked ranking rankings sort sorted group grouped grouping
+break broken down up out over under across along through throughout per each every all any some none no not never
+both either neither one ones another other others own same such much many more most less least few fewer fewest
+number numbers total totals amount amounts average averages avg mean median typical overall combined whole entire
+altogether aggregate aggregated cumulative running value values figure figures statistic statistics stat stats
+maximum max minimum min highest lowest largest smallest biggest greatest top bottom best worst first last next
+previous prior preceding following latest earliest recent recently newest oldest longest shortest cheapest priciest
+expensive high higher low lower big bigger large larger small smaller great greater long longer short shorter
+percentage percent pct share proportion fraction ratio breakdown distribution split
+change changes changed growth grow grew grown increase increased decrease decreased difference differences
+delta rise rose drop dropped decline declined compare compared comparing comparison versus vs against relative
+trend over-time
+time times date dates day days daily week weeks weekly month months monthly quarter quarters quarterly year years
+yearly annual annually annum today yesterday tomorrow now currently current period periods ago since before after
+during between until till from to through ending starting start end beginning begin so-far ytd mtd calendar
+january february march april may june july august september october november december
+jan feb mar apr jun jul aug sep sept oct nov dec q1 q2 q3 q4 h1 h2 fy
+monday tuesday wednesday thursday friday saturday sunday weekend weekday weekdays
+more than equal exactly above below least most or greater
+distinct unique different separate individual respective
+including include includes included exclude excluding excluded except besides only
+whose where which who whom what when
+exist exists existing existed have having had
+make makes made making place places placed placing bring brings brought generate generates generated
+come comes came happen happened happens occur occurred take took taken use used using go went gone see seen
+saw visited attended receive received keep kept hold held involve involved contain contained contains containing appear appeared
+belong belongs belonged associated related linked attached tied
+record records recorded entry entries row rows thing things something anything everything nothing
+anyone someone everyone nobody people person
+name names named called titled label labels
+yes please thanks thank kindly okay ok
+like want wanted need needed know
+per-cent percent percentages
+number-of
+often frequently rarely ever always usually sometimes never
+charge charged charging charges billed
+write writes written wrote
+catalogue catalog collection database db dataset system overall
+unknown missing empty blank null
+allow allowed allows permit permitted
+reach reached achieve achieved produce produced perform performed handle handled serve served cover covered
+require required receive received consist remain remaining left currently actually approximately around roughly
+information info details overview report summary
+top-selling best-selling bestselling worst-selling
+active available live valid ongoing enabled inactive
+""".replace("?", "").split())
+
+GENERIC_COLUMN_WORDS = frozenset({"id", "key", "code", "no", "num", "number", "nr", "pk", "fk", "ref", "uuid"})
+"""Parts of a column name that say how it is stored, not what it means."""
+DATE_WORDS = frozenset({"date", "day", "time", "timestamp", "dt", "at", "on", "when", "year"})
+
+TIME_UNITS = {"day": "day", "daily": "day", "week": "week", "weekly": "week", "month": "month", "monthly": "month",
+              "quarter": "quarter", "quarterly": "quarter", "year": "year", "yearly": "year", "annual": "year",
+              "annually": "year"}
+ADVERB_GRAINS = frozenset({"daily", "weekly", "monthly", "quarterly", "yearly", "annual", "annually"})
+PERIOD_OVER = re.compile(
+    r"\b(day|week|month|quarter|year)[\s-]+(?:over|on|to|vs\.?)[\s-]+\1\b|\b(mom|qoq|yoy|wow|m/m|q/q|y/y)\b", re.I)
+PERIOD_ABBREV = {"mom": "month", "m/m": "month", "qoq": "quarter", "q/q": "quarter", "yoy": "year", "y/y": "year",
+                 "wow": "week"}
+PREVIOUS_PERIOD = re.compile(
+    r"\b(?:previous|prior|preceding|last|earlier)\s+(day|week|month|quarter|year)\b", re.I)
+
+# General synonyms between everyday business words and the words schemas are written with.
+# Applied as alternatives: a question word may link through any of them.
+SYNONYMS: dict[str, tuple[str, ...]] = {
+    "client": ("customer",), "buyer": ("customer",), "shopper": ("customer",), "purchaser": ("customer",),
+    "consumer": ("customer",), "account": ("customer",),
+    "purchase": ("order",), "sale": ("order", "revenue"), "sell": ("order",), "buy": ("order",),
+    "transaction": ("order",), "spend": ("revenue",), "income": ("revenue",), "turnover": ("revenue",),
+    "earn": ("revenue",), "earning": ("revenue",), "gross": ("revenue",), "takings": ("revenue",),
+    "item": ("product",), "article": ("product",), "merchandise": ("product",),
+    "sku": ("product",), "unit": ("quantity",), "qty": ("quantity",), "volume": ("quantity",),
+    "priced": ("price",),
+    "borrow": ("loan",), "lend": ("loan",), "checkout": ("loan",), "rental": ("loan",), "rent": ("loan",),
+    "visit": ("appointment",), "consultation": ("appointment",), "booking": ("appointment", "reservation"),
+    "physician": ("doctor",), "clinician": ("doctor",), "medication": ("drug",), "medicine": ("drug",),
+    "staff": ("employee",), "worker": ("employee",), "pay": ("salary",), "wage": ("salary",),
+    "kind": ("type", "category"), "type": ("category", "kind"), "class": ("category", "type"),
+    "genre": ("category",), "plan": ("type",), "tier": ("type", "level"),
+    "nation": ("country",), "nationality": ("country",), "town": ("city",), "location": ("city", "country"),
+    "region": ("country",), "origin": ("country", "nationality"),
+    "signup": ("join", "register", "signup"), "join": ("signup", "register"), "register": ("signup", "join"),
+    "birth": ("born",), "created": ("signup",), "length": ("page", "duration"),
+}
+
+WRITE_VERBS = frozenset({
+    "delete", "remove", "drop", "truncate", "update", "insert", "add", "create", "alter", "change", "modify", "set",
+    "rename", "edit", "replace", "cancel", "mark", "register", "enroll", "enrol", "extend", "increase", "decrease",
+    "reduce", "raise", "lower", "assign", "move", "merge", "archive", "restore", "reset", "clear", "erase",
+    "purge", "wipe", "overwrite", "upsert", "grant", "revoke", "refund", "approve", "reject", "discontinue",
+    "deactivate", "activate", "disable", "enable", "book", "schedule", "reschedule", "transfer", "correct", "fix",
+    "adjust", "flag", "unflag", "close", "reopen", "ban", "block", "suspend", "import", "upload", "append",
+    "duplicate", "prescribe", "hire", "fire", "promote", "delist", "unsubscribe", "subscribe", "void", "undo",
+})
+POLITE_PREFIX = re.compile(
+    r"^\s*(?:(?:please|kindly|now|ok|okay|so|hey|hi|and|then|also|just)[\s,]+|"
+    r"(?:can|could|would|will)\s+(?:you|we|i)\s+(?:please\s+)?|"
+    r"(?:i\s+(?:want|need|would\s+like|'d\s+like)\s+(?:you\s+)?to)\s+|"
+    r"(?:let's|lets|let\s+us)\s+|go\s+ahead\s+and\s+|i'd\s+like\s+to\s+|help\s+me\s+)+", re.I)
+
+# Nationality adjectives -> the country, for schemas that store country names.
+DEMONYMS = {
+    "american": "united states", "us": "united states", "usa": "united states", "u.s.": "united states",
+    "british": "united kingdom", "uk": "united kingdom", "english": "united kingdom", "canadian": "canada",
+    "french": "france", "german": "germany", "spanish": "spain", "italian": "italy", "dutch": "netherlands",
+    "belgian": "belgium", "swiss": "switzerland", "austrian": "austria", "swedish": "sweden",
+    "norwegian": "norway", "danish": "denmark", "finnish": "finland", "irish": "ireland", "polish": "poland",
+    "portuguese": "portugal", "greek": "greece", "turkish": "turkey", "russian": "russia",
+    "ukrainian": "ukraine", "chinese": "china", "japanese": "japan", "korean": "south korea",
+    "indian": "india", "pakistani": "pakistan", "australian": "australia", "mexican": "mexico",
+    "brazilian": "brazil", "argentinian": "argentina", "argentine": "argentina", "chilean": "chile",
+    "colombian": "colombia", "peruvian": "peru", "egyptian": "egypt", "nigerian": "nigeria",
+    "kenyan": "kenya", "south african": "south africa", "moroccan": "morocco", "israeli": "israel",
+    "saudi": "saudi arabia", "emirati": "united arab emirates", "thai": "thailand", "vietnamese": "vietnam",
+    "indonesian": "indonesia", "filipino": "philippines", "czech": "czech republic", "hungarian": "hungary",
+    "romanian": "romania", "scottish": "united kingdom", "welsh": "united kingdom", "kiwi": "new zealand",
+}
+# Everyday words for coded values that schemas store as a letter or a short code.
+VALUE_ALIASES = {"female": ("f", "female", "woman", "w"), "woman": ("f", "female", "w"), "women": ("f", "female", "w"),
+                 "male": ("m", "male", "man"), "man": ("m", "male"), "men": ("m", "male"),
+                 "girl": ("f", "female"), "boy": ("m", "male")}
+
+GENERAL_STEMS = frozenset(stem(w) for w in GENERAL_WORDS)
+GENERIC_COLUMN_STEMS = frozenset(stem(w) for w in GENERIC_COLUMN_WORDS)
+DATE_STEMS = frozenset(stem(w) for w in DATE_WORDS)

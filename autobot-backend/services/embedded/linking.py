@@ -1,0 +1,234 @@
+"""Schema linking: which spans of the question name which tables, columns, values and metrics.
+
+Spans of up to four words are looked up by stems in the schema index (names, parts of names,
+comments, sampled values), then through general synonyms, nationality adjectives, shared
+prefixes ("insured" / "insurance") and, for misspellings, rapidfuzz. Overlapping candidates are
+settled greedily, longest and most direct first.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from rapidfuzz import fuzz, process
+
+from services.embedded.index import Concept, SchemaIndex
+from services.embedded.lexicon import (
+    COMPARATORS,
+    DEMONYMS,
+    GENERAL_STEMS,
+    GENERAL_WORDS,
+    SYNONYMS,
+    VALUE_ALIASES,
+    Token,
+    stem,
+    tokenize,
+)
+
+_SYN = {stem(k): tuple(stem(v) for v in vs) for k, vs in SYNONYMS.items()}
+_COMPARATOR_FIRST = {words[0] for words, _ in COMPARATORS}
+_FUZZY_CUTOFF = 88.0
+_PREFIX = 5
+
+
+@dataclass(frozen=True)
+class Link:
+    start: int
+    end: int
+    """Token span ``[start, end)``."""
+    concepts: tuple[Concept, ...]
+    """What the span can mean, best first; several when a name is shared (``name``, ``price``)."""
+    score: float
+    via: str = "name"
+    """``name``, ``synonym``, ``value``, ``prefix``, ``fuzzy``, ``comment`` or ``literal``."""
+    negated: bool = False
+    """The word carried its own negation ("uninsured", "unshipped")."""
+
+    @property
+    def kind(self) -> str:
+        return self.concepts[0].kind
+
+    @property
+    def best(self) -> Concept:
+        return self.concepts[0]
+
+    def tables(self) -> set[str]:
+        return {c.table for c in self.concepts if c.table}
+
+
+@dataclass
+class Linked:
+    tokens: list[Token]
+    links: list[Link]
+    unlinked: list[int] = field(default_factory=list)
+    """Indices of content words that name nothing in the schema and are not general vocabulary."""
+
+    def link_at(self, i: int) -> Link | None:
+        return next((lk for lk in self.links if lk.start <= i < lk.end), None)
+
+
+def link(tokens: list[Token], index: SchemaIndex, skip: set[int]) -> Linked:
+    """Link the question's spans to the schema; ``skip`` holds tokens already read as cues or dates."""
+    cands: list[Link] = []
+    n = len(tokens)
+    for i in range(n):
+        if i in skip:
+            continue
+        tok = tokens[i]
+        if tok.kind == "quoted":
+            cands.append(_quoted(i, tok, index))
+            continue
+        if tok.kind not in ("word", "number"):
+            continue
+        for length in range(1, index.max_phrase + 1):
+            j = i + length
+            if j > n or any(k in skip or tokens[k].kind not in ("word", "number") for k in range(i, j)):
+                break
+            cands.extend(_span(tokens, i, j, index))
+        if tok.kind == "word":
+            cands.extend(_single_extras(tokens, i, index))
+    chosen: list[Link] = []
+    taken: set[int] = set()
+    for cand in sorted(cands, key=lambda c: (-c.score, c.start, c.end)):
+        span = set(range(cand.start, cand.end))
+        if span & taken:
+            continue
+        chosen.append(cand)
+        taken |= span
+    chosen.sort(key=lambda c: c.start)
+    unlinked = [i for i, t in enumerate(tokens)
+                if i not in taken and i not in skip and t.kind == "word" and _is_content(t)]
+    return Linked(tokens, chosen, unlinked)
+
+
+def _is_general(low: str) -> bool:
+    """A general word or a regular inflection of one ("months", "placed", "charges")."""
+    if low in GENERAL_WORDS:
+        return True
+    return len(low) > 4 and any(low[:-n] in GENERAL_WORDS for n in (1, 2, 3)) or (
+        low.endswith("ing") and low[:-3] + "e" in GENERAL_WORDS)
+
+
+def _is_content(tok: Token) -> bool:
+    if _is_general(tok.low) or len(tok.low) <= 2:
+        return False
+    if "-" in tok.low:
+        return any(_is_content(t) for t in tokenize(tok.low.replace("-", " ")))
+    return not tok.low.endswith("'t")
+
+
+def _score(concepts: list[Concept], length: int, factor: float = 1.0) -> float:
+    best = max(c.strength for c in concepts)
+    bonus = 0.3 if concepts[0].kind in ("value", "metric") else 0.0
+    return (length + bonus) * best * factor
+
+
+def _ranked(concepts: list[Concept]) -> tuple[Concept, ...]:
+    order = {"metric": 0, "value": 1, "column": 2, "table": 3}
+    return tuple(sorted(concepts, key=lambda c: (-c.strength, order[c.kind])))
+
+
+def _span(tokens: list[Token], i: int, j: int, index: SchemaIndex) -> list[Link]:
+    words = tokens[i:j]
+    keys = [tuple(t.stem for t in words), tuple(t.low for t in words)]
+    if j - i == 2:
+        keys.append((stem(words[0].low + words[1].low),))
+        keys.append((words[0].stem + words[1].stem,))
+    if j - i == 1 and "-" in words[0].low:
+        keys.append((stem(words[0].low.replace("-", "")),))
+        keys.append(tuple(stem(p) for p in words[0].low.split("-")))
+    out: list[Link] = []
+    for key in dict.fromkeys(keys):
+        found = index.phrases.get(key)
+        if found:
+            via = "value" if found[0].kind == "value" else "name"
+            out.append(Link(i, j, _ranked(found), _score(found, j - i), via))
+    if j - i == 1:
+        for alt in _SYN.get(words[0].stem, ()):
+            found = index.phrases.get((alt,))
+            if found:
+                out.append(Link(i, j, _ranked(found), _score(found, 1, 0.9), "synonym"))
+                break
+    return out
+
+
+def _single_extras(tokens: list[Token], i: int, index: SchemaIndex) -> list[Link]:
+    tok = tokens[i]
+    out: list[Link] = []
+    country = DEMONYMS.get(tok.low)
+    if country:
+        found = [c for c in index.phrases.get(tuple(stem(w) for w in country.split()), []) if c.kind == "value"]
+        if found:
+            out.append(Link(i, i + 1, _ranked(found), 1.2, "value"))
+    for alias in VALUE_ALIASES.get(tok.low, ()):
+        found = [c for c in index.phrases.get((alias,), []) if c.kind == "value"]
+        if found:
+            out.append(Link(i, i + 1, _ranked(found), 1.2, "value"))
+            break
+    if tok.stem == "cost" and _followed_by_comparison(tokens, i):
+        found = index.phrases.get(("pric",))
+        if found:
+            out.append(Link(i, i + 1, _ranked(found), 0.9, "synonym"))
+    if out or tok.low in GENERAL_WORDS or len(tok.low) < _PREFIX:
+        return out
+    negated = tok.low.startswith("un") and len(tok.low) > 4
+    for word, neg in ((tok.low, False), (tok.low[2:], True) if negated else (None, False)):
+        if word is None:
+            continue
+        found = _prefix(word, index)
+        if found:
+            out.append(Link(i, i + 1, _ranked(found), 0.7, "prefix", negated=neg))
+            break
+    if not out and _is_content(tok) and len(tok.low) >= 6:
+        found = _fuzzy(tok.low, index)
+        if found:
+            out.append(Link(i, i + 1, _ranked(found), 0.6, "fuzzy"))
+    return out
+
+
+def _followed_by_comparison(tokens: list[Token], i: int) -> bool:
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    return nxt is not None and (nxt.kind == "number" or nxt.low in _COMPARATOR_FIRST or nxt.low in ("between",))
+
+
+def _prefix(word: str, index: SchemaIndex) -> list[Concept]:
+    """Concepts whose single-word name shares a long prefix with ``word`` ("japanese" / "japan")."""
+    head = word[:_PREFIX]
+    best: list[Concept] = []
+    best_len = 0
+    for key, concepts in _single_keys(index):
+        if not key.startswith(head) or key in GENERAL_STEMS:
+            continue
+        common = len(os.path.commonprefix([key, word]))
+        if common < max(_PREFIX, 0.7 * min(len(key), len(word))):
+            continue
+        if common > best_len:
+            best, best_len = list(concepts), common
+        elif common == best_len:
+            best.extend(concepts)
+    return [c for c in best if c.strength >= 0.6]
+
+
+def _fuzzy(word: str, index: SchemaIndex) -> list[Concept]:
+    keys = [k for k, _ in _single_keys(index)]
+    match = process.extractOne(stem(word), keys, scorer=fuzz.ratio, score_cutoff=_FUZZY_CUTOFF)
+    if match is None:
+        return []
+    return [c for c in dict(_single_keys(index))[match[0]] if c.strength >= 0.8]
+
+
+def _single_keys(index: SchemaIndex) -> list[tuple[str, list[Concept]]]:
+    cached = getattr(index, "_single_keys_cache", None)
+    if cached is None:
+        cached = [(k[0], v) for k, v in index.phrases.items() if len(k) == 1 and len(k[0]) >= 4]
+        index._single_keys_cache = cached  # type: ignore[attr-defined]
+    return cached
+
+
+def _quoted(i: int, tok: Token, index: SchemaIndex) -> Link:
+    for col in index.columns():
+        for v in col.values:
+            if v.lower() == tok.low:
+                return Link(i, i + 1, (Concept("value", col.table, col.name, value=v),), 5.0, "value")
+    return Link(i, i + 1, (Concept("value", value=tok.text, strength=0.5),), 0.5, "literal")

@@ -1,0 +1,100 @@
+"""Period-over-period comparisons: a series with its change from the previous period, or the
+change between two named periods.
+
+The change is computed with ``LAG`` over every period in the data and only then restricted to
+the periods asked about, so the first month of "2024" is compared with December 2023 rather
+than with nothing. A window that is exactly one period gives one number.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from services.embedded.dates import Period
+from services.embedded.plan import ColRef, Dim, Filter, Plan
+from services.embedded.sqlparts import conjoin, lit, period_label, window_start
+
+if TYPE_CHECKING:
+    from services.embedded.build import Builder
+
+
+def compare_select(b: "Builder") -> exp.Expression:
+    p = b.p
+    c = p.compare
+    date = c.date
+    if date is None:
+        from services.embedded.build import BuildError
+        raise BuildError("no date column to compare periods by")
+    if c.periods is not None:
+        return _two_periods(b, date, c.periods, c.pct)
+    return _series(b, date)
+
+
+def _measure_value(b: "Builder", plan: Plan) -> exp.Expression:
+    from services.embedded.build import Builder
+    return Builder(plan, b.ix).build()
+
+
+def _two_periods(b: "Builder", date: ColRef, periods: tuple[Period, Period], pct: bool) -> exp.Expression:
+    values = []
+    for period in periods:
+        rng = Filter("range", date, lo=period.lo, hi=period.hi)
+        plan = dataclasses.replace(b.p, compare=None, dims=[], rank=None, filters=b.p.filters + [rng])
+        values.append(exp.Subquery(this=_measure_value(b, plan)))
+    first, second = values
+    change = exp.Sub(this=second, expression=first)
+    if pct:
+        change = exp.Div(this=exp.Mul(this=exp.Literal.number("100.0"), expression=exp.Paren(this=change)),
+                         expression=first.copy())
+    return exp.select(exp.alias_(change, "change"))
+
+
+def _series(b: "Builder", date: ColRef) -> exp.Expression:
+    from services.embedded.build import Builder, period_bounds
+
+    p = b.p
+    c = p.compare
+    window = [f for f in p.filters if f.col == date and f.kind in ("range", "relative")]
+    rest = [f for f in p.filters if f not in window]
+    other_dims = list(p.dims)
+    grain = Dim("grain", date.table, date.column, c.unit)
+    base_plan = dataclasses.replace(p, compare=None, rank=None, filters=rest, dims=other_dims + [grain])
+    base = Builder(base_plan, b.ix).select()
+    base.set("order", None)
+    names = [e.alias_or_name for e in base.expressions]
+    dim_names, period, value = names[:len(other_dims)], names[len(other_dims)], names[-1]
+    prev = exp.Window(this=exp.Anonymous(this="LAG", expressions=[exp.column(value)]),
+                      partition_by=[exp.column(n) for n in dim_names] or None,
+                      order=exp.Order(expressions=[exp.Ordered(this=exp.column(period), nulls_first=True)]))
+    change = exp.Sub(this=exp.column(value), expression=prev)
+    if c.pct:
+        change = exp.Div(this=exp.Mul(this=exp.Literal.number("100.0"), expression=exp.Paren(this=change)),
+                         expression=prev.copy())
+    inner = exp.select(*[exp.column(n) for n in dim_names], exp.column(period), exp.column(value),
+                       exp.alias_(change, "change")).from_(base.subquery("series"))
+    conds = []
+    scalar = False
+    for f in window:
+        if f.kind == "relative":
+            start = period_label(window_start(f.col, f.relative, b.dialect), c.unit)
+            conds.append(exp.GTE(this=exp.column(period), expression=start))
+            continue
+        first, last = period_bounds(f.lo, f.hi, c.unit)
+        if first is not None:
+            conds.append(exp.GTE(this=exp.column(period), expression=lit(first)))
+        if last is not None:
+            conds.append(exp.LTE(this=exp.column(period), expression=lit(last)))
+        scalar = scalar or (first is not None and first == last)
+    shown = [exp.column(n) for n in dim_names]
+    if scalar and not dim_names:
+        outs = [exp.column("change")]
+    else:
+        outs = shown + [exp.column(period)] + ([exp.column(value)] if c.with_measure else []) + [exp.column("change")]
+    outer = exp.select(*outs).from_(inner.subquery("changes"))
+    where = conjoin(conds)
+    if where is not None:
+        outer = outer.where(where)
+    return outer.order_by(*[exp.Ordered(this=x.copy(), nulls_first=True) for x in shown + [exp.column(period)]])

@@ -1,0 +1,117 @@
+"""The structured query plan: what a question asks, independent of SQL syntax.
+
+:mod:`.intent` reads a question into a :class:`Plan`; :mod:`.build` renders the plan as SQL.
+Keeping the two apart means each reading can be tested without SQL and each SQL shape without
+English.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+from services.embedded.dates import Period, Relative
+
+
+@dataclass(frozen=True)
+class ColRef:
+    table: str
+    column: str
+
+
+@dataclass
+class Filter:
+    kind: str
+    """``eq``, ``ne`` (with ``values``), ``cmp`` (``op`` and ``number``), ``null``, ``notnull``,
+    ``bool`` (``values`` holds True/False), ``range`` (``lo``/``hi``) or ``relative``."""
+    col: ColRef
+    values: tuple = ()
+    op: str | None = None
+    number: float | None = None
+    lo: dt.date | None = None
+    hi: dt.date | None = None
+    """Exclusive upper bound."""
+    relative: Relative | None = None
+
+
+@dataclass
+class Measure:
+    func: str
+    """``count``, ``sum``, ``avg``, ``min``, ``max`` or ``metric`` (a metric from the comments)."""
+    table: str
+    """The table read: for a count, the entity counted; for a metric, its base table."""
+    column: str | None = None
+    metric: str | None = None
+    distinct: bool = False
+    per: str | None = None
+    """Two-level aggregate: first ``func`` per row of this table, then ``outer`` over those."""
+    outer: str = "avg"
+    share: list[Filter] | None = None
+    """A percentage: the part of the measure where these filters hold, out of 100."""
+    rows: bool = False
+    """Count joined rows, not distinct entities ("the member who borrowed the most books")."""
+
+
+@dataclass
+class Dim:
+    kind: str
+    """``column`` (a dimension column), ``entity`` (a table's rows, shown by their label) or ``grain``."""
+    table: str
+    column: str | None = None
+    unit: str | None = None
+    """Grain only: ``day``, ``week``, ``month``, ``quarter`` or ``year`` of the date ``column``."""
+
+
+@dataclass
+class Having:
+    measure: Measure
+    op: str
+    number: float
+
+
+@dataclass
+class Exists:
+    table: str
+    negate: bool
+    filters: list[Filter] = field(default_factory=list)
+    also: list[str] = field(default_factory=list)
+    """Further tables joined inside the subquery ("never borrowed a *fantasy book*")."""
+
+
+@dataclass
+class Rank:
+    desc: bool
+    limit: int | None
+    column: ColRef | None = None
+    """Row ranking by a plain column (no aggregation); otherwise by the plan's first measure."""
+
+
+@dataclass
+class Compare:
+    unit: str
+    pct: bool
+    with_measure: bool = False
+    periods: tuple[Period, Period] | None = None
+    """Two named periods: the answer is one number, the second minus the first."""
+    date: ColRef | None = None
+    """The date column that places rows in periods."""
+
+
+@dataclass
+class Plan:
+    subject: str | None = None
+    measures: list[Measure] = field(default_factory=list)
+    dims: list[Dim] = field(default_factory=list)
+    filters: list[Filter] = field(default_factory=list)
+    having: list[Having] = field(default_factory=list)
+    exists: list[Exists] = field(default_factory=list)
+    rank: Rank | None = None
+    compare: Compare | None = None
+    keep_empty: bool = False
+    """LEFT JOIN from the grouped entity, so entities with no related rows keep a row (count 0)."""
+    projection: list[ColRef] = field(default_factory=list)
+    """Columns listed, for questions that ask for rows rather than a number."""
+    joins: set[str] = field(default_factory=set)
+    """Further tables the question relates the rows to (an inner join restricts to related rows)."""
+    count_subject_rows: bool = False
+    """Count the rows of a HAVING-filtered entity list rather than list them."""

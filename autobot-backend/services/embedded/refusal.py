@@ -1,0 +1,109 @@
+"""When to decline, and what to say: writes, smuggled instructions, questions that are not about
+the data, and questions whose key terms name nothing in the schema.
+
+The screens run on the raw text before any linking (a write is a write whatever it names); the
+schema screen runs after linking, on the words that linked to nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from services.embedded.lexicon import POLITE_PREFIX, WRITE_VERBS, Token
+from services.embedded.linking import Linked
+
+
+@dataclass(frozen=True)
+class Refusal:
+    kind: str
+    """``write``, ``injection``, ``non_analytical``, ``out_of_schema`` or ``unclear``."""
+    reason: str
+
+
+_I = re.I
+_INJECTION = [
+    re.compile(r"\b(ignore|disregard|forget|override|bypass|skip)\b[^.?!]{0,40}\b(instructions?|rules?|prompts?|"
+               r"guidelines|directions|constraints|restrictions|guardrails|safety|above|previous|earlier)\b", _I),
+    re.compile(r"\bsystem\s+prompt\b|\byou\s+are\s+now\b|\b(admin|developer|god|dan|jailbreak|sudo|debug|"
+               r"unrestricted)\s+mode\b|\bpretend\s+(to\s+be|you)\b|\bnew\s+instructions?\b", _I),
+    re.compile(r"\b(reveal|show|print|leak|display|give|tell)\b[^.?!]{0,30}\b(passwords?|credentials?|secrets?|"
+               r"api\s*keys?|tokens?|connection\s+string|your\s+(instructions|prompt|rules))\b", _I),
+    re.compile(r"['\"`;]\s*(drop|delete|update|insert|alter|truncate|create|grant|attach|exec|execute|replace|"
+               r"pragma|shutdown)\b", _I),
+    re.compile(r"--|/\*|\*/|\bunion\s+(all\s+)?select\b|\bor\s+'?1'?\s*=\s*'?1\b|\b1\s*=\s*1\b|\bsleep\s*\(", _I),
+    re.compile(r"\b(drop|truncate|alter)\s+(the\s+)?(\w+\s+)?(table|database|schema|index|view)\b|"
+               r"\bdelete\s+from\b|\binsert\s+into\b|\bupdate\s+\w+\s+set\b|\bexec(ute)?\s*\(", _I),
+]
+_CHAIN = r"(?:\b(?:and|then|also|afterwards|after\s+that|next|finally)\b|[,;:])[\s,]*(?:then\s+)?(?:please\s+)?(?:also\s+)?"
+_CHAINED_WRITE = re.compile(
+    _CHAIN + r"(delete|drop|remove|update|insert|truncate|alter|wipe|erase|purge|overwrite|rename)\b", _I)
+_CHAINED_SOFT_WRITE = re.compile(
+    _CHAIN + r"(change|set|modify|add|mark|cancel)\s+(the|all|every|a|an|this|that|those|these|its|their|them|it)\b"
+    r"[^.?!]*\b(to|as|with|for)\b", _I)
+_GREETING = re.compile(r"^\s*(hi|hello|hey|hiya|howdy|greetings|good\s+(morning|afternoon|evening|night)|"
+                       r"thanks|thank\s+you|thx|cheers|bye|goodbye|see\s+you|ok(ay)?|cool|great|nice)\b", _I)
+_CHAT = [
+    re.compile(r"\b(write|compose|draft|create|generate|make)\b[^.?!]{0,25}\b(poem|story|stories|song|essay|haiku|"
+               r"joke|limerick|letter|tweet|novel|speech|rap|sonnet|lyrics)\b", _I),
+    re.compile(r"\btell\s+me\s+(a|an|some|about\s+the\s+history)\b", _I),
+    re.compile(r"\bwho\s+(are|made|built|created|trained)\s+you\b|\bwhat\s+(are|can)\s+you\b|"
+               r"\bhow\s+are\s+you\b|\bare\s+you\s+(a|an|real|human)\b|\byour\s+name\b|\bhow\s+is\s+your\b", _I),
+    re.compile(r"\b(recommend|suggest|advise|advice|opinion|favou?rite|meaning\s+of\s+life|translate|"
+               r"weather|recipe)\b", _I),
+    re.compile(r"^\s*(can|could)\s+you\s+help(\s+me)?\s*[?.!]*\s*$", _I),
+]
+
+
+def screen(question: str) -> Refusal | None:
+    """Declines that need no schema: smuggled instructions, writes, chit-chat."""
+    text = question.strip()
+    if not text:
+        return Refusal("unclear", "the question is empty")
+    for pattern in _INJECTION:
+        m = pattern.search(text)
+        if m:
+            return Refusal("injection", "the question carries an instruction or SQL of its own "
+                                        f"({m.group(0).strip()!r}); only questions about the data are answered")
+    stripped = POLITE_PREFIX.sub("", text)
+    first = re.match(r"[A-Za-z]+", stripped)
+    if first and first.group(0).lower() in WRITE_VERBS:
+        return Refusal("write", f"it asks to change data ({first.group(0).lower()!r}); "
+                                "this service only reads, it never writes")
+    m = _CHAINED_WRITE.search(text) or _CHAINED_SOFT_WRITE.search(text)
+    if m and m.start() > 0:
+        return Refusal("injection", f"a request to change data ({m.group(1).lower()!r}) is attached to the question; "
+                                    "this service only reads")
+    if re.search(r"\bset\b[^.?!]{1,60}\bto\b", stripped, _I) and stripped.lower().startswith("set"):
+        return Refusal("write", "it asks to set a value; this service only reads")
+    for pattern in _CHAT:
+        if pattern.search(text):
+            return Refusal("non_analytical", "it is not a question about the data in this database")
+    if _GREETING.match(text) and len(re.findall(r"[A-Za-z]+", text)) <= 6:
+        return Refusal("non_analytical", "it is a greeting, not a question about the data")
+    return None
+
+
+def unlinked_terms(tokens: list[Token], linked: Linked) -> Refusal | None:
+    """Content words that name nothing in the schema: data the database does not hold."""
+    if not linked.unlinked:
+        return None
+    words = _phrases(tokens, linked.unlinked)
+    tables = {c.table for lk in linked.links for c in lk.concepts[:1] if c.kind == "table"}
+    shown = ", ".join(repr(w) for w in words)
+    if tables:
+        return Refusal("out_of_schema", f"the schema has nothing for {shown}: no table or column of "
+                                        f"{', '.join(sorted(tables))} or its related tables matches")
+    return Refusal("out_of_schema", f"the schema has nothing for {shown}")
+
+
+def _phrases(tokens: list[Token], indices: list[int]) -> list[str]:
+    out: list[list[str]] = []
+    last = -2
+    for i in indices:
+        if i == last + 1 and out:
+            out[-1].append(tokens[i].text)
+        else:
+            out.append([tokens[i].text])
+        last = i
+    return [" ".join(p) for p in out]

@@ -1,0 +1,99 @@
+"""Small sqlglot builders shared by the SQL renderer: columns, period labels, date windows.
+
+Dates are compared as half-open ranges of ISO literals (portable, and correct on SQLite where
+dates are ``YYYY-MM-DD`` text). Period labels are ``YYYY``, ``YYYY-Qn``, ``YYYY-MM``, ``YYYY-WW``
+and ``YYYY-MM-DD``. Windows relative to the data ("last 3 months") read the latest date with a
+scalar subquery, because only the database knows it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlglot import exp
+
+from services.embedded.dates import Relative
+from services.embedded.plan import ColRef
+
+_FORMATS = {"year": "%Y", "month": "%Y-%m", "day": "%Y-%m-%d", "week": "%Y-%W"}
+
+
+def col(ref: ColRef) -> exp.Column:
+    return exp.column(ref.column, table=ref.table, quoted=_needs_quotes(ref.column) or None)
+
+
+def _needs_quotes(name: str) -> bool:
+    return not name.replace("_", "a").isalnum() or name[:1].isdigit()
+
+
+def table(name: str) -> exp.Table:
+    return exp.to_table(name) if not _needs_quotes(name) else exp.Table(this=exp.to_identifier(name, quoted=True))
+
+
+def lit(value) -> exp.Expression:
+    if isinstance(value, bool):
+        return exp.true() if value else exp.false()
+    if isinstance(value, (int, float)):
+        return exp.Literal.number(int(value) if float(value).is_integer() else value)
+    if isinstance(value, dt.date):
+        return exp.Literal.string(value.isoformat())
+    return exp.Literal.string(str(value))
+
+
+def _fmt(expr: exp.Expression, fmt: str) -> exp.Expression:
+    return exp.TimeToStr(this=expr.copy(), format=exp.Literal.string(fmt))
+
+
+def period_label(expr: exp.Expression, unit: str, is_year_column: bool = False) -> exp.Expression:
+    """The label of the ``unit`` period ``expr`` falls in."""
+    if is_year_column:
+        return expr.copy()
+    if unit == "quarter":
+        month = exp.cast(_fmt(expr, "%m"), "INT")
+        quarter = exp.Div(this=exp.Paren(this=exp.Add(this=month, expression=exp.Literal.number(2))),
+                          expression=exp.Literal.number(3), typed=True)
+        return exp.Concat(expressions=[_fmt(expr, "%Y"), exp.Literal.string("-Q"), exp.cast(quarter, "TEXT")],
+                          safe=True)
+    return _fmt(expr, _FORMATS.get(unit, "%Y-%m"))
+
+
+def latest(ref: ColRef) -> exp.Expression:
+    return exp.Subquery(this=exp.select(exp.Max(this=col(ref))).from_(table(ref.table)))
+
+
+def window_start(ref: ColRef, rel: Relative, dialect: str) -> exp.Expression:
+    """First day of the last ``n`` whole ``unit`` periods up to the latest date in the data."""
+    top = latest(ref)
+    n = rel.n
+    if dialect == "sqlite":
+        def date(*mods: exp.Expression) -> exp.Expression:
+            return exp.Anonymous(this="DATE", expressions=[top.copy(), *mods])
+        s = exp.Literal.string
+        if rel.unit == "day":
+            return date(s(f"-{n - 1} days"))
+        if rel.unit == "week":
+            return date(s(f"-{7 * n - 1} days"))
+        if rel.unit == "month":
+            return date(s("start of month"), s(f"-{n - 1} months"))
+        if rel.unit == "year":
+            return date(s("start of year"), s(f"-{n - 1} years"))
+        month = exp.cast(_fmt(top, "%m"), "INT")
+        back = exp.Add(this=exp.Mod(this=exp.Paren(this=exp.Sub(this=month, expression=exp.Literal.number(1))),
+                                    expression=exp.Literal.number(3)),
+                       expression=exp.Literal.number(3 * (n - 1)))
+        modifier = exp.DPipe(this=exp.DPipe(this=s("-"), expression=exp.cast(back, "TEXT")),
+                             expression=s(" months"))
+        return date(s("start of month"), modifier)
+    if rel.unit in ("day", "week"):
+        days = n - 1 if rel.unit == "day" else 7 * n - 1
+        return exp.DateSub(this=top, expression=exp.Literal.number(days), unit=exp.var("DAY"))
+    unit = {"month": "MONTH", "quarter": "QUARTER", "year": "YEAR"}[rel.unit]
+    start = exp.DateTrunc(this=top, unit=exp.Literal.string(unit))
+    return exp.DateSub(this=start, expression=exp.Literal.number(n - 1), unit=exp.var(unit))
+
+
+def conjoin(conds: list[exp.Expression]) -> exp.Expression | None:
+    out: exp.Expression | None = None
+    for c in conds:
+        out = c if out is None else exp.And(this=out, expression=c)
+    return out

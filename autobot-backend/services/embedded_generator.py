@@ -1,0 +1,8 @@
+"""The built-in offline generator (``embedded-v1``), selected when no model is configured.
+
+A thin entry point: the generator lives in the :mod:`services.embedded` package.
+"""
+
+from services.embedded import NAME, EmbeddedGenerator
+
+__all__ = ["NAME", "EmbeddedGenerator"]
