@@ -182,12 +182,12 @@ def _customers(rng: random.Random, spec: FixtureSpec) -> tuple[list[dict], set[i
 
 
 def _day_weights(rng: random.Random, spec: FixtureSpec, days: list[date]) -> list[float]:
+    """Order volume per day: a weekday pattern, and per month a random level on a gentle trend."""
     weekday = [rng.uniform(0.8, 1.3) for _ in range(7)]
     trend = rng.uniform(-0.01, 0.03)
-    month_factor = {m: rng.uniform(0.7, 1.4) for m in month_starts(spec.order_start, spec.order_end)}
-    months = list(month_factor)
-    return [weekday[d.weekday()] * month_factor[date(d.year, d.month, 1)] * (1 + trend * months.index(date(d.year, d.month, 1)))
-            for d in days]
+    level = {m: rng.uniform(0.7, 1.4) * (1 + trend * i)
+             for i, m in enumerate(month_starts(spec.order_start, spec.order_end))}
+    return [weekday[d.weekday()] * level[date(d.year, d.month, 1)] for d in days]
 
 
 def _orders(rng: random.Random, spec: FixtureSpec, customers: list[dict], dormant: set[int]) -> list[dict]:

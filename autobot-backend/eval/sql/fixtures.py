@@ -22,6 +22,9 @@ API::
 from 2023-01-01. ``retail_24m`` covers 24 whole months, orders from 2023-01-01 to 2024-12-31;
 its customers signed up from 2022-01-01, so the first months have customers to order.
 
+Money is generated as integer cents and bound per engine by ``fixture_schema.Money``
+(``Decimal`` where the engine has a decimal type, a float rounded to cents on SQLite).
+
 Importing :mod:`services.schema_context` registers the compile hook that keeps column comments
 in SQLite's stored DDL, so the comments reach a generator on the default engine too.
 """
