@@ -1,0 +1,240 @@
+"""Reading filters: thresholds, dates, values, flags, NULL tests, and the tables rows relate to."""
+
+from __future__ import annotations
+
+from services.embedded.dates import DateSpec
+from services.embedded.index import Column
+from services.embedded.joins import default_date, distance, is_ancestor, primary_date
+from services.embedded.lexicon import EXCLUDE_WORDS, stem
+from services.embedded.linking import Link
+from services.embedded.plan import ColRef, Exists, Filter, Having, Measure
+
+from services.embedded.reader import NEGATIVE_STATES, STATE_POSITIVE
+
+
+class FiltersMixin:
+    # ------------------------------------------------------------------ filters
+
+    def _thresholds(self) -> None:
+        for th in self.cues.thresholds:
+            k = self.link_after(th.end, gap=1)
+            if k is None or k in self.used or self.links[k].best.kind == "value":
+                k = self.link_before(th.start, gap=2)
+            if k is None:
+                continue
+            c = self.concept(k)
+            if c.kind == "metric":
+                metric = self.ix.metrics[c.metric]
+                self.used.add(k)
+                self.plan.having.append(Having(Measure("metric", metric.base_table, metric=c.metric), th.op,
+                                               th.number))
+            elif c.kind == "table":
+                self.used.add(k)
+                self.plan.having.append(Having(Measure("count", c.table), th.op, th.number))
+            elif c.kind == "column" and (self.col(c).measurable or self.col(c).kind == "year"):
+                if k not in self.used:
+                    self.used.add(k)
+                elif not any(m.column == c.column and m.table == c.table for m in self.plan.measures):
+                    continue
+                self.plan.filters.append(Filter("cmp", ColRef(c.table, c.column), op=th.op, number=th.number))
+            elif c.kind == "column" and self.links[k].start > th.end:
+                # "more than 15 orders" where 'orders' linked through a column alternative
+                tables = [x.table for x in self.links[k].concepts if x.kind == "table"]
+                if tables:
+                    self.used.add(k)
+                    self.plan.having.append(Having(Measure("count", tables[0]), th.op, th.number))
+
+    def _dates(self) -> None:
+        self._pending: list[tuple[DateSpec, Column | None]] = []
+        self._hints: dict[int, str] = {}
+        for n, spec in enumerate(self.cues.dates):
+            self._table_hint = None
+            self._pending.append((spec, self._date_column_before(spec.start)))
+            if self._table_hint:
+                self._hints[n] = self._table_hint
+        for _unit, start, _end in self.cues.grains:
+            column = self._date_column_before(start)
+            for d in self.plan.dims:
+                if d.kind == "grain" and not d.table:
+                    if column is not None:
+                        d.table, d.column = column.table, column.name
+                    break
+
+    def _resolve_dates(self) -> None:
+        """Date phrases with no date column named next to them are about the measured rows."""
+        main = self._main_table()
+        fallback = default_date(self.ix, main) if main else None
+        pending = []
+        for n, (s, c) in enumerate(self._pending):
+            hint = self._hints.get(n)
+            # "customers who placed an order in May": the order's date, since orders hang off customers;
+            # "appointments of cardiology doctors in May": the appointment's, not the doctor's hiring date
+            if c is None and hint and main and (hint == main or is_ancestor(self.ix, main, hint)):
+                c = primary_date(self.ix, hint)
+            pending.append((s, c))
+        self._pending = pending
+        known = [c for _s, c in self._pending if c is not None]
+        resolved = [(s, c or (known[0] if known else fallback)) for s, c in self._pending]
+        for d in self.plan.dims:
+            if d.kind == "grain" and not d.table:
+                column = known[0] if known else fallback
+                if column is not None:
+                    d.table, d.column = column.table, column.name
+        self._pending = [(s, c) for s, c in resolved if c is not None]
+
+    def _date_ref(self, table: str | None) -> ColRef | None:
+        column = default_date(self.ix, table) if table else None
+        return ColRef(column.table, column.name) if column else None
+
+    def _main_table(self) -> str | None:
+        p = self.plan
+        if p.measures:
+            m = p.measures[0]
+            return m.table
+        if p.rank is not None and p.rank.column is not None:
+            return p.rank.column.table
+        return p.subject
+
+    def _range(self, spec: DateSpec, column: Column) -> Filter:
+        ref = ColRef(column.table, column.name)
+        if spec.relative is not None:
+            return Filter("relative", ref, relative=spec.relative)
+        return Filter("range", ref, lo=spec.lo, hi=spec.hi)
+
+    def _date_column_before(self, start: int) -> Column | None:
+        k = self.link_before(start, gap=2)
+        if k is None:
+            return None
+        lk = self.links[k]
+        for c in lk.concepts:
+            if c.kind == "column" and self.col(c).kind in ("date", "year") and c.strength >= 0.5:
+                self.used.add(k)
+                return self.col(c)
+        if lk.best.kind == "table":
+            self._table_hint = lk.best.table
+            return None
+        if lk.best.kind == "column" and self.col(lk.best).kind in ("date", "year"):
+            self.used.add(k)
+            return self.col(lk.best)
+        return None
+
+    def _values(self) -> None:
+        by_col: dict[tuple[str, str], Filter] = {}
+        for k, lk in enumerate(self.links):
+            if k in self.used or lk.best.kind != "value" or lk.best.table is None:
+                continue
+            self.used.add(k)
+            c = self.concept(k, ("value",))
+            ref = ColRef(c.table, c.column)
+            neg = self._excluded(lk.start)
+            key = (c.table, c.column, neg)
+            if key in by_col:
+                by_col[key].values += (c.value,)
+                continue
+            f = Filter("ne" if neg else "eq", ref, values=(c.value,))
+            by_col[key] = f
+            self.plan.filters.append(f)
+
+    def _excluded(self, start: int) -> bool:
+        window = self.lows[max(0, start - 3):start]
+        if any(w in EXCLUDE_WORDS or w.startswith("non") for w in window):
+            return True
+        return bool(window) and window[-1] in ("not",)
+
+    def _flags(self) -> None:
+        for k, lk in enumerate(self.links):
+            if k in self.used or lk.best.kind != "column":
+                continue
+            c = self.concept(k, ("column",))
+            column = self.col(c)
+            neg = lk.negated or self.negated_before(lk.start) or self._yet_after(lk.end)
+            if column.kind == "bool" and c.strength >= 0.5:
+                self.used.add(k)
+                self.plan.filters.append(Filter("bool", ColRef(c.table, c.column), values=(not neg,)))
+            elif column.nullable and c.strength >= 0.5 and not self._is_projection(k):
+                self.used.add(k)
+                self.plan.filters.append(Filter("null" if neg else "notnull", ColRef(c.table, c.column)))
+        for i, w in enumerate(self.lows):
+            if w in STATE_POSITIVE or (w == "still" and i + 1 < len(self.lows) and stem(self.lows[i + 1]) == "sell"):
+                col = self._negative_state_column()
+                if col is not None:
+                    self.plan.filters.append(Filter("bool", ColRef(col.table, col.name), values=(False,)))
+
+    def _yet_after(self, end: int) -> bool:
+        return end < len(self.lows) and self.lows[end] in ("yet",)
+
+    def _is_projection(self, k: int) -> bool:
+        lk = self.links[k]
+        before = self.lows[max(0, lk.start - 3):lk.start]
+        return any(w in ("show", "list", "give", "display") for w in before) and not self.negated_before(lk.start)
+
+    def _negative_state_column(self) -> Column | None:
+        for table in self.mentioned:
+            for col in self.ix.tables[table].columns.values():
+                if col.kind == "bool" and any(col.name.lower().startswith(p) for p in NEGATIVE_STATES):
+                    if not any(f.col == ColRef(col.table, col.name) for f in self.plan.filters):
+                        return col
+        return None
+
+    def _id_refs(self) -> None:
+        for k, lk in enumerate(self.links):
+            if lk.best.kind != "table" or lk.end >= len(self.t):
+                continue
+            tok = self.t[lk.end]
+            if tok.kind == "number" and tok.low.isdigit() and lk.end not in self.cues.skip:
+                pk = self.ix.tables[lk.best.table].primary_key
+                if len(pk) == 1:
+                    self.plan.filters.append(Filter("eq", ColRef(lk.best.table, pk[0]), values=(int(tok.low),)))
+                    self.used.add(k)
+
+    # ------------------------------------------------------------------ subject and joins
+
+    def _subject(self) -> None:
+        p = self.plan
+        entity_dims = [d for d in p.dims if d.kind == "entity"]
+        if p.measures and p.measures[0].func == "count":
+            p.subject = p.measures[0].table
+        elif entity_dims:
+            p.subject = entity_dims[0].table
+        else:
+            for k, lk in enumerate(self.links):
+                if lk.best.kind == "table":
+                    p.subject = lk.best.table
+                    break
+            if p.subject is None and self.links:
+                p.subject = next((lk.best.table for lk in self.links if lk.best.table), None)
+
+    def _tables(self) -> None:
+        p = self.plan
+        for k, lk in enumerate(self.links):
+            if k in self.used or lk.best.kind != "table":
+                continue
+            table = lk.best.table
+            self.used.add(k)
+            if table == p.subject:
+                continue
+            open_exists = p.exists[-1] if p.exists and self._same_clause(self._exists_at, lk.start) else None
+            if open_exists is not None and table not in open_exists.also and table != open_exists.table:
+                # "never borrowed a fantasy book": the book is part of what never happened
+                open_exists.also.append(table)
+                moved = [f for f in p.filters if f.col.table == table]
+                p.filters = [f for f in p.filters if f not in moved]
+                open_exists.filters.extend(moved)
+            elif self.negated_before(lk.start, window=5) and p.subject and distance(self.ix, p.subject, table) > 0:
+                moved = [f for f in p.filters if f.col.table == table or self._date_near(f, lk)]
+                p.filters = [f for f in p.filters if f not in moved]
+                p.exists.append(Exists(table, True, moved))
+                self._exists_at = lk.end
+            else:
+                p.joins.add(table)
+
+    _exists_at = -1
+
+    def _same_clause(self, a: int, b: int) -> bool:
+        if a < 0 or b < a:
+            return False
+        return not any(self.lows[i] in (",", ";", ".", "and", "but", "or", "who", "which", "that", "?")
+                       for i in range(a, b))
+
+    def _date_near(self, f: Filter, lk: Link) -> bool:
+        return f.kind in ("range", "relative") and f.col.table == lk.best.table

@@ -1,0 +1,262 @@
+"""Reading groupings and rankings: "by country", "per month", "top 5 products by revenue"."""
+
+from __future__ import annotations
+
+from services.embedded.joins import distance, is_ancestor, primary_date
+from services.embedded.plan import ColRef, Dim, Measure, Rank
+
+from services.embedded.reader import PARTICIPLES, SORT_WORDS, WH
+
+
+class GroupsMixin:
+    def _groupings(self) -> None:
+        for i, w in enumerate(self.lows):
+            if i in self.cues.skip or w not in ("by", "per", "each", "every", "across"):
+                continue
+            if w == "by" and i > 0 and (self.lows[i - 1] in PARTICIPLES or self.lows[i - 1].endswith("ed")) \
+                    and self.lows[i - 1] not in SORT_WORDS:
+                continue
+            k = self.link_after(i + 1, gap=2)
+            if k is None or k in self.used:
+                continue
+            c = self.concept(k)
+            if c.kind == "metric" or (c.kind == "column" and self.col(c).measurable and w == "by"):
+                continue  # "top 5 products by revenue": the ranking's measure, read in _ranking
+            if w == "per" and c.kind == "table" and self._two_level(c.table, k):
+                continue
+            while k is not None:
+                k = self._add_dim(k)
+                if k is None:
+                    break
+                lk = self.links[k]
+                if lk.end < len(self.lows) and self.lows[lk.end] in ("and", ",", "&"):
+                    k = self.link_after(lk.end + 1, gap=1)
+                    if k is not None and (k in self.used or self.links[k].best.kind not in ("table", "column")):
+                        k = None
+                else:
+                    k = None
+        for unit, start, _end in self.cues.grains:
+            self.plan.dims.append(Dim("grain", "", None, unit))
+            self._grain_at = getattr(self, "_grain_at", []) + [start]
+
+    def _two_level(self, table: str, k: int) -> bool:
+        """"per <entity>" after an average: per row (no grouping) or per entity (aggregate first)."""
+        for n, m in enumerate(self.plan.measures):
+            if m.per == "?":
+                m.per = table
+                self.used.add(k)
+                return True
+            if m.func == "avg" and m.column:
+                if m.table == table:
+                    self.used.add(k)
+                    return True
+                if distance(self.ix, m.table, table) > 0:
+                    self.plan.measures[n] = Measure("sum", m.table, m.column, per=table)
+                    self.used.add(k)
+                    return True
+        return False
+
+    def _add_dim(self, k: int) -> int | None:
+        """Add the grouping named by link ``k``; returns the last link it consumed."""
+        lk = self.links[k]
+        c = self.concept(k)
+        if c.kind == "table":
+            nxt = self.link_after(lk.end, gap=0)
+            if nxt is not None and nxt not in self.used:
+                cc = self.concept(nxt, ("column",))
+                if cc is not None and cc.table == c.table and not self.col(cc).measurable:
+                    self.used |= {k, nxt}
+                    self.plan.dims.append(Dim("column", cc.table, cc.column))
+                    return nxt
+                if cc is not None and distance(self.ix, c.table, cc.table) == 1 and not self.col(cc).measurable \
+                        and self.col(cc).kind in ("text", "bool"):
+                    self.used |= {k, nxt}
+                    self.plan.dims.append(Dim("column", cc.table, cc.column))
+                    return nxt
+            self.used.add(k)
+            self.plan.dims.append(Dim("entity", c.table))
+            return k
+        if c.kind == "column":
+            column = self.col(c)
+            self.used.add(k)
+            if column.kind == "date":
+                self.plan.dims.append(Dim("grain", c.table, c.column, "day"))
+            else:
+                self.plan.dims.append(Dim("column", c.table, c.column))
+            return k
+        return None
+
+    # ------------------------------------------------------------------ ranking
+
+    def _ranking(self) -> None:
+        sups = self.cues.superlatives
+        if not sups:
+            self._sort_by()
+            return
+        sup = sups[0]
+        wh = self._wh_dim()
+        after = self.link_after(sup.end, gap=2)
+        dim_k, event_k = None, None
+        if after is not None and after not in self.used:
+            c = self.concept(after)
+            if c.kind == "table" and wh is None:
+                nxt = self.link_after(self.links[after].end, gap=1)
+                if nxt is not None and nxt not in self.used and self.links[nxt].best.kind == "table":
+                    event_k, dim_k = after, nxt
+                else:
+                    dim_k = after
+            elif c.kind == "table":
+                event_k = after
+            elif c.kind == "column" and not self.col(c).measurable and self.col(c).kind in ("text", "bool") \
+                    and wh is None:
+                dim_k = after
+        explicit = sup.explicit_limit or self.lows[sup.start] in ("top", "bottom")
+        if dim_k is None and wh is None and not explicit and not self.plan.dims:
+            # "the highest list price": a scalar maximum, not a ranking
+            if not self.plan.measures and after is not None:
+                c = self.concept(after)
+                if c.kind in ("column",) and (self.col(c).measurable or self.col(c).kind in ("date", "year")):
+                    self.used.add(after)
+                    self.plan.measures.append(Measure("max" if sup.desc else "min", c.table, c.column))
+                elif c.kind == "metric":
+                    pass
+            return
+        if dim_k is None and wh is not None:
+            dim_k = wh
+        if dim_k is not None and dim_k not in self.used:
+            self._add_dim(dim_k)
+        elif dim_k is None and not self.plan.dims:
+            return
+        if event_k is not None and not self.plan.measures:
+            self.used.add(event_k)
+            self.plan.measures.append(Measure("count", self.links[event_k].best.table, rows=True))
+        by = self._by_measure()
+        if by is not None and not self.plan.measures:
+            self.plan.measures.append(by)
+        if not self.plan.measures:
+            after_sup = self.link_after(sup.end, gap=2)
+            if after_sup is not None and after_sup not in self.used:
+                c = self.concept(after_sup)
+                if c.kind == "metric":
+                    self.used.add(after_sup)
+                    self.plan.measures.append(Measure("metric", self.ix.metrics[c.metric].base_table,
+                                                      metric=c.metric))
+                elif c.kind == "table":
+                    self.used.add(after_sup)
+                    self.plan.measures.append(Measure("count", c.table))
+                elif c.kind == "column" and self.col(c).measurable:
+                    self.used.add(after_sup)
+                    self.plan.measures.append(Measure("sum", c.table, c.column))
+        if sup.limit is not None:
+            limit = sup.limit
+        elif self._wh_dim() is not None and self._wh_limit is not None:
+            limit = self._wh_limit
+        else:
+            limit = self._singular_limit(dim_k)
+        rank = Rank(sup.desc, limit)
+        if not self.plan.measures:
+            column = self._hinted_column(sup.hint)
+            if column is not None:
+                rank.column = column
+            else:
+                default = self._default_rank_measure()
+                if default is not None:
+                    self.plan.measures.append(default)
+        self.plan.rank = rank
+
+    def _default_rank_measure(self) -> Measure | None:
+        """Ranking with no measure named ("which drug is prescribed least often"): count the rows."""
+        dims = self.plan.dims
+        if not dims:
+            return None
+        for k, lk in enumerate(self.links):
+            if k not in self.used and lk.best.kind == "table" and lk.best.table != dims[0].table:
+                self.used.add(k)
+                return Measure("count", lk.best.table, rows=True)
+        if dims[0].kind == "column":
+            return Measure("count", dims[0].table, rows=True)
+        if self.ix.metrics:
+            metric = next(iter(self.ix.metrics.values()))
+            if distance(self.ix, metric.base_table, dims[0].table) >= 0:
+                return Measure("metric", metric.base_table, metric=metric.name.lower())
+        children = [e.other for e in self.ix.edges.get(dims[0].table, ()) if is_ancestor(self.ix, dims[0].table, e.other)]
+        return Measure("count", children[0], rows=True) if children else None
+
+    def _singular_limit(self, k: int | None) -> int | None:
+        if k is None:
+            return 1
+        tok = self.t[self.links[k].end - 1]
+        return None if tok.low != tok.stem and tok.low.endswith("s") else 1
+
+    _wh_limit: int | None = None
+
+    def _wh_dim(self) -> int | None:
+        for i, w in enumerate(self.lows):
+            if w in WH:
+                j = i + 1
+                if j < len(self.t) and self.t[j].kind == "number" and self.t[j].low.isdigit():
+                    self._wh_limit = int(self.t[j].low)  # "which 5 patients ..."
+                    j += 1
+                k = self.link_after(j, gap=1)
+                if k is not None and self.links[k].best.kind in ("table", "column"):
+                    c = self.concept(k)
+                    if c.kind == "column" and self.col(c).measurable:
+                        return None
+                    return k
+                if w == "who":
+                    return None
+                return None
+        return None
+
+    def _by_measure(self) -> Measure | None:
+        for i, w in enumerate(self.lows):
+            if w == "by" or w in SORT_WORDS:
+                k = self.link_after(i + 1, gap=2)
+                if k is None or k in self.used:
+                    continue
+                c = self.concept(k)
+                if c.kind == "metric":
+                    self.used.add(k)
+                    return Measure("metric", self.ix.metrics[c.metric].base_table, metric=c.metric)
+                if c.kind == "column" and self.col(c).measurable:
+                    self.used.add(k)
+                    return Measure("sum", c.table, c.column)
+        return None
+
+    def _hinted_column(self, hint: str | None) -> ColRef | None:
+        dim = self.plan.dims[0] if self.plan.dims else None
+        table = dim.table if dim is not None and dim.kind == "entity" else None
+        candidates = [c for c in self.ix.tables[table].columns.values()] if table else []
+        for k, lk in enumerate(self.links):
+            c = self.concept(k)
+            if k not in self.used and c.kind == "column" and (self.col(c).measurable or self.col(c).kind == "date"):
+                if table is None or c.table == table:
+                    self.used.add(k)
+                    return ColRef(c.table, c.column)
+        if hint is None or not candidates:
+            return None
+        targets = {"price": ("pric", "cost", "amount"), "length": ("pag", "length", "duration"),
+                   "date": ("date",), "birth": ("birth",)}.get(hint, (hint,))
+        for col in candidates:
+            if (col.measurable or col.kind in ("date", "year")) and any(
+                    s.startswith(tg) for s in col.stems for tg in targets):
+                return ColRef(col.table, col.name)
+        if hint == "date":
+            date = primary_date(self.ix, table)
+            return ColRef(table, date.name) if date else None
+        return None
+
+    def _sort_by(self) -> None:
+        for i, w in enumerate(self.lows):
+            if w in SORT_WORDS and i + 1 < len(self.lows) and self.lows[i + 1] == "by":
+                k = self.link_after(i + 2, gap=1)
+                if k is None:
+                    continue
+                c = self.concept(k)
+                desc = any(x in self.lows for x in ("descending", "desc", "highest", "largest", "most"))
+                if c.kind == "column" and not self.plan.measures:
+                    self.used.add(k)
+                    self.plan.rank = Rank(desc, None, ColRef(c.table, c.column))
+                elif c.kind == "metric" or (c.kind == "column" and self.col(c).measurable):
+                    self.plan.rank = Rank(desc, None)
+                return

@@ -1,0 +1,125 @@
+"""The reader's state and the helpers every reading step uses: finding the link after a cue,
+choosing among a link's meanings, spotting negation."""
+
+from __future__ import annotations
+
+from services.embedded.cues import Cues
+from services.embedded.index import Column, Concept, SchemaIndex
+from services.embedded.lexicon import NEGATION_CONTRACTIONS, NEGATIONS, Token
+from services.embedded.linking import Linked
+from services.embedded.plan import Plan
+
+PARTICIPLES = frozenset({"written", "made", "sold", "bought", "paid", "done", "seen", "given", "taken", "held",
+                          "run", "won", "lent", "brought", "sent", "kept"})
+SORT_WORDS = frozenset({"sort", "sorted", "order", "ordered", "rank", "ranked", "ranking", "arranged"})
+VALUE_NOUNS = frozenset({"value", "amount", "size", "spend", "spending", "total", "revenue", "worth"})
+STATE_POSITIVE = frozenset({"active", "available", "current", "live", "valid", "ongoing", "open", "enabled"})
+NEGATIVE_STATES = ("discontinu", "delet", "archiv", "inactiv", "disabl", "retir", "expir", "block", "suspend",
+                    "clos", "cancel", "remov", "hidden", "obsolet")
+WH = frozenset({"which", "what", "who", "whose"})
+
+FILLER = frozenset({"the", "a", "an", "of", "their", "its", "our", "each", "every", "all", "per", "by", "for",
+                     "in", "on", "with", "that", "which", "who", "were", "was", "is", "are", "have", "has", "had",
+                     "do", "did", "does", "been", "be", "any", "most", "many", "much", "total", "number",
+                     "distinct", "unique", "different", "single", "one", "there"})
+FILLER_EXTRA = frozenset({"list", "unit", "individual", "overall", "items", "active", "available", "current",
+                           "new", "existing", "registered", "separate", "inactive", "valid", "ongoing", "open"})
+
+
+
+class ReaderBase:
+    def __init__(self, tokens: list[Token], linked: Linked, cues: Cues, index: SchemaIndex):
+        self.t = tokens
+        self.lows = [t.low for t in tokens]
+        self.links = linked.links
+        self.cues = cues
+        self.ix = index
+        self.used: set[int] = set()
+        self.plan = Plan()
+        self.mentioned = self._mentioned_tables()
+
+    # ------------------------------------------------------------------ link helpers
+
+    def _mentioned_tables(self) -> list[str]:
+        out: list[str] = []
+        for lk in self.links:
+            for c in lk.concepts[:1]:
+                if c.kind == "table" and c.table not in out:
+                    out.append(c.table)
+                elif c.kind == "metric":
+                    for tb in self.ix.metrics[c.metric].tables:
+                        if tb not in out:
+                            out.append(tb)
+        for lk in self.links:
+            if lk.best.table and lk.best.table not in out:
+                out.append(lk.best.table)
+        return out
+
+    def concept(self, k: int, kinds: tuple[str, ...] | None = None) -> Concept | None:
+        """The link's meaning that best fits the tables the question mentions."""
+        lk = self.links[k]
+        options = [c for c in lk.concepts if kinds is None or c.kind in kinds]
+        if not options:
+            return None
+        top = options[0].strength
+        near = [c for c in options if c.strength >= top - 0.25]
+        if len({(c.table, c.column, c.kind) for c in near}) == 1:
+            return near[0]
+        anchors = self._anchors(k)
+        for c in near:
+            if c.table in anchors:
+                return c
+        # Unanchored: the entity table (fewest foreign keys out) rather than a fact table.
+        return min(near, key=lambda c: (-c.strength, self._fks_out(c.table), near.index(c)))
+
+    def _anchors(self, k: int) -> list[str]:
+        """Tables that other links name unambiguously."""
+        out: list[str] = []
+        for j, lk in enumerate(self.links):
+            if j == k:
+                continue
+            top = lk.concepts[0].strength
+            tables = {c.table for c in lk.concepts if c.strength >= top - 0.25 and c.table}
+            if lk.best.kind == "metric":
+                tables = {self.ix.metrics[lk.best.metric].base_table}
+            if len(tables) == 1:
+                t = next(iter(tables))
+                if t not in out:
+                    out.append(t)
+        return out
+
+    def _fks_out(self, table: str | None) -> int:
+        if table is None:
+            return 99
+        return sum(1 for c in self.ix.tables[table].columns.values() if c.references)
+
+    def link_after(self, pos: int, gap: int = 2) -> int | None:
+        for k, lk in enumerate(self.links):
+            if lk.start >= pos:
+                between = [self.lows[i] for i in range(pos, lk.start)]
+                if len(between) <= gap and all(w in FILLER or w in FILLER_EXTRA for w in between):
+                    return k
+                return None
+        return None
+
+    def link_before(self, pos: int, gap: int = 2) -> int | None:
+        for k in range(len(self.links) - 1, -1, -1):
+            lk = self.links[k]
+            if lk.end <= pos:
+                between = [self.lows[i] for i in range(lk.end, pos)]
+                return k if len(between) <= gap else None
+        return None
+
+    def negated_before(self, start: int, window: int = 4) -> bool:
+        lo = max(0, start - window)
+        for i in range(start - 1, lo - 1, -1):
+            w = self.lows[i]
+            if w in NEGATIONS or w in NEGATION_CONTRACTIONS or w.endswith("n't"):
+                return True
+            if any(lk.start <= i < lk.end for lk in self.links):
+                break
+        return False
+
+    def col(self, c: Concept) -> Column:
+        return self.ix.column(c.table, c.column)
+
