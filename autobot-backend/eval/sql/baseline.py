@@ -1,0 +1,114 @@
+"""Recorded baselines: what a candidate path and model scored, question by question.
+
+A baseline is written only on purpose (``--record-baseline``), one file per candidate path and
+model under ``eval/golden/sql/baselines/``. It holds the corpus stamps and composition it was
+measured on, the summary, and every question's verdict, so the gate can ratchet the pass rate,
+the corpus size and the composition, and the report can say per question what regressed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from eval.errors import HarnessError
+from eval.report import SQLReport
+
+BASELINE_DIR = Path(__file__).resolve().parents[1] / "golden" / "sql" / "baselines"
+FORMAT_VERSION = 1
+
+
+class BaselineError(HarnessError):
+    """A baseline that cannot be used, or one that does not belong to this run."""
+
+
+@dataclass(frozen=True)
+class Baseline:
+    candidate_path: str
+    model: str
+    recorded_at: str
+    corpus: dict[str, Any]
+    composition: dict[str, int]
+    summary: dict[str, Any]
+    questions: dict[str, dict[str, Any]]
+    """Question id -> ``{"verdict", "good", "expect", "stratum"}``."""
+    run: dict[str, Any]
+    source: Path
+
+    @property
+    def label(self) -> str:
+        return f"{self.candidate_path}/{self.model}"
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "default"
+
+
+def baseline_path(candidate_path: str, model: str, directory: Path = BASELINE_DIR) -> Path:
+    return Path(directory) / f"{slug(candidate_path)}--{slug(model)}.json"
+
+
+def _parse(path: Path) -> Baseline:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise BaselineError(f"{path}: cannot read baseline ({exc}); re-record it with --record-baseline") from None
+    try:
+        if data.get("version") != FORMAT_VERSION:
+            raise BaselineError(f"{path}: baseline format version {data.get('version')!r}, expected {FORMAT_VERSION}; "
+                                "re-record it with --record-baseline")
+        return Baseline(candidate_path=data["candidate"]["path"], model=data["candidate"]["model"],
+                        recorded_at=data["recorded_at"], corpus=data["corpus"], composition=data["composition"],
+                        summary=data["summary"], questions=data["questions"], run=data.get("run", {}), source=path)
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise BaselineError(f"{path}: malformed baseline (missing {exc}); re-record it with --record-baseline") from None
+
+
+def load_baseline(candidate_path: str, model: str, directory: Path = BASELINE_DIR) -> Baseline | None:
+    """The baseline of exactly this path and model, or ``None``; a file naming another is an error."""
+    path = baseline_path(candidate_path, model, directory)
+    if not path.exists():
+        return None
+    baseline = _parse(path)
+    if (baseline.candidate_path, baseline.model) != (candidate_path, model):
+        raise BaselineError(f"{path}: recorded for {baseline.label}, but this run is {candidate_path}/{model}; "
+                            "a run is never compared with another path's or model's baseline")
+    return baseline
+
+
+def other_baselines(candidate_path: str, model: str, directory: Path = BASELINE_DIR) -> list[Baseline]:
+    """Baselines recorded for the same candidate path under another model (for the pinning message)."""
+    found = []
+    for path in sorted(Path(directory).glob(f"{slug(candidate_path)}--*.json")):
+        try:
+            b = _parse(path)
+        except BaselineError:
+            continue
+        if b.candidate_path == candidate_path and b.model != model:
+            found.append(b)
+    return found
+
+
+def baseline_record(report: SQLReport, composition: dict[str, int]) -> dict[str, Any]:
+    return {
+        "version": FORMAT_VERSION,
+        "candidate": {"path": report.candidate_path, "model": report.model},
+        "recorded_at": report.generated_at,
+        "corpus": report.corpus,
+        "composition": composition,
+        "run": report.run,
+        "summary": report.summary,
+        "questions": {o.question_id: {"verdict": o.verdict.value, "good": o.good, "expect": o.expect,
+                                      "stratum": o.stratum} for o in report.outcomes},
+    }
+
+
+def write_baseline(report: SQLReport, composition: dict[str, int], directory: Path = BASELINE_DIR) -> Path:
+    path = baseline_path(report.candidate_path, report.model, directory)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(baseline_record(report, composition), indent=1, sort_keys=False) + "\n",
+                    encoding="utf-8")
+    return path
