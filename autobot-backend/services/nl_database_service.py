@@ -7,7 +7,7 @@
 3. a :class:`~services.sql_executor.ReadOnlyExecutor` is opened,      -> ``config`` / ``db_unreachable``
    one per URL, cached
 4. the schema context is read from the live database, cached per URL  -> ``db_unreachable``
-5. the generator answers: SQL, or a refusal                           -> ``generator_unavailable`` / ``refused``
+5. the generator answers: SQL, or a refusal       -> ``generator_unavailable`` / ``generator_error`` / ``refused``
 6. the read-only guard checks the SQL                                 -> ``guard_blocked``
 7. the executor runs it on a read-only connection                     -> ``database`` / ``timeout`` / ``row_cap``
 
@@ -72,7 +72,8 @@ ERROR_KINDS: Mapping[str, str] = {
     "bad_request": "the question (or db_url) given is not usable: empty, not a string, too long",
     "config": "a URL or driver that cannot be used, or a generator configuration error",
     "db_unreachable": "the database could not be opened or its schema read (missing file, server down)",
-    "generator_unavailable": "the generator could not be asked or failed (endpoint down, timeout, crash)",
+    "generator_unavailable": "the generator could not be asked (endpoint down, timeout, bad reply envelope)",
+    "generator_error": "the generator crashed or returned something that is not a Generation: no SQL came back",
     "guard_blocked": "the generated SQL is not a single read-only statement; it was not run",
     "database": "the database rejected the SQL (unknown column, type error, ...)",
     "timeout": "the query ran past the time limit and was stopped",
@@ -339,9 +340,9 @@ class NLDatabaseService:
             raise _Failed("config", f"Generator {name} is misconfigured: {exc}")
         except Exception as exc:
             log.exception("nl_sql: generator %s failed", name)
-            raise _Failed("generator_unavailable", f"Generator {name} failed: {type(exc).__name__}: {exc}")
+            raise _Failed("generator_error", f"Generator {name} failed: {type(exc).__name__}: {exc}")
         if not isinstance(generation, Generation):
-            raise _Failed("generator_unavailable",
+            raise _Failed("generator_error",
                           f"Generator {name} returned a {type(generation).__name__}, not a Generation.")
         return generation
 

@@ -280,8 +280,9 @@ def test_unavailable_generator_is_reported(service_for):
     ("SELECT 1", "returned a str, not a Generation"),
 ], ids=["runtime_error", "key_error", "wrong_return_type"])
 def test_broken_generator_is_an_error_not_an_exception(service_for, outcome, fragment):
+    # A crash is the generator's own failure (no SQL came back), not "could not be asked".
     response = ask(service_for(Scripted(outcome)))
-    assert (response["status"], response["error_kind"]) == ("error", "generator_unavailable")
+    assert (response["status"], response["error_kind"]) == ("error", "generator_error")
     assert fragment in response["reason"]
 
 
@@ -443,4 +444,4 @@ def test_compat_guard_check_through_the_service_module():
 
 def test_every_error_kind_is_documented():
     assert set(ERROR_KINDS) == {"bad_request", "config", "db_unreachable", "generator_unavailable",
-                                "guard_blocked", "database", "timeout", "row_cap", "refused"}
+                                "generator_error", "guard_blocked", "database", "timeout", "row_cap", "refused"}
