@@ -14,7 +14,7 @@ from sqlglot import exp
 from services.embedded.dates import label as period_text
 from services.embedded.index import SchemaIndex
 from services.embedded.joins import default_date, join_tree, path
-from services.embedded.periods import compare_select
+from services.embedded.periods import compare_select, window_select
 from services.embedded.plan import ColRef, Dim, Exists, Filter, Measure, Plan
 from services.embedded.sqlparts import col, conjoin, lit, period_label, table, window_start
 
@@ -35,8 +35,10 @@ class Builder:
         p = self.p
         if p.compare is not None:
             return compare_select(self)
+        if p.window is not None and p.measures:
+            return window_select(self)
         m = p.measures[0] if p.measures else None
-        if m is not None and m.per:
+        if m is not None and (m.per or m.per_grain):
             return self._two_level(m)
         if m is not None and p.having and not p.dims and m.func == "count" and m.table == p.subject:
             return self._count_of_groups()
@@ -124,15 +126,31 @@ class Builder:
         return all(cols[c].references == e.table for c in e.other_columns if c in cols)
 
     def metric_conditions(self) -> list[exp.Expression]:
+        """Metric conditions that apply to the whole query (not inlined in a measure)."""
         out: list[exp.Expression] = []
         seen: set[str] = set()
         for m in self.p.measures + [h.measure for h in self.p.having]:
-            if m.metric and m.metric not in seen and not m.share:
+            if m.metric and m.metric not in seen and not m.share and not self._inline(m):
                 seen.add(m.metric)
-                cond = self.ix.metrics[m.metric].condition
+                cond = self.metric_condition(m.metric)
                 if cond is not None:
-                    out.append(cond.copy())
+                    out.append(cond)
         return out
+
+    def metric_condition(self, name: str) -> exp.Expression | None:
+        """The metric's condition, unless the question filters the same column itself
+        ("revenue from returned orders" asks for the returned ones)."""
+        cond = self.ix.metrics[name].condition
+        if cond is None:
+            return None
+        filtered = {(f.col.table, f.col.column) for f in self.p.filters if f.kind in ("eq", "ne")}
+        if any((c.table, c.name) in filtered for c in cond.find_all(exp.Column)):
+            return None
+        return cond.copy()
+
+    def _inline(self, m: Measure) -> bool:
+        """With several measures, a metric's condition goes inside its own aggregate."""
+        return m.metric is not None and len(self.p.measures) > 1 and m in self.p.measures
 
     def where(self, filters: list[Filter] | None = None) -> exp.Expression | None:
         p = self.p
@@ -207,10 +225,19 @@ class Builder:
         if m.share:
             return self._share(m)
         if m.func == "metric":
-            return self.ix.metrics[m.metric].aggregate.copy()
+            metric = self.ix.metrics[m.metric]
+            cond = self.metric_condition(m.metric)
+            if self._inline(m) and cond is not None and metric.argument is not None:
+                agg = metric.aggregate.copy()
+                inner = agg.find(exp.AggFunc)
+                inner.set("this", exp.Case(ifs=[exp.If(this=cond, true=metric.argument.copy())], default=lit(0)))
+                return agg
+            return metric.aggregate.copy()
         if m.func == "count":
             return self._count(m)
         c = col(ColRef(m.table, m.column))
+        if m.since:
+            c = exp.DateDiff(this=c, expression=col(ColRef(m.table, m.since)), unit=exp.var("DAY"))
         if m.distinct and m.func == "sum":
             c = exp.Distinct(expressions=[c])
         return {"sum": exp.Sum, "avg": exp.Avg, "min": exp.Min, "max": exp.Max}[m.func](this=c)
@@ -232,7 +259,7 @@ class Builder:
         if m.func == "metric":
             metric = self.ix.metrics[m.metric]
             arg = metric.argument.copy()
-            mcond = metric.condition.copy() if metric.condition is not None else None
+            mcond = self.metric_condition(m.metric)
             part_cond = conjoin([cond, mcond]) if mcond is not None else cond
             part = exp.Sum(this=exp.Case(ifs=[exp.If(this=part_cond, true=arg.copy())], default=lit(0)))
             whole_arg = exp.Case(ifs=[exp.If(this=mcond, true=arg.copy())], default=lit(0)) if mcond else arg
@@ -282,7 +309,11 @@ class Builder:
         select = exp.select(*projections) if projections else exp.Select()
         select, _edges = self.source(select, filters)
         for n, m in enumerate(p.measures):
-            select = select.select(exp.alias_(self.measure(m), _measure_alias(m, n)), append=True)
+            value = self.measure(m)
+            if m.share_of_total:
+                total = exp.Window(this=exp.Sum(this=value.copy()), over="OVER")
+                value = exp.Div(this=exp.Mul(this=exp.Literal.number("100.0"), expression=value), expression=total)
+            select = select.select(exp.alias_(value, _measure_alias(m, n)), append=True)
         if not p.measures and p.rank is not None and p.rank.column is not None:
             entity = self._entity_for_rank()
             label = self.ix.tables[entity].label if entity else None
@@ -330,6 +361,8 @@ class Builder:
 
     def _order(self, select: exp.Select) -> exp.Select:
         p = self.p
+        if p.rank is not None and p.rank.partition and p.measures:
+            return self._top_per_group(select)
         if p.rank is not None:
             if p.rank.column is not None and not p.measures:
                 key = col(p.rank.column)
@@ -347,15 +380,33 @@ class Builder:
             select = select.order_by(*keys)
         return select
 
-    def _two_level(self, m: Measure) -> exp.Expression:
-        """Aggregate per row of ``m.per`` first, then average (or total) those."""
+    def _top_per_group(self, select: exp.Select) -> exp.Select:
+        """The top ``limit`` rows of each group, by the first measure (ROW_NUMBER per partition)."""
         p = self.p
-        per = self.ix.tables[m.per]
-        inner_plan_dims = p.dims
+        names = [e.alias_or_name for e in select.expressions]
+        groups = [exp.column(n) for n in names[:p.rank.partition]]
+        key = exp.Ordered(this=exp.column(names[len(p.dims)]), desc=p.rank.desc, nulls_first=not p.rank.desc)
+        numbered = exp.select(*[exp.column(n) for n in names], exp.alias_(exp.Window(
+            this=exp.RowNumber(), partition_by=groups, order=exp.Order(expressions=[key])), "rank_in_group")
+        ).from_(select.subquery("grouped"))
+        outer = exp.select(*[exp.column(n) for n in names]).from_(numbered.subquery("ranked"))
+        outer = outer.where(exp.LTE(this=exp.column("rank_in_group"), expression=lit(p.rank.limit or 1)))
+        return outer.order_by(*[exp.Ordered(this=g.copy(), nulls_first=True) for g in groups], key.copy())
+
+    def _two_level(self, m: Measure) -> exp.Expression:
+        """Aggregate per row of ``m.per`` (or per period) first, then average (or total) those."""
+        p = self.p
+        if m.per_grain:
+            date = default_date(self.ix, m.table)
+            if date is None:
+                raise BuildError("no date column to place rows in periods")
+            step = Dim("grain", date.table, date.name, m.per_grain)
+        else:
+            step = Dim("entity", m.per)
         inner = Builder(Plan(subject=p.subject, measures=[Measure(m.func, m.table, m.column, m.metric,
-                                                                  m.distinct)],
-                             dims=inner_plan_dims + [Dim("entity", m.per)], filters=p.filters,
-                             exists=p.exists, joins=p.joins | {m.per}), self.ix)
+                                                                  m.distinct, since=m.since)],
+                             dims=p.dims + [step], filters=p.filters,
+                             exists=p.exists, joins=p.joins | ({m.per} if m.per else set())), self.ix)
         sub = inner.select()
         sub.set("order", None)
         value_alias = _measure_alias(m, 0)

@@ -32,7 +32,7 @@ from services.embedded.lexicon import (
 _UNIT_WORDS = {"day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month", "months": "month",
                "quarter": "quarter", "quarters": "quarter", "year": "year", "years": "year"}
 _AGAINST = {"compared", "compare", "vs", "versus", "than", "from", "to", "with", "over", "against", "on"}
-_GRAIN_LEAD = {"per", "by", "each", "every", "a", "an", "for", "over"}
+_GRAIN_LEAD = {"per", "by", "each", "every", "a", "an", "for", "over", "which", "what"}
 _SUPERLATIVES = (MAX_WORDS | MIN_WORDS | set(SUPERLATIVE_HINTS)) - {"top", "bottom", "overall"}
 
 
@@ -68,6 +68,9 @@ class Cues:
     dates: list[DateSpec] = field(default_factory=list)
     grains: list[tuple[str, int, int]] = field(default_factory=list)
     """(unit, start, end) of "monthly", "per quarter", "each year"..."""
+    running: bool = False
+    moving: tuple[int, str] | None = None
+    """(width, function) of "3-month moving average"."""
     compare_unit: str | None = None
     compare_pct: bool = False
     change: bool = False
@@ -88,6 +91,7 @@ def scan(tokens: list[Token], text: str) -> Cues:
     cues.dates = find_dates(tokens)
     cues.skip |= cues.date_tokens()
     lows = [t.low for t in tokens]
+    _scan_windows(tokens, lows, cues)
     _scan_compare(tokens, lows, cues)
     _scan_grains(tokens, lows, cues)
     _scan_thresholds(tokens, lows, cues)
@@ -99,6 +103,31 @@ def scan(tokens: list[Token], text: str) -> Cues:
     cues.include_zero = bool(INCLUDE_ZERO.search(text))
     cues.distinct = any(w in ("distinct", "unique", "different") for w in lows)
     return cues
+
+
+def _scan_windows(tokens: list[Token], lows: list[str], cues: Cues) -> None:
+    n = len(lows)
+    for i, w in enumerate(lows):
+        if w == "cumulative" or (w == "running" and i + 1 < n and lows[i + 1] in ("total", "sum", "count", "tally")):
+            cues.running = True
+            cues.skip.add(i)
+        elif w in ("ytd", "year-to-date"):
+            cues.running = True
+        elif w in ("moving", "rolling", "trailing") and i + 1 < n and lows[i + 1] in (
+                "average", "avg", "mean", "sum", "total"):
+            width = None
+            for j in range(max(0, i - 3), i):
+                if tokens[j].kind == "number" and tokens[j].low.isdigit():
+                    width = int(tokens[j].low)
+                    cues.skip |= set(range(j, i))
+            if width is None:
+                for j in range(i + 2, min(n, i + 7)):
+                    if tokens[j].kind == "number" and tokens[j].low.isdigit():
+                        width = int(tokens[j].low)
+                        cues.skip |= set(range(j, min(n, j + 2)))
+                        break
+            cues.moving = (width or 3, "avg" if lows[i + 1] in ("average", "avg", "mean") else "sum")
+            cues.skip |= {i, i + 1}
 
 
 def _scan_compare(tokens: list[Token], lows: list[str], cues: Cues) -> None:
@@ -218,7 +247,7 @@ def _scan_aggs(tokens: list[Token], lows: list[str], cues: Cues) -> None:
             cues.aggs.append(Agg("count", i, i + 2))
         elif w in ("count", "counts", "tally") and not (i > 0 and lows[i - 1] in ("page", "word")):
             cues.aggs.append(Agg("count", i, i + 1))
-        elif w in ("total", "sum", "combined", "cumulative") and not (i + 1 < n and lows[i + 1] == "number"):
+        elif w in ("total", "sum", "combined") and not (i + 1 < n and lows[i + 1] == "number"):
             cues.aggs.append(Agg("sum", i, i + 1))
         elif w in AVG_WORDS:
             cues.aggs.append(Agg("avg", i, i + 1))

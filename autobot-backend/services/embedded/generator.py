@@ -14,7 +14,7 @@ from services.embedded.cues import scan
 from services.embedded.index import index_for
 from services.embedded.intent import Unclear, interpret
 from services.embedded.lexicon import tokenize
-from services.embedded.linking import link
+from services.embedded.linking import link, literal_names
 from services.embedded.refusal import Refusal, screen, unlinked_terms
 from services.schema_context import SchemaContext
 from services.sql_generation import Generation
@@ -47,7 +47,7 @@ class EmbeddedGenerator:
         index = index_for(schema)
         tokens = tokenize(question)
         cues = scan(tokens, question)
-        linked = link(tokens, index, cues.skip)
+        linked = literal_names(link(tokens, index, cues.skip), index)
         if not linked.links:
             if any(t.kind == "word" for t in tokens):
                 missing = unlinked_terms(tokens, linked)

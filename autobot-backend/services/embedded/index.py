@@ -25,7 +25,7 @@ from services.embedded.metrics import Metric, parse_metrics
 from services.schema_context import SchemaContext
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
-_LINE_HEADS = ("item", "line", "entry", "detail", "row")
+_LINE_HEADS = tuple(stem(w) for w in ("item", "line", "entry", "detail", "row"))
 _LABEL_NAMES = ("name", "title", "full_name", "label", "display_name")
 
 
@@ -212,6 +212,7 @@ def _index_phrases(index: SchemaIndex) -> None:
                 # "order_items" is also spoken of as order lines, entries, details
                 for head in _LINE_HEADS:
                     _add(index, table.stems[:-1] + (head,), Concept("table", table=table.name, strength=0.95))
+                    _add(index, (head,), Concept("table", table=table.name, strength=0.85))
         for col in table.columns.values():
             _index_column(index, table, col)
 

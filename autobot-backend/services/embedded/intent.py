@@ -16,7 +16,7 @@ from services.embedded.index import SchemaIndex
 from services.embedded.joins import default_date
 from services.embedded.lexicon import Token
 from services.embedded.linking import Linked
-from services.embedded.plan import ColRef, Compare, Measure, Plan
+from services.embedded.plan import ColRef, Compare, Measure, Plan, Window
 
 from services.embedded.read_filters import FiltersMixin
 from services.embedded.read_groups import GroupsMixin
@@ -97,6 +97,8 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin):
             return
         conds = [f for f in p.filters if f.kind in ("eq", "ne", "null", "notnull", "bool")]
         if not conds:
+            if p.dims and p.measures:
+                p.measures[0].share_of_total = True  # "each category's share of revenue"
             return
         share = [conds[-1]]
         p.filters = [f for f in p.filters if f is not conds[-1]]
@@ -107,6 +109,10 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin):
 
     def _finish(self) -> Plan | Unclear:
         p = self.plan
+        if self.cues.running:
+            p.window = Window("running")
+        elif self.cues.moving:
+            p.window = Window("moving", self.cues.moving[0], self.cues.moving[1])
         entity = next((d.table for d in p.dims if d.kind == "entity"), None)
         if self.cues.include_zero and entity and p.measures and p.measures[0].table != entity:
             p.keep_empty = True

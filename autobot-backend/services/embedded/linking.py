@@ -102,12 +102,66 @@ def link(tokens: list[Token], index: SchemaIndex, skip: set[int]) -> Linked:
     return Linked(tokens, chosen, unlinked)
 
 
+def literal_names(linked: Linked, index: SchemaIndex) -> Linked:
+    """Capitalised words that name nothing: a name in a column whose values were only sampled
+    ("orders of Olga Novak" when customer names are too many to list). Linked as a literal value of
+    such a column, preferring a table the question mentions and values shaped like the words."""
+    tokens = linked.tokens
+    runs: list[list[int]] = []
+    for i in linked.unlinked:
+        tok = tokens[i]
+        if not tok.text[:1].isupper() or (i == 0 and not (1 in linked.unlinked and tokens[1].text[:1].isupper())):
+            continue
+        if runs and runs[-1][-1] == i - 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    if not runs:
+        return linked
+    mentioned = [c.table for lk in linked.links for c in lk.concepts[:1] if c.table]
+    links = list(linked.links)
+    taken: set[int] = set()
+    for run in runs:
+        text = " ".join(tokens[i].text for i in run)
+        column = _open_column(index, mentioned, len(run))
+        if column is None:
+            continue
+        links.append(Link(run[0], run[-1] + 1, (Concept("value", column.table, column.name, value=text),),
+                          float(len(run)), "literal"))
+        taken |= set(run)
+    links.sort(key=lambda lk: lk.start)
+    return Linked(tokens, links, [i for i in linked.unlinked if i not in taken])
+
+
+def _open_column(index: SchemaIndex, mentioned: list[str], words: int):
+    """A text column with sampled (not complete) values whose examples have ``words`` words."""
+    best = None
+    for col in index.columns():
+        if col.kind != "text" or col.values_complete or not col.values:
+            continue
+        shaped = sum(1 for v in col.values if len(v.split()) == words and v[:1].isupper())
+        if not shaped:
+            continue
+        score = (col.table in mentioned, index.tables[col.table].label == col.name, shaped)
+        if best is None or score > best[0]:
+            best = (score, col)
+    return best[1] if best else None
+
+
 def _is_general(low: str) -> bool:
     """A general word or a regular inflection of one ("months", "placed", "charges")."""
     if low in GENERAL_WORDS:
         return True
-    return len(low) > 4 and any(low[:-n] in GENERAL_WORDS for n in (1, 2, 3)) or (
-        low.endswith("ing") and low[:-3] + "e" in GENERAL_WORDS)
+    if len(low) <= 4:
+        return False
+    bases = []
+    if low.endswith("s"):
+        bases += [low[:-1], low[:-2] if low.endswith("es") else ""]
+    if low.endswith("ed"):
+        bases += [low[:-2], low[:-1]]
+    if low.endswith("ing"):
+        bases += [low[:-3], low[:-3] + "e"]
+    return any(b in GENERAL_WORDS for b in bases if b)
 
 
 def _is_content(tok: Token) -> bool:

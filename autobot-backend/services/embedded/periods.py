@@ -98,3 +98,65 @@ def _series(b: "Builder", date: ColRef) -> exp.Expression:
     if where is not None:
         outer = outer.where(where)
     return outer.order_by(*[exp.Ordered(this=x.copy(), nulls_first=True) for x in shown + [exp.column(period)]])
+
+
+def window_select(b: "Builder") -> exp.Expression:
+    """A per-period series turned into a running total or a moving average/sum.
+
+    A running total starts at the first period asked about (a year-to-date total); a moving
+    average reaches back before it, so its first periods average over full windows.
+    """
+    from services.embedded.build import Builder, period_bounds
+
+    p = b.p
+    w = p.window
+    grains = [d for d in p.dims if d.kind == "grain"]
+    if grains:
+        unit = grains[0].unit
+        date = ColRef(grains[0].table, grains[0].column) if grains[0].table else None
+    else:
+        unit, date = "month", None
+    if date is None:
+        ref = b.grain_ref(Dim("grain", "", None, unit))
+        if ref is None:
+            from services.embedded.build import BuildError
+            raise BuildError("no date column to place rows in periods")
+        date = ref
+    others = [d for d in p.dims if d.kind != "grain"]
+    window = [f for f in p.filters if f.col == date and f.kind in ("range", "relative")]
+    keep = p.filters if w.kind == "running" else [f for f in p.filters if f not in window]
+    base_plan = dataclasses.replace(p, window=None, rank=None, filters=keep,
+                                    dims=others + [Dim("grain", date.table, date.column, unit)])
+    base = Builder(base_plan, b.ix).select()
+    base.set("order", None)
+    names = [e.alias_or_name for e in base.expressions]
+    dims, period, value = names[:len(others)], names[len(others)], names[-1]
+    order = exp.Order(expressions=[exp.Ordered(this=exp.column(period), nulls_first=True)])
+    if w.kind == "running":
+        spec = exp.WindowSpec(kind="ROWS", start="UNBOUNDED", start_side="PRECEDING", end="CURRENT ROW")
+        func = exp.Sum(this=exp.column(value))
+    else:
+        spec = exp.WindowSpec(kind="ROWS", start=exp.Literal.number(max(w.n - 1, 0)), start_side="PRECEDING",
+                              end="CURRENT ROW")
+        func = (exp.Avg if w.func == "avg" else exp.Sum)(this=exp.column(value))
+    over = exp.Window(this=func, partition_by=[exp.column(n) for n in dims] or None, order=order, spec=spec)
+    inner = exp.select(*[exp.column(n) for n in dims], exp.column(period), exp.alias_(over, w.kind)).from_(
+        base.subquery("series"))
+    outer = exp.select(*[exp.column(n) for n in dims], exp.column(period), exp.column(w.kind)).from_(
+        inner.subquery("windowed"))
+    conds = []
+    if w.kind == "moving":
+        for f in window:
+            if f.kind == "relative":
+                conds.append(exp.GTE(this=exp.column(period),
+                                     expression=period_label(window_start(f.col, f.relative, b.dialect), unit)))
+                continue
+            first, last = period_bounds(f.lo, f.hi, unit)
+            if first is not None:
+                conds.append(exp.GTE(this=exp.column(period), expression=lit(first)))
+            if last is not None:
+                conds.append(exp.LTE(this=exp.column(period), expression=lit(last)))
+    where = conjoin(conds)
+    if where is not None:
+        outer = outer.where(where)
+    return outer.order_by(*[exp.Ordered(this=exp.column(n), nulls_first=True) for n in dims + [period]])

@@ -50,6 +50,12 @@ class Measure:
     """A percentage: the part of the measure where these filters hold, out of 100."""
     rows: bool = False
     """Count joined rows, not distinct entities ("the member who borrowed the most books")."""
+    since: str | None = None
+    """A duration: ``column`` minus this date column of the same table, in days."""
+    per_grain: str | None = None
+    """Two-level over time: the measure per ``per_grain`` period first ("average monthly revenue")."""
+    share_of_total: bool = False
+    """Each group's part of the total over all groups, out of 100."""
 
 
 @dataclass
@@ -84,6 +90,16 @@ class Rank:
     limit: int | None
     column: ColRef | None = None
     """Row ranking by a plain column (no aggregation); otherwise by the plan's first measure."""
+    partition: int = 0
+    """Rank within groups: the first ``partition`` dimensions are the groups ("for each category")."""
+
+
+@dataclass
+class Window:
+    kind: str
+    """``running`` (cumulative from the first period) or ``moving`` (over the last ``n`` periods)."""
+    n: int = 1
+    func: str = "avg"
 
 
 @dataclass
@@ -107,6 +123,7 @@ class Plan:
     exists: list[Exists] = field(default_factory=list)
     rank: Rank | None = None
     compare: Compare | None = None
+    window: Window | None = None
     keep_empty: bool = False
     """LEFT JOIN from the grouped entity, so entities with no related rows keep a row (count 0)."""
     projection: list[ColRef] = field(default_factory=list)

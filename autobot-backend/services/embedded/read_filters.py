@@ -106,13 +106,13 @@ class FiltersMixin:
         if k is None:
             return None
         lk = self.links[k]
+        if lk.best.kind == "table":
+            self._table_hint = lk.best.table
+            return None
         for c in lk.concepts:
             if c.kind == "column" and self.col(c).kind in ("date", "year") and c.strength >= 0.5:
                 self.used.add(k)
                 return self.col(c)
-        if lk.best.kind == "table":
-            self._table_hint = lk.best.table
-            return None
         if lk.best.kind == "column" and self.col(lk.best).kind in ("date", "year"):
             self.used.add(k)
             return self.col(lk.best)

@@ -30,12 +30,14 @@ class GroupsMixin:
                     break
                 lk = self.links[k]
                 if lk.end < len(self.lows) and self.lows[lk.end] in ("and", ",", "&"):
-                    k = self.link_after(lk.end + 1, gap=1)
+                    k = self.link_after(lk.end + 1, gap=1 if self.lows[lk.end] != "," else 0)
                     if k is not None and (k in self.used or self.links[k].best.kind not in ("table", "column")):
                         k = None
                 else:
                     k = None
         for unit, start, _end in self.cues.grains:
+            if start in self.grains_taken:
+                continue
             self.plan.dims.append(Dim("grain", "", None, unit))
             self._grain_at = getattr(self, "_grain_at", []) + [start]
 
@@ -80,7 +82,10 @@ class GroupsMixin:
             column = self.col(c)
             self.used.add(k)
             if column.kind == "date":
-                self.plan.dims.append(Dim("grain", c.table, c.column, "day"))
+                nxt = self.lows[lk.end] if lk.end < len(self.lows) else ""
+                unit = {"day": "day", "week": "week", "month": "month", "quarter": "quarter", "year": "year"}.get(
+                    nxt.rstrip("s"), "day")
+                self.plan.dims.append(Dim("grain", c.table, c.column, unit))
             else:
                 self.plan.dims.append(Dim("column", c.table, c.column))
             return k
@@ -123,8 +128,12 @@ class GroupsMixin:
             return
         if dim_k is None and wh is not None:
             dim_k = wh
+        groups = len(self.plan.dims)
+        partition = 0
         if dim_k is not None and dim_k not in self.used:
             self._add_dim(dim_k)
+            # "for each category, which product ...": rank within the groups named before
+            partition = groups if len(self.plan.dims) > groups else 0
         elif dim_k is None and not self.plan.dims:
             return
         if event_k is not None and not self.plan.measures:
@@ -153,7 +162,7 @@ class GroupsMixin:
             limit = self._wh_limit
         else:
             limit = self._singular_limit(dim_k)
-        rank = Rank(sup.desc, limit)
+        rank = Rank(sup.desc, limit, partition=partition)
         if not self.plan.measures:
             column = self._hinted_column(sup.hint)
             if column is not None:
@@ -208,6 +217,36 @@ class GroupsMixin:
                 return None
         return None
 
+    def _rank_verb(self) -> bool:
+        """"Rank the categories by revenue", "sort products by price": an ordered list, no cut-off."""
+        verbs = [i for i, w in enumerate(self.lows[:3]) if w in ("rank", "sort", "order", "arrange", "list")]
+        if not verbs or "by" not in self.lows[verbs[0]:]:
+            return False
+        i = verbs[0]
+        by = self.lows.index("by", i)
+        target = self.link_after(i + 1, gap=2)
+        if target is None or target >= len(self.links) or self.links[target].start >= by:
+            return False
+        measure = self._by_measure()
+        asc = any(w in ("ascending", "asc", "lowest", "smallest", "cheapest", "least", "fewest") for w in self.lows)
+        if measure is not None:
+            if target not in self.used:
+                self._add_dim(target)
+            if not self.plan.measures:
+                self.plan.measures.append(measure)
+            self.plan.rank = Rank(not asc, None)
+            return True
+        k = self.link_after(by + 1, gap=2)
+        if k is None:
+            return False
+        c = self.concept(k)
+        if c.kind == "column":
+            self.used.add(k)
+            desc = any(w in ("descending", "desc", "highest", "largest", "most", "newest", "latest") for w in self.lows)
+            self.plan.rank = Rank(desc if self.lows[i] != "rank" else not asc, None, ColRef(c.table, c.column))
+            return True
+        return False
+
     def _by_measure(self) -> Measure | None:
         for i, w in enumerate(self.lows):
             if w == "by" or w in SORT_WORDS:
@@ -247,6 +286,8 @@ class GroupsMixin:
         return None
 
     def _sort_by(self) -> None:
+        if self._rank_verb():
+            return
         for i, w in enumerate(self.lows):
             if w in SORT_WORDS and i + 1 < len(self.lows) and self.lows[i + 1] == "by":
                 k = self.link_after(i + 2, gap=1)

@@ -3,18 +3,34 @@
 from __future__ import annotations
 
 from services.embedded.index import Concept
+from services.embedded.joins import primary_date
 from services.embedded.plan import Measure
 
 from services.embedded.reader import VALUE_NOUNS, SORT_WORDS
 
 
 class MeasuresMixin:
+    grains_taken: set[int]
+
     def _aggregates(self) -> None:
+        if self._duration() or self._when():
+            return
         aggs = list(self.cues.aggs)
         n = 0
         while n < len(aggs):
             agg = aggs[n]
-            k = self.link_after(agg.end, gap=3)
+            start, per_grain = agg.end, None
+            if agg.func == "avg":
+                # "average monthly revenue": the revenue of each month, averaged
+                g = next((g for g in self.cues.grains if g[1] == agg.end), None)
+                if g is not None:
+                    per_grain, start = g[0], g[2]
+                    self.grains_taken.add(g[1])
+            k = self.link_after(start, gap=3)
+            before = self.link_before(agg.start, gap=0)
+            if agg.func == "count" and before is not None and before not in self.used \
+                    and self.links[before].best.kind == "table" and self.lows[agg.start] in ("count", "counts"):
+                k = before  # "order counts": the count of the noun before it
             nested = n + 1 < len(aggs) and aggs[n + 1].start <= agg.end + 1 and agg.func == "avg"
             if nested and k is not None and self.links[k].best.kind == "column" \
                     and self.col(self.concept(k)).measurable:
@@ -28,9 +44,66 @@ class MeasuresMixin:
             if m is None:
                 continue
             prev = aggs[n - 2] if n >= 2 else None
-            if prev is not None and prev.func == "avg" and prev.end + 1 >= agg.start and m.func == "count":
+            averaged = agg.func == "avg" or (prev is not None and prev.func == "avg" and prev.end + 1 >= agg.start)
+            if averaged and per_grain is None:
+                # "average revenue per month", "average number of orders per day"
+                g = next((g for g in self.cues.grains if g[1] == self.links[k].end and self.lows[g[1]] == "per"),
+                         None)
+                if g is not None:
+                    per_grain = g[0]
+                    self.grains_taken.add(g[1])
+            if per_grain is not None:
+                inner = {"avg": "sum"}.get(m.func, m.func)
+                m = Measure(inner, m.table, m.column, m.metric, m.distinct, per_grain=per_grain)
+            elif prev is not None and prev.func == "avg" and prev.end + 1 >= agg.start and m.func == "count":
                 m = Measure("count", m.table, m.column, distinct=m.distinct, per="?")
             self.plan.measures.append(m)
+
+    def _when(self) -> bool:
+        """"When was the first order placed?": the earliest (or latest) date of those rows."""
+        if not self.lows or self.lows[0] != "when":
+            return False
+        early = any(w in ("first", "earliest", "oldest") for w in self.lows)
+        late = any(w in ("last", "latest", "newest", "recent", "most-recent") for w in self.lows)
+        if not (early or late):
+            return False
+        for k, lk in enumerate(self.links):
+            date = self._date_of(k)
+            if date is not None:
+                self.used.add(k)
+                self.plan.measures.append(Measure("min" if early else "max", date.table, date.name))
+                return True
+        return False
+
+    def _duration(self) -> bool:
+        """"days between ordering and shipping": the difference of two date columns of one table."""
+        for i, w in enumerate(self.lows):
+            if w not in ("between", "from"):
+                continue
+            a = self.link_after(i + 1, gap=1)
+            if a is None or self.links[a].end >= len(self.lows) or self.lows[self.links[a].end] not in ("and", "to"):
+                continue
+            b = self.link_after(self.links[a].end + 1, gap=1)
+            first, second = self._date_of(a), self._date_of(b) if b is not None else None
+            if first is None or second is None or first.table != second.table or first.name == second.name:
+                continue
+            if not any(x in self.lows[:i] for x in ("days", "day", "time", "long", "duration", "weeks", "gap")):
+                continue
+            func = next((g.func for g in self.cues.aggs if g.start < i and g.func in ("avg", "max", "min", "sum")),
+                        "avg")
+            self.used |= {a, b}
+            self.plan.measures.append(Measure(func, second.table, second.name, since=first.name))
+            return True
+        return False
+
+    def _date_of(self, k: int):
+        lk = self.links[k]
+        for c in lk.concepts:
+            if c.kind == "column" and self.col(c).kind == "date":
+                return self.col(c)
+        if lk.best.kind == "table":
+            return primary_date(self.ix, lk.best.table)
+        return None
 
     def _measure_for(self, func: str, k: int) -> Measure | None:
         lk = self.links[k]
@@ -50,9 +123,17 @@ class MeasuresMixin:
                 if cc is not None and cc.table == c.table and self.col(cc).measurable and cc.strength >= 0.6:
                     self.used.add(nxt)
                     return self._column_measure(func, cc)
-            if func == "avg" and self.ix.metrics and lk.end < len(self.t) and self.lows[lk.end] in VALUE_NOUNS:
-                metric = next(iter(self.ix.metrics.values()))
-                return Measure("metric", metric.base_table, metric=metric.name.lower(), per=c.table)
+            if func == "avg" and lk.end < len(self.t) and self.lows[lk.end] in VALUE_NOUNS:
+                # "average order value / size (in units)": a total per order, averaged
+                unit = self.link_after(lk.end + 1, gap=2)
+                if unit is not None and unit not in self.used and self.links[unit].best.kind == "column":
+                    cu = self.concept(unit, ("column",))
+                    if cu is not None and self.col(cu).measurable:
+                        self.used.add(unit)
+                        return Measure("sum", cu.table, cu.column, per=c.table)
+                if self.ix.metrics:
+                    metric = next(iter(self.ix.metrics.values()))
+                    return Measure("metric", metric.base_table, metric=metric.name.lower(), per=c.table)
             if func in ("count", "sum"):
                 return Measure("count", c.table, distinct=self.cues.distinct)
             self.used.discard(k)
@@ -90,11 +171,15 @@ class MeasuresMixin:
             if any(m.metric == lk.best.metric for m in self.plan.measures):
                 self.used.add(k)
                 continue
-            if self._is_by_target(lk.start) or self._after_superlative(lk.start):
+            if self._is_by_target(lk.start) or self._after_superlative(lk.start) or self._thresholded(lk):
                 continue
             metric = self.ix.metrics[lk.best.metric]
             self.plan.measures.append(Measure("metric", metric.base_table, metric=lk.best.metric))
             self.used.add(k)
+
+    def _thresholded(self, lk) -> bool:
+        """"spent more than 8000": the metric is a condition on the rows, not the answer."""
+        return any(0 <= th.start - lk.end <= 1 or 0 <= lk.start - th.end <= 1 for th in self.cues.thresholds)
 
     def _is_by_target(self, start: int) -> bool:
         return start > 0 and self.lows[start - 1] in {"by"} | SORT_WORDS

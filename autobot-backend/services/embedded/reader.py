@@ -35,6 +35,7 @@ class ReaderBase:
         self.cues = cues
         self.ix = index
         self.used: set[int] = set()
+        self.grains_taken: set[int] = set()
         self.plan = Plan()
         self.mentioned = self._mentioned_tables()
 
