@@ -262,3 +262,8 @@ def _index_column(index: SchemaIndex, table: Table, col: Column) -> None:
 def index_for(schema: SchemaContext) -> SchemaIndex:
     """The cached index of ``schema`` (built on first use; contexts are frozen, so hashable)."""
     return _build(schema)
+
+
+def clear_cache() -> None:
+    """Forget every built index (benchmarks measure a cold build; tests check rebuilds agree)."""
+    _build.cache_clear()

@@ -240,7 +240,7 @@ often frequently rarely ever always usually sometimes never
 charge charged charging charges billed
 write writes written wrote
 catalogue catalog collection database db dataset system overall
-unknown missing empty blank null
+unknown missing empty blank null known recorded
 allow allowed allows permit permitted
 reach reached achieve achieved produce produced perform performed handle handled serve served cover covered
 require required receive received consist remain remaining left currently actually approximately around roughly

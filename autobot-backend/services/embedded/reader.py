@@ -117,8 +117,8 @@ class ReaderBase:
             w = self.lows[i]
             if w in NEGATIONS or w in NEGATION_CONTRACTIONS or w.endswith("n't"):
                 return True
-            if any(lk.start <= i < lk.end for lk in self.links):
-                break
+            if any(lk.start <= i < lk.end and lk.score >= 0.5 for lk in self.links):
+                break  # a weak comment match ("no *known* birth year") does not end the phrase
         return False
 
     def col(self, c: Concept) -> Column:

@@ -60,16 +60,16 @@ def screen(question: str) -> Refusal | None:
     text = question.strip()
     if not text:
         return Refusal("unclear", "the question is empty")
-    for pattern in _INJECTION:
-        m = pattern.search(text)
-        if m:
-            return Refusal("injection", "the question carries an instruction or SQL of its own "
-                                        f"({m.group(0).strip()!r}); only questions about the data are answered")
     stripped = POLITE_PREFIX.sub("", text)
     first = re.match(r"[A-Za-z]+", stripped)
-    if first and first.group(0).lower() in WRITE_VERBS:
+    smuggled = [m for m in (p.search(text) for p in _INJECTION) if m]
+    overriding = any(p.search(text) for p in _INJECTION[:2])  # "ignore previous instructions", "you are now"
+    if first and first.group(0).lower() in WRITE_VERBS and not overriding:
         return Refusal("write", f"it asks to change data ({first.group(0).lower()!r}); "
                                 "this service only reads, it never writes")
+    if smuggled:
+        return Refusal("injection", "the question carries an instruction or SQL of its own "
+                                    f"({smuggled[0].group(0).strip()!r}); only questions about the data are answered")
     m = _CHAINED_WRITE.search(text) or _CHAINED_SOFT_WRITE.search(text)
     if m and m.start() > 0:
         return Refusal("injection", f"a request to change data ({m.group(1).lower()!r}) is attached to the question; "
