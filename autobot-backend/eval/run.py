@@ -77,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=None, metavar="S", help="first fixture seed (default 0)")
     s.add_argument("--record-baseline", action="store_true", help="record this run as the candidate's baseline")
     s.add_argument("--force", action="store_true", help="with --record-baseline: overwrite a baseline this run fails")
+    s.add_argument("--baseline-dir", type=Path, default=None, help=argparse.SUPPRESS)
     s.add_argument("--record-accuracy", action="store_true",
                    help="append this run's figures to docs/eval/sql-accuracy.md")
     return p

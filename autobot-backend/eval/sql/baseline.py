@@ -43,6 +43,15 @@ class Baseline:
         return f"{self.candidate_path}/{self.model}"
 
 
+def display_path(path: Path) -> str:
+    """Repo-relative where possible: reports and messages never name a machine."""
+    backend = BASELINE_DIR.parents[2]
+    try:
+        return Path(path).resolve().relative_to(backend).as_posix()
+    except ValueError:
+        return Path(path).name
+
+
 def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "default"
 

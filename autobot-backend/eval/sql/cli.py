@@ -27,7 +27,7 @@ from eval.sql.answers import load_answers
 from eval.sql.candidate import question_golden, recorded_generator_for, reference_answers, sql_candidate
 from eval.sql.composition import corpus_composition
 from eval.sql.corpus import Corpus, Question, load_corpus
-from eval.sql.docs import append_record
+from eval.sql import docs as record_docs
 from eval.sql.fixtures import FIXTURE_NAMES, build_rotations
 from eval.sql.gate import evaluate_gate
 from eval.sql.grade import Grader
@@ -140,8 +140,8 @@ def _open_executors(targets, stack: ExitStack) -> dict[str | None, list[ReadOnly
     for key, urls in targets.items():
         executors[key] = []
         for url in urls:
-            ex = stack.enter_context(ReadOnlyExecutor(url, timeout_s=STATEMENT_TIMEOUT_S))
             try:
+                ex = stack.enter_context(ReadOnlyExecutor(url, timeout_s=STATEMENT_TIMEOUT_S))
                 ex.execute("SELECT 1")
             except ExecutionError as exc:
                 raise UsageError(f"cannot reach database {redact_url(url)}: {exc.message}") from None
@@ -237,9 +237,10 @@ def run_sql(args: argparse.Namespace) -> int:
 
 def _finish(report: SQLReport, args: argparse.Namespace, plan: Plan, corpus: Corpus, composition) -> int:
     baseline, pin_error = None, None
+    baseline_dir = args.baseline_dir or bl.BASELINE_DIR
     if plan.builtin:
         try:
-            baseline = bl.load_baseline(report.candidate_path, report.model)
+            baseline = bl.load_baseline(report.candidate_path, report.model, baseline_dir)
         except bl.BaselineError as exc:
             pin_error = str(exc)
     if baseline is not None:
@@ -248,12 +249,12 @@ def _finish(report: SQLReport, args: argparse.Namespace, plan: Plan, corpus: Cor
         if differs:
             pin_error = "this run's set-up differs from the baseline's: " + ", ".join(differs)
     if baseline is not None:
-        report.baseline = {"path": str(baseline.source.relative_to(bl.BASELINE_DIR.parents[2])),
+        report.baseline = {"path": bl.display_path(baseline.source),
                            "recorded_at": baseline.recorded_at, "model": baseline.model}
         for o in report.outcomes:
             classify_sql(o, baseline.questions)
     if baseline is None and pin_error is None and args.fail_on_regression:
-        others = bl.other_baselines(report.candidate_path, report.model)
+        others = bl.other_baselines(report.candidate_path, report.model, baseline_dir)
         pin_error = (f"no baseline for {report.candidate_path}/{report.model}"
                      + (f"; baselines exist for {', '.join(b.label for b in others)}: a run is never compared "
                         "with another model's baseline" if others else "")
@@ -277,10 +278,10 @@ def _finish(report: SQLReport, args: argparse.Namespace, plan: Plan, corpus: Cor
                  f"({', '.join(c.name for c in report.gate.checks if c.ok is not True)}); "
                  "re-run with --force to replace it deliberately")
             return EXIT_CANNOT_JUDGE
-        path = bl.write_baseline(report, composition)
-        print(f"baseline recorded: {path.relative_to(bl.BASELINE_DIR.parents[2])}", file=sys.stderr)
+        path = bl.write_baseline(report, composition, baseline_dir)
+        print(f"baseline recorded: {bl.display_path(path)}", file=sys.stderr)
     if args.record_accuracy:
-        row = append_record(report)
+        row = record_docs.append_record(report, record_docs.ACCURACY_PAGE)
         print(f"accuracy record: appended {row['date']} {row['candidate']}/{row['model']} ({row['status']})",
               file=sys.stderr)
     if not args.fail_on_regression:

@@ -78,13 +78,18 @@ def composition(question: Question) -> set[str]:
 
 
 def corpus_composition(corpus: Corpus) -> dict[str, int]:
-    """Counts the gate holds a corpus to: answerable, must_refuse, controls, and one per tag."""
+    """Counts the gate holds a corpus to: answerable, must_refuse, controls, one per tag, and one per
+    refusal-battery stratum (``refuse:<stratum>``, ``control:<stratum>``) so no arm can quietly thin out."""
     counts = Counter({tag: 0 for tag in TAGS})
     for q in corpus.questions:
         counts.update(composition(q))
+        if q.expect == "refuse":
+            counts[f"refuse:{q.stratum}"] += 1
+        elif q.stratum.startswith("control_"):
+            counts[f"control:{q.stratum}"] += 1
     answerable = [q for q in corpus.questions if q.expect == "answer"]
     return {"answerable": len(answerable), "must_refuse": corpus.size - len(answerable),
-            "controls": sum(q.stratum.startswith("control_") for q in answerable), **dict(counts)}
+            "controls": sum(q.stratum.startswith("control_") for q in answerable), **dict(sorted(counts.items()))}
 
 
 def is_date_derived(node: exp.Expression) -> bool:

@@ -72,9 +72,12 @@ def test_questions_spread_over_strata():
 
 def test_corpus_composition_counts():
     counts = corpus_composition(CORPUS)
-    assert set(counts) == {"answerable", "must_refuse", "controls", "join", "window_or_cte", "period_comparison",
-                           "ordered"}
+    fixed = {"answerable", "must_refuse", "controls", "join", "window_or_cte", "period_comparison", "ordered"}
+    assert fixed <= set(counts)
+    assert all(k.startswith(("refuse:", "control:")) for k in set(counts) - fixed)
     assert counts["answerable"] + counts["must_refuse"] == CORPUS.size
+    assert sum(v for k, v in counts.items() if k.startswith("refuse:")) == counts["must_refuse"]
+    assert sum(v for k, v in counts.items() if k.startswith("control:")) == counts["controls"]
 
 
 # -- what each tag means ---------------------------------------------------------------------------

@@ -1,0 +1,287 @@
+"""``python -m eval.run --suite sql`` end to end: inputs, exit codes, baselines, records.
+
+Every run here builds the real fixtures, self-checks the real corpus and grades through the real
+service; only the answers are scripted (recorded answers files), so no model is involved.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+import yaml
+
+from eval.run import main
+from eval.sql import corpus as corpus_mod
+from eval.sql import docs as docs_mod
+from eval.sql.corpus import load_corpus
+
+BUILTIN = load_corpus()
+ANSWERABLE = [q for q in BUILTIN.questions if q.expect == "answer"]
+
+
+@pytest.fixture
+def work(tmp_path, monkeypatch):
+    """Run inside tmp_path so --json/--markdown land there; baselines go to a temporary folder."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("EVAL_OUTPUT_DIR", raising=False)
+    for var in ("NL_SQL_LLM_BASE_URL", "NL_SQL_LLM_MODEL", "NL_SQL_LLM_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    (tmp_path / "baselines").mkdir()
+    return tmp_path
+
+
+def write_answers(path: Path, lines: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def reference_answers(model: str | None = "scripted-1", skip: set[str] = frozenset()) -> list[dict]:
+    lines = [{"id": q.id, "sql": q.sql} for q in ANSWERABLE if q.id not in skip]
+    if model:
+        lines[0]["model"] = model
+    return lines
+
+
+def sql(*args: str) -> int:
+    return main(["--suite", "sql", *args])
+
+
+def recorded(answers: Path, *args: str) -> int:
+    return sql("--candidate", "recorded", "--answers", str(answers), "--baseline-dir", "baselines", *args)
+
+
+def test_recorded_answers_graded_and_json_written(work, capsys):
+    wrong = ANSWERABLE[0]
+    lines = reference_answers(skip={wrong.id})
+    lines.append({"id": wrong.id, "sql": "SELECT 424242"})
+    answers = write_answers(work / "a.jsonl", lines)
+    assert recorded(answers, "--json", "out.json", "--markdown", "out.md") == 0
+    data = json.loads((work / "out.json").read_text())
+    assert data["suite"] == "sql" and data["candidate"] == {"path": "recorded", "model": "scripted-1"}
+    assert data["corpus"]["digest"] == BUILTIN.digest and data["corpus"]["size"] == BUILTIN.size
+    assert data["run"] == {"engine": "sqlite", "rotations": 3, "seed": 0, "fixtures": ["retail", "retail_24m"],
+                           "db_url": None}
+    s = data["summary"]
+    assert (s["answerable"], s["pass"], s["wrong"]) == (len(ANSWERABLE), len(ANSWERABLE) - 1, 1)
+    [q] = [q for q in data["questions"] if q["id"] == wrong.id]
+    assert q["verdict"] == "wrong" and q["sql"] == "SELECT 424242" and q["reason"]
+    text = (work / "out.md").read_text()
+    assert f"### {wrong.id.replace('-', '-')}: wrong" in text and "SELECT 424242" in text
+    assert capsys.readouterr().out.startswith("# SQL answer-accuracy report")
+
+
+def test_unanswered_question_is_refused_no_answer_recorded(work):
+    q = ANSWERABLE[0]
+    answers = write_answers(work / "a.jsonl", reference_answers(skip={q.id}))
+    assert recorded(answers, "--json", "out.json") == 0
+    [got] = [x for x in json.loads((work / "out.json").read_text())["questions"] if x["id"] == q.id]
+    assert got["verdict"] == "refused" and "no answer recorded" in got["detail"]
+
+
+@pytest.mark.parametrize("content, message", [
+    ('{"id": "x", "sql": "SELECT 1"}\nnot json\n', "a.jsonl:2: not valid JSON"),
+    ('{"sql": "SELECT 1"}\n', 'a.jsonl:1: missing or empty "id"'),
+    ('{"id": "x", "sql": "SELECT 1", "refused": true}\n', "either"),
+    ('{"id": "x"}\n', 'needs a non-empty "sql"'),
+    ('{"id": "x", "sql": "SELECT 1", "confidence": 1}\n', "unknown key(s) confidence"),
+    ('{"id": "x", "sql": "SELECT 1"}\n{"id": "x", "sql": "SELECT 2"}\n', "second answer for the same id"),
+])
+def test_malformed_answers_exit_2_naming_file_and_line(work, capsys, content, message):
+    (work / "a.jsonl").write_text(content)
+    assert recorded(work / "a.jsonl") == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--candidate", "nope"], "unknown SQL candidate 'nope'"),
+    (["--candidate", "recorded"], "needs --answers"),
+    (["--candidate", "recorded", "--answers", "missing.jsonl"], "answers file not found"),
+    (["--candidate", "embedded", "--answers", "a.jsonl"], "only read by --candidate recorded"),
+    (["--rotations", "0"], "--rotations must be between 1 and 20"),
+    (["--db-url", "sqlite:///nowhere/missing.db"], "cannot reach database"),
+    (["--db-url", "sqlite:///x.db", "--rotations", "2"], "--rotations and --seed do not apply"),
+    (["--force"], "--force only applies"),
+    (["--corpus", "missing.yaml"], "missing.yaml"),
+    (["--json", "../outside.json"], "outside"),
+])
+def test_bad_input_is_a_clear_message_and_exit_2(work, capsys, args, message):
+    assert sql(*args) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_llm_without_credentials_scores_nothing(work, capsys):
+    assert sql("--candidate", "llm") == 2
+    captured = capsys.readouterr()
+    assert "NL_SQL_LLM_BASE_URL" in captured.err and "Nothing was scored" in captured.err
+    assert "# SQL answer-accuracy report" not in captured.out
+
+
+def test_llm_non_local_endpoint_needs_a_key(work, capsys, monkeypatch):
+    monkeypatch.setenv("NL_SQL_LLM_BASE_URL", "https://api.example.com/v1")
+    monkeypatch.setenv("NL_SQL_LLM_MODEL", "some-model")
+    assert sql("--candidate", "llm") == 2
+    assert "NL_SQL_LLM_API_KEY" in capsys.readouterr().err
+
+
+def _copy_builtin(tmp: Path, drop: str | None = None, break_sql: str | None = None) -> list[Path]:
+    out = tmp / "golden-copy"
+    out.mkdir()
+    for path in corpus_mod.builtin_corpus_files():
+        data = yaml.safe_load(path.read_text())
+        data["questions"] = [q for q in data["questions"] if q["id"] != drop]
+        for q in data["questions"]:
+            if q["id"] == break_sql:
+                q["sql"] = "SELECT no_such_column FROM orders"
+        (out / path.name).write_text(yaml.safe_dump(data, sort_keys=False))
+    return sorted(out.glob("*.yaml"))
+
+
+def test_gated_run_passes_then_fails_when_a_question_is_deleted(work, capsys, monkeypatch):
+    answers = write_answers(work / "a.jsonl", reference_answers())
+    assert recorded(answers, "--record-baseline") == 0
+    assert [p.name for p in (work / "baselines").iterdir()] == ["recorded--scripted-1.json"]
+    assert recorded(answers, "--fail-on-regression") == 0
+    dropped = ANSWERABLE[5].id
+    copies = _copy_builtin(work, drop=dropped)
+    monkeypatch.setattr(corpus_mod, "builtin_corpus_files", lambda: copies)
+    capsys.readouterr()
+    assert recorded(answers, "--fail-on-regression", "--json", "gated.json") == 1
+    gate = json.loads((work / "gated.json").read_text())["gate"]
+    failed = {c["name"]: c["detail"] for c in gate["checks"] if c["ok"] is False}
+    assert gate["status"] == "failed" and dropped in failed["missing_questions"] and "corpus_size" in failed
+    assert "gate failed" in capsys.readouterr().err
+
+
+def test_regression_is_named_and_fails_the_gate(work, capsys):
+    answers = write_answers(work / "a.jsonl", reference_answers())
+    assert recorded(answers, "--record-baseline") == 0
+    broken = ANSWERABLE[:3]
+    lines = reference_answers(skip={q.id for q in broken}) + [{"id": q.id, "sql": "SELECT 1"} for q in broken]
+    write_answers(answers, lines)
+    assert recorded(answers, "--fail-on-regression", "--json", "r.json") == 1
+    data = json.loads((work / "r.json").read_text())
+    regressed = sorted(q["id"] for q in data["questions"] if q["classification"] == "regression")
+    assert regressed == sorted(q.id for q in broken)
+    out = capsys.readouterr().out
+    assert all(f"**{q.id}**: was pass, now wrong" in out.replace("\\-", "-") for q in broken)
+
+
+def test_baseline_of_another_model_is_exit_2_not_a_regression(work, capsys):
+    write_answers(work / "other.jsonl", reference_answers(model="other-model"))
+    assert recorded(work / "other.jsonl", "--record-baseline") == 0
+    mine = write_answers(work / "a.jsonl", reference_answers(model="my-model"))
+    capsys.readouterr()
+    assert recorded(mine, "--fail-on-regression") == 2
+    err = capsys.readouterr().err
+    assert "no baseline for recorded/my-model" in err and "recorded/other-model" in err
+
+
+def test_copied_baseline_naming_another_model_is_exit_2(work, capsys):
+    answers = write_answers(work / "a.jsonl", reference_answers(model="m1"))
+    assert recorded(answers, "--record-baseline") == 0
+    shutil.copy(work / "baselines" / "recorded--m1.json", work / "baselines" / "recorded--m2.json")
+    write_answers(answers, reference_answers(model="m2"))
+    assert recorded(answers, "--fail-on-regression") == 2
+    assert "recorded for recorded/m1, but this run is recorded/m2" in capsys.readouterr().err
+
+
+def test_record_baseline_refuses_to_overwrite_a_baseline_the_run_fails(work, capsys):
+    answers = write_answers(work / "a.jsonl", reference_answers())
+    assert recorded(answers, "--record-baseline") == 0
+    before = (work / "baselines" / "recorded--scripted-1.json").read_text()
+    write_answers(answers, [{"id": q.id, "sql": "SELECT 1", **({"model": "scripted-1"} if i == 0 else {})}
+                            for i, q in enumerate(ANSWERABLE)])
+    assert recorded(answers, "--record-baseline") == 2
+    assert "--force" in capsys.readouterr().err
+    assert (work / "baselines" / "recorded--scripted-1.json").read_text() == before
+    assert recorded(answers, "--record-baseline", "--force") == 0
+    assert (work / "baselines" / "recorded--scripted-1.json").read_text() != before
+
+
+def test_gated_run_without_baseline_is_exit_2(work, capsys):
+    answers = write_answers(work / "a.jsonl", reference_answers())
+    assert recorded(answers, "--fail-on-regression") == 2
+    assert "no baseline for recorded/scripted-1" in capsys.readouterr().err
+
+
+def test_record_accuracy_appends_provisional_then_confirmed(work, monkeypatch):
+    page = work / "sql-accuracy.md"
+    shutil.copy(docs_mod.ACCURACY_PAGE, page)
+    before = docs_mod.read_record(page)
+    monkeypatch.setattr(docs_mod, "ACCURACY_PAGE", page)
+    answers = write_answers(work / "a.jsonl", reference_answers())
+    assert recorded(answers, "--record-accuracy") == 0
+    assert recorded(answers, "--record-accuracy") == 0
+    rows = docs_mod.read_record(page)[len(before):]
+    assert [r["status"].split(" ")[0] for r in rows] == ["provisional", "confirmed"]
+    assert rows[0]["corpus digest"] == BUILTIN.digest[:16] and rows[0]["model"] == "scripted-1"
+    assert rows[0]["pass"] == str(len(ANSWERABLE))
+
+
+def test_builtin_self_check_failure_stops_before_any_candidate(work, capsys, monkeypatch):
+    broken = ANSWERABLE[2].id
+    copies = _copy_builtin(work, break_sql=broken)
+    monkeypatch.setattr(corpus_mod, "builtin_corpus_files", lambda: copies)
+    answers = write_answers(work / "a.jsonl", reference_answers())
+    assert recorded(answers) == 2
+    captured = capsys.readouterr()
+    assert "failed its self-check; no candidate was called" in captured.err and broken in captured.err
+    assert captured.out == ""
+
+
+def _user_db(path: Path) -> str:
+    engine = sa.create_engine(f"sqlite:///{path}")
+    with engine.begin() as c:
+        c.exec_driver_sql("CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT, year INTEGER)")
+        c.exec_driver_sql("INSERT INTO books VALUES (1, 'Dune', 1965), (2, 'Emma', 1815), (3, 'Ulysses', 1922)")
+    engine.dispose()
+    return f"sqlite:///{path}"
+
+
+def _user_corpus(path: Path, questions: list[dict]) -> Path:
+    path.write_text(yaml.safe_dump({"version": 1, "questions": questions}, sort_keys=False))
+    return path
+
+
+def test_db_url_grades_a_users_own_database_and_flags_oracle_defects(work):
+    url = _user_db(work / "books.db")
+    corpus = _user_corpus(work / "mine.yaml", [
+        {"id": "b1", "question": "How many books are there?", "shape": "scalar", "sql": "SELECT COUNT(*) FROM books"},
+        {"id": "b2", "question": "Which books came out after 2000?", "sql": "SELECT title FROM books WHERE year > 2000"},
+        {"id": "b3", "question": "List the titles.", "sql": "SELECT title FROM books"},
+    ])
+    answers = write_answers(work / "a.jsonl", [{"id": "b1", "sql": "SELECT COUNT(id) AS n FROM books"},
+                                                {"id": "b3", "sql": "SELECT title FROM books WHERE year < 1900"}])
+    assert sql("--candidate", "recorded", "--answers", str(answers), "--corpus", str(corpus), "--db-url", url,
+               "--json", "u.json") == 0
+    data = json.loads((work / "u.json").read_text())
+    verdicts = {q["id"]: (q["verdict"], q["reason"]) for q in data["questions"]}
+    assert verdicts == {"b1": ("pass", None), "b2": ("unmeasured", "oracle"), "b3": ("wrong", "row_count")}
+    assert data["run"]["rotations"] == 1 and data["run"]["seed"] is None
+    assert [d["question_id"] for d in data["oracle_defects"]] == ["b2"]
+    assert "empty" in data["oracle_defects"][0]["kind"]
+
+
+def test_user_corpus_over_builtin_fixtures_with_a_broken_reference_is_graded_apart(work):
+    corpus = _user_corpus(work / "mine.yaml", [
+        {"id": "u1", "question": "How many customers do we have?", "fixture": "retail", "shape": "scalar",
+         "sql": "SELECT COUNT(*) FROM customers"},
+        {"id": "u2", "question": "What is the warehouse count?", "fixture": "retail", "sql": "SELECT nope FROM x"},
+    ])
+    answers = write_answers(work / "a.jsonl", [{"id": "u1", "sql": "SELECT COUNT(*) FROM customers"}])
+    assert sql("--candidate", "recorded", "--answers", str(answers), "--corpus", str(corpus), "--json", "u.json") == 0
+    data = json.loads((work / "u.json").read_text())
+    assert {q["id"]: q["verdict"] for q in data["questions"]} == {"u1": "pass", "u2": "unmeasured"}
+    assert data["oracle_defects"][0]["kind"].endswith("reference failed to run")
+
+
+def test_answers_for_unknown_ids_are_reported(work):
+    answers = write_answers(work / "a.jsonl", reference_answers() + [{"id": "ghost-1", "sql": "SELECT 1"}])
+    assert recorded(answers, "--json", "o.json") == 0
+    assert any("ghost-1" in w for w in json.loads((work / "o.json").read_text())["warnings"])
