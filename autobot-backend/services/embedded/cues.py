@@ -27,6 +27,7 @@ from services.embedded.lexicon import (
     TIME_UNITS,
     Token,
     parse_number,
+    stem,
 )
 
 _UNIT_WORDS = {"day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month", "months": "month",
@@ -132,8 +133,10 @@ def _scan_windows(tokens: list[Token], lows: list[str], cues: Cues) -> None:
 
 def _scan_compare(tokens: list[Token], lows: list[str], cues: Cues) -> None:
     stems = [t.stem for t in tokens]
-    cues.change = any(s in CHANGE_WORDS or w in CHANGE_WORDS for s, w in zip(stems, lows))
-    cues.compare_pct = any(s in PCT_CHANGE_WORDS or w in PCT_CHANGE_WORDS for s, w in zip(stems, lows))
+    change = {stem(w) for w in CHANGE_WORDS}
+    pct = {stem(w) for w in PCT_CHANGE_WORDS}
+    cues.change = any(s in change or w in CHANGE_WORDS for s, w in zip(stems, lows))
+    cues.compare_pct = any(s in pct or w in PCT_CHANGE_WORDS for s, w in zip(stems, lows))
     for i, w in enumerate(lows):
         m = re.fullmatch(r"(day|week|month|quarter|year)-(?:over|on|to|vs)-\1", w)
         if m:
