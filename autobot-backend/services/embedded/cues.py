@@ -34,7 +34,9 @@ _UNIT_WORDS = {"day": "day", "days": "day", "week": "week", "weeks": "week", "mo
                "quarter": "quarter", "quarters": "quarter", "year": "year", "years": "year"}
 _AGAINST = {"compared", "compare", "vs", "versus", "than", "from", "to", "with", "over", "against", "on"}
 _GRAIN_LEAD = {"per", "by", "each", "every", "a", "an", "for", "over", "which", "what"}
-_SUPERLATIVES = (MAX_WORDS | MIN_WORDS | set(SUPERLATIVE_HINTS)) - {"top", "bottom", "overall"}
+_COMPARATIVES = {"more": True, "higher": True, "bigger": True, "larger": True, "greater": True, "fewer": False,
+                 "less": False, "lower": False, "smaller": False}
+_SUPERLATIVES = (MAX_WORDS | MIN_WORDS | set(SUPERLATIVE_HINTS) | set(_COMPARATIVES)) - {"top", "bottom", "overall"}
 
 
 @dataclass(frozen=True)
@@ -319,4 +321,6 @@ def _following_superlative(lows: list[str], i: int, default_desc: bool) -> tuple
         return True, None, i + 1
     if w in MIN_WORDS:
         return False, None, i + 1
+    if w in _COMPARATIVES:
+        return _COMPARATIVES[w], None, i + 1
     return default_desc, None, i

@@ -128,6 +128,8 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin):
         if not p.measures and not p.rank:
             if p.having and p.subject:
                 return p
+            if all(lk.best.kind == "value" for lk in self.links) and not self._asks_for_rows():
+                return Unclear("it names values but not what to count, add up or list about them")
             projection = self._projection()
             if projection is None:
                 return Unclear("it does not say what to count, add up or list")
@@ -137,6 +139,9 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin):
         if p.compare is not None and not p.measures:
             return Unclear("it asks for a change but not in what measure")
         return p
+
+    def _asks_for_rows(self) -> bool:
+        return any(w in ("list", "show", "which", "who", "display", "give", "find") for w in self.lows[:3])
 
     def _default_per(self, m: Measure) -> str | None:
         if m.func == "metric":

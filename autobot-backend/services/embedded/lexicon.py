@@ -244,7 +244,7 @@ unknown missing empty blank null known recorded
 allow allowed allows permit permitted
 reach reached achieve achieved produce produced perform performed handle handled serve served cover covered
 require required receive received consist remain remaining left currently actually approximately around roughly
-information info details overview report summary new size
+information info details overview report summary new size single
 top-selling best-selling bestselling worst-selling
 active available live valid ongoing enabled inactive
 """.replace("?", "").split())

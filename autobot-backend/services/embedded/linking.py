@@ -98,8 +98,19 @@ def link(tokens: list[Token], index: SchemaIndex, skip: set[int]) -> Linked:
         taken |= span
     chosen.sort(key=lambda c: c.start)
     unlinked = [i for i, t in enumerate(tokens)
-                if i not in taken and i not in skip and t.kind == "word" and _is_content(t)]
+                if i not in taken and i not in skip and t.kind == "word" and (_is_content(t) or _names_attribute(
+                    tokens, i, chosen))]
     return Linked(tokens, chosen, unlinked)
+
+
+def _names_attribute(tokens: list[Token], i: int, chosen: list[Link]) -> bool:
+    """"phone numbers", "web address": a value followed by an identifier noun names an attribute
+    (a phone number), not rows with that value."""
+    if tokens[i].low not in ("number", "numbers", "address", "addresses", "id", "ids", "code", "codes"):
+        return False
+    if i + 1 < len(tokens) and tokens[i + 1].low == "of":
+        return False
+    return any(lk.end == i and lk.kind == "value" for lk in chosen)
 
 
 def literal_names(linked: Linked, index: SchemaIndex) -> Linked:

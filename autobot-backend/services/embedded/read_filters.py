@@ -129,11 +129,22 @@ class FiltersMixin:
             neg = self._excluded(lk.start)
             key = (c.table, c.column, neg)
             if key in by_col:
+                if self._both(lk.start) and c.table != self.plan.subject:
+                    # "customers with both web and store orders": one related row of each kind
+                    both = by_col.pop(key)
+                    self.plan.filters.remove(both)
+                    for value in both.values + (c.value,):
+                        self.plan.exists.append(Exists(c.table, False, [Filter("eq", ref, values=(value,))]))
+                    continue
                 by_col[key].values += (c.value,)
                 continue
             f = Filter("ne" if neg else "eq", ref, values=(c.value,))
             by_col[key] = f
             self.plan.filters.append(f)
+
+    def _both(self, start: int) -> bool:
+        window = self.lows[max(0, start - 6):start]
+        return "both" in window and window[-1] in ("and", "&")
 
     def _excluded(self, start: int) -> bool:
         window = self.lows[max(0, start - 3):start]
