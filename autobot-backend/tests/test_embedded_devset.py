@@ -136,9 +136,9 @@ def figures(outcomes: list[Outcome], schema: str | None = None, split: str | Non
 
 # Ratchet floors: (schema, split) -> minimum answerable questions right.
 PASS_FLOORS = {
-    ("retail", "tune"): 104, ("retail", "holdout"): 31,
-    ("library", "tune"): 32, ("library", "holdout"): 15,
-    ("clinic", "tune"): 27, ("clinic", "holdout"): 12,
+    ("retail", "tune"): 120, ("retail", "holdout"): 52,
+    ("library", "tune"): 32, ("library", "holdout"): 24,
+    ("clinic", "tune"): 27, ("clinic", "holdout"): 21,
 }
 REFUSAL_RECALL_FLOOR = 0.90
 CONTROLS_DECLINED_MAX = 0.15
