@@ -186,6 +186,12 @@ class Builder:
             return exp.EQ(this=c, expression=lit(bool(f.values[0])))
         if f.kind == "relative":
             return exp.GTE(this=c, expression=window_start(f.col, f.relative, self.dialect))
+        if f.kind == "anyrange":
+            parts = [self.filter(Filter("range", f.col, lo=lo, hi=hi)) for lo, hi in f.values]
+            out = parts[0]
+            for part in parts[1:]:
+                out = exp.Or(this=out, expression=part)
+            return exp.Paren(this=out) if len(parts) > 1 else out
         conds = []
         if column.kind == "year":
             if f.lo is not None:

@@ -32,6 +32,11 @@ from services.embedded.lexicon import (
 
 _UNIT_WORDS = {"day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month", "months": "month",
                "quarter": "quarter", "quarters": "quarter", "year": "year", "years": "year"}
+_SAME_PERIOD = re.compile(
+    r"\b(?:same\s+(?:day|week|month|quarter|period)\s+(?:of\s+|in\s+)?(?:the\s+)?(?:previous|prior|last|preceding)"
+    r"\s+year|(?:a|one|the)\s+year\s+(?:earlier|before|ago|prior)|(?:previous|prior|last|preceding)\s+year's)\b")
+_DOWN = {stem(w) for w in ("drop", "decrease", "decline", "fall", "fell", "shrink", "shrank", "loss", "lose", "dip",
+                           "slump", "worst")}
 _AGAINST = {"compared", "compare", "vs", "versus", "than", "from", "to", "with", "over", "against", "on"}
 _GRAIN_LEAD = {"per", "by", "each", "every", "a", "an", "for", "over", "which", "what"}
 _COMPARATIVES = {"more": True, "higher": True, "bigger": True, "larger": True, "greater": True, "fewer": False,
@@ -77,6 +82,8 @@ class Cues:
     compare_unit: str | None = None
     compare_pct: bool = False
     change: bool = False
+    change_down: bool = False
+    """The change asked about is a fall ("dropped the most"): rank by the most negative."""
     aggs: list[Agg] = field(default_factory=list)
     thresholds: list[Threshold] = field(default_factory=list)
     superlatives: list[Superlative] = field(default_factory=list)
@@ -160,8 +167,22 @@ def _scan_compare(tokens: list[Token], lows: list[str], cues: Cues) -> None:
                 cues.dates.remove(d)
                 cues.skip -= set(range(d.start, d.end))
             cues.skip |= {i, i + 1}
+    text = " ".join(lows)
+    m = _SAME_PERIOD.search(text)
+    if m and (cues.change or "same" in lows or "earlier" in lows or "ago" in lows):
+        # "compared with the same quarter a year earlier": year over year, whatever the grain
+        cues.compare_unit = "year"
+        first = len(text[:m.start()].split())
+        span = set(range(first, first + len(m.group(0).split())))
+        for d in [d for d in cues.dates if set(range(d.start, d.end)) & span]:
+            cues.dates.remove(d)
+            cues.skip -= set(range(d.start, d.end))
+        cues.skip |= span
     if cues.compare_unit:
         cues.change = True
+    if cues.change:
+        cues.skip |= {i for i, w in enumerate(lows) if w in ("rate", "rates")}  # "growth rate"
+    cues.change_down = any(s in _DOWN for s in stems)
 
 
 def _scan_grains(tokens: list[Token], lows: list[str], cues: Cues) -> None:

@@ -156,8 +156,8 @@ def _label(name: str, cols: dict[str, Column]) -> str | None:
     for cand in _LABEL_NAMES + (f"{singular}_name", f"{name}_name"):
         if cand in cols:
             return cand
-    texts = [c for c in cols.values() if c.kind == "text"]
-    return texts[0].name if texts else None
+    named = [c for c in cols.values() if c.kind == "text" and ("name" in c.name.lower() or "title" in c.name.lower())]
+    return named[0].name if named else None
 
 
 @lru_cache(maxsize=32)

@@ -16,12 +16,15 @@ from services.embedded.index import SchemaIndex
 from services.embedded.joins import default_date
 from services.embedded.lexicon import Token
 from services.embedded.linking import Linked
-from services.embedded.plan import ColRef, Compare, Measure, Plan, Window
+from services.embedded.plan import ColRef, Compare, Dim, Filter, Measure, Plan, Rank, Window
 
 from services.embedded.read_filters import FiltersMixin
 from services.embedded.read_groups import GroupsMixin
 from services.embedded.read_measures import MeasuresMixin
 from services.embedded.reader import ReaderBase
+
+
+_PERIODS_IN = {("year", "quarter"): 4, ("year", "month"): 12, ("quarter", "month"): 3, ("year", "week"): 52}
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,8 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin):
         pending = self._pending
         if not cues.change or not (cues.compare_unit or len(pending) >= 2 or any(s.parts for s, _ in pending)
                                    or any(d.kind == "grain" for d in self.plan.dims)):
+            if not cues.change and self._several_periods(pending):
+                return
             for spec, column in pending:
                 self.plan.filters.append(self._range(spec, column))
             return
@@ -86,10 +91,33 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin):
         main = self._main_table()
         date = (ColRef(grains[0].table, grains[0].column) if grains and grains[0].table
                 else self._date_ref(main))
-        self.plan.compare = Compare(unit, cues.compare_pct, with_measure=bool(self.cues.grains), date=date)
+        series = grains[0].unit if grains else unit
+        offset = _PERIODS_IN.get((unit, series), 1)
+        with_measure = any(self.lows[start] not in ("which", "what") for _u, start, _e in self.cues.grains)
+        compare = Compare(unit, cues.compare_pct, with_measure=with_measure, date=date, grain=series, offset=offset)
+        if self.plan.rank is not None:
+            # "which month had the largest increase": rank the changes, a fall ranks by the most negative
+            compare.rank = Rank(self.plan.rank.desc != cues.change_down, self.plan.rank.limit or 1)
+            self.plan.rank = None
+        self.plan.compare = compare
         self.plan.dims = [d for d in self.plan.dims if d.kind != "grain"]
         for spec, column in pending:
             self.plan.filters.append(self._range(spec, column))
+
+    def _several_periods(self, pending) -> bool:
+        """"revenue by category in 2023 and 2024": both periods, each its own row."""
+        specs = [s for s, _ in pending if s.period is not None]
+        if len(specs) < 2 or len(specs) != len(pending) or len({s.period.grain for s in specs}) != 1:
+            return False
+        if any(b.start - a.end > 2 for a, b in zip(specs, specs[1:])):
+            return False
+        column = pending[0][1]
+        ref = ColRef(column.table, column.name)
+        self.plan.filters.append(Filter("anyrange", ref, values=tuple((s.period.lo, s.period.hi) for s in specs)))
+        grain = specs[0].period.grain
+        if grain in ("year", "quarter", "month", "day") and not any(d.kind == "grain" for d in self.plan.dims):
+            self.plan.dims.append(Dim("grain", column.table, column.name, grain))
+        return True
 
     def _percent(self) -> None:
         p = self.plan
@@ -127,6 +155,9 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin):
                 p.measures.append(Measure("count", table))
         if not p.measures and not p.rank:
             if p.having and p.subject:
+                wh = self._wh_dim()
+                if wh is not None and not p.dims and self.concept(wh).kind in ("table", "column"):
+                    self._add_dim(wh)  # "which categories generated more than ...": the groups that qualify
                 return p
             if all(lk.best.kind == "value" for lk in self.links) and not self._asks_for_rows():
                 return Unclear("it names values but not what to count, add up or list about them")

@@ -213,7 +213,7 @@ def _span(tokens: list[Token], i: int, j: int, index: SchemaIndex) -> list[Link]
         for alt in _SYN.get(words[0].stem, ()):
             found = index.phrases.get((alt,))
             if found:
-                out.append(Link(i, j, _ranked(found), _score(found, 1, 0.9), "synonym"))
+                out.append(Link(i, j, _ranked(found), _score(found, 1, 0.8), "synonym"))
                 break
     return out
 

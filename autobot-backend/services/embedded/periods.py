@@ -60,13 +60,15 @@ def _series(b: "Builder", date: ColRef) -> exp.Expression:
     window = [f for f in p.filters if f.col == date and f.kind in ("range", "relative")]
     rest = [f for f in p.filters if f not in window]
     other_dims = list(p.dims)
-    grain = Dim("grain", date.table, date.column, c.unit)
+    unit = c.grain or c.unit
+    grain = Dim("grain", date.table, date.column, unit)
     base_plan = dataclasses.replace(p, compare=None, rank=None, filters=rest, dims=other_dims + [grain])
     base = Builder(base_plan, b.ix).select()
     base.set("order", None)
     names = [e.alias_or_name for e in base.expressions]
     dim_names, period, value = names[:len(other_dims)], names[len(other_dims)], names[-1]
-    prev = exp.Window(this=exp.Anonymous(this="LAG", expressions=[exp.column(value)]),
+    lag_args = [exp.column(value)] + ([exp.Literal.number(c.offset)] if c.offset != 1 else [])
+    prev = exp.Window(this=exp.Anonymous(this="LAG", expressions=lag_args),
                       partition_by=[exp.column(n) for n in dim_names] or None,
                       order=exp.Order(expressions=[exp.Ordered(this=exp.column(period), nulls_first=True)]))
     change = exp.Sub(this=exp.column(value), expression=prev)
@@ -79,10 +81,10 @@ def _series(b: "Builder", date: ColRef) -> exp.Expression:
     scalar = False
     for f in window:
         if f.kind == "relative":
-            start = period_label(window_start(f.col, f.relative, b.dialect), c.unit)
+            start = period_label(window_start(f.col, f.relative, b.dialect), unit)
             conds.append(exp.GTE(this=exp.column(period), expression=start))
             continue
-        first, last = period_bounds(f.lo, f.hi, c.unit)
+        first, last = period_bounds(f.lo, f.hi, unit)
         if first is not None:
             conds.append(exp.GTE(this=exp.column(period), expression=lit(first)))
         if last is not None:
@@ -97,6 +99,12 @@ def _series(b: "Builder", date: ColRef) -> exp.Expression:
     where = conjoin(conds)
     if where is not None:
         outer = outer.where(where)
+    if c.rank is not None:
+        # a period with no previous one has no change: it is not a candidate
+        rankable = exp.Not(this=exp.Is(this=exp.column("change"), expression=exp.Null()))
+        outer = outer.where(rankable) if where is None else outer.where(rankable, append=True)
+        key = exp.Ordered(this=exp.column("change"), desc=c.rank.desc, nulls_first=not c.rank.desc)
+        return outer.order_by(key).limit(c.rank.limit or 1)
     return outer.order_by(*[exp.Ordered(this=x.copy(), nulls_first=True) for x in shown + [exp.column(period)]])
 
 

@@ -23,7 +23,8 @@ class ColRef:
 class Filter:
     kind: str
     """``eq``, ``ne`` (with ``values``), ``cmp`` (``op`` and ``number``), ``null``, ``notnull``,
-    ``bool`` (``values`` holds True/False), ``range`` (``lo``/``hi``) or ``relative``."""
+    ``bool`` (``values`` holds True/False), ``range`` (``lo``/``hi``), ``anyrange`` (``values`` holds
+    ``(lo, hi)`` pairs, any of which) or ``relative``."""
     col: ColRef
     values: tuple = ()
     op: str | None = None
@@ -111,6 +112,12 @@ class Compare:
     """Two named periods: the answer is one number, the second minus the first."""
     date: ColRef | None = None
     """The date column that places rows in periods."""
+    grain: str | None = None
+    """The series' period (``unit`` unless the question names another, e.g. quarters compared year on year)."""
+    offset: int = 1
+    """How many periods back the compared one is (4 for quarters a year earlier)."""
+    rank: Rank | None = None
+    """Rank the periods by their change instead of listing them in order."""
 
 
 @dataclass

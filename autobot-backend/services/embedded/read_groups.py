@@ -95,6 +95,8 @@ class GroupsMixin:
 
     def _ranking(self) -> None:
         sups = self.cues.superlatives
+        if self._rank_verb():
+            return
         if not sups:
             self._sort_by()
             return
@@ -227,23 +229,25 @@ class GroupsMixin:
         target = self.link_after(i + 1, gap=2)
         if target is None or target >= len(self.links) or self.links[target].start >= by:
             return False
-        measure = self._by_measure()
-        asc = any(w in ("ascending", "asc", "lowest", "smallest", "cheapest", "least", "fewest") for w in self.lows)
+        asc = _ascending(self.lows)
+        key = self.link_after(by + 1, gap=2)
+        entity = self.concept(target)
+        if key is not None and key not in self.used and entity.kind == "table":
+            c = self.concept(key)
+            if c.kind == "column" and c.table == entity.table and not self.plan.measures:
+                # "products sorted by price": the rows themselves, in order of their own column
+                self.used |= {target, key}
+                self.plan.subject = entity.table
+                self.plan.dims.append(Dim("entity", entity.table))
+                self.plan.rank = Rank(not asc, None, ColRef(c.table, c.column))
+                return True
+        measure = self._by_measure() or (self.plan.measures[0] if self.plan.measures else None)
         if measure is not None:
             if target not in self.used:
                 self._add_dim(target)
             if not self.plan.measures:
                 self.plan.measures.append(measure)
             self.plan.rank = Rank(not asc, None)
-            return True
-        k = self.link_after(by + 1, gap=2)
-        if k is None:
-            return False
-        c = self.concept(k)
-        if c.kind == "column":
-            self.used.add(k)
-            desc = any(w in ("descending", "desc", "highest", "largest", "most", "newest", "latest") for w in self.lows)
-            self.plan.rank = Rank(desc if self.lows[i] != "rank" else not asc, None, ColRef(c.table, c.column))
             return True
         return False
 
@@ -286,8 +290,6 @@ class GroupsMixin:
         return None
 
     def _sort_by(self) -> None:
-        if self._rank_verb():
-            return
         for i, w in enumerate(self.lows):
             if w in SORT_WORDS and i + 1 < len(self.lows) and self.lows[i + 1] == "by":
                 k = self.link_after(i + 2, gap=1)
@@ -301,3 +303,15 @@ class GroupsMixin:
                 elif c.kind == "metric" or (c.kind == "column" and self.col(c).measurable):
                     self.plan.rank = Rank(desc, None)
                 return
+
+
+def _ascending(lows: list[str]) -> bool:
+    """"from lowest to highest", "ascending", "cheapest first": an ascending order."""
+    text = " ".join(lows)
+    if any(p in text for p in ("lowest to highest", "smallest to largest", "least to most", "ascending", "low to high",
+                               "oldest to newest", "earliest to latest", "cheapest first", "lowest first")):
+        return True
+    if any(p in text for p in ("highest to lowest", "largest to smallest", "most to least", "descending",
+                               "high to low", "newest to oldest", "latest to earliest")):
+        return False
+    return any(w in ("asc", "lowest", "smallest", "cheapest", "least", "fewest") for w in lows)

@@ -94,6 +94,25 @@ class MeasuresMixin:
             self.used |= {a, b}
             self.plan.measures.append(Measure(func, second.table, second.name, since=first.name))
             return True
+        return self._time_to()
+
+    def _time_to(self) -> bool:
+        """"days it takes to ship an order": from the row's own date to the date named after 'to'."""
+        if not any(w in ("days", "time", "long", "weeks", "duration") for w in self.lows):
+            return False
+        for k, lk in enumerate(self.links):
+            if lk.start == 0 or self.lows[lk.start - 1] not in ("to", "until", "till", "before"):
+                continue
+            end = next((c for c in lk.concepts if c.kind == "column" and self.col(c).kind == "date"), None)
+            if end is None:
+                continue
+            start = primary_date(self.ix, end.table)
+            if start is None or start.name == end.column:
+                continue
+            func = next((g.func for g in self.cues.aggs if g.func in ("avg", "max", "min", "sum")), "avg")
+            self.used.add(k)
+            self.plan.measures.append(Measure(func, end.table, end.column, since=start.name))
+            return True
         return False
 
     def _date_of(self, k: int):
