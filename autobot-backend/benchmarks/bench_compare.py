@@ -1,0 +1,100 @@
+"""Comparing two 1,000,000-row, five-column results, beside the cost of fetching and of iterating them.
+
+Spec section 5 ("Speed") sets the bar: the compare should cost no more than fetching the rows
+from SQLite. Both results are fetched from a SQLite file (one table in id order, one shuffled),
+so every value is a fresh object as a driver returns it, never a shared one. Columns: int id,
+text, float money with cents, ISO date text, int. Peak memory is measured by ``tracemalloc`` in
+a separate run of each compare, because tracing slows allocation down.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sqlite3
+import tempfile
+import time
+import tracemalloc
+from datetime import date, timedelta
+from typing import Any, Callable
+
+from eval.sql.compare import compare_results
+
+ROWS = int(os.environ.get("BENCH_COMPARE_ROWS", "1000000"))
+SEED = 20261129
+
+
+def _rows(n: int, seed: int) -> list[tuple[Any, ...]]:
+    rng = random.Random(seed)
+    days = [(date(2022, 1, 1) + timedelta(days=d)).isoformat() for d in range(1096)]
+    return [(i, f"customer-{rng.randrange(50_000):05d}", rng.randrange(1, 500_000) / 100,
+             days[rng.randrange(len(days))], rng.randrange(1, 20)) for i in range(1, n + 1)]
+
+
+def _write(path: str, rows: list[tuple[Any, ...]], seed: int) -> None:
+    shuffled = rows[:]
+    random.Random(seed).shuffle(shuffled)
+    with sqlite3.connect(path) as db:
+        for table, data in (("reference", rows), ("candidate", shuffled)):
+            db.execute(f"CREATE TABLE {table} (id INTEGER, name TEXT, amount REAL, day TEXT, qty INTEGER)")
+            db.executemany(f"INSERT INTO {table} VALUES (?, ?, ?, ?, ?)", data)
+
+
+def _fetch(path: str, table: str) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(path) as db:
+        return db.execute(f"SELECT id, name, amount, day, qty FROM {table}").fetchall()
+
+
+def _timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    started = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - started, out
+
+
+def _peak_mib(fn: Callable[[], Any]) -> float:
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1] / 2**20
+    finally:
+        tracemalloc.stop()
+
+
+def _iterate_values(rows: list[tuple[Any, ...]]) -> None:
+    for row in rows:
+        for _ in row:
+            pass
+
+
+def run() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "bench_compare.sqlite")
+        _write(path, _rows(ROWS, SEED), SEED)
+        t_fetch, reference = _timed(lambda: _fetch(path, "reference"))
+        candidate = _fetch(path, "candidate")
+        in_order = _fetch(path, "reference")
+    wrong = candidate[:]
+    victim = len(wrong) // 2
+    row = wrong[victim]
+    wrong[victim] = (row[0], row[1], round(row[2] + 0.01, 2), row[3], row[4])
+
+    cases: list[tuple[str, Callable[[], Any], str]] = [
+        ("compare, equal (shuffled)", lambda: compare_results(reference, candidate), "match"),
+        ("compare, one value differs", lambda: compare_results(reference, wrong), "value"),
+        ("compare ordered=True, equal", lambda: compare_results(reference, in_order, ordered=True), "match"),
+    ]
+    print(f"   rows: {ROWS:,} x 5 columns (int, text, float money, ISO date text, int)")
+    print(f"   {'step':34} {'seconds':>8} {'rows/s':>12} {'peak MiB':>9}  {'vs fetch':>8}")
+    t_rows, _ = _timed(lambda: [None for _ in reference])
+    t_values, _ = _timed(lambda: _iterate_values(reference))
+    for label, seconds in (("fetchall from SQLite", t_fetch), ("iterate the rows once", t_rows),
+                           ("iterate every value once", t_values)):
+        print(f"   {label:34} {seconds:8.3f} {ROWS / seconds:12,.0f} {'':>9}  {seconds / t_fetch:7.2f}x")
+    for label, fn, want in cases:
+        seconds, result = _timed(fn)
+        got = "match" if result.match else result.reason
+        if got != want:
+            raise AssertionError(f"{label}: expected {want}, got {got}: {result.detail}")
+        peak = _peak_mib(fn)
+        print(f"   {label:34} {seconds:8.3f} {ROWS / seconds:12,.0f} {peak:9.1f}  {seconds / t_fetch:7.2f}x")
+    print(f"   one-value detail: {compare_results(reference, wrong).detail}")

@@ -1,0 +1,270 @@
+"""Whether two lists of rows are the same multiset under the policy: hash first, match only where needed.
+
+Rows are equal when every column is equal (``values_equal``). Without the numeric tolerance that
+is an equivalence, so counting canonical rows decides it. With the tolerance it is not
+(expected [0.000, -0.004] and actual [0.000, 0.004] at 2 places match only by pairing 0.000 with
+0.004), so equal rows cannot simply cancel: the question is whether a perfect matching exists
+between the two sides in the graph of "equal under the policy".
+
+The algorithm, and what each step guarantees:
+
+1. Count the rows (``collections.Counter``, C speed). Equal counts: a match, done. This is the
+   common case and touches no value twice. It is sound because the keys' Python equality never
+   says more than the policy (``comparable_keys``).
+2. Otherwise take the rows left over on each side. If no left-over row holds a number (or the
+   tolerance is zero), the relation among them is an equivalence and the left-overs alone decide.
+3. Else a left-over row's matching partners may be rows that did cancel, and theirs further rows
+   (a chain). Every row in such a chain has the same canonical value as the left-over in any
+   column where the left-over holds a non-number; one hash lookup per row and such column
+   collects a superset of every chain (``raw_forms``). Rows outside it are cancelled pairs whose
+   graph components hold no left-over, so identity matches them. With no such column, all rows
+   are kept.
+4. The kept rows are grouped by their non-numeric columns (a hash key, exact). In a group with one
+   fuzzy column the rows are points on a line, where sorting both sides and a greedy two-pointer
+   walk finds a maximum matching (any crossing pair can be uncrossed). With two or more fuzzy
+   columns, rows are gridded by ``Tolerance.bucket`` (partners sit in adjacent cells), cells are
+   joined into components, and a component that is not already balanced row for row is settled
+   by a maximum-flow bipartite matching with row multiplicities as capacities.
+
+Guarantee: the answer is exact (a match exactly when a perfect matching exists). Cost: steps
+1-3 are linear; step 4 is O(n log n) per group with at most one fuzzy column. Known limitation:
+with several fuzzy columns, a dense component (many rows within a unit of each other in every
+fuzzy column) makes the flow step super-linear in that component's size.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import date, time
+from decimal import Decimal
+from itertools import chain, compress, repeat
+from operator import itemgetter, ne
+from typing import Any, Callable, Iterable, NamedTuple, Sequence
+
+from eval.sql.compare._matching import Entry, grid_matching, line_matching
+from eval.sql.compare._values import Tolerance, _Tag, _text, canonical, is_finite_number, raw_forms
+
+Row = tuple[Any, ...]
+
+_NUMBER = _Tag("NUMBER")
+_NUMBER_TYPES = {int, float, Decimal}
+_AS_IS = {type(None), int, date, time, bytes}
+"""Types whose values are their own canonical form (a ``datetime`` is not: midnight becomes a date)."""
+
+
+class Settlement(NamedTuple):
+    """The outcome of a multiset comparison, with the rows left without a partner (key: how many)."""
+
+    match: bool
+    unmatched_expected: dict[Row, int]
+    unmatched_actual: dict[Row, int]
+    keys: tuple[Sequence[Row], Sequence[Row]] = ((), ())
+    """The row keys the unmatched rows are drawn from (canonical rows when raw ones would not hash)."""
+
+
+def canonical_rows(rows: Iterable[Row]) -> list[Row]:
+    return [tuple(map(canonical, row)) for row in rows]
+
+
+def comparable_keys(expected: Sequence[Row], actual: Sequence[Row]) -> tuple[Sequence[Row], Sequence[Row]]:
+    """Rows whose Python equality never says more than the policy does.
+
+    Raw rows qualify unless a column mixes booleans with numbers (``True == 1`` in Python) or a
+    value cannot be hashed (an array as a list); then both sides are canonicalised. Values that
+    Python finds equal are otherwise equal under the policy too (the reverse need not hold:
+    ``'2024-01-31'`` and ``date(2024, 1, 31)``).
+    """
+    types = set(map(type, chain.from_iterable(expected))) | set(map(type, chain.from_iterable(actual)))
+    if memoryview in types or any(kind.__hash__ is None for kind in types):
+        return canonical_rows(expected), canonical_rows(actual)
+    if bool in types and types & _NUMBER_TYPES:
+        for col in range(len((expected or actual)[0])):
+            pick = itemgetter(col)
+            col_types = set(map(type, map(pick, expected))) | set(map(type, map(pick, actual)))
+            if bool in col_types and col_types & _NUMBER_TYPES:
+                return canonical_rows(expected), canonical_rows(actual)
+    return expected, actual
+
+
+def same_multiset(expected: Sequence[Row], actual: Sequence[Row], tolerance: Tolerance | None) -> Settlement:
+    """Whether ``expected`` and ``actual`` (keys from ``comparable_keys``) are the same multiset of rows."""
+    try:
+        if expected == actual:  # the same order: one sequential pass, no hashing
+            return Settlement(True, {}, {})
+        want: Counter | set = set(expected)
+        have: Counter | set = set(actual)
+        if len(want) == len(expected) and len(have) == len(actual):
+            # Distinct rows (the usual case): a set's symmetric difference is both the test and the left-overs.
+            odd = want ^ have
+            if len(odd) > len(expected):  # mostly left-overs: settle every row, in list (memory) order
+                return _settle(zip(expected, repeat(1)), zip(actual, repeat(1)), tolerance)._replace(
+                    keys=(expected, actual))
+            left_want = {row: 1 for row in odd if row in want}
+            left_have = {row: 1 for row in odd if row not in want}
+        else:
+            want, have = Counter(expected), Counter(actual)
+            left_want = {row: n - have.get(row, 0) for row, n in want.items() if have.get(row, 0) < n}
+            left_have = {row: n - want.get(row, 0) for row, n in have.items() if want.get(row, 0) < n}
+    except (TypeError, ArithmeticError):
+        # A value that refuses hashing or comparison (a signalling NaN): compare canonical forms.
+        return same_multiset(canonical_rows(expected), canonical_rows(actual), tolerance)
+    if not (left_want or left_have):
+        return Settlement(True, {}, {})
+    if tolerance is None or not any(map(is_finite_number, map(canonical, chain.from_iterable(
+            chain(left_want, left_have))))):
+        settled = _settle(left_want.items(), left_have.items(), tolerance)
+    elif (keep := _chain_filter(list(left_want) + list(left_have))
+          if len(left_want) < len(expected) // 2 else None) is not None:
+        # The lists, not the sets, are scanned: in their own order their rows sit sequentially in memory.
+        settled = _settle(_with_counts(dict.fromkeys(keep(expected)), want),
+                          _with_counts(dict.fromkeys(keep(actual)), have), tolerance)
+    else:
+        settled = _settle(_with_counts(dict.fromkeys(expected), want), _with_counts(dict.fromkeys(actual), have),
+                          tolerance)
+    return settled._replace(keys=(expected, actual))
+
+
+def _with_counts(rows: Iterable[Row], source: Counter | set) -> list[tuple[Row, int]]:
+    if isinstance(source, Counter):
+        return [(row, source[row]) for row in rows]
+    return [(row, 1) for row in rows]
+
+
+def _chain_filter(leftovers: list[Row]) -> Callable[[Sequence[Row]], list[Row]] | None:
+    """A function selecting, from a list of rows, a superset of every chain through ``leftovers``.
+
+    None when no column qualifies: a column does when every left-over row holds there a value
+    whose raw spellings can be listed (not a number, not NaN, not an aware timestamp).
+    """
+    columns = []
+    for col in range(len(leftovers[0])):
+        spellings: set[Any] = set()
+        for form in {canonical(value) for value in map(itemgetter(col), leftovers)}:
+            forms = raw_forms(form)
+            if forms is None:
+                break
+            spellings |= forms
+        else:
+            columns.append((itemgetter(col), spellings))
+    if not columns:
+        return None
+
+    def keep(rows: Sequence[Row]) -> list[Row]:
+        pick, spellings = columns[0]
+        kept = list(compress(rows, map(spellings.__contains__, map(pick, rows))))
+        for pick, spellings in columns[1:]:
+            kept = [row for row in kept if pick(row) in spellings]
+        return kept
+
+    return keep
+
+
+def _canonical_column(values: list[Any]) -> list[Any]:
+    """``canonical`` over one column, choosing the work once from the column's types."""
+    kinds = set(map(type, values))
+    if kinds <= _AS_IS:
+        return values
+    if kinds <= {str, type(None)}:
+        # Only the distinct strings that could be ISO dates are parsed; the rest stay as they are.
+        spelled = {s: form for s in set(values) if s is not None and s[:1].isdigit() and (form := _text(s)) is not s}
+        return list(map(spelled.get, values, values)) if spelled else values
+    if kinds <= {float, int, Decimal, type(None)}:
+        try:
+            if not any(map(ne, values, values)):  # NaN is the only value unequal to itself
+                return values
+        except ArithmeticError:  # a signalling NaN refuses even that question
+            pass
+    return list(map(canonical, values))
+
+
+def _canonical_side(items: Iterable[tuple[Row, int]]) -> tuple[list[Row], list[int], list[Row], list[list[Any]]]:
+    """Canonical forms of the given rows, merged: (forms, counts, a raw key per form, form columns)."""
+    items = list(items)
+    if not items:
+        return [], [], [], []
+    keys = [key for key, _ in items]
+    columns = [_canonical_column(list(map(itemgetter(col), keys))) for col in range(len(keys[0]))]
+    forms = list(zip(*columns))
+    if len(set(forms)) == len(forms):
+        return forms, [n for _, n in items], keys, columns
+    merged: dict[Row, list[Any]] = {}
+    for form, (key, n) in zip(forms, items):
+        slot = merged.get(form)
+        if slot is None:
+            merged[form] = [n, key]
+        else:
+            slot[0] += n
+    forms = list(merged)
+    columns = [list(map(itemgetter(col), forms)) for col in range(len(columns))]
+    return forms, [n for n, _ in merged.values()], [key for _, key in merged.values()], columns
+
+
+def _settle(want_items: Iterable[tuple[Row, int]], have_items: Iterable[tuple[Row, int]],
+            tolerance: Tolerance | None) -> Settlement:
+    """Decide the multiset question exactly for the rows given (each a key with its count)."""
+    sides = [_canonical_side(want_items), _canonical_side(have_items)]
+    fuzzy = [] if tolerance is None else sorted(
+        {col for forms, _, _, columns in sides for col, values in enumerate(columns)
+         if set(map(type, values)) & {float, Decimal}})
+    if not fuzzy:
+        return _settle_exact(sides)
+    groups: dict[Row, tuple[list[Entry], list[Entry]]] = {}
+    for side, (forms, counts, keys, columns) in enumerate(sides):
+        if not forms:
+            continue
+        finite = [list(map(is_finite_number, columns[col])) for col in fuzzy]
+        discrete_columns = list(columns)
+        for col, marks in zip(fuzzy, finite):
+            discrete_columns[col] = [_NUMBER if mark else v for v, mark in zip(columns[col], marks)]
+        if len(fuzzy) == 1:
+            (marks,) = finite
+            vectors = [v if mark else None for v, mark in zip(columns[fuzzy[0]], marks)]
+        else:
+            vectors = [tuple(v for v, mark in zip(values, marks) if mark) or None
+                       for values, marks in zip(zip(*(columns[col] for col in fuzzy)), zip(*finite))]
+        for discrete, vector, n, key in zip(zip(*discrete_columns), vectors, counts, keys):
+            pair = groups.get(discrete)
+            if pair is None:
+                pair = groups[discrete] = ([], [])
+            pair[side].append((vector, n, key))
+    if len(fuzzy) == 1:
+        def close(x: Any, y: Any) -> bool:
+            return x == y or tolerance.within(x, y)
+        solve = line_matching
+    else:
+        def close(x: Any, y: Any) -> bool:
+            return all(a == b or tolerance.within(a, b) for a, b in zip(x, y))
+        solve = grid_matching
+    lost: tuple[dict[Row, int], dict[Row, int]] = ({}, {})
+    for want, have in groups.values():
+        if len(want) == 1 and len(have) == 1:  # the usual group: one row a side
+            (x, n_want, key_want), (y, n_have, key_have) = want[0], have[0]
+            # No numbers (x is None) means the canonical forms are equal: only the counts can differ.
+            if x is None or close(x, y):
+                if n_want != n_have:
+                    lost[n_want < n_have][key_want if n_want > n_have else key_have] = abs(n_want - n_have)
+            else:
+                lost[0][key_want] = n_want
+                lost[1][key_have] = n_have
+        elif not want or not have:
+            lost[0].update((key, n) for _, n, key in want)
+            lost[1].update((key, n) for _, n, key in have)
+        else:  # several rows differing only in numbers (rows without numbers are one form per side)
+            lost_want, lost_have = solve(want, have, tolerance)
+            lost[0].update(lost_want)
+            lost[1].update(lost_have)
+    return Settlement(not (lost[0] or lost[1]), *lost)
+
+
+def _settle_exact(sides: list[tuple[list[Row], list[int], list[Row], list[list[Any]]]]) -> Settlement:
+    (want_forms, want_counts, want_keys, _), (have_forms, have_counts, have_keys, _) = sides
+    have = dict(zip(have_forms, zip(have_counts, have_keys)))
+    lost: tuple[dict[Row, int], dict[Row, int]] = ({}, {})
+    for form, n, key in zip(want_forms, want_counts, want_keys):
+        m, key_have = have.pop(form, (0, None))
+        if n > m:
+            lost[0][key] = n - m
+        elif m > n:
+            lost[1][key_have] = m - n
+    lost[1].update((key, m) for m, key in have.values())
+    return Settlement(not (lost[0] or lost[1]), *lost)

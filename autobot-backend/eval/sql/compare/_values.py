@@ -1,0 +1,297 @@
+"""When two single values are the same answer: the named normalisers and the numeric tolerance.
+
+A value is first mapped to its canonical form by the first normaliser of ``NORMALISERS`` that
+takes its type (order matters: ``bool`` is an ``int`` and ``datetime`` is a ``date`` in Python).
+Two canonical forms that are equal (``==``, with a hash to match) are the same value. Numbers
+get one more chance, outside the normalisers because it is not an equivalence: two finite
+numbers within half a unit at ``decimals`` are equal (``Tolerance``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta, timezone
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, Callable, Iterator, NamedTuple
+
+
+class _Tag:
+    """A canonical form no database value can equal (identity equality)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+NAN = _Tag("NaN")
+TRUE = _Tag("TRUE")
+FALSE = _Tag("FALSE")
+
+
+@dataclass(frozen=True)
+class _Opaque:
+    """An unhashable value of an unknown type (a JSON list, an array), compared by its repr."""
+
+    type_name: str
+    text: str
+
+
+def _keep(value: Any) -> Any:
+    return value
+
+
+def _boolean(value: bool) -> _Tag:
+    # In Python True == 1 and hash(True) == hash(1): a tag keeps an engine's boolean apart.
+    return TRUE if value else FALSE
+
+
+def _number(value: int | float | Decimal) -> Any:
+    # int, float and Decimal already compare (and hash) by exact value; only NaN needs help:
+    # it is unequal to itself, and a signalling Decimal NaN raises on comparison.
+    if type(value) is float:
+        return NAN if value != value else value
+    if type(value) is Decimal and value.is_nan():
+        return NAN
+    return value
+
+
+def _temporal(value: date | time) -> Any:
+    # A naive midnight timestamp is a day; an aware one is an instant (no calendar day without a zone).
+    if type(value) is datetime and value.tzinfo is None and not (
+            value.hour or value.minute or value.second or value.microsecond):
+        return value.date()
+    return value
+
+
+_ISO_DATETIME = re.compile(
+    r"(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,6}))?)?(Z|[+-]\d\d(?::?\d\d)?)?)?", re.ASCII)
+_ISO_TIME = re.compile(r"(\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?", re.ASCII)
+
+
+def _zone(text: str) -> timezone:
+    if text == "Z":
+        return timezone.utc
+    digits = text[1:].replace(":", "")
+    offset = timedelta(hours=int(digits[:2]), minutes=int(digits[2:] or 0))
+    return timezone(-offset if text[0] == "-" else offset)
+
+
+def parse_temporal(text: str) -> date | time | None:
+    """The date, timestamp or time an ISO 8601 string spells, or None if it spells none.
+
+    Accepted: ``YYYY-MM-DD``, then optionally ``T`` or a space, ``HH:MM``, ``:SS``, ``.f`` (1-6
+    digits) and a zone (``Z``, ``+HH``, ``+HHMM``, ``+HH:MM``); or a time ``HH:MM:SS[.f]``. A
+    string like ``20240131`` or ``2024-02-30`` is not a date and stays a string.
+
+    Example:
+        >>> parse_temporal("2024-01-31T00:00:00.000")
+        datetime.datetime(2024, 1, 31, 0, 0)
+        >>> parse_temporal("2024-02-30") is None
+        True
+    """
+    try:
+        if m := _ISO_DATETIME.fullmatch(text):
+            y, mo, d, hh, mm, ss, frac, zone = m.groups()
+            if hh is None:
+                return date(int(y), int(mo), int(d))
+            return datetime(int(y), int(mo), int(d), int(hh), int(mm), int(ss or 0), int((frac or "0").ljust(6, "0")),
+                            tzinfo=_zone(zone) if zone else None)
+        if m := _ISO_TIME.fullmatch(text):
+            hh, mm, ss, frac = m.groups()
+            return time(int(hh), int(mm), int(ss), int((frac or "0").ljust(6, "0")))
+    except ValueError:
+        return None
+    return None
+
+
+def _text(value: str) -> Any:
+    # Engines return the same day as a date or as text (SQLite has no date type).
+    if value[:1].isdigit() and (parsed := parse_temporal(value)) is not None:
+        return _temporal(parsed)
+    return value
+
+
+def _binary(value: bytes | bytearray | memoryview) -> bytes:
+    return bytes(value)
+
+
+class Normaliser(NamedTuple):
+    """One named step of the policy: the types it takes and what it makes of them."""
+
+    name: str
+    types: tuple[type, ...]
+    convert: Callable[[Any], Any]
+    rule: str
+    """What this step makes equal (or keeps apart): the policy table's row, in words."""
+
+
+NORMALISERS: tuple[Normaliser, ...] = (
+    Normaliser("null", (type(None),), _keep, "NULL matches only NULL: not 0, not '', not 'NULL'"),
+    Normaliser("boolean", (bool,), _boolean, "true matches only true: never 1 (Python's True == 1 is not followed)"),
+    Normaliser("number", (int, float, Decimal), _number,
+               "exact value across types: 10 == 10.0 == Decimal('10.00'); NaN matches only NaN; inf only inf"),
+    Normaliser("temporal", (date, time), _temporal,
+               "a naive midnight timestamp is its date; other timestamps, and every aware one, stay instants"),
+    Normaliser("text", (str,), _text,
+               "exact and case-sensitive; an ISO date/timestamp/time string is that date/timestamp/time"),
+    Normaliser("binary", (bytes, bytearray, memoryview), _binary, "bytes by content, never equal to text"),
+)
+
+_BY_TYPE: dict[type, Callable[[Any], Any]] = {}
+
+
+def _resolve(kind: type) -> Callable[[Any], Any]:
+    for step in NORMALISERS:
+        if issubclass(kind, step.types):
+            return step.convert
+    return _other
+
+
+def _other(value: Any) -> Any:
+    # Types the policy does not name (UUID, interval, JSON) compare by their own equality.
+    try:
+        hash(value)
+    except TypeError:
+        return _Opaque(type(value).__qualname__, repr(value))
+    return value
+
+
+def canonical(value: Any) -> Any:
+    """The canonical form of one value: equal forms are the same answer (numbers aside, see ``Tolerance``).
+
+    Example:
+        >>> canonical("2024-01-31 00:00:00") == canonical(date(2024, 1, 31))
+        True
+        >>> canonical(True) == canonical(1)
+        False
+    """
+    convert = _BY_TYPE.get(type(value))
+    if convert is None:
+        convert = _BY_TYPE[type(value)] = _resolve(type(value))
+    return convert(value)
+
+
+def is_finite_number(form: Any) -> bool:
+    """True for a canonical form that the tolerance applies to (bools are tags by now)."""
+    if isinstance(form, float):
+        return math.isfinite(form)
+    if isinstance(form, Decimal):
+        return form.is_finite()
+    return isinstance(form, int)
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """Numbers at ``decimals`` places: equal when they differ by less than half a unit in that place.
+
+    The relation is not transitive (0.004 ~ 0.008 ~ 0.012 at 2 places, but 0.004 !~ 0.012), so it
+    never serves as a hash key; ``bucket`` gives a key that neighbours differ in by at most one.
+    """
+
+    decimals: int
+
+    @property
+    def scale(self) -> int:
+        return 10 ** self.decimals
+
+    @property
+    def half(self) -> Fraction:
+        return Fraction(1, 2 * self.scale)
+
+    def within(self, x: int | float | Decimal, y: int | float | Decimal) -> bool:
+        """Whether two finite numbers are equal at this precision (exact, also at the boundary)."""
+        if type(x) is float and type(y) is float:
+            # Fast and safe: decide in floating point unless the gap is within rounding error of the edge.
+            gap, edge = abs(x - y), 0.5 / self.scale
+            slack = math.ulp(max(abs(x), abs(y))) + math.ulp(edge)
+            if gap + slack < edge:
+                return True
+            if gap - slack > edge:
+                return False
+        return abs(Fraction(x) - Fraction(y)) < self.half
+
+    def bucket(self, x: int | float | Decimal) -> int:
+        """``floor(x * 10**decimals)``, exactly: two values ``within`` each other are at most one bucket apart."""
+        return x * self.scale if type(x) is int else math.floor(Fraction(x) * self.scale)
+
+
+def values_equal(x: Any, y: Any, tolerance: Tolerance | None) -> bool:
+    """Whether two raw values are the same answer under the policy."""
+    cx, cy = canonical(x), canonical(y)
+    if cx == cy:
+        return True
+    return tolerance is not None and is_finite_number(cx) and is_finite_number(cy) and tolerance.within(cx, cy)
+
+
+def raw_forms(form: Any) -> set[Any] | None:
+    """Every hashable raw value whose canonical form is ``form``, or None when they cannot be listed.
+
+    Numbers have no such list (tolerance), nor do NaN and aware timestamps (any zone spells the
+    same instant). Used to find, with one hash lookup per row, every row that could be equal to a
+    given one in a column. The set may hold extra values (``True`` also finds ``1``): the caller
+    checks what it finds.
+    """
+    if form is NAN or is_finite_number(form) or type(form) in (float, Decimal):
+        return None
+    if form is TRUE or form is FALSE:
+        return {form, form is TRUE}
+    if isinstance(form, (date, time)):
+        if getattr(form, "tzinfo", None) is not None:
+            return None
+        return {form, *_temporal_spellings(form)} | ({datetime.combine(form, time())}
+                                                     if type(form) is date else set())
+    return {form}
+
+
+def _temporal_spellings(form: date | time) -> Iterator[str]:
+    if type(form) is time:
+        clocks, days = _clock_spellings(form), [""]
+    else:
+        moment = form if type(form) is datetime else datetime.combine(form, time())
+        clocks, days = list(_clock_spellings(moment.time(), minutes_only=True)), [moment.date().isoformat()]
+        if type(form) is date:
+            yield days[0]
+        days = [days[0] + "T", days[0] + " "]
+    for day in days:
+        for clock in clocks:
+            yield day + clock
+
+
+def _clock_spellings(clock: time, minutes_only: bool = False) -> Iterator[str]:
+    hm = f"{clock.hour:02d}:{clock.minute:02d}"
+    if minutes_only and not (clock.second or clock.microsecond):
+        yield hm
+    hms = f"{hm}:{clock.second:02d}"
+    if not clock.microsecond:
+        yield hms
+    digits = f"{clock.microsecond:06d}"
+    for n in range(1, 7):
+        if not digits[n:].strip("0"):
+            yield f"{hms}.{digits[:n]}"
+
+
+def show(value: Any, limit: int = 40) -> str:
+    """A value as a reader expects it in a one-line explanation, cut at ``limit`` characters."""
+    if value is None:
+        text = "NULL"
+    elif type(value) is Decimal:
+        text = str(value)
+    elif isinstance(value, (date, time)):
+        text = value.isoformat(sep=" ") if type(value) is datetime else value.isoformat()
+    elif isinstance(value, (bytearray, memoryview)):
+        text = repr(bytes(value))
+    else:
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def show_row(row: tuple[Any, ...], limit: int = 80) -> str:
+    text = "(" + ", ".join(show(v, 24) for v in row) + ("," if len(row) == 1 else "") + ")"
+    return text if len(text) <= limit else text[: limit - 2] + "…)"
