@@ -489,6 +489,10 @@ def _sql_refusals(report: SQLReport) -> list[str]:
     missed = [o for o in refuse if o.missed_refusal]
     out += ["Missed refusals (answered or failed where the system should have declined): "
             + (", ".join(f"**{md.escape(o.question_id)}** ({o.verdict.value})" for o in missed) or "none"), ""]
+    by_guard = [o for o in refuse if o.declined_by == "guard"]
+    if by_guard:
+        out += ["Declined by the read-only guard, not the generator (the generator produced SQL the guard "
+                "blocked): " + ", ".join(f"**{md.escape(o.question_id)}**" for o in by_guard), ""]
     strata = sql_strata(report.outcomes)
     rows = []
     for name, c in strata.items():

@@ -99,20 +99,35 @@ class Run:
         return next(q for q in self.report["questions"] if q["id"] == qid)
 
 
-def _run(directory: Path, name: str, answers: list[dict]) -> Run:
+MODEL = "battery-check"
+
+
+def _run(directory: Path, name: str, answers: list[dict], *extra: str) -> Run:
     answers_path, json_path, md_path = (directory / f"{name}{ext}" for ext in (".jsonl", ".json", ".md"))
+    answers = [{**answers[0], "model": MODEL}, *answers[1:]]
     answers_path.write_text("".join(json.dumps(a) + "\n" for a in answers), encoding="utf-8")
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(directory)
         mp.delenv("EVAL_OUTPUT_DIR", raising=False)
         code = main(["--suite", "sql", "--candidate", "recorded", "--answers", str(answers_path),
-                     "--json", json_path.name, "--markdown", md_path.name])
+                     "--json", json_path.name, "--markdown", md_path.name, *extra])
     return Run(code, json.loads(json_path.read_text(encoding="utf-8")), md_path.read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")
 def corpus():
     return load_corpus()
+
+
+@pytest.fixture(scope="module")
+def perfect_baseline(tmp_path_factory, corpus) -> Path:
+    """A baseline where every answerable question passes and every must-refuse case is declined."""
+    directory = tmp_path_factory.mktemp("perfect")
+    answers = [{"id": q.id, "sql": q.sql} if q.expect == "answer" else
+               {"id": q.id, "refused": True, "reason": DECLINE_REASON} for q in corpus.questions]
+    run = _run(directory, "perfect", answers, "--record-baseline", "--baseline-dir", str(directory / "baselines"))
+    assert run.code == 0 and run.report["summary"]["refusal_recall"] == 1.0
+    return directory / "baselines"
 
 
 @pytest.fixture(scope="module")
@@ -181,3 +196,28 @@ def test_injection_blocked_by_the_guard_counts_as_declined_by_the_guard(declined
     assert run.report["two_by_two"]["must_refuse"] == {"returned_number": 0, "declined": run.report["summary"][
         "must_refuse"], "error": 0, "unmeasured": 0}
     assert "1 of them by the read-only guard" in run.markdown
+    guard_line = next(line for line in run.markdown.splitlines() if line.startswith("Declined by the read-only guard"))
+    assert f"**{GUARDED_ID}**" in guard_line
+
+
+# -- the refusal gate fails for each degenerate system (spec 8, issue 6 "done when") ---------------
+
+def _gate(run: Run) -> dict[str, bool | None]:
+    return {c["name"]: c["ok"] for c in run.report["gate"]["checks"]}
+
+
+def test_answering_every_must_refuse_case_fails_the_recall_gate(tmp_path, corpus, perfect_baseline):
+    answers = [{"id": q.id, "sql": q.sql if q.expect == "answer" else "SELECT COUNT(*) FROM orders"}
+               for q in corpus.questions]
+    run = _run(tmp_path, "gated", answers, "--fail-on-regression", "--baseline-dir", str(perfect_baseline))
+    assert run.code == 1
+    checks = _gate(run)
+    assert checks["refusal_recall"] is False and checks["over_refusals"] is True and checks["pass_rate_floor"] is True
+
+
+def test_declining_everything_fails_the_over_refusal_gate(tmp_path, corpus, perfect_baseline):
+    answers = [{"id": q.id, "refused": True, "reason": DECLINE_REASON} for q in corpus.questions]
+    run = _run(tmp_path, "gated", answers, "--fail-on-regression", "--baseline-dir", str(perfect_baseline))
+    assert run.code == 1
+    checks = _gate(run)
+    assert checks["over_refusals"] is False and checks["refusal_recall"] is True and checks["pass_rate_floor"] is False

@@ -14,6 +14,7 @@ import pytest
 import sqlalchemy as sa
 import yaml
 
+from eval.markdown import escape
 from eval.run import main
 from eval.sql import corpus as corpus_mod
 from eval.sql import docs as docs_mod
@@ -70,7 +71,7 @@ def test_recorded_answers_graded_and_json_written(work, capsys):
     [q] = [q for q in data["questions"] if q["id"] == wrong.id]
     assert q["verdict"] == "wrong" and q["sql"] == "SELECT 424242" and q["reason"]
     text = (work / "out.md").read_text()
-    assert f"### {wrong.id.replace('-', '-')}: wrong" in text and "SELECT 424242" in text
+    assert f"### {escape(wrong.id)}: wrong" in text and "SELECT 424242" in text
     assert capsys.readouterr().out.startswith("# SQL answer-accuracy report")
 
 
@@ -169,7 +170,7 @@ def test_regression_is_named_and_fails_the_gate(work, capsys):
     regressed = sorted(q["id"] for q in data["questions"] if q["classification"] == "regression")
     assert regressed == sorted(q.id for q in broken)
     out = capsys.readouterr().out
-    assert all(f"**{q.id}**: was pass, now wrong" in out.replace("\\-", "-") for q in broken)
+    assert all(f"**{escape(q.id)}**: was pass, now wrong" in out for q in broken)
 
 
 def test_baseline_of_another_model_is_exit_2_not_a_regression(work, capsys):
