@@ -136,9 +136,9 @@ def figures(outcomes: list[Outcome], schema: str | None = None, split: str | Non
 
 # Ratchet floors: (schema, split) -> minimum answerable questions right.
 PASS_FLOORS = {
-    ("retail", "tune"): 138, ("retail", "holdout"): 52,
-    ("library", "tune"): 32, ("library", "holdout"): 24,
-    ("clinic", "tune"): 27, ("clinic", "holdout"): 21,
+    ("retail", "tune"): 139, ("retail", "holdout"): 53,
+    ("library", "tune"): 46, ("library", "holdout"): 24,
+    ("clinic", "tune"): 38, ("clinic", "holdout"): 23,
 }
 REFUSAL_RECALL_FLOOR = 0.90
 CONTROLS_DECLINED_MAX = 0.15

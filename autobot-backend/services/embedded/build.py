@@ -13,7 +13,7 @@ from sqlglot import exp
 
 from services.embedded.dates import label as period_text
 from services.embedded.index import SchemaIndex
-from services.embedded.joins import default_date, join_tree, path
+from services.embedded.joins import default_date, is_ancestor, join_tree, path
 from services.embedded.periods import compare_select, window_select
 from services.embedded.plan import ColRef, Dim, Exists, Filter, Measure, Plan
 from services.embedded.sqlparts import col, conjoin, lit, period_label, table, window_start
@@ -76,11 +76,15 @@ class Builder:
                     add(t)
             for f in m.share or ():
                 add(f.col.table)
+                if f.kind == "colcmp":
+                    add(f.values[0].table)
             add(m.per)
         for d in p.dims:
             add(d.table)
         for f in p.filters if filters is None else filters:
             add(f.col.table)
+            if f.kind == "colcmp":
+                add(f.values[0].table)
         for h in p.having:
             add(h.measure.table)
             if h.measure.metric:
@@ -178,6 +182,9 @@ class Builder:
         if f.kind == "cmp":
             ops = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE, "=": exp.EQ}
             return ops[f.op](this=c, expression=lit(f.number))
+        if f.kind == "colcmp":
+            ops = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE, "=": exp.EQ}
+            return ops[f.op](this=c, expression=col(f.values[0]))
         if f.kind == "null":
             return exp.Is(this=c, expression=exp.Null())
         if f.kind == "notnull":
@@ -330,7 +337,10 @@ class Builder:
             select = select.select(*[col(c) for c in p.projection], append=True)
             entity = p.projection[0].table
             pk = self.ix.tables[entity].primary_key
-            if (p.having or any(self.has_child(t) or self._fans_out(entity) for t in [entity])) and pk:
+            labels = {ColRef(entity, self.ix.tables[entity].label or "")} | {ColRef(entity, k) for k in pk}
+            if not any(c in labels for c in p.projection):
+                group = [col(c) for c in p.projection]  # "which drugs ...": each value once
+            elif (p.having or self._fans_out(entity)) and pk:
                 group = [col(ColRef(entity, k)) for k in pk] + [col(c) for c in p.projection]
         if not p.measures and not p.projection and p.having and p.subject and not p.dims:
             t = self.ix.tables[p.subject]
@@ -358,7 +368,10 @@ class Builder:
         m = h.measure
         if m.func == "count" and not m.column:
             pk = self.ix.tables[m.table].primary_key
-            e = exp.Count(this=exp.Distinct(expressions=[col(ColRef(m.table, pk[0]))])) if len(pk) == 1 \
+            # "customers with more than 10 orders": their orders; "members who borrowed more than 12
+            # books": their loans (a book is counted once per loan, not once overall)
+            own = self.p.subject is None or is_ancestor(self.ix, self.p.subject, m.table)
+            e = exp.Count(this=exp.Distinct(expressions=[col(ColRef(m.table, pk[0]))])) if len(pk) == 1 and own \
                 else exp.Count(this=exp.Star())
         else:
             e = self.measure(m)

@@ -31,12 +31,15 @@ from services.embedded.lexicon import (
 )
 
 _UNIT_WORDS = {"day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month", "months": "month",
-               "quarter": "quarter", "quarters": "quarter", "year": "year", "years": "year"}
+               "quarter": "quarter", "quarters": "quarter", "year": "year", "years": "year", "decade": "decade",
+               "decades": "decade"}
 _SAME_PERIOD = re.compile(
     r"\b(?:same\s+(?:day|week|month|quarter|period)\s+(?:of\s+|in\s+)?(?:the\s+)?(?:previous|prior|last|preceding)"
     r"\s+year|(?:a|one|the)\s+year\s+(?:earlier|before|ago|prior)|(?:previous|prior|last|preceding)\s+year's)\b")
 _DOWN = {stem(w) for w in ("drop", "decrease", "decline", "fall", "fell", "shrink", "shrank", "loss", "lose", "dip",
                            "slump", "worst")}
+_IDIOMS = {("account", "for"), ("accounts", "for"), ("accounted", "for"), ("make", "up"), ("makes", "up"),
+           ("made", "up"), ("take", "place"), ("took", "place"), ("takes", "place")}
 _AGAINST = {"compared", "compare", "vs", "versus", "than", "from", "to", "with", "over", "against", "on"}
 _GRAIN_LEAD = {"per", "by", "each", "every", "a", "an", "for", "over", "which", "what"}
 _COMPARATIVES = {"more": True, "higher": True, "bigger": True, "larger": True, "greater": True, "fewer": False,
@@ -100,6 +103,9 @@ def scan(tokens: list[Token], text: str) -> Cues:
     cues = Cues()
     cues.dates = find_dates(tokens)
     cues.skip |= cues.date_tokens()
+    for i in range(len(tokens) - 1):
+        if (tokens[i].low, tokens[i + 1].low) in _IDIOMS:
+            cues.skip |= {i, i + 1}  # "account for", "make up": verbs, not the schema's accounts
     lows = [t.low for t in tokens]
     _scan_windows(tokens, lows, cues)
     _scan_compare(tokens, lows, cues)

@@ -42,6 +42,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin):
         self._metrics()
         self._groupings()
         self._ranking()
+        self._column_comparisons()
         self._thresholds()
         self._dates()
         self._values()
@@ -123,7 +124,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin):
         p = self.plan
         if not self.cues.percent:
             return
-        conds = [f for f in p.filters if f.kind in ("eq", "ne", "null", "notnull", "bool")]
+        conds = [f for f in p.filters if f.kind in ("eq", "ne", "null", "notnull", "bool", "colcmp")]
         if not conds:
             if p.dims and p.measures:
                 p.measures[0].share_of_total = True  # "each category's share of revenue"
@@ -186,12 +187,19 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin):
 
     def _projection(self) -> list[ColRef] | None:
         p = self.plan
+        wh = self._wh_dim()
+        if wh is not None and wh not in self.used and self.concept(wh).kind == "column" \
+                and self.col(self.concept(wh)).kind == "text" and self.lows[0] in ("which", "what"):
+            c = self.concept(wh)
+            self.used.add(wh)
+            return [ColRef(c.table, c.column)]  # "which drugs were prescribed ...": the values
         cols: list[ColRef] = []
         for k, lk in enumerate(self.links):
-            if k in self.used or lk.best.kind != "column":
+            if k in self.used or lk.best.kind != "column" or lk.score < 0.5:
                 continue
             c = self.concept(k, ("column",))
-            cols.append(ColRef(c.table, c.column))
+            if ColRef(c.table, c.column) not in cols:
+                cols.append(ColRef(c.table, c.column))
             self.used.add(k)
         if cols:
             return cols

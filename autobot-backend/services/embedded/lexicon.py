@@ -167,7 +167,8 @@ SUPERLATIVE_HINTS = {"cheapest": (False, "price"), "priciest": (True, "price"), 
                      "longest": (True, "length"), "shortest": (False, "length"), "oldest": (False, "date"),
                      "newest": (True, "date"), "latest": (True, "date"), "earliest": (False, "date"),
                      "recent": (True, "date"), "youngest": (True, "birth"), "biggest": (True, None),
-                     "largest": (True, None), "smallest": (False, None)}
+                     "largest": (True, None), "smallest": (False, None), "common": (True, "count"),
+                     "popular": (True, "count"), "frequent": (True, "count")}
 DISTINCT_WORDS = frozenset({"distinct", "unique", "different"})
 GROUP_CUES = frozenset({"by", "per", "each", "every"})
 PERCENT_WORDS = frozenset({"percentage", "percent", "%", "pct", "share", "proportion", "fraction", "rate", "ratio"})
@@ -244,7 +245,8 @@ unknown missing empty blank null known recorded
 allow allowed allows permit permitted
 reach reached achieve achieved produce produced perform performed handle handled serve served cover covered
 require required receive received consist remain remaining left currently actually approximately around roughly
-information info details overview report summary new size single
+information info details overview report summary new size single among common popular frequent
+outstanding pending unreturned unfulfilled unresolved decade decades duration
 top-selling best-selling bestselling worst-selling
 active available live valid ongoing enabled inactive
 """.replace("?", "").split())

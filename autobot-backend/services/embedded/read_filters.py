@@ -3,17 +3,52 @@
 from __future__ import annotations
 
 from services.embedded.dates import DateSpec
-from services.embedded.index import Column
-from services.embedded.joins import default_date, distance, is_ancestor, primary_date
+from services.embedded.index import Column, Concept
+from services.embedded.joins import default_date, distance, is_ancestor, join_tree, primary_date
 from services.embedded.lexicon import EXCLUDE_WORDS, stem
 from services.embedded.linking import Link
 from services.embedded.plan import ColRef, Exists, Filter, Having, Measure
 
-from services.embedded.reader import NEGATIVE_STATES, STATE_POSITIVE
+from services.embedded.reader import INCOMPLETE, NEGATIVE_STATES, STATE_POSITIVE
+
+
+_COLUMN_OPS = {"after": ">", "later": ">", "before": "<", "earlier": "<", "above": ">", "below": "<", "over": ">",
+               "under": "<", "exceeds": ">", "exceeding": ">", "exceeded": ">", "more": ">", "greater": ">",
+               "higher": ">", "less": "<", "lower": "<"}
 
 
 class FiltersMixin:
     # ------------------------------------------------------------------ filters
+
+    def _column_comparisons(self) -> None:
+        """"returned after their due date", "sold below list price": one column against another."""
+        n = len(self.lows)
+        for i, w in enumerate(self.lows):
+            if w not in _COLUMN_OPS or i in self.cues.skip:
+                continue
+            j = i + 2 if i + 1 < n and self.lows[i + 1] == "than" else i + 1
+            right = self.link_after(j, gap=2)
+            if right is None or right in self.used:
+                continue
+            rc = next((c for c in self.links[right].concepts if c.kind == "column"
+                       and (self.col(c).kind == "date" or self.col(c).measurable)), None)
+            if rc is None:
+                continue
+            kind = "date" if self.col(rc).kind == "date" else "number"
+            left = self.link_before(i, gap=1)
+            lc = None
+            if left is not None and left not in self.used:
+                lc = next((c for c in self.links[left].concepts if c.kind == "column" and c != rc and (
+                    self.col(c).kind == "date" if kind == "date" else self.col(c).measurable)), None)
+            if lc is None:
+                # "order lines sold below list price": the lines' own price, against the list price
+                same = [t for t in self.mentioned if t != rc.table and rc.column in self.ix.tables[t].columns]
+                lc = Concept("column", same[0], rc.column) if same else None
+            if lc is None:
+                continue
+            self.used |= {right} | ({left} if left is not None and lc.table == self.links[left].best.table else set())
+            self.plan.filters.append(Filter("colcmp", ColRef(lc.table, lc.column), values=(ColRef(rc.table, rc.column),),
+                                            op=_COLUMN_OPS[w]))
 
     def _thresholds(self) -> None:
         for th in self.cues.thresholds:
@@ -63,7 +98,7 @@ class FiltersMixin:
     def _resolve_dates(self) -> None:
         """Date phrases with no date column named next to them are about the measured rows."""
         main = self._main_table()
-        fallback = default_date(self.ix, main) if main else None
+        fallback = self._fact_date(main) if main else None
         pending = []
         for n, (s, c) in enumerate(self._pending):
             hint = self._hints.get(n)
@@ -81,6 +116,21 @@ class FiltersMixin:
                 if column is not None:
                     d.table, d.column = column.table, column.name
         self._pending = [(s, c) for s, c in resolved if c is not None]
+
+    def _fact_date(self, main: str) -> Column | None:
+        """The date of the rows that tie the question's tables together: "patients each doctor saw in
+        2024" is dated by the appointments between them, not by the patients' birth dates."""
+        tables = [main] + [d.table for d in self.plan.dims if d.table] + [
+            c.table for lk in self.links for c in lk.concepts[:1] if c.table]
+        tree = join_tree(self.ix, main, list(dict.fromkeys(tables))) or []
+        members = [main] + [e.other for e in tree]
+
+        def refs(t: str) -> int:
+            return sum(1 for c in self.ix.tables[t].columns.values() if c.references in members and c.references != t)
+        best = max(members, key=lambda t: (refs(t), t == main))
+        if refs(best) > refs(main) and primary_date(self.ix, best) is not None:
+            return primary_date(self.ix, best)
+        return default_date(self.ix, main)
 
     def _date_ref(self, table: str | None) -> ColRef | None:
         column = default_date(self.ix, table) if table else None
@@ -126,6 +176,10 @@ class FiltersMixin:
             self.used.add(k)
             c = self.concept(k, ("value",))
             ref = ColRef(c.table, c.column)
+            for near in (self.link_after(lk.end, gap=0), self.link_before(lk.start, gap=1)):
+                if near is not None and any(x.kind == "column" and (x.table, x.column) == (c.table, c.column)
+                                            for x in self.links[near].concepts):
+                    self.used.add(near)  # "the mystery genre": the column only says where the value is
             neg = self._excluded(lk.start)
             key = (c.table, c.column, neg)
             if key in by_col:
@@ -165,11 +219,23 @@ class FiltersMixin:
             elif column.nullable and c.strength >= 0.5 and not self._is_projection(k):
                 self.used.add(k)
                 self.plan.filters.append(Filter("null" if neg else "notnull", ColRef(c.table, c.column)))
+        if any(w in INCOMPLETE for w in self.lows):
+            col = self._completion_column()
+            if col is not None:
+                # "loans still outstanding": the date that completes them is not there yet
+                self.plan.filters.append(Filter("null", ColRef(col.table, col.name)))
         for i, w in enumerate(self.lows):
             if w in STATE_POSITIVE or (w == "still" and i + 1 < len(self.lows) and stem(self.lows[i + 1]) == "sell"):
                 col = self._negative_state_column()
                 if col is not None:
                     self.plan.filters.append(Filter("bool", ColRef(col.table, col.name), values=(False,)))
+
+    def _completion_column(self) -> Column | None:
+        for table in self.mentioned:
+            nullable = [c for c in self.ix.tables[table].dates() if c.nullable]
+            if len(nullable) == 1 and not any(f.col == ColRef(table, nullable[0].name) for f in self.plan.filters):
+                return nullable[0]
+        return None
 
     def _yet_after(self, end: int) -> bool:
         return end < len(self.lows) and self.lows[end] in ("yet",)

@@ -113,6 +113,27 @@ class MeasuresMixin:
             self.used.add(k)
             self.plan.measures.append(Measure(func, end.table, end.column, since=start.name))
             return True
+        return self._row_duration()
+
+    def _row_duration(self) -> bool:
+        """"average loan duration": from a table's own date to the one date that closes its rows."""
+        for i, w in enumerate(self.lows):
+            if w not in ("duration", "length", "lifetime", "turnaround"):
+                continue
+            k = self.link_before(i, gap=0)
+            if k is None or self.links[k].best.kind != "table":
+                continue
+            table = self.links[k].best.table
+            start = primary_date(self.ix, table)
+            named = [c for lk in self.links for c in lk.concepts[:2] if c.kind == "column" and c.table == table
+                     and self.col(c).kind == "date" and start is not None and c.column != start.name]
+            ends = [self.col(c) for c in named] or [c for c in self.ix.tables[table].dates() if c.nullable]
+            if start is None or len(ends) < 1:
+                continue
+            func = next((g.func for g in self.cues.aggs if g.func in ("avg", "max", "min", "sum")), "avg")
+            self.used.add(k)
+            self.plan.measures.append(Measure(func, table, ends[0].name, since=start.name))
+            return True
         return False
 
     def _date_of(self, k: int):

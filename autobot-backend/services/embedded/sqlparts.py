@@ -46,6 +46,10 @@ def _fmt(expr: exp.Expression, fmt: str) -> exp.Expression:
 
 def period_label(expr: exp.Expression, unit: str, is_year_column: bool = False) -> exp.Expression:
     """The label of the ``unit`` period ``expr`` falls in."""
+    if unit == "decade":
+        year = expr.copy() if is_year_column else exp.cast(_fmt(expr, "%Y"), "INT")
+        return exp.Mul(this=exp.Paren(this=exp.Div(this=year, expression=exp.Literal.number(10), typed=True)),
+                       expression=exp.Literal.number(10))
     if is_year_column:
         return expr.copy()
     if unit == "quarter":
