@@ -113,6 +113,7 @@ def scan(tokens: list[Token], text: str) -> Cues:
     _scan_thresholds(tokens, lows, cues)
     _scan_aggs(tokens, lows, cues)
     _scan_superlatives(tokens, lows, cues)
+    _settle_extremes(cues)
     cues.percent = any(w in PERCENT_WORDS for w in lows) and not (cues.change or cues.compare_unit)
     if cues.percent:
         cues.skip |= {i for i, w in enumerate(lows) if w in PERCENT_WORDS}
@@ -289,6 +290,19 @@ def _scan_aggs(tokens: list[Token], lows: list[str], cues: Cues) -> None:
         elif w in ("minimum", "min", "lowest", "smallest", "cheapest") or (
                 w == "least" and i + 1 < n and lows[i + 1] == "expensive"):
             cues.aggs.append(Agg("min", i, i + 1))
+
+
+def _settle_extremes(cues: Cues) -> None:
+    """A max/min word is a ranking, not the aggregate, when it ranks a list ("the 3 highest paid") or
+    qualifies another aggregate ("the highest total salary": rank by the total)."""
+    ranked = {i for s in cues.superlatives if s.explicit_limit for i in range(s.start, s.end)}
+    keep = []
+    for n, agg in enumerate(cues.aggs):
+        nxt = cues.aggs[n + 1] if n + 1 < len(cues.aggs) else None
+        if agg.func in ("max", "min") and (agg.start in ranked or (nxt is not None and nxt.start == agg.end)):
+            continue
+        keep.append(agg)
+    cues.aggs = keep
 
 
 def _scan_superlatives(tokens: list[Token], lows: list[str], cues: Cues) -> None:

@@ -44,6 +44,10 @@ class Column:
     comment: str
     values: tuple[str, ...]
     values_complete: bool
+    null_means: frozenset[str] = frozenset()
+    """Stems the comment gives for the NULL state ("NULL while *employed*")."""
+    set_means: frozenset[str] = frozenset()
+    """Stems the comment gives for the non-NULL state ("NULL until *shipped*", "NULL when not *referred*")."""
 
     @property
     def qualified(self) -> str:
@@ -134,6 +138,26 @@ def _content_stems(text: str) -> frozenset[str]:
                      if t.kind == "word" and t.low not in GENERAL_WORDS and len(t.low) > 2)
 
 
+_NULL_PHRASE = re.compile(r"\bnull\b[^.;\]]*?\b(while|when|if|for|until|unless|before|as long as)\s+([^.;,\]]+)", re.I)
+_NEGATORS = ("not", "no", "never", "nobody", "none", "nothing", "yet")
+
+
+def _null_meaning(comment: str) -> dict[str, frozenset[str]]:
+    """What the NULL state means, read from the comment: "NULL while employed" (NULL = employed),
+    "NULL until shipped" / "NULL when not referred" (NULL = not shipped / not referred)."""
+    null_means: set[str] = set()
+    set_means: set[str] = set()
+    for m in _NULL_PHRASE.finditer(comment or ""):
+        words = [t for t in tokenize(m.group(2)) if t.kind == "word"]
+        negated = any(t.low in _NEGATORS for t in words) or m.group(1).lower() in ("until", "unless", "before")
+        content = {t.stem for t in words if t.low not in GENERAL_WORDS and t.low not in _NEGATORS and len(t.low) > 2}
+        for s in list(content):
+            if s.startswith("un") and len(s) > 4:  # "NULL when uninsured": insured is the other state
+                (null_means if negated else set_means).add(s[2:])
+        (set_means if negated else null_means).update(content)
+    return {"null_means": frozenset(null_means), "set_means": frozenset(set_means)}
+
+
 def _comment_pairs(text: str) -> list[tuple[str, str]]:
     """Adjacent word pairs of a comment's first clause ("list price"), its most specific phrases."""
     first = re.split(r"(?<=[.;,:(])\s|\[", text or "", maxsplit=1)[0]
@@ -173,7 +197,7 @@ def _build(schema: SchemaContext) -> SchemaIndex:
                 table=info.name, name=c.name, kind=_kind(c.type, c.name, c.primary_key, ref, c.values),
                 nullable=c.nullable, primary_key=c.primary_key, references=ref, stems=stems_of(c.name),
                 comment_stems=_content_stems(c.comment), comment=c.comment or "", values=tuple(c.values),
-                values_complete=c.values_complete)
+                values_complete=c.values_complete, **_null_meaning(c.comment))
         pk = tuple(c.name for c in info.columns if c.primary_key)
         tables[info.name] = Table(info.name, stems_of(info.name), cols, pk, _label(info.name, cols),
                                   _content_stems(info.comment))
@@ -243,6 +267,8 @@ def _index_column(index: SchemaIndex, table: Table, col: Column) -> None:
     head = _comment_head(col.comment)
     for s in sorted(col.comment_stems - set(table.stems)):
         _add(index, (s,), concept(0.65 if s == head else 0.4))
+    for s in sorted(col.null_means | col.set_means):
+        _add(index, (s,), concept(0.7))  # the words the comment gives for NULL and non-NULL states
     for pair in _comment_pairs(col.comment):
         if pair != col.stems and not set(pair) & set(table.stems):
             _add(index, pair, concept(0.75))

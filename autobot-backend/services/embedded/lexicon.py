@@ -247,6 +247,7 @@ reach reached achieve achieved produce produced perform performed handle handled
 require required receive received consist remain remaining left currently actually approximately around roughly
 information info details overview report summary new size single among common popular frequent
 outstanding pending unreturned unfulfilled unresolved decade decades duration
+log logs logged company organization organisation firm while unless whilst
 top-selling best-selling bestselling worst-selling
 active available live valid ongoing enabled inactive
 """.replace("?", "").split())

@@ -81,13 +81,16 @@ def link(tokens: list[Token], index: SchemaIndex, skip: set[int]) -> Linked:
             continue
         if tok.kind not in ("word", "number"):
             continue
+        direct = False
         for length in range(1, index.max_phrase + 1):
             j = i + length
             if j > n or any(k in skip or tokens[k].kind not in ("word", "number") for k in range(i, j)):
                 break
-            cands.extend(_span(tokens, i, j, index))
+            found = _span(tokens, i, j, index)
+            direct = direct or (length == 1 and bool(found))
+            cands.extend(found)
         if tok.kind == "word":
-            cands.extend(_single_extras(tokens, i, index))
+            cands.extend(_single_extras(tokens, i, index, direct))
     chosen: list[Link] = []
     taken: set[int] = set()
     for cand in sorted(cands, key=lambda c: (-c.score, c.start, c.end)):
@@ -190,6 +193,7 @@ def _score(concepts: list[Concept], length: int, factor: float = 1.0) -> float:
 
 
 def _ranked(concepts: list[Concept]) -> tuple[Concept, ...]:
+    """Strongest first; among equals, the order given (closest spelling first), then by kind."""
     order = {"metric": 0, "value": 1, "column": 2, "table": 3}
     return tuple(sorted(concepts, key=lambda c: (-c.strength, order[c.kind])))
 
@@ -204,9 +208,13 @@ def _span(tokens: list[Token], i: int, j: int, index: SchemaIndex) -> list[Link]
         keys.append((stem(words[0].low.replace("-", "")),))
         keys.append(tuple(stem(p) for p in words[0].low.split("-")))
     out: list[Link] = []
+    surface = " ".join(t.low for t in words)
     for key in dict.fromkeys(keys):
         found = index.phrases.get(key)
         if found:
+            # "engineers" is the value 'engineer' before it is 'Engineering': prefer the closer spelling
+            found = sorted(found, key=lambda c: not (c.kind == "value" and c.value.lower() in (
+                surface, surface[:-1], surface[:-2])))
             via = "value" if found[0].kind == "value" else "name"
             out.append(Link(i, j, _ranked(found), _score(found, j - i), via))
     if j - i == 1:
@@ -218,7 +226,7 @@ def _span(tokens: list[Token], i: int, j: int, index: SchemaIndex) -> list[Link]
     return out
 
 
-def _single_extras(tokens: list[Token], i: int, index: SchemaIndex) -> list[Link]:
+def _single_extras(tokens: list[Token], i: int, index: SchemaIndex, direct: bool) -> list[Link]:
     tok = tokens[i]
     out: list[Link] = []
     country = DEMONYMS.get(tok.low)
@@ -235,8 +243,8 @@ def _single_extras(tokens: list[Token], i: int, index: SchemaIndex) -> list[Link
         found = index.phrases.get(("pric",))
         if found:
             out.append(Link(i, i + 1, _ranked(found), 0.9, "synonym"))
-    if out or tok.low in GENERAL_WORDS or len(tok.low) < _PREFIX:
-        return out
+    if out or direct or tok.low in GENERAL_WORDS or len(tok.low) < _PREFIX:
+        return out  # prefixes and misspellings only for words with no direct meaning
     negated = tok.low.startswith("un") and len(tok.low) > 4
     for word, neg in ((tok.low, False), (tok.low[2:], True) if negated else (None, False)):
         if word is None:

@@ -218,7 +218,9 @@ class FiltersMixin:
                 self.plan.filters.append(Filter("bool", ColRef(c.table, c.column), values=(not neg,)))
             elif column.nullable and c.strength >= 0.5 and not self._is_projection(k):
                 self.used.add(k)
-                self.plan.filters.append(Filter("null" if neg else "notnull", ColRef(c.table, c.column)))
+                words = {t.stem for t in self.t[lk.start:lk.end]}
+                means_null = bool(words & column.null_means) and not words & column.set_means
+                self.plan.filters.append(Filter("null" if neg != means_null else "notnull", ColRef(c.table, c.column)))
         if any(w in INCOMPLETE for w in self.lows):
             col = self._completion_column()
             if col is not None:
@@ -284,6 +286,13 @@ class FiltersMixin:
     def _tables(self) -> None:
         p = self.plan
         for k, lk in enumerate(self.links):
+            if (k not in self.used and lk.best.kind == "column" and p.subject and lk.best.table != p.subject
+                    and self.negated_before(lk.start, window=5) and is_ancestor(self.ix, p.subject, lk.best.table)):
+                # "employees who never logged any hours": no related row at all
+                self.used.add(k)
+                p.exists.append(Exists(lk.best.table, True, [f for f in p.filters if f.col.table == lk.best.table]))
+                p.filters = [f for f in p.filters if f.col.table != lk.best.table]
+                continue
             if k in self.used or lk.best.kind != "table":
                 continue
             table = lk.best.table

@@ -14,8 +14,8 @@ class GroupsMixin:
             if i in self.cues.skip or w not in ("by", "per", "each", "every", "across"):
                 continue
             if w == "by" and i > 0 and (self.lows[i - 1] in PARTICIPLES or self.lows[i - 1].endswith("ed")) \
-                    and self.lows[i - 1] not in SORT_WORDS:
-                continue
+                    and self.lows[i - 1] not in SORT_WORDS and self._agent(i + 1):
+                continue  # "books written by authors from Japan": who did it, not a grouping
             k = self.link_after(i + 1, gap=2)
             if k is None or k in self.used:
                 continue
@@ -40,6 +40,19 @@ class GroupsMixin:
                 continue
             self.plan.dims.append(Dim("grain", "", None, unit))
             self._grain_at = getattr(self, "_grain_at", []) + [start]
+
+    def _agent(self, pos: int) -> bool:
+        """After "<participle> by": an agent is qualified ("by customers in Canada", "by a member",
+        "by business customers"); a grouping is a bare noun ("hours worked by department")."""
+        if pos < len(self.lows) and self.lows[pos] in ("a", "an", "some", "someone", "somebody", "another", "other"):
+            return True
+        k = self.link_after(pos, gap=1)
+        if k is None:
+            return True
+        if self.links[k].best.kind == "value":
+            return True
+        end = self.links[k].end
+        return any(lk.best.kind == "value" and end <= lk.start <= end + 2 for lk in self.links)
 
     def _two_level(self, table: str, k: int) -> bool:
         """"per <entity>" after an average: per row (no grouping) or per entity (aggregate first)."""
@@ -106,6 +119,18 @@ class GroupsMixin:
         dim_k, event_k = None, None
         if after is not None and after not in self.used:
             c = self.concept(after)
+            if c.kind == "column" and self.col(c).measurable and wh is None:
+                # "the 3 highest paid employees": ranked by the column, listing what follows it
+                nxt = self.link_after(self.links[after].end, gap=1)
+                if nxt is not None and nxt not in self.used and self.links[nxt].best.kind == "table":
+                    self.used.add(after)
+                    if self.links[nxt].best.table == c.table:
+                        self._add_dim(nxt)
+                        self.plan.rank = Rank(sup.desc, sup.limit or self._singular_limit(nxt),
+                                              column=ColRef(c.table, c.column))
+                        return
+                    self.plan.measures.append(Measure("sum", c.table, c.column))
+                    dim_k = nxt
             if c.kind == "table" and wh is None:
                 nxt = self.link_after(self.links[after].end, gap=1)
                 if nxt is not None and nxt not in self.used and self.links[nxt].best.kind == "table":

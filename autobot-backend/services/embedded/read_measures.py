@@ -216,6 +216,23 @@ class MeasuresMixin:
             metric = self.ix.metrics[lk.best.metric]
             self.plan.measures.append(Measure("metric", metric.base_table, metric=lk.best.metric))
             self.used.add(k)
+        if not self.plan.measures:
+            self._bare_measure()
+
+    def _bare_measure(self) -> None:
+        """"Hours worked by department": a numeric column grouped by something is its total."""
+        for k, lk in enumerate(self.links):
+            if k in self.used or lk.best.kind != "column" or lk.score < 0.6:
+                continue
+            c = self.concept(k, ("column",))
+            if not self.col(c).measurable:
+                continue
+            rest = self.lows[lk.end:lk.end + 4]
+            if any(w in ("by", "per", "each", "for") for w in rest[:3]) and self.cues.grains + [
+                    w for w in rest if w in ("by", "per", "each")]:
+                self.used.add(k)
+                self.plan.measures.append(Measure("sum", c.table, c.column))
+                return
 
     def _thresholded(self, lk) -> bool:
         """"spent more than 8000": the metric is a condition on the rows, not the answer."""
