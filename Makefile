@@ -17,7 +17,7 @@ $(STAMP): $(BACKEND)/pyproject.toml
 	@touch $@
 
 eval: $(STAMP)
-	cd $(BACKEND) && $(VPY) -m eval.run $(ARGS)
+	cd $(BACKEND) && $(VPY) -m eval.run --suite sql $(ARGS)
 
 test: $(STAMP)
 	cd $(BACKEND) && $(VPY) -m pytest $(ARGS)
