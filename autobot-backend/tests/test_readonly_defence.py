@@ -1,7 +1,7 @@
 """The second line of defence: with the guard switched off, the executor still cannot write.
 
 Every must-reject statement of the guard table goes straight to ``ReadOnlyExecutor.execute``
-on a copy of a small database; the database file must stay byte-for-byte the same and no other
+on a copy of a small shop database and of the ``retail`` fixture (seed 0); the database file must stay byte-for-byte the same and no other
 file may appear (``ATTACH`` of a new path and ``VACUUM INTO`` create files even on a read-only
 SQLite connection unless the executor stops them). A control run of the same statements on an
 ordinary writable connection shows the test is not vacuous: most of them do real damage there.
@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from services.sql_executor import ExecutionError, ReadOnlyExecutor
-from tests.test_sql_executor import ORDERS, directory_state, write_shop_database
+from eval.sql.fixtures import write as write_fixture
+from tests.test_sql_executor import directory_state, write_shop_database
 from tests.test_sql_guard import REJECTED, Case
 
 CASES: tuple[Case, ...] = tuple(c for c in REJECTED if c.sql.strip())
@@ -31,9 +32,26 @@ MUST_BE_DESTRUCTIVE = {
 }
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory) -> Path:
-    return write_shop_database(tmp_path_factory.mktemp("template") / "shop.db")
+# Statements written against the small shop's columns; on the retail fixture they fail to run.
+SHOP_SPECIFIC = {"create-index", "drop-index", "insert", "replace-into", "update", "upsert"}
+
+
+@pytest.fixture(scope="module", params=["shop", "retail"])
+def template(request, tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp(f"template-{request.param}") / "shop.db"
+    if request.param == "retail":
+        write_fixture(path, "retail", 0)
+    else:
+        write_shop_database(path)
+    return path
+
+
+def _order_count(db: Path) -> int:
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return conn.execute("SELECT count(*) FROM orders").fetchone()[0]
+    finally:
+        conn.close()
 
 
 def _fresh_copy(template: Path, parent: Path) -> Path:
@@ -65,9 +83,10 @@ def controls(template, tmp_path_factory) -> dict[str, tuple[bool, bool]]:
     return {c.id: _writable_control(c, template, tmp_path_factory.mktemp(c.id)) for c in CASES}
 
 
-def test_control_run_shows_the_statements_are_dangerous(controls):
+def test_control_run_shows_the_statements_are_dangerous(controls, template):
     destructive = {cid for cid, (_valid, changed) in controls.items() if changed}
-    assert MUST_BE_DESTRUCTIVE <= destructive, sorted(MUST_BE_DESTRUCTIVE - destructive)
+    expected = MUST_BE_DESTRUCTIVE - (SHOP_SPECIFIC if "retail" in template.parent.name else set())
+    assert expected <= destructive, sorted(expected - destructive)
     valid = {cid for cid, (ok, _changed) in controls.items() if ok}
     assert len(valid) >= 60
 
@@ -109,12 +128,13 @@ def test_one_executor_survives_every_rejected_statement_in_sequence(template, tm
     db = _fresh_copy(template, tmp_path)
     monkeypatch.chdir(db.parent)
     before = directory_state(db.parent)
+    orders = _order_count(db)
     with ReadOnlyExecutor(f"sqlite:///{db}", timeout_s=1.0) as ex:
         for case in CASES + CASES:
             try:
                 ex.execute(case.sql)
             except ExecutionError:
                 pass
-        assert ex.execute("SELECT count(*) FROM orders").rows == [(ORDERS,)]
+        assert ex.execute("SELECT count(*) FROM orders").rows == [(orders,)]
         assert ex.execute("PRAGMA query_only").rows == [(1,)]
     assert directory_state(db.parent) == before
