@@ -366,6 +366,14 @@ class Builder:
 
     def _having(self, h) -> exp.Expression:
         m = h.measure
+        if h.op == "range":
+            agg = (exp.Min if m.func == "min" else exp.Max)(this=col(ColRef(m.table, m.column)))
+            conds = []
+            if h.within.lo is not None:
+                conds.append(exp.GTE(this=agg.copy(), expression=lit(h.within.lo)))
+            if h.within.hi is not None:
+                conds.append(exp.LT(this=agg.copy(), expression=lit(h.within.hi)))
+            return conjoin(conds) or exp.true()
         if m.func == "count" and not m.column:
             pk = self.ix.tables[m.table].primary_key
             # "customers with more than 10 orders": their orders; "members who borrowed more than 12

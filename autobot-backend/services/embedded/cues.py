@@ -38,6 +38,11 @@ _SAME_PERIOD = re.compile(
     r"\s+year|(?:a|one|the)\s+year\s+(?:earlier|before|ago|prior)|(?:previous|prior|last|preceding)\s+year's)\b")
 _DOWN = {stem(w) for w in ("drop", "decrease", "decline", "fall", "fell", "shrink", "shrank", "loss", "lose", "dip",
                            "slump", "worst")}
+_HIGH = {"highest", "largest", "biggest", "most", "greatest", "newest", "latest"}
+_SORT_PHRASE = re.compile(
+    r"\b(?:from\s+(?:the\s+)?)?(highest|largest|biggest|most|greatest|lowest|smallest|least|fewest|newest|latest|"
+    r"oldest|earliest)\s+to\s+(?:the\s+)?(lowest|smallest|least|fewest|highest|largest|biggest|most|greatest|oldest|"
+    r"earliest|newest|latest)\b|\b(descending|ascending)\b|\bin\s+(desc|asc)\w*\s+order\b", re.I)
 _IDIOMS = {("account", "for"), ("accounts", "for"), ("accounted", "for"), ("make", "up"), ("makes", "up"),
            ("made", "up"), ("take", "place"), ("took", "place"), ("takes", "place")}
 _AGAINST = {"compared", "compare", "vs", "versus", "than", "from", "to", "with", "over", "against", "on"}
@@ -91,6 +96,8 @@ class Cues:
     thresholds: list[Threshold] = field(default_factory=list)
     superlatives: list[Superlative] = field(default_factory=list)
     percent: bool = False
+    sort: str | None = None
+    """``asc`` or ``desc`` when the question asks for an order ("from highest to lowest")."""
     include_zero: bool = False
     distinct: bool = False
     skip: set[int] = field(default_factory=set)
@@ -107,6 +114,7 @@ def scan(tokens: list[Token], text: str) -> Cues:
         if (tokens[i].low, tokens[i + 1].low) in _IDIOMS:
             cues.skip |= {i, i + 1}  # "account for", "make up": verbs, not the schema's accounts
     lows = [t.low for t in tokens]
+    _scan_sort(tokens, text, cues)
     _scan_windows(tokens, lows, cues)
     _scan_compare(tokens, lows, cues)
     _scan_grains(tokens, lows, cues)
@@ -114,12 +122,25 @@ def scan(tokens: list[Token], text: str) -> Cues:
     _scan_aggs(tokens, lows, cues)
     _scan_superlatives(tokens, lows, cues)
     _settle_extremes(cues)
+    if cues.sort is not None:
+        cues.aggs = [a for a in cues.aggs if a.start not in cues.skip]
+        cues.superlatives = [s for s in cues.superlatives if s.start not in cues.skip]
     cues.percent = any(w in PERCENT_WORDS for w in lows) and not (cues.change or cues.compare_unit)
     if cues.percent:
         cues.skip |= {i for i, w in enumerate(lows) if w in PERCENT_WORDS}
     cues.include_zero = bool(INCLUDE_ZERO.search(text))
     cues.distinct = any(w in ("distinct", "unique", "different") for w in lows)
     return cues
+
+
+def _scan_sort(tokens: list[Token], text: str, cues: Cues) -> None:
+    """"sorted from highest to lowest", "in descending order": an order, not a superlative."""
+    m = _SORT_PHRASE.search(text)
+    if m is None:
+        return
+    first = (m.group(1) or m.group(3) or m.group(4) or "").lower()
+    cues.sort = "desc" if first in _HIGH or first.startswith("desc") else "asc"
+    cues.skip |= {i for i, t in enumerate(tokens) if t.start >= m.start() and t.end <= m.end()}
 
 
 def _scan_windows(tokens: list[Token], lows: list[str], cues: Cues) -> None:
@@ -193,6 +214,15 @@ def _scan_compare(tokens: list[Token], lows: list[str], cues: Cues) -> None:
 
 
 def _scan_grains(tokens: list[Token], lows: list[str], cues: Cues) -> None:
+    for i, w in enumerate(lows):
+        if i in cues.skip:
+            continue
+        if w in ("weekday", "weekdays", "day-of-week") or (
+                w == "day" and lows[i + 1:i + 3] == ["of", "week"]) or (w == "day" and lows[i + 1:i + 4] == ["of", "the", "week"]):
+            end = i + 1 if w != "day" else (i + 3 if lows[i + 2] == "week" else i + 4)
+            start = i - 1 if i > 0 and lows[i - 1] in _GRAIN_LEAD | {"the"} else i
+            cues.grains.append(("weekday", start, end))
+            cues.skip |= set(range(start, end))
     for i, w in enumerate(lows):
         if i in cues.skip:
             continue

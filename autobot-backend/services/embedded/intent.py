@@ -16,7 +16,8 @@ from services.embedded.index import SchemaIndex
 from services.embedded.joins import default_date
 from services.embedded.lexicon import Token
 from services.embedded.linking import Linked
-from services.embedded.plan import ColRef, Compare, Dim, Filter, Measure, Plan, Rank, Window
+from services.embedded.joins import is_ancestor
+from services.embedded.plan import ColRef, Compare, Dim, Exists, Filter, Having, Measure, Plan, Rank, Window
 
 from services.embedded.read_filters import FiltersMixin
 from services.embedded.read_groups import GroupsMixin
@@ -24,6 +25,9 @@ from services.embedded.read_measures import MeasuresMixin
 from services.embedded.reader import ReaderBase
 
 
+_SPLIT = frozenset({"split", "breakdown", "versus", "vs", "vs.", "compare", "compared", "comparing", "between",
+                    "each", "respectively"})
+_FIRST_LAST = frozenset({"first", "earliest", "last", "latest", "most-recent"})
 _PERIODS_IN = {("year", "quarter"): 4, ("year", "month"): 12, ("quarter", "month"): 3, ("year", "week"): 52}
 
 
@@ -59,6 +63,8 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin):
     def _compare(self) -> None:
         cues = self.cues
         self._resolve_dates()
+        self._first_events()
+        self._period_contrast()
         pending = self._pending
         if not cues.change or not (cues.compare_unit or len(pending) >= 2 or any(s.parts for s, _ in pending)
                                    or any(d.kind == "grain" for d in self.plan.dims)):
@@ -105,6 +111,42 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin):
         for spec, column in pending:
             self.plan.filters.append(self._range(spec, column))
 
+    def _first_events(self) -> None:
+        """"customers whose first order was in 2024": the earliest related date falls in the period."""
+        subject = self.plan.subject
+        keep = []
+        for spec, column in self._pending:
+            k = next((k for k, lk in enumerate(self.links) if lk.best.kind == "table" and lk.best.table == column.table
+                      and lk.end <= spec.start and lk.start > 0 and self.lows[lk.start - 1] in _FIRST_LAST), None)
+            if k is None or subject is None or not is_ancestor(self.ix, subject, column.table) or spec.relative:
+                keep.append((spec, column))
+                continue
+            func = "min" if self.lows[self.links[k].start - 1] in ("first", "earliest") else "max"
+            self.used.add(k)
+            ref = ColRef(column.table, column.name)
+            self.plan.having.append(Having(Measure(func, column.table, column.name), "range", 0,
+                                           Filter("range", ref, lo=spec.lo, hi=spec.hi)))
+        self._pending = keep
+
+    def _period_contrast(self) -> None:
+        """"customers who ordered in 2023 but not in 2024": related rows in one period, none in the other."""
+        subject = self.plan.subject
+        if len(self._pending) != 2 or subject is None:
+            return
+        (a, col_a), (b, col_b) = self._pending
+        if col_a.name != col_b.name or col_a.table == subject or not is_ancestor(self.ix, subject, col_a.table):
+            return
+        between = self.lows[a.end:b.start]
+        if not any(w in ("not", "never", "no") or w.endswith("n't") for w in between):
+            return
+        ref = ColRef(col_a.table, col_a.name)
+        self.plan.exists.append(Exists(col_a.table, False, [self._range(a, col_a)]))
+        self.plan.exists.append(Exists(col_a.table, True, [self._range(b, col_b)]))
+        for k, lk in enumerate(self.links):
+            if lk.best.kind == "table" and lk.best.table == ref.table:
+                self.used.add(k)
+        self._pending = []
+
     def _several_periods(self, pending) -> bool:
         """"revenue by category in 2023 and 2024": both periods, each its own row."""
         specs = [s for s, _ in pending if s.period is not None]
@@ -138,6 +180,10 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin):
 
     def _finish(self) -> Plan | Unclear:
         p = self.plan
+        if p.measures and not p.dims and any(w in _SPLIT for w in self.lows):
+            several = next((f for f in p.filters if f.kind == "eq" and len(f.values) > 1), None)
+            if several is not None:
+                p.dims.append(Dim("column", several.col.table, several.col.column))  # "split between A and B"
         if self.cues.running:
             p.window = Window("running")
         elif self.cues.moving:

@@ -30,7 +30,7 @@ class Token:
 _TOKEN_RE = re.compile(
     r"""(?P<quoted>"[^"]+"|'[^']+'(?=[\s,.?!;:)]|$)|\u201c[^\u201d]+\u201d)"""
     r"|(?P<iso>\d{4}-\d{2}(?:-\d{2})?(?![\d-]))"
-    r"|(?P<number>\$?\d[\d,]*(?:\.\d+)?%?(?:k\b)?)"
+    r"|(?P<number>\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?(?:k\b)?)"
     r"|(?P<word>[A-Za-z][A-Za-z0-9_]*(?:['\u2019][a-z]+)?(?:-[A-Za-z0-9]+)*)"
     r"|(?P<punct>[^\sA-Za-z0-9])")
 
@@ -114,6 +114,8 @@ def stem(word: str) -> str:
         w = w[:-2]
     elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
         w = w[:-1]
+    if w.endswith("ment") and len(w) > 7:
+        w = w[:-4]  # shipment -> ship, payment -> pay
     if w.endswith("ied") and len(w) > 4:
         w = w[:-3] + "y"
     elif w.endswith("ed") and len(w) > 4:
@@ -247,7 +249,7 @@ reach reached achieve achieved produce produced perform performed handle handled
 require required receive received consist remain remaining left currently actually approximately around roughly
 information info details overview report summary new size single among common popular frequent
 outstanding pending unreturned unfulfilled unresolved decade decades duration
-log logs logged company organization organisation firm while unless whilst
+log logs logged company organization organisation firm while unless whilst awaiting waiting
 top-selling best-selling bestselling worst-selling
 active available live valid ongoing enabled inactive
 """.replace("?", "").split())

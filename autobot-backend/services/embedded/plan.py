@@ -74,7 +74,9 @@ class Dim:
 class Having:
     measure: Measure
     op: str
+    """``>``, ``>=``, ``<``, ``<=``, ``=``, or ``range`` (the aggregate falls in ``within``)."""
     number: float
+    within: Filter | None = None
 
 
 @dataclass

@@ -212,7 +212,8 @@ class FiltersMixin:
                 continue
             c = self.concept(k, ("column",))
             column = self.col(c)
-            neg = lk.negated or self.negated_before(lk.start) or self._yet_after(lk.end)
+            neg = lk.negated or self.negated_before(lk.start) or self._yet_after(lk.end) or (
+                column.kind == "date" and any(w in INCOMPLETE for w in self.lows))  # "awaiting shipment"
             if column.kind == "bool" and c.strength >= 0.5:
                 self.used.add(k)
                 self.plan.filters.append(Filter("bool", ColRef(c.table, c.column), values=(not neg,)))
@@ -221,7 +222,9 @@ class FiltersMixin:
                 words = {t.stem for t in self.t[lk.start:lk.end]}
                 means_null = bool(words & column.null_means) and not words & column.set_means
                 self.plan.filters.append(Filter("null" if neg != means_null else "notnull", ColRef(c.table, c.column)))
-        if any(w in INCOMPLETE for w in self.lows):
+        if any(w in INCOMPLETE for w in self.lows) and not any(
+                f.kind in ("null", "notnull") and self.ix.column(f.col.table, f.col.column).kind == "date"
+                for f in self.plan.filters):
             col = self._completion_column()
             if col is not None:
                 # "loans still outstanding": the date that completes them is not there yet

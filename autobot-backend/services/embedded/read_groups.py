@@ -115,11 +115,12 @@ class GroupsMixin:
             return
         sup = sups[0]
         wh = self._wh_dim()
+        wh_grain = any(self.lows[start] in ("which", "what") for _u, start, _e in self.cues.grains)
         after = self.link_after(sup.end, gap=2)
         dim_k, event_k = None, None
         if after is not None and after not in self.used:
             c = self.concept(after)
-            if c.kind == "column" and self.col(c).measurable and wh is None:
+            if c.kind == "column" and self.col(c).measurable and wh is None and not wh_grain:
                 # "the 3 highest paid employees": ranked by the column, listing what follows it
                 nxt = self.link_after(self.links[after].end, gap=1)
                 if nxt is not None and nxt not in self.used and self.links[nxt].best.kind == "table":
@@ -131,7 +132,7 @@ class GroupsMixin:
                         return
                     self.plan.measures.append(Measure("sum", c.table, c.column))
                     dim_k = nxt
-            if c.kind == "table" and wh is None:
+            if c.kind == "table" and wh is None and not wh_grain:
                 nxt = self.link_after(self.links[after].end, gap=1)
                 if nxt is not None and nxt not in self.used and self.links[nxt].best.kind == "table":
                     event_k, dim_k = after, nxt
@@ -315,6 +316,9 @@ class GroupsMixin:
         return None
 
     def _sort_by(self) -> None:
+        if self.cues.sort is not None and self.plan.measures and self.plan.rank is None:
+            self.plan.rank = Rank(self.cues.sort == "desc", None)  # "revenue by category, highest first"
+            return
         for i, w in enumerate(self.lows):
             if w in SORT_WORDS and i + 1 < len(self.lows) and self.lows[i + 1] == "by":
                 k = self.link_after(i + 2, gap=1)

@@ -17,7 +17,8 @@ STATE_POSITIVE = frozenset({"active", "available", "current", "live", "valid", "
 NEGATIVE_STATES = ("discontinu", "delet", "archiv", "inactiv", "disabl", "retir", "expir", "block", "suspend",
                     "clos", "cancel", "remov", "hidden", "obsolet")
 WH = frozenset({"which", "what", "who", "whose"})
-INCOMPLETE = frozenset({"outstanding", "pending", "unreturned", "unfulfilled", "unresolved", "unshipped"})
+INCOMPLETE = frozenset({"outstanding", "pending", "unreturned", "unfulfilled", "unresolved", "unshipped", "awaiting",
+                        "waiting"})
 
 FILLER = frozenset({"the", "a", "an", "of", "their", "its", "our", "each", "every", "all", "per", "by", "for",
                      "in", "on", "with", "that", "which", "who", "were", "was", "is", "are", "have", "has", "had",

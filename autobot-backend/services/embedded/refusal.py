@@ -55,6 +55,11 @@ _CHAT = [
 ]
 
 
+_UNSUPPORTED = re.compile(
+    r"\b(median|percentiles?|quartiles?|standard\s+deviation|std\s*dev|stddev|variance|correlat\w*|regression|"
+    r"forecast\w*|predict\w*|projected|projection|extrapolat\w*|will\s+(?:be|we|sell|make|earn|have))\b", _I)
+
+
 def screen(question: str) -> Refusal | None:
     """Declines that need no schema: smuggled instructions, writes, chit-chat."""
     text = question.strip()
@@ -79,6 +84,10 @@ def screen(question: str) -> Refusal | None:
     for pattern in _CHAT:
         if pattern.search(text):
             return Refusal("non_analytical", "it is not a question about the data in this database")
+    m = _UNSUPPORTED.search(text)
+    if m:
+        return Refusal("unclear", f"it asks for {m.group(0).lower()!r}, which this generator does not compute; "
+                                  "it answers counts, totals, averages, extremes, shares and changes")
     if _GREETING.match(text) and len(re.findall(r"[A-Za-z]+", text)) <= 6:
         return Refusal("non_analytical", "it is a greeting, not a question about the data")
     return None

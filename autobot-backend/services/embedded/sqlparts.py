@@ -15,7 +15,7 @@ from sqlglot import exp
 from services.embedded.dates import Relative
 from services.embedded.plan import ColRef
 
-_FORMATS = {"year": "%Y", "month": "%Y-%m", "day": "%Y-%m-%d", "week": "%Y-%W"}
+_FORMATS = {"year": "%Y", "month": "%Y-%m", "day": "%Y-%m-%d", "week": "%Y-%W", "weekday": "%w"}
 
 
 def col(ref: ColRef) -> exp.Column:
