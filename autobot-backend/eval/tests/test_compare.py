@@ -7,6 +7,7 @@ written from the spec, and brute-force or augmenting-path bipartite matching) on
 from __future__ import annotations
 
 import gc
+import math
 import random
 import sqlite3
 from datetime import date, datetime, time, timedelta, timezone
@@ -28,7 +29,7 @@ from eval.sql.compare import (
     Mismatch,
     compare_results,
 )
-from eval.sql.compare._values import canonical, parse_temporal, raw_forms
+from eval.sql.compare._values import Tolerance, canonical, parse_temporal, raw_forms
 
 NAN = float("nan")
 INF = float("inf")
@@ -299,6 +300,28 @@ def test_cancelled_identical_rows_are_reconsidered_around_a_mismatch():
     actual = [(f"r{i}", float(i)) for i in range(40)] + [("k", 0.0), ("k", 0.004)]
     random.Random(3).shuffle(actual)
     assert compare_results(expected, actual).match
+
+
+def test_float_shortcut_of_the_tolerance_agrees_with_exact_arithmetic_at_the_edge():
+    rng = random.Random(5)
+    for _ in range(3000):
+        decimals = rng.randint(0, 6)
+        tolerance, half = Tolerance(decimals), Fraction(1, 2 * 10**decimals)
+        x = rng.choice([rng.uniform(-1e6, 1e6), rng.uniform(-1, 1), float(rng.randrange(10**9)) / 10**decimals,
+                        rng.uniform(0, float(half))])  # the last straddles zero: x - y is then inexact
+        y = x - rng.choice([1, -1]) * float(half)
+        y = rng.choice([y, math.nextafter(y, 0), math.nextafter(y, -math.inf), math.nextafter(y, math.inf)])
+        assert tolerance.within(x, y) is (abs(Fraction(x) - Fraction(y)) < half), (decimals, x, y)
+
+
+def test_values_within_the_tolerance_are_at_most_one_bucket_apart():
+    rng = random.Random(6)
+    tolerance = Tolerance(2)
+    for _ in range(3000):
+        x = rng.choice([rng.uniform(-10, 10), Decimal(rng.randrange(-10**6, 10**6)) / 10**4, rng.randrange(-99, 99)])
+        y = float(x) + rng.uniform(-0.005, 0.005)
+        if tolerance.within(x, y):
+            assert abs(tolerance.bucket(x) - tolerance.bucket(y)) <= 1, (x, y)
 
 
 # --- module surface -----------------------------------------------------------------------------

@@ -43,9 +43,11 @@ Floats are their exact binary value, as everywhere in Python: 1.005 is 1.0049999
 so it is within half a cent of 1.00. Float noise (212.39999999999998 for 212.4) is what the
 tolerance is for; zero tolerance is meant for a reference compared with itself.
 
-Speed: equal results are decided by counting rows in a ``collections.Counter`` (no value is
-normalised); only rows left over are normalised and, where the tolerance allows several
-partners, settled by an exact matching. ``_multiset`` documents the algorithm and its guarantee.
+Speed: equal results are decided by hashing whole rows (no value is normalised); only rows left
+over, and the rows that could pair with them, are normalised (column by column, each column's
+work chosen once from its types) and, where the tolerance allows several partners, settled by
+an exact matching. ``_multiset`` documents the algorithm and its guarantee; ``make bench``
+measures it (``benchmarks/bench_compare.py``).
 """
 
 from eval.sql.compare._compare import (

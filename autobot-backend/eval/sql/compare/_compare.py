@@ -274,8 +274,10 @@ def _embedding(expected: list[Row], actual: list[Row], n_exp: int, n_act: int, o
 
 
 def _tuples(rows: Sequence[Sequence[Any]]) -> list[Row]:
-    # Driver rows (sqlite3.Row, SQLAlchemy Row) become plain tuples so that both sides hash alike.
-    if type(rows) is list and not set(map(type, rows)) - {tuple}:
+    # Driver rows (sqlite3.Row, SQLAlchemy Row) become plain tuples so that both sides hash alike. A
+    # driver's rows share one type, so the first row decides; a stray other row is still compared
+    # correctly (canonically), only not by the fast path.
+    if type(rows) is list and (not rows or type(rows[0]) is tuple):
         return rows
     return list(map(tuple, rows))
 

@@ -8,23 +8,24 @@ between the two sides in the graph of "equal under the policy".
 
 The algorithm, and what each step guarantees:
 
-1. Count the rows (``collections.Counter``, C speed). Equal counts: a match, done. This is the
-   common case and touches no value twice. It is sound because the keys' Python equality never
-   says more than the policy (``comparable_keys``).
+1. Hash the rows. Equal lists (same order) or equal sets of distinct rows (a set's symmetric
+   difference, which is also the list of left-overs), or equal ``Counter`` s when rows repeat:
+   a match, done, with no value normalised. Sound because the keys' Python equality never says
+   more than the policy (``comparable_keys``). Equal results end here, whatever their types.
 2. Otherwise take the rows left over on each side. If no left-over row holds a number (or the
    tolerance is zero), the relation among them is an equivalence and the left-overs alone decide.
 3. Else a left-over row's matching partners may be rows that did cancel, and theirs further rows
    (a chain). Every row in such a chain has the same canonical value as the left-over in any
    column where the left-over holds a non-number; one hash lookup per row and such column
    collects a superset of every chain (``raw_forms``). Rows outside it are cancelled pairs whose
-   graph components hold no left-over, so identity matches them. With no such column, all rows
-   are kept.
-4. The kept rows are grouped by their non-numeric columns (a hash key, exact). In a group with one
-   fuzzy column the rows are points on a line, where sorting both sides and a greedy two-pointer
-   walk finds a maximum matching (any crossing pair can be uncrossed). With two or more fuzzy
-   columns, rows are gridded by ``Tolerance.bucket`` (partners sit in adjacent cells), cells are
-   joined into components, and a component that is not already balanced row for row is settled
-   by a maximum-flow bipartite matching with row multiplicities as capacities.
+   graph components hold no left-over, so identity matches them. With no such column, or when
+   most rows are left over, all rows are kept.
+4. The kept rows are canonicalised column by column and split into a non-numeric part (a hash
+   key, exact) and their numbers in the fuzzy (float or Decimal) columns. Rows pair only within
+   one non-numeric part. When it is unique on each side (an id column) the pairs come from one
+   hash lookup each. Otherwise, with one fuzzy column a group's rows are points on a line, where
+   sorting both sides and a greedy walk finds a maximum matching (``line_matching``); with more,
+   a grid, components and max-flow do (``grid_matching``).
 
 Guarantee: the answer is exact (a match exactly when a perfect matching exists). Cost: steps
 1-3 are linear; step 4 is O(n log n) per group with at most one fuzzy column. Known limitation:
@@ -37,7 +38,7 @@ from __future__ import annotations
 from collections import Counter
 from datetime import date, time
 from decimal import Decimal
-from itertools import chain, compress, repeat
+from itertools import chain, compress
 from operator import itemgetter, ne
 from typing import Any, Callable, Iterable, NamedTuple, Sequence
 
@@ -97,8 +98,8 @@ def same_multiset(expected: Sequence[Row], actual: Sequence[Row], tolerance: Tol
             # Distinct rows (the usual case): a set's symmetric difference is both the test and the left-overs.
             odd = want ^ have
             if len(odd) > len(expected):  # mostly left-overs: settle every row, in list (memory) order
-                return _settle(zip(expected, repeat(1)), zip(actual, repeat(1)), tolerance)._replace(
-                    keys=(expected, actual))
+                return _settle(list(expected), [1] * len(expected), list(actual), [1] * len(actual),
+                               tolerance)._replace(keys=(expected, actual))
             left_want = {row: 1 for row in odd if row in want}
             left_have = {row: 1 for row in odd if row not in want}
         else:
@@ -112,22 +113,19 @@ def same_multiset(expected: Sequence[Row], actual: Sequence[Row], tolerance: Tol
         return Settlement(True, {}, {})
     if tolerance is None or not any(map(is_finite_number, map(canonical, chain.from_iterable(
             chain(left_want, left_have))))):
-        settled = _settle(left_want.items(), left_have.items(), tolerance)
-    elif (keep := _chain_filter(list(left_want) + list(left_have))
-          if len(left_want) < len(expected) // 2 else None) is not None:
-        # The lists, not the sets, are scanned: in their own order their rows sit sequentially in memory.
-        settled = _settle(_with_counts(dict.fromkeys(keep(expected)), want),
-                          _with_counts(dict.fromkeys(keep(actual)), have), tolerance)
-    else:
-        settled = _settle(_with_counts(dict.fromkeys(expected), want), _with_counts(dict.fromkeys(actual), have),
+        settled = _settle(list(left_want), list(left_want.values()), list(left_have), list(left_have.values()),
                           tolerance)
+    else:
+        keep = _chain_filter(list(left_want) + list(left_have)) if len(left_want) < len(expected) // 2 else None
+        # The lists, not the sets, are scanned: in their own order their rows sit sequentially in memory.
+        rows_want = list(dict.fromkeys(keep(expected) if keep else expected))
+        rows_have = list(dict.fromkeys(keep(actual) if keep else actual))
+        settled = _settle(rows_want, _counts(rows_want, want), rows_have, _counts(rows_have, have), tolerance)
     return settled._replace(keys=(expected, actual))
 
 
-def _with_counts(rows: Iterable[Row], source: Counter | set) -> list[tuple[Row, int]]:
-    if isinstance(source, Counter):
-        return [(row, source[row]) for row in rows]
-    return [(row, 1) for row in rows]
+def _counts(rows: list[Row], source: Counter | set) -> list[int]:
+    return list(map(source.__getitem__, rows)) if isinstance(source, Counter) else [1] * len(rows)
 
 
 def _chain_filter(leftovers: list[Row]) -> Callable[[Sequence[Row]], list[Row]] | None:
@@ -177,94 +175,123 @@ def _canonical_column(values: list[Any]) -> list[Any]:
     return list(map(canonical, values))
 
 
-def _canonical_side(items: Iterable[tuple[Row, int]]) -> tuple[list[Row], list[int], list[Row], list[list[Any]]]:
-    """Canonical forms of the given rows, merged: (forms, counts, a raw key per form, form columns)."""
-    items = list(items)
-    if not items:
-        return [], [], [], []
-    keys = [key for key, _ in items]
+class _Side(NamedTuple):
+    """One side's distinct canonical rows: the forms, how many of each, a raw key each, and the columns."""
+
+    forms: list[Row]
+    counts: list[int]
+    keys: list[Row]
+    columns: list[list[Any]]
+
+
+def _side(keys: list[Row], counts: list[int]) -> _Side:
+    """Canonicalise rows column by column, then merge rows whose canonical forms are equal."""
+    if not keys:
+        return _Side([], [], [], [])
     columns = [_canonical_column(list(map(itemgetter(col), keys))) for col in range(len(keys[0]))]
     forms = list(zip(*columns))
     if len(set(forms)) == len(forms):
-        return forms, [n for _, n in items], keys, columns
+        return _Side(forms, counts, keys, columns)
     merged: dict[Row, list[Any]] = {}
-    for form, (key, n) in zip(forms, items):
+    for form, key, n in zip(forms, keys, counts):
         slot = merged.get(form)
         if slot is None:
             merged[form] = [n, key]
         else:
             slot[0] += n
     forms = list(merged)
-    columns = [list(map(itemgetter(col), forms)) for col in range(len(columns))]
-    return forms, [n for n, _ in merged.values()], [key for _, key in merged.values()], columns
+    return _Side(forms, [n for n, _ in merged.values()], [key for _, key in merged.values()],
+                 [list(map(itemgetter(col), forms)) for col in range(len(columns))])
 
 
-def _settle(want_items: Iterable[tuple[Row, int]], have_items: Iterable[tuple[Row, int]],
+def _settle(want_keys: list[Row], want_counts: list[int], have_keys: list[Row], have_counts: list[int],
             tolerance: Tolerance | None) -> Settlement:
-    """Decide the multiset question exactly for the rows given (each a key with its count)."""
-    sides = [_canonical_side(want_items), _canonical_side(have_items)]
+    """Decide the multiset question exactly for the rows given (distinct keys, with their counts)."""
+    want, have = _side(want_keys, want_counts), _side(have_keys, have_counts)
     fuzzy = [] if tolerance is None else sorted(
-        {col for forms, _, _, columns in sides for col, values in enumerate(columns)
+        {col for side in (want, have) for col, values in enumerate(side.columns)
          if set(map(type, values)) & {float, Decimal}})
     if not fuzzy:
-        return _settle_exact(sides)
-    groups: dict[Row, tuple[list[Entry], list[Entry]]] = {}
-    for side, (forms, counts, keys, columns) in enumerate(sides):
-        if not forms:
-            continue
-        finite = [list(map(is_finite_number, columns[col])) for col in fuzzy]
-        discrete_columns = list(columns)
-        for col, marks in zip(fuzzy, finite):
-            discrete_columns[col] = [_NUMBER if mark else v for v, mark in zip(columns[col], marks)]
-        if len(fuzzy) == 1:
-            (marks,) = finite
-            vectors = [v if mark else None for v, mark in zip(columns[fuzzy[0]], marks)]
-        else:
-            vectors = [tuple(v for v, mark in zip(values, marks) if mark) or None
-                       for values, marks in zip(zip(*(columns[col] for col in fuzzy)), zip(*finite))]
-        for discrete, vector, n, key in zip(zip(*discrete_columns), vectors, counts, keys):
-            pair = groups.get(discrete)
-            if pair is None:
-                pair = groups[discrete] = ([], [])
-            pair[side].append((vector, n, key))
+        return _settle_exact(want, have)
     if len(fuzzy) == 1:
         def close(x: Any, y: Any) -> bool:
             return x == y or tolerance.within(x, y)
-        solve = line_matching
     else:
         def close(x: Any, y: Any) -> bool:
             return all(a == b or tolerance.within(a, b) for a, b in zip(x, y))
-        solve = grid_matching
+    (want_discrete, want_vectors), (have_discrete, have_vectors) = _split(want, fuzzy), _split(have, fuzzy)
     lost: tuple[dict[Row, int], dict[Row, int]] = ({}, {})
-    for want, have in groups.values():
-        if len(want) == 1 and len(have) == 1:  # the usual group: one row a side
-            (x, n_want, key_want), (y, n_have, key_have) = want[0], have[0]
-            # No numbers (x is None) means the canonical forms are equal: only the counts can differ.
-            if x is None or close(x, y):
-                if n_want != n_have:
-                    lost[n_want < n_have][key_want if n_want > n_have else key_have] = abs(n_want - n_have)
+    index = dict(zip(want_discrete, range(len(want_discrete))))
+    if len(index) == len(want_discrete) and len(set(have_discrete)) == len(have_discrete):
+        # Each non-numeric part occurs once a side (an id column, say): pairs come straight from a hash lookup.
+        partner = list(map(index.get, have_discrete))
+        paired = set(partner)
+        lost[0].update((want.keys[i], want.counts[i]) for i in range(len(want.keys)) if i not in paired)
+        for j, i in enumerate(partner):
+            if i is None:
+                lost[1][have.keys[j]] = have.counts[j]
             else:
-                lost[0][key_want] = n_want
-                lost[1][key_have] = n_have
-        elif not want or not have:
-            lost[0].update((key, n) for _, n, key in want)
-            lost[1].update((key, n) for _, n, key in have)
+                _settle_pair((want_vectors[i], want.counts[i], want.keys[i]),
+                             (have_vectors[j], have.counts[j], have.keys[j]), close, lost)
+        return Settlement(not (lost[0] or lost[1]), *lost)
+    groups: dict[Row, tuple[list[Entry], list[Entry]]] = {}
+    for side, discrete, vectors in ((0, want_discrete, want_vectors), (1, have_discrete, have_vectors)):
+        entries = want if side == 0 else have
+        for key, vector, n, row in zip(discrete, vectors, entries.counts, entries.keys):
+            pair = groups.get(key)
+            if pair is None:
+                pair = groups[key] = ([], [])
+            pair[side].append((vector, n, row))
+    solve = line_matching if len(fuzzy) == 1 else grid_matching
+    for want_group, have_group in groups.values():
+        if len(want_group) == 1 and len(have_group) == 1:
+            _settle_pair(want_group[0], have_group[0], close, lost)
+        elif not want_group or not have_group:
+            lost[0].update((row, n) for _, n, row in want_group)
+            lost[1].update((row, n) for _, n, row in have_group)
         else:  # several rows differing only in numbers (rows without numbers are one form per side)
-            lost_want, lost_have = solve(want, have, tolerance)
+            lost_want, lost_have = solve(want_group, have_group, tolerance)
             lost[0].update(lost_want)
             lost[1].update(lost_have)
     return Settlement(not (lost[0] or lost[1]), *lost)
 
 
-def _settle_exact(sides: list[tuple[list[Row], list[int], list[Row], list[list[Any]]]]) -> Settlement:
-    (want_forms, want_counts, want_keys, _), (have_forms, have_counts, have_keys, _) = sides
-    have = dict(zip(have_forms, zip(have_counts, have_keys)))
+def _split(side: _Side, fuzzy: list[int]) -> tuple[list[Row], list[Any]]:
+    """Each row as (its non-numeric part, a hash key; its finite numbers in the fuzzy columns, or None)."""
+    finite = [list(map(is_finite_number, side.columns[col])) for col in fuzzy]
+    discrete_columns = list(side.columns)
+    for col, marks in zip(fuzzy, finite):
+        discrete_columns[col] = [_NUMBER if mark else v for v, mark in zip(side.columns[col], marks)]
+    if len(fuzzy) == 1:
+        vectors = [v if mark else None for v, mark in zip(side.columns[fuzzy[0]], finite[0])]
+    else:
+        vectors = [tuple(v for v, mark in zip(values, marks) if mark) or None
+                   for values, marks in zip(zip(*(side.columns[col] for col in fuzzy)), zip(*finite))]
+    return list(zip(*discrete_columns)), vectors
+
+
+def _settle_pair(want: Entry, have: Entry, close: Callable[[Any, Any], bool], lost: tuple[dict, dict]) -> None:
+    """Two rows with the same non-numeric part: partners if their numbers are close; then counts decide."""
+    (x, n_want, key_want), (y, n_have, key_have) = want, have
+    # No numbers (x is None) means the canonical forms are equal.
+    if x is None or close(x, y):
+        if n_want > n_have:
+            lost[0][key_want] = n_want - n_have
+        elif n_have > n_want:
+            lost[1][key_have] = n_have - n_want
+    else:
+        lost[0][key_want] = n_want
+        lost[1][key_have] = n_have
+
+
+def _settle_exact(want: _Side, have: _Side) -> Settlement:
+    remaining = dict(zip(have.forms, zip(have.counts, have.keys)))
     lost: tuple[dict[Row, int], dict[Row, int]] = ({}, {})
-    for form, n, key in zip(want_forms, want_counts, want_keys):
-        m, key_have = have.pop(form, (0, None))
+    for form, n, key in zip(want.forms, want.counts, want.keys):
+        m, key_have = remaining.pop(form, (0, None))
         if n > m:
             lost[0][key] = n - m
         elif m > n:
             lost[1][key_have] = m - n
-    lost[1].update((key, m) for m, key in have.values())
+    lost[1].update((key, m) for m, key in remaining.values())
     return Settlement(not (lost[0] or lost[1]), *lost)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta, timezone
 from decimal import Decimal
 from fractions import Fraction
@@ -196,24 +196,29 @@ class Tolerance:
     """
 
     decimals: int
+    scale: int = field(init=False, repr=False)
+    """``10 ** decimals``."""
+    half: Fraction = field(init=False, repr=False)
+    """Half a unit in the last place, exactly: the gap that is no longer equal."""
+    _edge: float = field(init=False, repr=False)
+    _edge_ulp: float = field(init=False, repr=False)
 
-    @property
-    def scale(self) -> int:
-        return 10 ** self.decimals
-
-    @property
-    def half(self) -> Fraction:
-        return Fraction(1, 2 * self.scale)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "scale", 10 ** self.decimals)
+        object.__setattr__(self, "half", Fraction(1, 2 * self.scale))
+        object.__setattr__(self, "_edge", 0.5 / self.scale)
+        object.__setattr__(self, "_edge_ulp", math.ulp(self._edge))
 
     def within(self, x: int | float | Decimal, y: int | float | Decimal) -> bool:
         """Whether two finite numbers are equal at this precision (exact, also at the boundary)."""
         if type(x) is float and type(y) is float:
-            # Fast and safe: decide in floating point unless the gap is within rounding error of the edge.
-            gap, edge = abs(x - y), 0.5 / self.scale
-            slack = math.ulp(max(abs(x), abs(y))) + math.ulp(edge)
-            if gap + slack < edge:
+            # Decide in floating point unless the gap is within rounding error of the edge: the
+            # computed gap is off by at most an ulp of the larger value, the edge by its own ulp.
+            gap = abs(x - y)
+            slack = math.ulp(max(abs(x), abs(y))) + self._edge_ulp
+            if gap + slack < self._edge:
                 return True
-            if gap - slack > edge:
+            if gap - slack > self._edge:
                 return False
         return abs(Fraction(x) - Fraction(y)) < self.half
 
