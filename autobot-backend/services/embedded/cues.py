@@ -149,8 +149,6 @@ def _scan_windows(tokens: list[Token], lows: list[str], cues: Cues) -> None:
         if w == "cumulative" or (w == "running" and i + 1 < n and lows[i + 1] in ("total", "sum", "count", "tally")):
             cues.running = True
             cues.skip.add(i)
-        elif w in ("ytd", "year-to-date"):
-            cues.running = True
         elif w in ("moving", "rolling", "trailing") and i + 1 < n and lows[i + 1] in (
                 "average", "avg", "mean", "sum", "total"):
             width = None

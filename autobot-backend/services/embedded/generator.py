@@ -13,7 +13,7 @@ from services.embedded.build import Builder, BuildError
 from services.embedded.cues import scan
 from services.embedded.index import index_for
 from services.embedded.intent import Unclear, interpret
-from services.embedded.lexicon import tokenize
+from services.embedded.lexicon import expand, tokenize
 from services.embedded.linking import link, literal_names
 from services.embedded.refusal import Refusal, screen, unlinked_terms
 from services.schema_context import SchemaContext
@@ -45,8 +45,9 @@ class EmbeddedGenerator:
         if not schema.tables:
             return Refusal("out_of_schema", "the database has no tables")
         index = index_for(schema)
-        tokens = tokenize(question)
-        cues = scan(tokens, question)
+        text = expand(question)
+        tokens = tokenize(text)
+        cues = scan(tokens, text)
         linked = literal_names(link(tokens, index, cues.skip), index)
         if not linked.links:
             if any(t.kind == "word" for t in tokens):

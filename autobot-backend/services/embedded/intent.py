@@ -211,6 +211,8 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin):
             projection = self._projection()
             if projection is None:
                 return Unclear("it does not say what to count, add up or list")
+            if self.lows[0] in ("which", "what") and not (p.filters or p.having or p.exists or p.dims or p.joins):
+                return Unclear("it asks which rows but says nothing about which ones")
             p.projection = projection
         elif p.rank is not None and p.rank.column is not None:
             pass
@@ -256,7 +258,8 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin):
             p.dims = []
         if entity is None:
             return None
-        label = self.ix.tables[entity].label
+        table = self.ix.tables[entity]
+        label = table.label or (table.primary_key[0] if table.primary_key else None)
         return [ColRef(entity, label)] if label else None
 
 

@@ -279,7 +279,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "earn": ("revenue",), "earning": ("revenue",), "gross": ("revenue",),
     "online": ("web", "online", "ecommerce"), "in-store": ("store",), "instore": ("store",),
     "telephone": ("phone",),
-    "item": ("product",), "article": ("product",), "merchandise": ("product",),
+    "item": ("product",), "article": ("product",), "merchandise": ("product",), "basket": ("order",),
     "sku": ("product",), "unit": ("quantity",), "qty": ("quantity",), "volume": ("quantity",),
     "priced": ("price",),
     "borrow": ("loan",), "lend": ("loan",), "checkout": ("loan",), "rental": ("loan",), "rent": ("loan",),
@@ -302,6 +302,8 @@ WRITE_VERBS = frozenset({
     "deactivate", "activate", "disable", "enable", "book", "schedule", "reschedule", "transfer", "correct", "fix",
     "adjust", "flag", "unflag", "close", "reopen", "ban", "block", "suspend", "import", "upload", "append",
     "duplicate", "prescribe", "hire", "fire", "promote", "delist", "unsubscribe", "subscribe", "void", "undo",
+    "make", "ship", "send", "upgrade", "downgrade", "record", "enter", "submit", "post", "email", "notify", "reverse",
+    "restock", "reorder", "discount", "charge", "credit", "debit", "award", "issue", "revert", "drop",
 })
 POLITE_PREFIX = re.compile(
     r"^\s*(?:(?:please|kindly|now|ok|okay|so|hey|hi|and|then|also|just)[\s,]+|"
@@ -334,3 +336,19 @@ VALUE_ALIASES = {"female": ("f", "female", "woman", "w"), "woman": ("f", "female
 GENERAL_STEMS = frozenset(stem(w) for w in GENERAL_WORDS)
 GENERIC_COLUMN_STEMS = frozenset(stem(w) for w in GENERIC_COLUMN_WORDS)
 DATE_STEMS = frozenset(stem(w) for w in DATE_WORDS)
+
+_ABBREVIATIONS = [
+    (re.compile(r"\baov\b", re.I), "average order value"),
+    (re.compile(r"\b(?:ytd|year[- ]to[- ]date)\b", re.I), "this year"),
+    (re.compile(r"\b(?:qtd|quarter[- ]to[- ]date)\b", re.I), "this quarter"),
+    (re.compile(r"\b(?:mtd|month[- ]to[- ]date)\b", re.I), "this month"),
+    (re.compile(r"#\s*of\b|\bno\.\s*of\b", re.I), "number of"),
+    (re.compile(r"\bavg\.", re.I), "average"),
+]
+
+
+def expand(text: str) -> str:
+    """Spell out analysts' shorthand ("AOV", "YTD", "# of") before reading the question."""
+    for pattern, words in _ABBREVIATIONS:
+        text = pattern.sub(words, text)
+    return text

@@ -26,7 +26,10 @@ _INJECTION = [
     re.compile(r"\b(ignore|disregard|forget|override|bypass|skip)\b[^.?!]{0,40}\b(instructions?|rules?|prompts?|"
                r"guidelines|directions|constraints|restrictions|guardrails|safety|above|previous|earlier)\b", _I),
     re.compile(r"\bsystem\s+prompt\b|\byou\s+are\s+now\b|\b(admin|developer|god|dan|jailbreak|sudo|debug|"
-               r"unrestricted)\s+mode\b|\bpretend\s+(to\s+be|you)\b|\bnew\s+instructions?\b", _I),
+               r"unrestricted)\s+mode\b|\bpretend\s+(to\s+be|you)\b|\bnew\s+instructions?\b|"
+               r"\b(?:as|i\s+am|i'm)\s+(?:the\s+|an?\s+|your\s+)?(?:admin|administrator|root|superuser|dba|owner|"
+               r"developer|operator)\b|\bauthori[sz]e\s+you\b|\byou\s+(?:must|should|will|can|may)\s+now\b|"
+               r"</?\s*(?:system|instructions?|prompt)\s*>", _I),
     re.compile(r"\b(reveal|show|print|leak|display|give|tell)\b[^.?!]{0,30}\b(passwords?|credentials?|secrets?|"
                r"api\s*keys?|tokens?|connection\s+string|your\s+(instructions|prompt|rules))\b", _I),
     re.compile(r"['\"`;]\s*(drop|delete|update|insert|alter|truncate|create|grant|attach|exec|execute|replace|"
@@ -41,6 +44,31 @@ _CHAINED_WRITE = re.compile(
 _CHAINED_SOFT_WRITE = re.compile(
     _CHAIN + r"(change|set|modify|add|mark|cancel)\s+(the|all|every|a|an|this|that|those|these|its|their|them|it)\b"
     r"[^.?!]*\b(to|as|with|for)\b", _I)
+_RAW_SQL = re.compile(r"^\s*(?:select\s+(?:\*|[\w.]+(?:\s*,\s*[\w.]+)*)\s+from\s+\w+|with\s+\w+\s+as\s*\(|"
+                      r"insert\s+into\s+\w+|delete\s+from\s+\w+|update\s+\w+\s+set\b|"
+                      r"(?:drop|alter|create|truncate)\s+(?:table|view|index|database)\s+\w+|pragma\s+\w+|attach\s+)", _I)
+_MAKE_READ = re.compile(r"make\s+(?:me\s+)?(?:a|an)\s+(list|table|chart|report|summary|breakdown|ranking|overview)\b", _I)
+_CLAUSE = re.compile(r"(?<=[.?!;])\s+")
+
+
+def _later_write(text: str) -> str | None:
+    """A write request in a later sentence ("How many orders? Then remove the cancelled ones.")."""
+    clauses = [c for c in _CLAUSE.split(text.strip()) if c.strip()]
+    for clause in clauses[1:]:
+        stripped = POLITE_PREFIX.sub("", re.sub(r"^\W*(?:also|then|next|now|finally|and|after\s+that)\W+", "", clause,
+                                                flags=_I))
+        first = re.match(r"[A-Za-z]+", stripped)
+        if first and first.group(0).lower() in WRITE_VERBS and not _MAKE_READ.match(stripped):
+            return first.group(0).lower()
+    return None
+
+
+_DEICTIC = re.compile(
+    r"\b(?:from|in|on|for|about|of|with|than|to|during|show|list|compare|sort|rank|and|vs)\s+"
+    r"(?:(?:that|those|these)\s+(?:\w+)|this\s+(?!(?:day|week|month|quarter|year|calendar)\b)\w+|them|it)\b"
+    r"(?!\s+(?:that|which|who|where|with|in|on|from|by|whose|have|has|had|were|was|are|is)\b)"
+    r"|\b(?:those|these)\s+\w+\b(?!\s+(?:that|which|who|where|with|in|on|from|by|whose|have|has|had|were|was|are|is)\b)",
+    _I)
 _GREETING = re.compile(r"^\s*(hi|hello|hey|hiya|howdy|greetings|good\s+(morning|afternoon|evening|night)|"
                        r"thanks|thank\s+you|thx|cheers|bye|goodbye|see\s+you|ok(ay)?|cool|great|nice)\b", _I)
 _CHAT = [
@@ -65,8 +93,12 @@ def screen(question: str) -> Refusal | None:
     text = question.strip()
     if not text:
         return Refusal("unclear", "the question is empty")
+    if _RAW_SQL.match(text):
+        return Refusal("injection", "the question is SQL; ask it in words and the SQL is written for you")
     stripped = POLITE_PREFIX.sub("", text)
     first = re.match(r"[A-Za-z]+", stripped)
+    if first and first.group(0).lower() == "make" and _MAKE_READ.match(stripped):
+        first = None  # "make a list of ...": a request to read
     smuggled = [m for m in (p.search(text) for p in _INJECTION) if m]
     overriding = any(p.search(text) for p in _INJECTION[:2])  # "ignore previous instructions", "you are now"
     if first and first.group(0).lower() in WRITE_VERBS and not overriding:
@@ -75,6 +107,9 @@ def screen(question: str) -> Refusal | None:
     if smuggled:
         return Refusal("injection", "the question carries an instruction or SQL of its own "
                                     f"({smuggled[0].group(0).strip()!r}); only questions about the data are answered")
+    later = _later_write(text)
+    if later:
+        return Refusal("injection", f"a request to change data ({later!r}) follows the question; this service only reads")
     m = _CHAINED_WRITE.search(text) or _CHAINED_SOFT_WRITE.search(text)
     if m and m.start() > 0:
         return Refusal("injection", f"a request to change data ({m.group(1).lower()!r}) is attached to the question; "
@@ -90,6 +125,10 @@ def screen(question: str) -> Refusal | None:
                                   "it answers counts, totals, averages, extremes, shares and changes")
     if _GREETING.match(text) and len(re.findall(r"[A-Za-z]+", text)) <= 6:
         return Refusal("non_analytical", "it is a greeting, not a question about the data")
+    m = _DEICTIC.search(text)
+    if m:
+        return Refusal("unclear", f"it refers to something the question does not say ({m.group(0).strip()!r}); "
+                                  "name the rows, period or measure meant")
     return None
 
 
