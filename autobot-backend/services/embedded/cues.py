@@ -306,7 +306,8 @@ def _scan_aggs(tokens: list[Token], lows: list[str], cues: Cues) -> None:
             cues.aggs.append(Agg("sum", i, i + 2))
         elif w == "number" and i + 1 < n and lows[i + 1] == "of":
             cues.aggs.append(Agg("count", i, i + 2))
-        elif w in ("count", "counts", "tally") and not (i > 0 and lows[i - 1] in ("page", "word")):
+        elif (w in ("count", "counts", "tally") and not (i > 0 and lows[i - 1] in ("page", "word"))) or (
+                w in ("volume", "volumes") and i > 0 and lows[i - 1] not in ("sales", "unit", "units")):
             cues.aggs.append(Agg("count", i, i + 1))
         elif w in ("total", "sum", "combined") and not (i + 1 < n and lows[i + 1] == "number"):
             cues.aggs.append(Agg("sum", i, i + 1))

@@ -170,14 +170,16 @@ SUPERLATIVE_HINTS = {"cheapest": (False, "price"), "priciest": (True, "price"), 
                      "newest": (True, "date"), "latest": (True, "date"), "earliest": (False, "date"),
                      "recent": (True, "date"), "youngest": (True, "birth"), "biggest": (True, None),
                      "largest": (True, None), "smallest": (False, None), "common": (True, "count"),
-                     "popular": (True, "count"), "frequent": (True, "count")}
+                     "popular": (True, "count"), "frequent": (True, "count"), "best-selling": (True, "units"),
+                     "bestselling": (True, "units"), "top-selling": (True, "units"), "worst-selling": (False, "units"),
+                     "slowest-selling": (False, "units"), "fastest-selling": (True, "units")}
 DISTINCT_WORDS = frozenset({"distinct", "unique", "different"})
 GROUP_CUES = frozenset({"by", "per", "each", "every"})
 PERCENT_WORDS = frozenset({"percentage", "percent", "%", "pct", "share", "proportion", "fraction", "rate", "ratio"})
 CHANGE_WORDS = frozenset({"change", "growth", "grow", "increase", "decrease", "difference", "delta", "rise", "drop",
                           "decline", "differ", "compare", "vs", "versus", "trend"})
 PCT_CHANGE_WORDS = frozenset({"growth", "grow", "percent", "percentage", "%", "pct", "rate"})
-NEGATIONS = frozenset({"not", "no", "never", "without", "n't", "none", "nobody", "neither", "nor", "yet", "unknown",
+NEGATIONS = frozenset({"not", "no", "never", "without", "n't", "none", "nobody", "neither", "nor", "yet", "unknown", "zero",
                        "missing", "null", "empty", "blank", "lack", "lacking"})
 NEGATION_CONTRACTIONS = frozenset({"haven't", "hasn't", "hadn't", "didn't", "don't", "doesn't", "isn't", "aren't",
                                    "wasn't", "weren't", "won't", "can't", "cannot", "never", "shouldn't"})
@@ -250,6 +252,7 @@ require required receive received consist remain remaining left currently actual
 information info details overview report summary new size single among common popular frequent
 outstanding pending unreturned unfulfilled unresolved decade decades duration
 log logs logged company organization organisation firm while unless whilst awaiting waiting
+distributed distribute zero volume volumes
 top-selling best-selling bestselling worst-selling
 active available live valid ongoing enabled inactive
 """.replace("?", "").split())
@@ -274,13 +277,14 @@ PREVIOUS_PERIOD = re.compile(
 SYNONYMS: dict[str, tuple[str, ...]] = {
     "client": ("customer",), "buyer": ("customer",), "shopper": ("customer",), "purchaser": ("customer",),
     "consumer": ("customer",), "account": ("customer",),
-    "purchase": ("order",), "sale": ("order", "revenue"), "sell": ("order",), "buy": ("order",),
+    "purchase": ("order",), "sale": ("revenue", "order"), "sell": ("order",), "buy": ("order",),
     "transaction": ("order",), "spend": ("revenue",), "income": ("revenue",), "turnover": ("revenue",),
     "earn": ("revenue",), "earning": ("revenue",), "gross": ("revenue",),
     "online": ("web", "online", "ecommerce"), "in-store": ("store",), "instore": ("store",),
     "telephone": ("phone",),
     "item": ("product",), "article": ("product",), "merchandise": ("product",), "basket": ("order",),
-    "sku": ("product",), "unit": ("quantity",), "qty": ("quantity",), "volume": ("quantity",),
+    "unit": ("quantity",), "qty": ("quantity",), "registration": ("signup", "join", "register"),
+    "enrollment": ("signup", "join", "enroll"), "enrolment": ("signup", "join", "enrol"),
     "priced": ("price",),
     "borrow": ("loan",), "lend": ("loan",), "checkout": ("loan",), "rental": ("loan",), "rent": ("loan",),
     "visit": ("appointment",), "consultation": ("appointment",), "booking": ("appointment", "reservation"),

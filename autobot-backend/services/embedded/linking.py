@@ -218,11 +218,12 @@ def _span(tokens: list[Token], i: int, j: int, index: SchemaIndex) -> list[Link]
             via = "value" if found[0].kind == "value" else "name"
             out.append(Link(i, j, _ranked(found), _score(found, j - i), via))
     if j - i == 1:
-        for alt in _SYN.get(words[0].stem, ()):
-            found = index.phrases.get((alt,))
-            if found:
-                out.append(Link(i, j, _ranked(found), _score(found, 1, 0.8), "synonym"))
-                break
+        # every alternative's meanings, in the synonym's order ("sales": revenue, else the orders)
+        found = [c for alt in _SYN.get(words[0].stem, ()) for c in index.phrases.get((alt,), [])]
+        if found:
+            top = max(c.strength for c in found)
+            out.append(Link(i, j, tuple(c for c in found if c.strength >= top - 0.3), _score(found, 1, 0.8),
+                            "synonym"))
     return out
 
 

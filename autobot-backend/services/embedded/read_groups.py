@@ -184,13 +184,18 @@ class GroupsMixin:
                 elif c.kind == "column" and self.col(c).measurable:
                     self.used.add(after_sup)
                     self.plan.measures.append(Measure("sum", c.table, c.column))
-        if sup.limit is not None:
-            limit = sup.limit
+        explicit_limits = [s.limit for s in sups if s.limit is not None]
+        if explicit_limits:
+            limit = explicit_limits[0]  # "which countries ... most revenue? Show the top 3"
         elif self._wh_dim() is not None and self._wh_limit is not None:
             limit = self._wh_limit
         else:
             limit = self._singular_limit(dim_k)
         rank = Rank(sup.desc, limit, partition=partition)
+        if not self.plan.measures and sup.hint == "units":
+            units = self._units_column()
+            if units is not None:
+                self.plan.measures.append(Measure("sum", units.table, units.name))  # "best-selling": units sold
         if not self.plan.measures:
             column = self._hinted_column(sup.hint)
             if column is not None:
@@ -290,6 +295,16 @@ class GroupsMixin:
                 if c.kind == "column" and self.col(c).measurable:
                     self.used.add(k)
                     return Measure("sum", c.table, c.column)
+        return None
+
+    def _units_column(self):
+        """The column that counts units sold: named or described as a quantity of units."""
+        entity = next((d.table for d in self.plan.dims if d.kind == "entity"), None)
+        for col in self.ix.columns():
+            words = set(col.stems) | col.comment_stems
+            if col.measurable and words & {"quantity", "qty", "unit"} and not words & {"pric", "price", "cost"}:
+                if entity is None or distance(self.ix, entity, col.table) >= 0:
+                    return col
         return None
 
     def _hinted_column(self, hint: str | None) -> ColRef | None:

@@ -29,7 +29,8 @@ class MeasuresMixin:
             k = self.link_after(start, gap=3)
             before = self.link_before(agg.start, gap=0)
             if agg.func == "count" and before is not None and before not in self.used \
-                    and self.links[before].best.kind == "table" and self.lows[agg.start] in ("count", "counts"):
+                    and self.links[before].best.kind == "table" and self.lows[agg.start] in ("count", "counts",
+                                                                                            "volume", "volumes"):
                 k = before  # "order counts": the count of the noun before it
             nested = n + 1 < len(aggs) and aggs[n + 1].start <= agg.end + 1 and agg.func == "avg"
             if nested and k is not None and self.links[k].best.kind == "column" \
@@ -151,6 +152,10 @@ class MeasuresMixin:
         if c is None:
             return None
         self.used.add(k)
+        if c.kind == "metric" and func == "count":
+            table = next((x for x in lk.concepts if x.kind == "table"), None)
+            if table is not None:
+                return Measure("count", table.table, distinct=self.cues.distinct)  # "how many sales"
         if c.kind == "metric":
             metric = self.ix.metrics[c.metric]
             if func == "avg":

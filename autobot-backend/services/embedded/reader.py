@@ -72,8 +72,10 @@ class ReaderBase:
         for c in near:
             if c.table in anchors:
                 return c
-        # Unanchored: the entity table (fewest foreign keys out) rather than a fact table.
-        return min(near, key=lambda c: (-c.strength, self._fks_out(c.table), near.index(c)))
+        # Unanchored: the first kind offered; among its columns, the entity table's (fewest foreign
+        # keys out) rather than a fact table's.
+        same = [c for c in near if c.kind == near[0].kind]
+        return min(same, key=lambda c: (-c.strength, self._fks_out(c.table), same.index(c)))
 
     def _anchors(self, k: int) -> list[str]:
         """Tables that other links name unambiguously."""
