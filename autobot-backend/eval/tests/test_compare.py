@@ -63,6 +63,7 @@ EQUAL = [
     pytest.param([([1, 2],)], [([1, 2],)], {}, id="unhashable-array-values"),
     pytest.param([(1, "x")] * 3 + [(2, "y")], [(2, "y")] + [(1, "x")] * 3, {}, id="duplicates-same-counts"),
     pytest.param([(3,)], [(3,)], {"shape": "scalar"}, id="scalar-one-row-one-column"),
+    pytest.param([], [], {}, id="empty-vs-empty"),
     pytest.param([(True, "a"), (1, "b")], [(1, "b"), (True, "a")], {}, id="bool-and-int-in-one-column-paired-right"),
 ]
 
@@ -211,6 +212,18 @@ def test_projection_needs_the_rows_to_line_up_not_only_the_columns():
     # Each reference column exists in the candidate on its own, but not row by row.
     result = compare_results([(1, "a"), (2, "b")], [(1, "b", 0), (2, "a", 0)])
     assert not result.projection_superset
+
+
+def test_projection_search_goes_past_a_column_that_fits_alone_but_not_row_by_row():
+    # Candidate column 2 holds the right letters in the wrong rows; column 3 holds them in the right rows.
+    result = compare_results([(1, "a"), (2, "b")], [(1, "b", "a"), (2, "a", "b")])
+    assert result.projection_superset and "candidate columns 1, 3" in result.detail
+
+
+def test_an_ordered_projection_must_keep_the_order():
+    expected = [(1, "a"), (2, "b")]
+    assert compare_results(expected, [(1, "x", "a"), (2, "y", "b")], ordered=True).projection_superset
+    assert not compare_results(expected, [(2, "y", "b"), (1, "x", "a")], ordered=True).projection_superset
 
 
 def test_fewer_columns_than_the_reference_is_column_count():

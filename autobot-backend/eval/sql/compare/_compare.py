@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import gc
 from contextlib import contextmanager
+from functools import cache
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import compress, count, repeat
 from operator import add, eq, itemgetter, ne
+from datetime import date, time
+from decimal import Decimal
 from typing import Any, Iterator, Literal, Sequence
 
 from eval.sql.compare._multiset import Row, canonical_rows, comparable_keys, same_multiset
@@ -237,8 +240,11 @@ def _embedding(expected: list[Row], actual: list[Row], n_exp: int, n_act: int, o
                tolerance: Tolerance | None) -> tuple[int, ...] | None:
     """Candidate columns (increasing) that reproduce the reference's rows, or None.
 
-    Each reference column is first paired with the candidate columns that match it on their own
-    (a necessary condition, cheap to test); choices are then verified on whole rows.
+    Column choices are searched in lexicographic order, so the first one tried is the greedy
+    leftmost one: the answer when the candidate only added columns. A reference column may only
+    take a candidate column that matches it on its own (a necessary condition, tested lazily and
+    remembered); a complete choice is then verified on whole rows. At most ``_EMBEDDINGS_TRIED``
+    complete choices are verified.
     """
     if n_exp > n_act or len(expected) != len(actual):
         return None
@@ -251,26 +257,51 @@ def _embedding(expected: list[Row], actual: list[Row], n_exp: int, n_act: int, o
             return _first_unequal_row(keys_exp, keys_act, tolerance) is None
         return same_multiset(keys_exp, keys_act, tolerance).match
 
-    def column(rows: list[Row], col: int) -> list[Row]:
-        return list(zip(map(itemgetter(col), rows)))
+    @cache
+    def column(side: int, col: int) -> list[Row]:
+        return list(zip(map(itemgetter(col), expected if side == 0 else actual)))
 
-    act_cols = [column(actual, j) for j in range(n_act)]
-    fits = [[j for j in range(n_act) if same(column(expected, i), act_cols[j])] for i in range(n_exp)]
+    @cache
+    def classes(side: int, col: int) -> frozenset[str]:
+        return frozenset(_value_class(kind) for kind in set(map(type, map(itemgetter(col),
+                                                                          expected if side == 0 else actual))))
+
+    @cache
+    def fits(i: int, j: int) -> bool:
+        # Every value needs a partner of its class: a cheap refusal before the real test.
+        return classes(0, i) == classes(1, j) and same(column(0, i), column(1, j))
+
     tried = 0
 
     def search(i: int, start: int, chosen: tuple[int, ...]) -> tuple[int, ...] | None:
         nonlocal tried
         if i == n_exp:
             tried += 1
-            return chosen if same(expected, [tuple(row[j] for j in chosen) for row in actual]) else None
-        for j in fits[i]:
-            if j >= start and n_act - j >= n_exp - i and tried < _EMBEDDINGS_TRIED:
-                found = search(i + 1, j + 1, chosen + (j,))
-                if found is not None:
-                    return found
+            return chosen if same(expected, list(map(itemgetter(*chosen), actual)) if n_exp > 1
+                                  else column(1, chosen[0])) else None
+        for j in range(start, n_act - (n_exp - i) + 1):
+            if tried >= _EMBEDDINGS_TRIED:
+                return None
+            if fits(i, j) and (found := search(i + 1, j + 1, chosen + (j,))) is not None:
+                return found
         return None
 
     return search(0, 0, ())
+
+
+def _value_class(kind: type) -> str:
+    """The broad class of a type: values of different classes are never equal (text may spell a date)."""
+    if kind is bool:
+        return "boolean"
+    if kind is type(None):
+        return "null"
+    if issubclass(kind, (int, float, Decimal)):
+        return "number"
+    if issubclass(kind, (str, date, time)):
+        return "text or temporal"
+    if issubclass(kind, (bytes, bytearray, memoryview)):
+        return "bytes"
+    return kind.__qualname__
 
 
 def _tuples(rows: Sequence[Sequence[Any]]) -> list[Row]:
