@@ -6,6 +6,7 @@ written from the spec, and brute-force or augmenting-path bipartite matching) on
 
 from __future__ import annotations
 
+import doctest
 import gc
 import math
 import random
@@ -29,6 +30,7 @@ from eval.sql.compare import (
     Mismatch,
     compare_results,
 )
+from eval.sql.compare import _compare, _values
 from eval.sql.compare._values import Tolerance, canonical, parse_temporal, raw_forms
 
 NAN = float("nan")
@@ -355,6 +357,12 @@ def test_comparison_is_frozen():
     assert isinstance(result, Comparison)
     with pytest.raises(AttributeError):
         result.match = False  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("module", [_compare, _values], ids=lambda m: m.__name__)
+def test_docstring_examples_run(module):
+    failed, attempted = doctest.testmod(module)
+    assert attempted and not failed
 
 
 def test_every_normaliser_is_named_in_the_policy_table():

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import gc
 from contextlib import contextmanager
-from functools import cache
 from dataclasses import dataclass
-from enum import StrEnum
-from itertools import compress, count, repeat
-from operator import add, eq, itemgetter, ne
 from datetime import date, time
 from decimal import Decimal
+from enum import StrEnum
+from functools import cache
+from itertools import compress, count, repeat
+from operator import add, eq, itemgetter, ne
 from typing import Any, Iterator, Literal, Sequence
 
 from eval.sql.compare._multiset import Row, canonical_rows, comparable_keys, same_multiset
@@ -223,9 +223,11 @@ def _missing_row(expected, actual, settled, tolerance) -> str:
     want, got = expected[i], actual[k]
     others = sum(settled.unmatched_expected.values()) - 1
     more = f"; {others} more expected row{'s' if others > 1 else ''} without one" if others else ""
-    return (f"row {i + 1} col {col + 1}: expected {show(want[col])}, got {show(got[col])} (rows compared as a "
-            f"multiset: expected row {i + 1} has no equal candidate row left to pair with; nearest unpaired "
-            f"candidate row is {k + 1}{more})")
+    why = (f"rows compared as a multiset: expected row {i + 1} has no equal candidate row left to pair with; "
+           f"nearest unpaired candidate row is {k + 1}{more}")
+    if col is None:  # equal to its nearest, which a maximum matching would have paired: say so plainly
+        return f"row {i + 1}: expected {show_row(want)} ({why})"
+    return f"row {i + 1} col {col + 1}: expected {show(want[col])}, got {show(got[col])} ({why})"
 
 
 def _first_unequal(want: Row, got: Row, tolerance: Tolerance | None) -> int | None:
