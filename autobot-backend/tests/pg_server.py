@@ -36,11 +36,15 @@ import shutil
 import socket
 import subprocess
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["PgDatabase", "PgServer", "PgServerError", "PgUnavailable", "find_bindir", "start"]
+__all__ = ["REQUIRE_ENV", "PgDatabase", "PgServer", "PgServerError", "PgUnavailable", "find_bindir", "start",
+           "start_for_tests"]
 
+REQUIRE_ENV = "EVAL_REQUIRE_POSTGRES"
+"""Set to ``1`` (CI does) to make missing server binaries a test failure instead of a skip."""
 REQUIRED = ("initdb", "pg_ctl")
 DEBIAN_BINDIRS = "/usr/lib/postgresql/*/bin"
 RUN_AS_ROOT_USER = "postgres"
@@ -134,11 +138,17 @@ class PgServer:
         self._check("initdb", done)
 
     def _start(self) -> None:
-        options = " ".join(f"-c {key}={value}" for key, value in
-                           {**_SETTINGS, "port": self.port, "unix_socket_directories": self.root}.items())
-        done = self._run("pg_ctl", "-D", str(self.datadir), "-l", str(self.logfile), "-o", options,
-                         "-w", "-t", str(START_TIMEOUT_S), "start")
-        self._running = done.returncode == 0 or (self.datadir / "postmaster.pid").exists()
+        for _attempt in range(3):
+            options = " ".join(f"-c {key}={value}" for key, value in
+                               {**_SETTINGS, "port": self.port, "unix_socket_directories": self.root}.items())
+            # -w: pg_ctl returns once the server accepts connections (or fails / times out).
+            done = self._run("pg_ctl", "-D", str(self.datadir), "-l", str(self.logfile), "-o", options,
+                             "-w", "-t", str(START_TIMEOUT_S), "start")
+            self._running = done.returncode == 0 or (self.datadir / "postmaster.pid").exists()
+            log = self.logfile.read_text(errors="replace") if self.logfile.exists() else ""
+            if done.returncode == 0 or "already in use" not in log:
+                break
+            self.port = _free_port()  # another process took the port between probe and bind
         self._check("start", done)
 
     def stop(self) -> None:
@@ -177,11 +187,15 @@ class PgServer:
         self.admin(f"CREATE ROLE {self.READER} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE "
                    f"PASSWORD '{self.passwords[self.READER]}'")
 
-    def create_database(self, name: str) -> PgDatabase:
-        """A new database owned by the owner role; the reader may SELECT from every table the owner makes."""
-        if not re.fullmatch(r"[a-z_][a-z0-9_]*", name):
-            raise ValueError(f"database name {name!r}: use lower-case letters, digits and _")
-        self.admin(f"CREATE DATABASE {name} OWNER {self.OWNER}")
+    def create_database(self, name: str, template: str | None = None) -> PgDatabase:
+        """A new database owned by the owner role; the reader may SELECT from every table the owner makes.
+
+        With ``template``, a copy of that database (which nobody may be connected to).
+        """
+        for given in (name, template or name):
+            if not re.fullmatch(r"[a-z_][a-z0-9_]*", given):
+                raise ValueError(f"database name {given!r}: use lower-case letters, digits and _")
+        self.admin(f"CREATE DATABASE {name} OWNER {self.OWNER}" + (f" TEMPLATE {template}" if template else ""))
         for sql in (f"REVOKE ALL ON DATABASE {name} FROM PUBLIC",
                     f"GRANT CONNECT ON DATABASE {name} TO {self.READER}",
                     "REVOKE ALL ON SCHEMA public FROM PUBLIC",
@@ -191,6 +205,10 @@ class PgServer:
                     f"GRANT SELECT ON TABLES TO {self.READER}"):
             self.admin(sql, database=name)
         return PgDatabase(name, self.url(self.OWNER, name), self.url(self.READER, name))
+
+    def drop_database(self, name: str) -> None:
+        """Drop ``name``, ending any session still connected to it."""
+        self.admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 def start(run_as: str | None = None) -> PgServer:
@@ -234,3 +252,17 @@ def start(run_as: str | None = None) -> PgServer:
         server.stop()
         raise
     return server
+
+
+def start_for_tests(environ: Mapping[str, str] | None = None) -> PgServer:
+    """:func:`start`, or skip the calling test when PostgreSQL is not installed (fail under ``REQUIRE_ENV=1``)."""
+    import pytest
+
+    env = os.environ if environ is None else environ
+    try:
+        return start()
+    except PgUnavailable as exc:
+        if env.get(REQUIRE_ENV, "").strip() == "1":
+            pytest.fail(f"{exc}. {REQUIRE_ENV}=1 is set, so the PostgreSQL tests may not be skipped "
+                        "(.ci/run installs the server package first).", pytrace=False)
+        pytest.skip(str(exc))

@@ -177,7 +177,7 @@ DISTINCT_WORDS = frozenset({"distinct", "unique", "different"})
 GROUP_CUES = frozenset({"by", "per", "each", "every"})
 PERCENT_WORDS = frozenset({"percentage", "percent", "%", "pct", "share", "proportion", "fraction", "rate", "ratio"})
 CHANGE_WORDS = frozenset({"change", "growth", "grow", "increase", "decrease", "difference", "delta", "rise", "drop",
-                          "decline", "differ", "compare", "vs", "versus", "trend"})
+                          "decline", "differ", "compare", "vs", "versus"})
 PCT_CHANGE_WORDS = frozenset({"growth", "grow", "percent", "percentage", "%", "pct", "rate"})
 NEGATIONS = frozenset({"not", "no", "never", "without", "n't", "none", "nobody", "neither", "nor", "yet", "unknown", "zero",
                        "missing", "null", "empty", "blank", "lack", "lacking"})
@@ -253,6 +253,13 @@ information info details overview report summary new size single among common po
 outstanding pending unreturned unfulfilled unresolved decade decades duration
 log logs logged company organization organisation firm while unless whilst awaiting waiting
 distributed distribute zero volume volumes
+pull fetch retrieve extract identify determine summarize summarise summarized report reports present produce prepare
+check see look looks looking know want need get obtain query run compute work figure analyze analyse examine
+investigate explore output print plot chart graph visualize visualise measure evaluate assess pick choose
+highlight quick brief short simple full complete detailed rough exact precise general main key major relevant specific
+particular various corresponding actual real picture snapshot terms term base performance perform performs performed
+performing trend trends trending pattern patterns behaviour behavior level levels kind kinds type types sort sorts
+currently today's recently lately ever overall total whole entire approximately about around nearly almost
 top-selling best-selling bestselling worst-selling
 active available live valid ongoing enabled inactive
 """.replace("?", "").split())
