@@ -195,6 +195,32 @@ def test_controls_are_rarely_declined(outcomes, split):
     assert f.controls_declined / f.controls <= CONTROLS_DECLINED_MAX
 
 
+# The retail questions again, on the suite's own retail fixture (its comments are worded differently).
+FIXTURE_FLOORS = {"tune": 271, "holdout": 102}
+
+
+@pytest.fixture(scope="module")
+def fixture_outcomes(tmp_path_factory) -> list[Outcome]:
+    from eval.sql.fixtures import write
+
+    url = write(tmp_path_factory.mktemp("retail_24m") / "retail_24m.db", "retail_24m", 0)
+    engine = sa.create_engine(url)
+    ctx = inspect_schema(engine)
+    engine.dispose()
+    generator = EmbeddedGenerator()
+    with sqlite3.connect(url.removeprefix("sqlite:///")) as conn:
+        return [grade(q, generator, ctx, conn) for q in load_devset() if q.schema == "retail"]
+
+
+@pytest.mark.parametrize("split", sorted(FIXTURE_FLOORS))
+def test_retail_questions_hold_on_the_suite_fixture(fixture_outcomes, split):
+    f = figures(fixture_outcomes, split=split)
+    failing = [f"{o.question.id}: {o.verdict} ({o.detail})" for o in fixture_outcomes if o.question.split == split
+               and o.verdict not in ("pass", "refused") or (o.question.split == split and o.question.expect == "answer"
+                                                            and o.verdict == "refused")]
+    assert f.passed + f.refused >= FIXTURE_FLOORS[split], "\n".join(failing)
+
+
 def test_every_generated_query_passes_the_read_only_guard(outcomes):
     blocked = [(o.question.id, validate_readonly_sql(o.sql).reason) for o in outcomes
                if o.sql is not None and not validate_readonly_sql(o.sql).allowed]

@@ -263,8 +263,7 @@ def _scan_thresholds(tokens: list[Token], lows: list[str], cues: Cues) -> None:
                 if lows[j] == "$":
                     j += 1
                 number = _number_at(tokens, j)
-                if number is not None and tokens[j].low not in ("a", "one") or (
-                        number is not None and tokens[j].kind == "number"):
+                if number is not None and tokens[j].low not in ("a", "single"):
                     cues.thresholds.append(Threshold(op, number, i, j + 1))
                     cues.skip |= set(range(i, j + 1))
                     i = j + 1

@@ -20,6 +20,12 @@ class GroupsMixin:
             if k is None or k in self.used:
                 continue
             c = self.concept(k)
+            modified = self.link_after(self.links[k].end, gap=0)
+            if c.kind == "metric" and modified is not None and modified not in self.used \
+                    and self.concept(modified).kind in ("column", "table"):
+                # "per sales channel": 'sales' only qualifies the grouping that follows
+                self.used.add(k)
+                k, c = modified, self.concept(modified)
             if c.kind == "metric" or (c.kind == "column" and self.col(c).measurable and w == "by"):
                 continue  # "top 5 products by revenue": the ranking's measure, read in _ranking
             if w == "per" and c.kind == "table" and self._two_level(c.table, k):

@@ -216,7 +216,8 @@ class MeasuresMixin:
             if any(m.metric == lk.best.metric for m in self.plan.measures):
                 self.used.add(k)
                 continue
-            if self._is_by_target(lk.start) or self._after_superlative(lk.start) or self._thresholded(lk):
+            if self._is_by_target(lk.start) or self._after_superlative(lk.start) or self._thresholded(lk) \
+                    or self._modifier(k):
                 continue
             metric = self.ix.metrics[lk.best.metric]
             self.plan.measures.append(Measure("metric", metric.base_table, metric=lk.best.metric))
@@ -238,6 +239,13 @@ class MeasuresMixin:
                 self.used.add(k)
                 self.plan.measures.append(Measure("sum", c.table, c.column))
                 return
+
+    def _modifier(self, k: int) -> bool:
+        """"per sales channel": a metric word that only qualifies the grouping after it."""
+        lk = self.links[k]
+        nxt = self.link_after(lk.end, gap=0)
+        return (lk.start > 0 and self.lows[lk.start - 1] in ("per", "by", "each", "every", "across")
+                and nxt is not None and self.links[nxt].best.kind in ("column", "table"))
 
     def _thresholded(self, lk) -> bool:
         """"spent more than 8000": the metric is a condition on the rows, not the answer."""
