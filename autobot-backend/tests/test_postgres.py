@@ -17,20 +17,21 @@ Without the server binaries the tests skip (fail under ``EVAL_REQUIRE_POSTGRES=1
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 
+import psycopg
 import pytest
 import sqlalchemy as sa
 import yaml
+from psycopg import sql as pgsql
 from sqlalchemy.pool import NullPool
 
 from eval.run import main
 from eval.sql.fixture_checks import check_guarantees
-from eval.sql.fixture_schema import TABLES
+from eval.sql.fixture_schema import TABLES, orders
 from eval.sql.fixtures import build, spec_for
 from eval.sql.fixtures import write as write_sqlite_fixture
 from services.nl_database_service import NLDatabaseService
@@ -44,8 +45,6 @@ from tests.pg_server import PgDatabase, PgServer
 from tests.test_sql_executor import write_shop_database
 from tests.test_sql_guard import REJECTED, Case
 
-psycopg = pytest.importorskip("psycopg") if os.environ.get(pg_server.REQUIRE_ENV) != "1" else __import__("psycopg")
-from psycopg import sql as pgsql  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -147,8 +146,7 @@ def database_state(conn) -> dict[str, object]:
 
 
 def admin_state(server: PgServer, database: str) -> dict[str, object]:
-    with psycopg.connect(server.url(server.ADMIN, database).replace("postgresql+psycopg", "postgresql"),
-                         autocommit=True) as conn:
+    with psycopg.connect(_dsn(server.url(server.ADMIN, database)), autocommit=True) as conn:
         return database_state(conn)
 
 
@@ -301,8 +299,7 @@ def test_fixture_rows_are_the_same_as_on_sqlite(retail, tmp_path):
             out = {t.name: conn.execute(sa.select(sa.func.count()).select_from(t)).one() for t in TABLES}
             out["revenue_cents"] = conn.exec_driver_sql(
                 "SELECT CAST(ROUND(SUM(quantity * unit_price) * 100) AS INTEGER) FROM order_items").one()
-            out["last_order"] = conn.exec_driver_sql(
-                "SELECT order_id, customer_id, order_date, status FROM orders ORDER BY order_id DESC LIMIT 1").one()
+            out["last_order"] = conn.execute(sa.select(orders).order_by(orders.c.order_id.desc()).limit(1)).one()
         engine.dispose()
         return {k: tuple(v) for k, v in out.items()}
 

@@ -91,6 +91,7 @@ class Cues:
     compare_pct: bool = False
     change: bool = False
     change_down: bool = False
+    same_unit: str | None = None
     """The change asked about is a fall ("dropped the most"): rank by the most negative."""
     aggs: list[Agg] = field(default_factory=list)
     thresholds: list[Threshold] = field(default_factory=list)
@@ -209,6 +210,9 @@ def _scan_compare(tokens: list[Token], lows: list[str], cues: Cues) -> None:
     if cues.change:
         cues.skip |= {i for i, w in enumerate(lows) if w in ("rate", "rates")}  # "growth rate"
     cues.change_down = any(s in _DOWN for s in stems)
+    m = re.search(r"\bsame\s+(day|week|month|quarter)\b", text)
+    if m and cues.change:
+        cues.same_unit = m.group(1)  # "compared with the same month in 2023": year on year, by month
 
 
 def _scan_grains(tokens: list[Token], lows: list[str], cues: Cues) -> None:

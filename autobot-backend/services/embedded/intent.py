@@ -75,6 +75,16 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin):
             return
         periods = [s for s, _ in pending if s.period is not None]
         parts = [s for s, _ in pending if s.parts]
+        if cues.same_unit and len(periods) == 2 and {s.period.grain for s in periods} == {"year"}:
+            # "monthly revenue in 2024 against the same month in 2023": each month against a year before
+            later = max(periods, key=lambda s: s.period.lo)
+            column = next(c for s, c in pending if s is later)
+            self.plan.dims = [d for d in self.plan.dims if d.kind != "grain"]
+            self.plan.compare = Compare("year", cues.compare_pct, with_measure=True,
+                                        date=ColRef(column.table, column.name), grain=cues.same_unit,
+                                        offset=_PERIODS_IN.get(("year", cues.same_unit), 1))
+            self.plan.filters.append(self._range(later, column))
+            return
         if len(periods) == 2 or parts:
             pair = (periods[0].period, periods[1].period) if len(periods) == 2 else parts[0].parts
             if pair[0].lo > pair[1].lo and any(w in ("from", "since") for w in self.lows) is False:

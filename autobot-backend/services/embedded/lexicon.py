@@ -178,7 +178,7 @@ GROUP_CUES = frozenset({"by", "per", "each", "every"})
 PERCENT_WORDS = frozenset({"percentage", "percent", "%", "pct", "share", "proportion", "fraction", "rate", "ratio"})
 CHANGE_WORDS = frozenset({"change", "growth", "grow", "increase", "decrease", "difference", "delta", "rise", "drop",
                           "decline", "differ", "compare", "vs", "versus"})
-PCT_CHANGE_WORDS = frozenset({"growth", "grow", "percent", "percentage", "%", "pct", "rate"})
+PCT_CHANGE_WORDS = frozenset({"growth", "percent", "percentage", "%", "pct", "rate"})
 NEGATIONS = frozenset({"not", "no", "never", "without", "n't", "none", "nobody", "neither", "nor", "yet", "unknown", "zero",
                        "missing", "null", "empty", "blank", "lack", "lacking"})
 NEGATION_CONTRACTIONS = frozenset({"haven't", "hasn't", "hadn't", "didn't", "don't", "doesn't", "isn't", "aren't",
