@@ -215,17 +215,18 @@ def shop(postgres: PgServer, shop_live: PgDatabase, shop_template) -> Iterator[P
 
 
 def _writable_control(case: Case, db: PgDatabase, baseline: dict[str, object]) -> tuple[bool, bool]:
-    """(valid PostgreSQL, changed something) for ``case`` on an ordinary connection of the owner role."""
-    with psycopg.connect(_dsn(db.owner_url), options=f"-c statement_timeout={int(STATEMENT_TIMEOUT_S * 1000)}") \
-            as conn:
-        try:
-            conn.execute(case.sql)  # simple protocol: a script runs whole, as any client would send it
-        except psycopg.Error as e:
-            return e.sqlstate != SYNTAX_ERROR, False
-        try:
-            return True, database_state(conn) != baseline  # sees its own uncommitted changes
-        except psycopg.Error:
-            return True, False
+    """(valid PostgreSQL, changed something) for ``case`` on an ordinary connection of the owner role.
+
+    The connection is closed without a commit, so only what the statement committed itself stays.
+    """
+    conn = psycopg.connect(_dsn(db.owner_url), options=f"-c statement_timeout={int(STATEMENT_TIMEOUT_S * 1000)}")
+    try:
+        conn.execute(case.sql)  # simple protocol: a script runs whole, as any client would send it
+        return True, database_state(conn) != baseline  # sees its own uncommitted changes
+    except psycopg.Error as e:
+        return e.sqlstate != SYNTAX_ERROR, False
+    finally:
+        conn.close()
 
 
 @pytest.fixture(scope="module")
@@ -394,10 +395,12 @@ LOWRITE = "SELECT lowrite(lo_open(lo_create(0), 131072), 'written')"  # 131072 =
 
 
 def test_lowrite_is_a_write_the_executor_stops(postgres, shop, shop_template):
-    with psycopg.connect(_dsn(shop.owner_url)) as conn:  # control: on an ordinary connection it writes
+    conn = psycopg.connect(_dsn(shop.owner_url))  # control: on an ordinary connection it writes
+    try:
         conn.execute(LOWRITE)
         assert database_state(conn)["large_objects"] == [(1,)]
-        conn.rollback()
+    finally:
+        conn.close()  # without a commit
     with ReadOnlyExecutor(shop.owner_url) as ex:
         with pytest.raises(ExecutionError) as err:
             ex.execute("SELECT lowrite(lo_open(1, 131072), 'written')")

@@ -1,18 +1,20 @@
 """The built-in offline NL-to-SQL generator, ``embedded-v1``.
 
-One concept per module:
+One concept per module, in the order a question meets them:
 
-* :mod:`.lexicon`   tokens, stems, general analytic vocabulary and synonyms
-* :mod:`.metrics`   ``[metric: name = AGG(...) WHERE ...]`` definitions read from comments
-* :mod:`.index`     the per-schema index (cached): names, comments, values, foreign keys
-* :mod:`.linking`   question spans -> tables, columns, values, metrics (rapidfuzz for typos)
-* :mod:`.dates`     date phrases -> half-open ranges, or windows relative to the data
-* :mod:`.cues`      aggregate, grouping, ranking, threshold and comparison cue words
-* :mod:`.intent`    linked question -> :class:`~.plan.Plan`
-* :mod:`.joins`     shortest foreign-key paths and join trees
-* :mod:`.build`, :mod:`.periods`, :mod:`.sqlparts`   plan -> sqlglot expression -> SQL
-* :mod:`.refusal`   what it declines, and the reason it gives
-* :mod:`.generator` :class:`EmbeddedGenerator`, the entry point
+* :mod:`.lexicon`    tokens, stems (inflection), general analytic vocabulary, synonyms, shorthand
+* :mod:`.refusal`    what is declined before and after linking, and the reason given
+* :mod:`.dates`      date phrases -> half-open ranges, or windows relative to the data
+* :mod:`.cues`       aggregate, grouping, grain, ranking, threshold, comparison and window cue words
+* :mod:`.metrics`    ``[metric: name = AGG(...) WHERE ...]`` definitions read from column comments
+* :mod:`.index`      the per-schema index (cached): names, comments, sampled values, foreign keys
+* :mod:`.linking`    question spans -> tables, columns, values, metrics (rapidfuzz for misspellings)
+* :mod:`.reader`, :mod:`.read_measures`, :mod:`.read_groups`, :mod:`.read_filters`, :mod:`.intent`
+                     linked question -> :class:`~.plan.Plan` (the structured query plan)
+* :mod:`.joins`      shortest foreign-key paths, join trees, which date dates a table's rows
+* :mod:`.build`, :mod:`.shapes`, :mod:`.periods`, :mod:`.sqlparts`
+                     plan -> sqlglot expression -> SQL in the schema's dialect
+* :mod:`.generator`  :class:`EmbeddedGenerator`, the entry point
 """
 
 from services.embedded.generator import NAME, EmbeddedGenerator

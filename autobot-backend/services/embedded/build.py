@@ -7,20 +7,24 @@ measured table; entities that must keep a row with no related rows are the root 
 
 from __future__ import annotations
 
-import datetime as dt
-
 from sqlglot import exp
 
-from services.embedded.dates import label as period_text
 from services.embedded.index import SchemaIndex
 from services.embedded.joins import default_date, is_ancestor, join_tree, path
 from services.embedded.periods import compare_select, window_select
 from services.embedded.plan import ColRef, Dim, Exists, Filter, Measure, Plan
-from services.embedded.sqlparts import col, conjoin, lit, period_label, table, window_start
-
-
-class BuildError(Exception):
-    """The plan names tables that no foreign-key path connects."""
+from services.embedded.shapes import count_of_groups, top_per_group, two_level
+from services.embedded.sqlparts import (
+    BuildError,
+    col,
+    conjoin,
+    dim_alias,
+    lit,
+    measure_alias,
+    period_label,
+    table,
+    window_start,
+)
 
 
 class Builder:
@@ -39,9 +43,9 @@ class Builder:
             return window_select(self)
         m = p.measures[0] if p.measures else None
         if m is not None and (m.per or m.per_grain):
-            return self._two_level(m)
+            return two_level(self, m)
         if m is not None and p.having and not p.dims and m.func == "count" and m.table == p.subject:
-            return self._count_of_groups()
+            return count_of_groups(self)
         return self.select()
 
     # ------------------------------------------------------------------ pieces
@@ -317,7 +321,7 @@ class Builder:
         group: list[exp.Expression] = []
         for n, d in enumerate(p.dims):
             shown, keys = self.dim_outputs(d)
-            projections.append(exp.alias_(shown, _dim_alias(d, n)))
+            projections.append(exp.alias_(shown, dim_alias(d, n)))
             group.extend(keys)
         select = exp.select(*projections) if projections else exp.Select()
         select, _edges = self.source(select, filters)
@@ -326,7 +330,7 @@ class Builder:
             if m.share_of_total:
                 total = exp.Window(this=exp.Sum(this=value.copy()), over="OVER")
                 value = exp.Div(this=exp.Mul(this=exp.Literal.number("100.0"), expression=value), expression=total)
-            select = select.select(exp.alias_(value, _measure_alias(m, n)), append=True)
+            select = select.select(exp.alias_(value, measure_alias(m, n)), append=True)
         if not p.measures and p.rank is not None and p.rank.column is not None:
             entity = self._entity_for_rank()
             label = self.ix.tables[entity].label if entity else None
@@ -354,7 +358,7 @@ class Builder:
             select = select.group_by(*group)
         if p.having:
             select = select.having(conjoin([self._having(h) for h in p.having]))
-        return self._order(select)
+        return self.order(select)
 
     def _fans_out(self, entity: str) -> bool:
         return self.has_child(entity)
@@ -386,15 +390,15 @@ class Builder:
         ops = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE, "=": exp.EQ}
         return ops[h.op](this=e, expression=lit(h.number))
 
-    def _order(self, select: exp.Select) -> exp.Select:
+    def order(self, select: exp.Select) -> exp.Select:
         p = self.p
         if p.rank is not None and p.rank.partition and p.measures:
-            return self._top_per_group(select)
+            return top_per_group(self, select)
         if p.rank is not None:
             if p.rank.column is not None and not p.measures:
                 key = col(p.rank.column)
             elif p.measures:
-                key = exp.column(_measure_alias(p.measures[0], 0))
+                key = exp.column(measure_alias(p.measures[0], 0))
             else:
                 return select
             select = select.order_by(exp.Ordered(this=key, desc=p.rank.desc, nulls_first=not p.rank.desc))
@@ -403,80 +407,10 @@ class Builder:
             return select
         grains = [n for n, d in enumerate(p.dims) if d.kind == "grain"]
         if grains:
-            keys = [exp.Ordered(this=exp.column(_dim_alias(p.dims[n], n)), nulls_first=True) for n in grains]
+            keys = [exp.Ordered(this=exp.column(dim_alias(p.dims[n], n)), nulls_first=True) for n in grains]
             select = select.order_by(*keys)
         return select
-
-    def _top_per_group(self, select: exp.Select) -> exp.Select:
-        """The top ``limit`` rows of each group, by the first measure (ROW_NUMBER per partition)."""
-        p = self.p
-        names = [e.alias_or_name for e in select.expressions]
-        groups = [exp.column(n) for n in names[:p.rank.partition]]
-        key = exp.Ordered(this=exp.column(names[len(p.dims)]), desc=p.rank.desc, nulls_first=not p.rank.desc)
-        numbered = exp.select(*[exp.column(n) for n in names], exp.alias_(exp.Window(
-            this=exp.RowNumber(), partition_by=groups, order=exp.Order(expressions=[key])), "rank_in_group")
-        ).from_(select.subquery("grouped"))
-        outer = exp.select(*[exp.column(n) for n in names]).from_(numbered.subquery("ranked"))
-        outer = outer.where(exp.LTE(this=exp.column("rank_in_group"), expression=lit(p.rank.limit or 1)))
-        return outer.order_by(*[exp.Ordered(this=g.copy(), nulls_first=True) for g in groups], key.copy())
-
-    def _two_level(self, m: Measure) -> exp.Expression:
-        """Aggregate per row of ``m.per`` (or per period) first, then average (or total) those."""
-        p = self.p
-        if m.per_grain:
-            date = default_date(self.ix, m.table)
-            if date is None:
-                raise BuildError("no date column to place rows in periods")
-            step = Dim("grain", date.table, date.name, m.per_grain)
-        else:
-            step = Dim("entity", m.per)
-        inner = Builder(Plan(subject=p.subject, measures=[Measure(m.func, m.table, m.column, m.metric,
-                                                                  m.distinct, since=m.since)],
-                             dims=p.dims + [step], filters=p.filters,
-                             exists=p.exists, joins=p.joins | ({m.per} if m.per else set())), self.ix)
-        sub = inner.select()
-        sub.set("order", None)
-        value_alias = _measure_alias(m, 0)
-        outer_cols = [exp.column(_dim_alias(d, n)) for n, d in enumerate(p.dims)]
-        agg = {"avg": exp.Avg, "sum": exp.Sum, "max": exp.Max, "min": exp.Min}[m.outer](
-            this=exp.column(value_alias))
-        select = exp.select(*outer_cols, exp.alias_(agg, value_alias)).from_(sub.subquery("per_entity"))
-        if outer_cols:
-            select = select.group_by(*[c.copy() for c in outer_cols])
-        return self._order(select)
-
-    def _count_of_groups(self) -> exp.Expression:
-        p = self.p
-        inner = Builder(Plan(subject=p.subject, filters=p.filters, having=p.having, exists=p.exists,
-                             joins=p.joins), self.ix)
-        sub = inner.select()
-        return exp.select(exp.Count(this=exp.Star())).from_(sub.subquery("qualifying"))
 
 
 def _reads(cond: exp.Expression, table_name: str) -> bool:
     return any(c.table == table_name for c in cond.find_all(exp.Column))
-
-
-def _dim_alias(d: Dim, n: int) -> str:
-    if d.kind == "grain":
-        return d.unit or "period"
-    return (d.column or d.table or f"d{n}").lower()
-
-
-def _measure_alias(m: Measure, n: int) -> str:
-    if m.metric:
-        base = m.metric.replace(" ", "_")
-    elif m.func == "count":
-        base = f"{m.table}_count" if not m.column else f"{m.column}_count"
-    else:
-        base = f"{m.func}_{m.column}"
-    if m.share:
-        base = f"{base}_share_pct"
-    return base if n == 0 else f"{base}_{n}"
-
-
-def period_bounds(lo: dt.date | None, hi: dt.date | None, unit: str) -> tuple[str | None, str | None]:
-    """Labels of the first and last ``unit`` periods of ``[lo, hi)``."""
-    first = period_text(lo, unit) if lo else None
-    last = period_text(hi - dt.timedelta(days=1), unit) if hi else None
-    return first, last

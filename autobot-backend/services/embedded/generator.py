@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from sqlglot.errors import SqlglotError
 
-from services.embedded.build import Builder, BuildError
+from services.embedded.build import Builder
+from services.embedded.sqlparts import BuildError
 from services.embedded.cues import scan
 from services.embedded.index import index_for
 from services.embedded.intent import Unclear, interpret

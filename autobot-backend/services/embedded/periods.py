@@ -15,7 +15,7 @@ from sqlglot import exp
 
 from services.embedded.dates import Period
 from services.embedded.plan import ColRef, Dim, Filter, Plan
-from services.embedded.sqlparts import conjoin, lit, period_label, window_start
+from services.embedded.sqlparts import BuildError, conjoin, lit, period_bounds, period_label, window_start
 
 if TYPE_CHECKING:
     from services.embedded.build import Builder
@@ -26,7 +26,6 @@ def compare_select(b: "Builder") -> exp.Expression:
     c = p.compare
     date = c.date
     if date is None:
-        from services.embedded.build import BuildError
         raise BuildError("no date column to compare periods by")
     if c.periods is not None:
         return _two_periods(b, date, c.periods, c.pct)
@@ -34,8 +33,7 @@ def compare_select(b: "Builder") -> exp.Expression:
 
 
 def _measure_value(b: "Builder", plan: Plan) -> exp.Expression:
-    from services.embedded.build import Builder
-    return Builder(plan, b.ix).build()
+    return type(b)(plan, b.ix).build()
 
 
 def _two_periods(b: "Builder", date: ColRef, periods: tuple[Period, Period], pct: bool) -> exp.Expression:
@@ -53,8 +51,6 @@ def _two_periods(b: "Builder", date: ColRef, periods: tuple[Period, Period], pct
 
 
 def _series(b: "Builder", date: ColRef) -> exp.Expression:
-    from services.embedded.build import Builder, period_bounds
-
     p = b.p
     c = p.compare
     window = [f for f in p.filters if f.col == date and f.kind in ("range", "relative")]
@@ -63,7 +59,7 @@ def _series(b: "Builder", date: ColRef) -> exp.Expression:
     unit = c.grain or c.unit
     grain = Dim("grain", date.table, date.column, unit)
     base_plan = dataclasses.replace(p, compare=None, rank=None, filters=rest, dims=other_dims + [grain])
-    base = Builder(base_plan, b.ix).select()
+    base = type(b)(base_plan, b.ix).select()
     base.set("order", None)
     names = [e.alias_or_name for e in base.expressions]
     dim_names, period, value = names[:len(other_dims)], names[len(other_dims)], names[-1]
@@ -114,8 +110,6 @@ def window_select(b: "Builder") -> exp.Expression:
     A running total starts at the first period asked about (a year-to-date total); a moving
     average reaches back before it, so its first periods average over full windows.
     """
-    from services.embedded.build import Builder, period_bounds
-
     p = b.p
     w = p.window
     grains = [d for d in p.dims if d.kind == "grain"]
@@ -127,7 +121,6 @@ def window_select(b: "Builder") -> exp.Expression:
     if date is None:
         ref = b.grain_ref(Dim("grain", "", None, unit))
         if ref is None:
-            from services.embedded.build import BuildError
             raise BuildError("no date column to place rows in periods")
         date = ref
     others = [d for d in p.dims if d.kind != "grain"]
@@ -135,7 +128,7 @@ def window_select(b: "Builder") -> exp.Expression:
     keep = p.filters if w.kind == "running" else [f for f in p.filters if f not in window]
     base_plan = dataclasses.replace(p, window=None, rank=None, filters=keep,
                                     dims=others + [Dim("grain", date.table, date.column, unit)])
-    base = Builder(base_plan, b.ix).select()
+    base = type(b)(base_plan, b.ix).select()
     base.set("order", None)
     names = [e.alias_or_name for e in base.expressions]
     dims, period, value = names[:len(others)], names[len(others)], names[-1]

@@ -140,5 +140,3 @@ class Plan:
     """Columns listed, for questions that ask for rows rather than a number."""
     joins: set[str] = field(default_factory=set)
     """Further tables the question relates the rows to (an inner join restricts to related rows)."""
-    count_subject_rows: bool = False
-    """Count the rows of a HAVING-filtered entity list rather than list them."""

@@ -13,7 +13,12 @@ import datetime as dt
 from sqlglot import exp
 
 from services.embedded.dates import Relative
-from services.embedded.plan import ColRef
+from services.embedded.dates import label as period_text
+from services.embedded.plan import ColRef, Dim, Measure
+
+class BuildError(Exception):
+    """A plan that cannot become SQL: tables no foreign-key path connects, no date to group by."""
+
 
 _FORMATS = {"year": "%Y", "month": "%Y-%m", "day": "%Y-%m-%d", "week": "%Y-%W", "weekday": "%w"}
 
@@ -101,3 +106,28 @@ def conjoin(conds: list[exp.Expression]) -> exp.Expression | None:
     for c in conds:
         out = c if out is None else exp.And(this=out, expression=c)
     return out
+
+
+def dim_alias(d: Dim, n: int) -> str:
+    if d.kind == "grain":
+        return d.unit or "period"
+    return (d.column or d.table or f"d{n}").lower()
+
+
+def measure_alias(m: Measure, n: int) -> str:
+    if m.metric:
+        base = m.metric.replace(" ", "_")
+    elif m.func == "count":
+        base = f"{m.table}_count" if not m.column else f"{m.column}_count"
+    else:
+        base = f"{m.func}_{m.column}"
+    if m.share:
+        base = f"{base}_share_pct"
+    return base if n == 0 else f"{base}_{n}"
+
+
+def period_bounds(lo: dt.date | None, hi: dt.date | None, unit: str) -> tuple[str | None, str | None]:
+    """Labels of the first and last ``unit`` periods of ``[lo, hi)``."""
+    first = period_text(lo, unit) if lo else None
+    last = period_text(hi - dt.timedelta(days=1), unit) if hi else None
+    return first, last

@@ -1,0 +1,62 @@
+"""Query shapes built from a plain grouped SELECT: the top rows of each group, aggregates of
+aggregates ("average order value": a total per order, then the average), and counts of the groups
+that pass a HAVING ("customers with more than ten orders": how many)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from services.embedded.joins import default_date
+from services.embedded.plan import Dim, Measure, Plan
+from services.embedded.sqlparts import BuildError, dim_alias, lit, measure_alias
+
+if TYPE_CHECKING:
+    from services.embedded.build import Builder
+
+
+def top_per_group(b: "Builder", select: exp.Select) -> exp.Select:
+    """The top ``limit`` rows of each group, by the first measure (ROW_NUMBER per partition)."""
+    p = b.p
+    names = [e.alias_or_name for e in select.expressions]
+    groups = [exp.column(n) for n in names[:p.rank.partition]]
+    key = exp.Ordered(this=exp.column(names[len(p.dims)]), desc=p.rank.desc, nulls_first=not p.rank.desc)
+    numbered = exp.select(*[exp.column(n) for n in names], exp.alias_(exp.Window(
+        this=exp.RowNumber(), partition_by=groups, order=exp.Order(expressions=[key])), "rank_in_group")
+    ).from_(select.subquery("grouped"))
+    outer = exp.select(*[exp.column(n) for n in names]).from_(numbered.subquery("ranked"))
+    outer = outer.where(exp.LTE(this=exp.column("rank_in_group"), expression=lit(p.rank.limit or 1)))
+    return outer.order_by(*[exp.Ordered(this=g.copy(), nulls_first=True) for g in groups], key.copy())
+
+def two_level(b: "Builder", m: Measure) -> exp.Expression:
+    """Aggregate per row of ``m.per`` (or per period) first, then average (or total) those."""
+    p = b.p
+    if m.per_grain:
+        date = default_date(b.ix, m.table)
+        if date is None:
+            raise BuildError("no date column to place rows in periods")
+        step = Dim("grain", date.table, date.name, m.per_grain)
+    else:
+        step = Dim("entity", m.per)
+    inner = type(b)(Plan(subject=p.subject, measures=[Measure(m.func, m.table, m.column, m.metric,
+                                                              m.distinct, since=m.since)],
+                         dims=p.dims + [step], filters=p.filters,
+                         exists=p.exists, joins=p.joins | ({m.per} if m.per else set())), b.ix)
+    sub = inner.select()
+    sub.set("order", None)
+    value_alias = measure_alias(m, 0)
+    outer_cols = [exp.column(dim_alias(d, n)) for n, d in enumerate(p.dims)]
+    agg = {"avg": exp.Avg, "sum": exp.Sum, "max": exp.Max, "min": exp.Min}[m.outer](
+        this=exp.column(value_alias))
+    select = exp.select(*outer_cols, exp.alias_(agg, value_alias)).from_(sub.subquery("per_entity"))
+    if outer_cols:
+        select = select.group_by(*[c.copy() for c in outer_cols])
+    return b.order(select)
+
+def count_of_groups(b: "Builder") -> exp.Expression:
+    p = b.p
+    inner = type(b)(Plan(subject=p.subject, filters=p.filters, having=p.having, exists=p.exists,
+                         joins=p.joins), b.ix)
+    sub = inner.select()
+    return exp.select(exp.Count(this=exp.Star())).from_(sub.subquery("qualifying"))
