@@ -79,6 +79,8 @@ class Builder:
                 for t in self.ix.metrics[m.metric].tables:
                     add(t)
             for f in m.share or ():
+                if f.kind == "exists":
+                    continue
                 add(f.col.table)
                 if f.kind == "colcmp":
                     add(f.values[0].table)
@@ -86,6 +88,8 @@ class Builder:
         for d in p.dims:
             add(d.table)
         for f in p.filters if filters is None else filters:
+            if f.kind == "exists":
+                continue
             add(f.col.table)
             if f.kind == "colcmp":
                 add(f.values[0].table)
@@ -168,7 +172,7 @@ class Builder:
         if p.keep_empty:
             left_tables = {e.other for e in getattr(self, "edges", ())}
         for f in filters:
-            if f.col.table not in left_tables:
+            if f.col.table not in left_tables or f.kind == "exists":
                 conds.append(self.filter(f))
         conds += [c for c in self.metric_conditions() if not any(_reads(c, t) for t in left_tables)]
         conds += [self.exists(e) for e in p.exists]
@@ -176,6 +180,8 @@ class Builder:
 
     def filter(self, f: Filter) -> exp.Expression:
         c = col(f.col)
+        if f.kind == "exists":
+            return self.exists(Exists(f.values[0], False))
         column = self.ix.column(f.col.table, f.col.column)
         if f.kind in ("eq", "ne"):
             if len(f.values) == 1:

@@ -121,6 +121,40 @@ def _period_at(tokens: list[Token], i: int) -> tuple[Period, int] | None:
     return None
 
 
+def _edge_of(tokens: list[Token], i: int) -> tuple[Period, int] | None:
+    """"the last day of December 2024", "the first week of 2024": the period at one end of another."""
+    if tokens[i].low not in ("first", "last", "final", "opening", "closing") or i + 3 >= len(tokens):
+        return None
+    unit = _UNITS.get(tokens[i + 1].low)
+    if unit is None or tokens[i + 2].low != "of":
+        return None
+    found = _period_at(tokens, i + 3)
+    if found is None:
+        return None
+    outer, j = found
+    first = tokens[i].low in ("first", "opening")
+    if unit == "day":
+        day = outer.lo if first else outer.hi - dt.timedelta(days=1)
+        return Period(day, day + dt.timedelta(days=1), "day"), j
+    if unit == "week":
+        lo = outer.lo if first else outer.hi - dt.timedelta(days=7)
+        return Period(lo, lo + dt.timedelta(days=7), "week"), j
+    if unit in ("month", "quarter"):
+        months = 1 if unit == "month" else 3
+        if first:
+            lo = outer.lo
+        else:
+            y, m = outer.hi.year, outer.hi.month - months
+            while m < 1:
+                y, m = y - 1, m + 12
+            lo = dt.date(y, m, 1)
+        y, m = lo.year, lo.month + months
+        while m > 12:
+            y, m = y + 1, m - 12
+        return Period(lo, dt.date(y, m, 1), unit), j
+    return None
+
+
 def _relative_at(tokens: list[Token], i: int) -> tuple[Relative, int, int] | None:
     """``last 3 months`` / ``the past year`` / ``this month``: (relative, start, end)."""
     n = len(tokens)
@@ -152,6 +186,13 @@ def find_dates(tokens: list[Token]) -> list[DateSpec]:
     while i < n:
         low = tokens[i].low
         start = i - 1 if i > 0 and tokens[i - 1].low in ("the",) else i
+        edge = _edge_of(tokens, i)
+        if edge is not None:
+            p, j = edge
+            s = start - 1 if start > 0 and tokens[start - 1].low in ("in", "on", "during", "for") else start
+            out.append(DateSpec(s, j, lo=p.lo, hi=p.hi, period=p))
+            i = j
+            continue
         rel = _relative_at(tokens, i)
         if rel is not None:
             relative, s, e = rel

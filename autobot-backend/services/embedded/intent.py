@@ -177,9 +177,17 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin):
         if not self.cues.percent:
             return
         conds = [f for f in p.filters if f.kind in ("eq", "ne", "null", "notnull", "bool", "colcmp")]
+        if not conds and p.subject and not p.dims:
+            # "the percentage of customers who have placed an order": rows with a related row, out of all
+            related = [h for h in p.having if h.measure.func == "count" and (h.op, h.number) in ((">=", 1), (">", 0))]
+            child = next((t for t in sorted(p.joins) if is_ancestor(self.ix, p.subject, t)), None)
+            table = related[0].measure.table if related else child
+            if table is not None:
+                p.having = [h for h in p.having if h not in related]
+                p.joins.discard(table)
+                conds = [Filter("exists", ColRef(table, ""), values=(table,))]
+                p.filters.append(conds[0])
         if not conds:
-            if p.dims and p.measures:
-                p.measures[0].share_of_total = True  # "each category's share of revenue"
             return
         share = [conds[-1]]
         p.filters = [f for f in p.filters if f is not conds[-1]]
@@ -210,6 +218,8 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin):
             table = table or p.subject or p.dims[0].table
             if table and not any(d.kind == "entity" and d.table == table for d in p.dims):
                 p.measures.append(Measure("count", table))
+        if self.cues.percent and p.dims and p.measures and not p.measures[0].share:
+            p.measures[0].share_of_total = True  # "each category's share of revenue"
         if not p.measures and not p.rank:
             if p.having and p.subject:
                 wh = self._wh_dim()

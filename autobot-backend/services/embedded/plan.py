@@ -24,8 +24,8 @@ class Filter:
     kind: str
     """``eq``, ``ne`` (with ``values``), ``cmp`` (``op`` and ``number``), ``null``, ``notnull``,
     ``bool`` (``values`` holds True/False), ``range`` (``lo``/``hi``), ``anyrange`` (``values`` holds
-    ``(lo, hi)`` pairs, any of which), ``colcmp`` (``op`` against the column in ``values[0]``) or
-    ``relative``."""
+    ``(lo, hi)`` pairs, any of which), ``colcmp`` (``op`` against the column in ``values[0]``),
+    ``exists`` (a related row in the table ``values[0]``) or ``relative``."""
     col: ColRef
     values: tuple = ()
     op: str | None = None
