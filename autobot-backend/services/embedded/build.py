@@ -191,6 +191,9 @@ class Builder:
             return exp.Not(this=e) if f.kind == "ne" else e
         if f.kind == "cmp":
             ops = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE, "=": exp.EQ}
+            if f.number is None:  # "priced above the average": the column's own average
+                average = exp.select(exp.Avg(this=col(f.col))).from_(table(f.col.table)).subquery()
+                return ops[f.op](this=c, expression=average)
             return ops[f.op](this=c, expression=lit(f.number))
         if f.kind == "colcmp":
             ops = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE, "=": exp.EQ}
@@ -394,7 +397,19 @@ class Builder:
         else:
             e = self.measure(m)
         ops = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE, "=": exp.EQ}
+        if h.number is None:
+            return ops[h.op](this=e, expression=self._group_average(h.measure))
         return ops[h.op](this=e, expression=lit(h.number))
+
+    def _group_average(self, m: Measure) -> exp.Expression:
+        """The measure's average over the groups ("customers who spent more than the average customer")."""
+        p = self.p
+        entity = p.subject or m.table
+        inner = Builder(Plan(subject=entity, measures=[m], dims=[Dim("entity", entity)], filters=p.filters,
+                             exists=p.exists, joins=set(p.joins)), self.ix).select()
+        inner.set("order", None)
+        value = inner.expressions[-1].alias_or_name
+        return exp.select(exp.Avg(this=exp.column(value))).from_(inner.subquery("per_group")).subquery()
 
     def order(self, select: exp.Select) -> exp.Select:
         p = self.p

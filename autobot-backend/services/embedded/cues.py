@@ -43,6 +43,8 @@ _SORT_PHRASE = re.compile(
     r"\b(?:from\s+(?:the\s+)?)?(highest|largest|biggest|most|greatest|lowest|smallest|least|fewest|newest|latest|"
     r"oldest|earliest)\s+to\s+(?:the\s+)?(lowest|smallest|least|fewest|highest|largest|biggest|most|greatest|oldest|"
     r"earliest|newest|latest)\b|\b(descending|ascending)\b|\bin\s+(desc|asc)\w*\s+order\b", re.I)
+_SPLIT_COMPARATIVE = {"more": ">", "fewer": "<", "less": "<", "higher": ">", "lower": "<", "bigger": ">",
+                      "larger": ">", "smaller": "<"}
 _IDIOMS = {("account", "for"), ("accounts", "for"), ("accounted", "for"), ("make", "up"), ("makes", "up"),
            ("made", "up"), ("take", "place"), ("took", "place"), ("takes", "place")}
 _AGAINST = {"compared", "compare", "vs", "versus", "than", "from", "to", "with", "over", "against", "on"}
@@ -63,7 +65,8 @@ class Agg:
 @dataclass(frozen=True)
 class Threshold:
     op: str
-    number: float
+    number: float | None
+    """``None`` when the comparison is with the average ("more than the average customer")."""
     start: int
     end: int
 
@@ -267,6 +270,13 @@ def _scan_thresholds(tokens: list[Token], lows: list[str], cues: Cues) -> None:
                 if lows[j] == "$":
                     j += 1
                 number = _number_at(tokens, j)
+                avg = j + (lows[j] == "the") if j < n else j
+                if number is None and avg < n and lows[avg] in ("average", "avg", "mean"):
+                    cues.thresholds.append(Threshold(op, None, i, avg + 1))  # "more than the average"
+                    cues.skip |= set(range(i, avg + 1))
+                    i = avg + 1
+                    matched = True
+                    break
                 if number is not None and tokens[j].low not in ("a", "single"):
                     cues.thresholds.append(Threshold(op, number, i, j + 1))
                     cues.skip |= set(range(i, j + 1))
@@ -275,6 +285,14 @@ def _scan_thresholds(tokens: list[Token], lows: list[str], cues: Cues) -> None:
                     break
         if matched:
             continue
+        if lows[i] in _SPLIT_COMPARATIVE and i not in cues.skip:
+            # "more orders than the average": the noun sits between the comparative and 'than'
+            for j in (i + 2, i + 3):
+                avg = j + 1 + (j + 1 < n and lows[j + 1] == "the")
+                if j < n and lows[j] == "than" and avg < n and lows[avg] in ("average", "avg", "mean"):
+                    cues.thresholds.append(Threshold(_SPLIT_COMPARATIVE[lows[i]], None, i, i + 1))
+                    cues.skip |= {i} | set(range(j, avg + 1))
+                    break
         number = _number_at(tokens, i) if i not in cues.skip and tokens[i].kind == "number" else None
         if number is not None and i + 2 < n and lows[i + 1] == "or" and lows[i + 2] in ("more", "less", "fewer"):
             op = ">=" if lows[i + 2] == "more" else "<="

@@ -44,6 +44,8 @@ class Column:
     comment: str
     values: tuple[str, ...]
     values_complete: bool
+    comment_words: frozenset[str] = frozenset()
+    """Every word of the comment's first clause (general ones too), to tell same-named columns apart."""
     null_means: frozenset[str] = frozenset()
     """Stems the comment gives for the NULL state ("NULL while *employed*")."""
     set_means: frozenset[str] = frozenset()
@@ -167,6 +169,14 @@ def _comment_pairs(text: str) -> list[tuple[str, str]]:
             and (a.low not in GENERAL_WORDS or a.low in ("list", "unit", "total"))]
 
 
+_FUNCTION_WORDS = frozenset("a an the of to in on at for from by with and or this that is are was be it its as".split())
+
+
+def _comment_words(text: str) -> frozenset[str]:
+    first = re.split(r"(?<=[.;])\s|\[", text or "", maxsplit=1)[0]
+    return frozenset(t.stem for t in tokenize(first) if t.kind == "word" and t.low not in _FUNCTION_WORDS)
+
+
 def _comment_head(text: str) -> str | None:
     """The first content word of a comment: usually the noun the column measures ("Units ...")."""
     for t in tokenize(text or ""):
@@ -197,7 +207,8 @@ def _build(schema: SchemaContext) -> SchemaIndex:
                 table=info.name, name=c.name, kind=_kind(c.type, c.name, c.primary_key, ref, c.values),
                 nullable=c.nullable, primary_key=c.primary_key, references=ref, stems=stems_of(c.name),
                 comment_stems=_content_stems(c.comment), comment=c.comment or "", values=tuple(c.values),
-                values_complete=c.values_complete, **_null_meaning(c.comment))
+                values_complete=c.values_complete, comment_words=_comment_words(c.comment),
+                **_null_meaning(c.comment))
         pk = tuple(c.name for c in info.columns if c.primary_key)
         tables[info.name] = Table(info.name, stems_of(info.name), cols, pk, _label(info.name, cols),
                                   _content_stems(info.comment))

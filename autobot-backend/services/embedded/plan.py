@@ -22,7 +22,8 @@ class ColRef:
 @dataclass
 class Filter:
     kind: str
-    """``eq``, ``ne`` (with ``values``), ``cmp`` (``op`` and ``number``), ``null``, ``notnull``,
+    """``eq``, ``ne`` (with ``values``), ``cmp`` (``op`` and ``number``, or the column's average when
+    ``number`` is None), ``null``, ``notnull``,
     ``bool`` (``values`` holds True/False), ``range`` (``lo``/``hi``), ``anyrange`` (``values`` holds
     ``(lo, hi)`` pairs, any of which), ``colcmp`` (``op`` against the column in ``values[0]``),
     ``exists`` (a related row in the table ``values[0]``) or ``relative``."""
@@ -75,7 +76,8 @@ class Having:
     measure: Measure
     op: str
     """``>``, ``>=``, ``<``, ``<=``, ``=``, or ``range`` (the aggregate falls in ``within``)."""
-    number: float
+    number: float | None
+    """``None``: compared with the average of the same measure over all the groups."""
     within: Filter | None = None
 
 

@@ -53,8 +53,11 @@ class FiltersMixin:
     def _thresholds(self) -> None:
         for th in self.cues.thresholds:
             k = self.link_after(th.end, gap=1)
+            before = self.link_before(th.start, gap=2)
+            if th.number is None and th.end - th.start > 1 and before is not None and before not in self.used:
+                k = before  # "spent more than the average customer": the measure comes before
             if k is None or k in self.used or self.links[k].best.kind == "value":
-                k = self.link_before(th.start, gap=2)
+                k = before
             if k is None:
                 continue
             c = self.concept(k)

@@ -119,9 +119,20 @@ class MeasuresMixin:
     def _row_duration(self) -> bool:
         """"average loan duration": from a table's own date to the one date that closes its rows."""
         for i, w in enumerate(self.lows):
-            if w not in ("duration", "length", "lifetime", "turnaround"):
+            if w not in ("duration", "length", "lifetime", "turnaround", "time", "times"):
                 continue
             k = self.link_before(i, gap=0)
+            if k is not None and w in ("time", "times"):
+                # "shipping time": from the row's own date to the date the word names
+                end = next((c for c in self.links[k].concepts if c.kind == "column" and self.col(c).kind == "date"),
+                           None)
+                start = primary_date(self.ix, end.table) if end is not None else None
+                if end is None or start is None or start.name == end.column:
+                    continue
+                func = next((g.func for g in self.cues.aggs if g.func in ("avg", "max", "min", "sum")), "avg")
+                self.used.add(k)
+                self.plan.measures.append(Measure(func, end.table, end.column, since=start.name))
+                return True
             if k is None or self.links[k].best.kind != "table":
                 continue
             table = self.links[k].best.table

@@ -68,6 +68,9 @@ class ReaderBase:
         near = [c for c in options if c.strength >= top - 0.25]
         if len({(c.table, c.column, c.kind) for c in near}) == 1:
             return near[0]
+        described = [c for c in near if self._described(c) > max(self._described(o) for o in near if o is not c)]
+        if described:
+            return described[0]  # "unit price *charged*": the comment that says so
         anchors = self._anchors(k)
         for c in near:
             if c.table in anchors:
@@ -75,7 +78,14 @@ class ReaderBase:
         # Unanchored: the first kind offered; among its columns, the entity table's (fewest foreign
         # keys out) rather than a fact table's.
         same = [c for c in near if c.kind == near[0].kind]
-        return min(same, key=lambda c: (-c.strength, self._fks_out(c.table), same.index(c)))
+        return min(same, key=lambda c: (-c.strength, -self._described(c), self._fks_out(c.table), same.index(c)))
+
+    def _described(self, c: Concept) -> int:
+        """How many of the question's words the column's comment uses ("unit price *charged*")."""
+        if c.kind != "column":
+            return 0
+        named = set(self.col(c).stems)
+        return len((self.col(c).comment_words - named) & {t.stem for t in self.t})
 
     def _anchors(self, k: int) -> list[str]:
         """Tables that other links name unambiguously."""
