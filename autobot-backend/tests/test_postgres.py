@@ -16,8 +16,10 @@ Without the server binaries the tests skip (fail under ``EVAL_REQUIRE_POSTGRES=1
 
 from __future__ import annotations
 
+import gc
 import json
 import time
+import warnings
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -49,7 +51,7 @@ from tests.test_sql_guard import REJECTED, Case
 pytestmark = pytest.mark.slow
 
 SYNTAX_ERROR = "42601"
-STATEMENT_TIMEOUT_S = 1.0
+STATEMENT_TIMEOUT_S = 0.3
 
 # PostgreSQL writes the guard table (written for SQLite first) does not spell out. Each is one
 # call to execute(); scripts are there because psycopg's simple protocol would run them whole.
@@ -62,7 +64,7 @@ PG_WRITES: tuple[Case, ...] = tuple(Case(i, s, dialect="postgres") for i, s in (
     ("pg-explain-analyze-cte-delete", "EXPLAIN ANALYZE WITH d AS (DELETE FROM orders RETURNING 1) SELECT count(*) FROM d"),
     ("pg-setval", "SELECT setval('orders_id_seq', 1)"),
     ("pg-setval-qualified-no-call", "SELECT pg_catalog.setval('orders_id_seq', 1, false)"),
-    ("pg-setval-lateral", "SELECT o.id FROM orders o, LATERAL (SELECT setval('orders_id_seq', o.id)) s"),
+    ("pg-setval-lateral", "SELECT o.id FROM orders o, LATERAL (SELECT setval('orders_id_seq', o.id + 1000)) s"),
     ("pg-nextval-values", "VALUES (nextval('customers_id_seq'))"),
     ("pg-create-temp-table-as", "CREATE TEMP TABLE scratch AS SELECT * FROM orders"),
     ("pg-select-into-temp", "SELECT * INTO TEMP scratch FROM orders"),
@@ -93,7 +95,7 @@ CASES: tuple[Case, ...] = tuple(c for c in REJECTED if c.sql.strip()) + PG_WRITE
 
 # What the control run must see destroy or create something on an ordinary connection.
 MUST_BE_DESTRUCTIVE = {
-    "update", "delete", "delete-mixed-case", "delete-leading-comment", "upsert", "create-table",
+    "update", "delete", "delete-mixed-case", "delete-leading-comment", "create-table",
     "create-table-as", "create-index", "create-view", "drop-table", "drop-after-empty-comment", "drop-index",
     "alter-add-column", "alter-rename", "pg-truncate", "pg-grant", "pg-comment-on", "pg-merge", "pg-cte-delete",
     "pg-cte-update", "fn-setval", "fn-nextval", "select-then-drop", "select-newlines-delete",
@@ -104,6 +106,8 @@ MUST_BE_DESTRUCTIVE = {
     "pg-do-delete", "pg-truncate-cascade", "pg-drop-schema-cascade", "pg-create-function",
     "pg-grant-writes-to-reader", "pg-lo-create",
 }
+# PostgreSQL lets these run in a read-only transaction; the executor's rollback is what undoes them.
+RUN_THEN_ROLLED_BACK = {"pg-lo-create"}
 
 
 # --- database state ------------------------------------------------------------------------
@@ -201,6 +205,22 @@ def _fresh_shop(server: PgServer, name: str) -> PgDatabase:
     return server.create_database(name, template="shop_template")
 
 
+def _put_back(server: PgServer, name: str, baseline: dict[str, object]) -> bool:
+    """Make ``name`` equal the template again; whether it had changed.
+
+    Sequences are not transactional, so they are reset in place; any other change means a fresh copy.
+    """
+    if admin_state(server, name) == baseline:
+        return False
+    with psycopg.connect(_dsn(server.url(server.ADMIN, name)), autocommit=True) as conn:
+        for key, value in baseline.items():
+            if key.startswith("S "):
+                conn.execute("SELECT setval(%s, %s, %s)", (key[2:], *value[-1]))
+    if admin_state(server, name) != baseline:
+        _fresh_shop(server, name)
+    return True
+
+
 @pytest.fixture(scope="module")
 def shop_live(postgres: PgServer, shop_template) -> PgDatabase:
     return _fresh_shop(postgres, "shop")
@@ -208,10 +228,9 @@ def shop_live(postgres: PgServer, shop_template) -> PgDatabase:
 
 @pytest.fixture
 def shop(postgres: PgServer, shop_live: PgDatabase, shop_template) -> Iterator[PgDatabase]:
-    """The shop database, put back from the template after a test that changed it."""
+    """The shop database, put back after a test that changed it."""
     yield shop_live
-    if admin_state(postgres, shop_live.name) != shop_template:
-        _fresh_shop(postgres, shop_live.name)
+    _put_back(postgres, shop_live.name, shop_template)
 
 
 def _writable_control(case: Case, db: PgDatabase, baseline: dict[str, object]) -> tuple[bool, bool]:
@@ -219,7 +238,7 @@ def _writable_control(case: Case, db: PgDatabase, baseline: dict[str, object]) -
 
     The connection is closed without a commit, so only what the statement committed itself stays.
     """
-    conn = psycopg.connect(_dsn(db.owner_url), options=f"-c statement_timeout={int(STATEMENT_TIMEOUT_S * 1000)}")
+    conn = psycopg.connect(_dsn(db.owner_url), options="-c statement_timeout=200")
     try:
         conn.execute(case.sql)  # simple protocol: a script runs whole, as any client would send it
         return True, database_state(conn) != baseline  # sees its own uncommitted changes
@@ -235,10 +254,9 @@ def controls(postgres: PgServer, shop_template) -> dict[str, tuple[bool, bool]]:
     results = {}
     for case in CASES:
         valid, changed = _writable_control(case, scratch, shop_template)
-        if admin_state(postgres, scratch.name) != shop_template:  # committed, or not transactional (sequences)
-            changed = True
-            scratch = _fresh_shop(postgres, scratch.name)
-        results[case.id] = (valid, changed)
+        # A script that does not parse never ran; anything else may have committed (or moved a sequence).
+        committed = valid and _put_back(postgres, scratch.name, shop_template)
+        results[case.id] = (valid, changed or committed)
     postgres.drop_database(scratch.name)
     return results
 
@@ -344,7 +362,7 @@ def test_rejected_statement_cannot_change_the_database(case, postgres, shop, sho
         except ExecutionError as e:
             outcome = e.kind
     assert admin_state(postgres, shop.name) == shop_template
-    if controls[case.id][1]:
+    if controls[case.id][1] and case.id not in RUN_THEN_ROLLED_BACK:
         assert outcome == "database", "a statement that writes elsewhere must fail here, not silently succeed"
 
 
@@ -355,7 +373,7 @@ def test_postgres_writes_are_rejected_by_the_guard_too(case):
 
 def test_one_executor_survives_every_statement_in_sequence(postgres, shop, shop_template):
     # Session state must not leak from one call to the next: a read-write default, a search_path.
-    with ReadOnlyExecutor(shop.owner_url, timeout_s=0.5) as ex:
+    with ReadOnlyExecutor(shop.owner_url, timeout_s=0.2) as ex:
         for case in CASES + CASES:
             try:
                 ex.execute(case.sql)
@@ -391,26 +409,27 @@ def test_copy_to_stdout_is_a_database_error_not_a_connection_failure(shop):
     assert err.value.kind == "database", err.value.message
 
 
-LOWRITE = "SELECT lowrite(lo_open(lo_create(0), 131072), 'written')"  # 131072 = INV_WRITE
+LOWRITE = "SELECT lowrite(lo_open({oid}, 131072), 'written')"  # 131072 = INV_WRITE
 
 
 def test_lowrite_is_a_write_the_executor_stops(postgres, shop, shop_template):
     conn = psycopg.connect(_dsn(shop.owner_url))  # control: on an ordinary connection it writes
     try:
-        conn.execute(LOWRITE)
-        assert database_state(conn)["large_objects"] == [(1,)]
+        [(oid,)] = conn.execute("SELECT lo_create(0)").fetchall()
+        conn.execute(LOWRITE.format(oid=oid))
+        assert conn.execute(f"SELECT convert_from(lo_get({oid}), 'UTF8')").fetchall() == [("written",)]
     finally:
         conn.close()  # without a commit
     with ReadOnlyExecutor(shop.owner_url) as ex:
         with pytest.raises(ExecutionError) as err:
-            ex.execute("SELECT lowrite(lo_open(1, 131072), 'written')")
+            ex.execute(LOWRITE.format(oid=1))
     assert err.value.kind == "database"
     assert admin_state(postgres, shop.name) == shop_template
 
 
 @pytest.mark.xfail(strict=True, reason="sql_guard: lowrite / lo_open are missing from SIDE_EFFECT_FUNCTIONS")
 def test_guard_rejects_lowrite():
-    assert not validate_readonly_sql(LOWRITE, "postgres").allowed
+    assert not validate_readonly_sql(LOWRITE.format(oid=1), "postgres").allowed
 
 
 # --- 3. time limit and row cap -------------------------------------------------------------
@@ -484,9 +503,12 @@ def test_service_answers_and_blocks_on_postgres(postgres, retail):
 
 # --- 5. the SQL suite over a user's own PostgreSQL database --------------------------------
 
-def test_sql_suite_grades_a_users_postgres_database(postgres, retail, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    corpus = tmp_path / "pg.yaml"
+@pytest.fixture(scope="module")
+def suite_run(retail: PgDatabase, tmp_path_factory) -> tuple[int, str, list[str]]:
+    """``eval.run --suite sql --db-url`` over the PostgreSQL retail database as the SELECT-only role:
+    (exit code, the JSON report's text, the ResourceWarnings it left behind)."""
+    work = tmp_path_factory.mktemp("suite")
+    corpus = work / "pg.yaml"
     corpus.write_text(yaml.safe_dump({"version": 1, "questions": [
         {"id": "pg-1", "question": "How many orders came through each channel?",
          "sql": "SELECT channel, count(*) FROM orders GROUP BY channel"},
@@ -496,17 +518,35 @@ def test_sql_suite_grades_a_users_postgres_database(postgres, retail, tmp_path, 
         {"id": "pg-3", "question": "How many orders shipped more than 3 days after they were placed?",
          "shape": "scalar", "sql": "SELECT count(*) FILTER (WHERE shipped_date - order_date > 3) FROM orders"},
     ]}, sort_keys=False))
-    answers = tmp_path / "answers.jsonl"
+    answers = work / "answers.jsonl"
     answers.write_text("".join(json.dumps(line) + "\n" for line in [
         {"id": "pg-1", "sql": "SELECT o.channel, count(o.order_id) AS n FROM orders o GROUP BY 1 ORDER BY 2"},
         {"id": "pg-2", "sql": "SELECT SUM(oi.quantity * oi.unit_price) FROM orders o JOIN order_items oi "
                               "USING (order_id) WHERE EXTRACT(MONTH FROM o.order_date) = 12"},  # every status
         {"id": "pg-3", "sql": "SELECT count(*) FROM orders WHERE shipped_date > order_date + INTERVAL '3 days'"},
     ]))
-    assert main(["--suite", "sql", "--candidate", "recorded", "--answers", str(answers), "--corpus", str(corpus),
-                 "--db-url", retail.reader_url, "--json", "out.json"]) == 0
-    text = (tmp_path / "out.json").read_text()
+    with pytest.MonkeyPatch.context() as mp, warnings.catch_warnings(record=True) as caught:
+        mp.chdir(work)
+        warnings.simplefilter("always")
+        code = main(["--suite", "sql", "--candidate", "recorded", "--answers", str(answers), "--corpus", str(corpus),
+                     "--db-url", retail.reader_url, "--json", "out.json"])
+        gc.collect()  # connections nobody closed are found here, not at some later test
+    leaked = [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]
+    others = [f"{w.category.__name__}: {w.message}" for w in caught if not issubclass(w.category, ResourceWarning)]
+    assert others == []
+    return code, (work / "out.json").read_text(), leaked
+
+
+def test_sql_suite_grades_a_users_postgres_database(postgres, suite_run):
+    code, text, _leaked = suite_run
     data = json.loads(text)
+    assert code == 0
     assert {q["id"]: q["verdict"] for q in data["questions"]} == {"pg-1": "pass", "pg-2": "wrong", "pg-3": "pass"}
     assert data["run"]["engine"] == "postgres" and data["oracle_defects"] == []
     assert postgres.passwords[PgServer.READER] not in text
+
+
+@pytest.mark.xfail(strict=True, reason="eval/sql/cli.py run_sql: the NLDatabaseService it creates is never closed "
+                   "(not entered into the ExitStack), so its executors' connections are left to the GC")
+def test_sql_suite_closes_its_database_connections(suite_run):
+    assert suite_run[2] == []

@@ -260,6 +260,7 @@ highlight quick brief short simple full complete detailed rough exact precise ge
 particular various corresponding actual real picture snapshot terms term base performance perform performs performed
 performing trend trends trending pattern patterns behaviour behavior level levels kind kinds type types sort sorts
 currently today's recently lately ever overall total whole entire approximately about around nearly almost
+contribute contributes contributed contribution worth valued saw see sees
 top-selling best-selling bestselling worst-selling
 active available live valid ongoing enabled inactive
 """.replace("?", "").split())

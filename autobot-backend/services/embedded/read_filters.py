@@ -58,6 +58,11 @@ class FiltersMixin:
                 k = before  # "spent more than the average customer": the measure comes before
             if k is None or k in self.used or self.links[k].best.kind == "value":
                 k = before
+            money = self._money_words(th)
+            if money is not None and (k is None or self.links[k].best.kind == "table"):
+                # "orders over 1000 in value", "customers worth more than 5000": the money measure
+                self.plan.having.append(Having(money, th.op, th.number))
+                continue
             if k is None:
                 continue
             c = self.concept(k)
@@ -81,6 +86,17 @@ class FiltersMixin:
                 if tables:
                     self.used.add(k)
                     self.plan.having.append(Having(Measure("count", tables[0]), th.op, th.number))
+
+    def _money_words(self, th) -> Measure | None:
+        after = self.lows[th.end:th.end + 3]
+        before = self.lows[max(0, th.start - 1):th.start]
+        if not (after[:2] == ["in", "value"] or after[:3] == ["in", "total", "value"] or "worth" in before
+                or "valued" in before):
+            return None
+        if not self.ix.metrics:
+            return None
+        metric = next(iter(self.ix.metrics.values()))
+        return Measure("metric", metric.base_table, metric=metric.name.lower())
 
     def _dates(self) -> None:
         self._pending: list[tuple[DateSpec, Column | None]] = []

@@ -124,6 +124,18 @@ class GroupsMixin:
         wh_grain = any(self.lows[start] in ("which", "what") for _u, start, _e in self.cues.grains)
         after = self.link_after(sup.end, gap=2)
         dim_k, event_k = None, None
+        explicit = sup.explicit_limit or self.lows[sup.start] in ("top", "bottom")
+        extreme = any(a.func in ("max", "min") and sup.start <= a.start < sup.end for a in self.cues.aggs)
+        if self.plan.dims and self.plan.measures and extreme and not explicit and wh is None and not wh_grain:
+            return  # "the highest price in each category": a maximum per group, already read
+        if after is not None and after not in self.used and not explicit and wh is None and self.plan.dims \
+                and not wh_grain:
+            c = self.concept(after)
+            if c.kind == "column" and (self.col(c).measurable or self.col(c).kind in ("date", "year")):
+                # "the earliest order date for each customer": the extreme within each group
+                self.used.add(after)
+                self.plan.measures.append(Measure("max" if sup.desc else "min", c.table, c.column))
+                return
         if after is not None and after not in self.used:
             c = self.concept(after)
             if c.kind == "column" and self.col(c).measurable and wh is None and not wh_grain:
@@ -149,7 +161,6 @@ class GroupsMixin:
             elif c.kind == "column" and not self.col(c).measurable and self.col(c).kind in ("text", "bool") \
                     and wh is None:
                 dim_k = after
-        explicit = sup.explicit_limit or self.lows[sup.start] in ("top", "bottom")
         if dim_k is None and wh is None and not explicit and not self.plan.dims:
             # "the highest list price": a scalar maximum, not a ranking
             if not self.plan.measures and after is not None:
@@ -245,6 +256,8 @@ class GroupsMixin:
                 if j < len(self.t) and self.t[j].kind == "number" and self.t[j].low.isdigit():
                     self._wh_limit = int(self.t[j].low)  # "which 5 patients ..."
                     j += 1
+                while j < len(self.lows) and self.lows[j] in ("is", "are", "was", "were", "the", "all"):
+                    j += 1  # "what are the cities ..."
                 k = self.link_after(j, gap=1)
                 if k is not None and self.links[k].best.kind in ("table", "column"):
                     c = self.concept(k)
