@@ -39,6 +39,8 @@ class Unclear:
 
 
 class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin):
+    """One question read in a fixed order of steps; each step claims the links it understands."""
+
     # ------------------------------------------------------------------ reading
 
     def read(self) -> Plan | Unclear:
@@ -197,6 +199,8 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin):
         p.measures[0].share = share
 
     def _finish(self) -> Plan | Unclear:
+        """Defaults that depend on the whole reading (what is counted when nothing is named, windows,
+        LEFT JOINs, shares of a total), then the checks that make a plan answerable."""
         p = self.plan
         if p.measures and not p.dims and any(w in _SPLIT for w in self.lows):
             several = next((f for f in p.filters if f.kind == "eq" and len(f.values) > 1), None)
@@ -234,8 +238,6 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin):
             if self.lows[0] in ("which", "what") and not (p.filters or p.having or p.exists or p.dims or p.joins):
                 return Unclear("it asks which rows but says nothing about which ones")
             p.projection = projection
-        elif p.rank is not None and p.rank.column is not None:
-            pass
         if p.compare is not None and not p.measures:
             return Unclear("it asks for a change but not in what measure")
         return p

@@ -18,6 +18,8 @@ _COLUMN_OPS = {"after": ">", "later": ">", "before": "<", "earlier": "<", "above
 
 
 class FiltersMixin:
+    """Reads conditions on rows and groups, dates, and how the question's tables relate (joins, EXISTS)."""
+
     # ------------------------------------------------------------------ filters
 
     def _column_comparisons(self) -> None:

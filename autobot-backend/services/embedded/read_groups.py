@@ -9,6 +9,8 @@ from services.embedded.reader import PARTICIPLES, SORT_WORDS, WH
 
 
 class GroupsMixin:
+    """Reads groupings (columns, entities, time grains) and rankings (top-N, superlatives, sort orders)."""
+
     def _groupings(self) -> None:
         for i, w in enumerate(self.lows):
             if i in self.cues.skip or w not in ("by", "per", "each", "every", "across"):

@@ -10,6 +10,8 @@ from services.embedded.reader import VALUE_NOUNS, SORT_WORDS
 
 
 class MeasuresMixin:
+    """Reads what is computed: counts, totals, averages, extremes, metrics, durations."""
+
     grains_taken: set[int]
 
     def _aggregates(self) -> None:

@@ -30,6 +30,8 @@ FILLER_EXTRA = frozenset({"list", "unit", "individual", "overall", "items", "act
 
 
 class ReaderBase:
+    """State shared by the reading steps: the tokens, the links, which links are spoken for, the plan."""
+
     def __init__(self, tokens: list[Token], linked: Linked, cues: Cues, index: SchemaIndex):
         self.t = tokens
         self.lows = [t.low for t in tokens]
