@@ -149,9 +149,35 @@ def database_state(conn) -> dict[str, object]:
     return state
 
 
-def admin_state(server: PgServer, database: str) -> dict[str, object]:
-    with psycopg.connect(_dsn(server.url(server.ADMIN, database)), autocommit=True) as conn:
-        return database_state(conn)
+_kept: dict[str, psycopg.Connection] = {}
+
+
+def admin_state(server: PgServer, database: str, keep: bool = True) -> dict[str, object]:
+    """:func:`database_state` as the superuser, on a connection kept per database (``keep``), which is
+    opened again after the database was dropped and re-created. A template must not be kept open."""
+    for attempt in (1, 2):
+        conn = _kept.pop(database, None)
+        if conn is None or conn.closed:
+            conn = psycopg.connect(_dsn(server.url(server.ADMIN, database)), autocommit=True)
+        try:
+            return database_state(conn)
+        except psycopg.OperationalError:
+            conn.close()
+            if attempt == 2:
+                raise
+        finally:
+            if keep and not conn.closed:
+                _kept[database] = conn
+            else:
+                conn.close()
+    raise AssertionError("unreachable")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _close_kept_connections() -> Iterator[None]:
+    yield
+    while _kept:
+        _kept.popitem()[1].close()
 
 
 def _dsn(url: str) -> str:
@@ -197,7 +223,7 @@ def shop_template(postgres: PgServer, tmp_path_factory) -> dict[str, object]:
                                 f"FROM {table.name}")
     source.dispose()
     target.dispose()
-    return admin_state(postgres, "shop_template")
+    return admin_state(postgres, "shop_template", keep=False)
 
 
 def _fresh_shop(server: PgServer, name: str) -> PgDatabase:

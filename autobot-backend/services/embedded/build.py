@@ -425,6 +425,8 @@ class Builder:
             select = select.order_by(exp.Ordered(this=key, desc=p.rank.desc, nulls_first=not p.rank.desc))
             if p.rank.limit:
                 select = select.limit(p.rank.limit)
+            if p.rank.offset:
+                select = select.offset(p.rank.offset)
             return select
         grains = [n for n, d in enumerate(p.dims) if d.kind == "grain"]
         if grains:

@@ -45,6 +45,7 @@ _SORT_PHRASE = re.compile(
     r"earliest|newest|latest)\b|\b(descending|ascending)\b|\bin\s+(desc|asc)\w*\s+order\b", re.I)
 _SPLIT_COMPARATIVE = {"more": ">", "fewer": "<", "less": "<", "higher": ">", "lower": "<", "bigger": ">",
                       "larger": ">", "smaller": "<"}
+_ORDINAL_RANKS = {"second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5, "5th": 5}
 _IDIOMS = {("account", "for"), ("accounts", "for"), ("accounted", "for"), ("make", "up"), ("makes", "up"),
            ("made", "up"), ("take", "place"), ("took", "place"), ("takes", "place")}
 _AGAINST = {"compared", "compare", "vs", "versus", "than", "from", "to", "with", "over", "against", "on"}
@@ -80,6 +81,8 @@ class Superlative:
     explicit_limit: bool
     hint: str | None = None
     """A measure the word itself names ("cheapest" -> price), if any."""
+    offset: int = 0
+    """Rows skipped before the one asked for ("the second highest": 1)."""
 
 
 @dataclass
@@ -337,6 +340,11 @@ def _scan_aggs(tokens: list[Token], lows: list[str], cues: Cues) -> None:
         elif w in ("maximum", "max", "highest", "largest", "biggest", "greatest", "peak") or (
                 w == "most" and i + 1 < n and lows[i + 1] == "expensive"):
             cues.aggs.append(Agg("max", i, i + 1))
+        elif w in ("first", "earliest") and not (i + 1 < n and (tokens[i + 1].kind == "number" or lows[i + 1] in NUMBER_WORDS)):
+            cues.aggs.append(Agg("min", i, i + 1))  # "first order date": only becomes a measure before a date
+        elif w in ("last", "latest", "newest") and not (
+                i + 1 < n and (tokens[i + 1].kind == "number" or lows[i + 1] in NUMBER_WORDS)):
+            cues.aggs.append(Agg("max", i, i + 1))
         elif w in ("minimum", "min", "lowest", "smallest", "cheapest") or (
                 w == "least" and i + 1 < n and lows[i + 1] == "expensive"):
             cues.aggs.append(Agg("min", i, i + 1))
@@ -391,7 +399,14 @@ def _scan_superlatives(tokens: list[Token], lows: list[str], cues: Cues) -> None
         if w in _SUPERLATIVES and not (i + 1 < n and lows[i + 1] == "of"):
             desc, hint, end = _following_superlative(lows, i, True)
             start = i - 1 if i > 0 and lows[i - 1] == "the" else i
-            cues.superlatives.append(Superlative(desc, start, end, None, False, hint))
+            rank = _ORDINAL_RANKS.get(lows[i - 1]) if i > 0 else None
+            if rank is not None:
+                # "the second highest": one row, after the ones ranked above it
+                start = i - 2 if i > 1 and lows[i - 2] == "the" else i - 1
+                cues.skip.add(i - 1)
+                cues.superlatives.append(Superlative(desc, start, end, 1, True, hint, offset=rank - 1))
+            else:
+                cues.superlatives.append(Superlative(desc, start, end, None, False, hint))
             i = end
             continue
         i += 1

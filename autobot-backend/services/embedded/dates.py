@@ -155,6 +155,26 @@ def _edge_of(tokens: list[Token], i: int) -> tuple[Period, int] | None:
     return None
 
 
+def _borrowed_year(tokens: list[Token], i: int) -> tuple[Period, int] | None:
+    """"from Q3 to Q4 2024", "between March and May 2024": the first period takes the second's year."""
+    n = len(tokens)
+    low = tokens[i].low
+    if i + 2 >= n or tokens[i + 1].low not in ("and", "to", "through", "until", "till", "-"):
+        return None
+    second = _period_at(tokens, i + 2)
+    if second is None or second[0].grain not in ("quarter", "month"):
+        return None
+    year = second[0].lo.year
+    qm = re.fullmatch(r"q([1-4])", low)
+    if qm and second[0].grain == "quarter":
+        q = int(qm[1])
+        return Period(dt.date(year, 3 * q - 2, 1), _month_end(year, 3 * q), "quarter"), i + 1
+    if low in MONTHS and second[0].grain == "month":
+        mo = MONTHS[low]
+        return Period(dt.date(year, mo, 1), _month_end(year, mo), "month"), i + 1
+    return None
+
+
 def _relative_at(tokens: list[Token], i: int) -> tuple[Relative, int, int] | None:
     """``last 3 months`` / ``the past year`` / ``this month``: (relative, start, end)."""
     n = len(tokens)
@@ -202,7 +222,7 @@ def find_dates(tokens: list[Token]) -> list[DateSpec]:
             i = e
             continue
         if low in ("between", "from") and i + 1 < n:
-            first = _period_at(tokens, i + 1)
+            first = _period_at(tokens, i + 1) or _borrowed_year(tokens, i + 1)
             if first is not None:
                 p1, j = first
                 if j < n and tokens[j].low in ("and", "to", "through", "until", "till", "-"):

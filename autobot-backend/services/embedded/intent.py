@@ -216,6 +216,8 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin):
         for m in p.measures:
             if m.per == "?":
                 m.per = self._default_per(m)
+        if not p.measures and p.compare is not None and p.subject:
+            p.measures.append(Measure("count", p.subject))  # "the change in orders": their number
         if not p.measures and not p.rank and p.dims:
             table = next((lk.best.table for k, lk in enumerate(self.links)
                           if lk.best.kind == "table" and k not in self.used), None)

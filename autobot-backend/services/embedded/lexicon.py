@@ -261,6 +261,7 @@ particular various corresponding actual real picture snapshot terms term base pe
 performing trend trends trending pattern patterns behaviour behavior level levels kind kinds type types sort sorts
 currently today's recently lately ever overall total whole entire approximately about around nearly almost
 contribute contributes contributed contribution worth valued saw see sees
+second third fourth fifth 2nd 3rd 4th 5th
 top-selling best-selling bestselling worst-selling
 active available live valid ongoing enabled inactive
 """.replace("?", "").split())

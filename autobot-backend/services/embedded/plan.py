@@ -98,6 +98,8 @@ class Rank:
     """Row ranking by a plain column (no aggregation); otherwise by the plan's first measure."""
     partition: int = 0
     """Rank within groups: the first ``partition`` dimensions are the groups ("for each category")."""
+    offset: int = 0
+    """Rows skipped before the ``limit`` ("the second highest")."""
 
 
 @dataclass

@@ -210,7 +210,7 @@ class GroupsMixin:
             limit = self._wh_limit
         else:
             limit = self._singular_limit(dim_k)
-        rank = Rank(sup.desc, limit, partition=partition)
+        rank = Rank(sup.desc, limit, partition=partition, offset=sup.offset)
         if not self.plan.measures and sup.hint == "units":
             units = self._units_column()
             if units is not None:
