@@ -45,7 +45,7 @@ class Baseline:
 
 def display_path(path: Path) -> str:
     """Repo-relative where possible: reports and messages never name a machine."""
-    backend = BASELINE_DIR.parents[2]
+    backend = BASELINE_DIR.parents[3]
     try:
         return Path(path).resolve().relative_to(backend).as_posix()
     except ValueError:

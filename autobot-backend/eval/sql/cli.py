@@ -215,7 +215,7 @@ def run_sql(args: argparse.Namespace) -> int:
         made = _generator(plan, args, questions, dialect)
         generator, recorded = made if isinstance(made, tuple) else (made, None)
         extra = sorted(set(recorded.answers) - {q.id for q in questions}) if recorded else []
-        service = NLDatabaseService(generator, timeout_s=STATEMENT_TIMEOUT_S)
+        service = stack.enter_context(NLDatabaseService(generator, timeout_s=STATEMENT_TIMEOUT_S))
         runner = sql_candidate(service, {k: urls[0] for k, urls in targets.items()})
         asked = [q for q in questions if q.id not in defects]
         replays = {r.golden.trajectory_id: r for r in replay([question_golden(q) for q in asked], runner,
