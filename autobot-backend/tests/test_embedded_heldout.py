@@ -1,0 +1,80 @@
+"""The built-in generator is general: nothing of the corpus is in its code or data.
+
+It is measured on the corpus as on questions it has never seen, so the corpus must not leak into
+it. Scanned: every file of the generator (``services/embedded/`` and its entry module), for
+corpus question ids, whole questions, phrases of six words or more taken from any question, and
+distinctive answers (numbers with cents or of five or more digits from the committed reference
+snapshots). Six words, because shorter runs are ordinary analytic English that any two authors
+share ("average number of orders per" is a phrase, not a leak).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from eval.sql.corpus import load_corpus
+from eval.sql.snapshot import SNAPSHOT_DIR
+
+BACKEND = Path(__file__).resolve().parents[1]
+GENERATOR_FILES = sorted(p for p in (BACKEND / "services" / "embedded").rglob("*") if p.is_file()
+                         and "__pycache__" not in p.parts) + [BACKEND / "services" / "embedded_generator.py"]
+PHRASE_WORDS = 6
+CORPUS = load_corpus()
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9']+", text.lower())
+
+
+def shingles(text: str, n: int = PHRASE_WORDS) -> set[str]:
+    w = words(text)
+    return {" ".join(w[i:i + n]) for i in range(len(w) - n + 1)}
+
+
+@pytest.fixture(scope="module")
+def generator_text() -> str:
+    assert len(GENERATOR_FILES) > 5
+    return "\n".join(p.read_text(encoding="utf-8") for p in GENERATOR_FILES)
+
+
+def distinctive_answers() -> set[str]:
+    found: set[str] = set()
+    for path in SNAPSHOT_DIR.glob("*.json"):
+        for answer in json.loads(path.read_text())["answers"].values():
+            for row in answer["rows"]:
+                for value in row:
+                    text = str(value[1] if isinstance(value, list) else value)
+                    if re.fullmatch(r"-?\d+\.\d{2,}", text) or re.fullmatch(r"-?\d{5,}", text):
+                        found.add(text)
+    return found
+
+
+def test_no_corpus_id_appears(generator_text):
+    leaked = sorted(q.id for q in CORPUS.questions if q.id in generator_text)
+    assert leaked == []
+    assert not re.search(r"\b(rtl|r24|ref)-[a-z_]+-\d+", generator_text)
+
+
+def test_no_corpus_question_or_phrase_appears(generator_text):
+    normalised = " ".join(words(generator_text))
+    leaked = sorted({(q.id, s) for q in CORPUS.questions for s in shingles(q.question) if s in normalised})
+    assert leaked == [], leaked
+    assert not any(" ".join(words(q.question)) in normalised for q in CORPUS.questions)
+
+
+def test_no_distinctive_answer_appears(generator_text):
+    answers = distinctive_answers()
+    assert len(answers) > 50  # the scan has something to look for
+    leaked = sorted(a for a in answers if re.search(rf"(?<![\d.]){re.escape(a)}(?![\d])", generator_text))
+    assert leaked == []
+
+
+def test_the_scan_catches_a_planted_leak():
+    q = CORPUS.questions[0]
+    planted = f"# a helpful note: {q.question}\n"
+    assert shingles(q.question) & shingles(planted) or len(words(q.question)) < PHRASE_WORDS
+    assert " ".join(words(q.question)) in " ".join(words(planted))
