@@ -150,28 +150,38 @@ def database_state(conn) -> dict[str, object]:
     return state
 
 
+def _dsn(url: str) -> str:
+    return url.replace("postgresql+psycopg://", "postgresql://", 1)
+
+
 _kept: dict[str, psycopg.Connection] = {}
 
 
 def admin_state(server: PgServer, database: str, keep: bool = True) -> dict[str, object]:
-    """:func:`database_state` as the superuser, on a connection kept per database (``keep``), which is
-    opened again after the database was dropped and re-created. A template must not be kept open."""
-    for attempt in (1, 2):
-        conn = _kept.pop(database, None)
-        if conn is None or conn.closed:
-            conn = psycopg.connect(_dsn(server.url(server.ADMIN, database)), autocommit=True)
+    """:func:`database_state` read as the superuser, on a connection kept per database when ``keep``.
+
+    A kept connection ends when its database is dropped; the next call opens a new one. Nobody may be
+    connected to a template, so a template's state is read with ``keep=False``.
+    """
+    conn = _kept.pop(database, None)
+    if conn is not None:
         try:
-            return database_state(conn)
+            state = database_state(conn)
         except psycopg.OperationalError:
             conn.close()
-            if attempt == 2:
-                raise
-        finally:
-            if keep and not conn.closed:
-                _kept[database] = conn
-            else:
-                conn.close()
-    raise AssertionError("unreachable")
+            conn = None
+    if conn is None:
+        conn = psycopg.connect(_dsn(server.url(server.ADMIN, database)), autocommit=True)
+        try:
+            state = database_state(conn)
+        except BaseException:
+            conn.close()
+            raise
+    if keep:
+        _kept[database] = conn
+    else:
+        conn.close()
+    return state
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -179,10 +189,6 @@ def _close_kept_connections() -> Iterator[None]:
     yield
     while _kept:
         _kept.popitem()[1].close()
-
-
-def _dsn(url: str) -> str:
-    return url.replace("postgresql+psycopg://", "postgresql://", 1)
 
 
 # --- databases -----------------------------------------------------------------------------
@@ -309,7 +315,7 @@ def test_missing_binaries_fail_when_postgres_is_required(monkeypatch):
         pg_server.start_for_tests({pg_server.REQUIRE_ENV: "1"})
 
 
-def test_stop_leaves_no_process_and_no_folder(postgres):
+def test_stop_leaves_no_process_and_no_folder(postgres):  # postgres: skip like the rest without a server
     server = pg_server.start()
     pid = int((server.datadir / "postmaster.pid").read_text().split()[0])
     server.stop()
