@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from tests.data.embedded_blind import check
+from services.schema_context import inspect_schema
+from tests.data.embedded_blind import check, schema_saas
 from tests.data.embedded_blind.blindset import BlindSetError, Question, load_file, load_set
 
 # Per seed: (name, score, grp). Seed 0 has a tie on score 5 between 'c' and 'd'.
@@ -119,3 +120,24 @@ def test_the_blind_set_passes_its_checks():
     finally:
         for engine in engines.values():
             engine.dispose()
+
+
+def _saas_digest(seed: int) -> tuple:
+    engine = sa.create_engine("sqlite://")
+    schema_saas.build(engine, seed)
+    with engine.connect() as conn:
+        digest = tuple(conn.exec_driver_sql(sql).scalar() for sql in (
+            "SELECT COUNT(*) || ':' || SUM(amount) FROM invoices",
+            "SELECT COUNT(*) || ':' || COUNT(churned_date) || ':' || COUNT(employees) FROM accounts",
+            "SELECT COUNT(*) || ':' || COUNT(closed_date) || ':' || COUNT(satisfaction) FROM support_tickets"))
+    ctx = inspect_schema(engine)
+    engine.dispose()
+    return digest, ctx
+
+
+def test_saas_is_deterministic_per_seed_and_documents_its_metrics():
+    (first, ctx), (again, _), (other, _) = _saas_digest(0), _saas_digest(0), _saas_digest(1)
+    assert first == again and first != other
+    assert "[metric: collected_revenue = SUM(invoices.amount)" in ctx.table("invoices").column("amount").comment
+    assert "[metric: mrr =" in ctx.table("plans").column("seat_price").comment
+    assert all(c.comment for t in ctx.tables for c in t.columns)
