@@ -7,7 +7,7 @@ Run from ``autobot-backend/``::
 
 What a reference must satisfy on every seed, so a grader that compares rows can trust it:
 
-* it runs, and returns rows (a scalar: exactly one row, one column, not NULL);
+* it runs, and returns rows (a scalar: exactly one row, one column, neither NULL nor 0);
 * no number in it is non-zero yet rounds to 0.00 (the grader compares at two decimals);
 * its answer is not the same on every seed (a hard-coded answer would pass the grader's rotations);
 * an ``ordered`` question ends in ``ORDER BY`` whose keys have no ties in the returned rows;
@@ -42,7 +42,7 @@ from tests.test_embedded_schemas import build_clinic, build_library
 SEEDS = (0, 1, 2)
 NEAR_DUPLICATE = 85
 DECIMALS = 2
-_WITH = "with_" if "with_" in exp.Select.arg_types else "with"  # renamed in sqlglot 26
+_WITH = "with_" if "with_" in exp.Select.arg_types else "with"  # the key is "with_" in newer sqlglot
 ORDER_SENSITIVE = (exp.RowNumber, exp.Lag, exp.Lead, exp.FirstValue, exp.LastValue, exp.NthValue)
 
 BUILDERS: dict[str, Callable[[sa.Engine, int], None]] = {
@@ -93,6 +93,13 @@ def _norm(value: object) -> object:
     return value
 
 
+def _key(value: object) -> object:
+    """An ORDER BY / window key for tie detection: exact, but blind to float noise in the last digits."""
+    if isinstance(value, (float, Decimal)):
+        return round(float(value), 9) + 0.0
+    return value
+
+
 def normalise(rows: list[tuple], ordered: bool) -> tuple:
     """Rows as the grader sees them: numbers at two decimals, order ignored unless ``ordered``."""
     out = [tuple(_norm(v) for v in row) for row in rows]
@@ -110,6 +117,8 @@ def value_problems(q: Question, rows: list[tuple]) -> list[str]:
                             f"{len(rows[0])} column(s)")
         elif rows[0][0] is None:
             problems.append("the scalar answer is NULL")
+        elif isinstance(rows[0][0], (int, float, Decimal)) and rows[0][0] == 0:
+            problems.append("the scalar answer is 0, which SQL that matches nothing would also give")
     for row in rows:
         for v in row:
             if isinstance(v, (int, float, Decimal)) and not isinstance(v, bool) and v != 0 \
@@ -176,7 +185,7 @@ def _cutoff_problems(q: Question, engine: sa.Engine, node: exp.Select, root: exp
     except sa.exc.DBAPIError as exc:
         return [f"cannot check the ORDER BY of {node.sql(dialect='sqlite')[:60]!r} on its own ({exc.orig}); "
                 "avoid correlated ORDER BY ... LIMIT"]
-    key_rows = [tuple(_norm(v) for v in row[-len(keys):]) for row in rows]
+    key_rows = [tuple(_key(v) for v in row[-len(keys):]) for row in rows]
     window = key_rows[offset:offset + limit] if limit else key_rows[offset:]
     problems = []
     if node is root and q.ordered:
@@ -202,7 +211,7 @@ def _window_problems(engine: sa.Engine, node: exp.Select, root: exp.Expression, 
     query.set("limit", None)
     query.set("offset", None)
     query.set("distinct", None)
-    rows = [tuple(_norm(v) for v in row) for row in run(engine, query.sql(dialect="sqlite"))]
+    rows = [tuple(_key(v) for v in row) for row in run(engine, query.sql(dialect="sqlite"))]
     dupes = [k for k, n in Counter(rows).items() if n > 1]
     if dupes:
         return [f"{window.this.key} over (partition, order key) {dupes[0]} has ties; its result is arbitrary"]

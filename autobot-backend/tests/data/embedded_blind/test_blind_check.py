@@ -50,9 +50,11 @@ def _q(sql: str, shape: str = "rows", ordered: bool = False, qid: str = "q1") ->
     ("SELECT name, score FROM t", "scalar", False, "shape is scalar"),
     ("SELECT score / 10000.0 FROM t WHERE name = 'e'", "scalar", False, "rounds to zero"),
     ("SELECT COUNT(*) FROM t", "scalar", False, "all give the same answer"),
+    ("SELECT COUNT(*) FROM t WHERE score > 9", "scalar", False, "the scalar answer is 0"),
     ("SELECT nope FROM t", "rows", False, "the reference fails"),
 ], ids=["ordered-tie", "limit-cutoff-tie", "offset-cutoff-tie", "nested-limit-tie", "window-tie",
-        "ordered-without-order-by", "empty", "scalar-shape", "rounds-to-zero", "same-on-every-seed", "fails"])
+        "ordered-without-order-by", "empty", "scalar-shape", "rounds-to-zero", "same-on-every-seed", "zero-scalar",
+        "fails"])
 def test_flags_a_bad_reference(engines, sql, shape, ordered, expected):
     problems = check.check_question(_q(sql, shape, ordered), engines)
     assert any(expected in p for p in problems), problems
@@ -141,3 +143,9 @@ def test_saas_is_deterministic_per_seed_and_documents_its_metrics():
     assert "[metric: collected_revenue = SUM(invoices.amount)" in ctx.table("invoices").column("amount").comment
     assert "[metric: mrr =" in ctx.table("plans").column("seat_price").comment
     assert all(c.comment for t in ctx.tables for c in t.columns)
+
+
+def test_cli_exits_2_naming_the_file_when_a_file_does_not_load(tmp_path, capsys):
+    (tmp_path / "clinic_tune.yaml").write_text("schema: clinic\nsplit: tune\nquestions: []\n", encoding="utf-8")
+    assert check.main(["--dir", str(tmp_path)]) == 2
+    assert "clinic_tune.yaml: questions: must be a non-empty list" in capsys.readouterr().err
