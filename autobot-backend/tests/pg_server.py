@@ -14,8 +14,10 @@ Three roles, all with random passwords, over TCP with SCRAM:
   builds the fixtures there (so it *can* write: the read-only transaction is what stops it);
 * :attr:`PgServer.READER`: may connect and SELECT, nothing more (no CREATE, no TEMP).
 
-:meth:`PgServer.stop` stops the server with ``pg_ctl stop -m immediate`` and deletes the
-folder; it is registered with :mod:`atexit` too, so a crashed test session leaves nothing behind.
+:meth:`PgServer.state` (:func:`database_state`) fingerprints what a database holds, so a test can
+show that a statement changed nothing. :meth:`PgServer.stop` stops the server with
+``pg_ctl stop -m immediate`` and deletes the folder; it is registered with :mod:`atexit` too, so a
+crashed test session leaves nothing behind.
 
 Example:
     >>> server = start()  # doctest: +SKIP
@@ -40,8 +42,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["REQUIRE_ENV", "PgDatabase", "PgServer", "PgServerError", "PgUnavailable", "find_bindir", "start",
-           "start_for_tests"]
+__all__ = ["REQUIRE_ENV", "PgDatabase", "PgServer", "PgServerError", "PgUnavailable", "database_state", "find_bindir",
+           "start", "start_for_tests"]
 
 REQUIRE_ENV = "EVAL_REQUIRE_POSTGRES"
 """Set to ``1`` (CI does) to make missing server binaries a test failure instead of a skip."""
@@ -109,6 +111,7 @@ class PgServer:
         self.passwords = {role: secrets.token_hex(12) for role in (self.ADMIN, self.OWNER, self.READER)}
         """Role -> password; random per server, so a test can look for them in messages."""
         self._running = False
+        self._kept: dict[str, object] = {}  # database -> superuser psycopg connection, for state()
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -154,6 +157,8 @@ class PgServer:
     def stop(self) -> None:
         """Stop the server at once (``-m immediate``) and delete its folder; safe to call twice."""
         try:
+            for database in list(self._kept):
+                self._forget(database)
             if self._running and (self.datadir / "postmaster.pid").exists():
                 self._run("pg_ctl", "-D", str(self.datadir), "-m", "immediate", "-w", "stop")
         finally:
@@ -166,12 +171,16 @@ class PgServer:
 
     # --- roles and databases -----------------------------------------------------------------
 
-    def url(self, role: str, database: str = "postgres") -> str:
+    def url(self, role: str, database: str = "postgres", driver: str = "postgresql+psycopg") -> str:
         """SQLAlchemy URL (psycopg 3) for ``role`` on ``database``, password included."""
         import sqlalchemy as sa
 
-        return sa.URL.create("postgresql+psycopg", username=role, password=self.passwords[role], host=self.HOST,
+        return sa.URL.create(driver, username=role, password=self.passwords[role], host=self.HOST,
                              port=self.port, database=database).render_as_string(hide_password=False)
+
+    def dsn(self, role: str, database: str = "postgres") -> str:
+        """The same as :meth:`url`, as a libpq connection URI for ``psycopg.connect``."""
+        return self.url(role, database, driver="postgresql")
 
     def admin(self, sql: str, database: str = "postgres") -> None:
         """Run one statement as the superuser, in autocommit (``CREATE DATABASE`` needs it)."""
@@ -195,6 +204,8 @@ class PgServer:
         for given in (name, template or name):
             if not re.fullmatch(r"[a-z_][a-z0-9_]*", given):
                 raise ValueError(f"database name {given!r}: use lower-case letters, digits and _")
+        if template:
+            self._forget(template)
         self.admin(f"CREATE DATABASE {name} OWNER {self.OWNER}" + (f" TEMPLATE {template}" if template else ""))
         for sql in (f"REVOKE ALL ON DATABASE {name} FROM PUBLIC",
                     f"GRANT CONNECT ON DATABASE {name} TO {self.READER}",
@@ -208,7 +219,68 @@ class PgServer:
 
     def drop_database(self, name: str) -> None:
         """Drop ``name``, ending any session still connected to it."""
+        self._forget(name)
         self.admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+    def state(self, database: str) -> dict[str, object]:
+        """:func:`database_state` of ``database`` read as the superuser, on a connection kept for the next call."""
+        import psycopg
+
+        conn = self._kept.get(database)
+        if conn is None or conn.closed:
+            conn = self._kept[database] = psycopg.connect(self.dsn(self.ADMIN, database), autocommit=True)
+        return database_state(conn)
+
+    def _forget(self, database: str) -> None:
+        conn = self._kept.pop(database, None)
+        if conn is not None:
+            conn.close()
+
+
+_RELATIONS = """
+SELECT n.nspname, c.relname, c.relkind::text, coalesce(c.relacl::text, ''),
+       coalesce(obj_description(c.oid, 'pg_class'), ''),
+       coalesce((SELECT string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod)
+                                   || coalesce(' -- ' || col_description(c.oid, a.attnum), ''), ', ' ORDER BY a.attnum)
+                 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '')
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname !~ '^(pg_|information_schema$)'
+ORDER BY 1, 2
+"""
+_CATALOG = {
+    "schemas": "SELECT nspname, coalesce(nspacl::text, '') FROM pg_namespace WHERE nspname !~ '^pg_' ORDER BY 1",
+    "functions": "SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+                 "WHERE n.nspname !~ '^(pg_|information_schema$)' ORDER BY 1",
+    "triggers": "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1",
+    "role_settings": "SELECT coalesce(setdatabase::text, ''), coalesce(setrole::regrole::text, ''), setconfig::text "
+                     "FROM pg_db_role_setting ORDER BY 1, 2",
+    "large_objects": "SELECT count(*) FROM pg_largeobject_metadata",
+    "database": "SELECT coalesce(datacl::text, ''), datallowconn FROM pg_database WHERE datname = current_database()",
+}
+
+
+def database_state(conn) -> dict[str, object]:
+    """What a database holds, for before/after comparisons: catalog, a checksum per table, sequence positions.
+
+    Keys: the :data:`_CATALOG` names (schemas, functions, triggers, role settings, large objects, the
+    database's grants), then ``"<relkind> <schema>.<name>"`` per relation (grants, comment, columns
+    with their comments, and for a table ``(row count, md5 of its rows in text order)``, for a
+    sequence ``(last_value, is_called)``). Read through ``conn`` (psycopg 3), so it sees what that
+    session sees, its own uncommitted changes included.
+    """
+    from psycopg import sql
+
+    state: dict[str, object] = {name: conn.execute(query).fetchall() for name, query in _CATALOG.items()}
+    for schema, name, kind, *definition in conn.execute(_RELATIONS).fetchall():
+        relation = sql.Identifier(schema, name)
+        if kind in ("r", "p", "m"):
+            definition.append(conn.execute(sql.SQL(
+                "SELECT count(*), md5(coalesce(string_agg(t::text, ',' ORDER BY t::text), '')) FROM {} t"
+            ).format(relation)).fetchone())
+        elif kind == "S":
+            definition.append(conn.execute(sql.SQL("SELECT last_value, is_called FROM {}").format(relation)).fetchone())
+        state[f"{kind} {schema}.{name}"] = definition
+    return state
 
 
 def start(run_as: str | None = None) -> PgServer:

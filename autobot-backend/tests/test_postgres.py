@@ -28,7 +28,6 @@ import psycopg
 import pytest
 import sqlalchemy as sa
 import yaml
-from psycopg import sql as pgsql
 from sqlalchemy.pool import NullPool
 
 from eval.run import main
@@ -43,7 +42,7 @@ from services.sql_executor import ExecutionError, ReadOnlyExecutor
 from services.sql_generation import Generation
 from services.sql_guard import validate_readonly_sql
 from tests import pg_server
-from tests.pg_server import PgDatabase, PgServer
+from tests.pg_server import PgDatabase, PgServer, database_state
 from tests.test_sql_executor import write_shop_database
 from tests.test_sql_guard import REJECTED, Case
 
@@ -111,86 +110,6 @@ MUST_BE_DESTRUCTIVE = {
 RUN_THEN_ROLLED_BACK = {"pg-lo-create"}
 
 
-# --- database state ------------------------------------------------------------------------
-
-_RELATIONS = """
-SELECT n.nspname, c.relname, c.relkind::text, coalesce(c.relacl::text, ''),
-       coalesce(obj_description(c.oid, 'pg_class'), ''),
-       coalesce((SELECT string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod)
-                                   || coalesce(' -- ' || col_description(c.oid, a.attnum), ''), ', ' ORDER BY a.attnum)
-                 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '')
-FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE n.nspname !~ '^(pg_|information_schema$)'
-ORDER BY 1, 2
-"""
-_CATALOG = {
-    "schemas": "SELECT nspname, coalesce(nspacl::text, '') FROM pg_namespace WHERE nspname !~ '^pg_' ORDER BY 1",
-    "functions": "SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
-                 "WHERE n.nspname !~ '^(pg_|information_schema$)' ORDER BY 1",
-    "triggers": "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1",
-    "role_settings": "SELECT coalesce(setdatabase::text, ''), coalesce(setrole::regrole::text, ''), setconfig::text "
-                     "FROM pg_db_role_setting ORDER BY 1, 2",
-    "large_objects": "SELECT count(*) FROM pg_largeobject_metadata",
-    "database": "SELECT coalesce(datacl::text, ''), datallowconn FROM pg_database WHERE datname = current_database()",
-}
-
-
-def database_state(conn) -> dict[str, object]:
-    """Catalog and content of the database ``conn`` is on: a checksum per table, each sequence's position."""
-    state: dict[str, object] = {name: conn.execute(query).fetchall() for name, query in _CATALOG.items()}
-    for schema, name, kind, *definition in conn.execute(_RELATIONS).fetchall():
-        relation = pgsql.Identifier(schema, name)
-        if kind in ("r", "p", "m"):
-            definition.append(conn.execute(pgsql.SQL(
-                "SELECT count(*), md5(coalesce(string_agg(t::text, ',' ORDER BY t::text), '')) FROM {} t"
-            ).format(relation)).fetchone())
-        elif kind == "S":
-            definition.append(conn.execute(pgsql.SQL("SELECT last_value, is_called FROM {}").format(relation)).fetchone())
-        state[f"{kind} {schema}.{name}"] = definition
-    return state
-
-
-def _dsn(url: str) -> str:
-    return url.replace("postgresql+psycopg://", "postgresql://", 1)
-
-
-_kept: dict[str, psycopg.Connection] = {}
-
-
-def admin_state(server: PgServer, database: str, keep: bool = True) -> dict[str, object]:
-    """:func:`database_state` read as the superuser, on a connection kept per database when ``keep``.
-
-    A kept connection ends when its database is dropped; the next call opens a new one. Nobody may be
-    connected to a template, so a template's state is read with ``keep=False``.
-    """
-    conn = _kept.pop(database, None)
-    if conn is not None:
-        try:
-            state = database_state(conn)
-        except psycopg.OperationalError:
-            conn.close()
-            conn = None
-    if conn is None:
-        conn = psycopg.connect(_dsn(server.url(server.ADMIN, database)), autocommit=True)
-        try:
-            state = database_state(conn)
-        except BaseException:
-            conn.close()
-            raise
-    if keep:
-        _kept[database] = conn
-    else:
-        conn.close()
-    return state
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _close_kept_connections() -> Iterator[None]:
-    yield
-    while _kept:
-        _kept.popitem()[1].close()
-
-
 # --- databases -----------------------------------------------------------------------------
 
 def _build(server: PgServer, name: str, fixture: str) -> PgDatabase:
@@ -230,7 +149,7 @@ def shop_template(postgres: PgServer, tmp_path_factory) -> dict[str, object]:
                                 f"FROM {table.name}")
     source.dispose()
     target.dispose()
-    return admin_state(postgres, "shop_template", keep=False)
+    return postgres.state("shop_template")
 
 
 def _fresh_shop(server: PgServer, name: str) -> PgDatabase:
@@ -244,19 +163,19 @@ def _put_back(server: PgServer, name: str, baseline: dict[str, object]) -> bool:
     Sequences are not transactional, so they are reset in place; role settings are server-wide,
     so they are reset too; any other change means a fresh copy of the template.
     """
-    state = admin_state(server, name)
+    state = server.state(name)
     if state == baseline:
         return False
     if state["role_settings"] != baseline["role_settings"]:
         for role in (server.OWNER, server.READER):
             server.admin(f"ALTER ROLE {role} RESET ALL")
-    with psycopg.connect(_dsn(server.url(server.ADMIN, name)), autocommit=True) as conn:
+    with psycopg.connect(server.dsn(server.ADMIN, name), autocommit=True) as conn:
         for key in [k for k in baseline if k.startswith("S ") and state.get(k) != baseline[k]]:
             try:
                 conn.execute("SELECT setval(%s, %s, %s)", (key[2:], *baseline[key][-1]))
             except psycopg.Error:
                 break  # the sequence itself changed: the fresh copy below puts it back
-    if admin_state(server, name) != baseline:
+    if server.state(name) != baseline:
         _fresh_shop(server, name)
     return True
 
@@ -273,12 +192,12 @@ def shop(postgres: PgServer, shop_live: PgDatabase, shop_template) -> Iterator[P
     _put_back(postgres, shop_live.name, shop_template)
 
 
-def _writable_control(case: Case, db: PgDatabase, baseline: dict[str, object]) -> tuple[bool, bool]:
+def _writable_control(case: Case, server: PgServer, db: PgDatabase, baseline: dict[str, object]) -> tuple[bool, bool]:
     """(valid PostgreSQL, changed something) for ``case`` on an ordinary connection of the owner role.
 
     The connection is closed without a commit, so only what the statement committed itself stays.
     """
-    conn = psycopg.connect(_dsn(db.owner_url), options="-c statement_timeout=200")
+    conn = psycopg.connect(server.dsn(server.OWNER, db.name), options="-c statement_timeout=200")
     try:
         conn.execute(case.sql)  # simple protocol: a script runs whole, as any client would send it
         return True, database_state(conn) != baseline  # sees its own uncommitted changes
@@ -293,7 +212,7 @@ def controls(postgres: PgServer, shop_template) -> dict[str, tuple[bool, bool]]:
     scratch = _fresh_shop(postgres, "shop_scratch")
     results = {}
     for case in CASES:
-        valid, changed = _writable_control(case, scratch, shop_template)
+        valid, changed = _writable_control(case, postgres, scratch, shop_template)
         # A script that does not parse never ran; anything else may have committed (or moved a sequence).
         committed = valid and _put_back(postgres, scratch.name, shop_template)
         results[case.id] = (valid, changed or committed)
@@ -324,7 +243,7 @@ def test_stop_leaves_no_process_and_no_folder(postgres):  # postgres: skip like 
     state = Path(f"/proc/{pid}/stat")
     assert not state.exists() or state.read_text().split(") ")[1].startswith("Z"), "postmaster still running"
     with pytest.raises(psycopg.OperationalError):
-        psycopg.connect(_dsn(server.url(server.OWNER)), connect_timeout=2)
+        psycopg.connect(server.dsn(server.OWNER), connect_timeout=2)
 
 
 def test_reader_role_can_read_but_not_write(retail):
@@ -401,7 +320,7 @@ def test_rejected_statement_cannot_change_the_database(case, postgres, shop, sho
             outcome = "ran"
         except ExecutionError as e:
             outcome = e.kind
-    assert admin_state(postgres, shop.name) == shop_template
+    assert postgres.state(shop.name) == shop_template
     if controls[case.id][1] and case.id not in RUN_THEN_ROLLED_BACK:
         assert outcome == "database", "a statement that writes elsewhere must fail here, not silently succeed"
 
@@ -426,7 +345,7 @@ def test_one_executor_survives_every_statement_in_sequence(postgres, shop, shop_
         with pytest.raises(ExecutionError) as err:
             ex.execute("DELETE FROM orders")
         assert err.value.kind == "database" and "read-only" in err.value.message
-    assert admin_state(postgres, shop.name) == shop_template
+    assert postgres.state(shop.name) == shop_template
 
 
 def test_the_server_refuses_a_script_even_when_the_splitter_is_fooled(postgres, shop, shop_template, monkeypatch):
@@ -436,7 +355,7 @@ def test_the_server_refuses_a_script_even_when_the_splitter_is_fooled(postgres, 
         with pytest.raises(ExecutionError) as err:
             ex.execute("SET TRANSACTION READ WRITE; DELETE FROM orders; COMMIT")
     assert err.value.kind == "database" and "multiple commands" in err.value.message
-    assert admin_state(postgres, shop.name) == shop_template
+    assert postgres.state(shop.name) == shop_template
 
 
 @pytest.mark.xfail(strict=True, reason="ReadOnlyExecutor: COPY ... TO STDOUT leaves psycopg in COPY mode; the "
@@ -453,7 +372,7 @@ LOWRITE = "SELECT lowrite(lo_open({oid}, 131072), 'written')"  # 131072 = INV_WR
 
 
 def test_lowrite_is_a_write_the_executor_stops(postgres, shop, shop_template):
-    conn = psycopg.connect(_dsn(shop.owner_url))  # control: on an ordinary connection it writes
+    conn = psycopg.connect(postgres.dsn(PgServer.OWNER, shop.name))  # control: on an ordinary connection it writes
     try:
         [(oid,)] = conn.execute("SELECT lo_create(0)").fetchall()
         conn.execute(LOWRITE.format(oid=oid))
@@ -464,7 +383,7 @@ def test_lowrite_is_a_write_the_executor_stops(postgres, shop, shop_template):
         with pytest.raises(ExecutionError) as err:
             ex.execute(LOWRITE.format(oid=1))
     assert err.value.kind == "database"
-    assert admin_state(postgres, shop.name) == shop_template
+    assert postgres.state(shop.name) == shop_template
 
 
 @pytest.mark.xfail(strict=True, reason="sql_guard: lowrite / lo_open are missing from SIDE_EFFECT_FUNCTIONS")
