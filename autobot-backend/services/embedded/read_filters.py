@@ -43,7 +43,7 @@ class FiltersMixin:
                 lc = next((c for c in self.links[left].concepts if c.kind == "column" and c != rc and (
                     self.col(c).kind == "date" if kind == "date" else self.col(c).measurable)), None)
             if lc is None:
-                # "order lines sold below list price": the lines' own price, against the list price
+                # "lines charged under the list price": the lines' own price, against the list price
                 same = [t for t in self.mentioned if t != rc.table and rc.column in self.ix.tables[t].columns]
                 lc = Concept("column", same[0], rc.column) if same else None
             if lc is None:
