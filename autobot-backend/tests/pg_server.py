@@ -9,7 +9,7 @@ folder. Durability is off (``fsync``, ``full_page_writes``): the data is thrown 
 
 Three roles, all with random passwords, over TCP with SCRAM:
 
-* ``admin`` (the bootstrap superuser): creates databases and roles, nothing else;
+* ``admin`` (the bootstrap superuser): creates databases and roles and reads their state;
 * :attr:`PgServer.OWNER`: no superuser, no CREATEROLE; owns every database it is given and
   builds the fixtures there (so it *can* write: the read-only transaction is what stops it);
 * :attr:`PgServer.READER`: may connect and SELECT, nothing more (no CREATE, no TEMP).
