@@ -130,11 +130,11 @@ def figures(outcomes: Iterable[Outcome], schema: str | None = None) -> Figures:
 
 # Ratchet: schema -> (answerable passed >=, must-refuse declined >=, controls declined <=).
 TUNE_FLOORS = {
-    "retail": (16, 6, 2),
-    "retail_24m": (6, 4, 2),
-    "library": (9, 6, 2),
-    "clinic": (8, 6, 2),
-    "saas": (7, 5, 2),
+    "retail": (19, 6, 1),
+    "retail_24m": (15, 5, 0),
+    "library": (13, 6, 1),
+    "clinic": (12, 6, 1),
+    "saas": (11, 6, 1),
 }
 # Set once, from the first holdout measurement after the round of changes; never tuned against.
 HOLDOUT_FLOORS = {

@@ -28,6 +28,7 @@ from services.embedded.reader import ReaderBase
 _SPLIT = frozenset({"split", "breakdown", "versus", "vs", "vs.", "compare", "compared", "comparing", "between",
                     "each", "respectively"})
 _FIRST_LAST = frozenset({"first", "earliest", "last", "latest", "most-recent"})
+_DURATIONS = frozenset({"time", "duration", "delay", "wait", "waiting", "lag", "turnaround"})
 _PERIODS_IN = {("year", "quarter"): 4, ("year", "month"): 12, ("quarter", "month"): 3, ("year", "week"): 52}
 
 
@@ -242,7 +243,21 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin):
             p.projection = projection
         if p.compare is not None and not p.measures:
             return Unclear("it asks for a change but not in what measure")
+        if self._untimed_duration():
+            return Unclear("it asks for a length of time, but no pair of dates in the schema measures it")
         return p
+
+    def _untimed_duration(self) -> bool:
+        """"the average time customers spend on the site": a duration no two date columns give."""
+        if any(m.since for m in self.plan.measures):
+            return False
+        for agg in self.cues.aggs:
+            nxt = self.lows[agg.end:agg.end + 2]
+            if agg.func in ("avg", "sum", "max", "min") and nxt and (
+                    nxt[0] in _DURATIONS or nxt[0] == "amount" and nxt[1:] == ["of"]
+                    and self.lows[agg.end + 2:agg.end + 3] == ["time"]):
+                return not any(lk.start == agg.end and lk.best.kind == "column" for lk in self.links)
+        return False
 
     def _asks_for_rows(self) -> bool:
         return any(w in ("list", "show", "which", "who", "display", "give", "find") for w in self.lows[:3])

@@ -101,12 +101,12 @@ def link(tokens: list[Token], index: SchemaIndex, skip: set[int]) -> Linked:
         taken |= span
     chosen.sort(key=lambda c: c.start)
     unlinked = [i for i, t in enumerate(tokens)
-                if i not in taken and i not in skip and t.kind == "word" and (_is_content(t) or _names_attribute(
+                if i not in taken and i not in skip and t.kind == "word" and (_is_content(t) or names_attribute(
                     tokens, i, chosen))]
     return Linked(tokens, chosen, unlinked)
 
 
-def _names_attribute(tokens: list[Token], i: int, chosen: list[Link]) -> bool:
+def names_attribute(tokens: list[Token], i: int, chosen: list[Link]) -> bool:
     """"phone numbers", "web address": a value followed by an identifier noun names an attribute
     (a phone number), not rows with that value."""
     if tokens[i].low not in ("number", "numbers", "address", "addresses", "id", "ids", "code", "codes"):

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from services.embedded.english import ADJECTIVES, is_ordinary, number_word
 from services.embedded.lexicon import POLITE_PREFIX, WRITE_VERBS, Token
-from services.embedded.linking import Linked
+from services.embedded.linking import Linked, names_attribute
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ _INJECTION = [
                r"pragma|shutdown)\b", _I),
     re.compile(r"--|/\*|\*/|\bunion\s+(all\s+)?select\b|\bor\s+'?1'?\s*=\s*'?1\b|\b1\s*=\s*1\b|\bsleep\s*\(", _I),
     re.compile(r"\b(drop|truncate|alter)\s+(the\s+)?(\w+\s+)?(table|database|schema|index|view)\b|"
+               r"\b(?:grant|revoke)\s+(?:all|select|insert|update|delete|usage|execute)\b|"
                r"\bdelete\s+from\b|\binsert\s+into\b|\bupdate\s+\w+\s+set\b|\bexec(ute)?\s*\(", _I),
 ]
 _CHAIN = r"(?:\b(?:and|then|also|afterwards|after\s+that|next|finally)\b|[,;:])[\s,]*(?:then\s+)?(?:please\s+)?(?:also\s+)?"
@@ -47,6 +49,9 @@ _CHAINED_SOFT_WRITE = re.compile(
 _RAW_SQL = re.compile(r"^\s*(?:select\s+(?:\*|[\w.]+(?:\s*,\s*[\w.]+)*)\s+from\s+\w+|with\s+\w+\s+as\s*\(|"
                       r"insert\s+into\s+\w+|delete\s+from\s+\w+|update\s+\w+\s+set\b|"
                       r"(?:drop|alter|create|truncate)\s+(?:table|view|index|database)\s+\w+|pragma\s+\w+|attach\s+)", _I)
+_GRANT_WRITE = re.compile(
+    r"^\s*(?:give|grant|offer|apply|award|issue)\b[^.?!]{0,60}\b(?:discounts?|refunds?|credits?|raises?|bonus(?:es)?|"
+    r"rebates?|vouchers?|coupons?|promotions?|free\s+\w+)\b", _I)
 _MAKE_READ = re.compile(r"make\s+(?:me\s+)?(?:a|an)\s+(list|table|chart|report|summary|breakdown|ranking|overview)\b", _I)
 _CLAUSE = re.compile(r"(?<=[.?!;])\s+")
 
@@ -73,7 +78,9 @@ _GREETING = re.compile(r"^\s*(hi|hello|hey|hiya|howdy|greetings|good\s+(morning|
                        r"thanks|thank\s+you|thx|cheers|bye|goodbye|see\s+you|ok(ay)?|cool|great|nice)\b", _I)
 _CHAT = [
     re.compile(r"\b(write|compose|draft|create|generate|make)\b[^.?!]{0,25}\b(poem|story|stories|song|essay|haiku|"
-               r"joke|limerick|letter|tweet|novel|speech|rap|sonnet|lyrics)\b", _I),
+               r"joke|limerick|letter|tweet|novel|speech|rap|sonnet|lyrics|e-?mails?|messages?|announcements?|memos?|"
+               r"blog|newsletter|slogans?|taglines?|captions?|press\s+release|advert\w*)\b", _I),
+    re.compile(r"\b(good|catchy|better|nice|clever|new)\s+(name|title|slogan|tagline)\s+for\b", _I),
     re.compile(r"\btell\s+me\s+(a|an|some|about\s+the\s+history)\b", _I),
     re.compile(r"\bwho\s+(are|made|built|created|trained)\s+you\b|\bwhat\s+(are|can)\s+you\b|"
                r"\bhow\s+are\s+you\b|\bare\s+you\s+(a|an|real|human)\b|\byour\s+name\b|\bhow\s+is\s+your\b", _I),
@@ -85,7 +92,8 @@ _CHAT = [
 
 _UNSUPPORTED = re.compile(
     r"\b(median|percentiles?|quartiles?|standard\s+deviation|std\s*dev|stddev|variance|correlat\w*|regression|"
-    r"forecast\w*|predict\w*|projected|projection|extrapolat\w*|will\s+(?:be|we|sell|make|earn|have))\b", _I)
+    r"forecast\w*|predict\w*|projected|projection|extrapolat\w*|will\s+(?:be|we|sell|make|earn|have))\b"
+    r"|^\s*(?:what|how\s+(?:much|many)|which|when|who)\b[^.?!]*\bwill\b", _I)
 
 
 def screen(question: str) -> Refusal | None:
@@ -104,6 +112,8 @@ def screen(question: str) -> Refusal | None:
     if first and first.group(0).lower() in WRITE_VERBS and not overriding:
         return Refusal("write", f"it asks to change data ({first.group(0).lower()!r}); "
                                 "this service only reads, it never writes")
+    if _GRANT_WRITE.match(stripped) and not overriding:
+        return Refusal("write", "it asks to give something to rows of the data (a change); this service only reads")
     if smuggled:
         return Refusal("injection", "the question carries an instruction or SQL of its own "
                                     f"({smuggled[0].group(0).strip()!r}); only questions about the data are answered")
@@ -133,10 +143,11 @@ def screen(question: str) -> Refusal | None:
 
 
 def unlinked_terms(tokens: list[Token], linked: Linked) -> Refusal | None:
-    """Content words that name nothing in the schema: data the database does not hold."""
-    if not linked.unlinked:
+    """Content words that name nothing in the schema, in a slot that names data: data the
+    database does not hold ("the average *age*", "how many *visitors*", "which sales *rep*")."""
+    words = data_terms(tokens, linked)
+    if not words:
         return None
-    words = _phrases(tokens, linked.unlinked)
     tables = {c.table for lk in linked.links for c in lk.concepts[:1] if c.kind == "table"}
     shown = ", ".join(repr(w) for w in words)
     if tables:
@@ -145,13 +156,77 @@ def unlinked_terms(tokens: list[Token], linked: Linked) -> Refusal | None:
     return Refusal("out_of_schema", f"the schema has nothing for {shown}")
 
 
-def _phrases(tokens: list[Token], indices: list[int]) -> list[str]:
-    out: list[list[str]] = []
-    last = -2
+# Words after which a noun is what the question asks about: measures, rankings, wh-words,
+# groupings, and the verbs that ask for a list.
+_SLOT_HEADS = frozenset("""
+average avg mean median typical total sum count number numbers amount maximum max minimum min highest lowest largest
+smallest biggest greatest most least fewest best worst top bottom many much which what whose who each every per by
+show list display give find get tell calculate compute rank sort with without between
+""".split())
+# Words a noun phrase reaches back over to its head: determiners, pronouns, "of", copulas.
+_PASS = frozenset("""
+the a an our their its my your his her this that these those some any all me us of is are was were be 's and or ,
+""".split())
+_COPULAS = frozenset({"is", "are", "was", "were", "be"})
+_BOUNDARY = frozenset({".", "?", "!", ";", ":"})
+
+
+def data_terms(tokens: list[Token], linked: Linked) -> list[str]:
+    """The unlinked phrases that stand where a question names its data, ordinary English left out."""
+    out: list[str] = []
+    for run in _runs(linked.unlinked):
+        slot = _in_data_slot(tokens, linked, run[0]) or _sentence_subject(tokens, linked, run)
+        kept = [tokens[i].text for i in run if not is_ordinary(tokens[i].low, slot) or names_attribute(
+            tokens, i, linked.links)]
+        if slot and kept:
+            out.append(" ".join(kept))
+    return out
+
+
+def _runs(indices: list[int]) -> list[list[int]]:
+    runs: list[list[int]] = []
     for i in indices:
-        if i == last + 1 and out:
-            out[-1].append(tokens[i].text)
+        if runs and runs[-1][-1] == i - 1:
+            runs[-1].append(i)
         else:
-            out.append([tokens[i].text])
-        last = i
-    return [" ".join(p) for p in out]
+            runs.append([i])
+    return runs
+
+
+def _in_data_slot(tokens: list[Token], linked: Linked, start: int) -> bool:
+    """Walk left over determiners, adjectives, numbers and schema words to the phrase's head."""
+    i = start - 1
+    while i >= 0:
+        tok = tokens[i]
+        if tok.kind == "punct" and tok.text in _BOUNDARY:
+            return False
+        low = tok.low
+        if low in _SLOT_HEADS:
+            if low in ("which", "what", "who", "whose") and i + 1 < len(tokens) and tokens[i + 1].low in _COPULAS:
+                return True  # "what is the X"
+            return True
+        if low in _PASS or tok.kind == "number" or number_word(low) is not None or low in ADJECTIVES \
+                or low.endswith("est") and is_ordinary(low) or linked.link_at(i) is not None:
+            i -= 1
+            continue
+        return False
+    return False
+
+
+def _sentence_subject(tokens: list[Token], linked: Linked, run: list[int]) -> bool:
+    """A noun phrase opening a sentence and not followed by a verb is itself the request
+    ("Visitors per month in 2024?"); followed by a verb it is context ("Our team wants ...")."""
+    i = run[0] - 1
+    while i >= 0 and (tokens[i].low in _PASS or linked.link_at(i) is not None):
+        i -= 1
+    if i >= 0 and not (tokens[i].kind == "punct" and tokens[i].text in _BOUNDARY):
+        return False
+    j = run[-1] + 1
+    while j < len(tokens) and linked.link_at(j) is not None:
+        j += 1
+    if j >= len(tokens):
+        return True
+    nxt = tokens[j]
+    if nxt.kind == "punct":
+        return nxt.text in ("?", ".", "!")
+    return nxt.low in ("per", "by", "for", "in", "during", "of", "since", "over") or nxt.kind == "number"
