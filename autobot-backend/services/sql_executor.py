@@ -44,6 +44,8 @@ from pathlib import Path
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, make_url
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.tokens import TokenType
 
 from services.schema_context import sqlglot_dialect
 from services.sql_guard import (
@@ -201,24 +203,45 @@ class ReadOnlyExecutor:
             raw.set_progress_handler(_deadline_handler(deadline, fired), _PROGRESS_OPS)
         try:
             with self._boundary("execute", timed_out=lambda: bool(fired)):
+                options: dict[str, object] = {"no_parameters": True}
                 if not self._is_sqlite:
                     self._one_statement(sql)
                     for statement in read_only_preamble(self.engine.dialect.name, self.timeout_s):
                         self._preamble(conn, statement)
+                    # A server-side cursor, so the row cap bounds what is read, not just what is kept.
+                    options["stream_results"] = _streamable(sql, self.dialect)
                 # no_parameters: the text goes to the driver as is, so '%' in a literal is not a placeholder.
-                result = conn.exec_driver_sql(sql, execution_options={"no_parameters": True})
+                result = conn.exec_driver_sql(sql, execution_options=options)
                 columns = tuple(result.keys()) if result.returns_rows else ()
                 rows = [tuple(r) for r in result.fetchmany(self.row_cap + 1)] if result.returns_rows else []
                 result.close()
-        finally:
-            if raw is not None:
-                raw.set_progress_handler(None, 0)
-            with self._boundary("connect"):
-                conn.rollback()
+        except BaseException:
+            self._discard(conn, raw)
+            raise
+        self._release_hook(raw)
+        with self._boundary("connect"):
+            conn.rollback()
         if len(rows) > self.row_cap:
             raise ExecutionError("row_cap", f"The query returned more than {self.row_cap} rows (the row cap); "
                                  "add a LIMIT, a filter or an aggregate. A truncated answer cannot be graded.")
         return QueryResult(columns, rows, (time.monotonic() - started) * 1000.0)
+
+    @staticmethod
+    def _release_hook(raw: sqlite3.Connection | None) -> None:
+        if raw is not None:
+            raw.set_progress_handler(None, 0)
+
+    def _discard(self, conn: Connection, raw: sqlite3.Connection | None) -> None:
+        """End a failed statement's transaction without masking its error.
+
+        A rollback can itself fail (psycopg left in COPY mode, a dropped connection); then the
+        connection is invalidated, never returned to the pool in an unknown state.
+        """
+        self._release_hook(raw)
+        try:
+            conn.rollback()
+        except Exception:
+            conn.invalidate()
 
     def _one_statement(self, sql: str) -> None:
         """Refuse a script: within one, ``COMMIT`` or ``SET TRANSACTION READ WRITE`` could end read-only mode.
@@ -319,6 +342,18 @@ class ReadOnlyExecutor:
         for secret in self._secrets:
             text = text.replace(secret, "***")
         return text
+
+
+_STREAMABLE_FIRST = frozenset({TokenType.SELECT, TokenType.WITH, TokenType.VALUES, TokenType.L_PAREN})
+
+
+def _streamable(sql: str, dialect: str) -> bool:
+    """Whether a server-side cursor can hold this statement: a query, not EXPLAIN or SHOW."""
+    try:
+        tokens = Dialect.get_or_raise(dialect).tokenize(sql)
+    except Exception:
+        return False
+    return bool(tokens) and tokens[0].token_type in _STREAMABLE_FIRST
 
 
 def read_only_preamble(dialect_name: str, timeout_s: float) -> tuple[str, ...]:

@@ -114,6 +114,8 @@ SIDE_EFFECT_FUNCTIONS: frozenset[str] = frozenset({
     "pg_ls_tmpdir", "pg_ls_archive_statusdir", "pg_file_write", "pg_file_rename", "pg_file_unlink",
     "pg_logdir_ls",
     "lo_import", "lo_export", "lo_create", "lo_creat", "lo_unlink", "lo_put", "lo_from_bytea", "lo_truncate",
+    "lo_truncate64", "lo_open", "lowrite", "loread", "lo_lseek", "lo_lseek64", "lo_close", "lo_tell", "lo_tell64",
+    "lo_get",
     "setval", "nextval",
     "dblink", "dblink_exec", "dblink_connect", "dblink_connect_u", "dblink_send_query", "dblink_open",
     "dblink_fetch",

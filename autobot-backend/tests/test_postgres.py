@@ -358,8 +358,6 @@ def test_the_server_refuses_a_script_even_when_the_splitter_is_fooled(postgres, 
     assert postgres.state(shop.name) == shop_template
 
 
-@pytest.mark.xfail(strict=True, reason="ReadOnlyExecutor: COPY ... TO STDOUT leaves psycopg in COPY mode; the "
-                   "rollback in _run's finally then fails and its 'connect' error replaces the statement's own")
 def test_copy_to_stdout_is_a_database_error_not_a_connection_failure(shop):
     with ReadOnlyExecutor(shop.owner_url) as ex:
         with pytest.raises(ExecutionError) as err:
@@ -386,7 +384,6 @@ def test_lowrite_is_a_write_the_executor_stops(postgres, shop, shop_template):
     assert postgres.state(shop.name) == shop_template
 
 
-@pytest.mark.xfail(strict=True, reason="sql_guard: lowrite / lo_open are missing from SIDE_EFFECT_FUNCTIONS")
 def test_guard_rejects_lowrite():
     assert not validate_readonly_sql(LOWRITE.format(oid=1), "postgres").allowed
 
@@ -418,8 +415,6 @@ def test_more_rows_than_the_cap_is_an_error_and_the_cap_itself_is_not(retail):
         assert ex.execute("SELECT count(*) FROM orders").rows[0][0] > 25
 
 
-@pytest.mark.xfail(strict=True, reason="ReadOnlyExecutor: psycopg's client-side cursor receives the whole result "
-                   "before fetchmany(row_cap + 1), so the row cap bounds neither memory nor the work done")
 def test_row_cap_stops_reading_at_the_cap(retail):
     # A row far past the cap divides by zero: only a reader that stops at the cap never gets there.
     with ReadOnlyExecutor(retail.owner_url, row_cap=10) as ex:
