@@ -239,6 +239,10 @@ def _add(index: SchemaIndex, phrase: tuple[str, ...], concept: Concept) -> None:
 def _index_phrases(index: SchemaIndex) -> None:
     for metric in index.metrics.values():
         _add(index, metric.stems, Concept("metric", table=metric.base_table, metric=metric.name.lower()))
+        if len(metric.stems) > 1:
+            # "revenue" for collected_revenue: the metric's head noun alone still names it
+            _add(index, metric.stems[-1:], Concept("metric", table=metric.base_table, metric=metric.name.lower(),
+                                                   strength=0.8))
     for table in index.tables.values():
         _add(index, table.stems, Concept("table", table=table.name))
         if len(table.stems) > 1:
@@ -250,6 +254,11 @@ def _index_phrases(index: SchemaIndex) -> None:
                     _add(index, (head,), Concept("table", table=table.name, strength=0.85))
         for col in table.columns.values():
             _index_column(index, table, col)
+        if table.label:
+            # "companies" for accounts labelled by company_name: the label's noun names the rows
+            noun = tuple(s for s in stems_of(table.label) if s not in ("nam", "name", "titl", "label"))
+            if noun and noun != table.stems:
+                _add(index, noun, Concept("table", table=table.name, strength=0.85))
 
 
 def _index_column(index: SchemaIndex, table: Table, col: Column) -> None:

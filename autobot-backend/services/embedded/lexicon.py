@@ -298,6 +298,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "borrow": ("loan",), "lend": ("loan",), "checkout": ("loan",), "rental": ("loan",), "rent": ("loan",),
     "visit": ("appointment",), "consultation": ("appointment",), "booking": ("appointment", "reservation"),
     "physician": ("doctor",), "clinician": ("doctor",), "medication": ("drug",), "medicine": ("drug",),
+    "headcount": ("employee", "staff", "size"),
     "staff": ("employee",), "worker": ("employee",), "pay": ("salary",), "wage": ("salary",),
     "kind": ("type", "category"), "type": ("category", "kind"), "class": ("category", "type"),
     "genre": ("category",), "plan": ("type",), "tier": ("type", "level"),

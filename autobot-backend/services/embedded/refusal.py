@@ -72,7 +72,8 @@ _DEICTIC = re.compile(
     r"\b(?:from|in|on|for|about|of|with|than|to|during|show|list|compare|sort|rank|and|vs)\s+"
     r"(?:(?:that|those|these)\s+(?:\w+)|this\s+(?!(?:day|week|month|quarter|year|calendar)\b)\w+|them|it)\b"
     r"(?!\s+(?:that|which|who|where|with|in|on|from|by|whose|have|has|had|were|was|are|is)\b)"
-    r"|\b(?:those|these)\s+\w+\b(?!\s+(?:that|which|who|where|with|in|on|from|by|whose|have|has|had|were|was|are|is)\b)",
+    r"|\b(?:those|these)\s+(?!(?:with|without|who|whom|whose|that|which|where|in|on|at|from|of|having)\b)\w+\b"
+    r"(?!\s+(?:that|which|who|where|with|in|on|from|by|whose|have|has|had|were|was|are|is)\b)",
     _I)
 _GREETING = re.compile(r"^\s*(hi|hello|hey|hiya|howdy|greetings|good\s+(morning|afternoon|evening|night)|"
                        r"thanks|thank\s+you|thx|cheers|bye|goodbye|see\s+you|ok(ay)?|cool|great|nice)\b", _I)
@@ -107,6 +108,8 @@ def screen(question: str) -> Refusal | None:
     first = re.match(r"[A-Za-z]+", stripped)
     if first and first.group(0).lower() == "make" and _MAKE_READ.match(stripped):
         first = None  # "make a list of ...": a request to read
+    if first and re.match(r"[A-Za-z]+\s+(?:me|us|up)\b", stripped, _I):
+        first = None  # "drop me a number", "add up the totals": said to the reader, not to the data
     smuggled = [m for m in (p.search(text) for p in _INJECTION) if m]
     overriding = any(p.search(text) for p in _INJECTION[:2])  # "ignore previous instructions", "you are now"
     if first and first.group(0).lower() in WRITE_VERBS and not overriding:
@@ -136,7 +139,7 @@ def screen(question: str) -> Refusal | None:
     if _GREETING.match(text) and len(re.findall(r"[A-Za-z]+", text)) <= 6:
         return Refusal("non_analytical", "it is a greeting, not a question about the data")
     m = _DEICTIC.search(text)
-    if m:
+    if m and not re.search(r"[,.;?!]", text[:m.start()]):  # later clauses refer back within the question
         return Refusal("unclear", f"it refers to something the question does not say ({m.group(0).strip()!r}); "
                                   "name the rows, period or measure meant")
     return None
@@ -175,8 +178,9 @@ def data_terms(tokens: list[Token], linked: Linked) -> list[str]:
     """The unlinked phrases that stand where a question names its data, ordinary English left out."""
     out: list[str] = []
     for run in _runs(linked.unlinked):
-        slot = _in_data_slot(tokens, linked, run[0]) or _sentence_subject(tokens, linked, run)
-        kept = [tokens[i].text for i in run if not is_ordinary(tokens[i].low, slot) or names_attribute(
+        strong = _in_data_slot(tokens, linked, run)
+        slot = strong or _sentence_subject(tokens, linked, run)
+        kept = [tokens[i].text for i in run if not is_ordinary(tokens[i].low, strong) or names_attribute(
             tokens, i, linked.links)]
         if slot and kept:
             out.append(" ".join(kept))
@@ -193,18 +197,17 @@ def _runs(indices: list[int]) -> list[list[int]]:
     return runs
 
 
-def _in_data_slot(tokens: list[Token], linked: Linked, start: int) -> bool:
+def _in_data_slot(tokens: list[Token], linked: Linked, run: list[int]) -> bool:
     """Walk left over determiners, adjectives, numbers and schema words to the phrase's head."""
-    i = start - 1
+    i = run[0] - 1
     while i >= 0:
         tok = tokens[i]
         if tok.kind == "punct" and tok.text in _BOUNDARY:
             return False
         low = tok.low
         if low in _SLOT_HEADS:
-            if low in ("which", "what", "who", "whose") and i + 1 < len(tokens) and tokens[i + 1].low in _COPULAS:
-                return True  # "what is the X"
-            return True
+            # "side by side", "one by one": an idiom, not a grouping
+            return not (low == "by" and i > 0 and tokens[i - 1].low == tokens[run[0]].low)
         if low in _PASS or tok.kind == "number" or number_word(low) is not None or low in ADJECTIVES \
                 or low.endswith("est") and is_ordinary(low) or linked.link_at(i) is not None:
             i -= 1
