@@ -70,9 +70,9 @@ def test_library_join_and_date_answers_match_hand_written_sql(library):
             "SELECT COUNT(*) FROM loans l JOIN members m ON m.member_id = l.member_id "
             "WHERE m.membership_type = 'premium' AND l.loan_date >= '2024-03-01' AND l.loan_date < '2024-04-01'",
         "Which 3 genres were borrowed the most in 2024?":
-            "SELECT b.genre, COUNT(*) AS n FROM loans l JOIN books b ON b.book_id = l.book_id "
+            "SELECT b.genre FROM loans l JOIN books b ON b.book_id = l.book_id "
             "WHERE l.loan_date >= '2024-01-01' AND l.loan_date < '2025-01-01' "
-            "GROUP BY b.genre ORDER BY n DESC LIMIT 3",
+            "GROUP BY b.genre ORDER BY COUNT(*) DESC LIMIT 3",
         "How many loans are still not returned?": "SELECT COUNT(*) FROM loans WHERE return_date IS NULL",
     }
     for question, reference in pairs.items():

@@ -68,8 +68,8 @@ def hr(tmp_path_factory):
      "SELECT d.dept_name, AVG(e.salary) FROM employee e JOIN department d ON d.dept_id = e.dept_id "
      "GROUP BY d.dept_id, d.dept_name", False),
     ("Which department has the highest total salary?",
-     "SELECT d.dept_name, SUM(e.salary) AS s FROM employee e JOIN department d ON d.dept_id = e.dept_id "
-     "GROUP BY d.dept_id, d.dept_name ORDER BY s DESC LIMIT 1", True),
+     "SELECT d.dept_name FROM employee e JOIN department d ON d.dept_id = e.dept_id "
+     "GROUP BY d.dept_id, d.dept_name ORDER BY SUM(e.salary) DESC LIMIT 1", True),
     ("How many employees were hired in 2020?",
      "SELECT COUNT(*) FROM employee WHERE hire_date >= '2020-01-01' AND hire_date < '2021-01-01'", False),
     ("Who are the 3 highest paid employees?",

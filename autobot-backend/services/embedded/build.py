@@ -36,6 +36,12 @@ class Builder:
     # ------------------------------------------------------------------ entry
 
     def build(self) -> exp.Expression:
+        tree = self._build()
+        if self.p.hide_measures and isinstance(tree, exp.Select) and self.p.dims:
+            tree = _only_dims(tree, len(self.p.dims))
+        return tree
+
+    def _build(self) -> exp.Expression:
         p = self.p
         if p.compare is not None:
             return compare_select(self)
@@ -433,6 +439,21 @@ class Builder:
             keys = [exp.Ordered(this=exp.column(dim_alias(p.dims[n], n)), nulls_first=True) for n in grains]
             select = select.order_by(*keys)
         return select
+
+
+def _only_dims(tree: exp.Select, n: int) -> exp.Select:
+    """The first ``n`` output columns of ``tree``, its rows and their order unchanged."""
+    names = [e.alias_or_name for e in tree.expressions]
+    if len(names) <= n or len(set(names)) != len(names):
+        return tree
+    outer = exp.select(*[exp.column(x) for x in names[:n]]).from_(tree.subquery("ranked"))
+    order = tree.args.get("order")
+    if order is not None:
+        keys = [k for k in order.expressions if isinstance(k.this, exp.Column) and not k.this.table
+                and k.this.name in names]
+        if keys:
+            outer = outer.order_by(*[k.copy() for k in keys])
+    return outer
 
 
 def _reads(cond: exp.Expression, table_name: str) -> bool:

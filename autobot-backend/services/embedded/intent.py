@@ -28,6 +28,11 @@ from services.embedded.reader import ReaderBase
 _SPLIT = frozenset({"split", "breakdown", "versus", "vs", "vs.", "compare", "compared", "comparing", "between",
                     "each", "respectively"})
 _FIRST_LAST = frozenset({"first", "earliest", "last", "latest", "most-recent"})
+_WH_ASK = frozenset({"which", "what", "who", "whose"})
+_ALSO = frozenset({"and", "with", "plus", "along", "alongside", "including", "together", ",", "also"})
+_MEASURE_ASKED = frozenset({"total", "totals", "sum", "count", "counts", "number", "numbers", "amount", "amounts",
+                            "average", "much", "many", "spent", "spend", "value", "values", "figure", "figures",
+                            "change", "growth", "increase", "difference", "percentage", "share", "size"})
 _DURATIONS = frozenset({"time", "duration", "delay", "wait", "waiting", "lag", "turnaround"})
 _PERIODS_IN = {("year", "quarter"): 4, ("year", "month"): 12, ("quarter", "month"): 3, ("year", "week"): 52}
 
@@ -245,7 +250,40 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin):
             return Unclear("it asks for a change but not in what measure")
         if self._untimed_duration():
             return Unclear("it asks for a length of time, but no pair of dates in the schema measures it")
+        p.hide_measures = not self._measures_shown()
         return p
+
+    def _measures_shown(self) -> bool:
+        """A wh-question over a ranking ("which region had the top sales?") asks for the region; the
+        measure only ranks the groups.
+        The measure is shown when the question asks for it too ("... and how many", "with the amounts")."""
+        p = self.plan
+        ranked = p.rank is not None and p.rank.limit and p.dims and p.measures
+        ranked_change = p.compare is not None and p.compare.rank is not None
+        if not (ranked or ranked_change) or not self.cues.superlatives:
+            return True
+        sup = self.cues.superlatives[0]
+        wh = next((i for i, w in enumerate(self.lows[:sup.start]) if w in _WH_ASK), None)
+        if wh is None:
+            return True
+        after = sup.end
+        k = self.link_after(sup.end, gap=3)
+        if k is not None:
+            after = max(after, self.links[k].end)
+        return self._asks_for_measure(after)
+
+    def _asks_for_measure(self, start: int) -> bool:
+        for j in range(start, len(self.lows)):
+            if self.lows[j] not in _ALSO and not (self.t[j].kind == "punct" and self.t[j].text in ".?!;:—-"):
+                continue
+            for i in range(j + 1, min(len(self.lows), j + 6)):
+                if self.lows[i] in _MEASURE_ASKED:
+                    return True
+                lk = next((lk for lk in self.links if lk.start <= i < lk.end), None)
+                if lk is not None and (lk.best.kind == "metric" or lk.best.kind == "column" and any(
+                        c.kind == "column" and self.col(c).measurable for c in lk.concepts[:1])):
+                    return True
+        return False
 
     def _untimed_duration(self) -> bool:
         """"the average time customers spend on the site": a duration no two date columns give."""

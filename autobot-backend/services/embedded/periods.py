@@ -89,6 +89,8 @@ def _series(b: "Builder", date: ColRef) -> exp.Expression:
     shown = [exp.column(n) for n in dim_names]
     if scalar and not dim_names:
         outs = [exp.column("change")]
+    elif c.rank is not None and p.hide_measures:
+        outs = shown + [exp.column(period)]  # a wh-question over ranked changes: the period itself
     else:
         outs = shown + [exp.column(period)] + ([exp.column(value)] if c.with_measure else []) + [exp.column("change")]
     outer = exp.select(*outs).from_(inner.subquery("changes"))

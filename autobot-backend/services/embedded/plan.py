@@ -144,3 +144,5 @@ class Plan:
     """Columns listed, for questions that ask for rows rather than a number."""
     joins: set[str] = field(default_factory=set)
     """Further tables the question relates the rows to (an inner join restricts to related rows)."""
+    hide_measures: bool = False
+    """The measures only rank the rows: a "which X ... most Y" question shows X alone."""
