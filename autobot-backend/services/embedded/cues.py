@@ -42,7 +42,9 @@ _HIGH = {"highest", "largest", "biggest", "most", "greatest", "newest", "latest"
 _SORT_PHRASE = re.compile(
     r"\b(?:from\s+(?:the\s+)?)?(highest|largest|biggest|most|greatest|lowest|smallest|least|fewest|newest|latest|"
     r"oldest|earliest)\s+to\s+(?:the\s+)?(lowest|smallest|least|fewest|highest|largest|biggest|most|greatest|oldest|"
-    r"earliest|newest|latest)\b|\b(descending|ascending)\b|\bin\s+(desc|asc)\w*\s+order\b", re.I)
+    r"earliest|newest|latest)\b|\b(descending|ascending)\b|\bin\s+(desc|asc)\w*\s+order\b"
+    r"|\b(highest|largest|biggest|most|greatest|best|top|lowest|smallest|least|fewest|worst|newest|latest|oldest|"
+    r"earliest|cheapest)\s+first\b", re.I)
 _SPLIT_COMPARATIVE = {"more": ">", "fewer": "<", "less": "<", "higher": ">", "lower": "<", "bigger": ">",
                       "larger": ">", "smaller": "<"}
 _ORDINAL_RANKS = {"second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5, "5th": 5}
@@ -145,8 +147,8 @@ def _scan_sort(tokens: list[Token], text: str, cues: Cues) -> None:
     m = _SORT_PHRASE.search(text)
     if m is None:
         return
-    first = (m.group(1) or m.group(3) or m.group(4) or "").lower()
-    cues.sort = "desc" if first in _HIGH or first.startswith("desc") else "asc"
+    first = (m.group(1) or m.group(3) or m.group(4) or m.group(5) or "").lower()
+    cues.sort = "desc" if first in _HIGH | {"best", "top"} or first.startswith("desc") else "asc"
     cues.skip |= {i for i, t in enumerate(tokens) if t.start >= m.start() and t.end <= m.end()}
 
 
@@ -395,6 +397,16 @@ def _scan_superlatives(tokens: list[Token], lows: list[str], cues: Cues) -> None
             cues.superlatives.append(Superlative(desc, i, end, int(number), True, hint))
             cues.skip |= set(range(i, end))
             i = end
+            continue
+        parts = w.split("-")
+        if len(parts) == 2 and parts[0] in _ORDINAL_RANKS and parts[1] in _SUPERLATIVES:
+            # "the second-highest": one row, after the ones ranked above it
+            desc, hint, _end = _following_superlative([parts[1]], 0, True)
+            start = i - 1 if i > 0 and lows[i - 1] == "the" else i
+            cues.superlatives.append(Superlative(desc, start, i + 1, 1, True, hint,
+                                                 offset=_ORDINAL_RANKS[parts[0]] - 1))
+            cues.skip.add(i)
+            i += 1
             continue
         if w in _SUPERLATIVES and not (i + 1 < n and lows[i + 1] == "of"):
             desc, hint, end = _following_superlative(lows, i, True)

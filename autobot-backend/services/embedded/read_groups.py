@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from services.embedded.joins import distance, is_ancestor, primary_date
+from services.embedded.lexicon import NUMBER_WORDS, parse_number
 from services.embedded.plan import ColRef, Dim, Measure, Rank
 
 from services.embedded.reader import PARTICIPLES, SORT_WORDS, WH
@@ -15,6 +16,9 @@ class GroupsMixin:
         for i, w in enumerate(self.lows):
             if i in self.cues.skip or w not in ("by", "per", "each", "every", "across"):
                 continue
+            nxt = self.lows[i + 1] if i + 1 < len(self.lows) else ""
+            if (w == "across" and nxt in ("all", "both", "the", "every", "each")) or (w == "by" and nxt in ("a", "an")):
+                continue  # "across all orders": overall; "a visit by a patient": who, not a grouping
             if w == "by" and i > 0 and (self.lows[i - 1] in PARTICIPLES or self.lows[i - 1].endswith("ed")) \
                     and self.lows[i - 1] not in SORT_WORDS and self._agent(i + 1):
                 continue  # "books written by authors from Japan": who did it, not a grouping
@@ -246,6 +250,12 @@ class GroupsMixin:
     def _singular_limit(self, k: int | None) -> int | None:
         if k is None:
             return 1
+        j = self.links[k].start - 1
+        while j >= 0 and any(lk.end - 1 == j for lk in self.links) is False and self.lows[j] in ("different",):
+            j -= 1
+        if j >= 0 and (self.t[j].kind == "number" and self.t[j].low.isdigit() or self.lows[j] in NUMBER_WORDS
+                       and self.lows[j] not in ("a", "one", "single")):
+            return int(parse_number(self.t[j]))  # "the three doctors with the most ..."
         tok = self.t[self.links[k].end - 1]
         return None if tok.low != tok.stem and tok.low.endswith("s") else 1
 
@@ -255,8 +265,9 @@ class GroupsMixin:
         for i, w in enumerate(self.lows):
             if w in WH:
                 j = i + 1
-                if j < len(self.t) and self.t[j].kind == "number" and self.t[j].low.isdigit():
-                    self._wh_limit = int(self.t[j].low)  # "which 5 patients ..."
+                if j < len(self.t) and (self.t[j].kind == "number" and self.t[j].low.isdigit()
+                                        or self.lows[j] in NUMBER_WORDS and self.lows[j] not in ("a", "one", "single")):
+                    self._wh_limit = int(parse_number(self.t[j]))  # "which 5 patients ...", "which five"
                     j += 1
                 while j < len(self.lows) and self.lows[j] in ("is", "are", "was", "were", "the", "all"):
                     j += 1  # "what are the cities ..."
