@@ -255,7 +255,7 @@ class GroupsMixin:
             j -= 1
         if j >= 0 and (self.t[j].kind == "number" and self.t[j].low.isdigit() or self.lows[j] in NUMBER_WORDS
                        and self.lows[j] not in ("a", "one", "single")):
-            return int(parse_number(self.t[j]))  # "the three doctors with the most ..."
+            return int(parse_number(self.t[j]))  # "the two clerks who sold most"
         tok = self.t[self.links[k].end - 1]
         return None if tok.low != tok.stem and tok.low.endswith("s") else 1
 
