@@ -22,6 +22,7 @@ from services.embedded.sqlparts import (
     lit,
     measure_alias,
     period_label,
+    recurring,
     table,
     window_start,
 )
@@ -212,6 +213,8 @@ class Builder:
             return exp.EQ(this=c, expression=lit(bool(f.values[0])))
         if f.kind == "relative":
             return exp.GTE(this=c, expression=window_start(f.col, f.relative, self.dialect))
+        if f.kind == "recurring":
+            return recurring(c, *f.values)
         if f.kind == "anyrange":
             parts = [self.filter(Filter("range", f.col, lo=lo, hi=hi)) for lo, hi in f.values]
             out = parts[0]

@@ -20,6 +20,8 @@ _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, 
              "last": 4, "final": 4}
 _UNITS = {"day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month", "months": "month",
           "quarter": "quarter", "quarters": "quarter", "year": "year", "years": "year"}
+_HOLIDAYS = {("new", "year", "eve"): (12, 31), ("new", "year", "day"): (1, 1), ("christmas", "eve"): (12, 24),
+             ("christmas", "day"): (12, 25)}
 _RECENT = {"last", "past", "previous", "recent", "latest", "trailing", "most"}
 
 
@@ -50,6 +52,10 @@ class DateSpec:
     """The single named period, when the phrase is exactly one (for period comparisons)."""
     parts: tuple[Period, ...] = ()
     """Both ends of "between X and Y" / "from X to Y", which a comparison reads as two periods."""
+    recurring: tuple[str, int] | None = None
+    """A period that recurs every year or month, with no year named: ``("month", 12)`` for "in
+    December", ``("quarter", 4)`` for a bare Q4, ``("first_day", 1)`` / ``("last_day", 1)`` for the
+    first or last day of any month, ``("last_day", 3)`` of any quarter, ``("last_day", 12)`` of a year."""
 
 
 def _year(tok: Token) -> int | None:
@@ -102,6 +108,25 @@ def _period_at(tokens: list[Token], i: int) -> tuple[Period, int] | None:
                 return Period(dt.date(y, 3 * k - 2, 1), _month_end(y, 3 * k), "quarter"), j + 1
             k = min(k, 2)
             return Period(dt.date(y, 6 * k - 5, 1), _month_end(y, 6 * k), "half"), j + 1
+    # "15 March 2024", "1 November, 2024"
+    if t.kind == "number" and low.isdigit() and 1 <= int(low) <= 31 and i + 2 < n and tokens[i + 1].low in MONTHS \
+            and tokens[i + 1].kind == "word":
+        k = i + 2 + (tokens[i + 2].low in (",", "of"))
+        if k < n and _year(tokens[k]) is not None:
+            try:
+                day = dt.date(_year(tokens[k]), MONTHS[tokens[i + 1].low], int(low))
+            except ValueError:
+                return None
+            return Period(day, day + dt.timedelta(days=1), "day"), k + 1
+    # holidays with a fixed date, then the year
+    words = tuple(tok.low for tok in tokens[i:i + 3])
+    holiday = _HOLIDAYS.get(words) or _HOLIDAYS.get(words[:2])
+    if holiday is not None:
+        k = i + 3 if low == "new" else i + 2
+        k += k < n and tokens[k].low in (",", "of", "in")
+        if k < n and _year(tokens[k]) is not None:
+            day = dt.date(_year(tokens[k]), *holiday)
+            return Period(day, day + dt.timedelta(days=1), "day"), k + 1
     # "March 2024", "March of 2024", "March 5, 2024"
     if t.kind == "word" and low in MONTHS and (low != "may" or t.text[0].isupper()):
         mo = MONTHS[low]
@@ -156,22 +181,68 @@ def _edge_of(tokens: list[Token], i: int) -> tuple[Period, int] | None:
 
 
 def _borrowed_year(tokens: list[Token], i: int) -> tuple[Period, int] | None:
-    """"from Q3 to Q4 2024", "between March and May 2024": the first period takes the second's year."""
+    """"from Q3 to Q4 <year>", "between March and May <year>", "between <month> <day> and <month> <day>,
+    <year>": the first period takes the second's year."""
     n = len(tokens)
     low = tokens[i].low
-    if i + 2 >= n or tokens[i + 1].low not in ("and", "to", "through", "until", "till", "-"):
+    day = None
+    j = i + 1
+    if low in MONTHS and j < n and tokens[j].kind == "number" and tokens[j].low.isdigit() \
+            and 1 <= int(tokens[j].low) <= 31:
+        day, j = int(tokens[j].low), j + 1
+    if j + 1 >= n or tokens[j].low not in ("and", "to", "through", "until", "till", "-"):
         return None
-    second = _period_at(tokens, i + 2)
-    if second is None or second[0].grain not in ("quarter", "month"):
+    second = _period_at(tokens, j + 1)
+    if second is None or second[0].grain not in ("quarter", "month", "day"):
         return None
     year = second[0].lo.year
     qm = re.fullmatch(r"q([1-4])", low)
     if qm and second[0].grain == "quarter":
         q = int(qm[1])
-        return Period(dt.date(year, 3 * q - 2, 1), _month_end(year, 3 * q), "quarter"), i + 1
-    if low in MONTHS and second[0].grain == "month":
+        return Period(dt.date(year, 3 * q - 2, 1), _month_end(year, 3 * q), "quarter"), j
+    if low in MONTHS and day is None and second[0].grain == "month":
         mo = MONTHS[low]
-        return Period(dt.date(year, mo, 1), _month_end(year, mo), "month"), i + 1
+        return Period(dt.date(year, mo, 1), _month_end(year, mo), "month"), j
+    if low in MONTHS and day is not None and second[0].grain == "day":
+        try:
+            first = dt.date(year, MONTHS[low], day)
+        except ValueError:
+            return None
+        return Period(first, first + dt.timedelta(days=1), "day"), j
+    return None
+
+
+_RECURRING_LEAD = {"in", "during", "for", "of", "on", "through", "throughout", ",", "each", "every", "only"}
+_EDGE_UNITS = {"month": 1, "quarter": 3, "year": 12}
+
+
+def _recurring_at(tokens: list[Token], i: int) -> tuple[tuple[str, int], int, int] | None:
+    """A period named without its year (a bare month or quarter) or a day at the edge of every
+    month, quarter or year (its first or last day, in any year): (recurring, start, end)."""
+    n = len(tokens)
+    t = tokens[i]
+    low = t.low
+    nxt = tokens[i + 1] if i + 1 < n else None
+    if nxt is not None and (nxt.kind == "number" or nxt.low == "of" and i + 2 < n and _year(tokens[i + 2])):
+        return None
+    lead = tokens[i - 1].low if i > 0 else ""
+    lead_ok = lead in _RECURRING_LEAD or lead == "the" and i > 1 and tokens[i - 2].low in _RECURRING_LEAD
+    start = i - 1 if lead in _RECURRING_LEAD else (i - 2 if lead == "the" and lead_ok else i)
+    if t.kind == "word" and low in MONTHS and (len(low) > 3 or t.text[0].isupper()) and lead_ok \
+            and (low not in ("may", "march") or t.text[0].isupper()):
+        return ("month", MONTHS[low]), start, i + 1
+    qm = re.fullmatch(r"q([1-4])", low)
+    if qm and lead_ok:
+        return ("quarter", int(qm[1])), start, i + 1
+    if low in ("first", "last", "final") and i + 3 < n and tokens[i + 1].low == "day" and tokens[i + 2].low == "of":
+        k = i + 3
+        while k < n and tokens[k].low in ("a", "an", "each", "every", "any", "the", "calendar"):
+            k += 1
+        if k < n and tokens[k].low in _EDGE_UNITS and not (k + 1 < n and _year(tokens[k + 1])):
+            edge = "first_day" if low == "first" else "last_day"
+            begin = i - 1 if i > 0 and tokens[i - 1].low == "the" else i
+            begin = begin - 1 if begin > 0 and tokens[begin - 1].low in ("on", "in") else begin
+            return (edge, _EDGE_UNITS[tokens[k].low]), begin, k + 1
     return None
 
 
@@ -212,6 +283,12 @@ def find_dates(tokens: list[Token]) -> list[DateSpec]:
             s = start - 1 if start > 0 and tokens[start - 1].low in ("in", "on", "during", "for") else start
             out.append(DateSpec(s, j, lo=p.lo, hi=p.hi, period=p))
             i = j
+            continue
+        day_edge = _recurring_at(tokens, i) if low in ("first", "last", "final") else None
+        if day_edge is not None:
+            rec, s, e = day_edge
+            out.append(DateSpec(s, e, recurring=rec))
+            i = e
             continue
         rel = _relative_at(tokens, i)
         if rel is not None:
@@ -257,6 +334,12 @@ def find_dates(tokens: list[Token]) -> list[DateSpec]:
                 i = j
                 continue
         found = _period_at(tokens, i)
+        recurring = _recurring_at(tokens, i) if found is None else None
+        if recurring is not None:
+            rec, s, e = recurring
+            out.append(DateSpec(s, e, recurring=rec))
+            i = e
+            continue
         if found is not None:
             p, j = found
             s = start

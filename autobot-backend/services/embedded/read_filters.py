@@ -170,6 +170,8 @@ class FiltersMixin:
         ref = ColRef(column.table, column.name)
         if spec.relative is not None:
             return Filter("relative", ref, relative=spec.relative)
+        if spec.recurring is not None:
+            return Filter("recurring", ref, values=spec.recurring)
         return Filter("range", ref, lo=spec.lo, hi=spec.hi)
 
     def _date_column_before(self, start: int) -> Column | None:

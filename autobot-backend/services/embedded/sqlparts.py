@@ -66,6 +66,25 @@ def period_label(expr: exp.Expression, unit: str, is_year_column: bool = False) 
     return _fmt(expr, _FORMATS.get(unit, "%Y-%m"))
 
 
+def recurring(c: exp.Expression, kind: str, n: int) -> exp.Expression:
+    """Rows in a period that recurs: a month or quarter of any year, or the first or last day of
+    any month (``n`` = 1), quarter (3) or year (12)."""
+    month = exp.cast(_fmt(c, "%m"), "INT")
+    if kind == "month":
+        return exp.EQ(this=month, expression=exp.Literal.number(n))
+    if kind == "quarter":
+        return exp.In(this=month, expressions=[exp.Literal.number(3 * n - k) for k in (2, 1, 0)])
+    day = c if kind == "first_day" else exp.DateAdd(this=c.copy(), expression=exp.Literal.number(1),
+                                                        unit=exp.var("DAY"))
+    cond: exp.Expression = exp.EQ(this=exp.cast(_fmt(day, "%d"), "INT"), expression=exp.Literal.number(1))
+    if n > 1:
+        shift = 1 if kind == "first_day" else 0
+        months = [m for m in range(1, 13) if (m - shift) % n == 0]
+        cond = exp.And(this=cond, expression=exp.In(this=month.copy(), expressions=[exp.Literal.number(m)
+                                                                                   for m in months]))
+    return cond
+
+
 def latest(ref: ColRef) -> exp.Expression:
     return exp.Subquery(this=exp.select(exp.Max(this=col(ref))).from_(table(ref.table)))
 
