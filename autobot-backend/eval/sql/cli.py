@@ -118,8 +118,6 @@ def _generator(plan: Plan, args: argparse.Namespace, questions: list[Question], 
         recorded = load_answers(args.answers)
         model = recorded.model or f"answers:{Path(args.answers).name}"
         return recorded_generator_for(questions, recorded.answers, name="recorded", model=model), recorded
-    if plan.candidate == "llm":
-        return _llm_generator()
     from services.embedded_generator import EmbeddedGenerator
 
     return EmbeddedGenerator()
@@ -199,6 +197,7 @@ def run_sql(args: argparse.Namespace) -> int:
     questions = [dataclasses.replace(q, fixture=None) for q in corpus.questions] if args.db_url \
         else list(corpus.questions)
     composition = corpus_composition(corpus)
+    llm = _llm_generator() if plan.candidate == "llm" else None  # no credentials: stop before building anything
     with tempfile.TemporaryDirectory(prefix="sql-eval-") as tmp, ExitStack() as stack:
         targets = _targets(corpus, args, plan, Path(tmp))
         executors = _open_executors(targets, stack)
@@ -212,7 +211,7 @@ def run_sql(args: argparse.Namespace) -> int:
                 print(f"  {d.question_id}: {d.kind}: {d.detail}", file=sys.stderr)
             return EXIT_CANNOT_JUDGE
         defects = {d.question_id: d for d in check.defects}
-        made = _generator(plan, args, questions, dialect)
+        made = llm or _generator(plan, args, questions, dialect)
         generator, recorded = made if isinstance(made, tuple) else (made, None)
         extra = sorted(set(recorded.answers) - {q.id for q in questions}) if recorded else []
         service = stack.enter_context(NLDatabaseService(generator, timeout_s=STATEMENT_TIMEOUT_S))

@@ -286,3 +286,55 @@ def test_answers_for_unknown_ids_are_reported(work):
     answers = write_answers(work / "a.jsonl", reference_answers() + [{"id": "ghost-1", "sql": "SELECT 1"}])
     assert recorded(answers, "--json", "o.json") == 0
     assert any("ghost-1" in w for w in json.loads((work / "o.json").read_text())["warnings"])
+
+
+# -- the llm path, against a real OpenAI-compatible server on localhost ------------------------------
+
+def _llm_env(monkeypatch, url: str, model: str = "fake-model", timeout_s: float = 20) -> None:
+    monkeypatch.setenv("NL_SQL_LLM_BASE_URL", url)
+    monkeypatch.setenv("NL_SQL_LLM_MODEL", model)
+    monkeypatch.setenv("NL_SQL_LLM_TIMEOUT_S", str(timeout_s))
+
+
+LLM_CORPUS = [
+    {"id": "l1", "question": "How many customers do we have?", "fixture": "retail", "shape": "scalar",
+     "sql": "SELECT COUNT(*) FROM customers"},
+    {"id": "l2", "question": "How many orders do we have?", "fixture": "retail", "shape": "scalar",
+     "sql": "SELECT COUNT(*) FROM orders"},
+]
+
+
+def test_llm_path_grades_the_models_sql(work, monkeypatch):
+    from tests.http_fakes import FakeHTTPServer, chat_reply
+
+    corpus = _user_corpus(work / "mine.yaml", LLM_CORPUS)
+    with FakeHTTPServer(chat_reply("```sql\nSELECT COUNT(*) FROM customers\n```")) as server:
+        _llm_env(monkeypatch, server.url + "/v1")
+        assert sql("--candidate", "llm", "--corpus", str(corpus), "--json", "l.json") == 0
+        assert len(server.requests) == 2 and server.requests[0].json()["model"] == "fake-model"
+    data = json.loads((work / "l.json").read_text())
+    assert data["candidate"] == {"path": "llm", "model": "fake-model"}
+    assert {q["id"]: q["verdict"] for q in data["questions"]} == {"l1": "pass", "l2": "wrong"}
+
+
+def test_llm_endpoint_unreachable_is_unmeasured_and_exit_2(work, monkeypatch, capsys):
+    from tests.http_fakes import unused_port
+
+    corpus = _user_corpus(work / "mine.yaml", LLM_CORPUS)
+    _llm_env(monkeypatch, f"http://127.0.0.1:{unused_port()}/v1")
+    assert sql("--candidate", "llm", "--corpus", str(corpus), "--json", "l.json") == 2
+    data = json.loads((work / "l.json").read_text())
+    assert {q["verdict"] for q in data["questions"]} == {"unmeasured"}
+    assert "no question could be measured" in capsys.readouterr().err
+
+
+def test_per_question_timeout_makes_a_hanging_model_unmeasured(work, monkeypatch):
+    from tests.http_fakes import FakeHTTPServer, Reply
+
+    corpus = _user_corpus(work / "mine.yaml", LLM_CORPUS[:1])
+    with FakeHTTPServer(Reply(hang=True)) as server:
+        # The harness gives up after 0.5 s; the model client's own 3 s limit then frees its thread.
+        _llm_env(monkeypatch, server.url + "/v1", timeout_s=3)
+        assert sql("--candidate", "llm", "--corpus", str(corpus), "--timeout", "0.5", "--json", "t.json") == 2
+    [q] = json.loads((work / "t.json").read_text())["questions"]
+    assert q["verdict"] == "unmeasured" and "timeout" in q["detail"]
