@@ -212,7 +212,8 @@ def _borrowed_year(tokens: list[Token], i: int) -> tuple[Period, int] | None:
     return None
 
 
-_RECURRING_LEAD = {"in", "during", "for", "of", "on", "through", "throughout", ",", "each", "every", "only"}
+_RECURRING_LEAD = {"in", "during", "for", "of", "on", "through", "throughout", ",", "each", "every", "only", "from",
+                   "to", "and", "versus", "vs", "between", "with"}
 _EDGE_UNITS = {"month": 1, "quarter": 3, "year": 12}
 
 
@@ -333,7 +334,10 @@ def find_dates(tokens: list[Token]) -> list[DateSpec]:
                 out.append(spec)
                 i = j
                 continue
-        found = _period_at(tokens, i)
+        if _order_hint(tokens, i):
+            i += 1
+            continue
+        found = _period_at(tokens, i) or _same_year(tokens, i, out)
         recurring = _recurring_at(tokens, i) if found is None else None
         if recurring is not None:
             rec, s, e = recurring
@@ -352,6 +356,29 @@ def find_dates(tokens: list[Token]) -> list[DateSpec]:
             continue
         i += 1
     return out
+
+
+def _order_hint(tokens: list[Token], i: int) -> bool:
+    """"(2024 first)", "then 2024": a year that orders the answer's columns, not a period to filter."""
+    if _year(tokens[i]) is None:
+        return False
+    nxt = tokens[i + 1].low if i + 1 < len(tokens) else ""
+    return nxt == "first" or i > 0 and tokens[i - 1].low == "then" and nxt in (")", "", ".", "?")
+
+
+def _same_year(tokens: list[Token], i: int, found: list[DateSpec]) -> tuple[Period, int] | None:
+    """"the second half" after "the first half of 2024": a quarter or half in the year named before."""
+    low = tokens[i].low
+    if low not in _ORDINALS or i + 1 >= len(tokens) or tokens[i + 1].low not in ("quarter", "half"):
+        return None
+    years = [s.period.lo.year for s in found if s.period is not None and s.period.grain in ("quarter", "half")]
+    if not years:
+        return None
+    y, k = years[-1], _ORDINALS[low]
+    if tokens[i + 1].low == "quarter":
+        return Period(dt.date(y, 3 * k - 2, 1), _month_end(y, 3 * k), "quarter"), i + 2
+    k = min(k, 2)
+    return Period(dt.date(y, 6 * k - 5, 1), _month_end(y, 6 * k), "half"), i + 2
 
 
 def label(day: dt.date, unit: str) -> str:

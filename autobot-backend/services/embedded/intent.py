@@ -22,6 +22,7 @@ from services.embedded.plan import ColRef, Compare, Dim, Exists, Filter, Having,
 from services.embedded.read_filters import FiltersMixin
 from services.embedded.read_groups import GroupsMixin
 from services.embedded.read_measures import MeasuresMixin
+from services.embedded.read_periods import PeriodsMixin
 from services.embedded.reader import ReaderBase
 
 
@@ -44,7 +45,7 @@ class Unclear:
     reason: str
 
 
-class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin):
+class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin):
     """One question read in a fixed order of steps; each step claims the links it understands."""
 
     # ------------------------------------------------------------------ reading
@@ -74,6 +75,8 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin):
         self._first_events()
         self._period_contrast()
         pending = self._pending
+        if self._period_columns(pending):
+            return
         if not cues.change or not (cues.compare_unit or len(pending) >= 2 or any(s.parts for s, _ in pending)
                                    or any(d.kind == "grain" for d in self.plan.dims)):
             if not cues.change and self._several_periods(pending):

@@ -27,9 +27,56 @@ def compare_select(b: "Builder") -> exp.Expression:
     date = c.date
     if date is None:
         raise BuildError("no date column to compare periods by")
+    if c.columns:
+        return _columns(b)
     if c.periods is not None:
         return _two_periods(b, date, c.periods, c.pct)
     return _series(b, date)
+
+
+def _columns(b: "Builder") -> exp.Expression:
+    """The measure once per named period, side by side (then the change, when asked): conditional
+    aggregates over the rows of every period, grouped by the question's dimensions."""
+    p = b.p
+    c = p.compare
+    conds = [b.filter(f) for f in c.columns]
+    either = conds[0].copy()
+    for cond in conds[1:]:
+        either = exp.Or(this=either, expression=cond.copy())
+    plan = dataclasses.replace(p, compare=None, rank=None, hide_measures=False)
+    inner = type(b)(plan, b.ix)
+    base = inner.select()
+    base = base.where(exp.Paren(this=either), append=True)
+    n = len(p.dims)
+    measure = base.expressions[n]
+    value = measure.this if isinstance(measure, exp.Alias) else measure
+    values = [_only_when(value, cond) for cond in conds]
+    outs = list(base.expressions[:n]) + [exp.alias_(v, f"value_{k + 1}") for k, v in enumerate(values)]
+    if c.change:
+        change = exp.Sub(this=values[-1].copy(), expression=values[0].copy())
+        if c.pct:
+            change = exp.Div(this=exp.Mul(this=exp.Literal.number("100.0"), expression=exp.Paren(this=change)),
+                             expression=values[0].copy())
+        outs.append(exp.alias_(change, "change"))
+    base.set("expressions", outs)
+    return base
+
+
+def _only_when(value: exp.Expression, cond: exp.Expression) -> exp.Expression:
+    """``value`` with every outermost aggregate reading only the rows where ``cond`` holds."""
+    out = value.copy()
+    for agg in list(out.find_all(exp.AggFunc)):
+        if agg.find_ancestor(exp.AggFunc) is not None:
+            continue
+        arg = agg.this
+        if isinstance(arg, exp.Distinct):
+            inner = arg.expressions[0]
+            arg.set("expressions", [exp.Case(ifs=[exp.If(this=cond.copy(), true=inner.copy())])])
+        elif isinstance(arg, exp.Star) or arg is None:
+            agg.set("this", exp.Case(ifs=[exp.If(this=cond.copy(), true=exp.Literal.number(1))]))
+        else:
+            agg.set("this", exp.Case(ifs=[exp.If(this=cond.copy(), true=arg.copy())]))
+    return out
 
 
 def _measure_value(b: "Builder", plan: Plan) -> exp.Expression:

@@ -126,6 +126,12 @@ class Compare:
     """How many periods back the compared one is (4 for quarters a year earlier)."""
     rank: Rank | None = None
     """Rank the periods by their change instead of listing them in order."""
+    columns: list[Filter] = field(default_factory=list)
+    """Named periods shown side by side: one column of the measure per period, in this order."""
+    change: bool = False
+    """With ``columns``: a last column with the change from the first period to the last."""
+    previous: bool = False
+    """A series that shows the compared period's value instead of the change ("... and the quarter before")."""
 
 
 @dataclass

@@ -1,0 +1,61 @@
+"""Reading named periods set side by side: "revenue in 2023 and revenue in 2024", "loans in 2023
+versus 2024", "for each channel, its sales in each of two years", with or without the change."""
+
+from __future__ import annotations
+
+from services.embedded.plan import ColRef, Compare
+
+_SIDE_BY_SIDE = frozenset({"versus", "vs", "vs.", "alongside"})
+_CHANGE_NOUNS = frozenset({"change", "changes", "difference", "growth", "increase", "decrease", "delta", "gap"})
+_PCT = frozenset({"percent", "percentage", "%", "pct", "rate"})
+
+
+class PeriodsMixin:
+    """Turns two or more named periods into columns, when the question asks to see them side by side."""
+
+    def _period_columns(self, pending) -> bool:
+        named = [(s, c) for s, c in pending if s.period is not None or s.recurring is not None]
+        if len(named) < 2 or len(named) != len(pending) or not self.plan.measures or self.cues.compare_unit:
+            return False
+        m = self.plan.measures[0]
+        if m.per or m.per_grain or m.share or self.plan.rank is not None:
+            return False
+        if len({c.name for _s, c in named}) != 1:
+            return False
+        text = " ".join(self.lows)
+        side = any(w in _SIDE_BY_SIDE for w in self.lows) or "next to" in text or "side by side" in text
+        if not side and self._measure_mentions(m) < 2:
+            return False
+        specs = _ordered(named)
+        grains = {s.period.grain if s.period else s.recurring[0] for s, _c in specs}
+        if len(grains) != 1:
+            return False
+        change = any(w in _CHANGE_NOUNS for w in self.lows)
+        pct = change and any(w in _PCT for w in self.lows)
+        column = specs[0][1]
+        self.plan.compare = Compare("period", pct, columns=[self._range(s, c) for s, c in specs], change=change,
+                                    date=ColRef(column.table, column.name))
+        self.plan.dims = [d for d in self.plan.dims if d.kind != "grain"]
+        return True
+
+    def _measure_mentions(self, m) -> int:
+        """How often the question names the measure ("revenue in 2023 and revenue in 2024": twice)."""
+        n = 0
+        for lk in self.links:
+            c = lk.best
+            if m.metric and any(x.kind == "metric" and x.metric == m.metric for x in lk.concepts[:2]):
+                n += 1
+            elif m.column and c.kind == "column" and (c.table, c.column) == (m.table, m.column):
+                n += 1
+            elif m.func == "count" and not m.column and c.kind == "table" and c.table == m.table:
+                n += 1
+        return n
+
+
+def _ordered(named):
+    """Each period once, in the order of its last mention (a closing "give A, then B" sets the order)."""
+    last: dict[object, tuple[int, object]] = {}
+    for spec, column in named:
+        key = spec.period and (spec.period.lo, spec.period.hi) or spec.recurring
+        last[key] = (spec.start, (spec, column))
+    return [v for _pos, v in sorted(last.values(), key=lambda x: x[0])]
