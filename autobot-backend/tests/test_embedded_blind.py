@@ -130,10 +130,10 @@ def figures(outcomes: Iterable[Outcome], schema: str | None = None) -> Figures:
 
 # Ratchet: schema -> (answerable passed >=, must-refuse declined >=, controls declined <=).
 TUNE_FLOORS = {
-    "retail": (32, 6, 0),
-    "retail_24m": (22, 5, 0),
+    "retail": (33, 6, 0),
+    "retail_24m": (23, 5, 0),
     "library": (18, 6, 0),
-    "clinic": (18, 6, 0),
+    "clinic": (19, 6, 0),
     "saas": (19, 6, 0),
 }
 # Set once, from the first holdout measurement after the round of changes; never tuned against.

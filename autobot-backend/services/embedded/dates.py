@@ -329,6 +329,8 @@ def find_dates(tokens: list[Token]) -> list[DateSpec]:
                     spec = DateSpec(i, j, lo=p.hi)
                 elif low in ("before", "prior"):
                     spec = DateSpec(i, j, hi=p.lo)
+                elif low == "through" and p.grain == "year":
+                    spec = DateSpec(i, j, lo=p.lo, hi=p.hi, period=p)  # "month by month through 2024"
                 else:
                     spec = DateSpec(i, j, hi=p.hi)
                 out.append(spec)

@@ -219,6 +219,8 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
             p.window = Window("running")
         elif self.cues.moving:
             p.window = Window("moving", self.cues.moving[0], self.cues.moving[1])
+        if p.window is not None and p.measures:
+            p.window.show_value = self._measure_mentions(p.measures[0]) >= 2
         entity = next((d.table for d in p.dims if d.kind == "entity"), None)
         if self.cues.include_zero and entity and p.measures and p.measures[0].table != entity:
             p.keep_empty = True

@@ -190,10 +190,11 @@ def window_select(b: "Builder") -> exp.Expression:
                               end="CURRENT ROW")
         func = (exp.Avg if w.func == "avg" else exp.Sum)(this=exp.column(value))
     over = exp.Window(this=func, partition_by=[exp.column(n) for n in dims] or None, order=order, spec=spec)
-    inner = exp.select(*[exp.column(n) for n in dims], exp.column(period), exp.alias_(over, w.kind)).from_(
+    shown = [exp.column(value)] if w.show_value else []
+    inner = exp.select(*[exp.column(n) for n in dims], exp.column(period), *shown, exp.alias_(over, w.kind)).from_(
         base.subquery("series"))
-    outer = exp.select(*[exp.column(n) for n in dims], exp.column(period), exp.column(w.kind)).from_(
-        inner.subquery("windowed"))
+    outer = exp.select(*[exp.column(n) for n in dims], exp.column(period), *[x.copy() for x in shown],
+                       exp.column(w.kind)).from_(inner.subquery("windowed"))
     conds = []
     if w.kind == "moving":
         for f in window:

@@ -109,6 +109,8 @@ class Window:
     """``running`` (cumulative from the first period) or ``moving`` (over the last ``n`` periods)."""
     n: int = 1
     func: str = "avg"
+    show_value: bool = False
+    """Each period's own value before the windowed one ("that month's sales, and the running total")."""
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 from services.embedded.dates import DateSpec
 from services.embedded.index import Column, Concept
 from services.embedded.joins import default_date, distance, is_ancestor, join_tree, primary_date
-from services.embedded.lexicon import EXCLUDE_WORDS, stem
+from services.embedded.lexicon import DATE_STEMS, EXCLUDE_WORDS, stem
 from services.embedded.linking import Link
 from services.embedded.plan import ColRef, Exists, Filter, Having, Measure
 
@@ -240,6 +240,8 @@ class FiltersMixin:
             if column.kind == "bool" and c.strength >= 0.5:
                 self.used.add(k)
                 self.plan.filters.append(Filter("bool", ColRef(c.table, c.column), values=(not neg,)))
+            elif column.kind == "date" and all(t.stem in DATE_STEMS for t in self.t[lk.start:lk.end]):
+                continue  # "the date": a column heading, not "has a date"
             elif column.nullable and c.strength >= 0.5 and not self._is_projection(k):
                 self.used.add(k)
                 words = {t.stem for t in self.t[lk.start:lk.end]}
