@@ -130,7 +130,7 @@ def figures(outcomes: Iterable[Outcome], schema: str | None = None) -> Figures:
 
 # Ratchet: schema -> (answerable passed >=, must-refuse declined >=, controls declined <=).
 TUNE_FLOORS = {
-    "retail": (33, 6, 0),
+    "retail": (34, 6, 0),
     "retail_24m": (23, 5, 0),
     "library": (18, 6, 0),
     "clinic": (19, 6, 0),

@@ -319,6 +319,15 @@ class Builder:
         e = col(ColRef(d.table, d.column))
         return e, [e.copy()]
 
+    def dim_projections(self, d: Dim, n: int) -> tuple[list[exp.Expression], list[exp.Expression]]:
+        """The output columns of one grouping (an entity's key too, when asked) and its GROUP BY keys."""
+        shown, keys = self.dim_outputs(d)
+        out = [exp.alias_(shown, dim_alias(d, n))]
+        t = self.ix.tables.get(d.table)
+        if d.kind == "entity" and d.show_key and t is not None and len(t.primary_key) == 1 and t.label:
+            out.insert(0, exp.alias_(col(ColRef(d.table, t.primary_key[0])), f"{d.table}_key"))
+        return out, keys
+
     def grain_ref(self, d: Dim) -> ColRef | None:
         if d.table:
             return ColRef(d.table, d.column)
@@ -338,8 +347,8 @@ class Builder:
         projections: list[exp.Expression] = []
         group: list[exp.Expression] = []
         for n, d in enumerate(p.dims):
-            shown, keys = self.dim_outputs(d)
-            projections.append(exp.alias_(shown, dim_alias(d, n)))
+            shown, keys = self.dim_projections(d, n)
+            projections.extend(shown)
             group.extend(keys)
         select = exp.select(*projections) if projections else exp.Select()
         select, _edges = self.source(select, filters)

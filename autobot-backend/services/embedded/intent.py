@@ -242,6 +242,11 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
                 wh = self._wh_dim()
                 if wh is not None and not p.dims and self.concept(wh).kind in ("table", "column"):
                     self._add_dim(wh)  # "which categories generated more than ...": the groups that qualify
+                if self._asks_for_measure(p.having[0].measure, 0) and p.having[0].measure.func != "min":
+                    # "... along with how many": the qualifying groups and the measure they qualify on
+                    if not p.dims:
+                        p.dims = [Dim("entity", p.subject, show_key=self._names_key(p.subject))]
+                    p.measures = [p.having[0].measure]
                 return p
             if all(lk.best.kind == "value" for lk in self.links) and not self._asks_for_rows():
                 return Unclear("it names values but not what to count, add up or list about them")
@@ -275,9 +280,17 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
         k = self.link_after(sup.end, gap=3)
         if k is not None:
             after = max(after, self.links[k].end)
-        return self._asks_for_measure(after)
+        return self._asks_for_measure(None, after)
 
-    def _asks_for_measure(self, start: int) -> bool:
+    def _names_key(self, table: str) -> bool:
+        """"the member id, name and ...": the entity's key is asked for beside its name."""
+        for k, lk in enumerate(self.links):
+            if lk.best.kind == "table" and lk.best.table == table and lk.end < len(self.lows) \
+                    and self.lows[lk.end] in ("id", "ids", "identifier", "identifiers"):
+                return True
+        return False
+
+    def _asks_for_measure(self, m, start: int) -> bool:
         for j in range(start, len(self.lows)):
             if self.lows[j] not in _ALSO and not (self.t[j].kind == "punct" and self.t[j].text in ".?!;:—-"):
                 continue

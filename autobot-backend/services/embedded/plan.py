@@ -70,6 +70,8 @@ class Dim:
     column: str | None = None
     unit: str | None = None
     """Grain only: ``day``, ``week``, ``month``, ``quarter`` or ``year`` of the date ``column``."""
+    show_key: bool = False
+    """Entity only: show its key before its label ("the member id and name")."""
 
 
 @dataclass
