@@ -377,7 +377,11 @@ class SQLReport:
     baseline: dict[str, Any] | None = None
     """``{"path", "recorded_at", "model"}`` of the baseline compared against, if any."""
     gate: Any = None
-    """An ``eval.sql.gate.GateResult`` in gated mode."""
+    """An ``eval.sql.gate.GateResult`` whenever a baseline of this path, model and set-up exists."""
+    gate_note: str | None = None
+    """Why the gate was not evaluated (no baseline, another set-up, a user's own corpus)."""
+    gated: bool = False
+    """The run enforces the gate (``--fail-on-regression``); otherwise it is informational."""
     oracle_defects: list[dict[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     generated_at: str = field(default_factory=lambda: utc_now())
@@ -413,7 +417,8 @@ def sql_json(report: SQLReport) -> dict[str, Any]:
         ],
         "oracle_defects": report.oracle_defects,
         "warnings": report.warnings,
-        "gate": None if report.gate is None else report.gate.to_json(),
+        "gate": ({"status": "not_evaluated", "checks": [], "detail": report.gate_note} if report.gate is None
+                 else report.gate.to_json() | {"enforced": report.gated}),
     }
 
 
@@ -472,8 +477,9 @@ def _sql_regressions(report: SQLReport) -> list[str]:
 
 def _sql_gate(report: SQLReport) -> list[str]:
     if report.gate is None:
-        return []
-    out = [f"## Gate: {md.escape(report.gate.status.upper())}", ""]
+        return ["## Gate: not evaluated", "", md.escape(report.gate_note or "no baseline"), ""]
+    mode = "enforced (--fail-on-regression)" if report.gated else "informational; enforced with --fail-on-regression"
+    out = [f"## Gate: {md.escape(report.gate.status.upper())} ({mode})", ""]
     out += [md.table(["check", "ok", "detail"],
                      [[md.escape(c.name), "yes" if c.ok else "NO", md.escape(c.detail)] for c in report.gate.checks]),
             ""]

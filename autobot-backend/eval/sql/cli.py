@@ -234,31 +234,38 @@ def run_sql(args: argparse.Namespace) -> int:
     return _finish(report, args, plan, corpus, composition)
 
 
+def _baseline_for(report: SQLReport, plan: Plan, baseline_dir: Path) -> tuple[bl.Baseline | None, str | None, bool]:
+    """The baseline this run is compared with, or why there is none (and whether that is a defect)."""
+    if not plan.builtin:
+        return None, "a user's own corpus or database has no baseline", False
+    try:
+        baseline = bl.load_baseline(report.candidate_path, report.model, baseline_dir)
+    except bl.BaselineError as exc:
+        return None, str(exc), True
+    if baseline is None:
+        others = bl.other_baselines(report.candidate_path, report.model, baseline_dir)
+        return None, (f"no baseline for {report.candidate_path}/{report.model}"
+                      + (f"; baselines exist for {', '.join(b.label for b in others)}: a run is never compared "
+                         "with another model's baseline" if others else "")
+                      + "; record one deliberately with --record-baseline"), False
+    differs = [f"{k} {report.run.get(k)!r} vs baseline {baseline.run.get(k)!r}" for k in ("engine", "rotations", "seed")
+               if report.run.get(k) != baseline.run.get(k)]
+    if differs:
+        return None, "this run's set-up differs from the baseline's: " + ", ".join(differs), False
+    return baseline, None, False
+
+
 def _finish(report: SQLReport, args: argparse.Namespace, plan: Plan, corpus: Corpus, composition) -> int:
-    baseline, pin_error = None, None
     baseline_dir = args.baseline_dir or bl.BASELINE_DIR
-    if plan.builtin:
-        try:
-            baseline = bl.load_baseline(report.candidate_path, report.model, baseline_dir)
-        except bl.BaselineError as exc:
-            pin_error = str(exc)
-    if baseline is not None:
-        differs = [f"{k} {report.run.get(k)!r} vs baseline {baseline.run.get(k)!r}" for k in ("engine", "rotations", "seed")
-                   if report.run.get(k) != baseline.run.get(k)]
-        if differs:
-            pin_error = "this run's set-up differs from the baseline's: " + ", ".join(differs)
-    if baseline is not None:
+    baseline, why_not, unusable = _baseline_for(report, plan, baseline_dir)
+    report.gated = bool(args.fail_on_regression)
+    if baseline is None:
+        report.gate_note = why_not
+    else:
         report.baseline = {"path": bl.display_path(baseline.source),
                            "recorded_at": baseline.recorded_at, "model": baseline.model}
         for o in report.outcomes:
             classify_sql(o, baseline.questions)
-    if baseline is None and pin_error is None and args.fail_on_regression:
-        others = bl.other_baselines(report.candidate_path, report.model, baseline_dir)
-        pin_error = (f"no baseline for {report.candidate_path}/{report.model}"
-                     + (f"; baselines exist for {', '.join(b.label for b in others)}: a run is never compared "
-                        "with another model's baseline" if others else "")
-                     + "; record one deliberately with --record-baseline")
-    if baseline is not None and (args.fail_on_regression or args.record_baseline):
         report.gate = evaluate_gate(report.summary, {q.id for q in corpus.questions}, composition, corpus.size,
                                     baseline)
     text = sql_markdown(report)
@@ -272,10 +279,11 @@ def _finish(report: SQLReport, args: argparse.Namespace, plan: Plan, corpus: Cor
         _err("no question could be measured; see the reasons in the report")
         return EXIT_CANNOT_JUDGE
     if args.record_baseline:
-        if report.gate is not None and report.gate.status != "passed" and not args.force:
-            _err(f"not recording: this run {report.gate.status} the gate against the existing baseline "
-                 f"({', '.join(c.name for c in report.gate.checks if c.ok is not True)}); "
-                 "re-run with --force to replace it deliberately")
+        failing = report.gate is not None and report.gate.status != "passed"
+        if (failing or unusable) and not args.force:
+            what = (f"this run {report.gate.status} the gate against the existing baseline "
+                    f"({', '.join(c.name for c in report.gate.checks if c.ok is not True)})" if failing else why_not)
+            _err(f"not recording: {what}; re-run with --force to replace it deliberately")
             return EXIT_CANNOT_JUDGE
         path = bl.write_baseline(report, composition, baseline_dir)
         print(f"baseline recorded: {bl.display_path(path)}", file=sys.stderr)
@@ -285,8 +293,8 @@ def _finish(report: SQLReport, args: argparse.Namespace, plan: Plan, corpus: Cor
               file=sys.stderr)
     if not args.fail_on_regression:
         return EXIT_OK
-    if pin_error:
-        _err(pin_error)
+    if report.gate is None:
+        _err(f"cannot gate: {why_not}")
         return EXIT_CANNOT_JUDGE
     if report.gate.status == "failed":
         _err("gate failed: " + "; ".join(f"{c.name}: {c.detail}" for c in report.gate.failed))
@@ -295,4 +303,3 @@ def _finish(report: SQLReport, args: argparse.Namespace, plan: Plan, corpus: Cor
         _err("gate indeterminate: " + "; ".join(f"{c.name}: {c.detail}" for c in report.gate.checks if c.ok is None))
         return EXIT_CANNOT_JUDGE
     return EXIT_OK
-

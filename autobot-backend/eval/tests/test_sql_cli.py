@@ -338,3 +338,15 @@ def test_per_question_timeout_makes_a_hanging_model_unmeasured(work, monkeypatch
         assert sql("--candidate", "llm", "--corpus", str(corpus), "--timeout", "0.5", "--json", "t.json") == 2
     [q] = json.loads((work / "t.json").read_text())["questions"]
     assert q["verdict"] == "unmeasured" and "timeout" in q["detail"]
+
+
+def test_gate_is_informational_without_the_flag_and_says_why_when_not_evaluated(work):
+    answers = write_answers(work / "a.jsonl", reference_answers())
+    assert recorded(answers, "--json", "before.json") == 0
+    before = json.loads((work / "before.json").read_text())["gate"]
+    assert before["status"] == "not_evaluated" and "no baseline for recorded/scripted-1" in before["detail"]
+    assert recorded(answers, "--record-baseline") == 0
+    write_answers(answers, reference_answers(skip={ANSWERABLE[0].id}))
+    assert recorded(answers, "--json", "after.json") == 0  # not gated: the exit code stays 0
+    after = json.loads((work / "after.json").read_text())["gate"]
+    assert (after["status"], after["enforced"]) == ("passed", False)  # one refusal is within the 2-point floor
