@@ -1,4 +1,5 @@
-"""Latency of the embedded generator (``embedded-v1``) per question, over its retail dev set.
+"""Latency of the embedded generator (``embedded-v1``) per question, over its retail dev set and
+over the blind set's tune questions on their five schemas.
 
 Cold: each question is the first after the per-schema index was dropped, so the index build is
 in the figure. Warm: the index is built; every question is asked five times. The target is well
@@ -17,6 +18,7 @@ import sqlalchemy as sa
 from services.embedded import EmbeddedGenerator
 from services.embedded.index import clear_cache
 from services.schema_context import inspect_schema
+from tests.test_embedded_blind import database, load_split
 from tests.test_embedded_devset import load_devset
 from tests.test_embedded_schemas import write_db
 
@@ -51,4 +53,21 @@ def run() -> None:
             warm.append((time.perf_counter() - started) * 1000)
     print(f"   generate() over {len(questions)} retail dev-set questions (answerable and must-refuse)")
     print(_line("cold", cold))
+    print(_line("warm", warm))
+    _blind(generator)
+
+
+def _blind(generator: EmbeddedGenerator) -> None:
+    """The blind tune questions, each on its own schema (warm: every index built first)."""
+    blind = load_split("tune")
+    contexts = {q.schema: database(q.schema)[0] for q in blind}
+    for question in blind:
+        generator.generate(question.question, contexts[question.schema])
+    warm: list[float] = []
+    for _ in range(WARM_REPEATS):
+        for question in blind:
+            started = time.perf_counter()
+            generator.generate(question.question, contexts[question.schema])
+            warm.append((time.perf_counter() - started) * 1000)
+    print(f"   generate() over {len(blind)} blind tune questions on {len(contexts)} schemas")
     print(_line("warm", warm))
