@@ -136,13 +136,14 @@ TUNE_FLOORS = {
     "clinic": (19, 6, 0),
     "saas": (19, 6, 0),
 }
-# Set once, from the first holdout measurement after the round of changes; never tuned against.
+# Set once, from the first holdout measurement after the round of changes (the second measurement in all;
+# the first, before the changes, was 23/97 right, 23/25 declined, 7/7 controls declined); never tuned against.
 HOLDOUT_FLOORS = {
-    "retail": (0, 0, 99),
-    "retail_24m": (0, 0, 99),
-    "library": (0, 0, 99),
-    "clinic": (0, 0, 99),
-    "saas": (0, 0, 99),
+    "retail": (14, 5, 0),
+    "retail_24m": (11, 4, 0),
+    "library": (6, 3, 0),
+    "clinic": (10, 5, 0),
+    "saas": (5, 4, 0),
 }
 
 
