@@ -28,7 +28,7 @@ focus follow forget form gain gather gauge get give go grab grow guess handle ha
 hide hit hold hope identify ignore imagine imply improve include indicate inform intend interest involve join judge
 jump keep kick kill know lack land last lead lean learn leave let lie like limit link list live look lose love make
 manage matter mean measure meet mention mind miss move multiply need note notice obtain occur offer open operate
-outline own pass pay perform pick plan play plot point pop prefer prepare present pretend print proceed produce
+outline own pass pay perform pick place plan play plot point pop prefer prepare present pretend print proceed produce
 prove provide pull push put query quit raise reach read realise realize recall receive reckon recognise recognize
 reduce refer reflect regard relate rely remain remember repeat reply report represent request require resolve rest
 result retrieve reveal rise round run say see seek seem select sell send serve settle shape share show shrink sit

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from services.embedded.english import ADJECTIVES, is_ordinary, number_word
-from services.embedded.lexicon import POLITE_PREFIX, WRITE_VERBS, Token
+from services.embedded.english import ADJECTIVES, VERBS, is_ordinary, number_word
+from services.embedded.lexicon import GENERAL_WORDS, POLITE_PREFIX, WRITE_VERBS, Token
 from services.embedded.linking import Linked, names_attribute
 
 
@@ -139,7 +139,8 @@ def screen(question: str) -> Refusal | None:
     if _GREETING.match(text) and len(re.findall(r"[A-Za-z]+", text)) <= 6:
         return Refusal("non_analytical", "it is a greeting, not a question about the data")
     m = _DEICTIC.search(text)
-    if m and not re.search(r"[,.;?!]", text[:m.start()]):  # later clauses refer back within the question
+    if m and not (re.search(r"[,.;?!]", text[:m.start()]) and len(re.findall(r"[A-Za-z]+", text[:m.start()])) >= 6):
+        # a later clause of a long question refers back within it
         return Refusal("unclear", f"it refers to something the question does not say ({m.group(0).strip()!r}); "
                                   "name the rows, period or measure meant")
     return None
@@ -164,13 +165,19 @@ def unlinked_terms(tokens: list[Token], linked: Linked) -> Refusal | None:
 _SLOT_HEADS = frozenset("""
 average avg mean median typical total sum count number numbers amount maximum max minimum min highest lowest largest
 smallest biggest greatest most least fewest best worst top bottom many much which what whose who each every per by
-show list display give find get tell calculate compute rank sort with without between
+show list display give find get tell calculate compute rank sort with without between have has had
+percentage percent share proportion ratio fraction rate distribution breakdown trend trends
+""".split())
+# Nouns for data, after which "on", "about", "for" introduce what the data is about ("figures on X").
+_DATA_NOUNS = frozenset("""
+data information info details figures numbers stats statistics metrics report reports breakdown record records
 """.split())
 # Words a noun phrase reaches back over to its head: determiners, pronouns, "of", copulas.
 _PASS = frozenset("""
 the a an our their its my your his her this that these those some any all me us of is are was were be 's and or ,
 """.split())
 _COPULAS = frozenset({"is", "are", "was", "were", "be"})
+_SENTENCE_GO = frozenset({"per", "by", "for", "in", "during", "of", "since", "over"})
 _BOUNDARY = frozenset({".", "?", "!", ";", ":"})
 
 
@@ -208,6 +215,11 @@ def _in_data_slot(tokens: list[Token], linked: Linked, run: list[int]) -> bool:
         if low in _SLOT_HEADS:
             # "side by side", "one by one": an idiom, not a grouping
             return not (low == "by" and i > 0 and tokens[i - 1].low == tokens[run[0]].low)
+        if low in ("on", "about", "regarding", "for") and i > 0:
+            j = i - 1
+            while j >= 0 and tokens[j].low in _PASS:
+                j -= 1
+            return j >= 0 and tokens[j].low in _DATA_NOUNS
         if low in _PASS or tok.kind == "number" or number_word(low) is not None or low in ADJECTIVES \
                 or low.endswith("est") and is_ordinary(low) or linked.link_at(i) is not None:
             i -= 1
@@ -225,11 +237,12 @@ def _sentence_subject(tokens: list[Token], linked: Linked, run: list[int]) -> bo
     if i >= 0 and not (tokens[i].kind == "punct" and tokens[i].text in _BOUNDARY):
         return False
     j = run[-1] + 1
-    while j < len(tokens) and linked.link_at(j) is not None:
+    while j < len(tokens) and (linked.link_at(j) is not None or tokens[j].low in GENERAL_WORDS
+                               and tokens[j].low not in VERBS and tokens[j].low not in _SENTENCE_GO):
         j += 1
     if j >= len(tokens):
         return True
     nxt = tokens[j]
     if nxt.kind == "punct":
         return nxt.text in ("?", ".", "!")
-    return nxt.low in ("per", "by", "for", "in", "during", "of", "since", "over") or nxt.kind == "number"
+    return nxt.low in _SENTENCE_GO or nxt.kind == "number"

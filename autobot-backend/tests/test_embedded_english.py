@@ -1,0 +1,93 @@
+"""Ordinary English around a question does not make it out of schema; an unknown noun where data
+is named does. Probes written for these rules (not taken from any test set), over the dev retail
+schema, plus units of the ordinary-English lists and of the new date phrases."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+import sqlalchemy as sa
+
+from services.embedded import EmbeddedGenerator
+from services.embedded.dates import find_dates
+from services.embedded.english import is_ordinary, number_word
+from services.embedded.lexicon import tokenize
+from services.embedded.refusal import Refusal
+from services.schema_context import inspect_schema
+from tests.test_embedded_schemas import write_db
+
+D = dt.date
+
+
+@pytest.fixture(scope="module")
+def retail(tmp_path_factory):
+    engine = sa.create_engine(write_db(tmp_path_factory.mktemp("english") / "retail.db", "retail"))
+    ctx = inspect_schema(engine)
+    engine.dispose()
+    return ctx
+
+
+@pytest.mark.parametrize("question", [
+    "Hey there, quick favour: how many orders did we get in 2024?",
+    "Could you pull up, whenever convenient, the total revenue for 2024?",
+    "Roughly how many customers signed up in 2024?",
+    "What were the top three categories by revenue in 2024?",
+    "How many orders did our lovely customers place in 2024, regardless of status?",
+    "Just curious - how many products do we carry in each category?",
+    "Morning! Which channel brought in the most revenue in 2024?",
+    "Please tally up the orders we shipped in March 2024, cheers.",
+], ids=lambda q: q[:40])
+def test_ordinary_english_is_not_out_of_schema(retail, question):
+    outcome = EmbeddedGenerator().explain(question, retail)
+    assert not isinstance(outcome, Refusal), outcome
+
+
+@pytest.mark.parametrize("question", [
+    "How many visitors did the website get in 2024?",
+    "Show the profit margin by category.",
+    "Which supplier delivers the most products?",
+    "Do we have any figures on customer loyalty points?",
+    "What percentage of orders had a coupon?",
+    "List customers with their credit scores.",
+    "Average product weight per category",
+    "What is the average delivery time for web orders?",
+    "Warehouse stock levels by product?",
+], ids=lambda q: q[:40])
+def test_an_unknown_noun_where_data_is_named_is_out_of_schema(retail, question):
+    outcome = EmbeddedGenerator().explain(question, retail)
+    assert isinstance(outcome, Refusal) and outcome.kind in ("out_of_schema", "unclear"), outcome
+
+
+@pytest.mark.parametrize("word,slot,expected", [
+    ("whatever", False, True), ("busiest", True, True), ("earliest-born", True, True), ("twelve", True, True),
+    ("placed", True, True), ("spending", False, True), ("spending", True, False), ("interest", True, False),
+    ("weight", False, False), ("visitors", True, False), ("morning", False, True), ("morning", True, False),
+], ids=lambda v: str(v))
+def test_ordinary_words(word, slot, expected):
+    assert is_ordinary(word, slot) is expected
+
+
+@pytest.mark.parametrize("word,value", [("three", 3), ("twelve", 12), ("twenty-five", 25), ("second", None)])
+def test_number_words(word, value):
+    assert number_word(word) == value
+
+
+@pytest.mark.parametrize("phrase,lo,hi", [
+    ("orders on 7 March 2024", D(2024, 3, 7), D(2024, 3, 8)),
+    ("orders on Christmas Day 2023", D(2023, 12, 25), D(2023, 12, 26)),
+    ("orders between May 3 and May 9, 2024", D(2024, 5, 3), D(2024, 5, 10)),
+    ("revenue month by month through 2023", D(2023, 1, 1), D(2024, 1, 1)),
+], ids=lambda v: str(v))
+def test_more_date_phrases(phrase, lo, hi):
+    spec = find_dates(tokenize(phrase))[0]
+    assert (spec.lo, spec.hi) == (lo, hi)
+
+
+@pytest.mark.parametrize("phrase,recurring", [
+    ("orders in July", ("month", 7)), ("sales in Q2", ("quarter", 2)),
+    ("orders placed on the first day of a month", ("first_day", 1)),
+    ("orders on the last day of each quarter", ("last_day", 3)),
+], ids=lambda v: str(v))
+def test_periods_without_a_year_recur(phrase, recurring):
+    assert find_dates(tokenize(phrase))[0].recurring == recurring
