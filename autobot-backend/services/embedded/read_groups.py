@@ -129,6 +129,10 @@ class GroupsMixin:
         wh = self._wh_dim()
         wh_grain = any(self.lows[start] in ("which", "what") for _u, start, _e in self.cues.grains)
         after = self.link_after(sup.end, gap=2)
+        if after is not None and self.links[after].best.kind == "value":
+            qualified = self.link_after(self.links[after].end, gap=0)
+            if qualified is not None and self.links[qualified].best.kind == "table":
+                after = qualified  # "the most <status> <rows>": the rows, of that status
         dim_k, event_k = None, None
         explicit = sup.explicit_limit or self.lows[sup.start] in ("top", "bottom")
         extreme = any(a.func in ("max", "min") and sup.start <= a.start < sup.end for a in self.cues.aggs)
@@ -261,6 +265,13 @@ class GroupsMixin:
 
     _wh_limit: int | None = None
 
+    def _count_word(self, j: int) -> bool:
+        """A count before a noun ("the three doctors"), not before a superlative ("the 3 most ...")."""
+        if j + 1 >= len(self.t) or any(s.start <= j + 1 and j < s.end for s in self.cues.superlatives):
+            return False
+        return self.t[j].kind == "number" and self.t[j].low.isdigit() or self.lows[j] in NUMBER_WORDS \
+            and self.lows[j] not in ("a", "one", "single")
+
     def _wh_dim(self) -> int | None:
         for i, w in enumerate(self.lows):
             if w in WH:
@@ -269,7 +280,10 @@ class GroupsMixin:
                                         or self.lows[j] in NUMBER_WORDS and self.lows[j] not in ("a", "one", "single")):
                     self._wh_limit = int(parse_number(self.t[j]))  # "which 5 patients ...", "which five"
                     j += 1
-                while j < len(self.lows) and self.lows[j] in ("is", "are", "was", "were", "the", "all"):
+                while j < len(self.lows) and (self.lows[j] in ("is", "are", "was", "were", "the", "all")
+                                              or self._count_word(j)):
+                    if self._count_word(j):
+                        self._wh_limit = int(parse_number(self.t[j]))  # "who were the two ..."
                     j += 1  # "what are the cities ..."
                 k = self.link_after(j, gap=1)
                 if k is not None and self.links[k].best.kind in ("table", "column"):
