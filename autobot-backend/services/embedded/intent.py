@@ -211,6 +211,8 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
         """Defaults that depend on the whole reading (what is counted when nothing is named, windows,
         LEFT JOINs, shares of a total), then the checks that make a plan answerable."""
         p = self.plan
+        p.measures = [m for n, m in enumerate(p.measures) if m not in p.measures[:n]]  # named twice, shown once
+        p.filters = [f for n, f in enumerate(p.filters) if f not in p.filters[:n]]
         if p.measures and not p.dims and any(w in _SPLIT for w in self.lows):
             several = next((f for f in p.filters if f.kind == "eq" and len(f.values) > 1), None)
             if several is not None:

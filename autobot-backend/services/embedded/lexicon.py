@@ -360,6 +360,10 @@ _ABBREVIATIONS = [
     (re.compile(r"\b(?:mtd|month[- ]to[- ]date)\b", re.I), "this month"),
     (re.compile(r"#\s*of\b|\bno\.\s*of\b", re.I), "number of"),
     (re.compile(r"\bavg\.", re.I), "average"),
+    # an example of a label's format is not a period to filter on: "(like 2024-Q1)", "2023-Q1 style"
+    (re.compile(r"\(?\b(?:like|e\.g\.?|eg|such\s+as|for\s+example|say)[\s,]+\d{4}-?Q[1-4]\b\)?"
+                r"|\(?\b\d{4}-Q[1-4](?:\s*(?:etc\.?|style|format|and\s+so\s+on))\)?"
+                r"|\(?\b\d{4}-Q[1-4]\s*,\s*\d{4}-Q[1-4]\s*(?:,\s*\.\.\.|etc\.?)\)?", re.I), " "),
 ]
 
 

@@ -15,7 +15,8 @@ class PeriodsMixin:
 
     def _period_columns(self, pending) -> bool:
         named = [(s, c) for s, c in pending if s.period is not None or s.recurring is not None]
-        if len(named) < 2 or len(named) != len(pending) or not self.plan.measures or self.cues.compare_unit:
+        if len(_ordered(named)) < 2 or len(named) != len(pending) or not self.plan.measures \
+                or self.cues.compare_unit:
             return False
         m = self.plan.measures[0]
         if m.per or m.per_grain or m.share or self.plan.rank is not None:
