@@ -336,6 +336,15 @@ def find_dates(tokens: list[Token]) -> list[DateSpec]:
                 out.append(spec)
                 i = j
                 continue
+        borrowed = _borrowed_year(tokens, i) if low in MONTHS or re.fullmatch(r"q[1-4]", low) else None
+        second = _period_at(tokens, borrowed[1] + 1) if borrowed is not None else None
+        if borrowed is not None and second is not None:
+            # "January to June 2024" (no "from"): a range, the first end in the second's year
+            (p1, _j), (p2, k) = borrowed, second
+            s = start - 1 if start > 0 and tokens[start - 1].low in ("in", "for", "during", "over") else start
+            out.append(DateSpec(s, k, lo=p1.lo, hi=p2.hi, parts=(p1, p2)))
+            i = k
+            continue
         if _order_hint(tokens, i):
             i += 1
             continue
