@@ -75,7 +75,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
         self._first_events()
         self._period_contrast()
         pending = self._pending
-        if self._period_columns(pending):
+        if self._previous_values(pending) or self._period_columns(pending):
             return
         if not cues.change or not (cues.compare_unit or len(pending) >= 2 or any(s.parts for s, _ in pending)
                                    or any(d.kind == "grain" for d in self.plan.dims)):

@@ -134,7 +134,10 @@ def _series(b: "Builder", date: ColRef) -> exp.Expression:
             conds.append(exp.LTE(this=exp.column(period), expression=lit(last)))
         scalar = scalar or (first is not None and first == last)
     shown = [exp.column(n) for n in dim_names]
-    if scalar and not dim_names:
+    if c.previous:
+        inner.set("expressions", inner.expressions[:-1] + [exp.alias_(prev.copy(), "previous")])
+        outs = shown + [exp.column(period), exp.column(value), exp.column("previous")]
+    elif scalar and not dim_names:
         outs = [exp.column("change")]
     elif c.rank is not None and p.hide_measures:
         outs = shown + [exp.column(period)]  # a wh-question over ranked changes: the period itself

@@ -3,15 +3,47 @@ versus 2024", "for each channel, its sales in each of two years", with or withou
 
 from __future__ import annotations
 
+import re
+
 from services.embedded.plan import ColRef, Compare
 
 _SIDE_BY_SIDE = frozenset({"versus", "vs", "vs.", "alongside"})
 _CHANGE_NOUNS = frozenset({"change", "changes", "difference", "growth", "increase", "decrease", "delta", "gap"})
 _PCT = frozenset({"percent", "percentage", "%", "pct", "rate"})
+_PERIODS_IN_YEAR = {"quarter": 4, "month": 12, "week": 52, "day": 365}
 
 
 class PeriodsMixin:
     """Turns two or more named periods into columns, when the question asks to see them side by side."""
+
+    def _previous_values(self, pending) -> bool:
+        """A series that shows, beside each period's value, the value of the period it is compared
+        with: "... and the <measure> of the <unit> before", "... and <measure> in the same <unit> of <year>"."""
+        grains = [d for d in self.plan.dims if d.kind == "grain"]
+        if len(grains) != 1 or not self.plan.measures or any(w in _CHANGE_NOUNS for w in self.lows):
+            return False
+        m = self.plan.measures[0]
+        if m.per or m.per_grain or m.share or self._measure_mentions(m) < 2:
+            return False
+        unit = grains[0].unit
+        text = " ".join(self.lows)
+        years = [(s, c) for s, c in pending if s.period is not None and s.period.grain == "year"]
+        if f"same {unit}" in text and len(years) == 2:
+            later, column = max(years, key=lambda sc: sc[0].period.lo)
+            offset = _PERIODS_IN_YEAR.get(unit)
+            window = [self._range(later, column)]
+        elif re.search(rf"\b(?:{unit}\s+before|(?:previous|prior|preceding)\s+{unit})\b", text):
+            column = pending[0][1] if pending else None
+            offset, window = 1, [self._range(s, c) for s, c in pending]
+        else:
+            return False
+        if offset is None or column is None:
+            return False
+        self.plan.compare = Compare(unit, False, with_measure=True, date=ColRef(column.table, column.name), grain=unit,
+                                    offset=offset, previous=True)
+        self.plan.dims = [d for d in self.plan.dims if d.kind != "grain"]
+        self.plan.filters.extend(window)
+        return True
 
     def _period_columns(self, pending) -> bool:
         named = [(s, c) for s, c in pending if s.period is not None or s.recurring is not None]
