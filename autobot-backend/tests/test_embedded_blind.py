@@ -131,7 +131,7 @@ def figures(outcomes: Iterable[Outcome], schema: str | None = None) -> Figures:
 # Ratchet: schema -> (answerable passed >=, must-refuse declined >=, controls declined <=).
 TUNE_FLOORS = {
     "retail": (34, 6, 0),
-    "retail_24m": (27, 5, 0),
+    "retail_24m": (29, 5, 0),
     "library": (19, 6, 0),
     "clinic": (22, 6, 0),
     "saas": (19, 6, 0),

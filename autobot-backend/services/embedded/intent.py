@@ -29,6 +29,7 @@ from services.embedded.reader import ReaderBase
 _SPLIT = frozenset({"split", "breakdown", "versus", "vs", "vs.", "compare", "compared", "comparing", "between",
                     "each", "respectively"})
 _FIRST_LAST = frozenset({"first", "earliest", "last", "latest", "most-recent"})
+_GROWTH_NOUNS = frozenset({"growth", "change", "increase", "decrease", "difference", "delta"})
 _WH_ASK = frozenset({"which", "what", "who", "whose"})
 _ALSO = frozenset({"and", "with", "plus", "along", "alongside", "including", "together", ",", "also"})
 _MEASURE_ASKED = frozenset({"total", "totals", "sum", "count", "counts", "number", "numbers", "amount", "amounts",
@@ -121,7 +122,8 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
                 else self._date_ref(main))
         series = grains[0].unit if grains else unit
         offset = _PERIODS_IN.get((unit, series), 1)
-        with_measure = any(self.lows[start] not in ("which", "what") for _u, start, _e in self.cues.grains)
+        with_measure = any(self.lows[start] not in ("which", "what") for _u, start, _e in self.cues.grains) \
+            and not self._names_only_change()
         compare = Compare(unit, cues.compare_pct, with_measure=with_measure, date=date, grain=series, offset=offset)
         if self.plan.rank is not None:
             # "which month had the largest increase": rank the changes, a fall ranks by the most negative
@@ -304,6 +306,12 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
                         c.kind == "column" and self.col(c).measurable for c in lk.concepts[:1])):
                     return True
         return False
+
+    def _names_only_change(self) -> bool:
+        """"<measure> growth" names the change alone; "<measure> ... with the change" asks for both."""
+        if not self.plan.measures or self._measure_mentions(self.plan.measures[0]) >= 2:
+            return False
+        return any(lk.end < len(self.lows) and self.lows[lk.end] in _GROWTH_NOUNS for lk in self.links)
 
     def _untimed_duration(self) -> bool:
         """"the average time customers spend on the site": a duration no two date columns give."""

@@ -303,6 +303,17 @@ class GroupsMixin:
             return False
         i = verbs[0]
         by = self.lows.index("by", i)
+        unit = next((_UNITS.get(w) for w in self.lows[i + 1:by] if w in _UNITS), None)
+        first = self.link_after(i + 1, gap=2)
+        measure = self._by_measure() if unit is not None and (first is None or self.links[first].start > by) \
+            else None
+        if measure is not None:
+            # "rank the months by <measure>": the periods, ordered by it
+            self.plan.dims.append(Dim("grain", "", None, unit))
+            self.grains_taken |= {g[1] for g in self.cues.grains}
+            self.plan.measures.append(measure)
+            self.plan.rank = Rank(not _ascending(self.lows), None)
+            return True
         target = self.link_after(i + 1, gap=2)
         if target is None or target >= len(self.links) or self.links[target].start >= by:
             return False
@@ -393,6 +404,9 @@ class GroupsMixin:
                 elif c.kind == "metric" or (c.kind == "column" and self.col(c).measurable):
                     self.plan.rank = Rank(desc, None)
                 return
+
+
+_UNITS = {"days": "day", "weeks": "week", "months": "month", "quarters": "quarter", "years": "year"}
 
 
 def _ascending(lows: list[str]) -> bool:
