@@ -3,13 +3,15 @@
 One concept per module, in the order a question meets them:
 
 * :mod:`.lexicon`    tokens, stems (inflection), general analytic vocabulary, synonyms, shorthand
+* :mod:`.english`    ordinary English (verbs, adjectives, adverbs, number words, format words) that names no data
 * :mod:`.refusal`    what is declined before and after linking, and the reason given
 * :mod:`.dates`      date phrases -> half-open ranges, or windows relative to the data
 * :mod:`.cues`       aggregate, grouping, grain, ranking, threshold, comparison and window cue words
 * :mod:`.metrics`    ``[metric: name = AGG(...) WHERE ...]`` definitions read from column comments
 * :mod:`.index`      the per-schema index (cached): names, comments, sampled values, foreign keys
 * :mod:`.linking`    question spans -> tables, columns, values, metrics (rapidfuzz for misspellings)
-* :mod:`.reader`, :mod:`.read_measures`, :mod:`.read_groups`, :mod:`.read_filters`, :mod:`.intent`
+* :mod:`.reader`, :mod:`.read_measures`, :mod:`.read_groups`, :mod:`.read_filters`, :mod:`.read_periods`,
+  :mod:`.intent`
                      linked question -> :class:`~.plan.Plan` (the structured query plan)
 * :mod:`.joins`      shortest foreign-key paths, join trees, which date dates a table's rows
 * :mod:`.build`, :mod:`.shapes`, :mod:`.periods`, :mod:`.sqlparts`
