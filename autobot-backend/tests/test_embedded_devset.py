@@ -136,9 +136,9 @@ def figures(outcomes: list[Outcome], schema: str | None = None, split: str | Non
 
 # Ratchet floors: (schema, split) -> minimum answerable questions right.
 PASS_FLOORS = {
-    ("retail", "tune"): 203, ("retail", "holdout"): 71,
-    ("library", "tune"): 46, ("library", "holdout"): 25,
-    ("clinic", "tune"): 38, ("clinic", "holdout"): 24,
+    ("retail", "tune"): 206, ("retail", "holdout"): 75,
+    ("library", "tune"): 48, ("library", "holdout"): 26,
+    ("clinic", "tune"): 40, ("clinic", "holdout"): 25,
 }
 REFUSAL_RECALL_FLOOR = 0.90
 CONTROLS_DECLINED_MAX = 0.15
@@ -196,7 +196,7 @@ def test_controls_are_rarely_declined(outcomes, split):
 
 
 # The retail questions again, on the suite's own retail fixture (its comments are worded differently).
-FIXTURE_FLOORS = {"tune": 289, "holdout": 103}
+FIXTURE_FLOORS = {"tune": 290, "holdout": 108}
 
 
 @pytest.fixture(scope="module")
