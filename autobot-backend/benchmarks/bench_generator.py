@@ -1,4 +1,4 @@
-"""Latency of the embedded generator (``embedded-v1``) per question, over its retail dev set and
+"""Latency of the embedded generator (``embedded-v2``) per question, over its retail dev set and
 over the blind set's tune questions on their five schemas.
 
 Cold: each question is the first after the per-schema index was dropped, so the index build is

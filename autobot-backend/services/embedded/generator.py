@@ -1,4 +1,4 @@
-"""``EmbeddedGenerator``: the built-in offline NL-to-SQL generator (``embedded-v1``).
+"""``EmbeddedGenerator``: the built-in offline NL-to-SQL generator (``embedded-v2``).
 
 Question -> screens (write, injection, chit-chat) -> cue words -> schema linking -> unlinked-term
 screen -> plan -> SQL rendered by sqlglot for the schema's dialect. Deterministic, offline, no
@@ -20,7 +20,7 @@ from services.embedded.refusal import Refusal, screen, unlinked_terms
 from services.schema_context import SchemaContext
 from services.sql_generation import Generation
 
-NAME = "embedded-v1"
+NAME = "embedded-v2"
 MAX_QUESTION_CHARS = 1000
 
 
