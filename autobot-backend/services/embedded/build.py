@@ -149,7 +149,7 @@ class Builder:
         out: list[exp.Expression] = []
         seen: set[str] = set()
         for m in self.p.measures + [h.measure for h in self.p.having]:
-            if m.metric and m.metric not in seen and not m.share and not self._inline(m):
+            if m.metric and m.metric not in seen and not m.share and not m.raw and not self._inline(m):
                 seen.add(m.metric)
                 cond = self.metric_condition(m.metric)
                 if cond is not None:
@@ -261,7 +261,7 @@ class Builder:
             return self._share(m)
         if m.func == "metric":
             metric = self.ix.metrics[m.metric]
-            cond = self.metric_condition(m.metric)
+            cond = None if m.raw else self.metric_condition(m.metric)
             if self._inline(m) and cond is not None and metric.argument is not None:
                 agg = metric.aggregate.copy()
                 inner = agg.find(exp.AggFunc)
@@ -294,7 +294,7 @@ class Builder:
         if m.func == "metric":
             metric = self.ix.metrics[m.metric]
             arg = metric.argument.copy()
-            mcond = self.metric_condition(m.metric)
+            mcond = None if m.raw else self.metric_condition(m.metric)
             part_cond = conjoin([cond, mcond]) if mcond is not None else cond
             part = exp.Sum(this=exp.Case(ifs=[exp.If(this=part_cond, true=arg.copy())], default=lit(0)))
             whole_arg = exp.Case(ifs=[exp.If(this=mcond, true=arg.copy())], default=lit(0)) if mcond else arg

@@ -107,6 +107,10 @@ class Cues:
     percent: bool = False
     sort: str | None = None
     """``asc`` or ``desc`` when the question asks for an order ("from highest to lowest")."""
+    sort_span: set[int] = field(default_factory=set)
+    """The tokens of the sort phrase."""
+    on_average: bool = False
+    """"... on average": the count or amount asked for is averaged over the rows it is counted for."""
     include_zero: bool = False
     distinct: bool = False
     skip: set[int] = field(default_factory=set)
@@ -129,11 +133,16 @@ def scan(tokens: list[Token], text: str) -> Cues:
     _scan_grains(tokens, lows, cues)
     _scan_thresholds(tokens, lows, cues)
     _scan_aggs(tokens, lows, cues)
+    for i in range(len(lows) - 1):
+        if lows[i] in ("on", "in") and lows[i + 1] in ("average", "avg") and i + 1 not in cues.skip:
+            cues.on_average = True
+            cues.aggs = [a for a in cues.aggs if a.start != i + 1]
+            cues.skip |= {i, i + 1}
     _scan_superlatives(tokens, lows, cues)
     _settle_extremes(cues)
     if cues.sort is not None:
-        cues.aggs = [a for a in cues.aggs if a.start not in cues.skip]
-        cues.superlatives = [s for s in cues.superlatives if s.start not in cues.skip]
+        cues.aggs = [a for a in cues.aggs if a.start not in cues.sort_span]
+        cues.superlatives = [s for s in cues.superlatives if s.start not in cues.sort_span]
     cues.percent = any(w in PERCENT_WORDS for w in lows) and not (cues.change or cues.compare_unit)
     if cues.percent:
         cues.skip |= {i for i, w in enumerate(lows) if w in PERCENT_WORDS}
@@ -149,7 +158,8 @@ def _scan_sort(tokens: list[Token], text: str, cues: Cues) -> None:
         return
     first = (m.group(1) or m.group(3) or m.group(4) or m.group(5) or "").lower()
     cues.sort = "desc" if first in _HIGH | {"best", "top"} or first.startswith("desc") else "asc"
-    cues.skip |= {i for i, t in enumerate(tokens) if t.start >= m.start() and t.end <= m.end()}
+    cues.sort_span = {i for i, t in enumerate(tokens) if t.start >= m.start() and t.end <= m.end()}
+    cues.skip |= cues.sort_span
 
 
 def _scan_windows(tokens: list[Token], lows: list[str], cues: Cues) -> None:
@@ -301,7 +311,8 @@ def _scan_thresholds(tokens: list[Token], lows: list[str], cues: Cues) -> None:
                     cues.thresholds.append(Threshold(_SPLIT_COMPARATIVE[lows[i]], None, i, i + 1))
                     cues.skip |= {i} | set(range(j, avg + 1))
                     break
-        number = _number_at(tokens, i) if i not in cues.skip and tokens[i].kind == "number" else None
+        number = _number_at(tokens, i) if i not in cues.skip and (
+            tokens[i].kind == "number" or lows[i] not in ("a", "single")) else None
         if number is not None and i + 2 < n and lows[i + 1] == "or" and lows[i + 2] in ("more", "less", "fewer"):
             op = ">=" if lows[i + 2] == "more" else "<="
             cues.thresholds.append(Threshold(op, number, i, i + 3))
@@ -394,7 +405,8 @@ def _scan_superlatives(tokens: list[Token], lows: list[str], cues: Cues) -> None
                 i = end
                 continue
         number = _number_at(tokens, i)
-        if (number is not None and tokens[i].kind == "number" and i + 1 < n and lows[i + 1] in _SUPERLATIVES
+        if (number is not None and (tokens[i].kind == "number" or lows[i] not in ("a", "single", "one"))
+                and i + 1 < n and lows[i + 1] in _SUPERLATIVES
                 and number == int(number) and 0 < number < 1000):
             desc, hint, end = _following_superlative(lows, i + 1, True)
             cues.superlatives.append(Superlative(desc, i, end, int(number), True, hint))

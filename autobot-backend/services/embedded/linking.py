@@ -230,7 +230,7 @@ def _span(tokens: list[Token], i: int, j: int, index: SchemaIndex) -> list[Link]
 def _single_extras(tokens: list[Token], i: int, index: SchemaIndex, direct: bool) -> list[Link]:
     tok = tokens[i]
     out: list[Link] = []
-    country = DEMONYMS.get(tok.low)
+    country = DEMONYMS.get(tok.low) if tok.low != "us" or tok.text == "US" else None  # "us" the pronoun
     if country:
         found = [c for c in index.phrases.get(tuple(stem(w) for w in country.split()), []) if c.kind == "value"]
         if found:

@@ -60,6 +60,8 @@ class Measure:
     """Two-level over time: the measure per ``per_grain`` period first ("average monthly revenue")."""
     share_of_total: bool = False
     """Each group's part of the total over all groups, out of 100."""
+    raw: bool = False
+    """A metric's aggregate without its condition: "the value of returned items" adds up every line."""
 
 
 @dataclass

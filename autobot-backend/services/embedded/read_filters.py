@@ -287,8 +287,11 @@ class FiltersMixin:
         for k, lk in enumerate(self.links):
             if lk.best.kind != "table" or lk.end >= len(self.t):
                 continue
-            tok = self.t[lk.end]
-            if tok.kind == "number" and tok.low.isdigit() and lk.end not in self.cues.skip:
+            at = lk.end
+            while at + 1 < len(self.t) and self.lows[at] in ("number", "no", "no.", "#", "id", "nr", "num"):
+                at += 1  # "customer number 42", "order #17", "member id 8"
+            tok = self.t[at]
+            if tok.kind == "number" and tok.low.isdigit() and at not in self.cues.skip:
                 pk = self.ix.tables[lk.best.table].primary_key
                 if len(pk) == 1:
                     self.plan.filters.append(Filter("eq", ColRef(lk.best.table, pk[0]), values=(int(tok.low),)))

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from services.embedded.index import Concept
-from services.embedded.joins import primary_date
+from services.embedded.joins import is_ancestor, primary_date
 from services.embedded.plan import Measure
 
 from services.embedded.reader import VALUE_NOUNS, SORT_WORDS
+
+_VALUE_HEADS = frozenset({"value", "worth"})
 
 
 class MeasuresMixin:
@@ -16,6 +18,8 @@ class MeasuresMixin:
 
     def _aggregates(self) -> None:
         if self._duration() or self._when():
+            return
+        if self._value_of():
             return
         aggs = list(self.cues.aggs)
         n = 0
@@ -41,6 +45,8 @@ class MeasuresMixin:
                 del aggs[n + 1]
                 nested = False
             n += 1
+            if k is None and not nested and agg.func in ("count", "sum") and self._implicit(agg):
+                continue
             if k is None or k in self.used or nested:
                 continue  # nested: "average number of X per Y": the inner count reads X, 'per' reads Y
             m = self._measure_for(agg.func, k)
@@ -60,7 +66,93 @@ class MeasuresMixin:
                 m = Measure(inner, m.table, m.column, m.metric, m.distinct, per_grain=per_grain)
             elif prev is not None and prev.func == "avg" and prev.end + 1 >= agg.start and m.func == "count":
                 m = Measure("count", m.table, m.column, distinct=m.distinct, per="?")
+            if self.cues.on_average and agg.func in ("count", "sum"):
+                m = self._averaged(m, k)
             self.plan.measures.append(m)
+
+    def _implicit(self, agg) -> bool:
+        """"how many days did members keep the book": a duration; "how much was it": the one amount
+        the question names elsewhere."""
+        func = "avg" if self.cues.on_average or any(a.func == "avg" for a in self.cues.aggs) else agg.func
+        nxt = self.lows[agg.end] if agg.end < len(self.lows) else ""
+        if agg.func == "count" and nxt in ("days", "weeks"):
+            for k, lk in enumerate(self.links):
+                if k in self.used:
+                    continue
+                end = next((c for c in lk.concepts[:2] if c.kind == "column" and self.col(c).kind == "date"), None)
+                start = primary_date(self.ix, end.table) if end is not None else None
+                if start is not None and start.name != end.column:
+                    self.used.add(k)
+                    self.plan.measures.append(Measure(func if func != "count" else "avg", end.table, end.column,
+                                                      since=start.name))
+                    return True
+            return False
+        if agg.func == "sum" and (nxt in ("was", "is", "were", "are", "did", "do", "does") or not nxt):
+            for k, lk in enumerate(self.links):
+                c = self.concept(k)
+                if c is not None and c.kind == "column" and self.col(c).measurable and lk.score >= 0.6:
+                    self.used.add(k)
+                    self.plan.measures.append(Measure(func, c.table, c.column))
+                    return True
+        return False
+
+    def _averaged(self, m: Measure, k: int) -> Measure:
+        """"How many lines does an order have on average?": the count per order, averaged; "how many
+        pages are the books, on average": the column's average."""
+        if m.func == "count" and not m.column:
+            per = [j for j in range(k + 1, len(self.links)) if self.links[j].start > 0
+                   and self.lows[self.links[j].start - 1] == "per"]
+            for j in per + list(range(k + 1, len(self.links))):
+                other = self.links[j].best
+                if j not in self.used and other.kind == "table" and other.table != m.table \
+                        and is_ancestor(self.ix, other.table, m.table):
+                    self.used.add(j)
+                    return Measure("count", m.table, distinct=m.distinct, per=other.table)
+            return m
+        if m.func in ("sum", "metric") and not m.per and not m.per_grain:
+            if m.func == "metric":
+                return Measure("metric", m.table, metric=m.metric, per="?")
+            return Measure("avg", m.table, m.column, since=m.since)
+        return m
+
+    def _value_of(self) -> bool:
+        """"the total value of the items on returned orders", "the value of voided invoices": money
+        added up over the rows named, whatever their status (a metric's sum without its condition)."""
+        if any(a.func in ("avg", "count") for a in self.cues.aggs):
+            return False
+        for i, w in enumerate(self.lows[:-1]):
+            if w not in _VALUE_HEADS or self.lows[i + 1] != "of" or i in self.cues.skip:
+                continue
+            j = i + 2
+            k = None
+            while j < len(self.lows):
+                k = self.link_after(j, gap=3)
+                if k is None or self.links[k].best.kind != "value":
+                    break
+                j = self.links[k].end  # "the value of returned orders": the rows after their status
+            table = None
+            if k is not None and k not in self.used and self.links[k].best.kind == "table":
+                table = self.links[k].best.table
+            m = self.value_measure(table or next((lk.best.table for lk in self.links if lk.best.kind == "table"), None))
+            if m is None:
+                return False
+            if table is not None:
+                self.used.add(k)
+                self.plan.joins.add(table)
+            self.plan.measures.append(m)
+            return True
+        return False
+
+    def value_measure(self, table: str | None) -> Measure | None:
+        """What "value" adds up for ``table``'s rows: the money a metric sums, without the metric's
+        condition, or else the table's one money column."""
+        if table is None:
+            return None
+        for name, metric in self.ix.metrics.items():
+            if metric.function == "SUM" and (table in metric.tables or is_ancestor(self.ix, table, metric.base_table)):
+                return Measure("metric", metric.base_table, metric=name, raw=True)
+        money = [c for c in self.ix.tables[table].columns.values() if c.kind == "number"]
+        return Measure("sum", table, money[0].name) if len(money) == 1 else None
 
     def _when(self) -> bool:
         """"When was the first order placed?": the earliest (or latest) date of those rows."""
