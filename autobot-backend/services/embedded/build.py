@@ -354,6 +354,8 @@ class Builder:
         select, _edges = self.source(select, filters)
         for n, m in enumerate(p.measures):
             value = self.measure(m)
+            if p.keep_empty and (m.func in ("sum", "metric") and not m.share):
+                value = exp.Coalesce(this=value, expressions=[lit(0)])  # "with 0 for those with none"
             if m.share_of_total:
                 total = exp.Window(this=exp.Sum(this=value.copy()), over="OVER")
                 value = exp.Div(this=exp.Mul(this=exp.Literal.number("100.0"), expression=value), expression=total)

@@ -258,6 +258,9 @@ def _scan_grains(tokens: list[Token], lows: list[str], cues: Cues) -> None:
                     continue
             cues.grains.append((_UNIT_WORDS[w], start, i + 1))
             cues.skip |= set(range(start, i + 1))
+        elif w in _UNIT_WORDS and i > 0 and lows[i - 1] in _SUPERLATIVES:
+            cues.grains.append((_UNIT_WORDS[w], i, i + 1))  # "the busiest month", "the best quarter"
+            cues.skip.add(i)
         elif re.fullmatch(r"(day|week|month|quarter|year)-by-\1", w):
             cues.grains.append((_UNIT_WORDS[w.split("-")[0]], i, i + 1))  # "day-by-day"
             cues.skip.add(i)

@@ -215,6 +215,9 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
         p = self.plan
         p.measures = [m for n, m in enumerate(p.measures) if m not in p.measures[:n]]  # named twice, shown once
         p.filters = [f for n, f in enumerate(p.filters) if f not in p.filters[:n]]
+        labels = {(d.table, self.ix.tables[d.table].label) for d in p.dims if d.kind == "entity"}
+        p.dims = [d for n, d in enumerate(p.dims) if d not in p.dims[:n]
+                  and not (d.kind == "column" and (d.table, d.column) in labels)]  # "each plan ... the plan's name"
         if p.measures and not p.dims and any(w in _SPLIT for w in self.lows):
             several = next((f for f in p.filters if f.kind == "eq" and len(f.values) > 1), None)
             if several is not None:
@@ -252,6 +255,11 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
                         p.dims = [Dim("entity", p.subject, show_key=self._names_key(p.subject))]
                     p.measures = [p.having[0].measure]
                 return p
+            counted = self._counted_table()
+            if counted is not None:
+                p.measures.append(Measure("count", counted))  # "how many joined in 2022": the rows that did
+                p.hide_measures = not self._measures_shown()
+                return p
             if all(lk.best.kind == "value" for lk in self.links) and not self._asks_for_rows():
                 return Unclear("it names values but not what to count, add up or list about them")
             projection = self._projection()
@@ -266,6 +274,14 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
             return Unclear("it asks for a length of time, but no pair of dates in the schema measures it")
         p.hide_measures = not self._measures_shown()
         return p
+
+    def _counted_table(self) -> str | None:
+        """"how many" with no noun after it: the rows the question is about."""
+        if not any(a.func == "count" and self.lows[a.start] == "how" for a in self.cues.aggs) or self.plan.dims:
+            return None
+        if self.plan.subject:
+            return self.plan.subject
+        return next((lk.best.table for lk in self.links if lk.best.table and lk.score >= 0.5), None)
 
     def _measures_shown(self) -> bool:
         """A wh-question over a ranking ("which region had the top sales?") asks for the region; the

@@ -174,7 +174,10 @@ SUPERLATIVE_HINTS = {"cheapest": (False, "price"), "priciest": (True, "price"), 
                      "largest": (True, None), "smallest": (False, None), "common": (True, "count"),
                      "popular": (True, "count"), "frequent": (True, "count"), "best-selling": (True, "units"),
                      "bestselling": (True, "units"), "top-selling": (True, "units"), "worst-selling": (False, "units"),
-                     "slowest-selling": (False, "units"), "fastest-selling": (True, "units")}
+                     "slowest-selling": (False, "units"), "fastest-selling": (True, "units"),
+                     "busiest": (True, "count"), "quietest": (False, "count"), "slowest": (False, None),
+                     "weakest": (False, None), "strongest": (True, None), "steepest": (True, None),
+                     "sharpest": (True, None)}
 DISTINCT_WORDS = frozenset({"distinct", "unique", "different"})
 GROUP_CUES = frozenset({"by", "per", "each", "every"})
 PERCENT_WORDS = frozenset({"percentage", "percent", "%", "pct", "share", "proportion", "fraction", "rate", "ratio"})
@@ -188,7 +191,12 @@ NEGATION_CONTRACTIONS = frozenset({"haven't", "hasn't", "hadn't", "didn't", "don
 EXCLUDE_WORDS = frozenset({"excluding", "except", "besides", "other", "exclude", "outside"})
 INCLUDE_ZERO = re.compile(
     r"\b(including|include|includes|even|incl\.?)\b[^.?!]{0,40}\b(none|no|zero|0|without|nothing|never|any)\b"
-    r"|\bwith or without\b|\bincluding (those|ones|the ones)\b|\bzero\b[^.?!]{0,20}\btoo\b", re.I)
+    r"|\bwith or without\b|\bincluding (those|ones|the ones)\b|\bzero\b[^.?!]{0,20}\btoo\b"
+    r"|\b(?:with|show|shows|showing|as|give|giving|report|reporting|list|listing|put|counting|count|at)\s+(?:a\s+)?"
+    r"(?:0|zero)\b|\b(?:0|zero)\s+(?:for|where|when|if)\b|\b(?:0|zero)\s+(?:should|must)\b"
+    r"|\bno\s+\w+\s+(?:should|must)\s+(?:still\s+)?(?:show|appear|count|be\s+(?:listed|shown|included|counted))"
+    r"|\b(?:even|also)\s+(?:those|the\s+ones|ones|any)\s+(?:with|that|who|which)\s+(?:have\s+|had\s+)?"
+    r"(?:no|none|never|nothing|not)\b", re.I)
 COMPARATORS = [  # phrase stems -> operator
     (("more", "than"), ">"), (("greater", "than"), ">"), (("higher", "than"), ">"), (("larger", "than"), ">"),
     (("bigger", "than"), ">"), (("above",), ">"), (("over",), ">"), (("exceed",), ">"), (("exceeding",), ">"),

@@ -186,7 +186,7 @@ class FiltersMixin:
             if c.kind == "column" and self.col(c).kind in ("date", "year") and c.strength >= 0.5:
                 self.used.add(k)
                 return self.col(c)
-        if lk.best.kind == "column" and self.col(lk.best).kind in ("date", "year"):
+        if lk.best.kind == "column" and self.col(lk.best).kind in ("date", "year") and lk.score >= 0.5:
             self.used.add(k)
             return self.col(lk.best)
         return None

@@ -89,7 +89,7 @@ class GroupsMixin:
         c = self.concept(k)
         if c.kind == "table":
             nxt = self.link_after(lk.end, gap=0)
-            if nxt is not None and nxt not in self.used:
+            if nxt is not None and nxt not in self.used and self.links[nxt].score >= 0.5:
                 cc = self.concept(nxt, ("column",))
                 if cc is not None and cc.table == c.table and not self.col(cc).measurable:
                     self.used |= {k, nxt}
@@ -286,7 +286,7 @@ class GroupsMixin:
                         self._wh_limit = int(parse_number(self.t[j]))  # "who were the two ..."
                     j += 1  # "what are the cities ..."
                 k = self.link_after(j, gap=1)
-                if k is not None and self.links[k].best.kind in ("table", "column"):
+                if k is not None and self.links[k].best.kind in ("table", "column") and self.links[k].score >= 0.5:
                     c = self.concept(k)
                     if c.kind == "column" and self.col(c).measurable:
                         return None

@@ -111,9 +111,10 @@ class ReaderBase:
         return sum(1 for c in self.ix.tables[table].columns.values() if c.references)
 
     def link_after(self, pos: int, gap: int = 2) -> int | None:
+        dated = self.cues.date_tokens()
         for k, lk in enumerate(self.links):
             if lk.start >= pos:
-                between = [self.lows[i] for i in range(pos, lk.start)]
+                between = [self.lows[i] for i in range(pos, lk.start) if i not in dated]  # "the 2024 orders"
                 if len(between) <= gap and all(w in FILLER or w in FILLER_EXTRA for w in between):
                     return k
                 return None
