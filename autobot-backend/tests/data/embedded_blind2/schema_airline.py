@@ -66,8 +66,8 @@ airports = sa.Table(
     sa.Column("is_hub", sa.Boolean, nullable=False,
               comment="True when the airline bases aircraft and crews at this airport."),
     sa.Column("opened_date", sa.Date, nullable=True,
-              comment="Date the airline started serving the airport; NULL when it has served it since "
-                      "before its records began."),
+              comment="Date the airline started (or, when later than the flights, will start) serving the "
+                      "airport; NULL when it has served it since before its records began."),
     comment="Airports in the airline's network, whether or not any flight uses them yet.",
 )
 
@@ -138,7 +138,7 @@ def _airports(rng: random.Random) -> list[dict]:
     hubs = set(rng.sample(range(len(AIRPORTS)), 3))
     rows = []
     for i, (code, city, country) in enumerate(AIRPORTS):
-        opened = None if rng.random() < 0.6 else date(2015, 1, 1) + timedelta(days=rng.randint(0, 3300))
+        opened = None if rng.random() < 0.6 else date(2015, 1, 1) + timedelta(days=rng.randint(0, 3200))
         rows.append({"airport_id": i + 1, "code": code, "city": city, "country": country,
                      "is_hub": i in hubs, "opened_date": opened})
     unserved = rng.choice([i for i in range(len(AIRPORTS)) if i not in hubs])

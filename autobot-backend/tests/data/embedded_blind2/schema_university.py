@@ -225,7 +225,7 @@ def _enrollments(rng: random.Random, course_rows: list[dict], student_rows: list
         for s in student_rows:
             if s["admitted_date"] > start or rng.random() < 0.12:
                 continue
-            ability = rng.gauss(2.9, 0.5)
+            ability = rng.gauss(2.6, 0.7)
             for _ in range(rng.choice((1, 2, 3, 3, 4))):
                 c = rng.choices(course_rows, weights=popularity)[0]
                 if (s["student_id"], c["course_id"], term) in seen:
@@ -237,7 +237,7 @@ def _enrollments(rng: random.Random, course_rows: list[dict], student_rows: list
                 elif term == "2024-fall":
                     status, grade = "in_progress", None
                 else:
-                    g = ability + severity[c["course_id"]] + rng.gauss(0, 0.6)
+                    g = ability + severity[c["course_id"]] + rng.gauss(0, 0.7)
                     status, grade = "completed", round(min(4.0, max(0.0, g)), 1)
                 rows.append({"student_id": s["student_id"], "course_id": c["course_id"], "term": term,
                              "registered_date": registered, "status": status, "grade": grade})
