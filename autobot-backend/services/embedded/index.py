@@ -142,6 +142,18 @@ def _content_stems(text: str) -> frozenset[str]:
 
 _NULL_PHRASE = re.compile(r"\bnull\b[^.;\]]*?\b(while|when|if|for|until|unless|before|as long as)\s+([^.;,\]]+)", re.I)
 _NEGATORS = ("not", "no", "never", "nobody", "none", "nothing", "yet")
+STATE_WORDS = frozenset({"active", "open", "current", "ongoing", "live", "valid", "pending", "outstanding", "enabled",
+                         "available", "inactive", "closed", "unpaid", "paid", "resolved", "unresolved"})
+"""States a row is in; a comment that says NULL means one of them ("NULL while it is active") defines it."""
+_EVENT = re.compile(r"\b(?:was|were|is|are|gets|got|get|been)\s+(?:first\s+|last\s+|actually\s+)?([a-z]+)", re.I)
+
+
+def _event_words(comment: str) -> frozenset[str]:
+    """The verb a date column's comment dates ("Date the ticket was *resolved*")."""
+    m = _EVENT.search(re.split(r"(?<=[.;])\s|\[", comment or "", maxsplit=1)[0])
+    if m is None or m.group(1).lower() in GENERAL_WORDS or len(m.group(1)) < 4:
+        return frozenset()
+    return frozenset({stem(m.group(1).lower())})
 
 
 def _null_meaning(comment: str) -> dict[str, frozenset[str]]:
@@ -150,9 +162,12 @@ def _null_meaning(comment: str) -> dict[str, frozenset[str]]:
     null_means: set[str] = set()
     set_means: set[str] = set()
     for m in _NULL_PHRASE.finditer(comment or ""):
-        words = [t for t in tokenize(m.group(2)) if t.kind == "word"]
+        clause = re.split(r"\b(?:who|which|that)\b", m.group(2), maxsplit=1)[-1]
+        clause = re.split(r"\b(?:is|are|was|were|be)\b", clause)[-1]  # "unless the invoice is paid": paid
+        words = [t for t in tokenize(clause) if t.kind == "word"]  # "for a customer who is still with us"
         negated = any(t.low in _NEGATORS for t in words) or m.group(1).lower() in ("until", "unless", "before")
-        content = {t.stem for t in words if t.low not in GENERAL_WORDS and t.low not in _NEGATORS and len(t.low) > 2}
+        content = {t.stem for t in words if (t.low not in GENERAL_WORDS or t.low in STATE_WORDS)
+                   and t.low not in _NEGATORS and len(t.low) > 2}
         for s in list(content):
             if s.startswith("un") and len(s) > 4:  # "NULL when uninsured": insured is the other state
                 (null_means if negated else set_means).add(s[2:])
@@ -289,6 +304,9 @@ def _index_column(index: SchemaIndex, table: Table, col: Column) -> None:
         _add(index, (s,), concept(0.65 if s == head else 0.4))
     for s in sorted(col.null_means | col.set_means):
         _add(index, (s,), concept(0.7))  # the words the comment gives for NULL and non-NULL states
+    if col.kind == "date":
+        for s in sorted(_event_words(col.comment) - set(table.stems)):
+            _add(index, (s,), concept(0.7))
     for pair in _comment_pairs(col.comment):
         if pair != col.stems and not set(pair) & set(table.stems):
             _add(index, pair, concept(0.75))

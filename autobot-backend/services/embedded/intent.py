@@ -215,6 +215,16 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
         p = self.plan
         p.measures = [m for n, m in enumerate(p.measures) if m not in p.measures[:n]]  # named twice, shown once
         p.filters = [f for n, f in enumerate(p.filters) if f not in p.filters[:n]]
+        dated = {f.col for f in p.filters if f.kind in ("range", "relative", "recurring", "anyrange")}
+        tested: set = set()
+        kept = []
+        for f in p.filters:
+            if f.kind in ("null", "notnull"):
+                if f.col in dated or f.col in tested:
+                    continue  # a date in a range is there; a column is tested for NULL once
+                tested.add(f.col)
+            kept.append(f)
+        p.filters = kept
         labels = {(d.table, self.ix.tables[d.table].label) for d in p.dims if d.kind == "entity"}
         p.dims = [d for n, d in enumerate(p.dims) if d not in p.dims[:n]
                   and not (d.kind == "column" and (d.table, d.column) in labels)]  # "each plan ... the plan's name"

@@ -294,8 +294,9 @@ PREVIOUS_PERIOD = re.compile(
 # General synonyms between everyday business words and the words schemas are written with.
 # Applied as alternatives: a question word may link through any of them.
 SYNONYMS: dict[str, tuple[str, ...]] = {
-    "client": ("customer",), "buyer": ("customer",), "shopper": ("customer",), "purchaser": ("customer",),
-    "consumer": ("customer",), "account": ("customer",),
+    "buyer": ("customer",), "shopper": ("customer",), "purchaser": ("customer",),
+    "consumer": ("customer",), "account": ("customer",), "customer": ("account", "client"),
+    "client": ("customer", "account"),
     "purchase": ("order",), "sale": ("revenue", "order"), "sell": ("order",), "buy": ("order",),
     "transaction": ("order",), "spend": ("revenue",), "income": ("revenue",), "turnover": ("revenue",),
     "earn": ("revenue",), "earning": ("revenue",), "gross": ("revenue",),

@@ -100,10 +100,26 @@ def link(tokens: list[Token], index: SchemaIndex, skip: set[int]) -> Linked:
         chosen.append(cand)
         taken |= span
     chosen.sort(key=lambda c: c.start)
+    chosen = _merge_repeats(chosen)
     unlinked = [i for i, t in enumerate(tokens)
                 if i not in taken and i not in skip and t.kind == "word" and (_is_content(t) or names_attribute(
                     tokens, i, chosen))]
     return Linked(tokens, chosen, unlinked)
+
+
+def _merge_repeats(links: list[Link]) -> list[Link]:
+    """Adjacent spans that name the same table or column are one noun phrase ("customer companies",
+    "satisfaction rating")."""
+    out: list[Link] = []
+    for lk in links:
+        prev = out[-1] if out else None
+        if prev is not None and prev.end == lk.start and lk.best.kind in ("table", "column") \
+                and (prev.best.kind, prev.best.table, prev.best.column) == (lk.best.kind, lk.best.table, lk.best.column):
+            best = prev if prev.best.strength >= lk.best.strength else lk
+            out[-1] = Link(prev.start, lk.end, best.concepts, prev.score + lk.score, best.via, prev.negated or lk.negated)
+            continue
+        out.append(lk)
+    return out
 
 
 def names_attribute(tokens: list[Token], i: int, chosen: list[Link]) -> bool:

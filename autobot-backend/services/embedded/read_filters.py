@@ -234,6 +234,10 @@ class FiltersMixin:
             if k in self.used or lk.best.kind != "column":
                 continue
             c = self.concept(k, ("column",))
+            prev = self.links[k - 1] if k > 0 else None
+            if prev is not None and prev.end == lk.start and (prev.best.table, prev.best.column) == (c.table, c.column):
+                self.used.add(k)  # "satisfaction rating": one column named by two words
+                continue
             column = self.col(c)
             neg = lk.negated or self.negated_before(lk.start) or self._yet_after(lk.end) or (
                 column.kind == "date" and any(w in INCOMPLETE for w in self.lows))  # "awaiting shipment"
@@ -323,6 +327,7 @@ class FiltersMixin:
                 self.used.add(k)
                 p.exists.append(Exists(lk.best.table, True, [f for f in p.filters if f.col.table == lk.best.table]))
                 p.filters = [f for f in p.filters if f.col.table != lk.best.table]
+                self._exists_at = lk.end
                 continue
             if k in self.used or lk.best.kind != "table":
                 continue
@@ -331,7 +336,9 @@ class FiltersMixin:
             if table == p.subject:
                 continue
             open_exists = p.exists[-1] if p.exists and self._same_clause(self._exists_at, lk.start) else None
-            if open_exists is not None and table not in open_exists.also and table != open_exists.table:
+            if open_exists is not None and table == open_exists.table:
+                continue  # "never opened a ticket": the ticket is what never happened
+            if open_exists is not None and table not in open_exists.also:
                 # "never borrowed a fantasy book": the book is part of what never happened
                 open_exists.also.append(table)
                 moved = [f for f in p.filters if f.col.table == table]

@@ -9,6 +9,8 @@ from services.embedded.plan import Measure
 from services.embedded.reader import VALUE_NOUNS, SORT_WORDS
 
 _VALUE_HEADS = frozenset({"value", "worth"})
+_AUXILIARIES = frozenset({"had", "have", "has", "did", "do", "does", "were", "was", "are", "is", "will", "can",
+                          "could", "would", "went", "got", "actually", "still", "ever", "also"})
 
 
 class MeasuresMixin:
@@ -33,6 +35,12 @@ class MeasuresMixin:
                     per_grain, start = g[0], g[2]
                     self.grains_taken.add(g[1])
             k = self.link_after(start, gap=3)
+            if agg.func == "count" and self.lows[agg.start] == "how" and start < len(self.lows) \
+                    and self.lows[start] in _AUXILIARIES:
+                # "Among the customers who churned, how many had opened ...": the rows named before
+                ante = [j for j, lk in enumerate(self.links[:]) if lk.end <= agg.start and lk.best.kind == "table"]
+                if ante:
+                    k = ante[-1]
             before = self.link_before(agg.start, gap=0)
             if agg.func == "count" and before is not None and before not in self.used \
                     and self.links[before].best.kind == "table" and self.lows[agg.start] in ("count", "counts",
@@ -253,6 +261,10 @@ class MeasuresMixin:
 
     def _measure_for(self, func: str, k: int) -> Measure | None:
         lk = self.links[k]
+        head = self.link_after(lk.end, gap=0)
+        if lk.best.kind == "column" and lk.score < 0.8 and head is not None and head not in self.used \
+                and self.links[head].best.kind == "table":
+            k, lk = head, self.links[head]  # "the customer accounts": the noun after a weak modifier
         c = self.concept(k)
         if c is None:
             return None

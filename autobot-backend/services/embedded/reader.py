@@ -3,6 +3,8 @@ choosing among a link's meanings, spotting negation."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from services.embedded.cues import Cues
 from services.embedded.index import Column, Concept, SchemaIndex
 from services.embedded.lexicon import NEGATION_CONTRACTIONS, NEGATIONS, Token
@@ -35,13 +37,37 @@ class ReaderBase:
     def __init__(self, tokens: list[Token], linked: Linked, cues: Cues, index: SchemaIndex):
         self.t = tokens
         self.lows = [t.low for t in tokens]
-        self.links = linked.links
+        self.links = list(linked.links)
         self.cues = cues
         self.ix = index
         self.used: set[int] = set()
         self.grains_taken: set[int] = set()
         self.plan = Plan()
+        self._rerank_values()
         self.mentioned = self._mentioned_tables()
+
+    def _rerank_values(self) -> None:
+        """A value of a table the question does not otherwise name gives way to a column of a table it
+        does name: "tickets still open" is the ticket's open state, not an open invoice."""
+        named: set[str] = set()
+        for lk in self.links:
+            if lk.best.kind == "table" or lk.best.kind == "column" and lk.score >= 0.5:
+                named.add(lk.best.table)
+            elif lk.best.kind == "metric":
+                named |= set(self.ix.metrics[lk.best.metric].tables)
+        if not named:
+            return
+        for k, lk in enumerate(self.links):
+            if lk.best.kind != "value" or lk.best.table in named or lk.via == "literal":
+                continue
+            local = [c for c in lk.concepts if c.kind == "column" and c.table in named and c.strength >= 0.6]
+            word = self.t[lk.start]
+            if word.low == (lk.best.value or "").lower():
+                # the adjective ("still open") is a state: the column whose NULL the comment defines by it
+                local.sort(key=lambda c: word.stem not in (self.col(c).null_means | self.col(c).set_means))
+            if local:
+                rest = [c for c in lk.concepts if c not in local]
+                self.links[k] = dataclasses.replace(lk, concepts=tuple(local + rest), score=lk.score * 0.7)
 
     # ------------------------------------------------------------------ link helpers
 
