@@ -21,7 +21,8 @@ _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, 
 _UNITS = {"day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month", "months": "month",
           "quarter": "quarter", "quarters": "quarter", "year": "year", "years": "year"}
 _HOLIDAYS = {("new", "year", "eve"): (12, 31), ("new", "year", "day"): (1, 1), ("christmas", "eve"): (12, 24),
-             ("christmas", "day"): (12, 25)}
+             ("christmas", "day"): (12, 25), ("boxing", "day"): (12, 26), ("valentine", "day"): (2, 14),
+             ("halloween",): (10, 31), ("independence", "day"): (7, 4)}
 _RECENT = {"last", "past", "previous", "recent", "latest", "trailing", "most"}
 
 
@@ -109,6 +110,13 @@ def _period_at(tokens: list[Token], i: int) -> tuple[Period, int] | None:
             k = min(k, 2)
             return Period(dt.date(y, 6 * k - 5, 1), _month_end(y, 6 * k), "half"), j + 1
     # "15 March 2024", "1 November, 2024"
+    if t.kind == "number" and low.isdigit() and 1 <= int(low) <= 31 and i + 3 < n and tokens[i + 1].low == "of" \
+            and tokens[i + 2].low in MONTHS and tokens[i + 2].kind == "word" and _year(tokens[i + 3]) is not None:
+        try:
+            day = dt.date(_year(tokens[i + 3]), MONTHS[tokens[i + 2].low], int(low))  # "the 3rd of March 2024"
+        except ValueError:
+            return None
+        return Period(day, day + dt.timedelta(days=1), "day"), i + 4
     if t.kind == "number" and low.isdigit() and 1 <= int(low) <= 31 and i + 2 < n and tokens[i + 1].low in MONTHS \
             and tokens[i + 1].kind == "word":
         k = i + 2 + (tokens[i + 2].low in (",", "of"))
@@ -119,13 +127,12 @@ def _period_at(tokens: list[Token], i: int) -> tuple[Period, int] | None:
                 return None
             return Period(day, day + dt.timedelta(days=1), "day"), k + 1
     # holidays with a fixed date, then the year
-    words = tuple(tok.low for tok in tokens[i:i + 3])
-    holiday = _HOLIDAYS.get(words) or _HOLIDAYS.get(words[:2])
+    holiday = _holiday_at(tokens, i)
     if holiday is not None:
-        k = i + 3 if low == "new" else i + 2
+        k = holiday[2]
         k += k < n and tokens[k].low in (",", "of", "in")
         if k < n and _year(tokens[k]) is not None:
-            day = dt.date(_year(tokens[k]), *holiday)
+            day = dt.date(_year(tokens[k]), *holiday[:2])
             return Period(day, day + dt.timedelta(days=1), "day"), k + 1
     # "March 2024", "March of 2024", "March 5, 2024"
     if t.kind == "word" and low in MONTHS and (low != "may" or t.text[0].isupper()):
@@ -146,18 +153,42 @@ def _period_at(tokens: list[Token], i: int) -> tuple[Period, int] | None:
     return None
 
 
+def _holiday_at(tokens: list[Token], i: int) -> tuple[int, int, int] | None:
+    """A holiday with a fixed date at token ``i``: (month, day, index after it)."""
+    for size in (3, 2, 1):
+        found = _HOLIDAYS.get(tuple(t.low for t in tokens[i:i + size]))
+        if found is not None and len(tokens[i:i + size]) == size:
+            return found[0], found[1], i + size
+    return None
+
+
 def _edge_of(tokens: list[Token], i: int) -> tuple[Period, int] | None:
     """"the last day of December 2024", "the first week of 2024": the period at one end of another."""
     if tokens[i].low not in ("first", "last", "final", "opening", "closing") or i + 3 >= len(tokens):
         return None
-    unit = _UNITS.get(tokens[i + 1].low)
-    if unit is None or tokens[i + 2].low != "of":
+    count, k = 1, i + 1
+    word = tokens[k].low
+    if (word.isdigit() or word in NUMBER_WORDS and word not in ("a", "single")) and k + 1 < len(tokens):
+        count, k = (int(word) if word.isdigit() else NUMBER_WORDS[word]), k + 1  # "the first ten days of"
+    unit = _UNITS.get(tokens[k].low)
+    if unit is None or k + 2 >= len(tokens) or tokens[k + 1].low != "of" or count < 1:
         return None
-    found = _period_at(tokens, i + 3)
+    found = _period_at(tokens, k + 2)
     if found is None:
         return None
     outer, j = found
     first = tokens[i].low in ("first", "opening")
+    if count > 1 and unit in ("day", "week"):
+        days = count * (1 if unit == "day" else 7)
+        lo = outer.lo if first else outer.hi - dt.timedelta(days=days)
+        return Period(lo, lo + dt.timedelta(days=days), "days"), j
+    if count > 1 and unit == "month":
+        y, m = (outer.lo.year, outer.lo.month) if first else (outer.hi.year, outer.hi.month - count)
+        while m < 1:
+            y, m = y - 1, m + 12
+        lo = dt.date(y, m, 1)
+        y2, m2 = y + (m - 1 + count) // 12, (m - 1 + count) % 12 + 1
+        return Period(lo, dt.date(y2, m2, 1), "months"), j
     if unit == "day":
         day = outer.lo if first else outer.hi - dt.timedelta(days=1)
         return Period(day, day + dt.timedelta(days=1), "day"), j
@@ -190,6 +221,18 @@ def _borrowed_year(tokens: list[Token], i: int) -> tuple[Period, int] | None:
     if low in MONTHS and j < n and tokens[j].kind == "number" and tokens[j].low.isdigit() \
             and 1 <= int(tokens[j].low) <= 31:
         day, j = int(tokens[j].low), j + 1
+    elif low.isdigit() and 1 <= int(low) <= 31 and j < n and tokens[j].low in MONTHS and tokens[j].kind == "word":
+        day, low, j = int(low), tokens[j].low, j + 1  # "15 November through 21 November 2024"
+    else:
+        holiday = _holiday_at(tokens, i)
+        if holiday is not None:
+            j = holiday[2]
+            if j + 1 < n and tokens[j].low in ("and", "to", "through", "until", "till", "-"):
+                second = _period_at(tokens, j + 1)
+                if second is not None and second[0].grain == "day":
+                    first = dt.date(second[0].lo.year, *holiday[:2])
+                    return Period(first, first + dt.timedelta(days=1), "day"), j
+            return None
     if j + 1 >= n or tokens[j].low not in ("and", "to", "through", "until", "till", "-"):
         return None
     second = _period_at(tokens, j + 1)

@@ -362,12 +362,19 @@ GENERAL_STEMS = frozenset(stem(w) for w in GENERAL_WORDS)
 GENERIC_COLUMN_STEMS = frozenset(stem(w) for w in GENERIC_COLUMN_WORDS)
 DATE_STEMS = frozenset(stem(w) for w in DATE_WORDS)
 
+_MONTH_NAMES = ("january|february|march|april|may|june|july|august|september|october|november|december|"
+                "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
 _ABBREVIATIONS = [
     (re.compile(r"\baov\b", re.I), "average order value"),
     (re.compile(r"\b(?:ytd|year[- ]to[- ]date)\b", re.I), "this year"),
     (re.compile(r"\b(?:qtd|quarter[- ]to[- ]date)\b", re.I), "this quarter"),
     (re.compile(r"\b(?:mtd|month[- ]to[- ]date)\b", re.I), "this month"),
     (re.compile(r"#\s*of\b|\bno\.\s*of\b", re.I), "number of"),
+    # "December 1st", "the 3rd of March": a day of the month is a number
+    (re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b(?=\s+(?:of\s+)?(?:" + _MONTH_NAMES + r")\b)", re.I), r"\1"),
+    (re.compile(r"\b(" + _MONTH_NAMES + r")\s+(\d{1,2})(?:st|nd|rd|th)\b", re.I), r"\1 \2"),
+    # "the 2010s": the ten years of a decade
+    (re.compile(r"\b(?:the\s+)?((?:19|20)\d)0'?s\b", re.I), r"between \g<1>0 and \g<1>9"),
     (re.compile(r"\bavg\.", re.I), "average"),
     # an example of a label's format is not a period to filter on: "(like 2024-Q1)", "2023-Q1 style"
     (re.compile(r"\(?\b(?:like|e\.g\.?|eg|such\s+as|for\s+example|say)[\s,]+\d{4}-?Q[1-4]\b\)?"

@@ -103,11 +103,15 @@ class FiltersMixin:
     def _dates(self) -> None:
         self._pending: list[tuple[DateSpec, Column | None]] = []
         self._hints: dict[int, str] = {}
+        def key(spec: DateSpec) -> tuple:
+            return spec.lo, spec.hi, spec.relative, spec.recurring
         for n, spec in enumerate(self.cues.dates):
+            if any(key(later) == key(spec) for later in self.cues.dates[n + 1:]):
+                continue  # "in the 2010s, from 2010 through 2019": one period said twice, kept where last said
             self._table_hint = None
             self._pending.append((spec, self._date_column_before(spec.start)))
             if self._table_hint:
-                self._hints[n] = self._table_hint
+                self._hints[len(self._pending) - 1] = self._table_hint
         for _unit, start, _end in self.cues.grains:
             column = self._date_column_before(start)
             for d in self.plan.dims:

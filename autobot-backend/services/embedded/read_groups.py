@@ -53,6 +53,13 @@ class GroupsMixin:
             self.plan.dims.append(Dim("grain", "", None, unit))
             self._grain_at = getattr(self, "_grain_at", []) + [start]
 
+    def _same_group(self, a: Dim, b: Dim) -> bool:
+        """Two groupings that form the same groups: equal, or an entity and its own label column."""
+        if a == b:
+            return True
+        key = lambda d: (d.table, self.ix.tables[d.table].label) if d.kind == "entity" else (d.table, d.column)  # noqa
+        return a.kind != "grain" and b.kind != "grain" and key(a) == key(b)
+
     def _agent(self, pos: int) -> bool:
         """After "<participle> by": an agent is qualified ("by customers in Canada", "by a member",
         "by business customers"); a grouping is a bare noun ("hours worked by department")."""
@@ -189,6 +196,10 @@ class GroupsMixin:
             self._add_dim(dim_k)
             # "for each category, which product ...": rank within the groups named before
             partition = groups if len(self.plan.dims) > groups else 0
+            if partition and any(self._same_group(self.plan.dims[-1], d) for d in self.plan.dims[:groups]):
+                new = self.plan.dims.pop()  # "which three products ... each product's revenue": one grouping
+                self.plan.dims = [new if self._same_group(new, d) else d for d in self.plan.dims]
+                partition = 0
         elif dim_k is None and not self.plan.dims:
             return
         if event_k is not None and not self.plan.measures:
