@@ -38,6 +38,8 @@ _SAME_PERIOD = re.compile(
     r"\s+year|(?:a|one|the)\s+year\s+(?:earlier|before|ago|prior)|(?:previous|prior|last|preceding)\s+year's)\b")
 _DOWN = {stem(w) for w in ("drop", "decrease", "decline", "fall", "fell", "shrink", "shrank", "loss", "lose", "dip",
                            "slump", "worst")}
+_HOW_MUCH_MORE = re.compile(r"\bhow\s+(?:much|many)\s+(?:more|less|fewer|higher|lower|bigger|smaller)\b"
+                            r"(?=.*\bthan\b)")
 _HIGH = {"highest", "largest", "biggest", "most", "greatest", "newest", "latest"}
 _SORT_PHRASE = re.compile(
     r"\b(?:from\s+(?:the\s+)?)?(highest|largest|biggest|most|greatest|lowest|smallest|least|fewest|newest|latest|"
@@ -190,6 +192,13 @@ def _scan_compare(tokens: list[Token], lows: list[str], cues: Cues) -> None:
     change = {stem(w) for w in CHANGE_WORDS}
     pct = {stem(w) for w in PCT_CHANGE_WORDS}
     cues.change = any(s in change or w in CHANGE_WORDS for s, w in zip(stems, lows))
+    for i in range(len(lows) - 2):
+        if _HOW_MUCH_MORE.match(" ".join(lows[i:])):
+            cues.change = True  # "how much more revenue did Q3 2024 bring in than Q3 2023"
+            cues.skip.add(i + 2)
+            for j in range(i + 3, min(len(lows) - 1, i + 6)):
+                if lows[j] == "or" and lows[j + 1] in _COMPARATIVES:
+                    cues.skip |= {j, j + 1}  # "(or less)"
     cues.compare_pct = any(s in pct or w in PCT_CHANGE_WORDS for s, w in zip(stems, lows))
     for i, w in enumerate(lows):
         m = re.fullmatch(r"(day|week|month|quarter|year)-(?:over|on|to|vs)-\1", w)

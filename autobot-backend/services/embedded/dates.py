@@ -417,6 +417,9 @@ def _order_hint(tokens: list[Token], i: int) -> bool:
     if _year(tokens[i]) is None:
         return False
     nxt = tokens[i + 1].low if i + 1 < len(tokens) else ""
+    if nxt in ("minus", "less") and i + 2 < len(tokens) and _year(tokens[i + 2]) is not None \
+            or i > 0 and tokens[i - 1].low == "minus":
+        return True  # "2024 minus 2023": which way round the difference goes
     return nxt == "first" or i > 0 and tokens[i - 1].low == "then" and nxt in (")", "", ".", "?")
 
 

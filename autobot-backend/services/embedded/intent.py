@@ -9,6 +9,7 @@ When the pieces do not add up to a query, :class:`Unclear` says which piece is m
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from services.embedded.cues import Cues
@@ -37,6 +38,23 @@ _MEASURE_ASKED = frozenset({"total", "totals", "sum", "count", "counts", "number
                             "change", "growth", "increase", "difference", "percentage", "share", "size"})
 _DURATIONS = frozenset({"time", "duration", "delay", "wait", "waiting", "lag", "turnaround"})
 _PERIODS_IN = {("year", "quarter"): 4, ("year", "month"): 12, ("quarter", "month"): 3, ("year", "week"): 52}
+
+
+_CHANGE_NOUNS = frozenset({"change", "changes", "changed", "growth", "grew", "increase", "increased", "decrease",
+                           "decreased", "difference", "delta", "rise", "rose", "drop", "dropped", "decline", "declined",
+                           "fall", "fell", "gain", "gained"})
+_CHANGE_STEMS = frozenset({"chang", "grow", "increas", "decreas", "differ", "declin"})
+_GRAIN_ORDER = {"day": 0, "days": 0, "week": 1, "month": 2, "months": 2, "quarter": 3, "half": 4, "year": 5}
+
+
+def _series_window(pending, series: str):
+    """The periods that bound a series: a single period of the series' own grain beside a longer one
+    ("each month of 2024 ... (January against December 2023)") names a compared period, not the window."""
+    longer = [(s, c) for s, c in pending if s.period is None or _GRAIN_ORDER.get(s.period.grain, 9) > _GRAIN_ORDER.get(
+        series, 9)]
+    if not longer:
+        return pending
+    return [(s, c) for s, c in pending if (s, c) in longer or s.period is None]
 
 
 @dataclass(frozen=True)
@@ -97,7 +115,9 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
                                         offset=_PERIODS_IN.get(("year", cues.same_unit), 1))
             self.plan.filters.append(self._range(later, column))
             return
-        if len(periods) == 2 or parts:
+        grain_dims = [d for d in self.plan.dims if d.kind == "grain"]
+        if (len(periods) == 2 or parts) and not (grain_dims and cues.compare_unit != grain_dims[0].unit is not None
+                                                  or grain_dims and self._names_previous()):
             pair = (periods[0].period, periods[1].period) if len(periods) == 2 else parts[0].parts
             if pair[0].lo > pair[1].lo and any(w in ("from", "since") for w in self.lows) is False:
                 pair = (pair[1], pair[0])
@@ -122,17 +142,41 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
                 else self._date_ref(main))
         series = grains[0].unit if grains else unit
         offset = _PERIODS_IN.get((unit, series), 1)
-        with_measure = any(self.lows[start] not in ("which", "what") for _u, start, _e in self.cues.grains) \
-            and not self._names_only_change()
-        compare = Compare(unit, cues.compare_pct, with_measure=with_measure, date=date, grain=series, offset=offset)
+        compare = Compare(unit, cues.compare_pct, with_measure=self._measure_listed(), date=date, grain=series,
+                          offset=offset)
         if self.plan.rank is not None:
             # "which month had the largest increase": rank the changes, a fall ranks by the most negative
             compare.rank = Rank(self.plan.rank.desc != cues.change_down, self.plan.rank.limit or 1)
             self.plan.rank = None
         self.plan.compare = compare
         self.plan.dims = [d for d in self.plan.dims if d.kind != "grain"]
-        for spec, column in pending:
+        for spec, column in _series_window(pending, series):
             self.plan.filters.append(self._range(spec, column))
+
+    def _names_previous(self) -> bool:
+        """"the change from the month before", "versus the previous quarter": each period against the last."""
+        text = " ".join(self.lows)
+        return bool(re.search(r"\b(?:previous|prior|preceding|last)\s+(?:day|week|month|quarter|year)\b"
+                              r"|\b(?:day|week|month|quarter|year)\s+before\b|-over-|\bover\s+the\s+previous\b",
+                              text))
+
+    def _measure_listed(self) -> bool:
+        """Whether the measure is asked for in its own right beside its change ("its revenue and the change
+        from the month before"), not only as what changes ("the change in revenue", "revenue growth")."""
+        changes = [i for i, t in enumerate(self.t) if t.low in _CHANGE_NOUNS or t.stem in _CHANGE_STEMS]
+        mentions = [lk.start for lk in self.links if lk.best.kind == "metric" or lk.best.kind == "column"
+                    and self.col(lk.best).measurable] + [a.start for a in self.cues.aggs if a.func == "count"]
+        if not mentions:
+            return False
+        if not changes:
+            return True  # "quarterly revenue compared with the same quarter a year earlier": the values and the change
+        for m in mentions:
+            bound = any(0 < m - c <= 5 and any(w in ("in", "of") for w in self.lows[c:m])
+                        or 0 < c - m <= 8 and not any(w in ("and", ",", "with", "plus", "alongside", ";")
+                                                      for w in self.lows[m:c]) for c in changes)
+            if not bound and not any(self.lows[j] in ("which", "what") for j in range(max(0, m - 2), m)):
+                return True
+        return False
 
     def _first_events(self) -> None:
         """"customers whose first order was in 2024": the earliest related date falls in the period."""
