@@ -46,7 +46,9 @@ _SORT_PHRASE = re.compile(
     r"oldest|earliest)\s+to\s+(?:the\s+)?(lowest|smallest|least|fewest|highest|largest|biggest|most|greatest|oldest|"
     r"earliest|newest|latest)\b|\b(descending|ascending)\b|\bin\s+(desc|asc)\w*\s+order\b"
     r"|\b(highest|largest|biggest|most|greatest|best|top|lowest|smallest|least|fewest|worst|newest|latest|oldest|"
-    r"earliest|cheapest)\s+first\b", re.I)
+    r"earliest|cheapest)\s+(?:(?:day|week|month|quarter|year|period|one|value|amount|figure)s?\s+)?first\b"
+    r"|\bin\s+(chronological|date|time|calendar|day|week|month|quarter|year|period|term)\s+order\b"
+    r"|\b(chronologically|chronological(?=\s+order))\b", re.I)
 _SPLIT_COMPARATIVE = {"more": ">", "fewer": "<", "less": "<", "higher": ">", "lower": "<", "bigger": ">",
                       "larger": ">", "smaller": "<"}
 _ORDINAL_RANKS = {"second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5, "5th": 5}
@@ -159,7 +161,11 @@ def _scan_sort(tokens: list[Token], text: str, cues: Cues) -> None:
     if m is None:
         return
     first = (m.group(1) or m.group(3) or m.group(4) or m.group(5) or "").lower()
+    if m.group(6) or m.group(7):
+        first = "oldest"  # "in chronological order", "in month order"
     cues.sort = "desc" if first in _HIGH | {"best", "top"} or first.startswith("desc") else "asc"
+    if first in ("oldest", "earliest", "newest", "latest"):
+        cues.sort = "time_" + cues.sort  # "oldest quarter first": in time order, not by the measure
     cues.sort_span = {i for i, t in enumerate(tokens) if t.start >= m.start() and t.end <= m.end()}
     cues.skip |= cues.sort_span
 

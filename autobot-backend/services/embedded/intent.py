@@ -153,6 +153,19 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
         for spec, column in _series_window(pending, series):
             self.plan.filters.append(self._range(spec, column))
 
+    def _value_beside_window(self) -> bool:
+        """"that day's revenue and the running total", "(month, fees, cumulative)": each period's own
+        value is listed before the running or moving figure."""
+        at = next((i for i, w in enumerate(self.lows) if w in ("cumulative", "running", "moving", "rolling",
+                                                                "trailing")), None)
+        if at is None:
+            return False
+        before = self.lows[max(0, at - 4):at]
+        listed = any(w in ("and", ",", "plus", "with", "alongside", "then") for w in before)
+        named = any(lk.end <= at and (lk.best.kind == "metric" or lk.best.kind == "column" and self.col(lk.best).measurable)
+                    for lk in self.links) or any(a.end <= at for a in self.cues.aggs)
+        return listed and named
+
     def _names_previous(self) -> bool:
         """"the change from the month before", "versus the previous quarter": each period against the last."""
         text = " ".join(self.lows)
@@ -280,8 +293,6 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
             p.window = Window("running")
         elif self.cues.moving:
             p.window = Window("moving", self.cues.moving[0], self.cues.moving[1])
-        if p.window is not None and p.measures:
-            p.window.show_value = self._measure_mentions(p.measures[0]) >= 2
         entity = next((d.table for d in p.dims if d.kind == "entity"), None)
         if self.cues.include_zero and entity and p.measures and p.measures[0].table != entity:
             p.keep_empty = True
@@ -296,6 +307,8 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
             table = table or p.subject or p.dims[0].table
             if table and not any(d.kind == "entity" and d.table == table for d in p.dims):
                 p.measures.append(Measure("count", table))
+        if p.window is not None and p.measures:
+            p.window.show_value = self._measure_mentions(p.measures[0]) >= 2 or self._value_beside_window()
         if self.cues.percent and p.dims and p.measures and not p.measures[0].share:
             p.measures[0].share_of_total = True  # "each category's share of revenue"
         if not p.measures and not p.rank:

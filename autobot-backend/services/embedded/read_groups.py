@@ -314,6 +314,11 @@ class GroupsMixin:
             return False
         i = verbs[0]
         by = self.lows.index("by", i)
+        if self.lows[i] == "list":
+            key = self.link_after(by + 1, gap=2)
+            c = self.concept(key) if key is not None else None
+            if c is None or not (c.kind == "metric" or c.kind == "column" and self.col(c).measurable):
+                return False  # "list revenue by quarter": a breakdown, not a ranking
         unit = next((_UNITS.get(w) for w in self.lows[i + 1:by] if w in _UNITS), None)
         first = self.link_after(i + 1, gap=2)
         measure = self._by_measure() if unit is not None and (first is None or self.links[first].start > by) \
@@ -325,7 +330,10 @@ class GroupsMixin:
             self.plan.measures.append(measure)
             self.plan.rank = Rank(not _ascending(self.lows), None)
             return True
-        target = self.link_after(i + 1, gap=2)
+        j = i + 1
+        while j < by and (self.t[j].kind == "number" or self.lows[j] in NUMBER_WORDS or self.lows[j] in ("the", "all")):
+            j += 1  # "rank the five countries"
+        target = self.link_after(j, gap=2)
         if target is None or target >= len(self.links) or self.links[target].start >= by:
             return False
         asc = _ascending(self.lows)
@@ -399,7 +407,7 @@ class GroupsMixin:
         return None
 
     def _sort_by(self) -> None:
-        if self.cues.sort is not None and self.plan.measures and self.plan.rank is None:
+        if self.cues.sort in ("asc", "desc") and self.plan.measures and self.plan.rank is None:
             self.plan.rank = Rank(self.cues.sort == "desc", None)  # "revenue by category, highest first"
             return
         for i, w in enumerate(self.lows):
