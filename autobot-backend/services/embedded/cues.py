@@ -197,7 +197,9 @@ def _scan_compare(tokens: list[Token], lows: list[str], cues: Cues) -> None:
     stems = [t.stem for t in tokens]
     change = {stem(w) for w in CHANGE_WORDS}
     pct = {stem(w) for w in PCT_CHANGE_WORDS}
-    cues.change = any(s in change or w in CHANGE_WORDS for s, w in zip(stems, lows))
+    cues.change = any((s in change or w in CHANGE_WORDS) and not (
+        w in ("fell", "fall", "falls", "falling") and lows[i + 1:i + 2] in (["on"], ["into"], ["within"], ["onto"]))
+        for i, (s, w) in enumerate(zip(stems, lows)))  # "fell on the last day": a date, not a fall
     for i in range(len(lows) - 2):
         if _HOW_MUCH_MORE.match(" ".join(lows[i:])):
             cues.change = True  # "how much more revenue did Q3 2024 bring in than Q3 2023"

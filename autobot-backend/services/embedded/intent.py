@@ -122,6 +122,21 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
             if pair[0].lo > pair[1].lo and any(w in ("from", "since") for w in self.lows) is False:
                 pair = (pair[1], pair[0])
             date = pending[0][1]
+            groups = [d for d in self.plan.dims if d.kind != "grain"]
+            if groups and self.plan.measures:
+                # "which category grew the most between 2023 and 2024": each group's change, ranked when asked
+                ref = ColRef(date.table, date.name)
+                compare = Compare("period", cues.compare_pct, columns=[Filter("range", ref, lo=p.lo, hi=p.hi)
+                                                                      for p in pair],
+                                  change=True, date=ref, only_change=not self._measure_listed())
+                if self.plan.rank is not None:
+                    compare.rank = Rank(self.plan.rank.desc != cues.change_down, self.plan.rank.limit)
+                    self.plan.rank = None
+                self.plan.compare = compare
+                for spec, column in pending:
+                    if spec.period is None and not spec.parts:
+                        self.plan.filters.append(self._range(spec, column))
+                return
             self.plan.compare = Compare(pair[0].grain, cues.compare_pct, periods=pair,
                                         date=ColRef(date.table, date.name))
             for spec, column in pending:

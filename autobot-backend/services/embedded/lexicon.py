@@ -181,8 +181,9 @@ SUPERLATIVE_HINTS = {"cheapest": (False, "price"), "priciest": (True, "price"), 
 DISTINCT_WORDS = frozenset({"distinct", "unique", "different"})
 GROUP_CUES = frozenset({"by", "per", "each", "every"})
 PERCENT_WORDS = frozenset({"percentage", "percent", "%", "pct", "share", "proportion", "fraction", "rate", "ratio"})
-CHANGE_WORDS = frozenset({"change", "growth", "grow", "increase", "decrease", "difference", "delta", "rise", "drop",
-                          "decline", "differ", "compare", "vs", "versus"})
+CHANGE_WORDS = frozenset({"change", "growth", "grow", "grew", "grown", "increase", "decrease", "difference", "delta",
+                          "rise", "rose", "risen", "drop", "decline", "differ", "compare", "vs", "versus", "fell",
+                          "fall", "fallen", "shrink", "shrank", "added", "gained", "gain", "lost"})
 PCT_CHANGE_WORDS = frozenset({"growth", "percent", "percentage", "%", "pct", "rate"})
 NEGATIONS = frozenset({"not", "no", "never", "without", "n't", "none", "nobody", "neither", "nor", "yet", "unknown", "zero",
                        "missing", "null", "empty", "blank", "lack", "lacking"})

@@ -51,14 +51,26 @@ def _columns(b: "Builder") -> exp.Expression:
     measure = base.expressions[n]
     value = measure.this if isinstance(measure, exp.Alias) else measure
     values = [_only_when(value, cond) for cond in conds]
-    outs = list(base.expressions[:n]) + [exp.alias_(v, f"value_{k + 1}") for k, v in enumerate(values)]
+    outs = list(base.expressions[:n])
+    if not c.only_change:
+        outs += [exp.alias_(v, f"value_{k + 1}") for k, v in enumerate(values)]
     if c.change:
-        change = exp.Sub(this=values[-1].copy(), expression=values[0].copy())
+        # the later period minus the earlier, whatever order they were named in
+        by_time = sorted(zip(c.columns, values), key=lambda fv: (fv[0].lo is None, fv[0].lo))
+        first, last = by_time[0][1], by_time[-1][1]
+        change = exp.Sub(this=last.copy(), expression=first.copy())
         if c.pct:
             change = exp.Div(this=exp.Mul(this=exp.Literal.number("100.0"), expression=exp.Paren(this=change)),
-                             expression=values[0].copy())
+                             expression=first.copy())
         outs.append(exp.alias_(change, "change"))
     base.set("expressions", outs)
+    if c.rank is not None:
+        base.set("order", None)
+        base = base.order_by(exp.Ordered(this=exp.column("change"), desc=c.rank.desc, nulls_first=not c.rank.desc))
+        if c.rank.limit:
+            base = base.limit(c.rank.limit)
+        if p.hide_measures and n:
+            base = exp.select(*[exp.column(e.alias_or_name) for e in outs[:n]]).from_(base.subquery("ranked"))
     return base
 
 

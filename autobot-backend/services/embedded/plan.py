@@ -136,6 +136,8 @@ class Compare:
     """Named periods shown side by side: one column of the measure per period, in this order."""
     change: bool = False
     """With ``columns``: a last column with the change from the first period to the last."""
+    only_change: bool = False
+    """With ``columns``: the change alone, not each period's value ("which category grew the most")."""
     previous: bool = False
     """A series that shows the compared period's value instead of the change ("... and the quarter before")."""
 
