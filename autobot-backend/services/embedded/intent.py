@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from services.embedded.answer_spec import apply_spec, read_spec
 from services.embedded.cues import Cues
 from services.embedded.index import SchemaIndex
 from services.embedded.joins import default_date
@@ -282,6 +283,14 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
         p.measures[0].share = share
 
     def _finish(self) -> Plan | Unclear:
+        plan = self._settle()
+        if isinstance(plan, Plan):
+            spec = read_spec(self.t, self.links, self.ix)
+            if spec is not None:
+                return apply_spec(plan, spec, self.ix)
+        return plan
+
+    def _settle(self) -> Plan | Unclear:
         """Defaults that depend on the whole reading (what is counted when nothing is named, windows,
         LEFT JOINs, shares of a total), then the checks that make a plan answerable."""
         p = self.plan
