@@ -56,25 +56,33 @@ def distinctive_answers() -> set[str]:
 # Failures report counts only: the corpus is held out from whoever develops the generator, and a
 # failure message that quoted the leaked phrase would show it to them.
 
+# The counts are computed before the assertion, so pytest's assertion rewriting has nothing to show
+# but two integers.
+
+def _count(found) -> int:
+    return sum(1 for _ in found)
+
+
 def test_no_corpus_id_appears(generator_text):
-    leaked = sorted(q.id for q in CORPUS.questions if q.id in generator_text)
-    assert len(leaked) == 0, f"{len(leaked)} corpus question id(s) appear in the generator"
-    assert not re.search(r"\b(rtl|r24|ref)-[a-z_]+-\d+", generator_text), "a corpus-style id appears in the generator"
+    ids = _count(q for q in CORPUS.questions if q.id in generator_text)
+    styled = _count(re.finditer(r"\b(rtl|r24|ref)-[a-z_]+-\d+", generator_text))
+    assert ids == 0, f"{ids} corpus question id(s) appear in the generator"
+    assert styled == 0, f"{styled} corpus-style id(s) appear in the generator"
 
 
 def test_no_corpus_question_or_phrase_appears(generator_text):
     normalised = " ".join(words(generator_text))
-    leaked = {(q.id, s) for q in CORPUS.questions for s in shingles(q.question) if s in normalised}
-    assert len(leaked) == 0, f"{len(leaked)} six-word phrase(s) of corpus questions appear in the generator"
-    whole = sum(" ".join(words(q.question)) in normalised for q in CORPUS.questions)
+    phrases = _count(s for q in CORPUS.questions for s in shingles(q.question) if s in normalised)
+    whole = _count(q for q in CORPUS.questions if " ".join(words(q.question)) in normalised)
+    assert phrases == 0, f"{phrases} six-word phrase(s) of corpus questions appear in the generator"
     assert whole == 0, f"{whole} whole corpus question(s) appear in the generator"
 
 
 def test_no_distinctive_answer_appears(generator_text):
     answers = distinctive_answers()
     assert len(answers) > 50  # the scan has something to look for
-    leaked = [a for a in answers if re.search(rf"(?<![\d.]){re.escape(a)}(?![\d])", generator_text)]
-    assert len(leaked) == 0, f"{len(leaked)} distinctive corpus answer(s) appear in the generator"
+    leaked = _count(a for a in answers if re.search(rf"(?<![\d.]){re.escape(a)}(?![\d])", generator_text))
+    assert leaked == 0, f"{leaked} distinctive corpus answer(s) appear in the generator"
 
 
 def test_the_scan_catches_a_planted_leak():

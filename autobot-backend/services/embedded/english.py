@@ -35,7 +35,7 @@ result retrieve reveal rise round run say see seek seem select sell send serve s
 slip sort sound speak spend split stand start state stay step stick stop strike study submit succeed suggest sum
 summarise summarize supply support suppose surprise suspect take talk tell tend thank think throw tie total touch
 track treat trust try turn understand use vary view walk want watch wear weigh win wish wonder work worry write
-yield
+yield schedule reschedule hand depart assign teach update delete modify remove insert alter edit drop hold convert
 """
 _IRREGULAR_FORMS = """
 arose arisen was were been became begun began bore born broke broken brought built bought caught chose chosen came
@@ -56,6 +56,7 @@ ordinary other overall particular past plain pleasant plus possible precise pres
 proper quick rare ready real reasonable recent regular relevant repeat respective right rough round same several
 short significant similar simple single slight slow small solid special specific standard straight strange strong
 such sudden sure true typical unusual usual various vast very weird whole wide willing wise worse wrong
+negative positive absolute relative useful helpful super better best older newer younger earlier later
 """
 _ADVERBS = """
 about above absolutely accordingly actually additionally afterwards again ago ahead alike almost alone along already
@@ -92,7 +93,8 @@ quick question quickie sorry apologies regards advance help favour favor hope da
 idea sense point way ways case cases fact reason side sides matter kind sort type question questions answer answers
 team boss manager colleague colleagues meeting board report reports deck slide slides email note notes memo
 context purpose purposes view look glance summary overview picture story needs interest interests concern concerns
-access care planning curiosity
+access care planning curiosity data moment summer winter spring autumn season seasons leap range folks folk guys
+stuff door world everybody anybody somebody lot lots bunch couple
 """
 # How the answer should look: labels, formats, order, units.
 _FORMAT_WORDS = """

@@ -353,6 +353,12 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
                 return p
             if all(lk.best.kind == "value" for lk in self.links) and not self._asks_for_rows():
                 return Unclear("it names values but not what to count, add up or list about them")
+            for agg in self.cues.aggs:
+                k = self.link_after(agg.end, gap=1)
+                if agg.func == "sum" and self.lows[agg.start] == "how" and k is not None \
+                        and self.links[k].best.kind == "column" and not self.col(self.links[k].best).measurable:
+                    word = " ".join(t.text for t in self.t[self.links[k].start:self.links[k].end])
+                    return Unclear(f"it asks how much {word!r}, but nothing in the schema measures that amount")
             projection = self._projection()
             if projection is None:
                 return Unclear("it does not say what to count, add up or list")

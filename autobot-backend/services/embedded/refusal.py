@@ -183,7 +183,9 @@ _BOUNDARY = frozenset({".", "?", "!", ";", ":"})
 
 def data_terms(tokens: list[Token], linked: Linked) -> list[str]:
     """The unlinked phrases that stand where a question names its data, ordinary English left out."""
-    out: list[str] = []
+    out: list[str] = _core_terms(tokens, linked)
+    if out:
+        return out
     for run in _runs(linked.unlinked):
         strong = _in_data_slot(tokens, linked, run)
         slot = strong or _sentence_subject(tokens, linked, run)
@@ -192,6 +194,53 @@ def data_terms(tokens: list[Token], linked: Linked) -> list[str]:
         if slot and kept:
             out.append(" ".join(kept))
     return out
+
+
+_CUE_WORDS = frozenset({"how", "what", "which", "who", "whose", "when", "where", "whom", "what's", "who's"})
+_REQUESTS = frozenset({"show", "list", "give", "tell", "find", "display", "count", "calculate", "compute", "get",
+                       "provide", "rank", "sort", "report", "break", "compare", "total", "sum", "return", "pull"})
+_PLACE_PREPOSITIONS = frozenset({"in", "at", "across", "within", "throughout", "around", "joined", "to", "from"})
+_CORE_END = frozenset({",", "\u2014", "\u2013", "-", "(", ".", "?", "!", ";", ":"})
+
+
+def _core_terms(tokens: list[Token], linked: Linked) -> list[str]:
+    """Nouns the schema does not know inside the question proper, from its question word (or the verb
+    that asks) to the first comma or the end of the sentence: an unknown object of spending, an unknown
+    subject of the counted event, an unknown head after a known modifier. A preface before the question
+    word and trailing clauses are context; a word that only a comment mentions in passing is as unknown
+    as one nothing mentions when it heads a phrase after a known word."""
+    core = _core(tokens)
+    if core is None:
+        return []
+    unlinked = set(linked.unlinked)
+    out = []
+    for i in range(*core):
+        tok = tokens[i]
+        lk = linked.link_at(i)
+        weak = lk is not None and lk.score < 0.5 and lk.via == "name" and lk.end - lk.start == 1 and i > 0 \
+            and linked.link_at(i - 1) is not None  # "cabin crew": a known modifier, a head only a comment mentions
+        if tok.kind != "word" or not (i in unlinked or weak) or len(tok.low) <= 2:
+            continue
+        if is_ordinary(tok.low) or tok.low in GENERAL_WORDS or tok.text[:1].isupper() and i > core[0]:
+            continue
+        if i > 1 and tokens[i - 1].low == "the" and tokens[i - 2].low in _PLACE_PREPOSITIONS:
+            continue  # "airports in the network", "joined the library": the business itself
+        out.append(tok.text)
+    return out
+
+
+def _core(tokens: list[Token]) -> tuple[int, int] | None:
+    start = 0
+    for i, tok in enumerate(tokens + [Token(".", ".", ".", "punct", 0, 0)]):
+        if tok.kind == "punct" and tok.text in (".", "?", "!", ";") or i == len(tokens):
+            for j in range(start, i):
+                low = tokens[j].low
+                if low in _CUE_WORDS or j == start and low in _REQUESTS:
+                    end = next((k for k in range(j + 1, i) if tokens[k].kind == "punct"
+                                and tokens[k].text in _CORE_END), i)
+                    return j, end
+            start = i + 1
+    return None
 
 
 def _runs(indices: list[int]) -> list[list[int]]:
