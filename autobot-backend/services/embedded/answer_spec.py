@@ -107,7 +107,7 @@ def _clause_spec(tokens: list[Token], links: list[Link], index: SchemaIndex, sta
             continue
         items[-1].append(j)
     items = [it for it in items if it]
-    if not items or any(len(it) > 6 for it in items):
+    if not items or any(len(it) > 9 for it in items):
         return None
     read = [_item(tokens, links, index, it) for it in items]
     if any(r is None for r in read):

@@ -94,7 +94,7 @@ idea sense point way ways case cases fact reason side sides matter kind sort typ
 team boss manager colleague colleagues meeting board report reports deck slide slides email note notes memo
 context purpose purposes view look glance summary overview picture story needs interest interests concern concerns
 access care planning curiosity data moment summer winter spring autumn season seasons leap range folks folk guys
-stuff door world everybody anybody somebody lot lots bunch couple
+stuff door world lot lots bunch
 """
 # How the answer should look: labels, formats, order, units.
 _FORMAT_WORDS = """

@@ -301,7 +301,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "purchase": ("order",), "sale": ("revenue", "order"), "sell": ("order",), "buy": ("order",),
     "transaction": ("order",), "spend": ("revenue",), "income": ("revenue",), "turnover": ("revenue",),
     "earn": ("revenue",), "earning": ("revenue",), "gross": ("revenue",), "money": ("revenue",),
-    "takings": ("revenue",), "goods": ("product",), "sku": ("product",),
+    "sku": ("product",),
     "online": ("web", "online", "ecommerce"), "in-store": ("store",), "instore": ("store",),
     "telephone": ("phone",),
     "item": ("product",), "article": ("product",), "merchandise": ("product",), "basket": ("order",),

@@ -30,6 +30,12 @@ class FiltersMixin:
                 continue
             j = i + 2 if i + 1 < n and self.lows[i + 1] == "than" else i + 1
             right = self.link_after(j, gap=2)
+            if right is not None and self.links[right].best.kind == "table":
+                owned = self.link_after(self.links[right].end, gap=1)  # "below the product's current list price"
+                if owned is not None and any(c.kind == "column" and c.table == self.links[right].best.table
+                                             for c in self.links[owned].concepts):
+                    self.used.add(right)
+                    right = owned
             if right is None or right in self.used:
                 continue
             rc = next((c for c in self.links[right].concepts if c.kind == "column"
@@ -263,10 +269,24 @@ class FiltersMixin:
                 # "loans still outstanding": the date that completes them is not there yet
                 self.plan.filters.append(Filter("null", ColRef(col.table, col.name)))
         for i, w in enumerate(self.lows):
-            if w in STATE_POSITIVE or (w == "still" and i + 1 < len(self.lows) and stem(self.lows[i + 1]) == "sell"):
+            selling = w == "still" and any(stem(x) == "sell" for x in self.lows[i + 1:i + 4])
+            if selling:
+                for k, lk in enumerate(self.links):
+                    if i < lk.start <= i + 3 and stem(self.lows[lk.start]) == "sell":
+                        self.used.add(k)  # "products we still sell": not a join to the sales
+            if w in STATE_POSITIVE and self._state_of_rows(i) or selling:
                 col = self._negative_state_column()
                 if col is not None:
                     self.plan.filters.append(Filter("bool", ColRef(col.table, col.name), values=(False,)))
+
+    def _state_of_rows(self, i: int) -> bool:
+        """"current products", "customers that are active": the state qualifies rows, not a price or date
+        ("the current list price")."""
+        k = self.link_after(i + 1, gap=1)
+        if k is not None and self.links[k].best.kind == "table":
+            return True
+        before = self.lows[max(0, i - 2):i]
+        return any(w in ("are", "is", "still", "currently", "remain", "remains", "were", "was") for w in before)
 
     def _completion_column(self) -> Column | None:
         for table in self.mentioned:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from services.embedded.joins import distance, is_ancestor, primary_date
-from services.embedded.lexicon import NUMBER_WORDS, parse_number
+from services.embedded.lexicon import DATE_STEMS, NUMBER_WORDS, parse_number
 from services.embedded.plan import ColRef, Dim, Measure, Rank
 
 from services.embedded.reader import PARTICIPLES, SORT_WORDS, WH
@@ -113,6 +113,9 @@ class GroupsMixin:
         if c.kind == "column":
             column = self.col(c)
             self.used.add(k)
+            if column.kind == "date" and all(t.stem in DATE_STEMS for t in self.t[lk.start:lk.end]):
+                self.plan.dims.append(Dim("grain", "", None, "day"))  # "each date": the measured rows' day
+                return k
             if column.kind == "date":
                 nxt = self.lows[lk.end] if lk.end < len(self.lows) else ""
                 unit = {"day": "day", "week": "week", "month": "month", "quarter": "quarter", "year": "year"}.get(

@@ -36,7 +36,8 @@ class MeasuresMixin:
                     self.grains_taken.add(g[1])
             k = self.link_after(start, gap=3)
             if agg.func == "count" and self.lows[agg.start] == "how" and start < len(self.lows) \
-                    and self.lows[start] in _AUXILIARIES:
+                    and (self.lows[start] in _AUXILIARIES or self.lows[start].endswith("ed")
+                         and not any(lk.start == start for lk in self.links)):
                 # "Among the customers who churned, how many had opened ...": the rows named before
                 ante = [j for j, lk in enumerate(self.links[:]) if lk.end <= agg.start and lk.best.kind == "table"]
                 if ante:
@@ -120,8 +121,21 @@ class MeasuresMixin:
         if m.func in ("sum", "metric") and not m.per and not m.per_grain:
             if m.func == "metric":
                 return Measure("metric", m.table, metric=m.metric, per="?")
+            for j, lk in enumerate(self.links):
+                # "how many units does a completed order contain": the units of each order, averaged
+                if j not in self.used and lk.best.kind == "table" and lk.best.table != m.table \
+                        and is_ancestor(self.ix, lk.best.table, m.table) and self._one_of(lk.start):
+                    self.used.add(j)
+                    return Measure("sum", m.table, m.column, per=lk.best.table)
             return Measure("avg", m.table, m.column, since=m.since)
         return m
+
+    def _one_of(self, start: int) -> bool:
+        """"a completed order", "each customer", "per order": one entity, what is averaged over."""
+        j = start - 1
+        while j >= 0 and any(lk.start <= j < lk.end and lk.best.kind == "value" for lk in self.links):
+            j -= 1
+        return j >= 0 and self.lows[j] in ("a", "an", "each", "per", "every", "one", "single")
 
     def _value_of(self) -> bool:
         """"the total value of the items on returned orders", "the value of voided invoices": money
