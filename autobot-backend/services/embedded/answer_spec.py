@@ -19,7 +19,7 @@ from services.embedded.lexicon import Token
 from services.embedded.linking import Link
 from services.embedded.plan import ColRef, Dim, Plan
 
-_BOUNDARY = frozenset({".", "?", "!", ";", ":", "\u2014", "\u2013", "-", "(", ")"})
+_BOUNDARY = frozenset({".", "?", "!", ";", ":", "\u2014", "\u2013", "-"})
 _LEADS = frozenset({"give", "show", "list", "return", "report", "include", "display", "output", "provide", "showing",
                     "giving", "listing", "returning", "including", "answer", "reply", "respond", "name"})
 _LEAD_FILLER = frozenset({"me", "us", "back", "please", "just", "only", "then", "also", "with", "as", "both", "each",
@@ -85,7 +85,12 @@ def _clauses(tokens: list[Token]) -> list[tuple[int, int]]:
                 out.append((start, i))
             start = i + 1
     for i, t in enumerate(tokens):
-        if t.low in ("showing", "giving", "listing", "returning") and i > 0 and tokens[i - 1].text == ",":
+        if t.text == "(":
+            end = next((j for j in range(i, len(tokens)) if tokens[j].text == ")"), None)
+            if end is not None:
+                out.append((i + 1, end))  # "(month YYYY-MM, fees, cumulative)"
+        if t.low in ("showing", "giving", "listing", "returning", "show", "give", "list", "return") and i > 0 \
+                and tokens[i - 1].text == ",":
             end = next((j for j in range(i, len(tokens)) if tokens[j].kind == "punct" and tokens[j].text in _BOUNDARY),
                        len(tokens))
             out.append((i, end))
@@ -99,8 +104,14 @@ def _clause_spec(tokens: list[Token], links: list[Link], index: SchemaIndex, sta
         led = led or tokens[i].low in _LEADS
         i += 1
     items: list[list[int]] = [[]]
+    depth = 0
     for j in range(i, end):
         low = tokens[j].low
+        if tokens[j].text in ("(", ")"):
+            depth += 1 if tokens[j].text == "(" else -1
+            continue
+        if depth > 0:
+            continue  # a format hint inside the item: "Quarter (YYYY-Qn)"
         if low in _SEPARATORS or tokens[j].text == ",":
             if items[-1]:
                 items.append([])

@@ -233,7 +233,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
         if col_a.name != col_b.name or col_a.table == subject or not is_ancestor(self.ix, subject, col_a.table):
             return
         between = self.lows[a.end:b.start]
-        if not any(w in ("not", "never", "no") or w.endswith("n't") for w in between):
+        if not any(w in ("not", "never", "no", "none", "nothing", "zero") or w.endswith("n't") for w in between):
             return
         ref = ColRef(col_a.table, col_a.name)
         self.plan.exists.append(Exists(col_a.table, False, [self._range(a, col_a)]))

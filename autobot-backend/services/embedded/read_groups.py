@@ -23,6 +23,11 @@ class GroupsMixin:
                     and self.lows[i - 1] not in SORT_WORDS and self._agent(i + 1):
                 continue  # "books written by authors from Japan": who did it, not a grouping
             k = self.link_after(i + 1, gap=2)
+            if k is not None and k in self.used and self.links[k].best.kind == "metric":
+                modified = self.link_after(self.links[k].end, gap=0)
+                if modified is not None and modified not in self.used \
+                        and self.links[modified].best.kind in ("column", "table"):
+                    k = modified  # "each sales channel" after the revenue was read: the channel
             if k is None or k in self.used:
                 continue
             c = self.concept(k)
