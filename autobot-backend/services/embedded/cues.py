@@ -111,6 +111,8 @@ class Cues:
     percent: bool = False
     sort: str | None = None
     """``asc`` or ``desc`` when the question asks for an order ("from highest to lowest")."""
+    grain_limit: int | None = None
+    """"which three months ...": how many periods the answer names."""
     sort_span: set[int] = field(default_factory=set)
     """The tokens of the sort phrase."""
     on_average: bool = False
@@ -182,6 +184,10 @@ def _scan_windows(tokens: list[Token], lows: list[str], cues: Cues) -> None:
             for j in range(max(0, i - 3), i):
                 if tokens[j].kind == "number" and tokens[j].low.isdigit():
                     width = int(tokens[j].low)
+                    cues.skip |= set(range(j, i))
+                head = lows[j].split("-")[0]
+                if "-" in lows[j] and (head.isdigit() or head in NUMBER_WORDS) and lows[j].split("-")[-1] in _UNIT_WORDS:
+                    width = int(head) if head.isdigit() else NUMBER_WORDS[head]  # "three-month moving average"
                     cues.skip |= set(range(j, i))
             if width is None:
                 for j in range(i + 2, min(n, i + 7)):
@@ -275,6 +281,17 @@ def _scan_grains(tokens: list[Token], lows: list[str], cues: Cues) -> None:
                     continue
             cues.grains.append((_UNIT_WORDS[w], start, i + 1))
             cues.skip |= set(range(start, i + 1))
+        elif w in _UNIT_WORDS and i > 1 and lows[i - 2] in ("each", "every", "per") and re.fullmatch(
+                r"(?:19|20)\d\d", lows[i - 1]):
+            cues.grains.append((_UNIT_WORDS[w], i - 2, i + 1))  # "each 2023 month"
+            cues.skip |= {i - 2, i}
+        elif w in _UNIT_WORDS and i > 1 and _counted(tokens, i - 1) and (
+                lows[i - 2] in ("which", "what") or lows[i - 2] == "the" and i > 2 and lows[i - 3] in ("of", "among")):
+            # "which three months", "of the eight quarters on record, which one": the periods themselves
+            start = i - 2 if lows[i - 2] in ("which", "what") else i - 3
+            cues.grains.append((_UNIT_WORDS[w], start if lows[start] in ("which", "what") else i, i + 1))
+            cues.grain_limit = int(parse_number(tokens[i - 1])) if lows[start] in ("which", "what") else None
+            cues.skip |= set(range(start, i + 1))
         elif w in _UNIT_WORDS and i > 0 and lows[i - 1] in _SUPERLATIVES:
             cues.grains.append((_UNIT_WORDS[w], i, i + 1))  # "the busiest month", "the best quarter"
             cues.skip.add(i)
@@ -284,6 +301,13 @@ def _scan_grains(tokens: list[Token], lows: list[str], cues: Cues) -> None:
         elif w in _UNIT_WORDS and i + 2 < len(lows) and lows[i + 1] == "by" and lows[i + 2] == w:
             cues.grains.append((_UNIT_WORDS[w], i, i + 3))
             cues.skip |= {i, i + 1, i + 2}
+
+
+def _counted(tokens: list[Token], i: int) -> bool:
+    """A count before a noun: "three", "12"."""
+    tok = tokens[i]
+    return (tok.kind == "number" and tok.low.isdigit() and len(tok.low) < 4
+            or tok.low in NUMBER_WORDS and tok.low not in ("a", "single", "one"))
 
 
 def _number_at(tokens: list[Token], i: int) -> float | None:

@@ -9,6 +9,7 @@ When the pieces do not add up to a query, :class:`Unclear` says which piece is m
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -111,9 +112,12 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
             later = max(periods, key=lambda s: s.period.lo)
             column = next(c for s, c in pending if s is later)
             self.plan.dims = [d for d in self.plan.dims if d.kind != "grain"]
-            self.plan.compare = Compare("year", cues.compare_pct, with_measure=True,
+            self.plan.compare = Compare("year", cues.compare_pct, with_measure=self._measure_listed(),
                                         date=ColRef(column.table, column.name), grain=cues.same_unit,
                                         offset=_PERIODS_IN.get(("year", cues.same_unit), 1))
+            if self.plan.rank is not None:
+                self.plan.compare.rank = Rank(self.plan.rank.desc != cues.change_down, self.plan.rank.limit or 1)
+                self.plan.rank = None
             self.plan.filters.append(self._range(later, column))
             return
         grain_dims = [d for d in self.plan.dims if d.kind == "grain"]
@@ -331,6 +335,13 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
             table = table or p.subject or p.dims[0].table
             if table and not any(d.kind == "entity" and d.table == table for d in p.dims):
                 p.measures.append(Measure("count", table))
+        grains = [d for d in p.dims if d.kind == "grain"]
+        if len(p.measures) == 1 and len(grains) == 1 and not p.rank and not p.compare and not p.window \
+                and p.measures[0].func in ("sum", "metric", "count") and not p.measures[0].per \
+                and any(a.func == "avg" and self.link_after(a.end, gap=3) is None for a in self.cues.aggs):
+            # "each month's revenue, and the mean across those months": the average of the period totals
+            p.measures[0] = dataclasses.replace(p.measures[0], per_grain=grains[0].unit)
+            p.dims = [d for d in p.dims if d is not grains[0]]
         if p.window is not None and p.measures:
             p.window.show_value = self._measure_mentions(p.measures[0]) >= 2 or self._value_beside_window()
         if self.cues.percent and p.dims and p.measures and not p.measures[0].share:
