@@ -411,7 +411,7 @@ class Builder:
             pk = self.ix.tables[m.table].primary_key
             # "customers with more than 10 orders": their orders; "members who borrowed more than 12
             # books": their loans (a book is counted once per loan, not once overall)
-            own = self.p.subject is None or is_ancestor(self.ix, self.p.subject, m.table)
+            own = self.p.subject is None or is_ancestor(self.ix, self.p.subject, m.table) or m.distinct
             e = exp.Count(this=exp.Distinct(expressions=[col(ColRef(m.table, pk[0]))])) if len(pk) == 1 and own \
                 else exp.Count(this=exp.Star())
         else:

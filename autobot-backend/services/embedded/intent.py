@@ -46,6 +46,7 @@ _CHANGE_NOUNS = frozenset({"change", "changes", "changed", "growth", "grew", "in
                            "decreased", "difference", "delta", "rise", "rose", "drop", "dropped", "decline", "declined",
                            "fall", "fell", "gain", "gained"})
 _CHANGE_STEMS = frozenset({"chang", "grow", "increas", "decreas", "differ", "declin"})
+_LIST_VERBS = frozenset({"list", "show", "give", "name", "display", "find", "identify", "return", "get"})
 _GRAIN_ORDER = {"day": 0, "days": 0, "week": 1, "month": 2, "months": 2, "quarter": 3, "half": 4, "year": 5}
 
 
@@ -172,6 +173,24 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
         self.plan.dims = [d for d in self.plan.dims if d.kind != "grain"]
         for spec, column in _series_window(pending, series):
             self.plan.filters.append(self._range(spec, column))
+
+    def _listed_entity(self) -> str | None:
+        """The rows a list request names, when a measure is asked of each of them: "List the discontinued
+        products ..., with the units sold of each", "List customers who spent more than 6,000 ..."."""
+        p = self.plan
+        if p.dims or not p.measures or p.compare or p.window or p.rank or self.lows[0] not in _LIST_VERBS:
+            return None
+        k = next((j for j, lk in enumerate(self.links) if lk.start <= 4 and lk.best.kind == "table"), None)
+        if k is None:
+            return None
+        table = self.links[k].best.table
+        m = p.measures[0]
+        if table == m.table and not m.per or not (table == m.table or is_ancestor(self.ix, table, m.table)
+                                                  or m.metric and table in self.ix.metrics[m.metric].tables):
+            return None
+        rest = self.lows[self.links[k].end:]
+        each = any(w in ("each", "apiece", "individually", "per", "their", "its") for w in rest)
+        return table if p.having or each else None
 
     def _value_beside_window(self) -> bool:
         """"that day's revenue and the running total", "(month, fees, cumulative)": each period's own
@@ -335,6 +354,9 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
             table = table or p.subject or p.dims[0].table
             if table and not any(d.kind == "entity" and d.table == table for d in p.dims):
                 p.measures.append(Measure("count", table))
+        listed = self._listed_entity()
+        if listed is not None:
+            p.dims.append(Dim("entity", listed))  # "List the customers who ..., with the amount each spent"
         grains = [d for d in p.dims if d.kind == "grain"]
         if len(p.measures) == 1 and len(grains) == 1 and not p.rank and not p.compare and not p.window \
                 and p.measures[0].func in ("sum", "metric", "count") and not p.measures[0].per \

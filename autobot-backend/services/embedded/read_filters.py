@@ -81,13 +81,21 @@ class FiltersMixin:
                                                th.number))
             elif c.kind == "table":
                 self.used.add(k)
-                self.plan.having.append(Having(Measure("count", c.table), th.op, th.number))
+                distinct = self.links[k].start > 0 and self.lows[self.links[k].start - 1] in ("different", "distinct",
+                                                                                              "unique", "separate")
+                self.plan.having.append(Having(Measure("count", c.table, distinct=distinct), th.op, th.number))
             elif c.kind == "column" and (self.col(c).measurable or self.col(c).kind == "year"):
                 if k not in self.used:
                     self.used.add(k)
                 elif not any(m.column == c.column and m.table == c.table for m in self.plan.measures):
                     continue
                 self.plan.filters.append(Filter("cmp", ColRef(c.table, c.column), op=th.op, number=th.number))
+            elif c.kind == "column" and self.col(c).kind in ("text", "bool") and self.links[k].start >= th.end \
+                    and self.links[k].best.kind == "column":
+                # "ordered through more than one channel": how many different values the rows have
+                self.used.add(k)
+                self.plan.having.append(Having(Measure("count", c.table, c.column, distinct=True), th.op,
+                                               th.number))
             elif c.kind == "column" and self.links[k].start > th.end:
                 # "more than 15 orders" where 'orders' linked through a column alternative
                 tables = [x.table for x in self.links[k].concepts if x.kind == "table"]
