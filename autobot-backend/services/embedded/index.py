@@ -291,7 +291,8 @@ def _index_column(index: SchemaIndex, table: Table, col: Column) -> None:
     concept = lambda s: Concept("column", table.name, col.name, strength=s)  # noqa: E731
     _add(index, col.stems, concept(1.0))
     if meaningful and meaningful != col.stems:
-        _add(index, meaningful, concept(1.0))
+        # "flight_number" of flights: the bare word "flights" is the table before it is this column
+        _add(index, meaningful, concept(0.85 if meaningful == table.stems else 1.0))
     core = tuple(s for s in meaningful if s not in table.stems and not (col.kind == "date" and s in DATE_STEMS))
     if core and core != meaningful:
         _add(index, core, concept(0.9))

@@ -12,6 +12,9 @@ from services.embedded.plan import ColRef, Exists, Filter, Having, Measure
 from services.embedded.reader import INCOMPLETE, NEGATIVE_STATES, STATE_POSITIVE
 
 
+_HAPPENED = frozenset({"operated", "operating", "flew", "flown", "departed", "actually", "ran", "held",
+                       "attended"})
+"""Verbs that say a row's event took place, so rows flagged cancelled are not counted ("flights that operated")."""
 _COLUMN_OPS = {"after": ">", "later": ">", "before": "<", "earlier": "<", "above": ">", "below": "<", "over": ">",
                "under": "<", "exceeds": ">", "exceeding": ">", "exceeded": ">", "more": ">", "greater": ">",
                "higher": ">", "less": "<", "lower": "<"}
@@ -123,7 +126,11 @@ class FiltersMixin:
             if any(key(later) == key(spec) for later in self.cues.dates[n + 1:]):
                 continue  # "in the 2010s, from 2010 through 2019": one period said twice, kept where last said
             self._table_hint = None
-            self._pending.append((spec, self._date_column_before(spec.start)))
+            column = self._date_column_before(spec.start)
+            after = self.link_after(spec.end, gap=0)
+            if column is None and after is not None and self.links[after].best.kind == "table":
+                column = primary_date(self.ix, self.links[after].best.table)  # "March 2024 flights": their date
+            self._pending.append((spec, column))
             if self._table_hint:
                 self._hints[len(self._pending) - 1] = self._table_hint
         for _unit, start, _end in self.cues.grains:
@@ -282,7 +289,9 @@ class FiltersMixin:
                 for k, lk in enumerate(self.links):
                     if i < lk.start <= i + 3 and stem(self.lows[lk.start]) == "sell":
                         self.used.add(k)  # "products we still sell": not a join to the sales
-            if w in STATE_POSITIVE and self._state_of_rows(i) or selling:
+            happened = w in _HAPPENED or w == "left" and any(lk.start == i + 1 and lk.best.kind == "value"
+                                                              for lk in self.links)
+            if w in STATE_POSITIVE and self._state_of_rows(i) or selling or happened:
                 col = self._negative_state_column()
                 if col is not None:
                     self.plan.filters.append(Filter("bool", ColRef(col.table, col.name), values=(False,)))

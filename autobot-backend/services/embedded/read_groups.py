@@ -17,7 +17,8 @@ class GroupsMixin:
             if i in self.cues.skip or w not in ("by", "per", "each", "every", "across"):
                 continue
             nxt = self.lows[i + 1] if i + 1 < len(self.lows) else ""
-            if (w == "across" and nxt in ("all", "both", "the", "every", "each")) or (w == "by" and nxt in ("a", "an")):
+            if (w == "across" and nxt in ("all", "both", "the", "every", "each")) or (
+                    w == "by" and nxt in ("a", "an", "any", "some", "one", "someone", "anyone")):
                 continue  # "across all orders": overall; "a visit by a patient": who, not a grouping
             if w == "by" and i > 0 and (self.lows[i - 1] in PARTICIPLES or self.lows[i - 1].endswith("ed")) \
                     and self.lows[i - 1] not in SORT_WORDS and self._agent(i + 1):
