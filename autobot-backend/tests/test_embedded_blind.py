@@ -1,8 +1,11 @@
 """The embedded generator on the blind development set: questions written by someone who never saw it.
 
-``tests/data/embedded_blind/`` holds five schemas' questions in two splits. The ``tune`` split
-may be read and tuned on; the ``holdout`` split is never read by the generator's developer and is
-measured here only as totals (no question, id or per-question verdict is ever printed for it).
+``tests/data/embedded_blind/`` holds five schemas' questions in two splits. The ``tune`` split was
+tuned on from the start. The ``holdout`` split was measured as totals only, three times (before round
+one: 23/97 right, 23/25 declined, 7/7 controls declined; after it: 46/97, 21/25, 0/7; at the end of
+round two: 52/97, 22/25, 0/7), and is now burned: it has been read and tuned on like the tune split,
+so both are development data here, pinned by ratchet floors, and neither says anything about
+questions the generator has not seen (``tests/test_embedded_blind2.py`` and the corpus do that).
 
 Grading is by execution, as the suite grades: the generator sees the schema context of seed 0;
 its SQL and the reference SQL run on seeds 0, 1 and 2 of the schema, and a question passes only
@@ -10,12 +13,11 @@ when the rows match on every seed (``eval.sql.compare.compare_results`` at two d
 position, column count checked). Every database is built once per module, in memory.
 
 Three figures per schema and split, each pinned by a floor (a ratchet, raised as the generator
-gains; the holdout floors were set once, from the first measurement after the round of changes):
-answerable questions passed, must-refuse questions declined, controls (answerable questions
+gains): answerable questions passed, must-refuse questions declined, controls (answerable questions
 dressed like a refusal trigger) declined.
 
-Run ``python -m tests.test_embedded_blind`` for the tune split's per-question failures, and
-``python -m tests.test_embedded_blind --holdout`` for the holdout totals (totals only).
+Run ``python -m tests.test_embedded_blind`` for both splits' per-question failures
+(``--split tune`` or ``--split holdout`` for one).
 """
 
 from __future__ import annotations
@@ -128,33 +130,26 @@ def figures(outcomes: Iterable[Outcome], schema: str | None = None) -> Figures:
                    sum(o.verdict == "refused" for o in controls))
 
 
-# Ratchet: schema -> (answerable passed >=, must-refuse declined >=, controls declined <=).
-TUNE_FLOORS = {
-    "retail": (34, 6, 0),
-    "retail_24m": (29, 5, 0),
-    "library": (19, 6, 0),
-    "clinic": (22, 6, 0),
-    "saas": (19, 6, 0),
+# Ratchets: (split, schema) -> (answerable passed >=, must-refuse declined >=, controls declined <=).
+# Round three started from tune 123/169, 29/29, 0/10 and (burned) holdout 52/97, 22/25, 0/7.
+FLOORS = {
+    ("tune", "retail"): (40, 6, 0),
+    ("tune", "retail_24m"): (34, 5, 0),
+    ("tune", "library"): (22, 6, 0),
+    ("tune", "clinic"): (23, 6, 0),
+    ("tune", "saas"): (28, 6, 0),
+    ("holdout", "retail"): (23, 6, 0),
+    ("holdout", "retail_24m"): (20, 6, 0),
+    ("holdout", "library"): (12, 4, 0),
+    ("holdout", "clinic"): (16, 5, 0),
+    ("holdout", "saas"): (11, 4, 0),
 }
-# Set once, from the first holdout measurement after the round of changes (the second measurement in all;
-# the first, before the changes, was 23/97 right, 23/25 declined, 7/7 controls declined); never tuned against.
-HOLDOUT_FLOORS = {
-    "retail": (14, 5, 0),
-    "retail_24m": (11, 4, 0),
-    "library": (6, 3, 0),
-    "clinic": (10, 5, 0),
-    "saas": (5, 4, 0),
-}
+SPLITS = ("tune", "holdout")
 
 
 @pytest.fixture(scope="module")
-def tune() -> list[Outcome]:
-    return grade_split("tune")
-
-
-@pytest.fixture(scope="module")
-def holdout() -> list[Outcome]:
-    return grade_split("holdout")
+def outcomes() -> dict[str, list[Outcome]]:
+    return {split: grade_split(split) for split in SPLITS}
 
 
 def _failures(outcomes: list[Outcome], schema: str) -> str:
@@ -163,31 +158,21 @@ def _failures(outcomes: list[Outcome], schema: str) -> str:
                      or (o.question.schema == schema and o.question.answerable and o.verdict == "refused"))
 
 
-@pytest.mark.parametrize("schema", SCHEMAS)
-def test_tune_split_holds_its_floors(tune, schema):
-    f = figures(tune, schema)
-    passed, declined, controls_declined = TUNE_FLOORS[schema]
+@pytest.mark.parametrize("split,schema", sorted(FLOORS), ids=lambda v: str(v))
+def test_each_split_holds_its_floors(outcomes, split, schema):
+    f = figures(outcomes[split], schema)
+    passed, declined, controls_declined = FLOORS[(split, schema)]
     assert f.answerable > 0 and f.must_refuse > 0 and f.controls > 0
-    assert f.passed >= passed, f"{f.line(schema)}; floor {passed}\n{_failures(tune, schema)}"
-    assert f.declined >= declined, f"{f.line(schema)}; floor {declined}\n{_failures(tune, schema)}"
+    detail = _failures(outcomes[split], schema)
+    assert f.passed >= passed, f"{f.line(schema)}; floor {passed}\n{detail}"
+    assert f.declined >= declined, f"{f.line(schema)}; floor {declined}\n{detail}"
     assert f.controls_declined <= controls_declined, f"{f.line(schema)}; ceiling {controls_declined}"
 
 
-@pytest.mark.parametrize("schema", SCHEMAS)
-def test_holdout_split_holds_its_floors(holdout, schema):
-    """Totals only: a failure here names no question."""
-    f = figures(holdout, schema)
-    passed, declined, controls_declined = HOLDOUT_FLOORS[schema]
-    assert f.answerable > 0 and f.must_refuse > 0
-    assert f.passed >= passed, f"{f.line(schema)}; floor {passed}"
-    assert f.declined >= declined, f"{f.line(schema)}; floor {declined}"
-    assert f.controls_declined <= controls_declined, f"{f.line(schema)}; ceiling {controls_declined}"
-
-
-def test_every_tune_reference_passes_its_own_grading():
-    """The grader can pass: each tune reference, graded as if generated, matches itself on every seed."""
+def test_every_reference_passes_its_own_grading():
+    """The grader can pass: each reference, graded as if generated, matches itself on every seed."""
     bad = []
-    for q in load_split("tune"):
+    for q in load_split("tune") + load_split("holdout"):
         if q.answerable:
             ctx, engines = database(q.schema)
             for engine in engines:
@@ -219,13 +204,11 @@ def _shingles(text: str) -> set[str]:
     return {" ".join(w[i:i + PHRASE_WORDS]) for i in range(len(w) - PHRASE_WORDS + 1)}
 
 
-@pytest.mark.parametrize("split", ["tune", "holdout"])
+@pytest.mark.parametrize("split", SPLITS)
 def test_no_blind_phrase_is_in_the_generator(split):
-    """No six-word run of any blind question is in the generator's code; holdout hits are counted, not shown."""
+    """No six-word run of any blind question is in the generator's code."""
     code = " ".join(_words("\n".join(p.read_text(encoding="utf-8") for p in GENERATOR_FILES)))
     hits = sorted({(q.id, s) for q in load_split(split) for s in _shingles(q.question) if s in code})
-    if split == "holdout":
-        assert len(hits) == 0, f"{len(hits)} six-word phrase(s) of holdout questions appear in the generator"
     assert hits == []
 
 
@@ -241,8 +224,9 @@ def report(outcomes: list[Outcome], per_question: bool) -> str:
 
 
 if __name__ == "__main__":
-    if "--holdout" in sys.argv[1:]:
-        print(report(grade_split("holdout"), per_question=False))
-    else:
-        chosen = [a for a in sys.argv[1:] if a in SCHEMAS] or SCHEMAS
-        print(report(grade_split("tune", chosen), per_question=True))
+    args = sys.argv[1:]
+    chosen_splits = [args[args.index("--split") + 1]] if "--split" in args else list(SPLITS)
+    chosen = [a for a in args if a in SCHEMAS] or SCHEMAS
+    for split in chosen_splits:
+        print(f"== {split}")
+        print(report(grade_split(split, chosen), per_question=True))

@@ -1,5 +1,5 @@
-"""The answer's columns as the question spells them out: "Category and revenue.", "Give the member id,
-name and number of loans", "(month YYYY-MM, fees, cumulative)", "..., showing country and revenue".
+"""The answer's columns as the question spells them out: "Region and total.", "Give the shop id, its name
+and its visits", "(week, visits, running total)", "..., showing city and spend".
 
 Answers are graded by position, so a question that lists its columns has said exactly what to
 return. :func:`read_spec` finds such a list (a clause of column words, or one led by a verb that
@@ -88,7 +88,7 @@ def _clauses(tokens: list[Token]) -> list[tuple[int, int]]:
         if t.text == "(":
             end = next((j for j in range(i, len(tokens)) if tokens[j].text == ")"), None)
             if end is not None:
-                out.append((i + 1, end))  # "(month YYYY-MM, fees, cumulative)"
+                out.append((i + 1, end))  # "(week, visits, running total)"
         if t.low in ("showing", "giving", "listing", "returning", "show", "give", "list", "return") and i > 0 \
                 and tokens[i - 1].text == ",":
             end = next((j for j in range(i, len(tokens)) if tokens[j].kind == "punct" and tokens[j].text in _BOUNDARY),
@@ -197,7 +197,7 @@ def apply_spec(plan: Plan, spec: Spec, index: SchemaIndex) -> Plan:
 
 
 def _add_dims(plan: Plan, shown: list[Item], index: SchemaIndex) -> None:
-    """Groupings the list names that the plan lacks: "Quarter (YYYY-Qn) and count", "Segment, then the average"."""
+    """Groupings the list names that the plan lacks: "Week label and visits", "Region, then the mean"."""
     if plan.projection:
         return
     grains = [d for d in plan.dims if d.kind == "grain"]

@@ -205,10 +205,10 @@ def _scan_compare(tokens: list[Token], lows: list[str], cues: Cues) -> None:
     pct = {stem(w) for w in PCT_CHANGE_WORDS}
     cues.change = any((s in change or w in CHANGE_WORDS) and not (
         w in ("fell", "fall", "falls", "falling") and lows[i + 1:i + 2] in (["on"], ["into"], ["within"], ["onto"]))
-        for i, (s, w) in enumerate(zip(stems, lows)))  # "fell on the last day": a date, not a fall
+        for i, (s, w) in enumerate(zip(stems, lows)))  # "fell on a Sunday": a date, not a fall
     for i in range(len(lows) - 2):
         if _HOW_MUCH_MORE.match(" ".join(lows[i:])):
-            cues.change = True  # "how much more revenue did Q3 2024 bring in than Q3 2023"
+            cues.change = True  # "how many more units did May sell than April": a difference
             cues.skip.add(i + 2)
             for j in range(i + 3, min(len(lows) - 1, i + 6)):
                 if lows[j] == "or" and lows[j + 1] in _COMPARATIVES:
@@ -287,7 +287,7 @@ def _scan_grains(tokens: list[Token], lows: list[str], cues: Cues) -> None:
             cues.skip |= {i - 2, i}
         elif w in _UNIT_WORDS and i > 1 and _counted(tokens, i - 1) and (
                 lows[i - 2] in ("which", "what") or lows[i - 2] == "the" and i > 2 and lows[i - 3] in ("of", "among")):
-            # "which three months", "of the eight quarters on record, which one": the periods themselves
+            # "which two weeks", "among the four years, which one": the periods themselves
             start = i - 2 if lows[i - 2] in ("which", "what") else i - 3
             cues.grains.append((_UNIT_WORDS[w], start if lows[start] in ("which", "what") else i, i + 1))
             cues.grain_limit = int(parse_number(tokens[i - 1])) if lows[start] in ("which", "what") else None

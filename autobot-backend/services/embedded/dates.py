@@ -169,7 +169,7 @@ def _edge_of(tokens: list[Token], i: int) -> tuple[Period, int] | None:
     count, k = 1, i + 1
     word = tokens[k].low
     if (word.isdigit() or word in NUMBER_WORDS and word not in ("a", "single")) and k + 1 < len(tokens):
-        count, k = (int(word) if word.isdigit() else NUMBER_WORDS[word]), k + 1  # "the first ten days of"
+        count, k = (int(word) if word.isdigit() else NUMBER_WORDS[word]), k + 1  # "the opening five weeks of"
     unit = _UNITS.get(tokens[k].low)
     if unit is None or k + 2 >= len(tokens) or tokens[k + 1].low != "of" or count < 1:
         return None
@@ -222,7 +222,7 @@ def _borrowed_year(tokens: list[Token], i: int) -> tuple[Period, int] | None:
             and 1 <= int(tokens[j].low) <= 31:
         day, j = int(tokens[j].low), j + 1
     elif low.isdigit() and 1 <= int(low) <= 31 and j < n and tokens[j].low in MONTHS and tokens[j].kind == "word":
-        day, low, j = int(low), tokens[j].low, j + 1  # "15 November through 21 November 2024"
+        day, low, j = int(low), tokens[j].low, j + 1  # "3 May to 9 May 2021"
     else:
         holiday = _holiday_at(tokens, i)
         if holiday is not None:

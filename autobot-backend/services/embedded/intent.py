@@ -176,7 +176,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
 
     def _listed_entity(self) -> str | None:
         """The rows a list request names, when a measure is asked of each of them: "List the discontinued
-        products ..., with the units sold of each", "List customers who spent more than 6,000 ..."."""
+        items ..., with each one's units", "list the buyers whose spend passed N ..."."""
         p = self.plan
         if p.dims or not p.measures or p.compare or p.window or p.rank or self.lows[0] not in _LIST_VERBS:
             return None
@@ -193,7 +193,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
         return table if p.having or each else None
 
     def _value_beside_window(self) -> bool:
-        """"that day's revenue and the running total", "(month, fees, cumulative)": each period's own
+        """"each week's sales plus a cumulative figure", "(week, visits, running total)": each period's own
         value is listed before the running or moving figure."""
         at = next((i for i, w in enumerate(self.lows) if w in ("cumulative", "running", "moving", "rolling",
                                                                 "trailing")), None)
@@ -213,8 +213,8 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
                               text))
 
     def _measure_listed(self) -> bool:
-        """Whether the measure is asked for in its own right beside its change ("its revenue and the change
-        from the month before"), not only as what changes ("the change in revenue", "revenue growth")."""
+        """Whether the measure is asked for in its own right beside its change ("each month's sales and how
+        they moved"), not only as what changes ("the change in revenue", "revenue growth")."""
         changes = [i for i, t in enumerate(self.t) if t.low in _CHANGE_NOUNS or t.stem in _CHANGE_STEMS]
         mentions = [lk.start for lk in self.links if lk.best.kind == "metric" or lk.best.kind == "column"
                     and self.col(lk.best).measurable] + [a.start for a in self.cues.aggs if a.func == "count"]
@@ -356,7 +356,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
                 p.measures.append(Measure("count", table))
         listed = self._listed_entity()
         if listed is not None:
-            p.dims.append(Dim("entity", listed))  # "List the customers who ..., with the amount each spent"
+            p.dims.append(Dim("entity", listed))  # "list the buyers who ..., and what each paid"
         grains = [d for d in p.dims if d.kind == "grain"]
         if len(p.measures) == 1 and len(grains) == 1 and not p.rank and not p.compare and not p.window \
                 and p.measures[0].func in ("sum", "metric", "count") and not p.measures[0].per \

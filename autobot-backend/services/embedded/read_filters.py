@@ -34,7 +34,7 @@ class FiltersMixin:
             j = i + 2 if i + 1 < n and self.lows[i + 1] == "than" else i + 1
             right = self.link_after(j, gap=2)
             if right is not None and self.links[right].best.kind == "table":
-                owned = self.link_after(self.links[right].end, gap=1)  # "below the product's current list price"
+                owned = self.link_after(self.links[right].end, gap=1)  # "under the item's catalogue price"
                 if owned is not None and any(c.kind == "column" and c.table == self.links[right].best.table
                                              for c in self.links[owned].concepts):
                     self.used.add(right)
@@ -95,7 +95,7 @@ class FiltersMixin:
                 self.plan.filters.append(Filter("cmp", ColRef(c.table, c.column), op=th.op, number=th.number))
             elif c.kind == "column" and self.col(c).kind in ("text", "bool") and self.links[k].start >= th.end \
                     and self.links[k].best.kind == "column":
-                # "ordered through more than one channel": how many different values the rows have
+                # "bought in over two regions": how many different values the rows have
                 self.used.add(k)
                 self.plan.having.append(Having(Measure("count", c.table, c.column, distinct=True), th.op,
                                                th.number))
@@ -124,7 +124,7 @@ class FiltersMixin:
             return spec.lo, spec.hi, spec.relative, spec.recurring
         for n, spec in enumerate(self.cues.dates):
             if any(key(later) == key(spec) for later in self.cues.dates[n + 1:]):
-                continue  # "in the 2010s, from 2010 through 2019": one period said twice, kept where last said
+                continue  # "in the 1990s, i.e. 1990 to 1999": one period said twice, kept where last said
             self._table_hint = None
             column = self._date_column_before(spec.start)
             after = self.link_after(spec.end, gap=0)

@@ -233,7 +233,7 @@ class GroupsMixin:
                     self.plan.measures.append(Measure("sum", c.table, c.column))
         explicit_limits = [s.limit for s in sups if s.limit is not None]
         if wh_grain and self.cues.grain_limit and not explicit_limits:
-            explicit_limits = [self.cues.grain_limit]  # "which three months had the highest revenue"
+            explicit_limits = [self.cues.grain_limit]  # "which two weeks were busiest"
         if explicit_limits:
             limit = explicit_limits[0]  # "which countries ... most revenue? Show the top 3"
         elif self._wh_dim() is not None and self._wh_limit is not None:

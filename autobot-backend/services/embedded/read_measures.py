@@ -38,7 +38,7 @@ class MeasuresMixin:
             if agg.func == "count" and self.lows[agg.start] == "how" and start < len(self.lows) \
                     and (self.lows[start] in _AUXILIARIES or self.lows[start].endswith("ed")
                          and not any(lk.start == start for lk in self.links)):
-                # "Among the customers who churned, how many had opened ...": the rows named before
+                # "Of the members who left, how many had complained ...": the rows named before
                 ante = [j for j, lk in enumerate(self.links[:]) if lk.end <= agg.start and lk.best.kind == "table"]
                 if ante:
                     k = ante[-1]
@@ -80,7 +80,7 @@ class MeasuresMixin:
             self.plan.measures.append(m)
 
     def _implicit(self, agg) -> bool:
-        """"how many days did members keep the book": a duration; "how much was it": the one amount
+        """"how many days were the loans out": a duration; "how much was it": the one amount
         the question names elsewhere."""
         func = "avg" if self.cues.on_average or any(a.func == "avg" for a in self.cues.aggs) else agg.func
         nxt = self.lows[agg.end] if agg.end < len(self.lows) else ""
@@ -106,7 +106,7 @@ class MeasuresMixin:
         return False
 
     def _averaged(self, m: Measure, k: int) -> Measure:
-        """"How many lines does an order have on average?": the count per order, averaged; "how many
+        """"On average, how many lines per order?": the count per order, averaged; "how many
         pages are the books, on average": the column's average."""
         if m.func == "count" and not m.column:
             per = [j for j in range(k + 1, len(self.links)) if self.links[j].start > 0
@@ -122,7 +122,7 @@ class MeasuresMixin:
             if m.func == "metric":
                 return Measure("metric", m.table, metric=m.metric, per="?")
             for j, lk in enumerate(self.links):
-                # "how many units does a completed order contain": the units of each order, averaged
+                # "units per basket, on average": the units of each basket, averaged
                 if j not in self.used and lk.best.kind == "table" and lk.best.table != m.table \
                         and is_ancestor(self.ix, lk.best.table, m.table) and self._one_of(lk.start):
                     self.used.add(j)
@@ -138,7 +138,7 @@ class MeasuresMixin:
         return j >= 0 and self.lows[j] in ("a", "an", "each", "per", "every", "one", "single")
 
     def _value_of(self) -> bool:
-        """"the total value of the items on returned orders", "the value of voided invoices": money
+        """"the value of goods on returned orders", "the value of voided invoices": money
         added up over the rows named, whatever their status (a metric's sum without its condition)."""
         if any(a.func in ("avg", "count") for a in self.cues.aggs):
             return False
