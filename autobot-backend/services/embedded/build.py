@@ -60,7 +60,8 @@ class Builder:
     def root(self) -> str:
         p = self.p
         if p.keep_empty:
-            entity = next((d.table for d in p.dims if d.kind == "entity"), None)
+            entity = next((d.table for d in p.dims if d.kind == "entity"), None) or next(
+                (d.table for d in p.dims if d.kind == "column"), None)  # "every category, with none too"
             if entity:
                 return entity
         if p.measures:
@@ -188,7 +189,7 @@ class Builder:
     def filter(self, f: Filter) -> exp.Expression:
         c = col(f.col)
         if f.kind == "exists":
-            return self.exists(Exists(f.values[0], False))
+            return self.exists(Exists(f.values[0], False, list(f.values[1:])))
         column = self.ix.column(f.col.table, f.col.column)
         if f.kind in ("eq", "ne"):
             if len(f.values) == 1:
@@ -283,8 +284,8 @@ class Builder:
             target = col(ColRef(m.table, m.column))
             return exp.Count(this=exp.Distinct(expressions=[target]) if m.distinct else target)
         if self.p.keep_empty and m.table != self.root():
-            key = pk[0] if pk else next(iter(self.ix.tables[m.table].columns))
-            return exp.Count(this=col(ColRef(m.table, key)))
+            key = col(ColRef(m.table, pk[0] if pk else next(iter(self.ix.tables[m.table].columns))))
+            return exp.Count(this=exp.Distinct(expressions=[key]) if len(pk) == 1 else key)
         if len(pk) == 1 and (m.distinct or (not m.rows and self.has_child(m.table))):
             return exp.Count(this=exp.Distinct(expressions=[col(ColRef(m.table, pk[0]))]))
         return exp.Count(this=exp.Star())

@@ -286,15 +286,18 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
         if not self.cues.percent:
             return
         conds = [f for f in p.filters if f.kind in ("eq", "ne", "null", "notnull", "bool", "colcmp")]
-        if not conds and p.subject and not p.dims:
-            # "the percentage of customers who have placed an order": rows with a related row, out of all
-            related = [h for h in p.having if h.measure.func == "count" and (h.op, h.number) in ((">=", 1), (">", 0))]
+        related = [h for h in p.having if h.measure.func == "count" and (h.op, h.number) in ((">=", 1), (">", 0))]
+        if (related or not conds) and p.subject and not p.dims:
+            # "the percentage of customers who ordered in May": rows with such a related row, out of all;
+            # "the share of completed visits with at least one prescription": the completed ones are the whole
             child = next((t for t in sorted(p.joins) if is_ancestor(self.ix, p.subject, t)), None)
             table = related[0].measure.table if related else child
-            if table is not None:
+            if table is not None and table != p.subject:
                 p.having = [h for h in p.having if h not in related]
                 p.joins.discard(table)
-                conds = [Filter("exists", ColRef(table, ""), values=(table,))]
+                moved = [f for f in p.filters if f.col.table == table]
+                p.filters = [f for f in p.filters if f not in moved]
+                conds = [Filter("exists", ColRef(table, ""), values=(table, *moved))]
                 p.filters.append(conds[0])
         if not conds:
             return
@@ -340,9 +343,12 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
             p.window = Window("running")
         elif self.cues.moving:
             p.window = Window("moving", self.cues.moving[0], self.cues.moving[1])
-        entity = next((d.table for d in p.dims if d.kind == "entity"), None)
+        entity = next((d.table for d in p.dims if d.kind == "entity"), None) or next(
+            (d.table for d in p.dims if d.kind == "column"), None)
         if self.cues.include_zero and entity and p.measures and p.measures[0].table != entity:
             p.keep_empty = True
+        if self.cues.include_zero and p.measures and p.measures[0].per and p.measures[0].per != p.measures[0].table:
+            p.keep_empty = True  # "orders per customer, counting those with none as zero"
         for m in p.measures:
             if m.per == "?":
                 m.per = self._default_per(m)

@@ -41,7 +41,7 @@ def two_level(b: "Builder", m: Measure) -> exp.Expression:
         step = Dim("entity", m.per)
     inner = type(b)(Plan(subject=p.subject, measures=[Measure(m.func, m.table, m.column, m.metric,
                                                               m.distinct, since=m.since, raw=m.raw)],
-                         dims=p.dims + [step], filters=p.filters,
+                         dims=p.dims + [step], filters=p.filters, keep_empty=p.keep_empty and not m.per_grain,
                          exists=p.exists, joins=p.joins | ({m.per} if m.per else set())), b.ix)
     sub = inner.select()
     sub.set("order", None)
