@@ -86,6 +86,8 @@ class Builder:
             if m.metric:
                 for t in self.ix.metrics[m.metric].tables:
                     add(t)
+            if m.swap:
+                add(m.swap[1].table)
             for f in m.share or ():
                 if f.kind == "exists":
                     continue
@@ -263,12 +265,16 @@ class Builder:
         if m.func == "metric":
             metric = self.ix.metrics[m.metric]
             cond = None if m.raw else self.metric_condition(m.metric)
-            if self._inline(m) and cond is not None and metric.argument is not None:
-                agg = metric.aggregate.copy()
-                inner = agg.find(exp.AggFunc)
-                inner.set("this", exp.Case(ifs=[exp.If(this=cond, true=metric.argument.copy())], default=lit(0)))
-                return agg
-            return metric.aggregate.copy()
+            argument = metric.argument
+            if m.swap is not None and argument is not None:
+                swapped = _swap(argument, *m.swap)
+                argument = exp.Sub(this=swapped, expression=argument.copy()) if m.discount else swapped
+            if self._inline(m) and cond is not None and argument is not None:
+                argument = exp.Case(ifs=[exp.If(this=cond, true=argument.copy())], default=lit(0))
+            agg = metric.aggregate.copy()
+            if argument is not metric.argument:
+                agg.find(exp.AggFunc).set("this", argument)
+            return agg
         if m.func == "count":
             return self._count(m)
         c = col(ColRef(m.table, m.column))
@@ -469,6 +475,15 @@ def _only_dims(tree: exp.Select, n: int) -> exp.Select:
         if keys:
             outer = outer.order_by(*[k.copy() for k in keys])
     return outer
+
+
+def _swap(expr: exp.Expression, old: ColRef, new: ColRef) -> exp.Expression:
+    """``expr`` with every reference to the column ``old`` read from ``new`` instead."""
+    out = expr.copy()
+    for c in list(out.find_all(exp.Column)):
+        if c.table == old.table and c.name == old.column:
+            c.replace(col(new))
+    return out
 
 
 def _reads(cond: exp.Expression, table_name: str) -> bool:

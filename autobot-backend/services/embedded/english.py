@@ -78,7 +78,8 @@ a about above across after against all along although among amongst an and anoth
 around as at because before behind below beneath beside besides between beyond both but by despite down during each
 either every everybody everyone everything except few for from he her hers herself him himself his how however i if
 in inside into it its itself less like many me mine minus more most much my myself neither no nobody none noone nor
-not nothing of off on one onto or other others otherwise our ours ourselves out outside over past per plus since so
+not nothing of off on one onto or other others otherwise our ours ourselves out outside over past per plus minus times
+since so
 some somebody someone something than that the their theirs them themselves then there these they this those though
 through throughout till to toward towards under unless unlike until up upon us versus via we what whatever when
 whenever where whereas wherever whether which whichever while who whoever whom whose why with within without yet you

@@ -108,6 +108,9 @@ class SchemaIndex:
     value_words: dict[str, list[Concept]] = field(default_factory=dict)
     """First stem of every sampled value, for prefix and fuzzy matching."""
     max_phrase: int = 4
+    price_pairs: list[tuple[str, tuple[str, str], tuple[str, str]]] = field(default_factory=list)
+    """(metric, (table, column) it adds up, (table, column) of the same name one join away): the price a
+    line was charged and the catalogue's price for it, which a discount is the difference of."""
 
     def column(self, table: str, name: str) -> Column:
         return self.tables[table].columns[name]
@@ -235,7 +238,24 @@ def _build(schema: SchemaContext) -> SchemaIndex:
     metrics = {m.name.lower(): m for m in parse_metrics(schema)}
     index = SchemaIndex(schema.dialect or "sqlite", tables, metrics, dict(edges))
     _index_phrases(index)
+    _index_price_pairs(index)
     return index
+
+
+def _index_price_pairs(index: SchemaIndex) -> None:
+    from sqlglot import exp
+
+    for name, metric in index.metrics.items():
+        if metric.argument is None:
+            continue
+        for c in metric.argument.find_all(exp.Column):
+            own = index.tables.get(c.table)
+            if own is None or c.name not in own.columns or not own.columns[c.name].measurable:
+                continue
+            for edge in index.edges.get(c.table, ()):
+                other = index.tables[edge.other].columns.get(c.name)
+                if other is not None and other.measurable:
+                    index.price_pairs.append((name, (c.table, c.name), (edge.other, c.name)))
 
 
 def _add(index: SchemaIndex, phrase: tuple[str, ...], concept: Concept) -> None:

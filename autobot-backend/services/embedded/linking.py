@@ -101,10 +101,30 @@ def link(tokens: list[Token], index: SchemaIndex, skip: set[int]) -> Linked:
         taken |= span
     chosen.sort(key=lambda c: c.start)
     chosen = _merge_repeats(chosen)
+    chosen = _defined_discounts(tokens, chosen, index, skip)
+    taken = {i for lk in chosen for i in range(lk.start, lk.end)}
     unlinked = [i for i, t in enumerate(tokens)
                 if i not in taken and i not in skip and t.kind == "word" and (_is_content(t) or names_attribute(
                     tokens, i, chosen))]
     return Linked(tokens, chosen, unlinked)
+
+
+_DISCOUNTS = frozenset({stem("discount"), stem("markdown")})
+
+
+def _defined_discounts(tokens: list[Token], links: list[Link], index: SchemaIndex, skip: set[int]) -> list[Link]:
+    """"discount" names data only when the question sets it against the catalogue price ("list price
+    minus the price charged"): then it is the gap between a price charged and the price of the same name
+    one join away. Otherwise it stays unknown, for there is no discount column."""
+    if not index.price_pairs:
+        return links
+    _name, charged, listed = index.price_pairs[0]
+    if not any(c.kind == "column" and (c.table, c.column) == listed for lk in links for c in lk.concepts[:2]):
+        return links
+    taken = {i for lk in links for i in range(lk.start, lk.end)}
+    extra = [Link(i, i + 1, (Concept("column", charged[0], charged[1], strength=0.6),), 0.6, "synonym")
+             for i, t in enumerate(tokens) if t.stem in _DISCOUNTS and i not in taken and i not in skip]
+    return sorted(links + extra, key=lambda lk: lk.start) if extra else links
 
 
 def _merge_repeats(links: list[Link]) -> list[Link]:

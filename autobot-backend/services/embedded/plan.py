@@ -62,6 +62,11 @@ class Measure:
     """Each group's part of the total over all groups, out of 100."""
     raw: bool = False
     """A metric's aggregate without its condition: "the value of returned items" adds up every line."""
+    swap: tuple[ColRef, ColRef] | None = None
+    """A metric read with one column in place of another: revenue "at list price" (the catalogue price for
+    the price charged)."""
+    discount: bool = False
+    """With ``swap``: the swapped metric minus the metric itself ("the discounts given": list minus charged)."""
 
 
 @dataclass

@@ -13,8 +13,9 @@ class GroupsMixin:
     """Reads groupings (columns, entities, time grains) and rankings (top-N, superlatives, sort orders)."""
 
     def _groupings(self) -> None:
+        defining = self._definitions()
         for i, w in enumerate(self.lows):
-            if i in self.cues.skip or w not in ("by", "per", "each", "every", "across"):
+            if i in self.cues.skip or w not in ("by", "per", "each", "every", "across") or i in defining:
                 continue
             nxt = self.lows[i + 1] if i + 1 < len(self.lows) else ""
             if (w == "across" and nxt in ("all", "both", "the", "every", "each")) or (
@@ -58,6 +59,18 @@ class GroupsMixin:
                 continue
             self.plan.dims.append(Dim("grain", "", None, unit))
             self._grain_at = getattr(self, "_grain_at", []) + [start]
+
+    def _definitions(self) -> set[int]:
+        """Tokens of a clause that defines a term ("..., taking each line's discount as list price minus
+        ..."): what it says of "each" row is the definition, not a grouping of the answer."""
+        out: set[int] = set()
+        for i, w in enumerate(self.lows):
+            if w in _DEFINING and (i == 0 or self.lows[i - 1] in (",", ".", ";", ":", "(", "\u2014", "-")):
+                end = next((j for j in range(i + 1, len(self.lows)) if self.lows[j] in (".", ";", "?", ")")),
+                           len(self.lows))
+                if "as" in self.lows[i:end]:
+                    out |= set(range(i, end))
+        return out
 
     def _same_group(self, a: Dim, b: Dim) -> bool:
         """Two groupings that form the same groups: equal, or an entity and its own label column."""
@@ -436,6 +449,8 @@ class GroupsMixin:
                 return
 
 
+_DEFINING = frozenset({"taking", "counting", "treating", "defining", "count", "treat", "take", "define", "consider",
+                       "considering", "meaning", "where"})
 _UNITS = {"days": "day", "weeks": "week", "months": "month", "quarters": "quarter", "years": "year"}
 
 

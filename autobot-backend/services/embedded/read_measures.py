@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from services.embedded.index import Concept
 from services.embedded.joins import is_ancestor, primary_date
-from services.embedded.plan import Measure
+from services.embedded.lexicon import stem
+from services.embedded.plan import ColRef, Measure
 
 from services.embedded.reader import VALUE_NOUNS, SORT_WORDS
 
 _VALUE_HEADS = frozenset({"value", "worth"})
+_DISCOUNT_STEMS = frozenset({stem("discount"), stem("discounts"), stem("markdown"), stem("markdowns")})
 _AUXILIARIES = frozenset({"had", "have", "has", "did", "do", "does", "were", "was", "are", "is", "will", "can",
                           "could", "would", "went", "got", "actually", "still", "ever", "also"})
 
@@ -353,8 +355,34 @@ class MeasuresMixin:
             metric = self.ix.metrics[lk.best.metric]
             self.plan.measures.append(Measure("metric", metric.base_table, metric=lk.best.metric))
             self.used.add(k)
+        self._money()
         if not self.plan.measures:
             self._bare_measure()
+
+    def _money(self) -> None:
+        """Money at another price: "discounts" (the catalogue price minus the price charged, times the
+        units), "revenue at list price" (the catalogue price in place of the price charged)."""
+        if not self.ix.price_pairs:
+            return
+        name, frm, to = self.ix.price_pairs[0]
+        metric = self.ix.metrics[name]
+        discount = [k for k, lk in enumerate(self.links) if lk.via == "synonym" and stem(self.lows[lk.start])
+                    in _DISCOUNT_STEMS]
+        named = [k for k, lk in enumerate(self.links) if k not in self.used and any(
+            c.kind == "column" and (c.table, c.column) == to for c in lk.concepts[:2])]
+        at_price = [k for k in named if self.links[k].start > 0 and self.lows[self.links[k].start - 1] in (
+            "at", "using", "with", "by") or self.links[k].end < len(self.lows) and self.lows[self.links[k].end] in (
+            "value", "values", "worth")]
+        if discount and not named:
+            return  # a discount the question does not define against the catalogue price: no such column
+        if not discount and not (at_price and (any(m.metric == name for m in self.plan.measures)
+                                               or any(w in ("value", "worth") for w in self.lows))):
+            return
+        m = Measure("metric", metric.base_table, metric=name, swap=(ColRef(*frm), ColRef(*to)),
+                    discount=bool(discount))
+        self.used |= set(discount) | set(at_price) | set(named if discount else ())
+        keep = [x for x in self.plan.measures if not (x.metric == name or (x.table, x.column) in (frm, to))]
+        self.plan.measures = [m] + keep
 
     def _bare_measure(self) -> None:
         """"Hours worked by department": a numeric column grouped by something is its total."""
