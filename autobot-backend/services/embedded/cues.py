@@ -393,7 +393,9 @@ def _scan_aggs(tokens: list[Token], lows: list[str], cues: Cues) -> None:
         elif (w in ("count", "counts", "tally") and not (i > 0 and lows[i - 1] in ("page", "word"))) or (
                 w in ("volume", "volumes") and i > 0 and lows[i - 1] not in ("sales", "unit", "units")):
             cues.aggs.append(Agg("count", i, i + 1))
-        elif w in ("total", "sum", "combined") and not (i + 1 < n and lows[i + 1] == "number"):
+        elif w in ("total", "sum", "combined") and not (i + 1 < n and lows[i + 1] == "number") and not (
+                i > 0 and lows[i - 1] == "in" and (i + 1 >= n or tokens[i + 1].kind == "punct" or lows[i + 1] in (
+                    "for", "on", "in", "during", "from", "over", "across", "by"))):  # "paid in total for": adverbial
             cues.aggs.append(Agg("sum", i, i + 1))
         elif w in AVG_WORDS:
             cues.aggs.append(Agg("avg", i, i + 1))

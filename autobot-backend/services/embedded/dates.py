@@ -258,6 +258,8 @@ def _borrowed_year(tokens: list[Token], i: int) -> tuple[Period, int] | None:
 _RECURRING_LEAD = {"in", "during", "for", "of", "on", "through", "throughout", ",", "each", "every", "only", "from",
                    "to", "and", "versus", "vs", "between", "with"}
 _EDGE_UNITS = {"month": 1, "quarter": 3, "year": 12}
+_NOT_ATTRIBUTIVE = frozenset({"is", "was", "were", "are", "and", "or", "to", "through", "until", "till", "vs", "versus",
+                              "compared", "with", "against", "than", "of", "in", "on", "first", "then"})
 
 
 def _recurring_at(tokens: list[Token], i: int) -> tuple[tuple[str, int], int, int] | None:
@@ -272,12 +274,15 @@ def _recurring_at(tokens: list[Token], i: int) -> tuple[tuple[str, int], int, in
     lead = tokens[i - 1].low if i > 0 else ""
     lead_ok = lead in _RECURRING_LEAD or lead == "the" and i > 1 and tokens[i - 2].low in _RECURRING_LEAD
     start = i - 1 if lead in _RECURRING_LEAD else (i - 2 if lead == "the" and lead_ok else i)
-    if t.kind == "word" and low in MONTHS and (len(low) > 3 or t.text[0].isupper()) and lead_ok \
+    attributive = nxt is not None and nxt.kind == "word" and nxt.low not in _NOT_ATTRIBUTIVE  # "December revenue"
+    named = t.kind == "word" and low in MONTHS and len(low) > 3 and t.text[0].isupper() and low not in (
+        "may", "march") and not (i > 0 and tokens[i - 1].kind == "number") and attributive
+    if t.kind == "word" and low in MONTHS and (len(low) > 3 or t.text[0].isupper()) and (lead_ok or named) \
             and (low not in ("may", "march") or t.text[0].isupper()):
-        return ("month", MONTHS[low]), start, i + 1
+        return ("month", MONTHS[low]), start, i + 1  # "in December", "December revenue"
     qm = re.fullmatch(r"q([1-4])", low)
-    if qm and lead_ok:
-        return ("quarter", int(qm[1])), start, i + 1
+    if qm and (lead_ok or attributive):
+        return ("quarter", int(qm[1])), start, i + 1  # "in Q4", "Q4 revenue"
     if low in ("first", "last", "final") and i + 3 < n and tokens[i + 1].low == "day" and tokens[i + 2].low == "of":
         k = i + 3
         while k < n and tokens[k].low in ("a", "an", "each", "every", "any", "the", "calendar"):

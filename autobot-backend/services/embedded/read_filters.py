@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from services.embedded.dates import DateSpec
 from services.embedded.index import Column, Concept
 from services.embedded.joins import default_date, distance, is_ancestor, join_tree, primary_date
@@ -27,6 +29,7 @@ class FiltersMixin:
 
     def _column_comparisons(self) -> None:
         """"returned after their due date", "sold below list price": one column against another."""
+        self._same_day()
         n = len(self.lows)
         for i, w in enumerate(self.lows):
             if w not in _COLUMN_OPS or i in self.cues.skip:
@@ -60,6 +63,26 @@ class FiltersMixin:
             self.used |= {right} | ({left} if left is not None and lc.table == self.links[left].best.table else set())
             self.plan.filters.append(Filter("colcmp", ColRef(lc.table, lc.column), values=(ColRef(rc.table, rc.column),),
                                             op=_COLUMN_OPS[w]))
+
+    def _same_day(self) -> None:
+        """"shipped the same day it was placed", "paid on the very day it was issued": two dates equal."""
+        text = " ".join(self.lows)
+        if not re.search(r"\b(?:same|very)\s+day\b", text):
+            return
+        dated = [(k, c) for k, lk in enumerate(self.links) if k not in self.used
+                 for c in lk.concepts[:2] if c.kind == "column" and self.col(c).kind == "date" and c.strength >= 0.5]
+        if not dated:
+            return
+        k, first = dated[0]
+        other = next(((j, c) for j, c in dated[1:] if c.table == first.table and c.column != first.column), None)
+        second = ColRef(first.table, other[1].column) if other else None
+        if second is None:
+            start = primary_date(self.ix, first.table)
+            if start is None or start.name == first.column:
+                return
+            second = ColRef(first.table, start.name)
+        self.used |= {k} | ({other[0]} if other else set())
+        self.plan.filters.append(Filter("colcmp", ColRef(first.table, first.column), values=(second,), op="="))
 
     def _thresholds(self) -> None:
         for th in self.cues.thresholds:

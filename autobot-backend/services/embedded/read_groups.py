@@ -18,6 +18,10 @@ class GroupsMixin:
             if i in self.cues.skip or w not in ("by", "per", "each", "every", "across") or i in defining:
                 continue
             nxt = self.lows[i + 1] if i + 1 < len(self.lows) else ""
+            prev = self.link_before(i, gap=1)
+            if w == "per" and nxt in ("unit", "item", "piece", "head") and prev is not None \
+                    and self.links[prev].best.kind == "column" and self.col(self.links[prev].best).measurable:
+                continue  # "the price charged per unit": a rate, not a grouping
             if (w == "across" and nxt in ("all", "both", "the", "every", "each")) or (
                     w == "by" and nxt in ("a", "an", "any", "some", "one", "someone", "anyone")):
                 continue  # "across all orders": overall; "a visit by a patient": who, not a grouping

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from services.embedded.index import Concept
 from services.embedded.joins import is_ancestor, primary_date
 from services.embedded.lexicon import stem
@@ -10,6 +12,8 @@ from services.embedded.plan import ColRef, Measure
 from services.embedded.reader import VALUE_NOUNS, SORT_WORDS
 
 _VALUE_HEADS = frozenset({"value", "worth"})
+_MONEY_VERBS = frozenset(stem(w) for w in ("pay", "paid", "spend", "spent", "earn", "earned", "bring", "brought",
+                                             "generate", "generated", "cost", "charge", "charged", "bill", "billed"))
 _DISCOUNT_STEMS = frozenset({stem("discount"), stem("discounts"), stem("markdown"), stem("markdowns")})
 _AUXILIARIES = frozenset({"had", "have", "has", "did", "do", "does", "were", "was", "are", "is", "will", "can",
                           "could", "would", "went", "got", "actually", "still", "ever", "also"})
@@ -312,6 +316,11 @@ class MeasuresMixin:
                 if self.ix.metrics:
                     metric = next(iter(self.ix.metrics.values()))
                     return Measure("metric", metric.base_table, metric=metric.name.lower(), per=c.table)
+            if func == "sum" and any(stem(w) in _MONEY_VERBS for w in self.lows[lk.end:lk.end + 3]):
+                money = self.value_measure(c.table)  # "how much did customers pay": money, not a count
+                if money is not None:
+                    self.plan.joins.add(c.table)
+                    return dataclasses.replace(money, raw=False) if money.metric else money
             if func in ("count", "sum"):
                 return Measure("count", c.table, distinct=self.cues.distinct)
             self.used.discard(k)
