@@ -56,6 +56,8 @@ class Spec:
     items: tuple[Item, ...]
     start: int
     """First token of the list."""
+    end: int = 0
+    """Token after the list."""
 
     @property
     def measures(self) -> int:
@@ -107,6 +109,9 @@ def _clause_spec(tokens: list[Token], links: list[Link], index: SchemaIndex, sta
     depth = 0
     for j in range(i, end):
         low = tokens[j].low
+        if low in ("where", "which", "i.e.", "ie", "meaning") and depth == 0:
+            end = j  # "..., and rank, where rank 1 is ...": a note on the list, not an item
+            break
         if tokens[j].text in ("(", ")"):
             depth += 1 if tokens[j].text == "(" else -1
             continue
@@ -127,7 +132,7 @@ def _clause_spec(tokens: list[Token], links: list[Link], index: SchemaIndex, sta
                               or read[0].kind == "period" and any(tokens[j].low.startswith("yyyy")
                                                                   or tokens[j].low == "as" for j in range(start, end))):
         return None
-    return Spec(tuple(read), start)
+    return Spec(tuple(read), start, end)
 
 
 def _item(tokens: list[Token], links: list[Link], index: SchemaIndex, at: list[int]) -> Item | None:
@@ -135,6 +140,8 @@ def _item(tokens: list[Token], links: list[Link], index: SchemaIndex, at: list[i
     text = " ".join(lows)
     if "how" in lows and ("many" in lows or "much" in lows):
         return Item("measure")
+    if lows[-1] in ("rank", "ranks", "ranking", "position"):
+        return Item("rank")  # "channel and rank"; "rank them" is a request, not a column
     linked = [lk for lk in links if lk.start in at or lk.end - 1 in at]
     table = next((lk.best.table for lk in linked if lk.best.kind == "table"), None)
     period = next((_PERIODS[w] for w in lows if w in _PERIODS), None)
@@ -168,9 +175,13 @@ def apply_spec(plan: Plan, spec: Spec, index: SchemaIndex) -> Plan:
     counted = {m.table for m in plan.measures if m.func == "count" and not m.column}
     items = [dataclasses.replace(i, kind="measure") if i.kind == "table" and i.table in counted else i
              for i in spec.items]
+    if any(i.kind == "rank" for i in items) and plan.dims and plan.measures:
+        plan.show_rank = True
+        plan.hide_measures = not any(i.kind == "measure" for i in items)
+        items = [i for i in items if i.kind != "rank"]
     measures = sum(1 for i in items if i.kind == "measure")
     shown_dims = [i for i in items if i.kind != "measure"]
-    if plan.measures and plan.dims and (plan.rank is not None or plan.having):
+    if plan.measures and plan.dims and (plan.rank is not None or plan.having) and not plan.show_rank:
         plan.hide_measures = measures == 0
     if plan.compare is not None and measures:
         if plan.compare.columns:

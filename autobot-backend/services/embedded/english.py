@@ -74,7 +74,8 @@ suddenly supposedly surely then there thereafter thereby therefore though thus t
 twice typically ultimately unfortunately usually very well whatsoever whereas wherever whichever yet
 """
 _PRONOUNS_AND_FUNCTION = """
-a about above across after against all along although among amongst an and another any anybody anyone anything
+a about above across after against all along alongside although among amongst amid an and another any anybody anyone
+anything beside
 around as at because before behind below beneath beside besides between beyond both but by despite down during each
 either every everybody everyone everything except few for from he her hers herself him himself his how however i if
 in inside into it its itself less like many me mine minus more most much my myself neither no nobody none noone nor

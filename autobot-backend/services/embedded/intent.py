@@ -73,6 +73,11 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
     # ------------------------------------------------------------------ reading
 
     def read(self) -> Plan | Unclear:
+        self._spec = read_spec(self.t, self.links, self.ix)
+        if self._spec is not None:
+            for k, lk in enumerate(self.links):
+                if self._spec.start <= lk.start < self._spec.end and lk.best.kind == "value":
+                    self.used.add(k)  # "Return month, channel and rank": the list names columns, not values
         self._aggregates()
         self._metrics()
         self._groupings()
@@ -173,6 +178,19 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
         self.plan.dims = [d for d in self.plan.dims if d.kind != "grain"]
         for spec, column in _series_window(pending, series):
             self.plan.filters.append(self._range(spec, column))
+
+    def _asks_rank(self) -> bool:
+        """"... and their rank", "each category's rank", "with its ranking": the rank is a column."""
+        for i, w in enumerate(self.lows):
+            if w in ("rank", "ranks", "ranking", "rankings", "position") and i > 0 and (
+                    self.lows[i - 1] in ("their", "its", "his", "her", "the", "each", "with", "and", "a")
+                    or any(lk.end == i for lk in self.links)) and not (i + 1 < len(self.lows)
+                                                                   and self.lows[i + 1] in ("the", "all", "every")):
+                return True
+        return False
+
+    def _ascending_words(self) -> bool:
+        return any(w in ("lowest", "least", "fewest", "smallest", "ascending", "bottom") for w in self.lows)
 
     def _listed_entity(self) -> str | None:
         """The rows a list request names, when a measure is asked of each of them: "List the discontinued
@@ -310,10 +328,8 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
 
     def _finish(self) -> Plan | Unclear:
         plan = self._settle()
-        if isinstance(plan, Plan):
-            spec = read_spec(self.t, self.links, self.ix)
-            if spec is not None:
-                return apply_spec(plan, spec, self.ix)
+        if isinstance(plan, Plan) and self._spec is not None:
+            return apply_spec(plan, self._spec, self.ix)
         return plan
 
     def _settle(self) -> Plan | Unclear:
@@ -360,6 +376,9 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
             table = table or p.subject or p.dims[0].table
             if table and not any(d.kind == "entity" and d.table == table for d in p.dims):
                 p.measures.append(Measure("count", table))
+        p.show_rank = self._asks_rank() and bool(p.dims) and bool(p.measures)
+        if p.show_rank and p.rank is None:
+            p.rank = Rank(not self._ascending_words(), None)
         listed = self._listed_entity()
         if listed is not None:
             p.dims.append(Dim("entity", listed))  # "list the buyers who ..., and what each paid"

@@ -164,5 +164,8 @@ class Plan:
     """Columns listed, for questions that ask for rows rather than a number."""
     joins: set[str] = field(default_factory=set)
     """Further tables the question relates the rows to (an inner join restricts to related rows)."""
+    show_rank: bool = False
+    """Each row's rank by the first measure is a column of the answer ("and their rank"), within the groups
+    of all but the last grouping when there are several ("rank the channels within each month")."""
     hide_measures: bool = False
     """The measures only rank the rows: a "which X ... most Y" question shows X alone."""

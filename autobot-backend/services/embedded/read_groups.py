@@ -337,7 +337,8 @@ class GroupsMixin:
 
     def _rank_verb(self) -> bool:
         """"Rank the categories by revenue", "sort products by price": an ordered list, no cut-off."""
-        verbs = [i for i, w in enumerate(self.lows[:3]) if w in ("rank", "sort", "order", "arrange", "list")]
+        verbs = [i for i, w in enumerate(self.lows) if w in ("rank", "sort", "order", "arrange", "list")
+                 and (i < 3 or self.lows[i - 1] in (",", ";", ".", ":"))]
         if not verbs or "by" not in self.lows[verbs[0]:]:
             return False
         i = verbs[0]

@@ -33,8 +33,10 @@ class PeriodsMixin:
             offset = _PERIODS_IN_YEAR.get(unit)
             window = [self._range(later, column)]
         elif re.search(rf"\b(?:{unit}\s+before|(?:previous|prior|preceding)\s+{unit})\b", text):
-            column = pending[0][1] if pending else None
-            offset, window = 1, [self._range(s, c) for s, c in pending]
+            named = [(s, c) for s, c in pending if not (s.relative and self.lows[s.start:s.end][-2:-1] and any(
+                w in ("previous", "prior", "preceding") for w in self.lows[s.start:s.end]))]
+            column = (named or pending)[0][1] if pending else None
+            offset, window = 1, [self._range(s, c) for s, c in named]  # "the previous month's": the compared one
         else:
             return False
         if offset is None or column is None:
