@@ -209,7 +209,10 @@ def _label(name: str, cols: dict[str, Column]) -> str | None:
         if cand in cols:
             return cand
     named = [c for c in cols.values() if c.kind == "text" and ("name" in c.name.lower() or "title" in c.name.lower())]
-    return named[0].name if named else None
+    if named:
+        return named[0].name
+    coded = [c for c in cols.values() if c.kind == "text" and c.name.lower() in ("code", f"{singular}_code")]
+    return coded[0].name if coded else None  # an airport known by its code
 
 
 @lru_cache(maxsize=32)

@@ -44,6 +44,8 @@ class FiltersMixin:
                     right = owned
             if right is None or right in self.used:
                 continue
+            if self.links[right].best.kind == "table":
+                continue  # "over the flights it operated": over which rows, not a comparison
             rc = next((c for c in self.links[right].concepts if c.kind == "column"
                        and (self.col(c).kind == "date" or self.col(c).measurable)), None)
             if rc is None:
@@ -58,7 +60,7 @@ class FiltersMixin:
                 # "lines charged under the list price": the lines' own price, against the list price
                 same = [t for t in self.mentioned if t != rc.table and rc.column in self.ix.tables[t].columns]
                 lc = Concept("column", same[0], rc.column) if same else None
-            if lc is None:
+            if lc is None or (lc.table, lc.column) == (rc.table, rc.column):
                 continue
             self.used |= {right} | ({left} if left is not None and lc.table == self.links[left].best.table else set())
             self.plan.filters.append(Filter("colcmp", ColRef(lc.table, lc.column), values=(ColRef(rc.table, rc.column),),
@@ -251,7 +253,9 @@ class FiltersMixin:
                 if near is not None and any(x.kind == "column" and (x.table, x.column) == (c.table, c.column)
                                             for x in self.links[near].concepts):
                     self.used.add(near)  # "the mystery genre": the column only says where the value is
-            neg = self._excluded(lk.start)
+            if self._included(lk):
+                continue  # "cancelled ones included", "including returns": no filter on that value
+            neg = self._excluded(lk.start) or self._excluded_after(lk.end)
             key = (c.table, c.column, neg)
             if key in by_col:
                 if self._both(lk.start) and c.table != self.plan.subject:
@@ -271,6 +275,19 @@ class FiltersMixin:
         window = self.lows[max(0, start - 6):start]
         return "both" in window and window[-1] in ("and", "&")
 
+    def _included(self, lk) -> bool:
+        """"cancelled ones included", "including cancelled ones", "even the cancelled": all rows, that value too."""
+        after = self.lows[lk.end:lk.end + 3]
+        before = self.lows[max(0, lk.start - 2):lk.start]
+        return any(w in ("included", "too", "inclusive") for w in after[:3]) and not any(
+            w in ("only", "just", "excluded", "not") for w in after) or any(w in ("including", "incl", "even")
+                                                                            for w in before)
+
+    def _excluded_after(self, end: int) -> bool:
+        """"refunded bookings excluded", "returns left out"."""
+        after = self.lows[end:end + 3]
+        return any(w in ("excluded", "aside") for w in after) or "left out" in " ".join(after)
+
     def _excluded(self, start: int) -> bool:
         window = self.lows[max(0, start - 3):start]
         if any(w in EXCLUDE_WORDS or w.startswith("non") for w in window):
@@ -289,6 +306,9 @@ class FiltersMixin:
             column = self.col(c)
             neg = lk.negated or self.negated_before(lk.start) or self._yet_after(lk.end) or (
                 column.kind == "date" and any(w in INCOMPLETE for w in self.lows))  # "awaiting shipment"
+            if column.kind == "bool" and c.strength >= 0.5 and self._included(lk):
+                self.used.add(k)  # "cancelled ones included": no filter on the flag
+                continue
             if column.kind == "bool" and c.strength >= 0.5:
                 self.used.add(k)
                 self.plan.filters.append(Filter("bool", ColRef(c.table, c.column), values=(not neg,)))

@@ -283,8 +283,9 @@ class MeasuresMixin:
         lk = self.links[k]
         head = self.link_after(lk.end, gap=0)
         if lk.best.kind == "column" and lk.score < 0.8 and head is not None and head not in self.used \
-                and self.links[head].best.kind == "table":
-            k, lk = head, self.links[head]  # "the customer accounts": the noun after a weak modifier
+                and (self.links[head].best.kind == "table" or self.links[head].best.kind == "column"
+                     and self.links[head].score > lk.score and lk.score < 0.5):
+            k, lk = head, self.links[head]  # "the customer accounts", "departure delay": the noun after a modifier
         c = self.concept(k)
         if c is None:
             return None
