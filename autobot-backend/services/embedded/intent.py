@@ -423,6 +423,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
             if self.lows[0] in ("which", "what") and not (p.filters or p.having or p.exists or p.dims or p.joins):
                 return Unclear("it asks which rows but says nothing about which ones")
             p.projection = projection
+            p.dims = [d for d in p.dims if not (d.kind == "entity" and d.table == projection[0].table)]
         if p.compare is not None and not p.measures:
             return Unclear("it asks for a change but not in what measure")
         if self._untimed_duration():

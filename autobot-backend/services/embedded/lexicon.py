@@ -29,6 +29,7 @@ class Token:
 
 _TOKEN_RE = re.compile(
     r"""(?P<quoted>"[^"]+"|'[^']+'(?=[\s,.?!;:)]|$)|\u201c[^\u201d]+\u201d)"""
+    r"|(?P<code>\d{4}-[A-Za-z]+\b)"
     r"|(?P<iso>\d{4}-\d{2}(?:-\d{2})?(?![\d-]))"
     r"|(?P<number>\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?(?:k\b)?)"
     r"|(?P<word>[A-Za-z][A-Za-z0-9_]*(?:['\u2019][a-z]+)?(?:-[A-Za-z0-9]+)*)"
@@ -49,6 +50,8 @@ def tokenize(text: str) -> list[Token]:
         if kind == "quoted":
             inner = raw[1:-1]
             out.append(Token(inner, inner.lower(), inner.lower(), "quoted", m.start(), m.end()))
+        elif kind == "code":
+            out.append(Token(raw, raw.lower(), raw.lower(), "word", m.start(), m.end()))  # "2023-fall": one name
         elif kind in ("number", "iso"):
             out.append(Token(raw, raw.lower(), raw.lower(), "number", m.start(), m.end()))
         elif kind == "word":

@@ -18,6 +18,8 @@ class GroupsMixin:
             if i in self.cues.skip or w not in ("by", "per", "each", "every", "across") or i in defining:
                 continue
             nxt = self.lows[i + 1] if i + 1 < len(self.lows) else ""
+            if w == "per" and i > 1 and self.lows[i - 2] in ("one", "a", "an", "each", "single"):
+                continue  # "one fee per enrollment": how the rows are counted, not a grouping
             prev = self.link_before(i, gap=1)
             if w == "per" and nxt in ("unit", "item", "piece", "head") and prev is not None \
                     and self.links[prev].best.kind == "column" and self.col(self.links[prev].best).measurable:

@@ -306,6 +306,16 @@ class MeasuresMixin:
                 if cc is not None and cc.table == c.table and self.col(cc).measurable and cc.strength >= 0.6:
                     self.used.add(nxt)
                     return self._column_measure(func, cc)
+                if func == "count" and cc is not None and cc.strength >= 0.6 and self.links[nxt].score >= 0.6:
+                    # the noun heads the phrase: "course registrations" counts registrations,
+                    # "product categories" the categories
+                    if cc.table != c.table and is_ancestor(self.ix, c.table, cc.table):
+                        self.used.add(nxt)
+                        self.plan.joins.add(c.table)
+                        return Measure("count", cc.table, distinct=self.cues.distinct)
+                    if cc.table == c.table and self.col(cc).kind == "text":
+                        self.used.add(nxt)
+                        return Measure("count", cc.table, cc.column, distinct=True)
             if func == "avg" and lk.end < len(self.t) and self.lows[lk.end] in VALUE_NOUNS:
                 # "average order value / size (in units)": a total per order, averaged
                 unit = self.link_after(lk.end + 1, gap=2)
