@@ -161,6 +161,8 @@ VERBS = frozenset(f for v in VERB_BASES for f in verb_forms(v)) | frozenset(_IRR
 NOUNLIKE_VERB_FORMS = frozenset(f for v in VERB_BASES for f in verb_forms(v) if f.endswith(("s", "ing")) and f != v)
 """Plural-looking and -ing forms: in a data slot they are nouns ("the total earnings")."""
 ADJECTIVES = frozenset(_ADJECTIVES.split())
+_EDITING_FORMS = frozenset(f for v in ("delete", "update", "change", "modify", "alter", "drop", "remove", "insert", "edit",
+                                       "touch", "write", "save", "overwrite") for f in verb_forms(v))
 ADVERBS = frozenset(_ADVERBS.split())
 FUNCTION_WORDS = frozenset(_PRONOUNS_AND_FUNCTION.split())
 DISCOURSE_WORDS = frozenset(_INTERJECTIONS_AND_DISCOURSE.split())
@@ -184,6 +186,8 @@ def is_ordinary(word: str, in_data_slot: bool = False) -> bool:
         parts = [p for p in w.split("-") if p]
         return bool(parts) and all(is_ordinary(p, in_data_slot) or re.fullmatch(r"[a-z]+est", p) for p in parts)
     if in_data_slot:
+        if w in _EDITING_FORMS:
+            return True  # "without deleting anything": a reassurance, never data
         if w in NOUNLIKE_VERB_FORMS or w in DISCOURSE_WORDS and w not in ADJECTIVES:
             return False
         return w in ORDINARY

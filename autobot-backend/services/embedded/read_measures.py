@@ -48,6 +48,11 @@ class MeasuresMixin:
                 ante = [j for j, lk in enumerate(self.links[:]) if lk.end <= agg.start and lk.best.kind == "table"]
                 if ante:
                     k = ante[-1]
+            if k is None and agg.func == "count" and self.lows[agg.start] in ("count", "tally") \
+                    and all(w in ("please", "just", "kindly", "now", "so") for w in self.lows[:agg.start]):
+                # "Count, but don't alter, the orders ...": the imperative's object, wherever it is
+                k = next((j for j, lk in enumerate(self.links) if lk.start > agg.end and lk.best.kind == "table"
+                          and j not in self.used), None)
             before = self.link_before(agg.start, gap=0)
             if agg.func == "count" and before is not None and before not in self.used \
                     and self.links[before].best.kind == "table" and self.lows[agg.start] in ("count", "counts",
