@@ -449,7 +449,8 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
         if not (ranked or ranked_change) or not self.cues.superlatives:
             return True
         sup = self.cues.superlatives[0]
-        wh = next((i for i, w in enumerate(self.lows[:sup.start]) if w in _WH_ASK), None)
+        wh = next((i for i, w in enumerate(self.lows[:sup.start]) if w in _WH_ASK
+                   or i == 0 and w in ("name", "identify", "find")), None)  # "Name the least popular category"
         if wh is None:
             return True
         after = sup.end

@@ -199,8 +199,12 @@ class FiltersMixin:
         def refs(t: str) -> int:
             return sum(1 for c in self.ix.tables[t].columns.values() if c.references in members and c.references != t)
         best = max(members, key=lambda t: (refs(t), t == main))
-        if refs(best) > refs(main) and primary_date(self.ix, best) is not None:
-            return primary_date(self.ix, best)
+        if refs(best) > refs(main):
+            # the rows that tie the tables together are dated by their own date, or their parent's
+            # (an order line by its order), never by the subject's (a customer's signup)
+            own = primary_date(self.ix, best) or default_date(self.ix, best)
+            if own is not None and own.table != main:
+                return own
         return default_date(self.ix, main)
 
     def _date_ref(self, table: str | None) -> ColRef | None:
@@ -272,8 +276,8 @@ class FiltersMixin:
             self.plan.filters.append(f)
 
     def _both(self, start: int) -> bool:
-        window = self.lows[max(0, start - 6):start]
-        return "both" in window and window[-1] in ("and", "&")
+        window = self.lows[max(0, start - 8):start]
+        return "both" in window and any(w in ("and", "&") for w in window[-3:])  # "both by phone and on the web"
 
     def _included(self, lk) -> bool:
         """"cancelled ones included", "including cancelled ones", "even the cancelled": all rows, that value too."""
