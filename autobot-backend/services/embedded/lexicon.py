@@ -285,10 +285,11 @@ GENERIC_COLUMN_WORDS = frozenset({"id", "key", "code", "no", "num", "number", "n
 """Parts of a column name that say how it is stored, not what it means."""
 DATE_WORDS = frozenset({"date", "day", "time", "timestamp", "dt", "at", "on", "when", "year"})
 
-TIME_UNITS = {"day": "day", "daily": "day", "week": "week", "weekly": "week", "month": "month", "monthly": "month",
+TIME_UNITS = {"day": "day", "daily": "day", "single-day": "day", "one-day": "day", "week": "week", "weekly": "week", "month": "month", "monthly": "month",
               "quarter": "quarter", "quarterly": "quarter", "year": "year", "yearly": "year", "annual": "year",
               "annually": "year"}
-ADVERB_GRAINS = frozenset({"daily", "weekly", "monthly", "quarterly", "yearly", "annual", "annually"})
+ADVERB_GRAINS = frozenset({"daily", "weekly", "monthly", "quarterly", "yearly", "annual", "annually", "single-day",
+                           "one-day"})
 PERIOD_OVER = re.compile(
     r"\b(day|week|month|quarter|year)[\s-]+(?:over|on|to|vs\.?)[\s-]+\1\b|\b(mom|qoq|yoy|wow|m/m|q/q|y/y)\b", re.I)
 PERIOD_ABBREV = {"mom": "month", "m/m": "month", "qoq": "quarter", "q/q": "quarter", "yoy": "year", "y/y": "year",

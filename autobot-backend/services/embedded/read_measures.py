@@ -31,11 +31,14 @@ class MeasuresMixin:
             return
         aggs = list(self.cues.aggs)
         n = 0
+        carried = None
         while n < len(aggs):
             agg = aggs[n]
             start, per_grain = agg.end, None
-            if agg.func == "avg":
-                # "average monthly revenue": the revenue of each month, averaged
+            if carried is not None and agg.func == "count" and agg.start <= carried[2] + 2:
+                per_grain = carried[0]  # "the lowest monthly order count": each month's count, then the lowest
+            if agg.func in ("avg", "max", "min"):
+                # "average monthly revenue", "the highest daily revenue": each period's revenue, then averaged
                 g = next((g for g in self.cues.grains if g[1] == agg.end), None)
                 if g is not None:
                     per_grain, start = g[0], g[2]
@@ -58,7 +61,9 @@ class MeasuresMixin:
                     and self.links[before].best.kind == "table" and self.lows[agg.start] in ("count", "counts",
                                                                                             "volume", "volumes"):
                 k = before  # "order counts": the count of the noun before it
-            nested = n + 1 < len(aggs) and aggs[n + 1].start <= agg.end + 1 and agg.func == "avg"
+            nested = n + 1 < len(aggs) and aggs[n + 1].start <= max(agg.end, start) + 1 and agg.func == "avg"
+            if nested and per_grain is not None:
+                carried = (per_grain, "avg", aggs[n + 1].end)  # "the average monthly number of orders"
             if nested and k is not None and self.links[k].best.kind == "column" \
                     and self.col(self.concept(k)).measurable:
                 # "average number of pages": 'number of' names the column's values, not a count
@@ -71,6 +76,8 @@ class MeasuresMixin:
                 continue  # nested: "average number of X per Y": the inner count reads X, 'per' reads Y
             m = self._measure_for(agg.func, k)
             if m is None:
+                if per_grain is not None and agg.func in ("max", "min", "avg"):
+                    carried = (per_grain, agg.func, self.links[k].end)
                 continue
             prev = aggs[n - 2] if n >= 2 else None
             averaged = agg.func == "avg" or (prev is not None and prev.func == "avg" and prev.end + 1 >= agg.start)
@@ -82,9 +89,13 @@ class MeasuresMixin:
                     per_grain = g[0]
                     self.grains_taken.add(g[1])
             if per_grain is not None:
-                inner = {"avg": "sum"}.get(m.func, m.func)
-                m = Measure(inner, m.table, m.column, m.metric, m.distinct, per_grain=per_grain)
-            elif prev is not None and prev.func == "avg" and prev.end + 1 >= agg.start and m.func == "count":
+                inner = "sum" if m.func in ("avg", "max", "min") else m.func
+                outer = carried[1] if carried is not None and agg.func == "count" else agg.func
+                m = Measure(inner, m.table, m.column, m.metric, m.distinct, per_grain=per_grain,
+                            outer=outer if outer in ("max", "min") else "avg")
+                carried = None
+            elif prev is not None and prev.func == "avg" and prev.end + 1 >= agg.start and m.func == "count" \
+                    and not m.per_grain:
                 m = Measure("count", m.table, m.column, distinct=m.distinct, per="?")
             if self.cues.on_average and agg.func in ("count", "sum"):
                 m = self._averaged(m, k)
