@@ -40,6 +40,10 @@ _DOWN = {stem(w) for w in ("drop", "decrease", "decline", "fall", "fell", "shrin
                            "slump", "worst")}
 _HOW_MUCH_MORE = re.compile(r"\bhow\s+(?:much|many)\s+(?:more|less|fewer|higher|lower|bigger|smaller)\b"
                             r"(?=.*\bthan\b)")
+_BY_HOW_MUCH = re.compile(r"\bby\s+how\s+(?:much|many)\b")
+_AGAINST_PREVIOUS = re.compile(
+    r"\b(?:against|versus|vs|compared\s+(?:with|to)|relative\s+to)\s+(?:the\s+)?(?:(?:previous|prior|preceding|last)"
+    r"\s+(?:day|week|month|quarter|year)|(?:day|week|month|quarter|year)\s+before)\b")
 _HIGH = {"highest", "largest", "biggest", "most", "greatest", "newest", "latest"}
 _SORT_PHRASE = re.compile(
     r"\b(?:from\s+(?:the\s+)?)?(highest|largest|biggest|most|greatest|lowest|smallest|least|fewest|newest|latest|"
@@ -206,6 +210,9 @@ def _scan_compare(tokens: list[Token], lows: list[str], cues: Cues) -> None:
     cues.change = any((s in change or w in CHANGE_WORDS) and not (
         w in ("fell", "fall", "falls", "falling") and lows[i + 1:i + 2] in (["on"], ["into"], ["within"], ["onto"]))
         for i, (s, w) in enumerate(zip(stems, lows)))  # "fell on a Sunday": a date, not a fall
+    text_all = " ".join(lows)
+    if _BY_HOW_MUCH.search(text_all) or _AGAINST_PREVIOUS.search(text_all):
+        cues.change = True  # "by how much did X exceed Y", "how it moved against the month before"
     for i in range(len(lows) - 2):
         if _HOW_MUCH_MORE.match(" ".join(lows[i:])):
             cues.change = True  # "how many more units did May sell than April": a difference

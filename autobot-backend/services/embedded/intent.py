@@ -26,7 +26,7 @@ from services.embedded.read_filters import FiltersMixin
 from services.embedded.read_groups import GroupsMixin
 from services.embedded.read_measures import MeasuresMixin
 from services.embedded.read_periods import PeriodsMixin
-from services.embedded.reader import ReaderBase
+from services.embedded.reader import WH, ReaderBase
 
 
 _SPLIT = frozenset({"split", "breakdown", "versus", "vs", "vs.", "compare", "compared", "comparing", "between",
@@ -404,7 +404,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
                         p.dims = [Dim("entity", p.subject, show_key=self._names_key(p.subject))]
                     p.measures = [p.having[0].measure]
                 return p
-            counted = self._counted_table()
+            counted = self._counted_table() or self._bare_count()
             if counted is not None:
                 p.measures.append(Measure("count", counted))  # "how many joined in 2022": the rows that did
                 p.hide_measures = not self._measures_shown()
@@ -438,6 +438,16 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
         if self.plan.subject:
             return self.plan.subject
         return next((lk.best.table for lk in self.links if lk.best.table and lk.score >= 0.5), None)
+
+    def _bare_count(self) -> str | None:
+        """"Orders in the first week of May?": a bare noun asked about, with no list verb, is a count."""
+        if not self.links or self.links[0].best.kind != "table" or self.links[0].start > 1 \
+                or self._asks_for_rows() or self.t[-1].text != "?" or self.plan.dims or self.plan.projection:
+            return None
+        if self.lows[0] in WH or any(lk.best.kind == "column" and lk.score >= 0.5 for lk in self.links[1:]
+                                     if not self.col(lk.best).kind in ("date", "bool")):
+            return None
+        return self.links[0].best.table
 
     def _measures_shown(self) -> bool:
         """A wh-question over a ranking ("which region had the top sales?") asks for the region; the

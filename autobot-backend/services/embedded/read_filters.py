@@ -69,7 +69,7 @@ class FiltersMixin:
     def _same_day(self) -> None:
         """"shipped the same day it was placed", "paid on the very day it was issued": two dates equal."""
         text = " ".join(self.lows)
-        if not re.search(r"\b(?:same|very)\s+day\b", text):
+        if not re.search(r"\b(?:same|very)\s+day\b|\bon\s+the\s+day\s+(?:they|it|that|when)\b", text):
             return
         dated = [(k, c) for k, lk in enumerate(self.links) if k not in self.used
                  for c in lk.concepts[:2] if c.kind == "column" and self.col(c).kind == "date" and c.strength >= 0.5]
