@@ -91,3 +91,33 @@ def test_more_date_phrases(phrase, lo, hi):
 ], ids=lambda v: str(v))
 def test_periods_without_a_year_recur(phrase, recurring):
     assert find_dates(tokenize(phrase))[0].recurring == recurring
+
+
+@pytest.mark.parametrize("question", [
+    "How much did we spend on billboards in 2024?",
+    "How many parcels did couriers lose in December?",
+    "Which shelf locations do electronics sit on?",
+    "How many customers live in gated communities?",
+    "What is the packaging weight of each product?",
+], ids=lambda q: q[:40])
+def test_an_unknown_noun_inside_the_question_proper_is_out_of_schema(retail, question):
+    outcome = EmbeddedGenerator().explain(question, retail)
+    assert isinstance(outcome, Refusal) and outcome.kind in ("out_of_schema", "unclear"), outcome
+
+
+@pytest.mark.parametrize("question", [
+    "Good afternoon! While my tea brews, how many orders came in during 2024?",
+    "Without deleting anything, how many orders were cancelled in 2024?",
+    "For the board pack: what was revenue in 2024?",
+    "How many orders did folks place in March 2024?",
+    "How much money did we make in 2024?",
+    "Which categories sold in the store during 2024, web orders aside?",
+], ids=lambda q: q[:40])
+def test_a_preface_or_a_colloquial_word_is_not_out_of_schema(retail, question):
+    outcome = EmbeddedGenerator().explain(question, retail)
+    assert not isinstance(outcome, Refusal), outcome
+
+
+def test_how_much_of_something_that_is_no_amount_is_declined(retail):
+    outcome = EmbeddedGenerator().explain("How much shipping did customers pay in 2024?", retail)
+    assert isinstance(outcome, Refusal), outcome

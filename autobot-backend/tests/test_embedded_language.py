@@ -9,7 +9,7 @@ import pytest
 
 from services.embedded.cues import scan
 from services.embedded.dates import Relative, find_dates, label
-from services.embedded.lexicon import parse_number, stem, tokenize
+from services.embedded.lexicon import expand, parse_number, stem, tokenize
 
 D = dt.date
 
@@ -140,3 +140,88 @@ def test_aggregate_cues(text, funcs):
 def test_including_zero_is_heard():
     assert _cues("orders for every customer, including those with none").include_zero
     assert not _cues("orders for every customer").include_zero
+
+
+@pytest.mark.parametrize("phrase,lo,hi", [
+    ("the opening five days of June 2024", D(2024, 6, 1), D(2024, 6, 6)),
+    ("the last two weeks of 2023", D(2023, 12, 18), D(2024, 1, 1)),
+    ("the first three months of 2024", D(2024, 1, 1), D(2024, 4, 1)),
+    ("from 3 May to 9 May 2021", D(2021, 5, 3), D(2021, 5, 10)),
+    ("on Boxing Day 2022", D(2022, 12, 26), D(2022, 12, 27)),
+    ("from Christmas Eve through New Year's Day 2025", D(2024, 12, 24), D(2025, 1, 2)),
+    ("on Halloween 2021", D(2021, 10, 31), D(2021, 11, 1)),
+    ("on the 2nd of April 2024", D(2024, 4, 2), D(2024, 4, 3)),
+], ids=lambda v: str(v))
+def test_round_three_date_phrases(phrase, lo, hi):
+    (spec,) = find_dates(tokenize(expand(phrase)))
+    assert (spec.lo, spec.hi) == (lo, hi)
+
+
+def test_a_decade_is_its_ten_years_and_a_year_in_a_code_is_no_date():
+    spec = find_dates(tokenize(expand("hired in the 1990s")))[0]
+    assert (spec.lo, spec.hi) == (D(1990, 1, 1), D(2000, 1, 1))
+    assert find_dates(tokenize("grades in the 2023-fall term")) == []
+
+
+@pytest.mark.parametrize("phrase,expected", [
+    ("What was Q3 revenue?", ("quarter", 3)), ("November sales by channel", ("month", 11)),
+    ("orders (31 March, 30 June) in 2024", None), ("(January is compared with December 2023)", None),
+], ids=lambda v: str(v))
+def test_a_bare_month_or_quarter_is_a_period_only_before_a_noun(phrase, expected):
+    recurring = [s.recurring for s in find_dates(tokenize(phrase)) if s.recurring]
+    assert recurring == ([expected] if expected else [])
+
+
+@pytest.mark.parametrize("text,funcs", [
+    ("how many orders does a customer place on average", ["count"]),
+    ("the highest daily revenue", ["max"]),
+    ("how much did they pay in total", ["sum"]),
+], ids=lambda v: str(v))
+def test_round_three_aggregate_cues(text, funcs):
+    assert [a.func for a in _cues(text).aggs] == funcs
+
+
+def test_on_average_is_heard_and_is_not_an_aggregate_of_its_own():
+    cues = _cues("how many items does an order hold on average")
+    assert cues.on_average and [a.func for a in cues.aggs] == ["count"]
+
+
+@pytest.mark.parametrize("text", [
+    "how much more revenue did May bring than April", "by how much did sales grow",
+    "each month's orders against the month before", "which region gained the most",
+], ids=lambda v: v[:30])
+def test_differences_are_heard_as_comparisons(text):
+    assert _cues(text).change
+
+
+def test_falling_on_a_day_is_not_a_fall():
+    assert not _cues("orders that fell on a weekend day").change
+
+
+@pytest.mark.parametrize("text,unit,limit", [
+    ("which two weeks were busiest", "week", 2), ("the slowest month of 2023", "month", None),
+    ("our best quarter for revenue", "quarter", None),
+], ids=lambda v: str(v))
+def test_ranked_periods_are_grains(text, unit, limit):
+    cues = _cues(text)
+    assert [g[0] for g in cues.grains] == [unit] and cues.grain_limit == limit
+
+
+@pytest.mark.parametrize("text,sort", [
+    ("revenue per quarter, oldest quarter first", "time_asc"), ("orders by month in chronological order", "time_asc"),
+    ("sales by channel, highest first", "desc"), ("monthly order growth", None),
+], ids=lambda v: str(v))
+def test_sort_phrases(text, sort):
+    assert _cues(text).sort == sort
+
+
+def test_a_three_month_moving_average_reads_its_width():
+    assert _cues("the three-month moving average of revenue").moving == (3, "avg")
+
+
+@pytest.mark.parametrize("text", [
+    "revenue by customer, with 0 for those who bought nothing", "every category, zero for categories with no orders",
+    "customers with no orders should show 0", "counting customers who never ordered as zero",
+], ids=lambda v: v[:30])
+def test_more_ways_to_ask_for_zeros(text):
+    assert _cues(text).include_zero

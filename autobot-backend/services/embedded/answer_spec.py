@@ -164,6 +164,9 @@ def _item(tokens: list[Token], links: list[Link], index: SchemaIndex, at: list[i
         if c.kind == "column" and index.column(c.table, c.column).kind in ("text", "bool", "year", "int"):
             return Item("dim", c.table, c.column)
         if c.kind == "column" and index.column(c.table, c.column).kind == "date":
+            word = tokens[lk.end - 1]
+            if word.low != word.stem and word.low.endswith("s"):
+                return Item("measure")  # "signups": how many of those events
             return Item("period", unit="day")
     if table is not None:
         return Item("table", table)

@@ -212,6 +212,23 @@ def _edge_of(tokens: list[Token], i: int) -> tuple[Period, int] | None:
 
 
 def _borrowed_year(tokens: list[Token], i: int) -> tuple[Period, int] | None:
+    """The first end of a range, in the second end's year, or the year before when it would otherwise
+    come after it ("from Christmas Eve to New Year's Day 2025")."""
+    found = _first_end(tokens, i)
+    if found is None:
+        return None
+    first, j = found
+    second = _period_at(tokens, j + 1)
+    if second is not None and first.lo > second[0].lo:
+        try:
+            return Period(first.lo.replace(year=first.lo.year - 1), first.hi.replace(year=first.hi.year - 1),
+                          first.grain), j
+        except ValueError:
+            return None
+    return found
+
+
+def _first_end(tokens: list[Token], i: int) -> tuple[Period, int] | None:
     """"from Q3 to Q4 <year>", "between March and May <year>", "between <month> <day> and <month> <day>,
     <year>": the first period takes the second's year."""
     n = len(tokens)
