@@ -7,12 +7,14 @@ One concept per module, in the order a question meets them:
 * :mod:`.refusal`    what is declined before and after linking, and the reason given
 * :mod:`.dates`      date phrases -> half-open ranges, or windows relative to the data
 * :mod:`.cues`       aggregate, grouping, grain, ranking, threshold, comparison and window cue words
+  (:mod:`.cue_words` holds the word tables and phrase patterns they are read with)
 * :mod:`.metrics`    ``[metric: name = AGG(...) WHERE ...]`` definitions read from column comments
 * :mod:`.index`      the per-schema index (cached): names, comments, sampled values, foreign keys
 * :mod:`.linking`    question spans -> tables, columns, values, metrics (rapidfuzz for misspellings)
 * :mod:`.reader`, :mod:`.read_measures`, :mod:`.read_groups`, :mod:`.read_filters`, :mod:`.read_periods`,
-  :mod:`.intent`
+  :mod:`.read_compare`, :mod:`.intent`
                      linked question -> :class:`~.plan.Plan` (the structured query plan)
+* :mod:`.answer_spec` the answer's columns as the question lists them ("Region and total."), applied to the plan
 * :mod:`.joins`      shortest foreign-key paths, join trees, which date dates a table's rows
 * :mod:`.build`, :mod:`.shapes`, :mod:`.periods`, :mod:`.sqlparts`
                      plan -> sqlglot expression -> SQL in the schema's dialect

@@ -13,7 +13,7 @@ from services.embedded.index import SchemaIndex
 from services.embedded.joins import default_date, is_ancestor, join_tree, path
 from services.embedded.periods import compare_select, window_select
 from services.embedded.plan import ColRef, Dim, Exists, Filter, Measure, Plan
-from services.embedded.shapes import count_of_groups, top_per_group, two_level
+from services.embedded.shapes import count_of_groups, top_per_group, two_level, with_rank
 from services.embedded.sqlparts import (
     BuildError,
     col,
@@ -39,28 +39,10 @@ class Builder:
     def build(self) -> exp.Expression:
         tree = self._build()
         if self.p.show_rank and isinstance(tree, exp.Select) and self.p.dims and self.p.measures:
-            return self._ranked(tree)
+            return with_rank(self, tree)
         if self.p.hide_measures and isinstance(tree, exp.Select) and self.p.dims:
             tree = _only_dims(tree, len(self.p.dims))
         return tree
-
-    def _ranked(self, tree: exp.Select) -> exp.Select:
-        """The rows with their rank by the first measure (within all but the last grouping), as a column."""
-        p = self.p
-        names = [e.alias_or_name for e in tree.expressions]
-        n = len(p.dims)
-        groups = [exp.column(x) for x in names[:n - 1]] if n >= 2 else []
-        desc = p.rank.desc if p.rank is not None else True
-        rank = exp.Window(this=exp.Anonymous(this="RANK", expressions=[]), partition_by=groups or None,
-                          order=exp.Order(expressions=[exp.Ordered(this=exp.column(names[n]), desc=desc,
-                                                                   nulls_first=not desc)]))
-        shown = names[:n] if p.hide_measures else names
-        inner = tree.copy()
-        if not p.rank or not p.rank.limit:
-            inner.set("order", None)
-        outer = exp.select(*[exp.column(x) for x in shown], exp.alias_(rank, "rank_no")).from_(
-            inner.subquery("ranked_rows"))
-        return outer.order_by(*[g.copy() for g in groups], exp.column("rank_no"))
 
     def _build(self) -> exp.Expression:
         p = self.p

@@ -10,6 +10,23 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from services.embedded.cue_words import (
+    AGAINST,
+    AGAINST_PREVIOUS,
+    BY_HOW_MUCH,
+    COMPARATIVES,
+    DOWN,
+    GRAIN_LEAD,
+    HIGH,
+    HOW_MUCH_MORE,
+    IDIOMS,
+    ORDINAL_RANKS,
+    SAME_PERIOD,
+    SORT_PHRASE,
+    SPLIT_COMPARATIVE,
+    SUPERLATIVES,
+    UNIT_WORDS,
+)
 from services.embedded.dates import DateSpec, find_dates
 from services.embedded.lexicon import (
     ADVERB_GRAINS,
@@ -29,41 +46,6 @@ from services.embedded.lexicon import (
     parse_number,
     stem,
 )
-
-_UNIT_WORDS = {"day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month", "months": "month",
-               "quarter": "quarter", "quarters": "quarter", "year": "year", "years": "year", "decade": "decade",
-               "decades": "decade"}
-_SAME_PERIOD = re.compile(
-    r"\b(?:same\s+(?:day|week|month|quarter|period)\s+(?:of\s+|in\s+)?(?:the\s+)?(?:previous|prior|last|preceding)"
-    r"\s+year|(?:a|one|the)\s+year\s+(?:earlier|before|ago|prior)|(?:previous|prior|last|preceding)\s+year's)\b")
-_DOWN = {stem(w) for w in ("drop", "decrease", "decline", "fall", "fell", "shrink", "shrank", "loss", "lose", "dip",
-                           "slump", "worst")}
-_HOW_MUCH_MORE = re.compile(r"\bhow\s+(?:much|many)\s+(?:more|less|fewer|higher|lower|bigger|smaller)\b"
-                            r"(?=.*\bthan\b)")
-_BY_HOW_MUCH = re.compile(r"\bby\s+how\s+(?:much|many)\b")
-_AGAINST_PREVIOUS = re.compile(
-    r"\b(?:against|versus|vs|compared\s+(?:with|to)|relative\s+to)\s+(?:the\s+)?(?:(?:previous|prior|preceding|last)"
-    r"\s+(?:day|week|month|quarter|year)|(?:day|week|month|quarter|year)\s+before)\b")
-_HIGH = {"highest", "largest", "biggest", "most", "greatest", "newest", "latest"}
-_SORT_PHRASE = re.compile(
-    r"\b(?:from\s+(?:the\s+)?)?(highest|largest|biggest|most|greatest|lowest|smallest|least|fewest|newest|latest|"
-    r"oldest|earliest)\s+to\s+(?:the\s+)?(lowest|smallest|least|fewest|highest|largest|biggest|most|greatest|oldest|"
-    r"earliest|newest|latest)\b|\b(descending|ascending)\b|\bin\s+(desc|asc)\w*\s+order\b"
-    r"|\b(highest|largest|biggest|most|greatest|best|top|lowest|smallest|least|fewest|worst|newest|latest|oldest|"
-    r"earliest|cheapest)\s+(?:(?:day|week|month|quarter|year|period|one|value|amount|figure)s?\s+)?first\b"
-    r"|\bin\s+(chronological|date|time|calendar|day|week|month|quarter|year|period|term)\s+order\b"
-    r"|\b(chronologically|chronological(?=\s+order))\b", re.I)
-_SPLIT_COMPARATIVE = {"more": ">", "fewer": "<", "less": "<", "higher": ">", "lower": "<", "bigger": ">",
-                      "larger": ">", "smaller": "<"}
-_ORDINAL_RANKS = {"second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5, "5th": 5}
-_IDIOMS = {("account", "for"), ("accounts", "for"), ("accounted", "for"), ("make", "up"), ("makes", "up"),
-           ("made", "up"), ("take", "place"), ("took", "place"), ("takes", "place")}
-_AGAINST = {"compared", "compare", "vs", "versus", "than", "from", "to", "with", "over", "against", "on"}
-_GRAIN_LEAD = {"per", "by", "each", "every", "a", "an", "for", "over", "which", "what"}
-_COMPARATIVES = {"more": True, "higher": True, "bigger": True, "larger": True, "greater": True, "fewer": False,
-                 "less": False, "lower": False, "smaller": False}
-_SUPERLATIVES = (MAX_WORDS | MIN_WORDS | set(SUPERLATIVE_HINTS) | set(_COMPARATIVES)) - {"top", "bottom", "overall"}
-
 
 @dataclass(frozen=True)
 class Agg:
@@ -134,7 +116,7 @@ def scan(tokens: list[Token], text: str) -> Cues:
     cues.dates = find_dates(tokens)
     cues.skip |= cues.date_tokens()
     for i in range(len(tokens) - 1):
-        if (tokens[i].low, tokens[i + 1].low) in _IDIOMS:
+        if (tokens[i].low, tokens[i + 1].low) in IDIOMS:
             cues.skip |= {i, i + 1}  # "account for", "make up": verbs, not the schema's accounts
     lows = [t.low for t in tokens]
     _scan_sort(tokens, text, cues)
@@ -163,13 +145,13 @@ def scan(tokens: list[Token], text: str) -> Cues:
 
 def _scan_sort(tokens: list[Token], text: str, cues: Cues) -> None:
     """"sorted from highest to lowest", "in descending order": an order, not a superlative."""
-    m = _SORT_PHRASE.search(text)
+    m = SORT_PHRASE.search(text)
     if m is None:
         return
     first = (m.group(1) or m.group(3) or m.group(4) or m.group(5) or "").lower()
     if m.group(6) or m.group(7):
         first = "oldest"  # "in chronological order", "in month order"
-    cues.sort = "desc" if first in _HIGH | {"best", "top"} or first.startswith("desc") else "asc"
+    cues.sort = "desc" if first in HIGH | {"best", "top"} or first.startswith("desc") else "asc"
     if first in ("oldest", "earliest", "newest", "latest"):
         cues.sort = "time_" + cues.sort  # "oldest quarter first": in time order, not by the measure
     cues.sort_span = {i for i, t in enumerate(tokens) if t.start >= m.start() and t.end <= m.end()}
@@ -190,7 +172,7 @@ def _scan_windows(tokens: list[Token], lows: list[str], cues: Cues) -> None:
                     width = int(tokens[j].low)
                     cues.skip |= set(range(j, i))
                 head = lows[j].split("-")[0]
-                if "-" in lows[j] and (head.isdigit() or head in NUMBER_WORDS) and lows[j].split("-")[-1] in _UNIT_WORDS:
+                if "-" in lows[j] and (head.isdigit() or head in NUMBER_WORDS) and lows[j].split("-")[-1] in UNIT_WORDS:
                     width = int(head) if head.isdigit() else NUMBER_WORDS[head]  # "three-month moving average"
                     cues.skip |= set(range(j, i))
             if width is None:
@@ -211,14 +193,14 @@ def _scan_compare(tokens: list[Token], lows: list[str], cues: Cues) -> None:
         w in ("fell", "fall", "falls", "falling") and lows[i + 1:i + 2] in (["on"], ["into"], ["within"], ["onto"]))
         for i, (s, w) in enumerate(zip(stems, lows)))  # "fell on a Sunday": a date, not a fall
     text_all = " ".join(lows)
-    if _BY_HOW_MUCH.search(text_all) or _AGAINST_PREVIOUS.search(text_all):
+    if BY_HOW_MUCH.search(text_all) or AGAINST_PREVIOUS.search(text_all):
         cues.change = True  # "by how much did X exceed Y", "how it moved against the month before"
     for i in range(len(lows) - 2):
-        if _HOW_MUCH_MORE.match(" ".join(lows[i:])):
+        if HOW_MUCH_MORE.match(" ".join(lows[i:])):
             cues.change = True  # "how many more units did May sell than April": a difference
             cues.skip.add(i + 2)
             for j in range(i + 3, min(len(lows) - 1, i + 6)):
-                if lows[j] == "or" and lows[j + 1] in _COMPARATIVES:
+                if lows[j] == "or" and lows[j + 1] in COMPARATIVES:
                     cues.skip |= {j, j + 1}  # "(or less)"
     cues.compare_pct = any(s in pct or w in PCT_CHANGE_WORDS for s, w in zip(stems, lows))
     for i, w in enumerate(lows):
@@ -229,21 +211,21 @@ def _scan_compare(tokens: list[Token], lows: list[str], cues: Cues) -> None:
         elif w in PERIOD_ABBREV:
             cues.compare_unit = PERIOD_ABBREV[w]
             cues.skip.add(i)
-        elif (w in _UNIT_WORDS and i + 2 < len(lows) and lows[i + 1] in ("over", "on", "to", "vs")
-              and _UNIT_WORDS.get(lows[i + 2]) == _UNIT_WORDS[w]):
-            cues.compare_unit = _UNIT_WORDS[w]
+        elif (w in UNIT_WORDS and i + 2 < len(lows) and lows[i + 1] in ("over", "on", "to", "vs")
+              and UNIT_WORDS.get(lows[i + 2]) == UNIT_WORDS[w]):
+            cues.compare_unit = UNIT_WORDS[w]
             cues.skip |= {i, i + 1, i + 2}
     for i, w in enumerate(lows):
-        if (w in ("previous", "prior", "preceding", "last") and i + 1 < len(lows) and lows[i + 1] in _UNIT_WORDS
-                and cues.change and any(x in _AGAINST for x in lows[max(0, i - 4):i])):
+        if (w in ("previous", "prior", "preceding", "last") and i + 1 < len(lows) and lows[i + 1] in UNIT_WORDS
+                and cues.change and any(x in AGAINST for x in lows[max(0, i - 4):i])):
             # "compared with the previous month" names the comparison, not a window of dates
-            cues.compare_unit = cues.compare_unit or _UNIT_WORDS[lows[i + 1]]
+            cues.compare_unit = cues.compare_unit or UNIT_WORDS[lows[i + 1]]
             for d in [d for d in cues.dates if d.start <= i < d.end]:
                 cues.dates.remove(d)
                 cues.skip -= set(range(d.start, d.end))
             cues.skip |= {i, i + 1}
     text = " ".join(lows)
-    m = _SAME_PERIOD.search(text)
+    m = SAME_PERIOD.search(text)
     if m and (cues.change or "same" in lows or "earlier" in lows or "ago" in lows):
         # "compared with the same quarter a year earlier": year over year, whatever the grain
         cues.compare_unit = "year"
@@ -257,7 +239,7 @@ def _scan_compare(tokens: list[Token], lows: list[str], cues: Cues) -> None:
         cues.change = True
     if cues.change:
         cues.skip |= {i for i, w in enumerate(lows) if w in ("rate", "rates")}  # "growth rate"
-    cues.change_down = any(s in _DOWN for s in stems)
+    cues.change_down = any(s in DOWN for s in stems)
     m = re.search(r"\bsame\s+(day|week|month|quarter)\b", text)
     if m and cues.change:
         cues.same_unit = m.group(1)  # "compared with the same month in 2023": year on year, by month
@@ -270,7 +252,7 @@ def _scan_grains(tokens: list[Token], lows: list[str], cues: Cues) -> None:
         if w in ("weekday", "weekdays", "day-of-week") or (
                 w == "day" and lows[i + 1:i + 3] == ["of", "week"]) or (w == "day" and lows[i + 1:i + 4] == ["of", "the", "week"]):
             end = i + 1 if w != "day" else (i + 3 if lows[i + 2] == "week" else i + 4)
-            start = i - 1 if i > 0 and lows[i - 1] in _GRAIN_LEAD | {"the"} else i
+            start = i - 1 if i > 0 and lows[i - 1] in GRAIN_LEAD | {"the"} else i
             cues.grains.append(("weekday", start, end))
             cues.skip |= set(range(start, end))
     for i, w in enumerate(lows):
@@ -279,34 +261,34 @@ def _scan_grains(tokens: list[Token], lows: list[str], cues: Cues) -> None:
         if w in ADVERB_GRAINS:
             cues.grains.append((TIME_UNITS[w], i, i + 1))
             cues.skip.add(i)
-        elif w in _UNIT_WORDS and i > 0 and lows[i - 1] in _GRAIN_LEAD and i - 1 not in cues.skip:
+        elif w in UNIT_WORDS and i > 0 and lows[i - 1] in GRAIN_LEAD and i - 1 not in cues.skip:
             start = i - 1
             if lows[i - 1] == "each" and i > 1 and lows[i - 2] in ("for", "in"):
                 start = i - 2
             if lows[i - 1] in ("a", "an", "for", "over") and not (i > 1 and lows[i - 2] in ("per", "times")):
                 if lows[i - 1] in ("a", "an", "for", "over"):
                     continue
-            cues.grains.append((_UNIT_WORDS[w], start, i + 1))
+            cues.grains.append((UNIT_WORDS[w], start, i + 1))
             cues.skip |= set(range(start, i + 1))
-        elif w in _UNIT_WORDS and i > 1 and lows[i - 2] in ("each", "every", "per") and re.fullmatch(
+        elif w in UNIT_WORDS and i > 1 and lows[i - 2] in ("each", "every", "per") and re.fullmatch(
                 r"(?:19|20)\d\d", lows[i - 1]):
-            cues.grains.append((_UNIT_WORDS[w], i - 2, i + 1))  # "each 2023 month"
+            cues.grains.append((UNIT_WORDS[w], i - 2, i + 1))  # "each 2023 month"
             cues.skip |= {i - 2, i}
-        elif w in _UNIT_WORDS and i > 1 and _counted(tokens, i - 1) and (
+        elif w in UNIT_WORDS and i > 1 and _counted(tokens, i - 1) and (
                 lows[i - 2] in ("which", "what") or lows[i - 2] == "the" and i > 2 and lows[i - 3] in ("of", "among")):
             # "which two weeks", "among the four years, which one": the periods themselves
             start = i - 2 if lows[i - 2] in ("which", "what") else i - 3
-            cues.grains.append((_UNIT_WORDS[w], start if lows[start] in ("which", "what") else i, i + 1))
+            cues.grains.append((UNIT_WORDS[w], start if lows[start] in ("which", "what") else i, i + 1))
             cues.grain_limit = int(parse_number(tokens[i - 1])) if lows[start] in ("which", "what") else None
             cues.skip |= set(range(start, i + 1))
-        elif w in _UNIT_WORDS and i > 0 and lows[i - 1] in _SUPERLATIVES:
-            cues.grains.append((_UNIT_WORDS[w], i, i + 1))  # "the busiest month", "the best quarter"
+        elif w in UNIT_WORDS and i > 0 and lows[i - 1] in SUPERLATIVES:
+            cues.grains.append((UNIT_WORDS[w], i, i + 1))  # "the busiest month", "the best quarter"
             cues.skip.add(i)
         elif re.fullmatch(r"(day|week|month|quarter|year)-by-\1", w):
-            cues.grains.append((_UNIT_WORDS[w.split("-")[0]], i, i + 1))  # "day-by-day"
+            cues.grains.append((UNIT_WORDS[w.split("-")[0]], i, i + 1))  # "day-by-day"
             cues.skip.add(i)
-        elif w in _UNIT_WORDS and i + 2 < len(lows) and lows[i + 1] == "by" and lows[i + 2] == w:
-            cues.grains.append((_UNIT_WORDS[w], i, i + 3))
+        elif w in UNIT_WORDS and i + 2 < len(lows) and lows[i + 1] == "by" and lows[i + 2] == w:
+            cues.grains.append((UNIT_WORDS[w], i, i + 3))
             cues.skip |= {i, i + 1, i + 2}
 
 
@@ -354,12 +336,12 @@ def _scan_thresholds(tokens: list[Token], lows: list[str], cues: Cues) -> None:
                     break
         if matched:
             continue
-        if lows[i] in _SPLIT_COMPARATIVE and i not in cues.skip:
+        if lows[i] in SPLIT_COMPARATIVE and i not in cues.skip:
             # "more orders than the average": the noun sits between the comparative and 'than'
             for j in (i + 2, i + 3):
                 avg = j + 1 + (j + 1 < n and lows[j + 1] == "the")
                 if j < n and lows[j] == "than" and avg < n and lows[avg] in ("average", "avg", "mean"):
-                    cues.thresholds.append(Threshold(_SPLIT_COMPARATIVE[lows[i]], None, i, i + 1))
+                    cues.thresholds.append(Threshold(SPLIT_COMPARATIVE[lows[i]], None, i, i + 1))
                     cues.skip |= {i} | set(range(j, avg + 1))
                     break
         number = _number_at(tokens, i) if i not in cues.skip and (
@@ -459,7 +441,7 @@ def _scan_superlatives(tokens: list[Token], lows: list[str], cues: Cues) -> None
                 continue
         number = _number_at(tokens, i)
         if (number is not None and (tokens[i].kind == "number" or lows[i] not in ("a", "single", "one"))
-                and i + 1 < n and lows[i + 1] in _SUPERLATIVES
+                and i + 1 < n and lows[i + 1] in SUPERLATIVES
                 and number == int(number) and 0 < number < 1000):
             desc, hint, end = _following_superlative(lows, i + 1, True)
             cues.superlatives.append(Superlative(desc, i, end, int(number), True, hint))
@@ -467,19 +449,19 @@ def _scan_superlatives(tokens: list[Token], lows: list[str], cues: Cues) -> None
             i = end
             continue
         parts = w.split("-")
-        if len(parts) == 2 and parts[0] in _ORDINAL_RANKS and parts[1] in _SUPERLATIVES:
+        if len(parts) == 2 and parts[0] in ORDINAL_RANKS and parts[1] in SUPERLATIVES:
             # "the second-highest": one row, after the ones ranked above it
             desc, hint, _end = _following_superlative([parts[1]], 0, True)
             start = i - 1 if i > 0 and lows[i - 1] == "the" else i
             cues.superlatives.append(Superlative(desc, start, i + 1, 1, True, hint,
-                                                 offset=_ORDINAL_RANKS[parts[0]] - 1))
+                                                 offset=ORDINAL_RANKS[parts[0]] - 1))
             cues.skip.add(i)
             i += 1
             continue
-        if w in _SUPERLATIVES and not (i + 1 < n and lows[i + 1] == "of"):
+        if w in SUPERLATIVES and not (i + 1 < n and lows[i + 1] == "of"):
             desc, hint, end = _following_superlative(lows, i, True)
             start = i - 1 if i > 0 and lows[i - 1] == "the" else i
-            rank = _ORDINAL_RANKS.get(lows[i - 1]) if i > 0 else None
+            rank = ORDINAL_RANKS.get(lows[i - 1]) if i > 0 else None
             if rank is not None:
                 # "the second highest": one row, after the ones ranked above it
                 start = i - 2 if i > 1 and lows[i - 2] == "the" else i - 1
@@ -507,6 +489,6 @@ def _following_superlative(lows: list[str], i: int, default_desc: bool) -> tuple
         return True, None, i + 1
     if w in MIN_WORDS:
         return False, None, i + 1
-    if w in _COMPARATIVES:
-        return _COMPARATIVES[w], None, i + 1
+    if w in COMPARATIVES:
+        return COMPARATIVES[w], None, i + 1
     return default_desc, None, i

@@ -1,6 +1,6 @@
 """Query shapes built from a plain grouped SELECT: the top rows of each group, aggregates of
-aggregates ("average order value": a total per order, then the average), and counts of the groups
-that pass a HAVING ("customers with more than ten orders": how many)."""
+aggregates ("average order value": a total per order, then the average), counts of the groups
+that pass a HAVING ("customers with more than ten orders": how many), and rows with their rank."""
 
 from __future__ import annotations
 
@@ -60,3 +60,22 @@ def count_of_groups(b: "Builder") -> exp.Expression:
                          joins=p.joins), b.ix)
     sub = inner.select()
     return exp.select(exp.Count(this=exp.Star())).from_(sub.subquery("qualifying"))
+
+
+def with_rank(b: "Builder", tree: exp.Select) -> exp.Select:
+    """The rows with their rank by the first measure (within all but the last grouping), as a column."""
+    p = b.p
+    names = [e.alias_or_name for e in tree.expressions]
+    n = len(p.dims)
+    groups = [exp.column(x) for x in names[:n - 1]] if n >= 2 else []
+    desc = p.rank.desc if p.rank is not None else True
+    rank = exp.Window(this=exp.Anonymous(this="RANK", expressions=[]), partition_by=groups or None,
+                      order=exp.Order(expressions=[exp.Ordered(this=exp.column(names[n]), desc=desc,
+                                                               nulls_first=not desc)]))
+    shown = names[:n] if p.hide_measures else names
+    inner = tree.copy()
+    if not p.rank or not p.rank.limit:
+        inner.set("order", None)
+    outer = exp.select(*[exp.column(x) for x in shown], exp.alias_(rank, "rank_no")).from_(
+        inner.subquery("ranked_rows"))
+    return outer.order_by(*[g.copy() for g in groups], exp.column("rank_no"))
