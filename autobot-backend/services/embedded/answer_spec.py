@@ -110,7 +110,7 @@ def _clause_spec(tokens: list[Token], links: list[Link], index: SchemaIndex, sta
     for j in range(i, end):
         low = tokens[j].low
         if low in ("where", "which", "i.e.", "ie", "meaning") and depth == 0:
-            end = j  # "..., and rank, where rank 1 is ...": a note on the list, not an item
+            end = j  # "..., X and rank, where ...": a note on the list, not an item
             break
         if tokens[j].text in ("(", ")"):
             depth += 1 if tokens[j].text == "(" else -1

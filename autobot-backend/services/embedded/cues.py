@@ -194,10 +194,10 @@ def _scan_compare(tokens: list[Token], lows: list[str], cues: Cues) -> None:
         for i, (s, w) in enumerate(zip(stems, lows)))  # "fell on a Sunday": a date, not a fall
     text_all = " ".join(lows)
     if BY_HOW_MUCH.search(text_all) or AGAINST_PREVIOUS.search(text_all):
-        cues.change = True  # "by how much did X exceed Y", "how it moved against the month before"
+        cues.change = True  # "by how much did X exceed Y", "X against the unit before"
     for i in range(len(lows) - 2):
         if HOW_MUCH_MORE.match(" ".join(lows[i:])):
-            cues.change = True  # "how many more units did May sell than April": a difference
+            cues.change = True  # "how many more X in A than B": a difference
             cues.skip.add(i + 2)
             for j in range(i + 3, min(len(lows) - 1, i + 6)):
                 if lows[j] == "or" and lows[j + 1] in COMPARATIVES:
@@ -276,7 +276,7 @@ def _scan_grains(tokens: list[Token], lows: list[str], cues: Cues) -> None:
             cues.skip |= {i - 2, i}
         elif w in UNIT_WORDS and i > 1 and _counted(tokens, i - 1) and (
                 lows[i - 2] in ("which", "what") or lows[i - 2] == "the" and i > 2 and lows[i - 3] in ("of", "among")):
-            # "which two weeks", "among the four years, which one": the periods themselves
+            # "which two weeks", "of the N years, which one": the periods themselves
             start = i - 2 if lows[i - 2] in ("which", "what") else i - 3
             cues.grains.append((UNIT_WORDS[w], start if lows[start] in ("which", "what") else i, i + 1))
             cues.grain_limit = int(parse_number(tokens[i - 1])) if lows[start] in ("which", "what") else None

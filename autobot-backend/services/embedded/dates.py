@@ -213,7 +213,7 @@ def _edge_of(tokens: list[Token], i: int) -> tuple[Period, int] | None:
 
 def _borrowed_year(tokens: list[Token], i: int) -> tuple[Period, int] | None:
     """The first end of a range, in the second end's year, or the year before when it would otherwise
-    come after it ("from Christmas Eve to New Year's Day 2025")."""
+    come after it (a December day "to" a January day of a year)."""
     found = _first_end(tokens, i)
     if found is None:
         return None

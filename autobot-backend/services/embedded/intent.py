@@ -76,7 +76,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
 
 
     def _asks_rank(self) -> bool:
-        """"... and their rank", "each category's rank", "with its ranking": the rank is a column."""
+        """"... and their rank", "X's rank", "with its ranking": the rank is a column."""
         for i, w in enumerate(self.lows):
             if w in ("rank", "ranks", "ranking", "rankings", "position") and i > 0 and (
                     self.lows[i - 1] in ("their", "its", "his", "her", "the", "each", "with", "and", "a")
@@ -90,7 +90,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
 
     def _listed_entity(self) -> str | None:
         """The rows a list request names, when a measure is asked of each of them: "List the discontinued
-        items ..., with each one's units", "list the buyers whose spend passed N ..."."""
+        items ..., with each one's units", "list buyers over N ..."."""
         p = self.plan
         if p.dims or not p.measures or p.compare or p.window or p.rank or self.lows[0] not in _LIST_VERBS:
             return None
@@ -107,7 +107,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
         return table if p.having or each else None
 
     def _value_beside_window(self) -> bool:
-        """"each week's sales plus a cumulative figure", "(week, visits, running total)": each period's own
+        """"X plus a cumulative figure", "(week, visits, running total)": each period's own
         value is listed before the running or moving figure."""
         at = next((i for i, w in enumerate(self.lows) if w in ("cumulative", "running", "moving", "rolling",
                                                                 "trailing")), None)
@@ -127,8 +127,8 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
         conds = [f for f in p.filters if f.kind in ("eq", "ne", "null", "notnull", "bool", "colcmp")]
         related = [h for h in p.having if h.measure.func == "count" and (h.op, h.number) in ((">=", 1), (">", 0))]
         if (related or not conds) and p.subject and not p.dims:
-            # "the percentage of customers who ordered in May": rows with such a related row, out of all;
-            # "the share of completed visits with at least one prescription": the completed ones are the whole
+            # "the share of X who did Y in May": rows with such a related row, out of all;
+            # "the share of completed X with a Y": the completed ones are the whole
             child = next((t for t in sorted(p.joins) if is_ancestor(self.ix, p.subject, t)), None)
             table = related[0].measure.table if related else child
             if table is not None and table != p.subject:
@@ -185,7 +185,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
         if self.cues.include_zero and entity and p.measures and p.measures[0].table != entity:
             p.keep_empty = True
         if self.cues.include_zero and p.measures and p.measures[0].per and p.measures[0].per != p.measures[0].table:
-            p.keep_empty = True  # "orders per customer, counting those with none as zero"
+            p.keep_empty = True  # "X per Y, zero for those with none"
         for m in p.measures:
             if m.per == "?":
                 m.per = self._default_per(m)
@@ -202,12 +202,12 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
             p.rank = Rank(not self._ascending_words(), None)
         listed = self._listed_entity()
         if listed is not None:
-            p.dims.append(Dim("entity", listed))  # "list the buyers who ..., and what each paid"
+            p.dims.append(Dim("entity", listed))  # "list buyers who ..., and what each paid"
         grains = [d for d in p.dims if d.kind == "grain"]
         if len(p.measures) == 1 and len(grains) == 1 and not p.rank and not p.compare and not p.window \
                 and p.measures[0].func in ("sum", "metric", "count") and not p.measures[0].per \
                 and any(a.func == "avg" and self.link_after(a.end, gap=3) is None for a in self.cues.aggs):
-            # "each month's revenue, and the mean across those months": the average of the period totals
+            # "each month's X, then their mean": the average of the period totals
             p.measures[0] = dataclasses.replace(p.measures[0], per_grain=grains[0].unit)
             p.dims = [d for d in p.dims if d is not grains[0]]
         if p.window is not None and p.measures:
@@ -261,7 +261,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
         return next((lk.best.table for lk in self.links if lk.best.table and lk.score >= 0.5), None)
 
     def _bare_count(self) -> str | None:
-        """"Orders in the first week of May?": a bare noun asked about, with no list verb, is a count."""
+        """"Orders in May?": a bare noun asked about, with no list verb, is a count."""
         if not self.links or self.links[0].best.kind != "table" or self.links[0].start > 1 \
                 or self._asks_for_rows() or self.t[-1].text != "?" or self.plan.dims or self.plan.projection:
             return None
@@ -281,7 +281,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
             return True
         sup = self.cues.superlatives[0]
         wh = next((i for i, w in enumerate(self.lows[:sup.start]) if w in _WH_ASK
-                   or i == 0 and w in ("name", "identify", "find")), None)  # "Name the least popular category"
+                   or i == 0 and w in ("name", "identify", "find")), None)  # "Name the top X"
         if wh is None:
             return True
         after = sup.end

@@ -113,9 +113,9 @@ _DISCOUNTS = frozenset({stem("discount"), stem("markdown")})
 
 
 def _defined_discounts(tokens: list[Token], links: list[Link], index: SchemaIndex, skip: set[int]) -> list[Link]:
-    """"discount" names data only when the question sets it against the catalogue price ("list price
-    minus the price charged"): then it is the gap between a price charged and the price of the same name
-    one join away. Otherwise it stays unknown, for there is no discount column."""
+    """"discount" names data only when the question also names the catalogue price: then it is the gap
+    between a price charged and the price of the same name one join away. Otherwise it stays unknown,
+    for there is no discount column."""
     if not index.price_pairs:
         return links
     _name, charged, listed = index.price_pairs[0]

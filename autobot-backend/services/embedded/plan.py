@@ -63,10 +63,10 @@ class Measure:
     raw: bool = False
     """A metric's aggregate without its condition: "the value of returned items" adds up every line."""
     swap: tuple[ColRef, ColRef] | None = None
-    """A metric read with one column in place of another: revenue "at list price" (the catalogue price for
-    the price charged)."""
+    """A metric read with one column in place of another: the metric at the catalogue price (the catalogue
+    price for the price charged)."""
     discount: bool = False
-    """With ``swap``: the swapped metric minus the metric itself ("the discounts given": list minus charged)."""
+    """With ``swap``: the swapped metric minus the metric itself (a discount: catalogue less charged)."""
 
 
 @dataclass
@@ -166,6 +166,6 @@ class Plan:
     """Further tables the question relates the rows to (an inner join restricts to related rows)."""
     show_rank: bool = False
     """Each row's rank by the first measure is a column of the answer ("and their rank"), within the groups
-    of all but the last grouping when there are several ("rank the channels within each month")."""
+    of all but the last grouping when there are several ("rank X within each Y")."""
     hide_measures: bool = False
     """The measures only rank the rows: a "which X ... most Y" question shows X alone."""

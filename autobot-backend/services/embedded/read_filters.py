@@ -45,7 +45,7 @@ class FiltersMixin:
             if right is None or right in self.used:
                 continue
             if self.links[right].best.kind == "table":
-                continue  # "over the flights it operated": over which rows, not a comparison
+                continue  # "over the X it ran": over which rows, not a comparison
             rc = next((c for c in self.links[right].concepts if c.kind == "column"
                        and (self.col(c).kind == "date" or self.col(c).measurable)), None)
             if rc is None:
@@ -67,7 +67,7 @@ class FiltersMixin:
                                             op=_COLUMN_OPS[w]))
 
     def _same_day(self) -> None:
-        """"shipped the same day it was placed", "paid on the very day it was issued": two dates equal."""
+        """"X on the same day as Y", "on the very day": two dates equal."""
         text = " ".join(self.lows)
         if not re.search(r"\b(?:same|very)\s+day\b|\bon\s+the\s+day\s+(?:they|it|that|when)\b", text):
             return
@@ -277,7 +277,7 @@ class FiltersMixin:
 
     def _both(self, start: int) -> bool:
         window = self.lows[max(0, start - 8):start]
-        return "both" in window and any(w in ("and", "&") for w in window[-3:])  # "both by phone and on the web"
+        return "both" in window and any(w in ("and", "&") for w in window[-3:])  # "both via A and via B"
 
     def _included(self, lk) -> bool:
         """"cancelled ones included", "including cancelled ones", "even the cancelled": all rows, that value too."""
@@ -288,7 +288,7 @@ class FiltersMixin:
                                                                             for w in before)
 
     def _excluded_after(self, end: int) -> bool:
-        """"refunded bookings excluded", "returns left out"."""
+        """"X excluded", "Y left out"."""
         after = self.lows[end:end + 3]
         return any(w in ("excluded", "aside") for w in after) or "left out" in " ".join(after)
 

@@ -23,7 +23,7 @@ class GroupsMixin:
             prev = self.link_before(i, gap=1)
             if w == "per" and nxt in ("unit", "item", "piece", "head") and prev is not None \
                     and self.links[prev].best.kind == "column" and self.col(self.links[prev].best).measurable:
-                continue  # "the price charged per unit": a rate, not a grouping
+                continue  # "price per unit": a rate, not a grouping
             if (w == "across" and nxt in ("all", "both", "the", "every", "each")) or (
                     w == "by" and nxt in ("a", "an", "any", "some", "one", "someone", "anyone")):
                 continue  # "across all orders": overall; "a visit by a patient": who, not a grouping
@@ -67,7 +67,7 @@ class GroupsMixin:
             self._grain_at = getattr(self, "_grain_at", []) + [start]
 
     def _definitions(self) -> set[int]:
-        """Tokens of a clause that defines a term ("..., taking each line's discount as list price minus
+        """Tokens of a clause that defines a term ("..., taking each X as Y minus
         ..."): what it says of "each" row is the definition, not a grouping of the answer."""
         out: set[int] = set()
         for i, w in enumerate(self.lows):

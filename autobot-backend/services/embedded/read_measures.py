@@ -36,9 +36,9 @@ class MeasuresMixin:
             agg = aggs[n]
             start, per_grain = agg.end, None
             if carried is not None and agg.func == "count" and agg.start <= carried[2] + 2:
-                per_grain = carried[0]  # "the lowest monthly order count": each month's count, then the lowest
+                per_grain = carried[0]  # "lowest monthly X count": each month's count, then the lowest
             if agg.func in ("avg", "max", "min"):
-                # "average monthly revenue", "the highest daily revenue": each period's revenue, then averaged
+                # "average monthly X", "highest daily X": each period's total, then averaged
                 g = next((g for g in self.cues.grains if g[1] == agg.end), None)
                 if g is not None:
                     per_grain, start = g[0], g[2]
@@ -47,13 +47,13 @@ class MeasuresMixin:
             if agg.func == "count" and self.lows[agg.start] == "how" and start < len(self.lows) \
                     and (self.lows[start] in _AUXILIARIES or self.lows[start].endswith("ed")
                          and not any(lk.start == start for lk in self.links)):
-                # "Of the members who left, how many had complained ...": the rows named before
+                # "Of the X who left, how many had ...": the rows named before
                 ante = [j for j, lk in enumerate(self.links[:]) if lk.end <= agg.start and lk.best.kind == "table"]
                 if ante:
                     k = ante[-1]
             if k is None and agg.func == "count" and self.lows[agg.start] in ("count", "tally") \
                     and all(w in ("please", "just", "kindly", "now", "so") for w in self.lows[:agg.start]):
-                # "Count, but don't alter, the orders ...": the imperative's object, wherever it is
+                # "Count, but don't alter, the X": the imperative's object, wherever it is
                 k = next((j for j, lk in enumerate(self.links) if lk.start > agg.end and lk.best.kind == "table"
                           and j not in self.used), None)
             before = self.link_before(agg.start, gap=0)
@@ -63,7 +63,7 @@ class MeasuresMixin:
                 k = before  # "order counts": the count of the noun before it
             nested = n + 1 < len(aggs) and aggs[n + 1].start <= max(agg.end, start) + 1 and agg.func == "avg"
             if nested and per_grain is not None:
-                carried = (per_grain, "avg", aggs[n + 1].end)  # "the average monthly number of orders"
+                carried = (per_grain, "avg", aggs[n + 1].end)  # "average monthly count of X"
             if nested and k is not None and self.links[k].best.kind == "column" \
                     and self.col(self.concept(k)).measurable:
                 # "average number of pages": 'number of' names the column's values, not a count
@@ -102,7 +102,7 @@ class MeasuresMixin:
             self.plan.measures.append(m)
 
     def _implicit(self, agg) -> bool:
-        """"how many days were the loans out": a duration; "how much was it": the one amount
+        """"how many days were X out": a duration; "how much was it": the one amount
         the question names elsewhere."""
         func = "avg" if self.cues.on_average or any(a.func == "avg" for a in self.cues.aggs) else agg.func
         nxt = self.lows[agg.end] if agg.end < len(self.lows) else ""
@@ -128,7 +128,7 @@ class MeasuresMixin:
         return False
 
     def _averaged(self, m: Measure, k: int) -> Measure:
-        """"On average, how many lines per order?": the count per order, averaged; "how many
+        """"On average, how many X per Y?": the count per Y, averaged; "how many
         pages are the books, on average": the column's average."""
         if m.func == "count" and not m.column:
             per = [j for j in range(k + 1, len(self.links)) if self.links[j].start > 0
@@ -160,7 +160,7 @@ class MeasuresMixin:
         return j >= 0 and self.lows[j] in ("a", "an", "each", "per", "every", "one", "single")
 
     def _value_of(self) -> bool:
-        """"the value of goods on returned orders", "the value of voided invoices": money
+        """"the value of returned X", "the value of voided Y": money
         added up over the rows named, whatever their status (a metric's sum without its condition)."""
         if any(a.func in ("avg", "count") for a in self.cues.aggs):
             return False
@@ -344,7 +344,7 @@ class MeasuresMixin:
                     metric = next(iter(self.ix.metrics.values()))
                     return Measure("metric", metric.base_table, metric=metric.name.lower(), per=c.table)
             if func == "sum" and any(stem(w) in _MONEY_VERBS for w in self.lows[lk.end:lk.end + 3]):
-                money = self.value_measure(c.table)  # "how much did customers pay": money, not a count
+                money = self.value_measure(c.table)  # "how much did X pay": money, not a count
                 if money is not None:
                     self.plan.joins.add(c.table)
                     return dataclasses.replace(money, raw=False) if money.metric else money
@@ -396,8 +396,8 @@ class MeasuresMixin:
             self._bare_measure()
 
     def _money(self) -> None:
-        """Money at another price: "discounts" (the catalogue price minus the price charged, times the
-        units), "revenue at list price" (the catalogue price in place of the price charged)."""
+        """Money at another price: discounts (catalogue price less price charged, per unit sold) and the
+        metric read at the catalogue price instead of the charged one."""
         if not self.ix.price_pairs:
             return
         name, frm, to = self.ix.price_pairs[0]
