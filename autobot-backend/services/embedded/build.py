@@ -28,6 +28,9 @@ from services.embedded.sqlparts import (
 )
 
 
+_REFERRER = "referrer"
+
+
 class Builder:
     def __init__(self, plan: Plan, index: SchemaIndex):
         self.p = plan
@@ -137,6 +140,12 @@ class Builder:
                 extra += [c for c in self.metric_conditions() if _reads(c, e.other)]
                 on = conjoin([on, *extra])
             select = select.join(table(e.other), on=on, join_type="left" if left else None)
+        for d in self.p.dims:
+            if self._self_reference(d):
+                # "customers who referred others": each referring row, joined back by its own key
+                pk = self.ix.tables[d.table].primary_key[0]
+                on = exp.EQ(this=exp.column(pk, table=_REFERRER), expression=col(ColRef(d.table, d.column)))
+                select = select.join(exp.alias_(table(d.table), _REFERRER, table=True), on=on)
         self.edges = edges
         return select, edges
 
@@ -325,8 +334,19 @@ class Builder:
             column = self.ix.column(d.table, d.column)
             e = period_label(col(ref), d.unit, column.kind == "year")
             return e, [e.copy()]
+        if self._self_reference(d):
+            t = self.ix.tables[d.table]
+            shown = exp.column(t.label or t.primary_key[0], table=_REFERRER)
+            return shown, [exp.column(t.primary_key[0], table=_REFERRER), shown.copy()]
         e = col(ColRef(d.table, d.column))
         return e, [e.copy()]
+
+    def _self_reference(self, d: Dim) -> bool:
+        """A grouping by a column that points at its own table's rows ("referred_by"): the rows pointed at."""
+        if d.kind != "column" or not d.column:
+            return False
+        column = self.ix.column(d.table, d.column)
+        return column.references == d.table and len(self.ix.tables[d.table].primary_key) == 1
 
     def dim_projections(self, d: Dim, n: int) -> tuple[list[exp.Expression], list[exp.Expression]]:
         """The output columns of one grouping (an entity's key too, when asked) and its GROUP BY keys."""

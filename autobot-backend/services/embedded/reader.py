@@ -27,7 +27,8 @@ FILLER = frozenset({"the", "a", "an", "of", "their", "its", "our", "each", "ever
                      "do", "did", "does", "been", "be", "any", "most", "many", "much", "total", "number",
                      "distinct", "unique", "different", "single", "one", "there"})
 FILLER_EXTRA = frozenset({"list", "unit", "individual", "overall", "items", "active", "available", "current",
-                           "new", "existing", "registered", "separate", "inactive", "valid", "ongoing", "open"})
+                           "new", "existing", "registered", "separate", "inactive", "valid", "ongoing", "open",
+                           "other", "others", "additional"})
 
 
 
