@@ -380,6 +380,9 @@ _ABBREVIATIONS = [
     # "December 1st", "the 3rd of March": a day of the month is a number
     (re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b(?=\s+(?:of\s+)?(?:" + _MONTH_NAMES + r")\b)", re.I), r"\1"),
     (re.compile(r"\b(" + _MONTH_NAMES + r")\s+(\d{1,2})(?:st|nd|rd|th)\b", re.I), r"\1 \2"),
+    # "the biggest-spending customer": a superlative and the verb that names the measure
+    (re.compile(r"\b(biggest|highest|largest|lowest|smallest|heaviest|lightest)-(spending|earning|paying|grossing|"
+                r"ordering|buying)\b", re.I), r"\1 \2"),
     # "the 2010s": the ten years of a decade
     (re.compile(r"\b(?:the\s+)?((?:19|20)\d)0'?s\b", re.I), r"between \g<1>0 and \g<1>9"),
     (re.compile(r"\bavg\.", re.I), "average"),

@@ -169,9 +169,21 @@ class GroupsMixin:
             if qualified is not None and self.links[qualified].best.kind == "table":
                 after = qualified  # "the most <status> <rows>": the rows, of that status
         dim_k, event_k = None, None
+        head = self.link_after(self.links[after].end, gap=0) if after is not None else None
+        if after is not None and self.links[after].best.kind == "metric" and head is not None \
+                and head not in self.used and self.links[head].best.kind == "table":
+            # "the biggest spending customer": the rows, ranked by the metric that qualifies them
+            metric = self.links[after].best.metric
+            self.used.add(after)
+            if not any(m.metric == metric for m in self.plan.measures):
+                self.plan.measures.append(Measure("metric", self.ix.metrics[metric].base_table, metric=metric))
+            self.plan.measures = [m for m in self.plan.measures if m.metric == metric] + [
+                m for m in self.plan.measures if m.metric != metric]
+            dim_k, after = head, None
         explicit = sup.explicit_limit or self.lows[sup.start] in ("top", "bottom")
         extreme = any(a.func in ("max", "min") and sup.start <= a.start < sup.end for a in self.cues.aggs)
-        if self.plan.dims and self.plan.measures and extreme and not explicit and wh is None and not wh_grain:
+        if self.plan.dims and self.plan.measures and extreme and not explicit and wh is None and not wh_grain \
+                and dim_k is None:
             return  # "the highest price in each category": a maximum per group, already read
         if after is not None and after not in self.used and not explicit and wh is None and self.plan.dims \
                 and not wh_grain:
