@@ -299,6 +299,8 @@ class Builder:
         pk = self.ix.tables[m.table].primary_key
         if m.column:
             target = col(ColRef(m.table, m.column))
+            if m.per_grain:
+                target = period_label(target, m.per_grain)  # how many different months the rows fall in
             return exp.Count(this=exp.Distinct(expressions=[target]) if m.distinct else target)
         if self.p.keep_empty and m.table != self.root():
             key = col(ColRef(m.table, pk[0] if pk else next(iter(self.ix.tables[m.table].columns))))

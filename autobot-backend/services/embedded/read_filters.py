@@ -14,6 +14,7 @@ from services.embedded.plan import ColRef, Exists, Filter, Having, Measure
 from services.embedded.reader import INCOMPLETE, NEGATIVE_STATES, STATE_POSITIVE
 
 
+_PERIOD_UNITS = {"days": "day", "weeks": "week", "months": "month", "quarters": "quarter", "years": "year"}
 _HAPPENED = frozenset({"operated", "operating", "flew", "flown", "departed", "actually", "ran", "held",
                        "attended"})
 """Verbs that say a row's event took place, so rows flagged cancelled are not counted ("flights that operated")."""
@@ -88,6 +89,8 @@ class FiltersMixin:
 
     def _thresholds(self) -> None:
         for th in self.cues.thresholds:
+            if self._distinct_periods(th):
+                continue
             k = self.link_after(th.end, gap=1)
             before = self.link_before(th.start, gap=2)
             if th.number is None and th.end - th.start > 1 and before is not None and before not in self.used:
@@ -130,6 +133,20 @@ class FiltersMixin:
                 if tables:
                     self.used.add(k)
                     self.plan.having.append(Having(Measure("count", tables[0]), th.op, th.number))
+
+    def _distinct_periods(self, th) -> bool:
+        """"orders in at least two different months": how many periods the related rows fall in."""
+        j = th.end + (th.end < len(self.lows) and self.lows[th.end] in ("different", "distinct", "separate"))
+        unit = _PERIOD_UNITS.get(self.lows[j]) if j < len(self.lows) else None
+        before = self.link_before(th.start, gap=3)
+        if unit is None or before is None or self.links[before].best.kind != "table":
+            return False
+        date = primary_date(self.ix, self.links[before].best.table)
+        if date is None:
+            return False
+        self.plan.having.append(Having(Measure("count", date.table, date.name, distinct=True, per_grain=unit),
+                                       th.op, th.number))
+        return True
 
     def _money_words(self, th) -> Measure | None:
         after = self.lows[th.end:th.end + 3]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from services.embedded.cues import Cues
+from services.embedded.english import ADJECTIVES
 from services.embedded.index import Column, Concept, SchemaIndex
 from services.embedded.lexicon import NEGATION_CONTRACTIONS, NEGATIONS, Token
 from services.embedded.linking import Linked
@@ -142,7 +143,7 @@ class ReaderBase:
         for k, lk in enumerate(self.links):
             if lk.start >= pos:
                 between = [self.lows[i] for i in range(pos, lk.start) if i not in dated]  # "the 2024 orders"
-                if len(between) <= gap and all(w in FILLER or w in FILLER_EXTRA for w in between):
+                if len(between) <= gap and all(w in FILLER or w in FILLER_EXTRA or w in ADJECTIVES for w in between):
                     return k
                 return None
         return None
