@@ -57,6 +57,7 @@ proper quick rare ready real reasonable recent regular relevant repeat respectiv
 short significant similar simple single slight slow small solid special specific standard straight strange strong
 such sudden sure true typical unusual usual various vast very weird whole wide willing wise worse wrong
 negative positive absolute relative useful helpful super better best older newer younger earlier later
+lifetime historical historic all-time
 """
 _ADVERBS = """
 about above absolutely accordingly actually additionally afterwards again ago ahead alike almost alone along already

@@ -212,6 +212,13 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
             p.dims = [d for d in p.dims if d is not grains[0]]
         if p.window is not None and p.measures:
             p.window.show_value = self._measure_mentions(p.measures[0]) >= 2 or self._value_beside_window()
+        if self.cues.percent and p.dims and not p.measures:
+            k = next((k for k, lk in enumerate(self.links) if k not in self.used and lk.best.kind == "column"
+                      and lk.score >= 0.6 and self.col(lk.best).measurable), None)
+            if k is not None:
+                self.used.add(k)  # "each product's share of units sold": of the units
+                p.measures.append(Measure("sum", self.links[k].best.table, self.links[k].best.column))
+                p.projection = []
         if self.cues.percent and p.dims and p.measures and not p.measures[0].share:
             p.measures[0].share_of_total = True  # "each category's share of revenue"
         if not p.measures and not p.rank:

@@ -262,6 +262,8 @@ class GroupsMixin:
                 elif c.kind == "column" and self.col(c).measurable:
                     self.used.add(after_sup)
                     self.plan.measures.append(Measure("sum", c.table, c.column))
+                elif c.kind == "value" and c.table and self.link_after(self.links[after_sup].end, gap=0) is None:
+                    self.plan.measures.append(Measure("count", c.table))  # "the most returns": returned rows
         explicit_limits = [s.limit for s in sups if s.limit is not None]
         if wh_grain and self.cues.grain_limit and not explicit_limits:
             explicit_limits = [self.cues.grain_limit]  # "which two weeks were busiest"
