@@ -69,6 +69,13 @@ PERIODS = [
     ("Each month of 2024 with its order count and how it moved against the month before it.",
      "SELECT * FROM (SELECT m, n, n - LAG(n) OVER (ORDER BY m) FROM (SELECT STRFTIME('%Y-%m', order_date) m, "
      "COUNT(*) n FROM orders GROUP BY m)) WHERE m LIKE '2024-%' ORDER BY m", True),
+    ("How many more orders were there in Q2 2024 than a year before, year over year?",
+     "SELECT (SELECT COUNT(*) FROM orders WHERE order_date BETWEEN '2024-04-01' AND '2024-06-30') - "
+     "(SELECT COUNT(*) FROM orders WHERE order_date BETWEEN '2023-04-01' AND '2023-06-30')", False),
+    ("Quarter by quarter in 2024: order count and its change against the same quarter of 2023.",
+     "SELECT * FROM (SELECT q, n, n - LAG(n, 4) OVER (ORDER BY q) FROM (SELECT STRFTIME('%Y', order_date) || '-Q' "
+     "|| ((CAST(STRFTIME('%m', order_date) AS INT) + 2) / 3) q, COUNT(*) n FROM orders GROUP BY q)) "
+     "WHERE q LIKE '2024-%' ORDER BY q", True),
     ("Which quarter of 2024 had the largest rise in order count over the quarter before? Just the quarter.",
      "SELECT q FROM (SELECT q, n - LAG(n) OVER (ORDER BY q) d FROM (SELECT STRFTIME('%Y', order_date) || '-Q' || "
      "((CAST(STRFTIME('%m', order_date) AS INT) + 2) / 3) q, COUNT(*) n FROM orders GROUP BY q)) "

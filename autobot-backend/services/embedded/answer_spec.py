@@ -38,7 +38,8 @@ _MEASURES = frozenset({"total", "totals", "sum", "count", "counts", "amount", "a
                        "mean", "percentage", "percentages", "percent", "share", "shares", "rate", "rates", "ratio",
                        "change", "changes", "difference", "growth", "increase", "decrease", "delta", "cumulative",
                        "running", "value", "values", "figure", "figures", "spend", "spent", "units", "rank", "ranks",
-                       "revenue", "sales", "maximum", "minimum", "max", "min", "much", "many", "number"})
+                       "revenue", "sales", "maximum", "minimum", "max", "min", "much", "many", "number", "drop",
+                       "fall", "rise", "gain", "decline", "jump", "dip", "increase", "decrease"})
 
 
 @dataclass(frozen=True)
@@ -186,8 +187,12 @@ def apply_spec(plan: Plan, spec: Spec, index: SchemaIndex) -> Plan:
     shown_dims = [i for i in items if i.kind != "measure"]
     if plan.measures and plan.dims and (plan.rank is not None or plan.having) and not plan.show_rank:
         plan.hide_measures = measures == 0
+    if plan.compare is not None and plan.compare.rank is not None:
+        plan.hide_measures = measures == 0  # "which month fell most? Give the month and the fall"
     if plan.compare is not None and measures:
-        if plan.compare.columns:
+        if plan.compare.rank is not None:
+            plan.compare.with_measure = measures >= 2
+        elif plan.compare.columns:
             plan.compare.only_change = measures == 1 and plan.compare.change
         elif plan.compare.periods is None:
             plan.compare.with_measure = measures >= 2

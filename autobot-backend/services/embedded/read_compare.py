@@ -99,6 +99,16 @@ class CompareMixin:
                 return
             unit = grains[0].unit
         grains = [d for d in self.plan.dims if d.kind == "grain"]
+        named = [s for s, _ in pending if s.period is not None and s.period.grain in ("month", "quarter")]
+        if not grains and unit == "year" and len(named) == 1 and len(pending) == 1:
+            # "year-over-year growth for Q4 2024": that quarter against the same quarter a year before
+            date = pending[0][1]
+            grain = named[0].period.grain
+            self.plan.compare = Compare("year", cues.compare_pct, with_measure=self._measure_listed(),
+                                        date=ColRef(date.table, date.name), grain=grain,
+                                        offset=_PERIODS_IN[("year", grain)])
+            self.plan.filters.append(self._range(named[0], date))
+            return
         main = self._main_table()
         date = (ColRef(grains[0].table, grains[0].column) if grains and grains[0].table
                 else self._date_ref(main))
@@ -136,7 +146,8 @@ class CompareMixin:
             bound = any(0 < m - c <= 5 and any(w in ("in", "of") for w in self.lows[c:m])
                         or 0 < c - m <= 8 and not any(w in ("and", ",", "with", "plus", "alongside", ";")
                                                       for w in self.lows[m:c]) for c in changes)
-            if not bound and not any(self.lows[j] in ("which", "what") for j in range(max(0, m - 2), m)):
+            listed = any(w in ("and", ",", "plus", "with") for w in self.lows[m + 1:m + 3])
+            if not bound and (listed or not any(self.lows[j] in ("which", "what") for j in range(max(0, m - 2), m))):
                 return True
         return False
 

@@ -48,6 +48,8 @@ class PeriodsMixin:
         return True
 
     def _period_columns(self, pending) -> bool:
+        if self.cues.same_unit and any(d.kind == "grain" for d in self.plan.dims):
+            return False  # "each quarter ... versus the same quarter of 2023": a year-on-year series
         named = [(s, c) for s, c in pending if s.period is not None or s.recurring is not None]
         if len(_ordered(named)) < 2 or len(named) != len(pending) or not self.plan.measures \
                 or self.cues.compare_unit:

@@ -187,6 +187,9 @@ def data_terms(tokens: list[Token], linked: Linked) -> list[str]:
     if out:
         return out
     for run in _runs(linked.unlinked):
+        j = run[-1]
+        if j + 2 < len(tokens) and tokens[j + 1].low == "by" and tokens[j + 2].low == tokens[j].low:
+            continue  # "side by side", "one by one": an idiom
         strong = _in_data_slot(tokens, linked, run)
         slot = strong or _sentence_subject(tokens, linked, run)
         kept = [tokens[i].text for i in run if not is_ordinary(tokens[i].low, strong) or names_attribute(
