@@ -135,7 +135,7 @@ class FiltersMixin:
                     self.plan.having.append(Having(Measure("count", tables[0]), th.op, th.number))
 
     def _distinct_periods(self, th) -> bool:
-        """"orders in at least two different months": how many periods the related rows fall in."""
+        """"X in N or more distinct months": how many periods the related rows fall in."""
         j = th.end + (th.end < len(self.lows) and self.lows[th.end] in ("different", "distinct", "separate"))
         unit = _PERIOD_UNITS.get(self.lows[j]) if j < len(self.lows) else None
         before = self.link_before(th.start, gap=3)
