@@ -396,7 +396,8 @@ class Builder:
             label = self.ix.tables[entity].label if entity else None
             if label and not p.dims and ColRef(entity, label) != p.rank.column:
                 select = select.select(col(ColRef(entity, label)), append=True)
-            select = select.select(col(p.rank.column), append=True)
+            if not (p.hide_measures and (label and not p.dims or p.dims)):
+                select = select.select(col(p.rank.column), append=True)  # "the cheapest product": its name alone
         if not p.measures and p.projection:
             select = select.select(*[col(c) for c in p.projection], append=True)
             entity = p.projection[0].table

@@ -282,7 +282,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
         measure only ranks the groups.
         The measure is shown when the question asks for it too ("... and how many", "with the amounts")."""
         p = self.plan
-        ranked = p.rank is not None and p.rank.limit and p.dims and p.measures
+        ranked = p.rank is not None and p.rank.limit and (p.dims and p.measures or p.rank.column and not p.measures)
         ranked_change = p.compare is not None and p.compare.rank is not None
         if not (ranked or ranked_change) or not self.cues.superlatives:
             return True

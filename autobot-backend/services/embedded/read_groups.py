@@ -169,6 +169,13 @@ class GroupsMixin:
             if qualified is not None and self.links[qualified].best.kind == "table":
                 after = qualified  # "the most <status> <rows>": the rows, of that status
         dim_k, event_k = None, None
+        owner = self._with_the_most(sup)
+        if owner is not None and wh is None and after is not None and after not in self.used:
+            # "the 3 cities with the most customers": the cities, ranked by how many customers
+            dim_k = owner
+            if self.links[after].best.kind == "table":
+                event_k = after
+            after = None
         head = self.link_after(self.links[after].end, gap=0) if after is not None else None
         if after is not None and self.links[after].best.kind == "metric" and head is not None \
                 and head not in self.used and self.links[head].best.kind == "table":
@@ -287,6 +294,19 @@ class GroupsMixin:
                 if default is not None:
                     self.plan.measures.append(default)
         self.plan.rank = rank
+
+    def _with_the_most(self, sup) -> int | None:
+        """The noun a "with the most/fewest ..." phrase ranks: "cities with the most customers"."""
+        j = sup.start - 1
+        if j >= 0 and self.lows[j] == "the":
+            j -= 1
+        if j < 0 or self.lows[j] not in ("with", "having", "has"):
+            return None
+        k = self.link_before(j, gap=0)
+        if k is None or k in self.used or self.links[k].best.kind not in ("table", "column"):
+            return None
+        c = self.concept(k)
+        return k if c.kind == "table" or not self.col(c).measurable else None
 
     def _default_rank_measure(self) -> Measure | None:
         """Ranking with no measure named ("which drug is prescribed least often"): count the rows."""
