@@ -268,8 +268,8 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
         return next((lk.best.table for lk in self.links if lk.best.table and lk.score >= 0.5), None)
 
     def _bare_count(self) -> str | None:
-        """"Orders in May?": a bare noun asked about, with no list verb, is a count."""
-        if not self.links or self.links[0].best.kind != "table" or self.links[0].start > 1 \
+        """"Orders in May?": a bare noun asked about for a period, with no list verb, is a count."""
+        if not self.links or self.links[0].best.kind != "table" or self.links[0].start > 1 or not self.cues.dates \
                 or self._asks_for_rows() or self.t[-1].text != "?" or self.plan.dims or self.plan.projection:
             return None
         if self.lows[0] in WH or any(lk.best.kind == "column" and lk.score >= 0.5 for lk in self.links[1:]
