@@ -133,16 +133,16 @@ def figures(outcomes: Iterable[Outcome], schema: str | None = None) -> Figures:
 # Ratchets: (split, schema) -> (answerable passed >=, must-refuse declined >=, controls declined <=).
 # Round three started from tune 123/169, 29/29, 0/10 and (burned) holdout 52/97, 22/25, 0/7.
 FLOORS = {
-    ("tune", "retail"): (40, 6, 0),
+    ("tune", "retail"): (43, 6, 0),
     ("tune", "retail_24m"): (34, 5, 0),
     ("tune", "library"): (22, 6, 0),
-    ("tune", "clinic"): (23, 6, 0),
+    ("tune", "clinic"): (24, 6, 0),
     ("tune", "saas"): (28, 6, 0),
-    ("holdout", "retail"): (23, 6, 0),
+    ("holdout", "retail"): (24, 6, 0),
     ("holdout", "retail_24m"): (20, 6, 0),
     ("holdout", "library"): (12, 4, 0),
     ("holdout", "clinic"): (16, 5, 0),
-    ("holdout", "saas"): (11, 4, 0),
+    ("holdout", "saas"): (12, 4, 0),
 }
 SPLITS = ("tune", "holdout")
 

@@ -122,12 +122,12 @@ def figures(outcomes: Iterable[Outcome], schema: str | None = None) -> Figures:
 
 
 # Ratchet: schema -> (answerable passed >=, must-refuse declined >=, controls declined <=). The tune split
-# was first graded after eleven commits of round three (51/126 right, 18/22 declined, 1/7 controls declined).
+# at the start of round three (embedded-v2 as recorded): 45/126 right, 18/22 declined, 1/7 controls declined.
 TUNE_FLOORS = {
-    "retail": (32, 6, 0),
-    "retail_24m": (30, 6, 0),
-    "airline": (12, 5, 0),
-    "university": (8, 5, 0),
+    "retail": (36, 6, 0),
+    "retail_24m": (31, 6, 0),
+    "airline": (16, 5, 0),
+    "university": (13, 5, 0),
 }
 # Set once, from the first holdout measurement (totals only); never tuned against.
 HOLDOUT_FLOORS: dict[str, tuple[int, int, int]] = {}
