@@ -36,6 +36,7 @@ slip sort sound speak spend split stand start state stay step stick stop strike 
 summarise summarize supply support suppose surprise suspect take talk tell tend thank think throw tie total touch
 track treat trust try turn understand use vary view walk want watch wear weigh win wish wonder work worry write
 yield schedule reschedule hand depart assign teach update delete modify remove insert alter edit drop hold convert
+evolve fluctuate shift trend behave progress compare stack
 """
 _IRREGULAR_FORMS = """
 arose arisen was were been became begun began bore born broke broken brought built bought caught chose chosen came

@@ -75,6 +75,23 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
     # ------------------------------------------------------------------ comparisons, shares
 
 
+    def _compared_groups(self) -> int | None:
+        """"How do the channels stack up on revenue?", "how did categories perform": the plural subject of a
+        'how do' question is what the measure is broken down by."""
+        p = self.plan
+        if p.dims or not p.measures or p.compare or len(self.lows) < 3 or self.lows[0] != "how" \
+                or self.lows[1] not in ("do", "did", "does", "are", "were", "have"):
+            return None
+        for k, lk in enumerate(self.links):
+            if lk.start > 4:
+                return None
+            word = self.t[lk.end - 1]
+            plural = word.low != word.stem and word.low.endswith("s")
+            if k not in self.used and plural and (lk.best.kind == "table" or lk.best.kind == "column"
+                                                  and self.col(lk.best).kind == "text"):
+                return k
+        return None
+
     def _asks_rank(self) -> bool:
         """"... and their rank", "X's rank", "with its ranking": the rank is a column."""
         for i, w in enumerate(self.lows):
@@ -200,6 +217,9 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
         p.show_rank = self._asks_rank() and bool(p.dims) and bool(p.measures)
         if p.show_rank and p.rank is None:
             p.rank = Rank(not self._ascending_words(), None)
+        compared = self._compared_groups()
+        if compared is not None:
+            self._add_dim(compared)  # "how do the channels compare on revenue": one row per channel
         listed = self._listed_entity()
         if listed is not None:
             p.dims.append(Dim("entity", listed))  # "list buyers who ..., and what each paid"
