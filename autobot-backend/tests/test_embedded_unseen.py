@@ -72,7 +72,9 @@ def hr(tmp_path_factory):
      "GROUP BY d.dept_id, d.dept_name ORDER BY SUM(e.salary) DESC LIMIT 1", True),
     ("How many employees were hired in 2020?",
      "SELECT COUNT(*) FROM employee WHERE hire_date >= '2020-01-01' AND hire_date < '2021-01-01'", False),
-    ("Who are the 3 highest paid employees?",
+    ("Who are the 3 highest paid employees?",  # a wh-question names the rows; the salary only ranks them
+     "SELECT full_name FROM employee ORDER BY salary DESC LIMIT 3", True),
+    ("Who are the 3 highest paid employees, with their salaries?",
      "SELECT full_name, salary FROM employee ORDER BY salary DESC LIMIT 3", True),
     ("How many employees are still employed?", "SELECT COUNT(*) FROM employee WHERE termination_date IS NULL", False),
     ("Total hours worked per month in 2024",
