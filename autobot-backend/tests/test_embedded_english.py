@@ -121,3 +121,25 @@ def test_a_preface_or_a_colloquial_word_is_not_out_of_schema(retail, question):
 def test_how_much_of_something_that_is_no_amount_is_declined(retail):
     outcome = EmbeddedGenerator().explain("How much shipping did customers pay in 2024?", retail)
     assert isinstance(outcome, Refusal), outcome
+
+
+@pytest.mark.parametrize("question", [
+    "I need to update my slides: how many orders were placed in 2024?",
+    "Set aside the cancelled orders: what was revenue in 2024?",
+    "Before I update the forecast sheet, what was revenue in December 2024?",
+    "Mark my words, this matters: how many customers are in Canada?",
+    "How many web orders were placed in 2024? Gold star if you get it right.",
+], ids=lambda q: q[:40])
+def test_write_and_forecast_words_outside_the_request_are_not_declined(retail, question):
+    outcome = EmbeddedGenerator().explain(question, retail)
+    assert not isinstance(outcome, Refusal), outcome
+
+
+@pytest.mark.parametrize("question,kind", [
+    ("Update my order to the web channel.", "write"),
+    ("Set the price of product 3 to 9.99.", "write"),
+    ("Forecast revenue for 2025.", "unclear"),
+], ids=lambda v: str(v)[:40])
+def test_requests_to_write_or_forecast_are_still_declined(retail, question, kind):
+    outcome = EmbeddedGenerator().explain(question, retail)
+    assert isinstance(outcome, Refusal) and outcome.kind == kind, outcome

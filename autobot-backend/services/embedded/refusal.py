@@ -52,6 +52,21 @@ _RAW_SQL = re.compile(r"^\s*(?:select\s+(?:\*|[\w.]+(?:\s*,\s*[\w.]+)*)\s+from\s
 _GRANT_WRITE = re.compile(
     r"^\s*(?:give|grant|offer|apply|award|issue)\b[^.?!]{0,60}\b(?:discounts?|refunds?|credits?|raises?|bonus(?:es)?|"
     r"rebates?|vouchers?|coupons?|promotions?|free\s+\w+)\b", _I)
+_NOT_A_WRITE = re.compile(r"(?:set|put|leave|leaving|setting|putting|lay|laying)\s+aside\b|mark\s+my\s+words\b"
+                         r"|\w+\s+(?:my|your)\b[^.?!:;]{0,40}[:;,\u2014-]", _I)
+_PREFACE_LEAD = re.compile(r"^\s*(?:before|after|while|since|as|for|once|when|until)\b", _I)
+
+
+def _in_preface(text: str, at: int) -> bool:
+    """Whether position ``at`` lies in an opening clause set off before the question proper
+    ("Before I update the forecast sheet, what was ...")."""
+    head = text[:at]
+    tail = text[at:]
+    cut = re.search(r"[,:;\u2014]", tail)
+    return bool(_PREFACE_LEAD.match(head)) and cut is not None and bool(
+        re.search(r"\b(?:how|what|which|who|when|list|show|give|count)\b", tail[cut.end():], _I))
+
+
 _MAKE_READ = re.compile(r"make\s+(?:me\s+)?(?:a|an)\s+(list|table|chart|report|summary|breakdown|ranking|overview)\b", _I)
 _CLAUSE = re.compile(r"(?<=[.?!;])\s+")
 
@@ -110,6 +125,8 @@ def screen(question: str) -> Refusal | None:
         first = None  # "make a list of ...": a request to read
     if first and re.match(r"[A-Za-z]+\s+(?:me|us|up)\b", stripped, _I):
         first = None  # "drop me a number", "add up the totals": said to the reader, not to the data
+    if first and _NOT_A_WRITE.match(stripped):
+        first = None  # "set aside the refunds: ...", "update my slides: ...": not a change to the data
     smuggled = [m for m in (p.search(text) for p in _INJECTION) if m]
     overriding = any(p.search(text) for p in _INJECTION[:2])  # "ignore previous instructions", "you are now"
     if first and first.group(0).lower() in WRITE_VERBS and not overriding:
@@ -133,6 +150,8 @@ def screen(question: str) -> Refusal | None:
         if pattern.search(text):
             return Refusal("non_analytical", "it is not a question about the data in this database")
     m = _UNSUPPORTED.search(text)
+    if m and _in_preface(text, m.start()):
+        m = None  # "Before I update the forecast sheet, what was ...": the request comes after
     if m:
         return Refusal("unclear", f"it asks for {m.group(0).lower()!r}, which this generator does not compute; "
                                   "it answers counts, totals, averages, extremes, shares and changes")
@@ -228,6 +247,10 @@ def _core_terms(tokens: list[Token], linked: Linked) -> list[str]:
             continue
         if i > 1 and tokens[i - 1].low == "the" and tokens[i - 2].low in _PLACE_PREPOSITIONS:
             continue  # "airports in the network", "joined the library": the business itself
+        before = linked.link_at(i - 1) if i > 0 else None
+        plural = tok.low.endswith("s") and tok.stem != tok.low
+        if before is not None and before.kind == "value" and not plural:
+            continue  # "business class", "gold tier": the value's own kind of thing
         out.append(tok.text)
     return out
 
