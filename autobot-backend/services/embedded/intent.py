@@ -52,7 +52,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
 
     def read(self) -> Plan | Unclear:
         self._spec = read_spec(self.t, self.links, self.ix)
-        if self._spec is not None:
+        if self._spec is not None and len(self._spec.items) >= 2:
             for k, lk in enumerate(self.links):
                 if self._spec.start <= lk.start < self._spec.end and lk.best.kind == "value":
                     self.used.add(k)  # "Return month, channel and rank": the list names columns, not values

@@ -193,7 +193,8 @@ NEGATIONS = frozenset({"not", "no", "never", "without", "n't", "none", "nobody",
 NEGATION_CONTRACTIONS = frozenset({"haven't", "hasn't", "hadn't", "didn't", "don't", "doesn't", "isn't", "aren't",
                                    "wasn't", "weren't", "won't", "can't", "cannot", "never", "shouldn't"})
 EXCLUDE_WORDS = frozenset({"excluding", "except", "besides", "other", "exclude", "outside", "ignore", "ignoring",
-                           "disregard", "disregarding", "omit", "omitting", "minus", "leaving"})
+                           "disregard", "disregarding", "omit", "omitting", "minus", "leaving", "forget", "forgetting",
+                           "remove", "removing", "drop", "dropping"})
 INCLUDE_ZERO = re.compile(
     r"\b(including|include|includes|even|incl\.?)\b[^.?!]{0,40}\b(none|no|zero|0|without|nothing|never|any)\b"
     r"|\bwith or without\b|\bincluding (those|ones|the ones)\b|\bzero\b[^.?!]{0,20}\btoo\b"

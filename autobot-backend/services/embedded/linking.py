@@ -160,7 +160,8 @@ def literal_names(linked: Linked, index: SchemaIndex) -> Linked:
     runs: list[list[int]] = []
     for i in linked.unlinked:
         tok = tokens[i]
-        if not tok.text[:1].isupper() or (i == 0 and not (1 in linked.unlinked and tokens[1].text[:1].isupper())):
+        if not tok.text[:1].isupper() or (i == 0 and not (1 in linked.unlinked and tokens[1].text[:1].isupper())) \
+                or tok.low in ("i", "i'm", "i'd", "i've", "i'll"):
             continue
         if runs and runs[-1][-1] == i - 1:
             runs[-1].append(i)

@@ -276,6 +276,9 @@ class FiltersMixin:
                     self.used.add(near)  # "the mystery genre": the column only says where the value is
             if self._included(lk):
                 continue  # "cancelled ones included", "including returns": no filter on that value
+            if lk.start > 0 and self.lows[lk.start - 1] in ("this", "our", "my") \
+                    and self.link_after(lk.end, gap=0) is None:
+                continue  # "the admin for this store": the business itself, not the store channel
             neg = self._excluded(lk.start) or self._excluded_after(lk.end)
             key = (c.table, c.column, neg)
             if key in by_col:

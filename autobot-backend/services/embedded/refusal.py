@@ -28,8 +28,7 @@ _INJECTION = [
                r"guidelines|directions|constraints|restrictions|guardrails|safety|above|previous|earlier)\b", _I),
     re.compile(r"\bsystem\s+prompt\b|\byou\s+are\s+now\b|\b(admin|developer|god|dan|jailbreak|sudo|debug|"
                r"unrestricted)\s+mode\b|\bpretend\s+(to\s+be|you)\b|\bnew\s+instructions?\b|"
-               r"\b(?:as|i\s+am|i'm)\s+(?:the\s+|an?\s+|your\s+)?(?:admin|administrator|root|superuser|dba|owner|"
-               r"developer|operator)\b|\bauthori[sz]e\s+you\b|\byou\s+(?:must|should|will|can|may)\s+now\b|"
+               r"\bauthori[sz]e\s+you\b|\byou\s+(?:must|should|will|can|may)\s+now\b|"
                r"</?\s*(?:system|instructions?|prompt)\s*>", _I),
     re.compile(r"\b(reveal|show|print|leak|display|give|tell)\b[^.?!]{0,30}\b(passwords?|credentials?|secrets?|"
                r"api\s*keys?|tokens?|connection\s+string|your\s+(instructions|prompt|rules))\b", _I),
@@ -40,6 +39,11 @@ _INJECTION = [
                r"\b(?:grant|revoke)\s+(?:all|select|insert|update|delete|usage|execute)\b|"
                r"\bdelete\s+from\b|\binsert\s+into\b|\bupdate\s+\w+\s+set\b|\bexec(ute)?\s*\(", _I),
 ]
+_AUTHORITY = re.compile(r"\b(?:as|i\s+am|i'm)\s+(?:the\s+|an?\s+|your\s+)?(?:admin|administrator|root|superuser|dba|"
+                        r"owner|developer|operator)\b", _I)
+"""A claim of authority: harmless alone ("as the shop owner, how many ..."), an injection with a demand."""
+_SECRETS = frozenset({"password", "passwords", "credential", "credentials", "secret", "secrets", "token", "tokens",
+                      "permission", "permissions", "access", "privileges", "bypass", "override", "ignore"})
 _CHAIN = r"(?:\b(?:and|then|also|afterwards|after\s+that|next|finally)\b|[,;:])[\s,]*(?:then\s+)?(?:please\s+)?(?:also\s+)?"
 _CHAINED_WRITE = re.compile(
     _CHAIN + r"(delete|drop|remove|update|insert|truncate|alter|wipe|erase|purge|overwrite|rename)\b", _I)
@@ -53,7 +57,9 @@ _GRANT_WRITE = re.compile(
     r"^\s*(?:give|grant|offer|apply|award|issue)\b[^.?!]{0,60}\b(?:discounts?|refunds?|credits?|raises?|bonus(?:es)?|"
     r"rebates?|vouchers?|coupons?|promotions?|free\s+\w+)\b", _I)
 _NOT_A_WRITE = re.compile(r"(?:set|put|leave|leaving|setting|putting|lay|laying)\s+aside\b|mark\s+my\s+words\b"
-                         r"|\w+\s+(?:my|your)\b[^.?!:;]{0,40}[:;,\u2014-]", _I)
+                         r"|\w+\s+(?:my|your)\b[^.?!:;]{0,40}[:;,\u2014-]|\w+\s+(?:nothing|none)\b"
+                         r"|\w+\b[^.?!]{0,40}\bfrom\s+(?:consideration|the\s+(?:count|total|analysis|calculation|"
+                         r"numbers|figures|tally))\b", _I)
 _PREFACE_LEAD = re.compile(r"^\s*(?:before|after|while|since|as|for|once|when|until)\b", _I)
 
 
@@ -85,7 +91,8 @@ def _later_write(text: str) -> str | None:
 
 _DEICTIC = re.compile(
     r"\b(?:from|in|on|for|about|of|with|than|to|during|show|list|compare|sort|rank|and|vs)\s+"
-    r"(?:(?:that|those|these)\s+(?:\w+)|this\s+(?!(?:day|week|month|quarter|year|calendar)\b)\w+|them|it)\b"
+    r"(?:(?:that|those|these)\s+(?:\w+)|this\s+(?!(?:day|week|month|quarter|year|calendar|store|shop|business|"
+    r"company|firm|database|dataset|data|team|organi[sz]ation|site|service)\b)\w+|them|it)\b"
     r"(?!\s+(?:that|which|who|where|with|in|on|from|by|whose|have|has|had|were|was|are|is)\b)"
     r"|\b(?:those|these)\s+(?!(?:with|without|who|whom|whose|that|which|where|in|on|at|from|of|having)\b)\w+\b"
     r"(?!\s+(?:that|which|who|where|with|in|on|from|by|whose|have|has|had|were|was|are|is)\b)",
@@ -128,6 +135,9 @@ def screen(question: str) -> Refusal | None:
     if first and _NOT_A_WRITE.match(stripped):
         first = None  # "set aside the refunds: ...", "update my slides: ...": not a change to the data
     smuggled = [m for m in (p.search(text) for p in _INJECTION) if m]
+    claim = _AUTHORITY.search(text)
+    if claim and any(w.lower() in WRITE_VERBS or w.lower() in _SECRETS for w in re.findall(r"[A-Za-z]+", text)):
+        smuggled.append(claim)  # "as the admin, I ... remove all orders": a claim that comes with a demand
     overriding = any(p.search(text) for p in _INJECTION[:2])  # "ignore previous instructions", "you are now"
     if first and first.group(0).lower() in WRITE_VERBS and not overriding:
         return Refusal("write", f"it asks to change data ({first.group(0).lower()!r}); "
