@@ -16,7 +16,7 @@ from services.embedded.index import index_for
 from services.embedded.intent import Unclear, interpret
 from services.embedded.lexicon import expand, tokenize
 from services.embedded.linking import link, literal_names
-from services.embedded.refusal import Refusal, screen, unlinked_terms
+from services.embedded.refusal import Refusal, screen, time_of_day, unlinked_terms
 from services.schema_context import SchemaContext
 from services.sql_generation import Generation
 
@@ -46,6 +46,9 @@ class EmbeddedGenerator:
         if not schema.tables:
             return Refusal("out_of_schema", "the database has no tables")
         index = index_for(schema)
+        untimed = time_of_day(question, index)
+        if untimed is not None:
+            return untimed
         text = expand(question)
         tokens = tokenize(text)
         cues = scan(tokens, text)

@@ -50,6 +50,8 @@ class Column:
     """Stems the comment gives for the NULL state ("NULL while *employed*")."""
     set_means: frozenset[str] = frozenset()
     """Stems the comment gives for the non-NULL state ("NULL until *shipped*", "NULL when not *referred*")."""
+    has_time: bool = False
+    """A date column that also keeps the time of day (DATETIME, TIMESTAMP, TIME)."""
 
     @property
     def qualified(self) -> str:
@@ -226,6 +228,7 @@ def _build(schema: SchemaContext) -> SchemaIndex:
             ref = fk_of.get(c.name)
             cols[c.name] = Column(
                 table=info.name, name=c.name, kind=_kind(c.type, c.name, c.primary_key, ref, c.values),
+                has_time="TIME" in (c.type or "").upper(),
                 nullable=c.nullable, primary_key=c.primary_key, references=ref, stems=stems_of(c.name),
                 comment_stems=_content_stems(c.comment), comment=c.comment or "", values=tuple(c.values),
                 values_complete=c.values_complete, comment_words=_comment_words(c.comment),

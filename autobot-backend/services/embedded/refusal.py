@@ -175,6 +175,20 @@ def screen(question: str) -> Refusal | None:
     return None
 
 
+_TIME_OF_DAY = re.compile(r"\btime\s+of\s+(?:the\s+)?day\b|\bhour\s+of\b|\bhourly\b|\b(?:per|by|each|every|which|"
+                          r"what|peak|busiest|rush)\s+hours?\b|\bwhat\s+time\b|\bo'clock\b|\bin\s+the\s+"
+                          r"(?:morning|afternoon|evening)s?\b|\bovernight\b", _I)
+
+
+def time_of_day(question: str, index) -> Refusal | None:
+    """A time of day asked of a schema whose dates keep none ("what time of day do orders come in")."""
+    m = _TIME_OF_DAY.search(question)
+    if m is None or any(c.has_time for c in index.columns()):
+        return None
+    return Refusal("out_of_schema", f"it asks about {m.group(0).lower()!r}, but this database keeps dates "
+                                    "without a time of day")
+
+
 def unlinked_terms(tokens: list[Token], linked: Linked) -> Refusal | None:
     """Content words that name nothing in the schema, in a slot that names data: data the
     database does not hold ("the average *age*", "how many *visitors*", "which sales *rep*")."""
@@ -259,7 +273,7 @@ def _core_terms(tokens: list[Token], linked: Linked) -> list[str]:
             continue  # "airports in the network", "joined the library": the business itself
         before = linked.link_at(i - 1) if i > 0 else None
         plural = tok.low.endswith("s") and tok.stem != tok.low
-        if before is not None and before.kind == "value" and not plural:
+        if before is not None and before.kind == "value" and not plural and not weak:
             continue  # "business class", "gold tier": the value's own kind of thing
         out.append(tok.text)
     return out
