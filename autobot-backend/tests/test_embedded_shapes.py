@@ -140,6 +140,22 @@ RANKINGS = [
      "c.customer_id ORDER BY r DESC LIMIT 5", True),
 ]
 
+JOINS = [
+    ("Which customers referred two or more others? Their name and how many they referred.",
+     "SELECT r.name, COUNT(*) FROM customers c JOIN customers r ON r.customer_id = c.referred_by "
+     "GROUP BY r.customer_id HAVING COUNT(*) >= 2", False),
+    ("Who was the biggest-spending customer in 2023?",
+     f"SELECT c.name FROM order_items oi JOIN orders o ON o.order_id = oi.order_id JOIN customers c ON "
+     f"c.customer_id = o.customer_id WHERE {DONE} AND o.order_date < '2024-01-01' GROUP BY c.customer_id "
+     f"ORDER BY {REVENUE} DESC LIMIT 1", False),
+    ("How do the channels stack up on 2024 revenue?",
+     f"SELECT o.channel, {REVENUE} FROM order_items oi JOIN orders o ON o.order_id = oi.order_id WHERE {DONE} "
+     "AND o.order_date >= '2024-01-01' GROUP BY o.channel", False),
+    ("How many customers bought toys in 2024?",
+     "SELECT COUNT(DISTINCT o.customer_id) FROM orders o JOIN order_items oi ON oi.order_id = o.order_id JOIN "
+     "products p ON p.product_id = oi.product_id WHERE p.category = 'toys' AND o.order_date >= '2024-01-01'", False),
+]
+
 AVERAGES = [
     ("On average, how many lines are on an order?",
      "SELECT AVG(n) FROM (SELECT order_id, COUNT(*) n FROM order_items GROUP BY order_id)", False),
@@ -182,6 +198,11 @@ def test_boundary_days(shop, question, reference, ordered):
 
 @pytest.mark.parametrize("question,reference,ordered", RANKINGS, ids=map(_ids, RANKINGS))
 def test_rankings_and_answer_lists(shop, question, reference, ordered):
+    check(shop, question, reference, ordered)
+
+
+@pytest.mark.parametrize("question,reference,ordered", JOINS, ids=map(_ids, JOINS))
+def test_joins_self_references_and_groupings(shop, question, reference, ordered):
     check(shop, question, reference, ordered)
 
 

@@ -75,6 +75,26 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
     # ------------------------------------------------------------------ comparisons, shares
 
 
+    def _referrers(self) -> None:
+        """"Which X referred N others?": the rows that did the referring are grouped by the
+        column that points back at them, not the rows referred."""
+        p = self.plan
+        entity = next((d for d in p.dims if d.kind == "entity"), None)
+        if entity is None or not p.measures:
+            return
+        for lk in self.links:
+            c = lk.best
+            if c.kind != "column" or c.table != entity.table or self.col(c).references != entity.table:
+                continue
+            before = self.lows[max(0, lk.start - 2):lk.start]
+            if any(w in ("was", "were", "been", "being", "is", "are", "get", "got") for w in before) or (
+                    lk.end < len(self.lows) and self.lows[lk.end] == "by"):
+                continue  # "X who were referred": a filter, not who referred
+            ref = ColRef(c.table, c.column)
+            p.dims = [Dim("column", c.table, c.column) if d is entity else d for d in p.dims]
+            p.filters = [f for f in p.filters if not (f.col == ref and f.kind in ("null", "notnull"))]
+            return
+
     def _compared_groups(self) -> int | None:
         """"How do the channels stack up on revenue?", "how did categories perform": the plural subject of a
         'how do' question is what the measure is broken down by."""
@@ -166,6 +186,8 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
 
     def _finish(self) -> Plan | Unclear:
         plan = self._settle()
+        if isinstance(plan, Plan):
+            self._referrers()
         if isinstance(plan, Plan) and self._spec is not None:
             return apply_spec(plan, self._spec, self.ix)
         return plan

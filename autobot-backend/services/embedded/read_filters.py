@@ -92,6 +92,13 @@ class FiltersMixin:
             if self._distinct_periods(th):
                 continue
             k = self.link_after(th.end, gap=1)
+            if k is None and th.end < len(self.lows) and self.lows[th.end] in ("others", "other"):
+                # "customers who referred two or more others": more of the rows named before
+                k = next((j for j in range(len(self.links) - 1, -1, -1) if self.links[j].end <= th.start
+                          and self.links[j].best.kind == "table"), None)
+                if k is not None:
+                    self.plan.having.append(Having(Measure("count", self.links[k].best.table), th.op, th.number))
+                    continue
             before = self.link_before(th.start, gap=2)
             if th.number is None and th.end - th.start > 1 and before is not None and before not in self.used:
                 k = before  # "spent more than the average customer": the measure comes before
