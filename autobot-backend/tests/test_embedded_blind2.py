@@ -130,7 +130,8 @@ TUNE_FLOORS = {
     "university": (13, 5, 0),
 }
 # Set once, from the first holdout measurement (totals only, at commit 65d715e: 39/81 right, 14/17 declined,
-# 2/7 controls declined); never tuned against.
+# 2/7 controls declined); never tuned against. Round three measured it three times in all: that one, the same
+# totals again at 075fd13 after refusal fixes found with probes of its own, and this test passing there.
 HOLDOUT_FLOORS: dict[str, tuple[int, int, int]] = {
     "retail": (14, 3, 0),
     "retail_24m": (14, 3, 0),
