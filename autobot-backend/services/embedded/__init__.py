@@ -1,4 +1,4 @@
-"""The built-in offline NL-to-SQL generator, ``embedded-v2``.
+"""The built-in offline NL-to-SQL generator, ``embedded-v3``.
 
 One concept per module, in the order a question meets them:
 
