@@ -18,9 +18,8 @@ import sqlalchemy as sa
 from services.embedded import EmbeddedGenerator
 from services.embedded.index import clear_cache
 from services.schema_context import inspect_schema
-from tests.test_embedded_blind import database, load_split
-from tests.test_embedded_blind2 import database as database2
-from tests.test_embedded_blind2 import load_split as load_split2
+from tests.test_embedded_blind import BLIND
+from tests.test_embedded_blind2 import BLIND2
 from tests.test_embedded_devset import load_devset
 from tests.test_embedded_schemas import write_db
 
@@ -62,9 +61,9 @@ def run() -> None:
 def _blind(generator: EmbeddedGenerator) -> None:
     """Both blind sets' tune questions, each on its own schema (warm: every index built first)."""
     _warm(generator, "blind set (both splits, burned holdout included)",
-          [(q.question, database(q.schema)[0]) for q in load_split("tune") + load_split("holdout")])
+          [(q.question, BLIND.database(q.schema)[0]) for q in BLIND.load_split("tune") + BLIND.load_split("holdout")])
     _warm(generator, "second blind set's tune questions",
-          [(q.question, database2(q.schema)[0]) for q in load_split2("tune")])
+          [(q.question, BLIND2.database(q.schema)[0]) for q in BLIND2.load_split("tune")])
 
 
 def _warm(generator: EmbeddedGenerator, label: str, asked: list) -> None:

@@ -22,113 +22,18 @@ Run ``python -m tests.test_embedded_blind`` for both splits' per-question failur
 
 from __future__ import annotations
 
-import re
 import sys
-from collections.abc import Iterable
-from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 
 import pytest
-import sqlalchemy as sa
 
 from eval.sql.compare import compare_results
 from services.embedded import EmbeddedGenerator
-from services.embedded.refusal import Refusal
-from services.schema_context import SchemaContext, inspect_schema
+from tests.blind_grading import BlindSet, Outcome, failures, figures, report, run_sql
 from tests.data.embedded_blind.blindset import HERE as BLIND_DIR
 from tests.data.embedded_blind.blindset import SCHEMAS, Question, load_file
 from tests.data.embedded_blind.check import BUILDERS
 
-SEEDS = (0, 1, 2)
-BACKEND = Path(__file__).resolve().parents[1]
-GENERATOR_FILES = sorted(p for p in (BACKEND / "services" / "embedded").rglob("*.py")) + [
-    BACKEND / "services" / "embedded_generator.py"]
-PHRASE_WORDS = 6
-
-
-@dataclass(frozen=True)
-class Outcome:
-    question: Question
-    verdict: str
-    """``pass``, ``wrong``, ``error`` or ``refused`` (answerable); ``refused`` or ``answered`` (must refuse)."""
-    detail: str
-    sql: str | None
-
-
-@dataclass(frozen=True)
-class Figures:
-    answerable: int
-    passed: int
-    must_refuse: int
-    declined: int
-    controls: int
-    controls_declined: int
-
-    def line(self, label: str) -> str:
-        return (f"{label:<12} answered right {self.passed:>3}/{self.answerable:<3}  must-refuse declined "
-                f"{self.declined:>2}/{self.must_refuse:<2}  controls declined {self.controls_declined}/{self.controls}")
-
-
-def is_control(q: Question) -> bool:
-    return q.stratum.startswith("control")
-
-
-def load_split(split: str, schemas: Iterable[str] = SCHEMAS) -> list[Question]:
-    return [q for schema in schemas for q in load_file(BLIND_DIR / f"{schema}_{split}.yaml")]
-
-
-@lru_cache(maxsize=None)
-def database(schema: str) -> tuple[SchemaContext, tuple[sa.Engine, ...]]:
-    """The schema on every seed, in memory, built once; the context the generator sees is seed 0's."""
-    engines = []
-    for seed in SEEDS:
-        engine = sa.create_engine("sqlite://")
-        BUILDERS[schema](engine, seed)
-        engines.append(engine)
-    return inspect_schema(engines[0]), tuple(engines)
-
-
-def _run(engine: sa.Engine, sql: str) -> tuple[list[tuple], int]:
-    with engine.connect() as conn:
-        result = conn.exec_driver_sql(sql)
-        return [tuple(r) for r in result.fetchall()], len(result.keys())
-
-
-def grade(q: Question, generator: EmbeddedGenerator) -> Outcome:
-    ctx, engines = database(q.schema)
-    outcome = generator.explain(q.question, ctx)
-    if isinstance(outcome, Refusal):
-        return Outcome(q, "refused", f"{outcome.kind}: {outcome.reason}", None)
-    if not q.answerable:
-        return Outcome(q, "answered", "a must-refuse question was answered", outcome)
-    for seed, engine in zip(SEEDS, engines):
-        try:
-            got, got_cols = _run(engine, outcome)
-        except sa.exc.DBAPIError as e:
-            return Outcome(q, "error", f"seed {seed}: {e.orig}", outcome)
-        want, want_cols = _run(engine, q.sql)
-        result = compare_results(want, got, shape=q.shape, ordered=q.ordered, decimals=2,
-                                 expected_ncols=want_cols, actual_ncols=got_cols)
-        if not result.match:
-            return Outcome(q, "wrong", f"seed {seed}: {result.detail}", outcome)
-    return Outcome(q, "pass", "", outcome)
-
-
-def grade_split(split: str, schemas: Iterable[str] = SCHEMAS) -> list[Outcome]:
-    generator = EmbeddedGenerator()
-    return [grade(q, generator) for q in load_split(split, schemas)]
-
-
-def figures(outcomes: Iterable[Outcome], schema: str | None = None) -> Figures:
-    chosen = [o for o in outcomes if schema is None or o.question.schema == schema]
-    answerable = [o for o in chosen if o.question.answerable]
-    refuse = [o for o in chosen if not o.question.answerable]
-    controls = [o for o in answerable if is_control(o.question)]
-    return Figures(len(answerable), sum(o.verdict == "pass" for o in answerable), len(refuse),
-                   sum(o.verdict == "refused" for o in refuse), len(controls),
-                   sum(o.verdict == "refused" for o in controls))
-
+BLIND = BlindSet(BLIND_DIR, load_file, BUILDERS, SCHEMAS)
 
 # Ratchets: (split, schema) -> (answerable passed >=, must-refuse declined >=, controls declined <=).
 # Round three started from tune 123/169, 29/29, 0/10 and (burned) holdout 52/97, 22/25, 0/7.
@@ -149,13 +54,7 @@ SPLITS = ("tune", "holdout")
 
 @pytest.fixture(scope="module")
 def outcomes() -> dict[str, list[Outcome]]:
-    return {split: grade_split(split) for split in SPLITS}
-
-
-def _failures(outcomes: list[Outcome], schema: str) -> str:
-    return "\n".join(f"  {o.question.id} {o.verdict}: {o.detail}" for o in outcomes
-                     if o.question.schema == schema and o.verdict not in ("pass", "refused")
-                     or (o.question.schema == schema and o.question.answerable and o.verdict == "refused"))
+    return {split: BLIND.grade_split(split) for split in SPLITS}
 
 
 @pytest.mark.parametrize("split,schema", sorted(FLOORS), ids=lambda v: str(v))
@@ -163,7 +62,7 @@ def test_each_split_holds_its_floors(outcomes, split, schema):
     f = figures(outcomes[split], schema)
     passed, declined, controls_declined = FLOORS[(split, schema)]
     assert f.answerable > 0 and f.must_refuse > 0 and f.controls > 0
-    detail = _failures(outcomes[split], schema)
+    detail = failures(outcomes[split], schema)
     assert f.passed >= passed, f"{f.line(schema)}; floor {passed}\n{detail}"
     assert f.declined >= declined, f"{f.line(schema)}; floor {declined}\n{detail}"
     assert f.controls_declined <= controls_declined, f"{f.line(schema)}; ceiling {controls_declined}"
@@ -172,11 +71,11 @@ def test_each_split_holds_its_floors(outcomes, split, schema):
 def test_every_reference_passes_its_own_grading():
     """The grader can pass: each reference, graded as if generated, matches itself on every seed."""
     bad = []
-    for q in load_split("tune") + load_split("holdout"):
+    for q in BLIND.load_split("tune") + BLIND.load_split("holdout"):
         if q.answerable:
-            ctx, engines = database(q.schema)
+            _ctx, engines = BLIND.database(q.schema)
             for engine in engines:
-                rows, ncols = _run(engine, q.sql)
+                rows, ncols = run_sql(engine, q.sql)
                 if not compare_results(rows, rows, shape=q.shape, ordered=q.ordered, decimals=2,
                                        expected_ncols=ncols, actual_ncols=ncols).match:
                     bad.append(q.id)
@@ -184,43 +83,21 @@ def test_every_reference_passes_its_own_grading():
 
 
 def test_the_grader_fails_a_wrong_answer():
-    q = next(q for q in load_split("tune", ["retail"]) if q.answerable and q.shape == "scalar")
+    q = next(q for q in BLIND.load_split("tune", ["retail"]) if q.answerable and q.shape == "scalar")
     wrong = Question(**{**q.__dict__, "sql": "SELECT -12345.67"})
 
     class Fixed(EmbeddedGenerator):
         def explain(self, question, schema):
             return q.sql
 
-    assert grade(wrong, Fixed()).verdict == "wrong"
-    assert grade(q, Fixed()).verdict == "pass"
-
-
-def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9']+", text.lower())
-
-
-def _shingles(text: str) -> set[str]:
-    w = _words(text)
-    return {" ".join(w[i:i + PHRASE_WORDS]) for i in range(len(w) - PHRASE_WORDS + 1)}
+    assert BLIND.grade(wrong, Fixed()).verdict == "wrong"
+    assert BLIND.grade(q, Fixed()).verdict == "pass"
 
 
 @pytest.mark.parametrize("split", SPLITS)
 def test_no_blind_phrase_is_in_the_generator(split):
     """No six-word run of any blind question is in the generator's code."""
-    code = " ".join(_words("\n".join(p.read_text(encoding="utf-8") for p in GENERATOR_FILES)))
-    hits = sorted({(q.id, s) for q in load_split(split) for s in _shingles(q.question) if s in code})
-    assert hits == []
-
-
-def report(outcomes: list[Outcome], per_question: bool) -> str:
-    lines = [figures(outcomes, schema).line(schema) for schema in SCHEMAS]
-    lines.append(figures(outcomes).line("all"))
-    if per_question:
-        for o in outcomes:
-            if (o.verdict != "pass") if o.question.answerable else (o.verdict != "refused"):
-                lines += [f"\n{o.question.id} [{o.question.stratum}] {o.verdict}: {o.detail}",
-                          f"   Q: {o.question.question}", f"   SQL: {o.sql}"]
-    return "\n".join(lines)
+    assert BLIND.leaks(split) == []
 
 
 if __name__ == "__main__":
@@ -229,4 +106,4 @@ if __name__ == "__main__":
     chosen = [a for a in args if a in SCHEMAS] or SCHEMAS
     for split in chosen_splits:
         print(f"== {split}")
-        print(report(grade_split(split, chosen), per_question=True))
+        print(report(BLIND.grade_split(split, chosen), chosen, per_question=True))
