@@ -109,6 +109,25 @@ def _two_periods(b: "Builder", date: ColRef, periods: tuple[Period, Period], pct
     return exp.select(exp.alias_(change, "change"))
 
 
+def _period_window(window: list[Filter], period: str, unit: str, dialect: str) -> tuple[list[exp.Expression], bool]:
+    """Date filters restated on a computed period label, applied after a window function has seen
+    the earlier periods; and whether they pin a single period."""
+    conds: list[exp.Expression] = []
+    single = False
+    for f in window:
+        if f.kind == "relative":
+            start = period_label(window_start(f.col, f.relative, dialect), unit)
+            conds.append(exp.GTE(this=exp.column(period), expression=start))
+            continue
+        first, last = period_bounds(f.lo, f.hi, unit)
+        if first is not None:
+            conds.append(exp.GTE(this=exp.column(period), expression=lit(first)))
+        if last is not None:
+            conds.append(exp.LTE(this=exp.column(period), expression=lit(last)))
+        single = single or (first is not None and first == last)
+    return conds, single
+
+
 def _series(b: "Builder", date: ColRef) -> exp.Expression:
     p = b.p
     c = p.compare
@@ -132,19 +151,7 @@ def _series(b: "Builder", date: ColRef) -> exp.Expression:
                          expression=prev.copy())
     inner = exp.select(*[exp.column(n) for n in dim_names], exp.column(period), exp.column(value),
                        exp.alias_(change, "change")).from_(base.subquery("series"))
-    conds = []
-    scalar = False
-    for f in window:
-        if f.kind == "relative":
-            start = period_label(window_start(f.col, f.relative, b.dialect), unit)
-            conds.append(exp.GTE(this=exp.column(period), expression=start))
-            continue
-        first, last = period_bounds(f.lo, f.hi, unit)
-        if first is not None:
-            conds.append(exp.GTE(this=exp.column(period), expression=lit(first)))
-        if last is not None:
-            conds.append(exp.LTE(this=exp.column(period), expression=lit(last)))
-        scalar = scalar or (first is not None and first == last)
+    conds, scalar = _period_window(window, period, unit, b.dialect)
     shown = [exp.column(n) for n in dim_names]
     if c.previous:
         inner.set("expressions", inner.expressions[:-1] + [exp.alias_(prev.copy(), "previous")])
@@ -210,18 +217,7 @@ def window_select(b: "Builder") -> exp.Expression:
         base.subquery("series"))
     outer = exp.select(*[exp.column(n) for n in dims], exp.column(period), *[x.copy() for x in shown],
                        exp.column(w.kind)).from_(inner.subquery("windowed"))
-    conds = []
-    if w.kind == "moving":
-        for f in window:
-            if f.kind == "relative":
-                conds.append(exp.GTE(this=exp.column(period),
-                                     expression=period_label(window_start(f.col, f.relative, b.dialect), unit)))
-                continue
-            first, last = period_bounds(f.lo, f.hi, unit)
-            if first is not None:
-                conds.append(exp.GTE(this=exp.column(period), expression=lit(first)))
-            if last is not None:
-                conds.append(exp.LTE(this=exp.column(period), expression=lit(last)))
+    conds = _period_window(window, period, unit, b.dialect)[0] if w.kind == "moving" else []
     where = conjoin(conds)
     if where is not None:
         outer = outer.where(where)
