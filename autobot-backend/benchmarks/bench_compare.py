@@ -14,11 +14,11 @@ import os
 import random
 import sqlite3
 import tempfile
-import time
 import tracemalloc
 from datetime import date, timedelta
 from typing import Any, Callable
 
+from benchmarks import best_of
 from eval.sql.compare import compare_results
 
 ROWS = int(os.environ.get("BENCH_COMPARE_ROWS", "1000000"))
@@ -47,15 +47,6 @@ def _fetch(path: str, table: str) -> list[tuple[Any, ...]]:
         return db.execute(f"SELECT id, name, amount, day, qty FROM {table}").fetchall()
 
 
-def _timed(fn: Callable[[], Any], repeat: int = REPEAT) -> tuple[float, Any]:
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        started = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - started)
-    return best, out
-
-
 def _peak_mib(fn: Callable[[], Any]) -> float:
     tracemalloc.start()
     try:
@@ -75,7 +66,7 @@ def run() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "bench_compare.sqlite")
         _write(path, _rows(ROWS, SEED), SEED)
-        t_fetch, reference = _timed(lambda: _fetch(path, "reference"))
+        t_fetch, reference = best_of(lambda: _fetch(path, "reference"), REPEAT)
         candidate = _fetch(path, "candidate")
         in_order = _fetch(path, "reference")
     wrong = candidate[:]
@@ -93,13 +84,13 @@ def run() -> None:
     ]
     print(f"   rows: {ROWS:,} x 5 columns (int, text, float money, ISO date text, int)")
     print(f"   {'step':34} {'seconds':>8} {'rows/s':>12} {'peak MiB':>9}  {'vs fetch':>8}")
-    t_rows, _ = _timed(lambda: [None for _ in reference])
-    t_values, _ = _timed(lambda: _iterate_values(reference))
+    t_rows, _ = best_of(lambda: [None for _ in reference], REPEAT)
+    t_values, _ = best_of(lambda: _iterate_values(reference), REPEAT)
     for label, seconds in (("fetchall from SQLite", t_fetch), ("iterate the rows once", t_rows),
                            ("iterate every value once", t_values)):
         print(f"   {label:34} {seconds:8.3f} {ROWS / seconds:12,.0f} {'':>9}  {seconds / t_fetch:7.2f}x")
     for label, fn, want, traced in cases:
-        seconds, result = _timed(fn, REPEAT if traced else 1)
+        seconds, result = best_of(fn, REPEAT if traced else 1)
         got = "match" if result.match else result.reason
         if got != want:
             raise AssertionError(f"{label}: expected {want}, got {got}: {result.detail}")

@@ -7,23 +7,14 @@ cost of a run. Each figure is the best of a few repeats, to keep a busy machine'
 from __future__ import annotations
 
 import tempfile
-import time
 from pathlib import Path
 
+from benchmarks import best_of
 from eval.sql.corpus import load_corpus
 from eval.sql.fixtures import DEFAULT_ROTATIONS, FIXTURE_NAMES, build_rotations
 from eval.sql.selfcheck import run_self_check
 
 REPEATS = 3
-
-
-def _best(fn) -> tuple[float, object]:
-    best, value = float("inf"), None
-    for _ in range(REPEATS):
-        started = time.perf_counter()
-        value = fn()
-        best = min(best, time.perf_counter() - started)
-    return best, value
 
 
 def run() -> None:
@@ -33,8 +24,8 @@ def run() -> None:
         def build() -> dict[str, list[str]]:
             return {f: build_rotations(f, Path(tmp), rotations=DEFAULT_ROTATIONS) for f in FIXTURE_NAMES}
 
-        build_s, targets = _best(build)
-        check_s, result = _best(lambda: run_self_check(corpus, targets))
+        build_s, targets = best_of(build, REPEATS)
+        check_s, result = best_of(lambda: run_self_check(corpus, targets), REPEATS)
     databases = len(FIXTURE_NAMES) * DEFAULT_ROTATIONS
     print(f"   build fixtures: {build_s:6.2f} s for {databases} databases "
           f"({len(FIXTURE_NAMES)} fixtures x {DEFAULT_ROTATIONS} rotations, {build_s / databases * 1000:.0f} ms each)")
