@@ -86,8 +86,8 @@ def _question(path: Path, schema: str, split: str, n: int, raw: object) -> Quest
     return Question(schema=schema, split=split, path=path, **raw)
 
 
-def load_file(path: Path) -> list[Question]:
-    """The questions of one ``<schema>_<split>.yaml`` file, validated."""
+def load_file(path: Path, schemas: tuple[str, ...] = SCHEMAS) -> list[Question]:
+    """The questions of one ``<schema>_<split>.yaml`` file, validated (``schemas``: the set's schemas)."""
     path = Path(path)
     try:
         doc = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -96,8 +96,8 @@ def load_file(path: Path) -> list[Question]:
     if not isinstance(doc, dict) or set(doc) != {"schema", "split", "questions"}:
         raise _fail(path, "top level", "must have exactly the keys schema, split and questions")
     schema, split = doc["schema"], doc["split"]
-    if schema not in SCHEMAS or split not in SPLITS:
-        raise _fail(path, "top level", f"schema must be one of {SCHEMAS} and split one of {SPLITS}")
+    if schema not in schemas or split not in SPLITS:
+        raise _fail(path, "top level", f"schema must be one of {schemas} and split one of {SPLITS}")
     if path.name != f"{schema}_{split}.yaml":
         raise _fail(path, "top level", f"a file for schema {schema!r}, split {split!r} must be named "
                                        f"{schema}_{split}.yaml")
@@ -106,7 +106,7 @@ def load_file(path: Path) -> list[Question]:
     return [_question(path, schema, split, n, raw) for n, raw in enumerate(doc["questions"], start=1)]
 
 
-def load_set(directory: Path = HERE) -> list[Question]:
+def load_set(directory: Path = HERE, schemas: tuple[str, ...] = SCHEMAS) -> list[Question]:
     """Every question of the set in ``directory``, ids checked unique across files."""
     questions: list[Question] = []
     seen: dict[str, Path] = {}
@@ -114,7 +114,7 @@ def load_set(directory: Path = HERE) -> list[Question]:
     if not files:
         raise BlindSetError(f"{directory}: no <schema>_<split>.yaml files found")
     for path in files:
-        for q in load_file(path):
+        for q in load_file(path, schemas):
             if q.id in seen:
                 raise _fail(path, q.id, f"duplicate id (also in {seen[q.id].name}); ids must be unique")
             seen[q.id] = path

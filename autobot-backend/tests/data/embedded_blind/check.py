@@ -25,7 +25,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
 from pathlib import Path
 
@@ -63,8 +63,10 @@ MIN_REFUSALS_PER_FILE = 3
 Engines = dict[tuple[str, int], sa.Engine]
 
 
-def build_engines(schemas: Iterable[str], db_dir: Path | None = None) -> Engines:
+def build_engines(schemas: Iterable[str], db_dir: Path | None = None,
+                  builders: Mapping[str, Callable[[sa.Engine, int], None]] | None = None) -> Engines:
     """One engine per (schema, seed): in memory, or SQLite files in ``db_dir`` when given."""
+    builders = BUILDERS if builders is None else builders
     engines: Engines = {}
     for schema in schemas:
         for seed in SEEDS:
@@ -75,7 +77,7 @@ def build_engines(schemas: Iterable[str], db_dir: Path | None = None) -> Engines
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.unlink(missing_ok=True)
                 engine = sa.create_engine(fixtures.sqlite_url(path))
-            BUILDERS[schema](engine, seed)
+            builders[schema](engine, seed)
             engines[schema, seed] = engine
     return engines
 

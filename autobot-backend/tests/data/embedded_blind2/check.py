@@ -27,7 +27,8 @@ from rapidfuzz import fuzz, utils
 
 from eval.sql import fixtures
 from tests.data.embedded_blind import blindset as first_set
-from tests.data.embedded_blind.check import NEAR_DUPLICATE, SEEDS, Engines, check_question, near_duplicates
+from tests.data.embedded_blind import check as first_check
+from tests.data.embedded_blind.check import NEAR_DUPLICATE, Engines, check_question, near_duplicates
 from tests.data.embedded_blind2 import schema_airline, schema_university
 from tests.data.embedded_blind2.blindset2 import HERE, SCHEMAS, BlindSetError, Question, load_set
 
@@ -48,20 +49,8 @@ MIN_CONTROLS_PER_FILE = 1
 
 
 def build_engines(schemas: Iterable[str], db_dir: Path | None = None) -> Engines:
-    """One engine per (schema, seed): in memory, or SQLite files in ``db_dir`` when given."""
-    engines: Engines = {}
-    for schema in schemas:
-        for seed in SEEDS:
-            if db_dir is None:
-                engine = sa.create_engine("sqlite://")
-            else:
-                path = Path(db_dir) / f"{schema}-seed{seed}.sqlite"
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.unlink(missing_ok=True)
-                engine = sa.create_engine(fixtures.sqlite_url(path))
-            BUILDERS[schema](engine, seed)
-            engines[schema, seed] = engine
-    return engines
+    """One engine per (schema, seed) of this set's schemas: in memory, or SQLite files in ``db_dir``."""
+    return first_check.build_engines(schemas, db_dir, BUILDERS)
 
 
 def size_problems(questions: list[Question]) -> list[str]:
