@@ -23,7 +23,7 @@ from eval.output import confine, write_text
 from eval.report import SQLOutcome, SQLReport, Verdict, classify_sql, sql_json, sql_markdown
 from eval.runner import Replay, replay, timeout_from_env
 from eval.sql import baseline as bl
-from eval.sql.answers import load_answers
+from eval.sql.answers import RecordedAnswers, load_answers
 from eval.sql.candidate import question_golden, recorded_generator_for, reference_answers, sql_candidate
 from eval.sql.composition import corpus_composition
 from eval.sql.corpus import Corpus, Question, load_corpus
@@ -110,14 +110,13 @@ def _llm_generator():
     return OpenAIChatGenerator.from_env()
 
 
-def _generator(plan: Plan, args: argparse.Namespace, questions: list[Question], dialect: str):
+def _generator(plan: Plan, questions: list[Question], dialect: str, answers: RecordedAnswers | None):
     if plan.candidate == "reference":
         return recorded_generator_for(questions, reference_answers(questions, dialect), name="reference",
                                       model="reference")
-    if plan.candidate == "recorded":
-        recorded = load_answers(args.answers)
-        model = recorded.model or f"answers:{Path(args.answers).name}"
-        return recorded_generator_for(questions, recorded.answers, name="recorded", model=model), recorded
+    if answers is not None:
+        model = answers.model or f"answers:{answers.path.name}"
+        return recorded_generator_for(questions, answers.answers, name="recorded", model=model)
     from services.embedded_generator import EmbeddedGenerator
 
     return EmbeddedGenerator()
@@ -197,7 +196,9 @@ def run_sql(args: argparse.Namespace) -> int:
     questions = [dataclasses.replace(q, fixture=None) for q in corpus.questions] if args.db_url \
         else list(corpus.questions)
     composition = corpus_composition(corpus)
-    llm = _llm_generator() if plan.candidate == "llm" else None  # no credentials: stop before building anything
+    # Inputs that can be wrong are checked before anything is built: credentials, the answers file.
+    llm = _llm_generator() if plan.candidate == "llm" else None
+    answers = load_answers(args.answers) if plan.candidate == "recorded" else None
     with tempfile.TemporaryDirectory(prefix="sql-eval-") as tmp, ExitStack() as stack:
         targets = _targets(corpus, args, plan, Path(tmp))
         executors = _open_executors(targets, stack)
@@ -211,9 +212,8 @@ def run_sql(args: argparse.Namespace) -> int:
                 print(f"  {d.question_id}: {d.kind}: {d.detail}", file=sys.stderr)
             return EXIT_CANNOT_JUDGE
         defects = {d.question_id: d for d in check.defects}
-        made = llm or _generator(plan, args, questions, dialect)
-        generator, recorded = made if isinstance(made, tuple) else (made, None)
-        extra = sorted(set(recorded.answers) - {q.id for q in questions}) if recorded else []
+        generator = llm or _generator(plan, questions, dialect, answers)
+        extra = sorted(set(answers.answers) - {q.id for q in questions}) if answers else []
         service = stack.enter_context(NLDatabaseService(generator, timeout_s=STATEMENT_TIMEOUT_S))
         runner = sql_candidate(service, {k: urls[0] for k, urls in targets.items()})
         asked = [q for q in questions if q.id not in defects]
