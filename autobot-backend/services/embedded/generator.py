@@ -55,12 +55,12 @@ class EmbeddedGenerator:
         linked = literal_names(link(tokens, index, cues.skip), index)
         if not linked.links:
             if any(t.kind == "word" for t in tokens):
-                missing = unlinked_terms(tokens, linked)
+                missing = unlinked_terms(tokens, linked, index)
                 if missing is not None:
                     return missing
             return Refusal("unclear", "it does not name anything this database holds (no table, column, "
                                       "value or metric); say what to count, add up or list")
-        missing = unlinked_terms(tokens, linked)
+        missing = unlinked_terms(tokens, linked, index)
         if missing is not None:
             return missing
         plan = interpret(tokens, linked, cues, index)

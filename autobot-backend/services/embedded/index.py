@@ -80,6 +80,8 @@ class Table:
     primary_key: tuple[str, ...]
     label: str | None
     comment_stems: frozenset[str] = frozenset()
+    row_noun: str | None = None
+    """The stem of what one row is, when the table's comment says ("One row per scheduled *departure*")."""
 
     def dates(self) -> list[Column]:
         return [c for c in self.columns.values() if c.kind == "date"]
@@ -113,6 +115,9 @@ class SchemaIndex:
     price_pairs: list[tuple[str, tuple[str, str], tuple[str, str]]] = field(default_factory=list)
     """(metric, (table, column) it adds up, (table, column) of the same name one join away): the price a
     line was charged and the catalogue's price for it, which a discount is the difference of."""
+    vocabulary: frozenset[str] = frozenset()
+    """Stems of every word of every comment: the words the schema's own documentation uses, in any
+    inflection ("the flight *departs*", "the department is *housed* in")."""
 
     def column(self, table: str, name: str) -> Column:
         return self.tables[table].columns[name]
@@ -197,6 +202,28 @@ def _comment_words(text: str) -> frozenset[str]:
     return frozenset(t.stem for t in tokenize(first) if t.kind == "word" and t.low not in _FUNCTION_WORDS)
 
 
+_ROW_PER = re.compile(r"\b(?:(?:one\s+)?(?:row|record|entry)\s+(?:per|for\s+(?:each|every|one))|"
+                      r"^(?:unique\s+)?(?:identifier|id)\s+(?:of|for)\s+(?:the|one|a|an|each))\s+([a-z]+)(?:\s+([a-z]+))?",
+                      re.I)
+
+
+def _row_noun(comment: str | None) -> str | None:
+    """What one row is, from the table's comment ("One row per scheduled departure") or its key's
+    ("Identifier of one scheduled departure"): the head noun, past a participle before it."""
+    m = _ROW_PER.search(comment or "")
+    if m is None:
+        return None
+    first, second = m.group(1).lower(), (m.group(2) or "").lower()
+    head = second if first.endswith("ed") and second and second not in _FUNCTION_WORDS else first
+    return None if head in GENERAL_WORDS or head in _FUNCTION_WORDS else stem(head)
+
+
+def _vocabulary(schema: SchemaContext) -> frozenset[str]:
+    comments = [info.comment for info in schema.tables] + [c.comment for info in schema.tables for c in info.columns]
+    return frozenset(t.stem for text in comments for t in tokenize(re.sub(r"\[[^\]]*\]", " ", text or ""))
+                     if t.kind == "word" and len(t.low) > 2)
+
+
 def _comment_head(text: str) -> str | None:
     """The first content word of a comment: usually the noun the column measures ("Units ...")."""
     for t in tokenize(text or ""):
@@ -235,14 +262,16 @@ def _build(schema: SchemaContext) -> SchemaIndex:
                 **_null_meaning(c.comment))
         pk = tuple(c.name for c in info.columns if c.primary_key)
         tables[info.name] = Table(info.name, stems_of(info.name), cols, pk, _label(info.name, cols),
-                                  _content_stems(info.comment))
+                                  _content_stems(info.comment), _row_noun(info.comment) or next(
+                                      (_row_noun(c.comment) for c in info.columns if c.primary_key), None))
         for fk in info.foreign_keys:
             if fk.ref_table == info.name:
                 continue  # self-references are not join paths between tables
             edges[info.name].append(Edge(info.name, fk.columns, fk.ref_table, fk.ref_columns))
             edges[fk.ref_table].append(Edge(fk.ref_table, fk.ref_columns, info.name, fk.columns))
     metrics = {m.name.lower(): m for m in parse_metrics(schema)}
-    index = SchemaIndex(schema.dialect or "sqlite", tables, metrics, dict(edges))
+    index = SchemaIndex(schema.dialect or "sqlite", tables, metrics, dict(edges),
+                        vocabulary=_vocabulary(schema))
     _index_phrases(index)
     _index_price_pairs(index)
     return index
@@ -295,6 +324,9 @@ def _index_phrases(index: SchemaIndex) -> None:
                     _add(index, (head,), Concept("table", table=table.name, strength=0.85))
         for col in table.columns.values():
             _index_column(index, table, col)
+        if table.row_noun and all(c.strength < 0.9 for c in index.phrases.get((table.row_noun,), [])):
+            # "departures" for flights documented as "one row per scheduled departure"
+            _add(index, (table.row_noun,), Concept("table", table=table.name, strength=0.9))
         if table.label:
             # "companies" for accounts labelled by company_name: the label's noun names the rows
             noun = tuple(s for s in stems_of(table.label) if s not in ("nam", "name", "titl", "label"))

@@ -323,7 +323,7 @@ class FiltersMixin:
         window = self.lows[max(0, start - 3):start]
         if any(w in EXCLUDE_WORDS or w.startswith("non") for w in window):
             return True
-        return bool(window) and window[-1] in ("not",)
+        return bool(window) and (window[-1] in ("not", "never") or window[-1].endswith("n't"))  # "weren't refunded"
 
     def _flags(self) -> None:
         for k, lk in enumerate(self.links):

@@ -189,10 +189,15 @@ def time_of_day(question: str, index) -> Refusal | None:
                                     "without a time of day")
 
 
-def unlinked_terms(tokens: list[Token], linked: Linked) -> Refusal | None:
+def unlinked_terms(tokens: list[Token], linked: Linked, index=None) -> Refusal | None:
     """Content words that name nothing in the schema, in a slot that names data: data the
-    database does not hold ("the average *age*", "how many *visitors*", "which sales *rep*")."""
-    words = data_terms(tokens, linked)
+    database does not hold ("the average *age*", "how many *visitors*", "which sales *rep*").
+    ``index`` (the :class:`~.index.SchemaIndex`) gives the words the schema's comments use and
+    which tables keep two dates (a span of time between them)."""
+    vocabulary = index.vocabulary if index is not None else frozenset()
+    dated = frozenset(t.name for t in index.tables.values() if len(t.dates()) >= 2) if index is not None \
+        else frozenset()
+    words = data_terms(tokens, linked, vocabulary, dated)
     if not words:
         return None
     tables = {c.table for lk in linked.links for c in lk.concepts[:1] if c.kind == "table"}
@@ -224,12 +229,25 @@ _SENTENCE_GO = frozenset({"per", "by", "for", "in", "during", "of", "since", "ov
 _BOUNDARY = frozenset({".", "?", "!", ";", ":"})
 
 
-def data_terms(tokens: list[Token], linked: Linked) -> list[str]:
+def _documented(tokens: list[Token], i: int, vocabulary: frozenset[str]) -> bool:
+    """A verb the schema's comments use, in another inflection ("flights *departing* from" where a
+    comment says the flight departs, "the departments *housed* in" where it says is housed): the
+    question speaks the schema's language. Nouns get no such pass: "their *phone* numbers" stays
+    unknown though a comment names the phone as a channel."""
+    tok = tokens[i]
+    return tok.stem in vocabulary and (tok.low.endswith(("ing", "ed")) or i > 0 and tokens[i - 1].low in _PRONOUNS)
+
+
+_PRONOUNS = frozenset({"who", "that", "which", "it", "they", "he", "she", "everyone", "nobody"})
+
+
+def data_terms(tokens: list[Token], linked: Linked, vocabulary: frozenset[str] = frozenset(),
+               dated: frozenset[str] = frozenset()) -> list[str]:
     """The unlinked phrases that stand where a question names its data, ordinary English left out."""
-    out: list[str] = _core_terms(tokens, linked)
+    out: list[str] = _core_terms(tokens, linked, vocabulary, dated)
     if out:
         return out
-    for run in _runs(linked.unlinked):
+    for run in _runs([i for i in linked.unlinked if not _documented(tokens, i, vocabulary)]):
         j = run[-1]
         if j + 2 < len(tokens) and tokens[j + 1].low == "by" and tokens[j + 2].low == tokens[j].low:
             continue  # "side by side", "one by one": an idiom
@@ -249,7 +267,7 @@ _PLACE_PREPOSITIONS = frozenset({"in", "at", "across", "within", "throughout", "
 _CORE_END = frozenset({",", "\u2014", "\u2013", "-", "(", ".", "?", "!", ";", ":"})
 
 
-def _core_terms(tokens: list[Token], linked: Linked) -> list[str]:
+def _core_terms(tokens: list[Token], linked: Linked, vocabulary: frozenset[str], dated: frozenset[str]) -> list[str]:
     """Nouns the schema does not know inside the question proper, from its question word (or the verb
     that asks) to the first comma or the end of the sentence: an unknown object of spending, an unknown
     subject of the counted event, an unknown head after a known modifier. A preface before the question
@@ -263,11 +281,17 @@ def _core_terms(tokens: list[Token], linked: Linked) -> list[str]:
     for i in range(*core):
         tok = tokens[i]
         lk = linked.link_at(i)
+        attribute = _missing_attribute(tokens, i, linked, dated)
+        if attribute:
+            out.append(attribute)
+            continue
         weak = lk is not None and lk.score < 0.5 and lk.via == "name" and lk.end - lk.start == 1 and i > 0 \
             and linked.link_at(i - 1) is not None  # "cabin crew": a known modifier, a head only a comment mentions
         if tok.kind != "word" or not (i in unlinked or weak) or len(tok.low) <= 2:
             continue
         if is_ordinary(tok.low) or tok.low in GENERAL_WORDS or tok.text[:1].isupper() and i > core[0]:
+            continue
+        if _documented(tokens, i, vocabulary):
             continue
         if i > 1 and tokens[i - 1].low == "the" and tokens[i - 2].low in _PLACE_PREPOSITIONS:
             continue  # "airports in the network", "joined the library": the business itself
@@ -277,6 +301,32 @@ def _core_terms(tokens: list[Token], linked: Linked) -> list[str]:
             continue  # "business class", "gold tier": the value's own kind of thing
         out.append(tok.text)
     return out
+
+
+# Nouns that name a measured attribute of a thing ("crossing *time*", "parcel *weight*"); identifier
+# nouns ("phone *number*") name one only after a word the schema knows from a comment alone.
+_ATTRIBUTE_HEADS = frozenset("""weight weights height heights speed speeds distance distances""".split())
+_SPAN_HEADS = frozenset("time times duration durations length lengths".split())
+"""A span of time between two of the row's dates: known when the table keeps two dates."""
+_IDENTIFIER_HEADS = frozenset("number numbers address addresses id ids code codes".split())
+
+
+def _missing_attribute(tokens: list[Token], i: int, linked: Linked, dated: frozenset[str]) -> str | None:
+    """An attribute noun the schema has no column for, after the thing it would belong to: "the average
+    *crossing time*" where crossings are rows but no column keeps a time, "their *phone numbers*" where
+    a comment only mentions phones. The nearby table or comment word does not make the attribute known."""
+    if i == 0 or linked.link_at(i) is not None or tokens[i].kind != "word":
+        return None
+    low = tokens[i].low
+    before = linked.link_at(i - 1)
+    if before is None or before.end != i or i + 1 < len(tokens) and tokens[i + 1].low == "of":
+        return None
+    comment_only = before.score < 0.5 and before.via == "name" and before.end - before.start == 1
+    span = low in _SPAN_HEADS and not before.tables() & dated
+    if (low in _ATTRIBUTE_HEADS or span) and (before.kind == "table" or comment_only) or \
+            low in _IDENTIFIER_HEADS and comment_only:
+        return " ".join(t.text for t in tokens[before.start:i + 1])
+    return None
 
 
 def _core(tokens: list[Token]) -> tuple[int, int] | None:
