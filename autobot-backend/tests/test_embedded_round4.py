@@ -29,9 +29,17 @@ sailings = sa.Table(
     sa.Column("sailing_date", sa.Date, nullable=False, comment="Scheduled date of the crossing."),
     sa.Column("cancelled", sa.Boolean, nullable=False, comment="True when the crossing did not take place."),
 )
+buyers = sa.Table(
+    "buyers", _meta,
+    sa.Column("buyer_id", sa.Integer, primary_key=True, comment="Identifier of the buyer."),
+    sa.Column("full_name", sa.Text, nullable=False, comment="The buyer's full name."),
+    sa.Column("home_port_id", sa.Integer, sa.ForeignKey("ports.port_id"), nullable=True,
+              comment="Port nearest the buyer's home; NULL when not given."),
+)
 tickets = sa.Table(
     "tickets", _meta,
     sa.Column("ticket_id", sa.Integer, primary_key=True, comment="Identifier of the ticket."),
+    sa.Column("buyer_id", sa.Integer, sa.ForeignKey("buyers.buyer_id"), nullable=False, comment="Who bought it."),
     sa.Column("sailing_id", sa.Integer, sa.ForeignKey("sailings.sailing_id"), nullable=False,
               comment="The sailing the ticket is for."),
     sa.Column("price", sa.Numeric(10, 2), nullable=False, comment="Price paid, in euros."),
@@ -46,12 +54,15 @@ def ferry():
     _meta.create_all(engine)
     with engine.begin() as conn:
         conn.execute(ports.insert(), [dict(port_id=i, name=n, country=c) for i, n, c in _PORTS])
+        conn.execute(buyers.insert(), [dict(buyer_id=b, full_name=f"Buyer {b}", home_port_id=None if b % 4 == 0 else
+                                            1 + b % 3) for b in range(1, 11)])
         rows, tix = [], []
         for sid in range(1, 61):
-            rows.append(dict(sailing_id=sid, origin_port_id=1 + sid % 3,
+            origin = 1 if sid % 2 else (2 if sid % 3 else 3)  # 30, 20 and 10 sailings
+            rows.append(dict(sailing_id=sid, origin_port_id=origin,
                              sailing_date=dt.date(2024, 1, 1) + dt.timedelta(days=sid * 5), cancelled=sid % 7 == 0))
             for k in range(sid % 4):
-                tix.append(dict(sailing_id=sid, price=20 + k * 7.5,
+                tix.append(dict(sailing_id=sid, buyer_id=1 + (sid + k) % 10, price=20 + k * 7.5,
                                 status=("refunded" if sid % 7 == 0 else ("used", "no_show", "used")[k % 3])))
         conn.execute(sailings.insert(), rows)
         conn.execute(tickets.insert(), [dict(ticket_id=i + 1, **t) for i, t in enumerate(tix)])
@@ -72,8 +83,15 @@ def _rows(engine, sql):
      "SELECT p.name, COUNT(*) FROM ports p JOIN sailings s ON s.origin_port_id = p.port_id GROUP BY p.port_id"),
     ("How many tickets weren't refunded?", "SELECT COUNT(*) FROM tickets WHERE status <> 'refunded'"),
     ("Count the tickets that were not refunded.", "SELECT COUNT(*) FROM tickets WHERE status <> 'refunded'"),
+    ("How many tickets were sold per port? Port name and count.",
+     "SELECT p.name, COUNT(*) FROM tickets t JOIN sailings s ON s.sailing_id = t.sailing_id "
+     "JOIN ports p ON p.port_id = s.origin_port_id GROUP BY p.port_id"),
+    ("List the two ports with the most sailings, giving the port name and the count, highest first.",
+     "SELECT p.name, COUNT(*) FROM ports p JOIN sailings s ON s.origin_port_id = p.port_id GROUP BY p.port_id "
+     "ORDER BY 2 DESC LIMIT 2"),
 ], ids=["a documented verb in another inflection", "the noun a key's comment gives the rows",
-        "a contracted negation excludes the value", "a spelled-out negation excludes the value"])
+        "a contracted negation excludes the value", "a spelled-out negation excludes the value",
+        "the join through mandatory keys, not an optional one", "an imperative ranking with its answer list"])
 def test_probes_answer_like_the_reference(ferry, question, reference):
     ctx, engine = ferry
     sql = EmbeddedGenerator().explain(question, ctx)

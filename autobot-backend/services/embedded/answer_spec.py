@@ -123,7 +123,7 @@ def _clause_spec(tokens: list[Token], links: list[Link], index: SchemaIndex, sta
                 items.append([])
             continue
         items[-1].append(j)
-    items = [it for it in items if it]
+    items = [it for it in items if it and not _sort_note([tokens[j].low for j in it])]
     if not items or any(len(it) > 9 for it in items):
         return None
     read = [_item(tokens, links, index, it) for it in items]
@@ -134,6 +134,14 @@ def _clause_spec(tokens: list[Token], links: list[Link], index: SchemaIndex, sta
                                                                   or tokens[j].low == "as" for j in range(start, end))):
         return None
     return Spec(tuple(read), start, end)
+
+
+_ORDER_WORDS = frozenset({"descending", "ascending", "desc", "asc", "order", "sorted", "ordered", "chronologically"})
+
+
+def _sort_note(lows: list[str]) -> bool:
+    """"highest first", "best first", "in date order", "descending": how to sort, not a column."""
+    return len(lows) <= 4 and (lows[-1] in ("first", "last") or any(w in _ORDER_WORDS for w in lows))
 
 
 def _item(tokens: list[Token], links: list[Link], index: SchemaIndex, at: list[int]) -> Item | None:

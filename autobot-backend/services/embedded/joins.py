@@ -10,22 +10,43 @@ from services.embedded.index import Column, Edge, SchemaIndex
 
 
 def path(index: SchemaIndex, start: str, goal: str) -> list[Edge] | None:
-    """The shortest foreign-key path from ``start`` to ``goal`` (breadth first, deterministic)."""
+    """The shortest foreign-key path from ``start`` to ``goal``; among equally short ones, the one
+    through the fewest optional (nullable) keys: an enrollment belongs to its course's department
+    for certain, to its student's declared major only when there is one. Deterministic."""
     if start == goal:
         return []
-    seen = {start}
-    queue: deque[tuple[str, list[Edge]]] = deque([(start, [])])
-    while queue:
-        table, edges = queue.popleft()
-        for edge in index.edges.get(table, ()):
-            if edge.other in seen:
-                continue
-            route = edges + [edge]
-            if edge.other == goal:
-                return route
-            seen.add(edge.other)
-            queue.append((edge.other, route))
-    return None
+    best: list[Edge] | None = None
+    depth = {start: 0}
+    frontier: list[tuple[str, list[Edge]]] = [(start, [])]
+    while frontier and best is None:
+        nxt: list[tuple[str, list[Edge]]] = []
+        for table, edges in frontier:
+            for edge in index.edges.get(table, ()):
+                if depth.get(edge.other, len(edges) + 1) < len(edges) + 1:
+                    continue
+                route = edges + [edge]
+                if edge.other == goal:
+                    if best is None or _optional(index, route) < _optional(index, best):
+                        best = route
+                    continue
+                if edge.other not in depth:
+                    depth[edge.other] = len(route)
+                    nxt.append((edge.other, route))
+                elif depth[edge.other] == len(route) and any(
+                        _optional(index, route) < _optional(index, r) for t, r in nxt if t == edge.other):
+                    nxt = [(t, route if t == edge.other else r) for t, r in nxt]
+        frontier = nxt
+    return best
+
+
+def _optional(index: SchemaIndex, route: list[Edge]) -> int:
+    """How many of the route's keys may be NULL."""
+    n = 0
+    for edge in route:
+        for table, cols in ((edge.table, edge.columns), (edge.other, edge.other_columns)):
+            columns = index.tables[table].columns
+            n += any(columns[c].nullable and columns[c].references for c in cols if c in columns)
+    return n
 
 
 def distance(index: SchemaIndex, a: str, b: str) -> int:

@@ -9,6 +9,7 @@ settled greedily, longest and most direct first.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
@@ -152,6 +153,9 @@ def names_attribute(tokens: list[Token], i: int, chosen: list[Link]) -> bool:
     return any(lk.end == i and lk.kind == "value" for lk in chosen)
 
 
+_FORMAT = re.compile(r"(?:yyyy|yy|mm|dd|qn|q|ww|hh)(?:[-/ ](?:yyyy|yy|mm|dd|qn|q|ww|hh|q\d))*")
+
+
 def literal_names(linked: Linked, index: SchemaIndex) -> Linked:
     """Capitalised words that name nothing: a name in a column whose values were only sampled
     ("orders of Olga Novak" when customer names are too many to list). Linked as a literal value of
@@ -160,6 +164,8 @@ def literal_names(linked: Linked, index: SchemaIndex) -> Linked:
     runs: list[list[int]] = []
     for i in linked.unlinked:
         tok = tokens[i]
+        if _FORMAT.fullmatch(tok.low):
+            continue  # "YYYY-MM": how to write a label, never a name
         if not tok.text[:1].isupper() or (i == 0 and not (1 in linked.unlinked and tokens[1].text[:1].isupper())) \
                 or tok.low in ("i", "i'm", "i'd", "i've", "i'll"):
             continue

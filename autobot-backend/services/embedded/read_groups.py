@@ -170,10 +170,11 @@ class GroupsMixin:
                 after = qualified  # "the most <status> <rows>": the rows, of that status
         dim_k, event_k = None, None
         owner = self._with_the_most(sup)
-        if owner is not None and wh is None and after is not None and after not in self.used:
-            # "the 3 cities with the most customers": the cities, ranked by how many customers
+        if owner is not None and wh is None and (after is not None or self.plan.measures):
+            # "the 3 cities with the most customers": the cities, ranked by how many customers (or by
+            # the measure already read: "the two shops with the largest takings")
             dim_k = owner
-            if self.links[after].best.kind == "table":
+            if after is not None and after not in self.used and self.links[after].best.kind == "table":
                 event_k = after
             after = None
         head = self.link_after(self.links[after].end, gap=0) if after is not None else None

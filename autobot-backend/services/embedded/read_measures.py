@@ -319,7 +319,7 @@ class MeasuresMixin:
             nxt = self.link_after(lk.end, gap=0)
             if nxt is not None and self.links[nxt].best.kind == "column":
                 cc = self.concept(nxt, ("column",))
-                if cc is not None and cc.table == c.table and self.col(cc).measurable and cc.strength >= 0.6:
+                if cc is not None and cc.table == c.table and self.col(cc).measurable and cc.strength >= 0.5:
                     self.used.add(nxt)
                     return self._column_measure(func, cc)
                 if func == "count" and cc is not None and cc.strength >= 0.6 and self.links[nxt].score >= 0.6:
