@@ -42,6 +42,7 @@ tickets = sa.Table(
     sa.Column("buyer_id", sa.Integer, sa.ForeignKey("buyers.buyer_id"), nullable=False, comment="Who bought it."),
     sa.Column("sailing_id", sa.Integer, sa.ForeignKey("sailings.sailing_id"), nullable=False,
               comment="The sailing the ticket is for."),
+    sa.Column("bought_date", sa.Date, nullable=False, comment="Date the ticket was bought, before the sailing."),
     sa.Column("price", sa.Numeric(10, 2), nullable=False, comment="Price paid, in euros."),
     sa.Column("status", sa.Text, nullable=False, comment="'used', 'no_show' or 'refunded'."),
 )
@@ -63,6 +64,7 @@ def ferry():
                              sailing_date=dt.date(2024, 1, 1) + dt.timedelta(days=sid * 5), cancelled=sid % 7 == 0))
             for k in range(sid % 4):
                 tix.append(dict(sailing_id=sid, buyer_id=1 + (sid + k) % 10, price=20 + k * 7.5,
+                                bought_date=rows[-1]["sailing_date"] - dt.timedelta(days=3 + 9 * k),
                                 status=("refunded" if sid % 7 == 0 else ("used", "no_show", "used")[k % 3])))
         conn.execute(sailings.insert(), rows)
         conn.execute(tickets.insert(), [dict(ticket_id=i + 1, **t) for i, t in enumerate(tix)])
@@ -89,9 +91,16 @@ def _rows(engine, sql):
     ("List the two ports with the most sailings, giving the port name and the count, highest first.",
      "SELECT p.name, COUNT(*) FROM ports p JOIN sailings s ON s.origin_port_id = p.port_id GROUP BY p.port_id "
      "ORDER BY 2 DESC LIMIT 2"),
+    ("How many tickets were bought for sailings in March 2024?",
+     "SELECT COUNT(*) FROM tickets t JOIN sailings s ON s.sailing_id = t.sailing_id "
+     "WHERE s.sailing_date >= '2024-03-01' AND s.sailing_date < '2024-04-01'"),
+    ("Number of tickets in each month, using the sailing date.",
+     "SELECT strftime('%Y-%m', s.sailing_date), COUNT(*) FROM tickets t JOIN sailings s ON s.sailing_id = t.sailing_id "
+     "GROUP BY 1"),
 ], ids=["a documented verb in another inflection", "the noun a key's comment gives the rows",
         "a contracted negation excludes the value", "a spelled-out negation excludes the value",
-        "the join through mandatory keys, not an optional one", "an imperative ranking with its answer list"])
+        "the join through mandatory keys, not an optional one", "an imperative ranking with its answer list",
+        "a period after an event table dates its rows", "a date column named in full dates the periods"])
 def test_probes_answer_like_the_reference(ferry, question, reference):
     ctx, engine = ferry
     sql = EmbeddedGenerator().explain(question, ctx)

@@ -199,11 +199,12 @@ class FiltersMixin:
             hint = self._hints.get(n)
             # "customers who placed an order in May": the order's date, since orders hang off customers;
             # "appointments of cardiology doctors in May": the appointment's, not the doctor's hiring date
-            if c is None and hint and main and (hint == main or is_ancestor(self.ix, main, hint)):
+            if c is None and hint and main and (hint == main or is_ancestor(self.ix, main, hint)
+                                                or self._event_parent(main, hint)):
                 c = primary_date(self.ix, hint)
             pending.append((s, c))
         self._pending = pending
-        known = [c for _s, c in self._pending if c is not None]
+        known = [c for _s, c in self._pending if c is not None] or self._named_dates()
         resolved = [(s, c or (known[0] if known else fallback)) for s, c in self._pending]
         for d in self.plan.dims:
             if d.kind == "grain" and not d.table:
@@ -211,6 +212,26 @@ class FiltersMixin:
                 if column is not None:
                     d.table, d.column = column.table, column.name
         self._pending = [(s, c) for s, c in resolved if c is not None]
+
+    def _named_dates(self) -> list[Column]:
+        """A date column the question names in full anywhere ("..., based on the flight date"): what its
+        periods are read from when no date is named beside them."""
+        out = []
+        for k, lk in enumerate(self.links):
+            c = lk.best
+            if k not in self.used and c.kind == "column" and c.strength >= 1.0 and lk.end - lk.start >= 2 \
+                    and self.col(c).kind == "date":
+                self.used.add(k)
+                out.append(self.col(c))
+        return out
+
+    def _event_parent(self, main: str, hint: str) -> bool:
+        """"bookings for flights in March": the period is the flights', when the table named before it is
+        a parent of the measured rows that is itself an event (it points at other tables, and has its
+        own date); an entity's date ("orders from customers in 2024": a signup) never dates them."""
+        table = self.ix.tables[hint]
+        points_out = any(c.references not in (None, hint) for c in table.columns.values())
+        return points_out and is_ancestor(self.ix, hint, main) and primary_date(self.ix, hint) is not None
 
     def _fact_date(self, main: str) -> Column | None:
         """The date of the rows that tie the question's tables together: "patients each doctor saw in
