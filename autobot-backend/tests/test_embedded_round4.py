@@ -26,6 +26,8 @@ sailings = sa.Table(
     sa.Column("sailing_id", sa.Integer, primary_key=True, comment="Identifier of one scheduled crossing."),
     sa.Column("origin_port_id", sa.Integer, sa.ForeignKey("ports.port_id"), nullable=False,
               comment="Port the ship departs from."),
+    sa.Column("destination_port_id", sa.Integer, sa.ForeignKey("ports.port_id"), nullable=False,
+              comment="Port the ship arrives at."),
     sa.Column("sailing_date", sa.Date, nullable=False, comment="Scheduled date of the crossing."),
     sa.Column("cancelled", sa.Boolean, nullable=False, comment="True when the crossing did not take place."),
 )
@@ -60,7 +62,7 @@ def ferry():
         rows, tix = [], []
         for sid in range(1, 61):
             origin = 1 if sid % 2 else (2 if sid % 3 else 3)  # 30, 20 and 10 sailings
-            rows.append(dict(sailing_id=sid, origin_port_id=origin,
+            rows.append(dict(sailing_id=sid, origin_port_id=origin, destination_port_id=1 + (origin + sid % 2) % 3,
                              sailing_date=dt.date(2024, 1, 1) + dt.timedelta(days=sid * 5), cancelled=sid % 7 == 0))
             for k in range(sid % 4):
                 tix.append(dict(sailing_id=sid, buyer_id=1 + (sid + k) % 10, price=20 + k * 7.5,
@@ -97,10 +99,15 @@ def _rows(engine, sql):
     ("Number of tickets in each month, using the sailing date.",
      "SELECT strftime('%Y-%m', s.sailing_date), COUNT(*) FROM tickets t JOIN sailings s ON s.sailing_id = t.sailing_id "
      "GROUP BY 1"),
+    ("How many sailings arrived in France?",
+     "SELECT COUNT(*) FROM sailings s JOIN ports p ON p.port_id = s.destination_port_id WHERE p.country = 'France'"),
+    ("Count the sailings per destination port.",
+     "SELECT p.name, COUNT(*) FROM sailings s JOIN ports p ON p.port_id = s.destination_port_id GROUP BY p.port_id"),
 ], ids=["a documented verb in another inflection", "the noun a key's comment gives the rows",
         "a contracted negation excludes the value", "a spelled-out negation excludes the value",
         "the join through mandatory keys, not an optional one", "an imperative ranking with its answer list",
-        "a period after an event table dates its rows", "a date column named in full dates the periods"])
+        "a period after an event table dates its rows", "a date column named in full dates the periods",
+        "a direction picks one of two keys to a table", "a key named as a grouping shows the rows it points at"])
 def test_probes_answer_like_the_reference(ferry, question, reference):
     ctx, engine = ferry
     sql = EmbeddedGenerator().explain(question, ctx)

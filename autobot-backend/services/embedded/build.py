@@ -126,7 +126,7 @@ class Builder:
     def source(self, select: exp.Select, filters: list[Filter] | None = None) -> tuple[exp.Select, list]:
         """FROM and JOINs for every table the plan reads; returns the select and the join edges."""
         root = self.root()
-        edges = join_tree(self.ix, root, self.tables(filters))
+        edges = join_tree(self.ix, root, self.tables(filters), frozenset(self.p.via_keys))
         if edges is None:
             raise BuildError("the tables it needs are not connected by foreign keys")
         select = select.from_(table(root))

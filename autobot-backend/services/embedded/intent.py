@@ -26,6 +26,7 @@ from services.embedded.read_filters import FiltersMixin
 from services.embedded.read_groups import GroupsMixin
 from services.embedded.read_measures import MeasuresMixin
 from services.embedded.read_periods import PeriodsMixin
+from services.embedded.read_roles import RolesMixin
 from services.embedded.reader import WH, ReaderBase
 
 
@@ -45,7 +46,7 @@ class Unclear:
     reason: str
 
 
-class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin, CompareMixin):
+class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin, CompareMixin, RolesMixin):
     """One question read in a fixed order of steps; each step claims the links it understands."""
 
     # ------------------------------------------------------------------ reading
@@ -70,6 +71,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
         self._compare()
         self._tables()
         self._percent()
+        self._roles()
         return self._finish()
 
     # ------------------------------------------------------------------ comparisons, shares
@@ -233,7 +235,9 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
         if not p.measures and not p.rank and p.dims:
             table = next((lk.best.table for k, lk in enumerate(self.links)
                           if lk.best.kind == "table" and k not in self.used), None)
-            table = table or p.subject or p.dims[0].table
+            keyed = next((t for t, c in sorted(p.via_keys) if any(
+                d.kind == "entity" and d.table == self.ix.column(t, c).references for d in p.dims)), None)
+            table = table or keyed or p.subject or p.dims[0].table  # "flights per destination airport"
             if table and not any(d.kind == "entity" and d.table == table for d in p.dims):
                 p.measures.append(Measure("count", table))
         p.show_rank = self._asks_rank() and bool(p.dims) and bool(p.measures)

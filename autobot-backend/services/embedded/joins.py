@@ -9,8 +9,9 @@ from collections import deque
 from services.embedded.index import Column, Edge, SchemaIndex
 
 
-def path(index: SchemaIndex, start: str, goal: str) -> list[Edge] | None:
+def path(index: SchemaIndex, start: str, goal: str, via: frozenset = frozenset()) -> list[Edge] | None:
     """The shortest foreign-key path from ``start`` to ``goal``; among equally short ones, the one
+    through the most keys in ``via`` (the keys the question names: "the destination airport"), then
     through the fewest optional (nullable) keys: an enrollment belongs to its course's department
     for certain, to its student's declared major only when there is one. Deterministic."""
     if start == goal:
@@ -26,17 +27,22 @@ def path(index: SchemaIndex, start: str, goal: str) -> list[Edge] | None:
                     continue
                 route = edges + [edge]
                 if edge.other == goal:
-                    if best is None or _optional(index, route) < _optional(index, best):
+                    if best is None or _cost(index, route, via) < _cost(index, best, via):
                         best = route
                     continue
                 if edge.other not in depth:
                     depth[edge.other] = len(route)
                     nxt.append((edge.other, route))
                 elif depth[edge.other] == len(route) and any(
-                        _optional(index, route) < _optional(index, r) for t, r in nxt if t == edge.other):
+                        _cost(index, route, via) < _cost(index, r, via) for t, r in nxt if t == edge.other):
                     nxt = [(t, route if t == edge.other else r) for t, r in nxt]
         frontier = nxt
     return best
+
+
+def _cost(index: SchemaIndex, route: list[Edge], via: frozenset) -> tuple[int, int]:
+    named = sum(1 for e in route if (e.table, e.columns[0]) in via or (e.other, e.other_columns[0]) in via)
+    return -named, _optional(index, route)
 
 
 def _optional(index: SchemaIndex, route: list[Edge]) -> int:
@@ -55,7 +61,7 @@ def distance(index: SchemaIndex, a: str, b: str) -> int:
     return -1 if route is None else len(route)
 
 
-def join_tree(index: SchemaIndex, root: str, tables: list[str]) -> list[Edge] | None:
+def join_tree(index: SchemaIndex, root: str, tables: list[str], via: frozenset = frozenset()) -> list[Edge] | None:
     """Edges that connect ``root`` to every table, each new table by its shortest path to the tree."""
     in_tree = {root}
     edges: list[Edge] = []
@@ -64,7 +70,7 @@ def join_tree(index: SchemaIndex, root: str, tables: list[str]) -> list[Edge] | 
             continue
         best: list[Edge] | None = None
         for member in sorted(in_tree, key=lambda t: (t != root, t)):
-            route = path(index, member, table)
+            route = path(index, member, table, via)
             if route is not None and (best is None or len(route) < len(best)):
                 best = route
         if best is None:

@@ -164,6 +164,9 @@ class Plan:
     """Columns listed, for questions that ask for rows rather than a number."""
     joins: set[str] = field(default_factory=set)
     """Further tables the question relates the rows to (an inner join restricts to related rows)."""
+    via_keys: set[tuple[str, str]] = field(default_factory=set)
+    """Foreign keys (table, column) the question names as the way to their table when several lead
+    there ("the destination airport", "flights to Spain"): joins take them over the others."""
     show_rank: bool = False
     """Each row's rank by the first measure is a column of the answer ("and their rank"), within the groups
     of all but the last grouping when there are several ("rank X within each Y")."""

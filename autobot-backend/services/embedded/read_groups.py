@@ -141,6 +141,16 @@ class GroupsMixin:
             if column.kind == "date" and all(t.stem in DATE_STEMS for t in self.t[lk.start:lk.end]):
                 self.plan.dims.append(Dim("grain", "", None, "day"))  # "each date": the measured rows' day
                 return k
+            if column.kind == "key" and column.references and column.references != c.table:
+                # "by destination airport": the rows the key points at, joined by that key
+                self.plan.dims.append(Dim("entity", column.references))
+                self.plan.via_keys.add((c.table, c.column))
+                nxt = self.link_after(lk.end, gap=0)
+                if nxt is not None and self.links[nxt].best.kind == "table" \
+                        and self.links[nxt].best.table == column.references:
+                    self.used.add(nxt)
+                    return nxt
+                return k
             if column.kind == "date":
                 nxt = self.lows[lk.end] if lk.end < len(self.lows) else ""
                 unit = {"day": "day", "week": "week", "month": "month", "quarter": "quarter", "year": "year"}.get(
