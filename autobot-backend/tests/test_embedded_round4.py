@@ -20,6 +20,7 @@ ports = sa.Table(
     sa.Column("port_id", sa.Integer, primary_key=True, comment="Identifier of the port."),
     sa.Column("name", sa.Text, nullable=False, comment="Port name as printed on boarding passes and phone bookings."),
     sa.Column("country", sa.Text, nullable=False, comment="Country the port is in."),
+    sa.Column("annual_fee", sa.Numeric(10, 2), nullable=False, comment="Harbour fee the line pays each year."),
 )
 sailings = sa.Table(
     "sailings", _meta,
@@ -48,7 +49,7 @@ tickets = sa.Table(
     sa.Column("price", sa.Numeric(10, 2), nullable=False, comment="Price paid, in euros."),
     sa.Column("status", sa.Text, nullable=False, comment="'used', 'no_show' or 'refunded'."),
 )
-_PORTS = [(1, "Dover", "United Kingdom"), (2, "Calais", "France"), (3, "Dunkirk", "France")]
+_PORTS = [(1, "Dover", "United Kingdom", 1200.5), (2, "Calais", "France", 900.0), (3, "Dunkirk", "France", 450.25)]
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +57,7 @@ def ferry():
     engine = sa.create_engine("sqlite://")
     _meta.create_all(engine)
     with engine.begin() as conn:
-        conn.execute(ports.insert(), [dict(port_id=i, name=n, country=c) for i, n, c in _PORTS])
+        conn.execute(ports.insert(), [dict(port_id=i, name=n, country=c, annual_fee=f) for i, n, c, f in _PORTS])
         conn.execute(buyers.insert(), [dict(buyer_id=b, full_name=f"Buyer {b}", home_port_id=None if b % 4 == 0 else
                                             1 + b % 3) for b in range(1, 11)])
         rows, tix = [], []
@@ -103,11 +104,20 @@ def _rows(engine, sql):
      "SELECT COUNT(*) FROM sailings s JOIN ports p ON p.port_id = s.destination_port_id WHERE p.country = 'France'"),
     ("Count the sailings per destination port.",
      "SELECT p.name, COUNT(*) FROM sailings s JOIN ports p ON p.port_id = s.destination_port_id GROUP BY p.port_id"),
+    ("What is the total annual fee of the ports in France?",
+     "SELECT SUM(annual_fee) FROM ports WHERE country = 'France'"),
+    ("How many sailings were cancelled by the port in 2024?",
+     "SELECT COUNT(*) FROM sailings WHERE cancelled AND sailing_date >= '2024-01-01' AND sailing_date < '2025-01-01'"),
+    ("used tickets per port - port name, count",
+     "SELECT p.name, COUNT(*) FROM tickets t JOIN sailings s ON s.sailing_id = t.sailing_id "
+     "JOIN ports p ON p.port_id = s.origin_port_id WHERE t.status = 'used' GROUP BY p.port_id"),
 ], ids=["a documented verb in another inflection", "the noun a key's comment gives the rows",
         "a contracted negation excludes the value", "a spelled-out negation excludes the value",
         "the join through mandatory keys, not an optional one", "an imperative ranking with its answer list",
         "a period after an event table dates its rows", "a date column named in full dates the periods",
-        "a direction picks one of two keys to a table", "a key named as a grouping shows the rows it points at"])
+        "a direction picks one of two keys to a table", "a key named as a grouping shows the rows it points at",
+        "a grain word that begins a column's name is the name", "'by the <noun>' after a participle is the agent",
+        "a count the answer list asks for counts the rows named"])
 def test_probes_answer_like_the_reference(ferry, question, reference):
     ctx, engine = ferry
     sql = EmbeddedGenerator().explain(question, ctx)

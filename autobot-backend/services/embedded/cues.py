@@ -111,6 +111,19 @@ class Cues:
         return {i for d in self.dates for i in range(d.start, d.end)}
 
 
+def release_names(cues: Cues, tokens: list[Token], index) -> Cues:
+    """A grain word that begins a column's full name is the name ("the *annual budget*", "monthly_fee"),
+    not a period grouping."""
+    for n, (unit, start, end) in enumerate(list(cues.grains)):
+        if end != start + 1 or end >= len(tokens):
+            continue
+        pair = (tokens[start].stem, tokens[end].stem)
+        if any(c.kind == "column" and c.strength >= 1.0 for c in index.phrases.get(pair, [])):
+            cues.grains.remove((unit, start, end))
+            cues.skip.discard(start)
+    return cues
+
+
 def scan(tokens: list[Token], text: str) -> Cues:
     cues = Cues()
     cues.dates = find_dates(tokens)

@@ -11,7 +11,7 @@ from sqlglot.errors import SqlglotError
 
 from services.embedded.build import Builder
 from services.embedded.sqlparts import BuildError
-from services.embedded.cues import scan
+from services.embedded.cues import release_names, scan
 from services.embedded.index import index_for
 from services.embedded.intent import Unclear, interpret
 from services.embedded.lexicon import expand, tokenize
@@ -51,7 +51,7 @@ class EmbeddedGenerator:
             return untimed
         text = expand(question)
         tokens = tokenize(text)
-        cues = scan(tokens, text)
+        cues = release_names(scan(tokens, text), tokens, index)
         linked = literal_names(link(tokens, index, cues.skip), index)
         if not linked.links:
             if any(t.kind == "word" for t in tokens):

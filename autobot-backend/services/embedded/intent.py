@@ -235,6 +235,11 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
         if not p.measures and not p.rank and p.dims:
             table = next((lk.best.table for k, lk in enumerate(self.links)
                           if lk.best.kind == "table" and k not in self.used), None)
+            if table is None and self._spec is not None and self._spec.measures:
+                # "completed X per Y — Y name, count": the rows named, though a filter read them
+                entities = {d.table for d in p.dims if d.kind == "entity"}
+                table = next((lk.best.table for lk in self.links if lk.best.kind == "table"
+                              and lk.best.table not in entities), None)
             keyed = next((t for t, c in sorted(p.via_keys) if any(
                 d.kind == "entity" and d.table == self.ix.column(t, c).references for d in p.dims)), None)
             table = table or keyed or p.subject or p.dims[0].table  # "flights per destination airport"

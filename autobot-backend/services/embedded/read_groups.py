@@ -9,6 +9,9 @@ from services.embedded.plan import ColRef, Dim, Measure, Rank
 from services.embedded.reader import PARTICIPLES, SORT_WORDS, WH
 
 
+_PARTICLES = frozenset({"back", "out", "up", "off", "in", "down", "over", "away"})
+
+
 class GroupsMixin:
     """Reads groupings (columns, entities, time grains) and rankings (top-N, superlatives, sort orders)."""
 
@@ -27,8 +30,9 @@ class GroupsMixin:
             if (w == "across" and nxt in ("all", "both", "the", "every", "each")) or (
                     w == "by" and nxt in ("a", "an", "any", "some", "one", "someone", "anyone")):
                 continue  # "across all orders": overall; "a visit by a patient": who, not a grouping
-            if w == "by" and i > 0 and (self.lows[i - 1] in PARTICIPLES or self.lows[i - 1].endswith("ed")) \
-                    and self.lows[i - 1] not in SORT_WORDS and self._agent(i + 1):
+            verb = i - 2 if i > 1 and self.lows[i - 1] in _PARTICLES else i - 1  # "sent back by"
+            if w == "by" and verb >= 0 and (self.lows[verb] in PARTICIPLES or self.lows[verb].endswith("ed")) \
+                    and self.lows[verb] not in SORT_WORDS and self._agent(i + 1):
                 continue  # "books written by authors from Japan": who did it, not a grouping
             k = self.link_after(i + 1, gap=2)
             if k is not None and k in self.used and self.links[k].best.kind == "metric":
@@ -93,6 +97,9 @@ class GroupsMixin:
         k = self.link_after(pos, gap=1)
         if k is None:
             return True
+        word = self.t[self.links[k].end - 1]
+        if self.lows[pos] in ("the", "their", "its") and not (word.low != word.stem and word.low.endswith("s")):
+            return True  # "returned by the customer": the one who did it, not one row per customer
         if self.links[k].best.kind == "value":
             return True
         end = self.links[k].end
