@@ -111,13 +111,20 @@ def _rows(engine, sql):
     ("used tickets per port - port name, count",
      "SELECT p.name, COUNT(*) FROM tickets t JOIN sailings s ON s.sailing_id = t.sailing_id "
      "JOIN ports p ON p.port_id = s.origin_port_id WHERE t.status = 'used' GROUP BY p.port_id"),
+    ("Of all ports, which two had the most sailings?",
+     "SELECT p.name FROM ports p JOIN sailings s ON s.origin_port_id = p.port_id GROUP BY p.port_id "
+     "ORDER BY COUNT(*) DESC LIMIT 2"),
+    ("Tickets for sailings in March 2024?",
+     "SELECT COUNT(*) FROM tickets t JOIN sailings s ON s.sailing_id = t.sailing_id "
+     "WHERE s.sailing_date >= '2024-03-01' AND s.sailing_date < '2024-04-01'"),
 ], ids=["a documented verb in another inflection", "the noun a key's comment gives the rows",
         "a contracted negation excludes the value", "a spelled-out negation excludes the value",
         "the join through mandatory keys, not an optional one", "an imperative ranking with its answer list",
         "a period after an event table dates its rows", "a date column named in full dates the periods",
         "a direction picks one of two keys to a table", "a key named as a grouping shows the rows it points at",
         "a grain word that begins a column's name is the name", "'by the <noun>' after a participle is the agent",
-        "a count the answer list asks for counts the rows named"])
+        "a count the answer list asks for counts the rows named", "'which two' means the rows an opening 'of all X' names",
+        "a bare noun question with a second table is a count"])
 def test_probes_answer_like_the_reference(ferry, question, reference):
     ctx, engine = ferry
     sql = EmbeddedGenerator().explain(question, ctx)

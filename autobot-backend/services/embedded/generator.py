@@ -63,10 +63,10 @@ class EmbeddedGenerator:
         missing = unlinked_terms(tokens, linked, index)
         if missing is not None:
             return missing
-        plan = interpret(tokens, linked, cues, index)
-        if isinstance(plan, Unclear):
-            return Refusal("unclear", plan.reason)
         try:
+            plan = interpret(tokens, linked, cues, index)
+            if isinstance(plan, Unclear):
+                return Refusal("unclear", plan.reason)
             tree = Builder(plan, index).build()
             return tree.sql(dialect=index.dialect)
         except (BuildError, SqlglotError, KeyError, IndexError, TypeError, ValueError) as e:

@@ -323,8 +323,8 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
         if not self.links or self.links[0].best.kind != "table" or self.links[0].start > 1 or not self.cues.dates \
                 or self._asks_for_rows() or self.t[-1].text != "?" or self.plan.dims or self.plan.projection:
             return None
-        if self.lows[0] in WH or any(lk.best.kind == "column" and lk.score >= 0.5 for lk in self.links[1:]
-                                     if not self.col(lk.best).kind in ("date", "bool")):
+        if self.lows[0] in WH or any(lk.best.kind == "column" and lk.score >= 0.5
+                                     and self.col(lk.best).kind not in ("date", "bool") for lk in self.links[1:]):
             return None
         return self.links[0].best.table
 

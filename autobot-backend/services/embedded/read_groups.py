@@ -384,9 +384,21 @@ class GroupsMixin:
                     if c.kind == "column" and self.col(c).measurable:
                         return None
                     return k
-                if w == "who":
-                    return None
+                if self._wh_limit is not None and (k is None or self.links[k].best.kind == "metric"):
+                    return self._among()  # "Among X ..., which three ...": the X
                 return None
+        return None
+
+    def _among(self) -> int | None:
+        """The rows an opening "Among X" / "Of (all) the X" names, which a later "which three" means."""
+        i = 0
+        if self.lows[:2] == ["out", "of"]:
+            i = 1
+        if not self.lows or self.lows[i] not in ("among", "amongst", "of"):
+            return None
+        k = self.link_after(i + 1, gap=2)
+        if k is not None and self.links[k].best.kind == "table":
+            return k
         return None
 
     def _rank_verb(self) -> bool:
