@@ -220,8 +220,9 @@ def _row_noun(comment: str | None) -> str | None:
 
 def _vocabulary(schema: SchemaContext) -> frozenset[str]:
     comments = [info.comment for info in schema.tables] + [c.comment for info in schema.tables for c in info.columns]
+    names = [s for info in schema.tables for c in info.columns for s in stems_of(c.name)]
     return frozenset(t.stem for text in comments for t in tokenize(re.sub(r"\[[^\]]*\]", " ", text or ""))
-                     if t.kind == "word" and len(t.low) > 2)
+                     if t.kind == "word" and len(t.low) > 1) | frozenset(names)
 
 
 def _comment_head(text: str) -> str | None:

@@ -211,6 +211,9 @@ COMPARATORS = [  # phrase stems -> operator
     (("under",), "<"), (("below",), "<"), (("at", "most"), "<="), (("or", "less"), "<="), (("or", "fewer"), "<="),
     (("no", "more", "than"), "<="), (("up", "to"), "<="), (("maximum", "of"), "<="), (("exactly",), "="),
     (("equal", "to"), "="),
+    # comparatives of a quantity kept in a unit ("longer than 1,500 km"): the unit names the column
+    (("longer", "than"), ">"), (("shorter", "than"), "<"), (("heavier", "than"), ">"), (("lighter", "than"), "<"),
+    (("further", "than"), ">"), (("farther", "than"), ">"),
 ]
 
 # Words that carry no schema meaning: function words, analytic verbs and nouns, time words.

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from services.embedded.english import ADJECTIVES, VERBS, is_ordinary, number_word
-from services.embedded.lexicon import GENERAL_WORDS, POLITE_PREFIX, WRITE_VERBS, Token
+from services.embedded.lexicon import GENERAL_WORDS, POLITE_PREFIX, WRITE_VERBS, Token, stem
 from services.embedded.linking import Linked, names_attribute
 
 
@@ -247,6 +247,10 @@ def data_terms(tokens: list[Token], linked: Linked, vocabulary: frozenset[str] =
     out: list[str] = _core_terms(tokens, linked, vocabulary, dated)
     if out:
         return out
+    out = [a for a in (_missing_attribute(tokens, i, linked, dated) for i in range(len(tokens))) if a]
+    out += _unit_terms(tokens, vocabulary)
+    if out:
+        return out
     for run in _runs([i for i in linked.unlinked if not _documented(tokens, i, vocabulary)]):
         j = run[-1]
         if j + 2 < len(tokens) and tokens[j + 1].low == "by" and tokens[j + 2].low == tokens[j].low:
@@ -327,6 +331,31 @@ def _missing_attribute(tokens: list[Token], i: int, linked: Linked, dated: froze
             low in _IDENTIFIER_HEADS and comment_only:
         return " ".join(t.text for t in tokens[before.start:i + 1])
     return None
+
+
+_UNITS = {
+    "mass": "kg kgs kilo kilos kilogram kilograms gram grams g mg milligram milligrams lb lbs tonne tonnes ton tons "
+            "ounce ounces oz weigh weighs weighed weighing weight",
+    "length": "km kms kilometre kilometres kilometer kilometers mile miles metre metres meter meters m cm "
+              "centimetre centimetres mm millimetre millimetres inch inches foot feet ft yard yards",
+    "volume": "litre litres liter liters l ml millilitre millilitres gallon gallons",
+}
+_UNIT_OF = {w: kind for kind, words in _UNITS.items() for w in words.split()}
+
+
+def _unit_terms(tokens: list[Token], vocabulary: frozenset[str]) -> list[str]:
+    """A physical quantity the schema keeps in no unit of its kind: "weigh more than 5 kg" where no
+    column or comment speaks of mass. A bare one-letter unit counts only after a number."""
+    kinds = {_UNIT_OF[w] for w in _UNIT_OF if stem(w) in vocabulary and len(w) > 1}
+    out = []
+    for i, tok in enumerate(tokens):
+        kind = _UNIT_OF.get(tok.low)
+        if kind is None or kind in kinds or tok.kind != "word":
+            continue
+        if len(tok.low) <= 2 and not (i > 0 and tokens[i - 1].kind == "number"):
+            continue
+        out.append(tok.text)
+    return out
 
 
 def _core(tokens: list[Token]) -> tuple[int, int] | None:
