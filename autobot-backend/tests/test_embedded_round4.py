@@ -32,6 +32,7 @@ sailings = sa.Table(
     sa.Column("sailing_date", sa.Date, nullable=False, comment="Scheduled date of the crossing."),
     sa.Column("distance_km", sa.Integer, nullable=False, comment="Length of the crossing in km."),
     sa.Column("cancelled", sa.Boolean, nullable=False, comment="True when the crossing did not take place."),
+    sa.Column("delay_minutes", sa.Integer, nullable=True, comment="Minutes late leaving port; NULL if cancelled."),
 )
 buyers = sa.Table(
     "buyers", _meta,
@@ -65,7 +66,7 @@ def ferry():
         for sid in range(1, 61):
             origin = 1 if sid % 2 else (2 if sid % 3 else 3)  # 30, 20 and 10 sailings
             rows.append(dict(sailing_id=sid, origin_port_id=origin, destination_port_id=1 + (origin + sid % 2) % 3,
-                             distance_km=30 + sid % 25,
+                             distance_km=30 + sid % 25, delay_minutes=None if sid % 7 == 0 else (sid * 37) % 150,
                              sailing_date=dt.date(2024, 1, 1) + dt.timedelta(days=sid * 5), cancelled=sid % 7 == 0))
             for k in range(sid % 4):
                 tix.append(dict(sailing_id=sid, buyer_id=1 + (sid + k) % 10, price=20 + k * 7.5,
@@ -120,6 +121,7 @@ def _rows(engine, sql):
      "SELECT COUNT(*) FROM tickets t JOIN sailings s ON s.sailing_id = t.sailing_id "
      "WHERE s.sailing_date >= '2024-03-01' AND s.sailing_date < '2024-04-01'"),
     ("How many sailings were longer than 40 km?", "SELECT COUNT(*) FROM sailings WHERE distance_km > 40"),
+    ("How many sailings were over 1 hour late?", "SELECT COUNT(*) FROM sailings WHERE delay_minutes > 60"),
 ], ids=["a documented verb in another inflection", "the noun a key's comment gives the rows",
         "a contracted negation excludes the value", "a spelled-out negation excludes the value",
         "the join through mandatory keys, not an optional one", "an imperative ranking with its answer list",
@@ -127,7 +129,8 @@ def _rows(engine, sql):
         "a direction picks one of two keys to a table", "a key named as a grouping shows the rows it points at",
         "a grain word that begins a column's name is the name", "'by the <noun>' after a participle is the agent",
         "a count the answer list asks for counts the rows named", "'which two' means the rows an opening 'of all X' names",
-        "a bare noun question with a second table is a count", "a number's unit names the column compared"])
+        "a bare noun question with a second table is a count", "a number's unit names the column compared",
+        "a duration in another unit of time converts"])
 def test_probes_answer_like_the_reference(ferry, question, reference):
     ctx, engine = ferry
     sql = EmbeddedGenerator().explain(question, ctx)
@@ -145,3 +148,12 @@ def test_attributes_the_schema_does_not_keep_are_out_of_schema(ferry, question):
     """Even when a nearby table or a comment shares a word: "crossing time", "phone numbers", a mass in kg."""
     outcome = EmbeddedGenerator().explain(question, ferry[0])
     assert isinstance(outcome, Refusal) and outcome.kind == "out_of_schema", outcome
+
+
+@pytest.mark.parametrize("question", [
+    "Project next summer's ticket sales for us.",
+    "How many tickets will we sell next year?",
+])
+def test_forecasts_are_declined(ferry, question):
+    outcome = EmbeddedGenerator().explain(question, ferry[0])
+    assert isinstance(outcome, Refusal) and outcome.kind == "unclear", outcome

@@ -203,6 +203,10 @@ INCLUDE_ZERO = re.compile(
     r"|\bno\s+\w+\s+(?:should|must)\s+(?:still\s+)?(?:show|appear|count|be\s+(?:listed|shown|included|counted))"
     r"|\b(?:even|also)\s+(?:those|the\s+ones|ones|any)\s+(?:with|that|who|which)\s+(?:have\s+|had\s+)?"
     r"(?:no|none|never|nothing|not)\b", re.I)
+DURATION_UNITS = {stem(w): minutes for w, minutes in (("second", 1 / 60), ("minute", 1), ("hour", 60), ("day", 1440),
+                                                  ("week", 10080))}
+"""Stems of units of time -> their length in minutes: a duration asked in one unit, kept in another."""
+
 COMPARATORS = [  # phrase stems -> operator
     (("more", "than"), ">"), (("greater", "than"), ">"), (("higher", "than"), ">"), (("larger", "than"), ">"),
     (("bigger", "than"), ">"), (("above",), ">"), (("over",), ">"), (("exceed",), ">"), (("exceeding",), ">"),

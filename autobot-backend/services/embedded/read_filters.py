@@ -6,7 +6,7 @@ import re
 
 from services.embedded.dates import DateSpec
 from services.embedded.index import Column, Concept
-from services.embedded.lexicon import GENERAL_WORDS
+from services.embedded.lexicon import GENERAL_WORDS, DURATION_UNITS
 from services.embedded.joins import default_date, distance, is_ancestor, join_tree, primary_date
 from services.embedded.lexicon import DATE_STEMS, EXCLUDE_WORDS, stem
 from services.embedded.linking import Link
@@ -92,10 +92,11 @@ class FiltersMixin:
         for th in self.cues.thresholds:
             if self._distinct_periods(th):
                 continue
-            unit = self._unit_column(th)
+            unit, factor = self._unit_column(th)
             if unit is not None and th.number is not None:
-                # "longer than 1,500 km": the column kept in that unit
-                self.plan.filters.append(Filter("cmp", ColRef(unit.table, unit.name), op=th.op, number=th.number))
+                # "longer than 1,500 km": the column kept in that unit ("two hours" of a minutes column: 120)
+                self.plan.filters.append(Filter("cmp", ColRef(unit.table, unit.name), op=th.op,
+                                                number=th.number * factor))
                 continue
             k = self.link_after(th.end, gap=1)
             if k is None and th.end < len(self.lows) and self.lows[th.end] in ("others", "other"):
@@ -231,17 +232,24 @@ class FiltersMixin:
                 out.append(self.col(c))
         return out
 
-    def _unit_column(self, th) -> Column | None:
-        """The one measurable column whose name or comment gives the unit written after a number."""
-        if th.end >= len(self.t) or self.t[th.end].kind != "word" or self.lows[th.end] in GENERAL_WORDS:
-            return None
+    def _unit_column(self, th) -> tuple[Column | None, float]:
+        """The one measurable column whose name or comment gives the unit written after a number, and
+        what the number is multiplied by to be in the column's unit (units of time convert)."""
+        if th.end >= len(self.t) or self.t[th.end].kind != "word" or self.lows[th.end] in GENERAL_WORDS \
+                and self.t[th.end].stem not in DURATION_UNITS:
+            return None, 1.0
         if any(lk.start <= th.end < lk.end and (lk.best.kind == "table" or lk.score >= 0.8) for lk in self.links):
-            return None  # "more than 10 orders": a count of rows, not a unit
+            return None, 1.0  # "more than 10 orders": a count of rows, not a unit
         unit = self.t[th.end].stem
-        found = [c for c in self.ix.columns() if c.measurable and (unit in c.stems or unit in c.comment_words)]
         named = {t for lk in self.links for t in lk.tables()}
-        near = [c for c in found if c.table in named] or found
-        return near[0] if len(near) == 1 else None
+        for units in ((unit,), tuple(DURATION_UNITS) if unit in DURATION_UNITS else ()):
+            found = [c for c in self.ix.columns() if c.measurable and any(u in c.stems for u in units)]
+            found = found or [c for c in self.ix.columns() if c.measurable and any(u in c.comment_words for u in units)]
+            near = [c for c in found if c.table in named] or found
+            if len(near) == 1:
+                kept = next((u for u in units if u in near[0].stems or u in near[0].comment_words), unit)
+                return near[0], DURATION_UNITS[unit] / DURATION_UNITS[kept] if unit in DURATION_UNITS else 1.0
+        return None, 1.0
 
     def _event_parent(self, main: str, hint: str) -> bool:
         """"bookings for flights in March": the period is the flights', when the table named before it is

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from services.embedded.english import ADJECTIVES, VERBS, is_ordinary, number_word
-from services.embedded.lexicon import GENERAL_WORDS, POLITE_PREFIX, WRITE_VERBS, Token, stem
+from services.embedded.lexicon import GENERAL_WORDS, POLITE_PREFIX, DURATION_UNITS, WRITE_VERBS, Token, stem
 from services.embedded.linking import Linked, names_attribute
 
 
@@ -116,6 +116,9 @@ _CHAT = [
 _UNSUPPORTED = re.compile(
     r"\b(median|percentiles?|quartiles?|standard\s+deviation|std\s*dev|stddev|variance|correlat\w*|regression|"
     r"forecast\w*|predict\w*|projected|projection|extrapolat\w*|will\s+(?:be|we|sell|make|earn|have))\b"
+    r"|^\s*(?:please\s+)?project\b"
+    r"|(?<!\bthe\s)\bnext\s+(?:\w+\s+)?(?:year|month|quarter|week|season|christmas|summer|winter|spring|autumn|fall|"
+    r"holidays?)\b"
     r"|^\s*(?:what|how\s+(?:much|many)|which|when|who)\b[^.?!]*\bwill\b", _I)
 
 
@@ -295,8 +298,8 @@ def _core_terms(tokens: list[Token], linked: Linked, vocabulary: frozenset[str],
             continue
         if is_ordinary(tok.low) or tok.low in GENERAL_WORDS or tok.text[:1].isupper() and i > core[0]:
             continue
-        if _documented(tokens, i, vocabulary):
-            continue
+        if _documented(tokens, i, vocabulary) or tok.stem in DURATION_UNITS and vocabulary & DURATION_UNITS.keys():
+            continue  # "two hours late" where delays are kept in minutes: the same quantity
         if i > 1 and tokens[i - 1].low == "the" and tokens[i - 2].low in _PLACE_PREPOSITIONS:
             continue  # "airports in the network", "joined the library": the business itself
         before = linked.link_at(i - 1) if i > 0 else None
