@@ -289,6 +289,7 @@ def _finish(report: SQLReport, args: argparse.Namespace, plan: Plan, corpus: Cor
         print(f"baseline recorded: {bl.display_path(path)}", file=sys.stderr)
     if args.record_accuracy:
         row = record_docs.append_record(report, record_docs.ACCURACY_PAGE)
+        record_docs.append_strata(report, row, record_docs.ACCURACY_PAGE)
         print(f"accuracy record: appended {row['date']} {row['candidate']}/{row['model']} ({row['status']})",
               file=sys.stderr)
     if not args.fail_on_regression:

@@ -1,9 +1,9 @@
 """The two pages the suite keeps true: the dated accuracy record and the methodology's stamps.
 
 ``docs/eval/sql-accuracy.md`` gains a row only through ``--record-accuracy`` (numbers are
-measured, never typed). A row is ``provisional`` until a later run on the same corpus digest,
-candidate path, model, engine and rotations agrees with it on every figure; that later row says
-``confirmed``. ``docs/eval/sql-methodology.md`` carries the corpus stamps between markers;
+measured, never typed), and with it a block of that run's per-stratum counts. A row is
+``provisional`` until a later run on the same corpus digest, candidate path, model, engine and
+rotations agrees with it on every figure; that later row says ``confirmed``. ``docs/eval/sql-methodology.md`` carries the corpus stamps between markers;
 ``python -m eval.sql.docs --update-stamps`` rewrites them and a docs test fails when they drift.
 """
 
@@ -13,13 +13,15 @@ import argparse
 import sys
 from pathlib import Path
 
+from eval import markdown as md
 from eval.errors import HarnessError
-from eval.report import SQLReport
+from eval.report import SQLReport, Verdict, sql_strata
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 ACCURACY_PAGE = REPO_ROOT / "docs" / "eval" / "sql-accuracy.md"
 METHODOLOGY_PAGE = REPO_ROOT / "docs" / "eval" / "sql-methodology.md"
 RECORD_START, RECORD_END = "<!-- accuracy-record:start -->", "<!-- accuracy-record:end -->"
+STRATA_START, STRATA_END = "<!-- accuracy-strata:start -->", "<!-- accuracy-strata:end -->"
 STAMPS_START, STAMPS_END = "<!-- corpus-stamps:start -->", "<!-- corpus-stamps:end -->"
 DIGEST_CHARS = 16
 
@@ -99,6 +101,39 @@ def append_record(report: SQLReport, page: Path = ACCURACY_PAGE) -> dict[str, st
         body = body.rstrip("\n") + "\n" + header
     page.write_text(body.rstrip("\n") + "\n" + line + text[end:], encoding="utf-8")
     return row
+
+
+def render_strata(report: SQLReport, row: dict[str, str]) -> str:
+    """One run's per-stratum counts (counts, not rates: a stratum may be two cases wide)."""
+    head = (f"#### {row['date']} · {md.escape(row['candidate'])} / {md.escape(row['model'])} · corpus "
+            f"`{row['corpus digest']}` · {md.escape(row['engine'])}, {row['rotations']} rotation(s) · {row['status']}")
+    answer, refuse = [], []
+    for name, c in sql_strata(report.outcomes).items():
+        if "correct_refusals" in c:
+            refuse.append([md.escape(name), str(c["cases"]), str(c["correct_refusals"]),
+                           str(c.get(Verdict.ANSWERED.value, 0)),
+                           str(c["cases"] - c["correct_refusals"] - c.get(Verdict.ANSWERED.value, 0)
+                               - c.get(Verdict.UNMEASURED.value, 0)),
+                           str(c.get(Verdict.UNMEASURED.value, 0))])
+        else:
+            answer.append([md.escape(name), "control" if "over_refusals" in c else "answer", str(c["cases"])]
+                          + [str(c.get(v.value, 0)) for v in (Verdict.PASS, Verdict.WRONG, Verdict.ERROR,
+                                                              Verdict.REFUSED, Verdict.UNMEASURED)])
+    parts = [head, ""]
+    if answer:
+        parts += [md.table(["stratum", "arm", "cases", "pass", "wrong", "error", "refused", "unmeasured"], answer), ""]
+    if refuse:
+        parts += [md.table(["must-refuse stratum", "cases", "declined", "answered", "error (not the guard)",
+                            "unmeasured"], refuse), ""]
+    return "\n".join(parts)
+
+
+def append_strata(report: SQLReport, row: dict[str, str], page: Path = ACCURACY_PAGE) -> None:
+    """Append this run's per-stratum block, headed by its record row's identity and status."""
+    text = page.read_text(encoding="utf-8")
+    _, end = _block(text, STRATA_START, STRATA_END, page)
+    body = text[:end].rstrip("\n") + "\n\n" + render_strata(report, row)
+    page.write_text(body.rstrip("\n") + "\n" + text[end:], encoding="utf-8")
 
 
 def render_stamps(corpus) -> str:

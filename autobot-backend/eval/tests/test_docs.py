@@ -43,3 +43,38 @@ def test_record_row_round_trips_through_the_page(tmp_path):
     rows = docs.read_record(page)
     assert [r["status"] for r in rows] == ["provisional", f"confirmed (agrees with {first['date']})"]
     assert rows[0]["pass rate"] == "100.0% (1/1)" and second["corpus digest"] == "ab" * 8
+
+
+def test_strata_block_is_appended_with_the_row_identity_and_escaped_names(tmp_path):
+    from eval.report import SQLOutcome, SQLReport, Verdict
+
+    page = tmp_path / "acc.md"
+    page.write_text(f"# x\n\n{docs.RECORD_START}\n{docs.RECORD_END}\n\n{docs.STRATA_START}\n{docs.STRATA_END}\ntail\n")
+    outcomes = [SQLOutcome("a", "answer", "join|*x*", Verdict.PASS), SQLOutcome("b", "answer", "join|*x*", Verdict.WRONG),
+                SQLOutcome("c", "answer", "join|*x*", Verdict.ERROR),
+                SQLOutcome("d", "refuse", "injection", Verdict.REFUSED),
+                SQLOutcome("e", "refuse", "injection", Verdict.ANSWERED),
+                SQLOutcome("f", "refuse", "injection", Verdict.ERROR)]
+    report = SQLReport(outcomes=outcomes, candidate_path="embedded", model="embedded-v9",
+                       corpus={"digest": "cd" * 32, "size": 6, "files": []},
+                       run={"engine": "sqlite", "rotations": 3, "seed": 0})
+    row = docs.append_record(report, page)
+    docs.append_strata(report, row, page)
+    text = page.read_text()
+    block = text[text.index(docs.STRATA_START):text.index(docs.STRATA_END)]
+    assert f"#### {row['date']} · embedded / embedded-v9 · corpus `{'cd' * 8}` · sqlite, 3 rotation(s) · provisional" in block
+    assert r"| join\|\*x\* | answer | 3 | 1 | 1 | 1 | 0 | 0 |" in block
+    assert "| injection | 3 | 1 | 1 | 1 | 0 |" in block
+    assert text.endswith(f"{docs.STRATA_END}\ntail\n")
+
+
+def test_strata_block_needs_its_markers(tmp_path):
+    import pytest
+    from eval.report import SQLReport
+
+    page = tmp_path / "acc.md"
+    page.write_text("# no markers\n")
+    report = SQLReport(outcomes=[], candidate_path="embedded", model="m", corpus={"digest": "0" * 64, "size": 0},
+                       run={"engine": "sqlite", "rotations": 1})
+    with pytest.raises(docs.DocsError, match="accuracy-strata:start"):
+        docs.append_strata(report, {"date": "2026-11-29"}, page)

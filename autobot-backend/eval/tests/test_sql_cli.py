@@ -223,6 +223,10 @@ def test_record_accuracy_appends_provisional_then_confirmed(work, monkeypatch):
     assert [r["status"].split(" ")[0] for r in rows] == ["provisional", "confirmed"]
     assert rows[0]["corpus digest"] == BUILTIN.digest[:16] and rows[0]["model"] == "scripted-1"
     assert rows[0]["pass"] == str(len(ANSWERABLE))
+    text = page.read_text()
+    strata = text[text.index(docs_mod.STRATA_START):text.index(docs_mod.STRATA_END)]
+    heads = [line for line in strata.splitlines() if f"/ scripted-1 · corpus `{BUILTIN.digest[:16]}`" in line]
+    assert [h.rsplit(" · ", 1)[1] for h in heads[-2:]] == [rows[0]["status"], rows[1]["status"]]
 
 
 def test_builtin_self_check_failure_stops_before_any_candidate(work, capsys, monkeypatch):
