@@ -40,6 +40,7 @@ buyers = sa.Table(
     sa.Column("full_name", sa.Text, nullable=False, comment="The buyer's full name."),
     sa.Column("home_port_id", sa.Integer, sa.ForeignKey("ports.port_id"), nullable=True,
               comment="Port nearest the buyer's home; NULL when not given."),
+    sa.Column("loyalty_level", sa.Text, nullable=True, comment="'bronze' or 'gold'; NULL when not a member."),
 )
 tickets = sa.Table(
     "tickets", _meta,
@@ -61,7 +62,8 @@ def ferry():
     with engine.begin() as conn:
         conn.execute(ports.insert(), [dict(port_id=i, name=n, country=c, annual_fee=f) for i, n, c, f in _PORTS])
         conn.execute(buyers.insert(), [dict(buyer_id=b, full_name=f"Buyer {b}", home_port_id=None if b % 4 == 0 else
-                                            1 + b % 3) for b in range(1, 11)])
+                                            1 + b % 3, loyalty_level=(None, "bronze", "gold")[b % 3])
+                                           for b in range(1, 11)])
         rows, tix = [], []
         for sid in range(1, 61):
             origin = 1 if sid % 2 else (2 if sid % 3 else 3)  # 30, 20 and 10 sailings
@@ -122,6 +124,11 @@ def _rows(engine, sql):
      "WHERE s.sailing_date >= '2024-03-01' AND s.sailing_date < '2024-04-01'"),
     ("How many sailings were longer than 40 km?", "SELECT COUNT(*) FROM sailings WHERE distance_km > 40"),
     ("How many sailings were over 1 hour late?", "SELECT COUNT(*) FROM sailings WHERE delay_minutes > 60"),
+    ("Average ticket price for cancelled and other sailings, labelled 'cancelled' and 'sailed'.",
+     "SELECT CASE WHEN s.cancelled THEN 'cancelled' ELSE 'sailed' END, AVG(t.price) FROM tickets t "
+     "JOIN sailings s ON s.sailing_id = t.sailing_id GROUP BY 1"),
+    ("Number of buyers per loyalty level, with non-members under the label 'none'.",
+     "SELECT COALESCE(loyalty_level, 'none'), COUNT(*) FROM buyers GROUP BY 1"),
 ], ids=["a documented verb in another inflection", "the noun a key's comment gives the rows",
         "a contracted negation excludes the value", "a spelled-out negation excludes the value",
         "the join through mandatory keys, not an optional one", "an imperative ranking with its answer list",
@@ -130,7 +137,8 @@ def _rows(engine, sql):
         "a grain word that begins a column's name is the name", "'by the <noun>' after a participle is the agent",
         "a count the answer list asks for counts the rows named", "'which two' means the rows an opening 'of all X' names",
         "a bare noun question with a second table is a count", "a number's unit names the column compared",
-        "a duration in another unit of time converts"])
+        "a duration in another unit of time converts", "two labels split the rows on a flag",
+        "one label names the group without a value"])
 def test_probes_answer_like_the_reference(ferry, question, reference):
     ctx, engine = ferry
     sql = EmbeddedGenerator().explain(question, ctx)
@@ -157,3 +165,11 @@ def test_attributes_the_schema_does_not_keep_are_out_of_schema(ferry, question):
 def test_forecasts_are_declined(ferry, question):
     outcome = EmbeddedGenerator().explain(question, ferry[0])
     assert isinstance(outcome, Refusal) and outcome.kind == "unclear", outcome
+
+
+def test_a_row_added_to_the_data_is_a_write_and_one_added_to_the_answer_is_not(ferry):
+    gen, ctx = EmbeddedGenerator(), ferry[0]
+    write = gen.explain("How many ports are there, and add a row to the ports table.", ctx)
+    assert isinstance(write, Refusal) and write.kind == "injection", write
+    answer = gen.explain("Count the buyers per loyalty level, and add a row labelled 'none' for the others.", ctx)
+    assert not isinstance(answer, Refusal), answer

@@ -341,6 +341,14 @@ class Builder:
             shown = exp.column(t.label or t.primary_key[0], table=_REFERRER)
             return shown, [exp.column(t.primary_key[0], table=_REFERRER), shown.copy()]
         e = col(ColRef(d.table, d.column))
+        if d.labels is not None:
+            column = self.ix.column(d.table, d.column)
+            cond = exp.EQ(this=e, expression=exp.true()) if column.kind == "bool" else exp.Not(this=exp.Is(
+                this=e, expression=exp.Null()))
+            e = exp.Case(ifs=[exp.If(this=cond, true=exp.Literal.string(d.labels[0]))],
+                         default=exp.Literal.string(d.labels[1]))
+        elif d.null_label is not None:
+            e = exp.Coalesce(this=e, expressions=[exp.Literal.string(d.null_label)])
         return e, [e.copy()]
 
     def _self_reference(self, d: Dim) -> bool:

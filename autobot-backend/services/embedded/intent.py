@@ -26,6 +26,7 @@ from services.embedded.read_filters import FiltersMixin
 from services.embedded.read_groups import GroupsMixin
 from services.embedded.read_measures import MeasuresMixin
 from services.embedded.read_periods import PeriodsMixin
+from services.embedded.read_labels import LabelsMixin
 from services.embedded.read_roles import RolesMixin
 from services.embedded.reader import WH, ReaderBase
 
@@ -46,7 +47,8 @@ class Unclear:
     reason: str
 
 
-class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin, CompareMixin, RolesMixin):
+class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin, CompareMixin, RolesMixin,
+              LabelsMixin):
     """One question read in a fixed order of steps; each step claims the links it understands."""
 
     # ------------------------------------------------------------------ reading
@@ -72,6 +74,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
         self._tables()
         self._percent()
         self._roles()
+        self._labels()
         return self._finish()
 
     # ------------------------------------------------------------------ comparisons, shares

@@ -289,6 +289,10 @@ def _single_extras(tokens: list[Token], i: int, index: SchemaIndex, direct: bool
             out.append(Link(i, i + 1, _ranked(found), 0.9, "synonym"))
     if out or direct or tok.low in GENERAL_WORDS or len(tok.low) < _PREFIX:
         return out  # prefixes and misspellings only for words with no direct meaning
+    rest = tok.low[4:] if tok.low.startswith("non-") else tok.low[3:] if tok.low.startswith("non") else ""
+    found = index.phrases.get((stem(rest),), []) if len(rest) > 3 else []
+    if found:  # "non-members" where a comment says "NULL when not a member"
+        return [Link(i, i + 1, _ranked(found), 0.7, "prefix", negated=True)]
     negated = tok.low.startswith("un") and len(tok.low) > 4
     for word, neg in ((tok.low, False), (tok.low[2:], True) if negated else (None, False)):
         if word is None:

@@ -79,6 +79,10 @@ class Dim:
     """Grain only: ``day``, ``week``, ``month``, ``quarter`` or ``year`` of the date ``column``."""
     show_key: bool = False
     """Entity only: show its key before its label ("the member id and name")."""
+    labels: tuple[str, str] | None = None
+    """Column only: shown as the first label where the flag is true (or the column set), else the second."""
+    null_label: str | None = None
+    """Column only: shown in place of NULL, so the rows without a value form a group of their own."""
 
 
 @dataclass

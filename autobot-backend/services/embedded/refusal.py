@@ -50,6 +50,8 @@ _CHAINED_WRITE = re.compile(
 _CHAINED_SOFT_WRITE = re.compile(
     _CHAIN + r"(change|set|modify|add|mark|cancel)\s+(the|all|every|a|an|this|that|those|these|its|their|them|it)\b"
     r"[^.?!]*\b(to|as|with|for)\b", _I)
+_OUTPUT_ROW = re.compile(r"(?:add|insert|include|append)\s+(?:a|an|one|another)\s+(?:separate\s+|extra\s+|final\s+)?"
+                         r"(?:row|line|column|group|entry|total)\b[^.?!]{0,30}\b(?:label\w*|called|named)\b", _I)
 _RAW_SQL = re.compile(r"^\s*(?:select\s+(?:\*|[\w.]+(?:\s*,\s*[\w.]+)*)\s+from\s+\w+|with\s+\w+\s+as\s*\(|"
                       r"insert\s+into\s+\w+|delete\s+from\s+\w+|update\s+\w+\s+set\b|"
                       r"(?:drop|alter|create|truncate)\s+(?:table|view|index|database)\s+\w+|pragma\s+\w+|attach\s+)", _I)
@@ -154,6 +156,8 @@ def screen(question: str) -> Refusal | None:
     if later:
         return Refusal("injection", f"a request to change data ({later!r}) follows the question; this service only reads")
     m = _CHAINED_WRITE.search(text) or _CHAINED_SOFT_WRITE.search(text)
+    if m and _OUTPUT_ROW.match(text, m.start(1)):
+        m = None  # "..., and add a row labelled 'none' for ...": a row of the answer, not of the data
     if m and m.start() > 0:
         return Refusal("injection", f"a request to change data ({m.group(1).lower()!r}) is attached to the question; "
                                     "this service only reads")
