@@ -1,4 +1,4 @@
-"""Groups the question names with labels of its own: "label the groups 'tenured' and 'untenured'",
+"""Groups the question names with labels of its own: "call the two groups 'members' and 'guests'",
 "those outside the programme under the label 'none'". Two labels split the rows on a flag or on
 whether a column is set; one label names the NULL group of a grouping that would otherwise drop it.
 """
