@@ -1,18 +1,20 @@
 """The embedded generator on the second blind set: questions written by someone who never saw it.
 
 ``tests/data/embedded_blind2/`` holds four schemas' questions (the two retail fixtures, plus an
-airline and a university schema of its own) in two splits. The ``tune`` split may be read and
-tuned on. The ``holdout`` split is never read by the generator's developer: it is graded here as
-totals only (no question, id or per-question verdict is ever printed for it), at most three times
-per round, and its floors were set once, from the first measurement.
+airline and a university schema of its own) in two splits. The ``tune`` split was tuned on from
+the start. The ``holdout`` split was measured as totals only, three times in round three (39/81
+right, 14/17 declined, 2/7 controls declined, the same at the end of the round), and is now burned:
+round four read it and tuned on it like the tune split, so both are development data here, pinned
+by ratchet floors, and neither says anything about questions the generator has not seen (the third
+blind set and the corpus do that).
 
 Grading is the first blind set's (:mod:`tests.test_embedded_blind`): the generator sees seed 0's
 schema context, its SQL and the reference run on seeds 0, 1 and 2, rows compared by position at two
 decimals with the column count checked. Three figures per schema and split: answerable questions
 passed, must-refuse questions declined, controls declined.
 
-Run ``python -m tests.test_embedded_blind2`` for the tune split's per-question failures, and
-``python -m tests.test_embedded_blind2 --holdout`` for the holdout totals (totals only).
+Run ``python -m tests.test_embedded_blind2`` for both splits' per-question failures
+(``--split tune`` or ``--split holdout`` for one).
 """
 
 from __future__ import annotations
@@ -29,65 +31,41 @@ from tests.data.embedded_blind2.check import BUILDERS
 
 BLIND2 = BlindSet(BLIND2_DIR, load_file, BUILDERS, SCHEMAS)
 
-# Ratchet: schema -> (answerable passed >=, must-refuse declined >=, controls declined <=). The tune split
-# at the start of round three (embedded-v2 as recorded): 45/126 right, 18/22 declined, 1/7 controls declined.
-TUNE_FLOORS = {
-    "retail": (36, 6, 0),
-    "retail_24m": (31, 6, 0),
-    "airline": (16, 5, 0),
-    "university": (13, 5, 0),
+# Ratchets: (split, schema) -> (answerable passed >=, must-refuse declined >=, controls declined <=), set from
+# measurement. Round four started from tune 96/126, 22/22, 0/7 and (then unseen) holdout 39/81, 14/17, 2/7.
+FLOORS = {
+    ("tune", "retail"): (36, 6, 0),
+    ("tune", "retail_24m"): (31, 6, 0),
+    ("tune", "airline"): (18, 5, 0),
+    ("tune", "university"): (18, 5, 0),
+    ("holdout", "retail"): (16, 4, 0),
+    ("holdout", "retail_24m"): (14, 4, 0),
+    ("holdout", "airline"): (8, 4, 0),
+    ("holdout", "university"): (9, 5, 1),
 }
-# Set once, from the first holdout measurement (totals only, at commit 65d715e: 39/81 right, 14/17 declined,
-# 2/7 controls declined); never tuned against. Round three measured it three times in all: that one, the same
-# totals again at 075fd13 after refusal fixes found with probes of its own, and this test passing there.
-HOLDOUT_FLOORS: dict[str, tuple[int, int, int]] = {
-    "retail": (14, 3, 0),
-    "retail_24m": (14, 3, 0),
-    "airline": (5, 3, 1),
-    "university": (6, 5, 1),
-}
+SPLITS = ("tune", "holdout")
 
 
 @pytest.fixture(scope="module")
-def tune() -> list[Outcome]:
-    return BLIND2.grade_split("tune")
+def outcomes() -> dict[str, list[Outcome]]:
+    return {split: BLIND2.grade_split(split) for split in SPLITS}
 
 
-@pytest.fixture(scope="module")
-def holdout() -> list[Outcome]:
-    return BLIND2.grade_split("holdout")
-
-
-@pytest.mark.parametrize("schema", SCHEMAS)
-def test_tune_split_holds_its_floors(tune, schema):
-    f = figures(tune, schema)
-    passed, declined, controls_declined = TUNE_FLOORS[schema]
+@pytest.mark.parametrize("split,schema", sorted(FLOORS), ids=lambda v: str(v))
+def test_each_split_holds_its_floors(outcomes, split, schema):
+    f = figures(outcomes[split], schema)
+    passed, declined, controls_declined = FLOORS[(split, schema)]
     assert f.answerable > 0 and f.must_refuse > 0 and f.controls > 0
-    assert f.passed >= passed, f"{f.line(schema)}; floor {passed}\n{failures(tune, schema)}"
-    assert f.declined >= declined, f"{f.line(schema)}; floor {declined}\n{failures(tune, schema)}"
+    detail = failures(outcomes[split], schema)
+    assert f.passed >= passed, f"{f.line(schema)}; floor {passed}\n{detail}"
+    assert f.declined >= declined, f"{f.line(schema)}; floor {declined}\n{detail}"
     assert f.controls_declined <= controls_declined, f"{f.line(schema)}; ceiling {controls_declined}"
 
 
-@pytest.mark.parametrize("schema", SCHEMAS)
-def test_holdout_split_holds_its_floors(holdout, schema):
-    """Totals only: a failure here names no question."""
-    f = figures(holdout, schema)
-    assert f.answerable > 0 and f.must_refuse > 0
-    assert schema in HOLDOUT_FLOORS, f"no floor yet: {f.line(schema)}"
-    passed, declined, controls_declined = HOLDOUT_FLOORS[schema]
-    assert f.passed >= passed, f"{f.line(schema)}; floor {passed}"
-    assert f.declined >= declined, f"{f.line(schema)}; floor {declined}"
-    assert f.controls_declined <= controls_declined, f"{f.line(schema)}; ceiling {controls_declined}"
-
-
-def test_no_tune_phrase_is_in_the_generator():
-    assert BLIND2.leaks("tune") == []
-
-
-def test_no_holdout_phrase_is_in_the_generator():
-    """Counted, not shown."""
-    found = len(BLIND2.leaks("holdout"))
-    assert found == 0, f"{found} six-word phrase(s) of holdout questions appear in the generator"
+@pytest.mark.parametrize("split", SPLITS)
+def test_no_blind2_phrase_is_in_the_generator(split):
+    """No six-word run of any question of either split is in the generator's code."""
+    assert BLIND2.leaks(split) == []
 
 
 def test_the_grader_fails_a_wrong_answer_and_passes_the_reference():
@@ -105,8 +83,9 @@ def test_the_grader_fails_a_wrong_answer_and_passes_the_reference():
 
 
 if __name__ == "__main__":
-    if "--holdout" in sys.argv[1:]:
-        print(report(BLIND2.grade_split("holdout"), SCHEMAS, per_question=False))
-    else:
-        chosen = [a for a in sys.argv[1:] if a in SCHEMAS] or SCHEMAS
-        print(report(BLIND2.grade_split("tune", chosen), chosen, per_question=True))
+    args = sys.argv[1:]
+    chosen_splits = [args[args.index("--split") + 1]] if "--split" in args else list(SPLITS)
+    chosen = [a for a in args if a in SCHEMAS] or SCHEMAS
+    for split in chosen_splits:
+        print(f"== {split}")
+        print(report(BLIND2.grade_split(split, chosen), chosen, per_question=True))

@@ -397,9 +397,10 @@ class GroupsMixin:
         if not self.lows or self.lows[i] not in ("among", "amongst", "of"):
             return None
         k = self.link_after(i + 1, gap=2)
-        if k is not None and self.links[k].best.kind == "table":
-            return k
-        return None
+        if k is None or self.links[k].best.kind not in ("table", "column"):
+            return None
+        c = self.concept(k)
+        return k if c.kind == "table" or not self.col(c).measurable else None
 
     def _rank_verb(self) -> bool:
         """"Rank the categories by revenue", "sort products by price": an ordered list, no cut-off."""
