@@ -36,9 +36,9 @@ BLIND2 = BlindSet(BLIND2_DIR, load_file, BUILDERS, SCHEMAS)
 FLOORS = {
     ("tune", "retail"): (36, 6, 0),
     ("tune", "retail_24m"): (31, 6, 0),
-    ("tune", "airline"): (18, 5, 0),
-    ("tune", "university"): (18, 5, 0),
-    ("holdout", "retail"): (16, 4, 0),
+    ("tune", "airline"): (19, 5, 0),
+    ("tune", "university"): (19, 5, 0),
+    ("holdout", "retail"): (17, 4, 0),
     ("holdout", "retail_24m"): (14, 4, 0),
     ("holdout", "airline"): (8, 4, 0),
     ("holdout", "university"): (9, 5, 1),

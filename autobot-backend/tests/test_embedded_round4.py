@@ -32,7 +32,8 @@ sailings = sa.Table(
     sa.Column("sailing_date", sa.Date, nullable=False, comment="Scheduled date of the crossing."),
     sa.Column("distance_km", sa.Integer, nullable=False, comment="Length of the crossing in km."),
     sa.Column("cancelled", sa.Boolean, nullable=False, comment="True when the crossing did not take place."),
-    sa.Column("delay_minutes", sa.Integer, nullable=True, comment="Minutes late leaving port; NULL if cancelled."),
+    sa.Column("delay_minutes", sa.Integer, nullable=True, comment="Minutes late leaving port; NULL if cancelled. A sailing is tardy when delay_minutes "
+                      "is more than 10."),
 )
 buyers = sa.Table(
     "buyers", _meta,
@@ -129,6 +130,12 @@ def _rows(engine, sql):
      "JOIN sailings s ON s.sailing_id = t.sailing_id GROUP BY 1"),
     ("Number of buyers per loyalty level, with non-members under the label 'none'.",
      "SELECT COALESCE(loyalty_level, 'none'), COUNT(*) FROM buyers GROUP BY 1"),
+    ("How many sailings were tardy in 2024?",
+     "SELECT COUNT(*) FROM sailings WHERE delay_minutes > 10 AND sailing_date >= '2024-01-01' "
+     "AND sailing_date < '2025-01-01'"),
+    ("What percentage of the sailings in 2024 were tardy?",
+     "SELECT 100.0 * SUM(COALESCE(delay_minutes > 10, 0)) / COUNT(*) FROM sailings "
+     "WHERE sailing_date >= '2024-01-01' AND sailing_date < '2025-01-01'"),
 ], ids=["a documented verb in another inflection", "the noun a key's comment gives the rows",
         "a contracted negation excludes the value", "a spelled-out negation excludes the value",
         "the join through mandatory keys, not an optional one", "an imperative ranking with its answer list",
@@ -138,7 +145,8 @@ def _rows(engine, sql):
         "a count the answer list asks for counts the rows named", "'which two' means the rows an opening 'of all X' names",
         "a bare noun question with a second table is a count", "a number's unit names the column compared",
         "a duration in another unit of time converts", "two labels split the rows on a flag",
-        "one label names the group without a value"])
+        "one label names the group without a value", "a term a comment defines is what it says",
+        "a defined term is the share's condition"])
 def test_probes_answer_like_the_reference(ferry, question, reference):
     ctx, engine = ferry
     sql = EmbeddedGenerator().explain(question, ctx)

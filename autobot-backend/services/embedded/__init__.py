@@ -9,11 +9,13 @@ One concept per module, in the order a question meets them:
 * :mod:`.cues`       aggregate, grouping, grain, ranking, threshold, comparison and window cue words
   (:mod:`.cue_words` holds the word tables and phrase patterns they are read with)
 * :mod:`.metrics`    ``[metric: name = AGG(...) WHERE ...]`` definitions read from column comments
+* :mod:`.terms`      terms a comment defines in words ("a flight is delayed when ...")
 * :mod:`.index`      the per-schema index (cached): names, comments, sampled values, foreign keys
 * :mod:`.linking`    question spans -> tables, columns, values, metrics (rapidfuzz for misspellings)
 * :mod:`.reader`, :mod:`.read_measures`, :mod:`.read_groups`, :mod:`.read_filters`, :mod:`.read_periods`,
   :mod:`.read_compare`, :mod:`.read_roles` (which of two keys to one table),
-  :mod:`.read_labels` (groups the question labels itself), :mod:`.intent`
+  :mod:`.read_labels` (groups the question labels itself), :mod:`.read_terms` (defined terms said),
+  :mod:`.intent`
                      linked question -> :class:`~.plan.Plan` (the structured query plan)
 * :mod:`.answer_spec` the answer's columns as the question lists them ("Region and total."), applied to the plan
 * :mod:`.joins`      shortest foreign-key paths, join trees, which date dates a table's rows

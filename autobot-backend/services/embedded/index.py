@@ -22,6 +22,7 @@ from services.embedded.lexicon import (
     tokenize,
 )
 from services.embedded.metrics import Metric, parse_metrics
+from services.embedded.terms import defined_terms
 from services.schema_context import SchemaContext
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
@@ -115,6 +116,9 @@ class SchemaIndex:
     price_pairs: list[tuple[str, tuple[str, str], tuple[str, str]]] = field(default_factory=list)
     """(metric, (table, column) it adds up, (table, column) of the same name one join away): the price a
     line was charged and the catalogue's price for it, which a discount is the difference of."""
+    terms: dict[str, tuple[tuple, ...]] = field(default_factory=dict)
+    """Terms a comment defines ("A flight is *delayed* when delay_minutes is more than 15"): the word ->
+    conditions, each ``("cmp", table, column, op, number)`` or ``("eq", table, column, value)``."""
     vocabulary: frozenset[str] = frozenset()
     """Stems of every word of every comment: the words the schema's own documentation uses, in any
     inflection ("the flight *departs*", "the department is *housed* in")."""
@@ -273,6 +277,7 @@ def _build(schema: SchemaContext) -> SchemaIndex:
     metrics = {m.name.lower(): m for m in parse_metrics(schema)}
     index = SchemaIndex(schema.dialect or "sqlite", tables, metrics, dict(edges),
                         vocabulary=_vocabulary(schema))
+    index.terms = defined_terms(index)
     _index_phrases(index)
     _index_price_pairs(index)
     return index

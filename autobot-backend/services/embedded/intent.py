@@ -28,6 +28,7 @@ from services.embedded.read_measures import MeasuresMixin
 from services.embedded.read_periods import PeriodsMixin
 from services.embedded.read_labels import LabelsMixin
 from services.embedded.read_roles import RolesMixin
+from services.embedded.read_terms import TermsMixin
 from services.embedded.reader import WH, ReaderBase
 
 
@@ -48,7 +49,7 @@ class Unclear:
 
 
 class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin, CompareMixin, RolesMixin,
-              LabelsMixin):
+              LabelsMixin, TermsMixin):
     """One question read in a fixed order of steps; each step claims the links it understands."""
 
     # ------------------------------------------------------------------ reading
@@ -59,6 +60,12 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
             for k, lk in enumerate(self.links):
                 if self._spec.start <= lk.start < self._spec.end and lk.best.kind == "value":
                     self.used.add(k)  # "Return month, channel and rank": the list names columns, not values
+            asked = [a for a in self.cues.aggs if a.start < self._spec.start]
+            if any(w in WH for w in self.lows[:self._spec.start]) and any(
+                    self._spec.start <= a.start < self._spec.end for a in self.cues.aggs):
+                # "Which X did ...? Show names and how many": the list's "how many" is a column of the
+                # answer the question proper asks for, not a count of the answer's rows
+                self.cues.aggs = asked + [a for a in self.cues.aggs if a.start >= self._spec.end]
         self._aggregates()
         self._metrics()
         self._groupings()
@@ -66,6 +73,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
         self._column_comparisons()
         self._thresholds()
         self._dates()
+        self._terms()
         self._values()
         self._flags()
         self._id_refs()
@@ -180,10 +188,10 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin
                 p.filters = [f for f in p.filters if f not in moved]
                 conds = [Filter("exists", ColRef(table, ""), values=(table, *moved))]
                 p.filters.append(conds[0])
-        if not conds:
+        if not conds and not self._term_filters:
             return
-        share = [conds[-1]]
-        p.filters = [f for f in p.filters if f is not conds[-1]]
+        share = [f for f in p.filters if any(f is t for t in self._term_filters)] or [conds[-1]]
+        p.filters = [f for f in p.filters if not any(f is t for t in share)]
         if not p.measures:
             table = p.subject or share[0].col.table
             p.measures.append(Measure("count", table))

@@ -130,7 +130,8 @@ class GroupsMixin:
             nxt = self.link_after(lk.end, gap=0)
             if nxt is not None and nxt not in self.used and self.links[nxt].score >= 0.5:
                 cc = self.concept(nxt, ("column",))
-                if cc is not None and cc.table == c.table and not self.col(cc).measurable:
+                if cc is not None and cc.table == c.table and (not self.col(cc).measurable or self.col(cc).kind == "int"):
+                    # "each course level": the head noun is the column, whole numbers grouped as categories
                     self.used |= {k, nxt}
                     self.plan.dims.append(Dim("column", cc.table, cc.column))
                     return nxt

@@ -204,6 +204,10 @@ def unlinked_terms(tokens: list[Token], linked: Linked, index=None) -> Refusal |
     vocabulary = index.vocabulary if index is not None else frozenset()
     dated = frozenset(t.name for t in index.tables.values() if len(t.dates()) >= 2) if index is not None \
         else frozenset()
+    if index is not None and index.terms:
+        # a term a comment defines ("a flight is delayed when ...") names data
+        linked = Linked(linked.tokens, linked.links, [i for i in linked.unlinked if tokens[i].low not in index.terms])
+        vocabulary = vocabulary | {tokens[i].stem for i in range(len(tokens)) if tokens[i].low in index.terms}
     words = data_terms(tokens, linked, vocabulary, dated)
     if not words:
         return None
