@@ -40,7 +40,7 @@ FLOORS = {
     ("tune", "university"): (19, 5, 0),
     ("holdout", "retail"): (17, 4, 0),
     ("holdout", "retail_24m"): (14, 4, 0),
-    ("holdout", "airline"): (8, 4, 0),
+    ("holdout", "airline"): (10, 4, 0),
     ("holdout", "university"): (9, 5, 1),
 }
 SPLITS = ("tune", "holdout")

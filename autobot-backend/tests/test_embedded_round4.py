@@ -136,6 +136,9 @@ def _rows(engine, sql):
     ("What percentage of the sailings in 2024 were tardy?",
      "SELECT 100.0 * SUM(COALESCE(delay_minutes > 10, 0)) / COUNT(*) FROM sailings "
      "WHERE sailing_date >= '2024-01-01' AND sailing_date < '2025-01-01'"),
+    ("Monthly ticket count for 2024, counting each month's sailings.",
+     "SELECT strftime('%Y-%m', s.sailing_date) AS m, COUNT(*) FROM tickets t JOIN sailings s "
+     "ON s.sailing_id = t.sailing_id WHERE s.sailing_date >= '2024-01-01' AND s.sailing_date < '2025-01-01' GROUP BY m"),
 ], ids=["a documented verb in another inflection", "the noun a key's comment gives the rows",
         "a contracted negation excludes the value", "a spelled-out negation excludes the value",
         "the join through mandatory keys, not an optional one", "an imperative ranking with its answer list",
@@ -146,7 +149,7 @@ def _rows(engine, sql):
         "a bare noun question with a second table is a count", "a number's unit names the column compared",
         "a duration in another unit of time converts", "two labels split the rows on a flag",
         "one label names the group without a value", "a term a comment defines is what it says",
-        "a defined term is the share's condition"])
+        "a defined term is the share's condition", "'each month's <rows>' dates the periods by those rows"])
 def test_probes_answer_like_the_reference(ferry, question, reference):
     ctx, engine = ferry
     sql = EmbeddedGenerator().explain(question, ctx)

@@ -24,6 +24,9 @@ _COLUMN_OPS = {"after": ">", "later": ">", "before": "<", "earlier": "<", "above
                "higher": ">", "less": "<", "lower": "<"}
 
 
+_UNIT_WORDS = frozenset({"day", "week", "month", "quarter", "year"})
+
+
 class FiltersMixin:
     """Reads conditions on rows and groups, dates, and how the question's tables relate (joins, EXISTS)."""
 
@@ -202,8 +205,11 @@ class FiltersMixin:
         main = self._main_table()
         fallback = self._fact_date(main) if main else None
         pending = []
+        own = self._periods_own()
         for n, (s, c) in enumerate(self._pending):
             hint = self._hints.get(n)
+            if c is None and own:
+                c = own[0]
             # "customers who placed an order in May": the order's date, since orders hang off customers;
             # "appointments of cardiology doctors in May": the appointment's, not the doctor's hiring date
             if c is None and hint and main and (hint == main or is_ancestor(self.ix, main, hint)
@@ -211,7 +217,7 @@ class FiltersMixin:
                 c = primary_date(self.ix, hint)
             pending.append((s, c))
         self._pending = pending
-        known = [c for _s, c in self._pending if c is not None] or self._named_dates()
+        known = [c for _s, c in self._pending if c is not None] or self._named_dates() or own
         resolved = [(s, c or (known[0] if known else fallback)) for s, c in self._pending]
         for d in self.plan.dims:
             if d.kind == "grain" and not d.table:
@@ -219,6 +225,16 @@ class FiltersMixin:
                 if column is not None:
                     d.table, d.column = column.table, column.name
         self._pending = [(s, c) for s, c in resolved if c is not None]
+
+    def _periods_own(self) -> list[Column]:
+        """"that month's flights", "each quarter's bookings": the periods are those rows' own dates."""
+        for i, tok in enumerate(self.t[:-1]):
+            if tok.low in _UNIT_WORDS and tok.text.lower().replace("\u2019", "'").endswith("'s"):
+                k = self.link_after(i + 1, gap=0)
+                if k is not None and self.links[k].best.kind == "table":
+                    own = primary_date(self.ix, self.links[k].best.table)
+                    return [own] if own is not None else []
+        return []
 
     def _named_dates(self) -> list[Column]:
         """A date column the question names in full anywhere ("..., based on the flight date"): what its
