@@ -38,7 +38,7 @@ FLOORS = {
     ("tune", "retail_24m"): (31, 6, 0),
     ("tune", "airline"): (19, 5, 0),
     ("tune", "university"): (19, 5, 0),
-    ("holdout", "retail"): (17, 4, 0),
+    ("holdout", "retail"): (18, 4, 0),
     ("holdout", "retail_24m"): (14, 4, 0),
     ("holdout", "airline"): (10, 4, 0),
     ("holdout", "university"): (9, 5, 1),

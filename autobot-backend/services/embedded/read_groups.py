@@ -40,6 +40,13 @@ class GroupsMixin:
                 if modified is not None and modified not in self.used \
                         and self.links[modified].best.kind in ("column", "table"):
                     k = modified  # "each sales channel" after the revenue was read: the channel
+            if k is not None and k not in self.used and self.links[k].best.kind == "column" and (
+                    self.links[k].score < 0.8 or self.lows[self.links[k].end - 1].endswith("ed")) \
+                    and not self.t[self.links[k].end - 1].text.lower().replace("\u2019", "'").endswith("'s"):
+                head = self.link_after(self.links[k].end, gap=0)
+                if head is not None and head not in self.used and self.links[head].best.kind in ("column", "table") \
+                        and (self.links[head].score > self.links[k].score or self.lows[self.links[k].end - 1].endswith("ed")):
+                    k = head  # "each graded term": a weak or participle modifier, then the noun grouped by
             if k is None or k in self.used:
                 continue
             c = self.concept(k)
@@ -78,8 +85,8 @@ class GroupsMixin:
             if w in _DEFINING and (i == 0 or self.lows[i - 1] in (",", ".", ";", ":", "(", "\u2014", "-")):
                 end = next((j for j in range(i + 1, len(self.lows)) if self.lows[j] in (".", ";", "?", ")")),
                            len(self.lows))
-                if "as" in self.lows[i:end]:
-                    out |= set(range(i, end))
+                if "as" in self.lows[i:end] or any(w in _ARITHMETIC for w in self.lows[i:end]):
+                    out |= set(range(i, end))  # "..., counting for each line A minus B": a formula
         return out
 
     def _same_group(self, a: Dim, b: Dim) -> bool:
@@ -522,6 +529,7 @@ class GroupsMixin:
                 return
 
 
+_ARITHMETIC = frozenset({"minus", "plus", "times", "divided", "multiplied", "less"})
 _DEFINING = frozenset({"taking", "counting", "treating", "defining", "count", "treat", "take", "define", "consider",
                        "considering", "meaning", "where"})
 _UNITS = {"days": "day", "weeks": "week", "months": "month", "quarters": "quarter", "years": "year"}
