@@ -102,6 +102,9 @@ class FiltersMixin:
                                                 number=th.number * factor))
                 continue
             k = self.link_after(th.end, gap=1)
+            counted = self._counted_after(th.end)
+            if counted is not None:
+                k = counted  # "at least 30 graded (completed) enrollments": the rows, not the grade
             if k is None and th.end < len(self.lows) and self.lows[th.end] in ("others", "other"):
                 # "customers who referred two or more others": more of the rows named before
                 k = next((j for j in range(len(self.links) - 1, -1, -1) if self.links[j].end <= th.start
@@ -225,6 +228,19 @@ class FiltersMixin:
                 if column is not None:
                     d.table, d.column = column.table, column.name
         self._pending = [(s, c) for s, c in resolved if c is not None]
+
+    def _counted_after(self, start: int) -> int | None:
+        """A table named within a few words after a threshold's number, past participles and values
+        that qualify it ("30 graded (completed) enrollments"), whose count the threshold is about."""
+        for k, lk in enumerate(self.links):
+            if lk.start < start or lk.start > start + 4:
+                continue
+            if lk.best.kind == "table":
+                between = range(start, lk.start)
+                ok = all(self.lows[j] in ("(", ")", ",", "and", "or") or self.lows[j].endswith("ed")
+                         or any(o.start <= j < o.end and o.best.kind == "value" for o in self.links) for j in between)
+                return k if ok and lk.start > start else None
+        return None
 
     def _periods_own(self) -> list[Column]:
         """"that month's flights", "each quarter's bookings": the periods are those rows' own dates."""
