@@ -104,7 +104,7 @@ class FiltersMixin:
             k = self.link_after(th.end, gap=1)
             counted = self._counted_after(th.end)
             if counted is not None:
-                k = counted  # "at least 30 graded (completed) enrollments": the rows, not the grade
+                k = counted  # "at least 12 paid (shipped) orders": the rows, not the grade
             if k is None and th.end < len(self.lows) and self.lows[th.end] in ("others", "other"):
                 # "customers who referred two or more others": more of the rows named before
                 k = next((j for j in range(len(self.links) - 1, -1, -1) if self.links[j].end <= th.start
@@ -231,7 +231,7 @@ class FiltersMixin:
 
     def _counted_after(self, start: int) -> int | None:
         """A table named within a few words after a threshold's number, past participles and values
-        that qualify it ("30 graded (completed) enrollments"), whose count the threshold is about."""
+        that qualify it ("12 paid (shipped) orders"), whose count the threshold is about."""
         for k, lk in enumerate(self.links):
             if lk.start < start or lk.start > start + 4:
                 continue
