@@ -41,7 +41,7 @@ FLOORS = {
     ("holdout", "retail"): (18, 4, 0),
     ("holdout", "retail_24m"): (14, 4, 0),
     ("holdout", "airline"): (10, 4, 0),
-    ("holdout", "university"): (9, 5, 1),
+    ("holdout", "university"): (10, 5, 1),
 }
 SPLITS = ("tune", "holdout")
 

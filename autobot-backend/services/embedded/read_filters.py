@@ -6,9 +6,8 @@ import re
 
 from services.embedded.dates import DateSpec
 from services.embedded.index import Column, Concept
-from services.embedded.lexicon import GENERAL_WORDS, DURATION_UNITS
 from services.embedded.joins import default_date, distance, is_ancestor, join_tree, primary_date
-from services.embedded.lexicon import DATE_STEMS, EXCLUDE_WORDS, stem
+from services.embedded.lexicon import DATE_STEMS, DURATION_UNITS, EXCLUDE_WORDS, GENERAL_WORDS, parse_number, stem
 from services.embedded.linking import Link
 from services.embedded.plan import ColRef, Exists, Filter, Having, Measure
 
@@ -91,7 +90,21 @@ class FiltersMixin:
         self.used |= {k} | ({other[0]} if other else set())
         self.plan.filters.append(Filter("colcmp", ColRef(first.table, first.column), values=(second,), op="="))
 
+    def _hyphen_values(self) -> None:
+        """"a 400-level course", "3-credit courses": the number is the value of the column named after it."""
+        for k, lk in enumerate(self.links):
+            i = lk.start
+            if k in self.used or i < 2 or self.t[i - 1].text != "-" or self.t[i - 2].kind != "number" \
+                    or lk.best.kind != "column" or not self.t[i - 2].low.replace(".", "", 1).isdigit():
+                continue
+            column = self.col(lk.best)
+            if column.measurable or column.kind == "year":
+                self.used.add(k)
+                self.plan.filters.append(Filter("cmp", ColRef(column.table, column.name), op="=",
+                                                number=parse_number(self.t[i - 2])))
+
     def _thresholds(self) -> None:
+        self._hyphen_values()
         for th in self.cues.thresholds:
             if self._distinct_periods(th):
                 continue
