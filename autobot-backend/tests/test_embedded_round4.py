@@ -139,6 +139,9 @@ def _rows(engine, sql):
     ("Monthly ticket count for 2024, counting each month's sailings.",
      "SELECT strftime('%Y-%m', s.sailing_date) AS m, COUNT(*) FROM tickets t JOIN sailings s "
      "ON s.sailing_id = t.sailing_id WHERE s.sailing_date >= '2024-01-01' AND s.sailing_date < '2025-01-01' GROUP BY m"),
+    ("Daily number of sailings for 10 to 20 March 2024.",
+     "SELECT sailing_date, COUNT(*) FROM sailings WHERE sailing_date >= '2024-03-10' AND sailing_date < '2024-03-21' "
+     "GROUP BY sailing_date"),
 ], ids=["a documented verb in another inflection", "the noun a key's comment gives the rows",
         "a contracted negation excludes the value", "a spelled-out negation excludes the value",
         "the join through mandatory keys, not an optional one", "an imperative ranking with its answer list",
@@ -149,7 +152,8 @@ def _rows(engine, sql):
         "a bare noun question with a second table is a count", "a number's unit names the column compared",
         "a duration in another unit of time converts", "two labels split the rows on a flag",
         "one label names the group without a value", "a term a comment defines is what it says",
-        "a defined term is the share's condition", "'each month's <rows>' dates the periods by those rows"])
+        "a defined term is the share's condition", "'each month's <rows>' dates the periods by those rows",
+        "a day range borrows the second day's month and year"])
 def test_probes_answer_like_the_reference(ferry, question, reference):
     ctx, engine = ferry
     sql = EmbeddedGenerator().explain(question, ctx)

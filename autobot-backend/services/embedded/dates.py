@@ -240,6 +240,13 @@ def _first_end(tokens: list[Token], i: int) -> tuple[Period, int] | None:
         day, j = int(tokens[j].low), j + 1
     elif low.isdigit() and 1 <= int(low) <= 31 and j < n and tokens[j].low in MONTHS and tokens[j].kind == "word":
         day, low, j = int(low), tokens[j].low, j + 1  # "3 May to 9 May 2021"
+    elif low.isdigit() and 1 <= int(low) <= 31 and j + 1 < n and tokens[j].low in ("to", "through", "until", "till",
+                                                                                 "-", "and"):
+        second = _period_at(tokens, j + 1)  # "25 to 31 October 2024": the first day in the second's month
+        if second is None or second[0].grain != "day" or second[0].lo.day <= int(low):
+            return None
+        first = second[0].lo.replace(day=int(low))
+        return Period(first, first + dt.timedelta(days=1), "day"), j
     else:
         holiday = _holiday_at(tokens, i)
         if holiday is not None:
@@ -401,7 +408,9 @@ def find_dates(tokens: list[Token]) -> list[DateSpec]:
                 out.append(spec)
                 i = j
                 continue
-        borrowed = _borrowed_year(tokens, i) if low in MONTHS or re.fullmatch(r"q[1-4]", low) else None
+        borrowed = _borrowed_year(tokens, i) if low in MONTHS or re.fullmatch(r"q[1-4]", low) or (
+            low.isdigit() and tokens[i].kind == "number" and i + 1 < n and tokens[i + 1].low in ("to", "-", "through",
+                                                                                              "until", "till")) else None
         second = _period_at(tokens, borrowed[1] + 1) if borrowed is not None else None
         if borrowed is not None and second is not None:
             # "January to June 2024" (no "from"): a range, the first end in the second's year

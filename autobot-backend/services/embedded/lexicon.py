@@ -372,6 +372,12 @@ DEMONYMS = {
 VALUE_ALIASES = {"female": ("f", "female", "woman", "w"), "woman": ("f", "female", "w"), "women": ("f", "female", "w"),
                  "male": ("m", "male", "man"), "man": ("m", "male"), "men": ("m", "male"),
                  "girl": ("f", "female"), "boy": ("m", "male")}
+# Irregular past tenses name the state their participle does ("passengers who flew": status 'flown').
+VALUE_ALIASES.update({past: (participle,) for past, participle in (
+    ("flew", "flown"), ("wrote", "written"), ("gave", "given"), ("took", "taken"), ("drove", "driven"),
+    ("rode", "ridden"), ("spoke", "spoken"), ("chose", "chosen"), ("broke", "broken"), ("stole", "stolen"),
+    ("grew", "grown"), ("threw", "thrown"), ("drew", "drawn"), ("knew", "known"), ("saw", "seen"), ("went", "gone"),
+    ("ate", "eaten"), ("fell", "fallen"), ("hid", "hidden"), ("forgot", "forgotten"), ("froze", "frozen"))})
 
 GENERAL_STEMS = frozenset(stem(w) for w in GENERAL_WORDS)
 GENERIC_COLUMN_STEMS = frozenset(stem(w) for w in GENERIC_COLUMN_WORDS)

@@ -233,7 +233,9 @@ class FiltersMixin:
                 c = primary_date(self.ix, hint)
             pending.append((s, c))
         self._pending = pending
-        known = [c for _s, c in self._pending if c is not None] or self._named_dates() or own
+        grained = [self.col(Concept("column", d.table, d.column)) for d in self.plan.dims
+                   if d.kind == "grain" and d.table and d.column]  # "each flight date": the series' own date
+        known = [c for _s, c in self._pending if c is not None] or self._named_dates() or own or grained
         resolved = [(s, c or (known[0] if known else fallback)) for s, c in self._pending]
         for d in self.plan.dims:
             if d.kind == "grain" and not d.table:
