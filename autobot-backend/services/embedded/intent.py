@@ -22,8 +22,10 @@ from services.embedded.joins import is_ancestor
 from services.embedded.plan import ColRef, Dim, Filter, Measure, Plan, Rank, Window
 
 from services.embedded.read_compare import CompareMixin
+from services.embedded.read_dates import DatesMixin
 from services.embedded.read_filters import FiltersMixin
 from services.embedded.read_groups import GroupsMixin
+from services.embedded.read_ranking import RankingMixin
 from services.embedded.read_measures import MeasuresMixin
 from services.embedded.read_periods import PeriodsMixin
 from services.embedded.read_labels import LabelsMixin
@@ -48,8 +50,8 @@ class Unclear:
     reason: str
 
 
-class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, FiltersMixin, PeriodsMixin, CompareMixin, RolesMixin,
-              LabelsMixin, TermsMixin):
+class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, RankingMixin, FiltersMixin, DatesMixin, PeriodsMixin,
+              CompareMixin, RolesMixin, LabelsMixin, TermsMixin):
     """One question read in a fixed order of steps; each step claims the links it understands."""
 
     # ------------------------------------------------------------------ reading
