@@ -202,7 +202,7 @@ class Builder:
     def filter(self, f: Filter) -> exp.Expression:
         c = col(f.col)
         if f.kind == "exists":
-            return self.exists(Exists(f.values[0], False, list(f.values[1:])))
+            return self.exists(Exists(f.values[0], f.op == "not", list(f.values[1:])))
         column = self.ix.column(f.col.table, f.col.column)
         if f.kind in ("eq", "ne"):
             if len(f.values) == 1:

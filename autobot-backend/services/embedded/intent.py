@@ -190,6 +190,11 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, RankingMixin, FiltersMixin
                 p.filters = [f for f in p.filters if f not in moved]
                 conds = [Filter("exists", ColRef(table, ""), values=(table, *moved))]
                 p.filters.append(conds[0])
+        if not conds and not self._term_filters and len(p.exists) == 1 and not p.exists[0].also and p.subject:
+            # "what share of customers have never ordered": the rows with (or without) a related row
+            e = p.exists.pop()
+            conds = [Filter("exists", ColRef(e.table, ""), values=(e.table, *e.filters), op="not" if e.negate else None)]
+            p.filters.append(conds[0])
         if not conds and not self._term_filters:
             return
         share = [f for f in p.filters if any(f is t for t in self._term_filters)] or [conds[-1]]
