@@ -22,13 +22,15 @@ BY_HOW_MUCH = re.compile(r"\bby\s+how\s+(?:much|many)\b")
 AGAINST_PREVIOUS = re.compile(
     r"\b(?:against|versus|vs|compared\s+(?:with|to)|relative\s+to)\s+(?:the\s+)?(?:(?:previous|prior|preceding|last)"
     r"\s+(?:day|week|month|quarter|year)|(?:day|week|month|quarter|year)\s+before)\b")
-HIGH = {"highest", "largest", "biggest", "most", "greatest", "newest", "latest"}
+HIGH = {"highest", "largest", "biggest", "most", "greatest", "newest", "latest", "busiest", "heaviest", "longest",
+        "richest", "strongest"}
 SORT_PHRASE = re.compile(
     r"\b(?:from\s+(?:the\s+)?)?(highest|largest|biggest|most|greatest|lowest|smallest|least|fewest|newest|latest|"
     r"oldest|earliest)\s+to\s+(?:the\s+)?(lowest|smallest|least|fewest|highest|largest|biggest|most|greatest|oldest|"
     r"earliest|newest|latest)\b|\b(descending|ascending)\b|\bin\s+(desc|asc)\w*\s+order\b"
     r"|\b(highest|largest|biggest|most|greatest|best|top|lowest|smallest|least|fewest|worst|newest|latest|oldest|"
-    r"earliest|cheapest)\s+(?:(?:day|week|month|quarter|year|period|one|value|amount|figure)s?\s+)?first\b"
+    r"earliest|cheapest|busiest|quietest|heaviest|lightest|longest|shortest|richest|poorest|strongest|weakest)"
+    r"\s+(?:(?:day|week|month|quarter|year|period|one|value|amount|figure)s?\s+)?first\b"
     r"|\bin\s+(chronological|date|time|calendar|day|week|month|quarter|year|period|term)\s+order\b"
     r"|\b(chronologically|chronological(?=\s+order))\b", re.I)
 SPLIT_COMPARATIVE = {"more": ">", "fewer": "<", "less": "<", "higher": ">", "lower": "<", "bigger": ">",

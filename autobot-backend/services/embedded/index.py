@@ -343,8 +343,10 @@ def _index_phrases(index: SchemaIndex) -> None:
 def _index_column(index: SchemaIndex, table: Table, col: Column) -> None:
     meaningful = tuple(s for s in col.stems if s not in GENERIC_COLUMN_STEMS)
     if col.kind == "key" and not col.primary_key and col.references:
-        for s in sorted(col.null_means | col.set_means):
-            # "NULL while X is undeclared": "declared" tests the link's presence
+        for s in sorted(s for s in col.null_means | col.set_means if s not in GENERAL_STEMS
+                        and stem(s) not in GENERAL_STEMS and s not in GENERAL_WORDS):
+            # "NULL while X is undeclared": "declared" tests the link's presence ("NULL when not given"
+            # gives no meaning to "give me ...")
             _add(index, (s,), Concept("column", table.name, col.name, strength=0.7))
     if col.kind == "key" and not col.primary_key and col.references and meaningful:
         # A foreign key named after what it points at ("referred_by") still names a relationship.

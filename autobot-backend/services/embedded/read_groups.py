@@ -57,6 +57,11 @@ class GroupsMixin:
                 k, c = modified, self.concept(modified)
             if c.kind == "metric" or (c.kind == "column" and self.col(c).measurable and w == "by"):
                 continue  # "top 5 products by revenue": the ranking's measure, read in _ranking
+            word = self.t[self.links[k].end - 1]
+            if w == "by" and c.kind == "table" and word.low != word.stem and word.low.endswith("s") \
+                    and any(v in ("rank", "sort", "order", "arrange") for v in self.lows[:i]) \
+                    and self.link_before(i, gap=1) is not None:
+                continue  # "rank the ports by sailings": how many each has, read in _ranking
             if w == "per" and c.kind == "table" and self._two_level(c.table, k):
                 continue
             while k is not None:

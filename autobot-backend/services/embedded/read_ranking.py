@@ -313,6 +313,10 @@ class RankingMixin:
                 if c.kind == "column" and self.col(c).measurable:
                     self.used.add(k)
                     return Measure("sum", c.table, c.column)
+                word = self.t[self.links[k].end - 1]
+                if c.kind == "table" and w == "by" and word.low != word.stem and word.low.endswith("s"):
+                    self.used.add(k)
+                    return Measure("count", c.table)  # "rank the ports by sailings": how many each has
         return None
 
     def _units_column(self):
@@ -376,4 +380,5 @@ def _ascending(lows: list[str]) -> bool:
     if any(p in text for p in ("highest to lowest", "largest to smallest", "most to least", "descending",
                                "high to low", "newest to oldest", "latest to earliest")):
         return False
-    return any(w in ("asc", "lowest", "smallest", "cheapest", "least", "fewest") for w in lows)
+    return any(w in ("asc", "lowest", "smallest", "cheapest", "least", "fewest", "quietest", "slowest", "lightest",
+                     "shortest", "poorest", "weakest") for w in lows)
