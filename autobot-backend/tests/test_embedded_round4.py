@@ -148,6 +148,8 @@ def _rows(engine, sql):
     ("Rank the ports by sailings, quietest first.",
      "SELECT p.name, COUNT(*) AS n FROM sailings s JOIN ports p ON p.port_id = s.origin_port_id "
      "GROUP BY p.port_id ORDER BY n ASC"),
+    ("What were total sales in March 2024?",
+     "SELECT SUM(price) FROM tickets WHERE bought_date >= '2024-03-01' AND bought_date < '2024-04-01'"),
 ], ids=["a documented verb in another inflection", "the noun a key's comment gives the rows",
         "a contracted negation excludes the value", "a spelled-out negation excludes the value",
         "the join through mandatory keys, not an optional one", "an imperative ranking with its answer list",
@@ -160,7 +162,8 @@ def _rows(engine, sql):
         "one label names the group without a value", "a term a comment defines is what it says",
         "a defined term is the share's condition", "'each month's <rows>' dates the periods by those rows",
         "a day range borrows the second day's month and year",
-        "'give me' is a request, 'busiest first' a sort", "'rank X by <rows>' counts the rows, in the order asked"])
+        "'give me' is a request, 'busiest first' a sort", "'rank X by <rows>' counts the rows, in the order asked",
+        "with no metric, sales are the one price paid"])
 def test_probes_answer_like_the_reference(ferry, question, reference):
     ctx, engine = ferry
     sql = EmbeddedGenerator().explain(question, ctx)

@@ -280,7 +280,27 @@ def _build(schema: SchemaContext) -> SchemaIndex:
     index.terms = defined_terms(index)
     _index_phrases(index)
     _index_price_pairs(index)
+    _index_takings(index)
     return index
+
+
+_PAID_STEMS = frozenset(stem(w) for w in ("price", "fare", "amount", "paid", "fee", "charge", "charged", "payment"))
+_TAKINGS = tuple(stem(w) for w in ("revenue", "sales", "takings", "income", "turnover"))
+
+
+def _index_takings(index: SchemaIndex) -> None:
+    """With no metric for it, revenue is the one money column of the rows that are sold (a column of
+    a table that points at others, named or described as a price paid): "ticket revenue" sums it."""
+    if any(phrase[-1] in _TAKINGS and any(c.kind == "metric" for c in concepts)
+           for phrase, concepts in index.phrases.items()):
+        return
+    paid = [c for t in index.tables.values() if any(x.references for x in t.columns.values())
+            for c in t.columns.values() if c.kind == "number" and not c.primary_key
+            and (set(c.stems) | set(c.comment_stems)) & _PAID_STEMS]
+    if len(paid) == 1:
+        for s in _TAKINGS:
+            if (s,) not in index.phrases:
+                _add(index, (s,), Concept("column", paid[0].table, paid[0].name, strength=0.75))
 
 
 def _index_price_pairs(index: SchemaIndex) -> None:
