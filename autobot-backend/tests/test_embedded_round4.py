@@ -150,6 +150,9 @@ def _rows(engine, sql):
      "GROUP BY p.port_id ORDER BY n ASC"),
     ("What were total sales in March 2024?",
      "SELECT SUM(price) FROM tickets WHERE bought_date >= '2024-03-01' AND bought_date < '2024-04-01'"),
+    ("List buyers who bought more than ten tickets, with how many.",
+     "SELECT b.full_name, COUNT(*) FROM tickets t JOIN buyers b ON b.buyer_id = t.buyer_id GROUP BY b.buyer_id "
+     "HAVING COUNT(*) > 10"),
 ], ids=["a documented verb in another inflection", "the noun a key's comment gives the rows",
         "a contracted negation excludes the value", "a spelled-out negation excludes the value",
         "the join through mandatory keys, not an optional one", "an imperative ranking with its answer list",
@@ -163,7 +166,7 @@ def _rows(engine, sql):
         "a defined term is the share's condition", "'each month's <rows>' dates the periods by those rows",
         "a day range borrows the second day's month and year",
         "'give me' is a request, 'busiest first' a sort", "'rank X by <rows>' counts the rows, in the order asked",
-        "with no metric, sales are the one price paid"])
+        "with no metric, sales are the one price paid", "'who' after its noun is a relative pronoun"])
 def test_probes_answer_like_the_reference(ferry, question, reference):
     ctx, engine = ferry
     sql = EmbeddedGenerator().explain(question, ctx)

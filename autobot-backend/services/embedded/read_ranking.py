@@ -213,6 +213,8 @@ class RankingMixin:
 
     def _wh_dim(self) -> int | None:
         for i, w in enumerate(self.lows):
+            if w in WH and i > 0 and w in ("who", "which", "that") and any(lk.end == i for lk in self.links):
+                continue  # "buyers who bought ...": a relative pronoun after its noun, not a question word
             if w in WH:
                 j = i + 1
                 if j < len(self.t) and (self.t[j].kind == "number" and self.t[j].low.isdigit()
