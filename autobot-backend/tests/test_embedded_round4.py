@@ -153,6 +153,11 @@ def _rows(engine, sql):
     ("List buyers who bought more than ten tickets, with how many.",
      "SELECT b.full_name, COUNT(*) FROM tickets t JOIN buyers b ON b.buyer_id = t.buyer_id GROUP BY b.buyer_id "
      "HAVING COUNT(*) > 10"),
+    ("How many different buyers bought tickets for cancelled sailings?",
+     "SELECT COUNT(DISTINCT t.buyer_id) FROM tickets t JOIN sailings s ON s.sailing_id = t.sailing_id WHERE s.cancelled"),
+    ("Which buyer spent the most?",
+     "SELECT b.full_name FROM tickets t JOIN buyers b ON b.buyer_id = t.buyer_id GROUP BY b.buyer_id "
+     "ORDER BY SUM(t.price) DESC, b.buyer_id LIMIT 1"),
 ], ids=["a documented verb in another inflection", "the noun a key's comment gives the rows",
         "a contracted negation excludes the value", "a spelled-out negation excludes the value",
         "the join through mandatory keys, not an optional one", "an imperative ranking with its answer list",
@@ -166,7 +171,8 @@ def _rows(engine, sql):
         "a defined term is the share's condition", "'each month's <rows>' dates the periods by those rows",
         "a day range borrows the second day's month and year",
         "'give me' is a request, 'busiest first' a sort", "'rank X by <rows>' counts the rows, in the order asked",
-        "with no metric, sales are the one price paid", "'who' after its noun is a relative pronoun"])
+        "with no metric, sales are the one price paid", "'who' after its noun is a relative pronoun",
+        "a verb naming a date does not head the counted noun", "'spent the most' ranks by the money spent"])
 def test_probes_answer_like_the_reference(ferry, question, reference):
     ctx, engine = ferry
     sql = EmbeddedGenerator().explain(question, ctx)

@@ -322,7 +322,9 @@ class MeasuresMixin:
                 if cc is not None and cc.table == c.table and self.col(cc).measurable and cc.strength >= 0.5:
                     self.used.add(nxt)
                     return self._column_measure(func, cc)
-                if func == "count" and cc is not None and cc.strength >= 0.6 and self.links[nxt].score >= 0.6:
+                if func == "count" and cc is not None and cc.strength >= 0.6 and self.links[nxt].score >= 0.6 \
+                        and not (self.col(cc).kind == "date" and not self.lows[self.links[nxt].end - 1].endswith("s")):
+                    # "course registrations" counts registrations; "buyers bought ...": a verb naming a date
                     # the noun heads the phrase: "course registrations" counts registrations,
                     # "product categories" the categories
                     if cc.table != c.table and is_ancestor(self.ix, c.table, cc.table):

@@ -137,6 +137,16 @@ class RankingMixin:
                     self.plan.measures.append(Measure("sum", c.table, c.column))
                 elif c.kind == "value" and c.table and self.link_after(self.links[after_sup].end, gap=0) is None:
                     self.plan.measures.append(Measure("count", c.table))  # "the most returns": returned rows
+        if not self.plan.measures:
+            verb = self.link_before(sup.start, gap=1)
+            if verb is not None and verb not in self.used and self.links[verb].via == "synonym":
+                c = self.concept(verb)
+                if c.kind == "metric":  # "which buyer spent the most": the money the verb names
+                    self.used.add(verb)
+                    self.plan.measures.append(Measure("metric", self.ix.metrics[c.metric].base_table, metric=c.metric))
+                elif c.kind == "column" and self.col(c).measurable:
+                    self.used.add(verb)
+                    self.plan.measures.append(Measure("sum", c.table, c.column))
         explicit_limits = [s.limit for s in sups if s.limit is not None]
         if wh_grain and self.cues.grain_limit and not explicit_limits:
             explicit_limits = [self.cues.grain_limit]  # "which two weeks were busiest"
