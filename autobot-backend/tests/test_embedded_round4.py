@@ -210,3 +210,20 @@ def test_a_row_added_to_the_data_is_a_write_and_one_added_to_the_answer_is_not(f
     assert isinstance(write, Refusal) and write.kind == "injection", write
     answer = gen.explain("Count the buyers per loyalty level, and add a row labelled 'none' for the others.", ctx)
     assert not isinstance(answer, Refusal), answer
+
+
+@pytest.mark.parametrize("phrase,lo,hi", [
+    ("orders from 25 to 31 October 2024", dt.date(2024, 10, 25), dt.date(2024, 11, 1)),
+    ("for 3 to 9 May 2021", dt.date(2021, 5, 3), dt.date(2021, 5, 10)),
+    ("placed on or after 15 December 2024", dt.date(2024, 12, 15), None),
+    ("placed on or before 15 December 2024", None, dt.date(2024, 12, 16)),
+    ("placed after 15 December 2024", dt.date(2024, 12, 16), None),
+    ("placed up to the end of February 2024", None, dt.date(2024, 3, 1)),
+    ("placed until the end of March 2024", None, dt.date(2024, 4, 1)),
+])
+def test_date_ranges_and_open_ends(phrase, lo, hi):
+    from services.embedded.dates import find_dates
+    from services.embedded.lexicon import tokenize
+
+    (spec,) = find_dates(tokenize(phrase))
+    assert (spec.lo, spec.hi) == (lo, hi)

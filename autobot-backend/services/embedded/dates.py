@@ -386,23 +386,34 @@ def find_dates(tokens: list[Token]) -> list[DateSpec]:
                     out.append(DateSpec(i, j, lo=p1.lo))
                     i = j
                     continue
-        if low in ("since", "after", "before", "until", "till", "through", "starting", "prior") and i + 1 < n:
+        if low == "up" and i + 2 < n and tokens[i + 1].low == "to" and _period_at(tokens, i + 2) is None \
+                and i + 4 < n and tokens[i + 2].low == "the" and tokens[i + 3].low in ("end", "close"):
+            low = "until"  # "up to the end of February": until then
+        if low in ("since", "after", "before", "until", "till", "through", "starting", "prior", "up") and i + 1 < n:
             k = i + 1
-            if low == "prior" and tokens[k].low == "to":
+            if (low == "prior" or tokens[i].low == "up") and tokens[k].low == "to":
                 k += 1
+            if tokens[k].low == "the" and k + 2 < n and tokens[k + 1].low in ("end", "close") \
+                    and tokens[k + 2].low == "of" and low in ("until", "till", "through", "up", "by"):
+                k += 3  # "until the end of March 2024": until March is over
+            inclusive = i > 1 and tokens[i - 1].low == "or" and tokens[i - 2].low in ("on", "in")
+            if inclusive:  # "on or after 15 December": that day too
+                low = {"after": "since", "before": "through_day"}.get(low, low)
             if low == "starting" and tokens[k].low in ("in", "from", "on"):
                 k += 1
             found = _period_at(tokens, k) if k < n else None
             if found is not None:
                 p, j = found
                 if low in ("since", "starting"):
-                    spec = DateSpec(i, j, lo=p.lo)
+                    spec = DateSpec(i - 2 if inclusive else i, j, lo=p.lo)
                 elif low == "after":
                     spec = DateSpec(i, j, lo=p.hi)
                 elif low in ("before", "prior"):
                     spec = DateSpec(i, j, hi=p.lo)
                 elif low == "through" and p.grain == "year":
                     spec = DateSpec(i, j, lo=p.lo, hi=p.hi, period=p)  # "month by month through 2024"
+                elif low == "through_day":
+                    spec = DateSpec(i - 2, j, hi=p.hi)
                 else:
                     spec = DateSpec(i, j, hi=p.hi)
                 out.append(spec)
