@@ -44,6 +44,14 @@ class MeasuresMixin:
                     per_grain, start = g[0], g[2]
                     self.grains_taken.add(g[1])
             k = self.link_after(start, gap=3)
+            if k is None and agg.func == "sum" and start < len(self.lows) and self.lows[start] in ("amount", "sum"):
+                k = self.link_after(start + 1, gap=2)  # "the total amount customers paid": their money
+                if start + 1 < len(self.lows) and stem(self.lows[start + 1]) in _MONEY_VERBS:
+                    money = self._money_asked()  # "the total amount paid by ...": the money itself
+                    if money is not None:
+                        self.plan.measures.append(money)
+                        n += 1
+                        continue
             if agg.func == "count" and self.lows[agg.start] == "how" and start < len(self.lows) \
                     and (self.lows[start] in _AUXILIARIES or self.lows[start].endswith("ed")
                          and not any(lk.start == start for lk in self.links)):
@@ -315,6 +323,10 @@ class MeasuresMixin:
             if func == "avg":
                 return Measure("metric", metric.base_table, metric=c.metric, per="?")
             return Measure("metric", metric.base_table, metric=c.metric)
+        if c.kind == "table" and lk.via == "synonym" and func in ("avg", "sum", "max", "min"):
+            priced = self._charged_price(lk)
+            if priced is not None:  # "the average selling price": the price charged, not the list price
+                return self._column_measure(func, priced)
         if c.kind == "table":
             nxt = self.link_after(lk.end, gap=0)
             if nxt is not None and self.links[nxt].best.kind == "column":
@@ -373,6 +385,29 @@ class MeasuresMixin:
         self.used.discard(k)
         if func == "count":
             return Measure("count", c.table)
+        return None
+
+    def _money_asked(self) -> Measure | None:
+        """The money a question asks for when it names no measure: the summed metric, else revenue's column."""
+        for name, metric in self.ix.metrics.items():
+            if metric.function == "SUM":
+                return Measure("metric", metric.base_table, metric=name)
+        for c in self.ix.phrases.get((stem("revenue"),), []):
+            if c.kind == "column":
+                return Measure("sum", c.table, c.column)
+        return None
+
+    def _charged_price(self, lk) -> Concept | None:
+        """The price column after a verb of selling ("selling price", "sale price"): the one a line was
+        charged, when the schema keeps it beside a catalogue price of the same name."""
+        nxt = self.link_after(lk.end, gap=0)
+        if nxt is None or nxt in self.used or self.links[nxt].best.kind != "column":
+            return None
+        charged = {frm for _name, frm, _to in self.ix.price_pairs}
+        for c in self.links[nxt].concepts:
+            if c.kind == "column" and ((c.table, c.column) in charged or not charged and self.col(c).measurable):
+                self.used.add(nxt)
+                return c
         return None
 
     def _column_measure(self, func: str, c: Concept) -> Measure:
