@@ -44,6 +44,15 @@ class MeasuresMixin:
                     per_grain, start = g[0], g[2]
                     self.grains_taken.add(g[1])
             k = self.link_after(start, gap=3)
+            if k is None and agg.func == "sum" and self.lows[agg.start] == "how" and any(
+                    stem(w) in _MONEY_VERBS for w in self.lows[start:start + 3]) and not any(
+                    lk.best.kind == "metric" or lk.best.kind == "column" and self.col(lk.best).measurable
+                    for lk in self.links):
+                money = self._money_asked()  # "how much was charged for books": the money
+                if money is not None:
+                    self.plan.measures.append(money)
+                    n += 1
+                    continue
             if k is None and agg.func == "sum" and start < len(self.lows) and self.lows[start] in ("amount", "sum"):
                 k = self.link_after(start + 1, gap=2)  # "the total amount customers paid": their money
                 if start + 1 < len(self.lows) and stem(self.lows[start + 1]) in _MONEY_VERBS:
