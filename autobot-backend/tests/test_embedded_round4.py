@@ -158,6 +158,9 @@ def _rows(engine, sql):
     ("Which buyer spent the most?",
      "SELECT b.full_name FROM tickets t JOIN buyers b ON b.buyer_id = t.buyer_id GROUP BY b.buyer_id "
      "ORDER BY SUM(t.price) DESC, b.buyer_id LIMIT 1"),
+    ("Split the ticket count between buyers with a home port and those without, labelled 'local' and 'unknown'.",
+     "SELECT CASE WHEN b.home_port_id IS NOT NULL THEN 'local' ELSE 'unknown' END, COUNT(*) FROM tickets t "
+     "JOIN buyers b ON b.buyer_id = t.buyer_id GROUP BY 1"),
 ], ids=["a documented verb in another inflection", "the noun a key's comment gives the rows",
         "a contracted negation excludes the value", "a spelled-out negation excludes the value",
         "the join through mandatory keys, not an optional one", "an imperative ranking with its answer list",
@@ -172,7 +175,8 @@ def _rows(engine, sql):
         "a day range borrows the second day's month and year",
         "'give me' is a request, 'busiest first' a sort", "'rank X by <rows>' counts the rows, in the order asked",
         "with no metric, sales are the one price paid", "'who' after its noun is a relative pronoun",
-        "a verb naming a date does not head the counted noun", "'spent the most' ranks by the money spent"])
+        "a verb naming a date does not head the counted noun", "'spent the most' ranks by the money spent",
+        "two labels split on whether a key is set; 'those who/without' is no deictic"])
 def test_probes_answer_like_the_reference(ferry, question, reference):
     ctx, engine = ferry
     sql = EmbeddedGenerator().explain(question, ctx)

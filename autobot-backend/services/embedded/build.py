@@ -141,7 +141,7 @@ class Builder:
                 on = conjoin([on, *extra])
             select = select.join(table(e.other), on=on, join_type="left" if left else None)
         for d in self.p.dims:
-            if self._self_reference(d):
+            if self._self_reference(d) and d.labels is None and d.null_label is None:
                 # "customers who referred others": each referring row, joined back by its own key
                 pk = self.ix.tables[d.table].primary_key[0]
                 on = exp.EQ(this=exp.column(pk, table=_REFERRER), expression=col(ColRef(d.table, d.column)))
@@ -336,7 +336,7 @@ class Builder:
             column = self.ix.column(d.table, d.column)
             e = period_label(col(ref), d.unit, column.kind == "year")
             return e, [e.copy()]
-        if self._self_reference(d):
+        if self._self_reference(d) and d.labels is None and d.null_label is None:
             t = self.ix.tables[d.table]
             shown = exp.column(t.label or t.primary_key[0], table=_REFERRER)
             return shown, [exp.column(t.primary_key[0], table=_REFERRER), shown.copy()]

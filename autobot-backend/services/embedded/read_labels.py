@@ -32,6 +32,7 @@ class LabelsMixin:
             negative = [t for t in texts if t.lower().startswith(_NEGATIVE_PREFIXES)]
             on, off = (texts[1], texts[0]) if negative == [texts[0]] else (texts[0], texts[1])
             self._drop_conditions(ref, texts)
+            p.dims = [d for d in p.dims if (d.table, d.column) != (ref.table, ref.column)]
             p.dims.insert(0, Dim("column", ref.table, ref.column, labels=(on, off)))
         elif len(texts) == 1:
             dim = next((d for d in p.dims if d.kind == "column" and self.ix.column(d.table, d.column).nullable), None)

@@ -93,7 +93,7 @@ def _later_write(text: str) -> str | None:
 
 _DEICTIC = re.compile(
     r"\b(?:from|in|on|for|about|of|with|than|to|during|show|list|compare|sort|rank|and|vs)\s+"
-    r"(?:(?:that|those|these)\s+(?:\w+)|this\s+(?!(?:day|week|month|quarter|year|calendar|store|shop|business|"
+    r"(?:(?:that|those|these)\s+(?!(?:who|whom|which|that|with|without|where|whose)\b)(?:\w+)|this\s+(?!(?:day|week|month|quarter|year|calendar|store|shop|business|"
     r"company|firm|database|dataset|data|team|organi[sz]ation|site|service)\b)\w+|them|it)\b"
     r"(?!\s+(?:that|which|who|where|with|in|on|from|by|whose|have|has|had|were|was|are|is)\b)"
     r"|\b(?:those|these)\s+(?!(?:with|without|who|whom|whose|that|which|where|in|on|at|from|of|having)\b)\w+\b"
