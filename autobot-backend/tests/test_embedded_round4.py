@@ -231,3 +231,15 @@ def test_date_ranges_and_open_ends(phrase, lo, hi):
 
     (spec,) = find_dates(tokenize(phrase))
     assert (spec.lo, spec.hi) == (lo, hi)
+
+
+@pytest.mark.parametrize("phrase,recurring", [
+    ("sailings in the first quarter of each year", ("quarter", 1)),
+    ("tickets in the third quarter of every year", ("quarter", 3)),
+])
+def test_a_quarter_of_each_year_recurs(phrase, recurring):
+    from services.embedded.dates import find_dates
+    from services.embedded.lexicon import tokenize
+
+    (spec,) = find_dates(tokenize(phrase))
+    assert spec.recurring == recurring

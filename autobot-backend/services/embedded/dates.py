@@ -307,6 +307,12 @@ def _recurring_at(tokens: list[Token], i: int) -> tuple[tuple[str, int], int, in
     qm = re.fullmatch(r"q([1-4])", low)
     if qm and (lead_ok or attributive):
         return ("quarter", int(qm[1])), start, i + 1  # "in Q4", "Q4 revenue"
+    nth = {"first": 1, "second": 2, "third": 3, "fourth": 4, "last": 4, "final": 4}.get(low)
+    if nth and i + 4 < n and tokens[i + 1].low == "quarter" and tokens[i + 2].low == "of" \
+            and tokens[i + 3].low in ("each", "every", "any", "a") and tokens[i + 4].low == "year":
+        begin = i - 1 if i > 0 and tokens[i - 1].low == "the" else i
+        begin = begin - 1 if begin > 0 and tokens[begin - 1].low in _RECURRING_LEAD else begin
+        return ("quarter", nth), begin, i + 5  # "the third quarter of every year"
     if low in ("first", "last", "final") and i + 3 < n and tokens[i + 1].low == "day" and tokens[i + 2].low == "of":
         k = i + 3
         while k < n and tokens[k].low in ("a", "an", "each", "every", "any", "the", "calendar"):
@@ -357,7 +363,7 @@ def find_dates(tokens: list[Token]) -> list[DateSpec]:
             out.append(DateSpec(s, j, lo=p.lo, hi=p.hi, period=p))
             i = j
             continue
-        day_edge = _recurring_at(tokens, i) if low in ("first", "last", "final") else None
+        day_edge = _recurring_at(tokens, i) if low in ("first", "last", "final", "second", "third", "fourth") else None
         if day_edge is not None:
             rec, s, e = day_edge
             out.append(DateSpec(s, e, recurring=rec))
