@@ -180,7 +180,7 @@ SUPERLATIVE_HINTS = {"cheapest": (False, "price"), "priciest": (True, "price"), 
                      "slowest-selling": (False, "units"), "fastest-selling": (True, "units"),
                      "busiest": (True, "count"), "quietest": (False, "count"), "slowest": (False, None),
                      "weakest": (False, None), "strongest": (True, None), "steepest": (True, None),
-                     "sharpest": (True, None)}
+                     "sharpest": (True, None), "fastest": (True, None)}
 DISTINCT_WORDS = frozenset({"distinct", "unique", "different"})
 GROUP_CUES = frozenset({"by", "per", "each", "every"})
 PERCENT_WORDS = frozenset({"percentage", "percent", "%", "pct", "share", "proportion", "fraction", "rate", "ratio"})
