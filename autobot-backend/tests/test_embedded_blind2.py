@@ -39,7 +39,7 @@ FLOORS = {
     ("tune", "airline"): (20, 5, 0),
     ("tune", "university"): (19, 5, 0),
     ("holdout", "retail"): (20, 4, 0),
-    ("holdout", "retail_24m"): (16, 4, 0),
+    ("holdout", "retail_24m"): (17, 4, 0),
     ("holdout", "airline"): (10, 4, 0),
     ("holdout", "university"): (10, 5, 1),
 }

@@ -136,7 +136,7 @@ def figures(outcomes: list[Outcome], schema: str | None = None, split: str | Non
 
 # Ratchet floors: (schema, split) -> minimum answerable questions right.
 PASS_FLOORS = {
-    ("retail", "tune"): 224, ("retail", "holdout"): 75,
+    ("retail", "tune"): 225, ("retail", "holdout"): 75,
     ("library", "tune"): 48, ("library", "holdout"): 26,
     ("clinic", "tune"): 40, ("clinic", "holdout"): 25,
 }

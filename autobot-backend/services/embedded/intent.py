@@ -190,6 +190,14 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, RankingMixin, FiltersMixin
                 p.filters = [f for f in p.filters if f not in moved]
                 conds = [Filter("exists", ColRef(table, ""), values=(table, *moved))]
                 p.filters.append(conds[0])
+        ranges = [f for f in p.filters if f.kind == "range"]
+        if not conds and p.measures and not p.dims and len(ranges) == 2 and ranges[0].col != ranges[1].col:
+            # "the share of 2023 sales made by clients who joined in 2022": the period
+            # of the measured rows is the whole, the other date the share's condition
+            main = default_date(self.ix, p.measures[0].table)
+            other = [f for f in ranges if main is None or (f.col.table, f.col.column) != (main.table, main.name)]
+            if len(other) == 1:
+                conds = other
         if not conds and not self._term_filters and len(p.exists) == 1 and not p.exists[0].also and p.subject:
             # "what share of customers have never ordered": the rows with (or without) a related row
             e = p.exists.pop()

@@ -21,7 +21,8 @@ class DatesMixin:
         def key(spec: DateSpec) -> tuple:
             return spec.lo, spec.hi, spec.relative, spec.recurring
         for n, spec in enumerate(self.cues.dates):
-            if any(key(later) == key(spec) for later in self.cues.dates[n + 1:]):
+            if any(key(later) == key(spec) and self._named_date_at(later.start) in (None, self._named_date_at(spec.start))
+                   for later in self.cues.dates[n + 1:]):
                 continue  # "in the 1990s, i.e. 1990 to 1999": one period said twice, kept where last said
             self._table_hint = None
             column = self._date_column_before(spec.start)
@@ -59,7 +60,9 @@ class DatesMixin:
         grained = [self.col(Concept("column", d.table, d.column)) for d in self.plan.dims
                    if d.kind == "grain" and d.table and d.column]  # "each flight date": the series' own date
         known = [c for _s, c in self._pending if c is not None] or self._named_dates() or own or grained
-        resolved = [(s, c or (known[0] if known else fallback)) for s, c in self._pending]
+        measured = {n for n, (s, c) in enumerate(self._pending) if c is None and self._before_measure(s.end)}
+        resolved = [(s, c or (fallback if n in measured and fallback is not None else known[0] if known else fallback))
+                    for n, (s, c) in enumerate(self._pending)]  # "2024 revenue": the measured rows' own date
         for d in self.plan.dims:
             if d.kind == "grain" and not d.table:
                 column = known[0] if known else fallback
@@ -136,6 +139,20 @@ class DatesMixin:
         if spec.recurring is not None:
             return Filter("recurring", ref, values=spec.recurring)
         return Filter("range", ref, lo=spec.lo, hi=spec.hi)
+
+    def _before_measure(self, end: int) -> bool:
+        """A period said right before a metric ("2024 revenue"): it dates the measured rows."""
+        k = self.link_after(end, gap=0)
+        return k is not None and self.links[k].best.kind == "metric"
+
+    def _named_date_at(self, start: int) -> tuple[str, str] | None:
+        """The date column named right before a period, without claiming it ("joined in 2022")."""
+        k = self.link_before(start, gap=2)
+        if k is None:
+            return None
+        c = next((c for c in self.links[k].concepts if c.kind == "column" and self.col(c).kind in ("date", "year")
+                  and c.strength >= 0.5), None)
+        return (c.table, c.column) if c is not None else None
 
     def _date_column_before(self, start: int) -> Column | None:
         k = self.link_before(start, gap=2)
