@@ -36,11 +36,12 @@ from tests.data.embedded_blind.check import BUILDERS
 BLIND = BlindSet(BLIND_DIR, load_file, BUILDERS, SCHEMAS)
 
 # Ratchets: (split, schema) -> (answerable passed >=, must-refuse declined >=, controls declined <=).
-# Round three started from tune 123/169, 29/29, 0/10 and (burned) holdout 52/97, 22/25, 0/7.
+# Round three started from tune 123/169, 29/29, 0/10 and (burned) holdout 52/97, 22/25, 0/7; round four from
+# tune 151/169 and holdout 84/97.
 FLOORS = {
-    ("tune", "retail"): (43, 6, 0),
+    ("tune", "retail"): (44, 6, 0),
     ("tune", "retail_24m"): (34, 5, 0),
-    ("tune", "library"): (22, 6, 0),
+    ("tune", "library"): (23, 6, 0),
     ("tune", "clinic"): (24, 6, 0),
     ("tune", "saas"): (28, 6, 0),
     ("holdout", "retail"): (24, 6, 0),
