@@ -161,6 +161,8 @@ def _rows(engine, sql):
     ("Split the ticket count between buyers with a home port and those without, labelled 'local' and 'unknown'.",
      "SELECT CASE WHEN b.home_port_id IS NOT NULL THEN 'local' ELSE 'unknown' END, COUNT(*) FROM tickets t "
      "JOIN buyers b ON b.buyer_id = t.buyer_id GROUP BY 1"),
+    ("List the ports with their annual fee, highest first.",
+     "SELECT name, annual_fee FROM ports ORDER BY annual_fee DESC"),
 ], ids=["a documented verb in another inflection", "the noun a key's comment gives the rows",
         "a contracted negation excludes the value", "a spelled-out negation excludes the value",
         "the join through mandatory keys, not an optional one", "an imperative ranking with its answer list",
@@ -176,7 +178,8 @@ def _rows(engine, sql):
         "'give me' is a request, 'busiest first' a sort", "'rank X by <rows>' counts the rows, in the order asked",
         "with no metric, sales are the one price paid", "'who' after its noun is a relative pronoun",
         "a verb naming a date does not head the counted noun", "'spent the most' ranks by the money spent",
-        "two labels split on whether a key is set; 'those who/without' is no deictic"])
+        "two labels split on whether a key is set; 'those who/without' is no deictic",
+        "rows listed with an attribute show their name first, in the order asked"])
 def test_probes_answer_like_the_reference(ferry, question, reference):
     ctx, engine = ferry
     sql = EmbeddedGenerator().explain(question, ctx)

@@ -399,7 +399,7 @@ class Builder:
                 total = exp.Window(this=exp.Sum(this=value.copy()), over="OVER")
                 value = exp.Div(this=exp.Mul(this=exp.Literal.number("100.0"), expression=value), expression=total)
             select = select.select(exp.alias_(value, measure_alias(m, n)), append=True)
-        if not p.measures and p.rank is not None and p.rank.column is not None:
+        if not p.measures and not p.projection and p.rank is not None and p.rank.column is not None:
             entity = self._entity_for_rank()
             label = self.ix.tables[entity].label if entity else None
             if label and not p.dims and ColRef(entity, label) != p.rank.column:

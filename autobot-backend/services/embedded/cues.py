@@ -113,14 +113,22 @@ class Cues:
 
 def release_names(cues: Cues, tokens: list[Token], index) -> Cues:
     """A grain word that begins a column's full name is the name ("the *annual budget*", "monthly_fee"),
-    not a period grouping."""
+    not a period grouping; a percent word that ends one ("the *hourly rate*") is not a share asked for."""
+    def names_column(a: int, b: int) -> bool:
+        pair = (tokens[a].stem, tokens[b].stem)
+        return 0 <= a and b < len(tokens) and any(c.kind == "column" and c.strength >= 1.0
+                                                  for c in index.phrases.get(pair, []))
+
     for n, (unit, start, end) in enumerate(list(cues.grains)):
         if end != start + 1 or end >= len(tokens):
             continue
-        pair = (tokens[start].stem, tokens[end].stem)
-        if any(c.kind == "column" and c.strength >= 1.0 for c in index.phrases.get(pair, [])):
+        if names_column(start, end):
             cues.grains.remove((unit, start, end))
             cues.skip.discard(start)
+    released = {i for i in cues.skip if tokens[i].low in PERCENT_WORDS and i > 0 and names_column(i - 1, i)}
+    if released:  # "their hourly rate": a column's name, not a rate asked for
+        cues.skip -= released
+        cues.percent = cues.percent and any(t.low in PERCENT_WORDS for i, t in enumerate(tokens) if i not in released)
     return cues
 
 

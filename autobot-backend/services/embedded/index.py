@@ -207,7 +207,7 @@ def _comment_words(text: str) -> frozenset[str]:
 
 
 _ROW_PER = re.compile(r"\b(?:(?:one\s+)?(?:row|record|entry)\s+(?:per|for\s+(?:each|every|one))|"
-                      r"^(?:unique\s+)?(?:identifier|id)\s+(?:of|for)\s+(?:the|one|a|an|each))\s+([a-z]+)(?:\s+([a-z]+))?",
+                      r"^(?:unique\s+)?(?:identifier|id)\s+(?:of|for)\s+(?:the|one|a|an|each))\s+([a-z]+(?:'s)?)(?:\s+([a-z]+))?",
                       re.I)
 
 
@@ -218,7 +218,8 @@ def _row_noun(comment: str | None) -> str | None:
     if m is None:
         return None
     first, second = m.group(1).lower(), (m.group(2) or "").lower()
-    head = second if first.endswith("ed") and second and second not in _FUNCTION_WORDS else first
+    head = second if (first.endswith("ed") or first.endswith("'s")) and second and second not in _FUNCTION_WORDS \
+        else first  # "one scheduled departure", "one member's booking"
     return None if head in GENERAL_WORDS or head in _FUNCTION_WORDS else stem(head)
 
 

@@ -329,6 +329,9 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, RankingMixin, FiltersMixin
                 return Unclear("it asks which rows but says nothing about which ones")
             p.projection = projection
             p.dims = [d for d in p.dims if not (d.kind == "entity" and d.table == projection[0].table)]
+            shown = [c for c in projection if self.ix.column(c.table, c.column).measurable]
+            if self.cues.sort in ("asc", "desc") and p.rank is None and shown:
+                p.rank = Rank(self.cues.sort == "desc", None, shown[0])  # "with their rate, highest first"
         if p.compare is not None and not p.measures:
             return Unclear("it asks for a change but not in what measure")
         if self._untimed_duration():
@@ -438,7 +441,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, RankingMixin, FiltersMixin
                 cols.append(ColRef(c.table, c.column))
             self.used.add(k)
         if cols:
-            return cols
+            return self._with_label(cols)
         entity = p.subject
         dims = [d for d in p.dims if d.kind == "entity"]
         if dims:
@@ -449,6 +452,24 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, RankingMixin, FiltersMixin
         table = self.ix.tables[entity]
         label = table.label or (table.primary_key[0] if table.primary_key else None)
         return [ColRef(entity, label)] if label else None
+
+
+    def _with_label(self, cols: list[ColRef]) -> list[ColRef]:
+        """"List trainers and their hourly rate", "each member's plan": the rows by their name, then what
+        is asked of them (an entity by its name, its attribute beside it)."""
+        first = next((lk for lk in self.links if lk.best.kind == "column" and ColRef(lk.best.table, lk.best.column)
+                      in cols), None)
+        owner = next((lk for lk in self.links if lk.best.kind == "table" and first is not None
+                      and lk.end <= first.start and lk.best.table == cols[0].table), None)
+        if owner is None:
+            return cols
+        between = self.lows[owner.end:first.start]
+        possessive = self.t[owner.end - 1].text.lower().replace("\u2019", "'").endswith("'s")
+        label = self.ix.tables[owner.best.table].label
+        if label and ColRef(owner.best.table, label) not in cols and (
+                possessive or any(w in ("their", "its", "his", "her", "with", "and") for w in between)):
+            return [ColRef(owner.best.table, label)] + cols
+        return cols
 
 
 def interpret(tokens: list[Token], linked: Linked, cues: Cues, index: SchemaIndex) -> Plan | Unclear:

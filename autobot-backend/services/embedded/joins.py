@@ -108,7 +108,8 @@ def default_date(index: SchemaIndex, table: str) -> Column | None:
     while frontier:
         nxt: list[str] = []
         for t in frontier:
-            edges = sorted(index.edges.get(t, ()), key=lambda e: (not _points_up(index, e), e.other))
+            edges = sorted(index.edges.get(t, ()), key=lambda e: (not _points_up(index, e), not _event(index, e.other),
+                                                                 e.other))
             for edge in edges:
                 if edge.other in seen:
                     continue
@@ -119,6 +120,12 @@ def default_date(index: SchemaIndex, table: str) -> Column | None:
                 nxt.append(edge.other)
         frontier = nxt
     return None
+
+
+def _event(index: SchemaIndex, table: str) -> bool:
+    """A table whose rows point at other tables' rows (a session of a trainer): an event, whose date dates
+    the rows under it, unlike an entity's (a member's joining date)."""
+    return any(c.references not in (None, table) for c in index.tables[table].columns.values())
 
 
 def _points_up(index: SchemaIndex, edge: Edge) -> bool:

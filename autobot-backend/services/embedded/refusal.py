@@ -192,6 +192,8 @@ def time_of_day(question: str, index) -> Refusal | None:
     m = _TIME_OF_DAY.search(question)
     if m is None or any(c.has_time for c in index.columns()):
         return None
+    if any(w in c.name.lower().split("_") for w in m.group(0).lower().split() for c in index.columns()):
+        return None  # "their hourly rate": a column's name, not a time of day
     return Refusal("out_of_schema", f"it asks about {m.group(0).lower()!r}, but this database keeps dates "
                                     "without a time of day")
 
