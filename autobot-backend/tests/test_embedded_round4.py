@@ -163,6 +163,9 @@ def _rows(engine, sql):
      "JOIN buyers b ON b.buyer_id = t.buyer_id GROUP BY 1"),
     ("List the ports with their annual fee, highest first.",
      "SELECT name, annual_fee FROM ports ORDER BY annual_fee DESC"),
+    ("List the buyers who bought tickets more than 8 times, with the number of tickets each bought.",
+     "SELECT b.full_name, COUNT(*) FROM tickets t JOIN buyers b ON b.buyer_id = t.buyer_id GROUP BY b.buyer_id "
+     "HAVING COUNT(*) > 8"),
 ], ids=["a documented verb in another inflection", "the noun a key's comment gives the rows",
         "a contracted negation excludes the value", "a spelled-out negation excludes the value",
         "the join through mandatory keys, not an optional one", "an imperative ranking with its answer list",
@@ -179,7 +182,8 @@ def _rows(engine, sql):
         "with no metric, sales are the one price paid", "'who' after its noun is a relative pronoun",
         "a verb naming a date does not head the counted noun", "'spent the most' ranks by the money spent",
         "two labels split on whether a key is set; 'those who/without' is no deictic",
-        "rows listed with an attribute show their name first, in the order asked"])
+        "rows listed with an attribute show their name first, in the order asked",
+        "'more than N times' counts the rows the verb names; 'with the number of' is a column"])
 def test_probes_answer_like_the_reference(ferry, question, reference):
     ctx, engine = ferry
     sql = EmbeddedGenerator().explain(question, ctx)

@@ -68,6 +68,11 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, RankingMixin, FiltersMixin
                 # "Which X did ...? Show names and how many": the list's "how many" is a column of the
                 # answer the question proper asks for, not a count of the answer's rows
                 self.cues.aggs = asked + [a for a in self.cues.aggs if a.start >= self._spec.end]
+        if self.lows and self.lows[0] in _LIST_VERBS:
+            # "List the X who ..., with the number of Y each ...": a column of the list, not a count of it
+            self.cues.aggs = [a for a in self.cues.aggs if not (
+                a.start >= 2 and "with" in self.lows[max(0, a.start - 3):a.start]
+                and "," in self.lows[max(0, a.start - 4):a.start] and any(h.op for h in self.cues.thresholds))]
         self._aggregates()
         self._metrics()
         self._groupings()

@@ -110,6 +110,11 @@ class FiltersMixin:
                 self.plan.filters.append(Filter("cmp", ColRef(unit.table, unit.name), op=th.op,
                                                 number=th.number * factor))
                 continue
+            times = self._times_counted(th)
+            if times is not None:
+                # "members who checked in more than 30 times": how many of the rows the verb names
+                self.plan.having.append(Having(Measure("count", times), th.op, th.number))
+                continue
             k = self.link_after(th.end, gap=1)
             counted = self._counted_after(th.end)
             if counted is not None:
@@ -188,6 +193,21 @@ class FiltersMixin:
         metric = next(iter(self.ix.metrics.values()))
         return Measure("metric", metric.base_table, metric=metric.name.lower())
 
+
+    def _times_counted(self, th) -> str | None:
+        """The table whose rows "N times" counts: the one the words just before the threshold name
+        (a flag, a value or a table of rows under the entity asked about)."""
+        if th.number is None or th.end >= len(self.lows) or self.lows[th.end] not in ("times", "time"):
+            return None
+        owner = next((lk.best.table for lk in self.links if lk.end <= th.start and lk.best.kind == "table"), None)
+        for k in range(len(self.links) - 1, -1, -1):
+            lk = self.links[k]
+            if lk.end > th.start or th.start - lk.end > 3:
+                continue
+            table = lk.best.table
+            if table and table != owner and (owner is None or is_ancestor(self.ix, owner, table)):
+                return table
+        return None
 
     def _counted_after(self, start: int) -> int | None:
         """A table named within a few words after a threshold's number, past participles and values

@@ -34,6 +34,10 @@ class GroupsMixin:
                     and self.lows[verb] not in SORT_WORDS and self._agent(i + 1):
                 continue  # "books written by authors from Japan": who did it, not a grouping
             k = self.link_after(i + 1, gap=2)
+            if w in ("each", "every") and k is not None and self.links[k].start == i + 1 \
+                    and self.links[k].best.kind == "column" and self.col(self.links[k].best).kind == "date" \
+                    and not (self.lows[i + 1].endswith("s") or self.t[i + 1].stem in DATE_STEMS):
+                continue  # "the tickets each bought": each of them did it, a verb and no grouping
             if k is not None and k in self.used and self.links[k].best.kind == "metric":
                 modified = self.link_after(self.links[k].end, gap=0)
                 if modified is not None and modified not in self.used \
