@@ -52,6 +52,7 @@ tickets = sa.Table(
     sa.Column("bought_date", sa.Date, nullable=False, comment="Date the ticket was bought, before the sailing."),
     sa.Column("price", sa.Numeric(10, 2), nullable=False, comment="Price paid, in euros."),
     sa.Column("status", sa.Text, nullable=False, comment="'used', 'no_show' or 'refunded'."),
+    sa.Column("checked_in", sa.Boolean, nullable=False, comment="True when the passenger boarded."),
 )
 _PORTS = [(1, "Dover", "United Kingdom", 1200.5), (2, "Calais", "France", 900.0), (3, "Dunkirk", "France", 450.25)]
 
@@ -74,6 +75,7 @@ def ferry():
             for k in range(sid % 4):
                 tix.append(dict(sailing_id=sid, buyer_id=1 + (sid + k) % 10, price=20 + k * 7.5,
                                 bought_date=rows[-1]["sailing_date"] - dt.timedelta(days=3 + 9 * k),
+                                checked_in=(sid + k) % 3 != 0,
                                 status=("refunded" if sid % 7 == 0 else ("used", "no_show", "used")[k % 3])))
         conn.execute(sailings.insert(), rows)
         conn.execute(tickets.insert(), [dict(ticket_id=i + 1, **t) for i, t in enumerate(tix)])
@@ -166,6 +168,8 @@ def _rows(engine, sql):
     ("List the buyers who bought tickets more than 8 times, with the number of tickets each bought.",
      "SELECT b.full_name, COUNT(*) FROM tickets t JOIN buyers b ON b.buyer_id = t.buyer_id GROUP BY b.buyer_id "
      "HAVING COUNT(*) > 8"),
+    ("How many check-ins were there in 2024?",
+     "SELECT COUNT(*) FROM tickets WHERE checked_in AND bought_date >= '2024-01-01' AND bought_date < '2025-01-01'"),
 ], ids=["a documented verb in another inflection", "the noun a key's comment gives the rows",
         "a contracted negation excludes the value", "a spelled-out negation excludes the value",
         "the join through mandatory keys, not an optional one", "an imperative ranking with its answer list",
@@ -183,7 +187,8 @@ def _rows(engine, sql):
         "a verb naming a date does not head the counted noun", "'spent the most' ranks by the money spent",
         "two labels split on whether a key is set; 'those who/without' is no deictic",
         "rows listed with an attribute show their name first, in the order asked",
-        "'more than N times' counts the rows the verb names; 'with the number of' is a column"])
+        "'more than N times' counts the rows the verb names; 'with the number of' is a column",
+        "a hyphenated word names the column of those words"])
 def test_probes_answer_like_the_reference(ferry, question, reference):
     ctx, engine = ferry
     sql = EmbeddedGenerator().explain(question, ctx)

@@ -289,6 +289,13 @@ def _single_extras(tokens: list[Token], i: int, index: SchemaIndex, direct: bool
             out.append(Link(i, i + 1, _ranked(found), 0.9, "synonym"))
     if out or direct or tok.low in GENERAL_WORDS or len(tok.low) < _PREFIX:
         return out  # prefixes and misspellings only for words with no direct meaning
+    if "-" in tok.low and not direct:
+        parts = tuple(stem(p) for p in tok.low.split("-") if p)
+        single = parts[:-1] + (stem(parts[-1][:-1]),) if parts and parts[-1].endswith("s") else parts  # "check-ins"
+        found = [c for key in (parts, single) for c in index.phrases.get(key, [])
+                 if c.kind in ("column", "table", "value")] if len(parts) > 1 else []
+        if found:  # "check-ins" where a column is checked_in: the words of its name, hyphenated
+            return [Link(i, i + 1, _ranked(found), 0.9, "name")]
     rest = tok.low[4:] if tok.low.startswith("non-") else tok.low[3:] if tok.low.startswith("non") else ""
     found = index.phrases.get((stem(rest),), []) if len(rest) > 3 else []
     if found:  # "non-members" where a comment says "NULL when not a member"
