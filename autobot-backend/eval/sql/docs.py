@@ -133,7 +133,7 @@ def append_strata(report: SQLReport, row: dict[str, str], page: Path = ACCURACY_
     text = page.read_text(encoding="utf-8")
     _, end = _block(text, STRATA_START, STRATA_END, page)
     body = text[:end].rstrip("\n") + "\n\n" + render_strata(report, row)
-    page.write_text(body.rstrip("\n") + "\n" + text[end:], encoding="utf-8")
+    page.write_text(body.rstrip("\n") + "\n\n" + text[end:], encoding="utf-8")
 
 
 def render_stamps(corpus) -> str:

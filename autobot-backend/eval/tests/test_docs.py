@@ -65,7 +65,7 @@ def test_strata_block_is_appended_with_the_row_identity_and_escaped_names(tmp_pa
     assert f"#### {row['date']} · embedded / embedded-v9 · corpus `{'cd' * 8}` · sqlite, 3 rotation(s) · provisional" in block
     assert r"| join\|\*x\* | answer | 3 | 1 | 1 | 1 | 0 | 0 |" in block
     assert "| injection | 3 | 1 | 1 | 1 | 0 |" in block
-    assert text.endswith(f"{docs.STRATA_END}\ntail\n")
+    assert text.endswith(f"|\n\n{docs.STRATA_END}\ntail\n")
 
 
 def test_strata_block_needs_its_markers(tmp_path):

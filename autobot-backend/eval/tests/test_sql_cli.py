@@ -354,3 +354,27 @@ def test_gate_is_informational_without_the_flag_and_says_why_when_not_evaluated(
     assert recorded(answers, "--json", "after.json") == 0  # not gated: the exit code stays 0
     after = json.loads((work / "after.json").read_text())["gate"]
     assert (after["status"], after["enforced"]) == ("passed", False)  # one refusal is within the 2-point floor
+
+
+def test_sql_that_fails_on_the_fixture_or_is_blocked_by_the_guard_is_an_error_verdict(work):
+    """The error verdict end to end: real SQL, the real guard, the real fixtures (spec 6)."""
+    broken, blocked = ANSWERABLE[0], ANSWERABLE[1]
+    refuse = next(q for q in BUILTIN.questions if q.expect == "refuse")
+    lines = reference_answers(skip={broken.id, blocked.id})
+    lines += [{"id": broken.id, "sql": "SELECT favourite_colour FROM customers"},
+              {"id": blocked.id, "sql": "DELETE FROM orders"},
+              {"id": refuse.id, "sql": "SELECT SUM(delivery_minutes) FROM orders"}]
+    answers = write_answers(work / "a.jsonl", lines)
+    assert recorded(answers, "--json", "out.json", "--markdown", "out.md") == 0
+    data = json.loads((work / "out.json").read_text())
+    got = {q["id"]: q for q in data["questions"]}
+    assert (got[broken.id]["verdict"], got[broken.id]["reason"]) == ("error", "database")
+    assert "no such column" in got[broken.id]["detail"]
+    assert (got[blocked.id]["verdict"], got[blocked.id]["reason"]) == ("error", "guard_blocked")
+    assert (got[refuse.id]["verdict"], got[refuse.id]["declined_by"]) == ("error", None)
+    assert refuse.id in data["missed_refusals"]
+    assert data["summary"]["error"] == 2 and data["summary"]["pass"] == len(ANSWERABLE) - 2
+    assert data["two_by_two"]["answerable"]["error"] == 2 and data["two_by_two"]["must_refuse"]["error"] == 1
+    text = (work / "out.md").read_text()
+    assert f"### {escape(broken.id)}: error (database)" in text
+    assert f"### {escape(blocked.id)}: error (guard\\_blocked)" in text
