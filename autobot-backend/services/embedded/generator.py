@@ -1,4 +1,4 @@
-"""``EmbeddedGenerator``: the built-in offline NL-to-SQL generator (``embedded-v3``).
+"""``EmbeddedGenerator``: the built-in offline NL-to-SQL generator (``embedded-v4``).
 
 Question -> screens (write, injection, chit-chat) -> cue words -> schema linking -> unlinked-term
 screen -> plan -> SQL rendered by sqlglot for the schema's dialect. Deterministic, offline, no
@@ -20,7 +20,7 @@ from services.embedded.refusal import Refusal, screen, time_of_day, unlinked_ter
 from services.schema_context import SchemaContext
 from services.sql_generation import Generation
 
-NAME = "embedded-v3"
+NAME = "embedded-v4"
 MAX_QUESTION_CHARS = 1000
 
 
