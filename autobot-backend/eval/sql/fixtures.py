@@ -17,6 +17,9 @@ API::
     build_rotations(fixture, directory, seed=0, rotations=3) -> list[str]
                                                     SQLite files for seeds seed..seed+rotations-1,
                                                     URLs in seed order (rotation 0 first)
+    create_and_fill(engine, metadata, tables, rows) and write_sqlite(path, build_on) -> str
+                                                    the same two steps for any schema (the blind
+                                                    sets' own schemas use them)
 
 ``retail`` is a point-in-time shop: orders from 2024-10-01 to 2024-12-31, customers signed up
 from 2023-01-01. ``retail_24m`` covers 24 whole months, orders from 2023-01-01 to 2024-12-31;
@@ -31,8 +34,10 @@ in SQLite's stored DDL, so the comments reach a generator on the default engine 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 from rapidfuzz import process
@@ -81,10 +86,7 @@ def build(engine: sa.Engine, fixture: str, seed: int) -> None:
     if existing:
         raise FixtureError(f"fixture {fixture!r} seed {seed}: the database already has tables "
                            f"{', '.join(existing)}; build into an empty database")
-    metadata.create_all(engine)
-    with engine.begin() as conn:
-        for table in TABLES:
-            conn.execute(table.insert(), data.rows()[table.name])
+    create_and_fill(engine, metadata, TABLES, data.rows())
     with engine.connect() as conn:
         problems = check_guarantees(conn, spec)
     if problems:
@@ -98,14 +100,32 @@ def sqlite_url(path: Path) -> str:
 
 def write(path: Path, fixture: str, seed: int) -> str:
     """Build ``fixture`` for ``seed`` into a new SQLite file at ``path`` (replaced if present)."""
-    path = Path(path)
     spec_for(fixture)
+    return write_sqlite(path, lambda engine: build(engine, fixture, seed))
+
+
+def create_and_fill(engine: sa.Engine, metadata: sa.MetaData, tables: Sequence[sa.Table],
+                    rows: Mapping[str, list[dict[str, Any]]]) -> None:
+    """Create ``metadata``'s tables on ``engine`` and insert ``rows[table.name]`` into each of
+    ``tables``, in their order (parents before children), in one transaction."""
+    metadata.create_all(engine)
+    with engine.begin() as conn:
+        for table in tables:
+            conn.execute(table.insert(), rows[table.name])
+
+
+def write_sqlite(path: Path, build_on: Callable[[sa.Engine], None]) -> str:
+    """A new SQLite file at ``path`` (replaced if present), built by ``build_on(engine)``; its URL.
+
+    A build that fails leaves no file behind, so a half-built database is never mistaken for one.
+    """
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.unlink(missing_ok=True)
     url = sqlite_url(path)
     engine = sa.create_engine(url)
     try:
-        build(engine, fixture, seed)
+        build_on(engine)
     except BaseException:
         engine.dispose()
         path.unlink(missing_ok=True)

@@ -29,6 +29,7 @@ import sqlalchemy as sa
 
 import services.schema_context  # noqa: F401  (keeps column comments in SQLite's stored DDL)
 from eval.sql.fixture_schema import Money
+from eval.sql.fixtures import create_and_fill, write_sqlite
 
 D = dt.date
 DATA_END = D(2024, 12, 31)
@@ -267,22 +268,9 @@ def _invoices(rng: random.Random, sub: dict, seat_price: int) -> list[dict]:
 
 def build(engine: sa.Engine, seed: int = 0) -> None:
     """Create the five tables and insert the rows of ``seed`` on an empty database."""
-    data = _generate(seed)
-    metadata.create_all(engine)
-    with engine.begin() as conn:
-        for table in TABLES:
-            conn.execute(table.insert(), data[table.name])
+    create_and_fill(engine, metadata, TABLES, _generate(seed))
 
 
 def write(path: Path, seed: int = 0) -> str:
-    """Build the schema for ``seed`` into a new SQLite file at ``path`` (replaced if present)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.unlink(missing_ok=True)
-    url = sa.URL.create("sqlite", database=str(path)).render_as_string(hide_password=False)
-    engine = sa.create_engine(url)
-    try:
-        build(engine, seed)
-    finally:
-        engine.dispose()
-    return url
+    """Build the schema for ``seed`` into a new SQLite file at ``path`` (replaced if present); its URL."""
+    return write_sqlite(path, lambda engine: build(engine, seed))

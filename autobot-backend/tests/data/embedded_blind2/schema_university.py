@@ -30,7 +30,7 @@ import sqlalchemy as sa
 import services.schema_context  # noqa: F401  (keeps column comments in SQLite's DDL)
 from eval.sql.fixture_data import month_boundaries
 from eval.sql.fixture_schema import Money
-from eval.sql.fixtures import sqlite_url
+from eval.sql.fixtures import create_and_fill, write_sqlite
 
 GRADE_METRIC = "[metric: average_grade = AVG(enrollments.grade) WHERE enrollments.status = 'completed']"
 CREDITS_METRIC = ("[metric: credits_earned = SUM(courses.credits) WHERE enrollments.status = 'completed' "
@@ -267,22 +267,9 @@ def generate(seed: int) -> dict[str, list[dict]]:
 
 def build(engine: sa.Engine, seed: int = 0) -> None:
     """Create the tables and insert the rows of ``seed`` (the database must not hold them yet)."""
-    metadata.create_all(engine)
-    rows = generate(seed)
-    with engine.begin() as conn:
-        for table in TABLES:
-            conn.execute(table.insert(), rows[table.name])
+    create_and_fill(engine, metadata, TABLES, generate(seed))
 
 
 def write(path: Path, seed: int = 0) -> str:
-    """Build the schema for ``seed`` into a new SQLite file at ``path``; returns its URL."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.unlink(missing_ok=True)
-    url = sqlite_url(path)
-    engine = sa.create_engine(url)
-    try:
-        build(engine, seed)
-    finally:
-        engine.dispose()
-    return url
+    """Build the schema for ``seed`` into a new SQLite file at ``path`` (replaced if present); its URL."""
+    return write_sqlite(path, lambda engine: build(engine, seed))
