@@ -283,19 +283,39 @@ def check_set(questions: list[Question], engines: Engines) -> list[str]:
     return problems
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dir", type=Path, default=HERE, help="folder holding the YAML files")
+def overlap_with(questions: list[Question], others: list[Question], threshold: int = NEAR_DUPLICATE) -> list[str]:
+    """Questions that near-duplicate any of ``others`` (an earlier set's); names only ``questions``' ids,
+    so a later set's writer can check against the earlier sets without reading them."""
+    theirs = [utils.default_process(q.question) for q in others]
+    problems = []
+    for q in questions:
+        mine = utils.default_process(q.question)
+        best = max((fuzz.token_sort_ratio(mine, t) for t in theirs), default=0)
+        if best >= threshold:
+            problems.append(f"{q.path.name}: {q.id}: a near-duplicate of a question in an earlier blind set "
+                            f"(token_sort_ratio {best:.0f}); reword it or ask something else")
+    return problems
+
+
+def run_check(argv: list[str] | None, description: str, directory: Path,
+              load: Callable[[Path], list[Question]],
+              check: Callable[[list[Question], Engines, list[Question]], list[str]],
+              build: Callable[[Iterable[str], Path | None], Engines], schemas: tuple[str, ...],
+              others: Callable[[], list[Question]] = list) -> int:
+    """A blind set's checker command: 0 sound, 1 problems (each printed), 2 a file that will not load."""
+    parser = argparse.ArgumentParser(description=description.split("\n\n")[0])
+    parser.add_argument("--dir", type=Path, default=directory, help="folder holding the YAML files")
     parser.add_argument("--db-dir", type=Path, help="also keep the SQLite databases here")
     args = parser.parse_args(argv)
     try:
-        questions = load_set(args.dir)
+        questions = load(args.dir)
+        earlier = others()
     except BlindSetError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    engines = build_engines(sorted({q.schema for q in questions}, key=SCHEMAS.index), args.db_dir)
+    engines = build(sorted({q.schema for q in questions}, key=schemas.index), args.db_dir)
     try:
-        problems = check_set(questions, engines)
+        problems = check(questions, engines, earlier)
     finally:
         for engine in engines.values():
             engine.dispose()
@@ -306,6 +326,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"PROBLEM {line}")
     print(f"{len(questions)} questions, {len(problems)} problem(s)")
     return 1 if problems else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_check(argv, __doc__, HERE, load_set, lambda questions, engines, _: check_set(questions, engines),
+                     build_engines, SCHEMAS)
 
 
 if __name__ == "__main__":

@@ -16,21 +16,19 @@ printed, so the first set's questions stay unread).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import sqlalchemy as sa
-from rapidfuzz import fuzz, utils
 
 from eval.sql import fixtures
 from tests.data.embedded_blind import blindset as first_set
 from tests.data.embedded_blind import check as first_check
-from tests.data.embedded_blind.check import NEAR_DUPLICATE, Engines, check_question, near_duplicates
+from tests.data.embedded_blind.check import Engines, check_question, near_duplicates, overlap_with
 from tests.data.embedded_blind2 import schema_airline, schema_university
-from tests.data.embedded_blind2.blindset2 import HERE, SCHEMAS, BlindSetError, Question, load_set
+from tests.data.embedded_blind2.blindset2 import HERE, SCHEMAS, Question, load_set
 
 BUILDERS: dict[str, Callable[[sa.Engine, int], None]] = {
     "retail": lambda engine, seed: fixtures.build(engine, "retail", seed),
@@ -73,19 +71,6 @@ def size_problems(questions: list[Question]) -> list[str]:
     return problems
 
 
-def overlap_with(questions: list[Question], others: list[Question], threshold: int = NEAR_DUPLICATE) -> list[str]:
-    """This set's questions that near-duplicate any of ``others``; names only this set's ids."""
-    theirs = [utils.default_process(q.question) for q in others]
-    problems = []
-    for q in questions:
-        mine = utils.default_process(q.question)
-        best = max((fuzz.token_sort_ratio(mine, t) for t in theirs), default=0)
-        if best >= threshold:
-            problems.append(f"{q.path.name}: {q.id}: a near-duplicate of a question in the first blind set "
-                            f"(token_sort_ratio {best:.0f}); reword it or ask something else")
-    return problems
-
-
 def check_set(questions: list[Question], engines: Engines, others: list[Question] = ()) -> list[str]:
     """Every problem in the set, each line naming the file and question it concerns."""
     problems = size_problems(questions) + near_duplicates(questions) + overlap_with(questions, list(others))
@@ -96,29 +81,8 @@ def check_set(questions: list[Question], engines: Engines, others: list[Question
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dir", type=Path, default=HERE, help="folder holding the YAML files")
-    parser.add_argument("--db-dir", type=Path, help="also keep the SQLite databases here")
-    args = parser.parse_args(argv)
-    try:
-        questions = load_set(args.dir)
-        others = first_set.load_set()
-    except BlindSetError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    engines = build_engines(sorted({q.schema for q in questions}, key=SCHEMAS.index), args.db_dir)
-    try:
-        problems = check_set(questions, engines, others)
-    finally:
-        for engine in engines.values():
-            engine.dispose()
-    tally = Counter((q.path.name, q.expect) for q in questions)
-    for name in sorted({q.path.name for q in questions}):
-        print(f"{name:28} {tally[name, 'answer']:4} answerable {tally[name, 'refuse']:3} refuse")
-    for line in problems:
-        print(f"PROBLEM {line}")
-    print(f"{len(questions)} questions, {len(problems)} problem(s)")
-    return 1 if problems else 0
+    return first_check.run_check(argv, __doc__, HERE, load_set, check_set, build_engines, SCHEMAS,
+                                 others=first_set.load_set)
 
 
 if __name__ == "__main__":
