@@ -411,6 +411,10 @@ def _index_column(index: SchemaIndex, table: Table, col: Column) -> None:
         low = tuple(t.low for t in tokenize(value) if t.kind in ("word", "number"))
         if low != vstems:
             _add(index, low, Concept("value", table.name, col.name, value=value, strength=strength))
+        if "_" in value:  # a coded value ('no_show') is said in words: "no-shows", "no show"
+            spoken = tuple(t.stem for t in tokenize(value.replace("_", " ")) if t.kind in ("word", "number"))
+            if len(spoken) > 1:
+                _add(index, spoken, Concept("value", table.name, col.name, value=value, strength=strength))
         index.value_words.setdefault(vstems[0], []).append(
             Concept("value", table.name, col.name, value=value, strength=strength))
 

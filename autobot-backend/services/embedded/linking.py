@@ -296,6 +296,9 @@ def _single_extras(tokens: list[Token], i: int, index: SchemaIndex, direct: bool
                  if c.kind in ("column", "table", "value")] if len(parts) > 1 else []
         if found:  # "check-ins" where a column is checked_in: the words of its name, hyphenated
             return [Link(i, i + 1, _ranked(found), 0.9, "name")]
+        typed = _typed_value(parts, index)
+        if typed:  # "a Team-plan subscription": the value 'Team' of the plan named after the hyphen
+            return [Link(i, i + 1, _ranked(typed), 1.2, "value")]
     rest = tok.low[4:] if tok.low.startswith("non-") else tok.low[3:] if tok.low.startswith("non") else ""
     found = index.phrases.get((stem(rest),), []) if len(rest) > 3 else []
     if found:  # "non-members" where a comment says "NULL when not a member"
@@ -313,6 +316,21 @@ def _single_extras(tokens: list[Token], i: int, index: SchemaIndex, direct: bool
         if found:
             out.append(Link(i, i + 1, _ranked(found), 0.6, "fuzzy"))
     return out
+
+
+def _typed_value(parts: tuple[str, ...], index: SchemaIndex) -> list[Concept]:
+    """``<value>-<its table or column>`` ("Team-plan", "gold-tier"): the value, where the words after
+    the hyphen name the table or column that keeps it."""
+    if len(parts) < 2:
+        return []
+    for cut in range(1, len(parts)):
+        owners = {(c.table, c.column if c.kind == "column" else None)
+                  for c in index.phrases.get(parts[cut:], []) if c.kind in ("table", "column") and c.strength >= 0.6}
+        values = [c for c in index.phrases.get(parts[:cut], []) if c.kind == "value" and (
+            (c.table, c.column) in owners or (c.table, None) in owners)]
+        if values:
+            return values
+    return []
 
 
 def _followed_by_comparison(tokens: list[Token], i: int) -> bool:

