@@ -77,3 +77,32 @@ def test_a_word_that_names_a_value_restricts_the_rows(gym, question, reference):
     sql = EmbeddedGenerator().explain(question, ctx)
     assert isinstance(sql, str), sql
     assert _rows(engine, sql) == _rows(engine, reference), sql
+
+
+@pytest.mark.parametrize("question,word", [
+    ("How many climbers are happy?", "happy"),
+    ("How many sessions were wasted?", "wasted"),
+    ("How many stolen passes are there?", "stolen"),
+    ("Count the sessions that were lost.", "lost"),
+], ids=["adjective-predicate", "participle-predicate", "participle-modifier", "relative-clause-predicate"])
+def test_a_restricting_word_nothing_places_is_declined_by_name(gym, question, word):
+    """Declined with the word named: by the unplaced-condition rule, or earlier as data the schema lacks."""
+    outcome = EmbeddedGenerator().explain(question, gym[0])
+    assert isinstance(outcome, Refusal), outcome
+    assert outcome.kind in ("unclear", "out_of_schema") and repr(word) in outcome.reason, outcome
+
+
+@pytest.mark.parametrize("question,reference", [
+    ("How many sessions were booked in March 2024?",
+     "SELECT COUNT(*) FROM sessions WHERE session_date >= '2024-03-01' AND session_date < '2024-04-01'"),
+    ("Hi! How many climbers are there, please?", "SELECT COUNT(*) FROM climbers"),
+    ("How many sessions were attended?", "SELECT COUNT(*) FROM sessions WHERE outcome = 'attended'"),
+    ("Which climbers were the busiest? Names only, highest first, top 3.",
+     "SELECT c.full_name FROM climbers c JOIN sessions s ON s.climber_id = c.climber_id "
+     "GROUP BY c.climber_id ORDER BY COUNT(*) DESC, c.climber_id LIMIT 3"),
+], ids=["event-verb", "politeness", "value-predicate", "superlative-and-output-words"])
+def test_words_that_do_not_restrict_are_not_declined(gym, question, reference):
+    ctx, engine = gym
+    sql = EmbeddedGenerator().explain(question, ctx)
+    assert isinstance(sql, str), sql
+    assert _rows(engine, sql) == _rows(engine, reference), sql

@@ -5,6 +5,7 @@ One concept per module, in the order a question meets them:
 * :mod:`.lexicon`    tokens, stems (inflection), general analytic vocabulary, synonyms, shorthand
 * :mod:`.english`    ordinary English (verbs, adjectives, adverbs, number words, format words) that names no data
 * :mod:`.refusal`    what is declined before and after linking, and the reason given
+* :mod:`.unplaced`   a restricting word nothing in the schema places ("were *lost*"): declined by name, never dropped
 * :mod:`.dates`      date phrases -> half-open ranges, or windows relative to the data
 * :mod:`.cues`       aggregate, grouping, grain, ranking, threshold, comparison and window cue words
   (:mod:`.cue_words` holds the word tables and phrase patterns they are read with)

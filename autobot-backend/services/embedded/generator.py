@@ -1,7 +1,7 @@
 """``EmbeddedGenerator``: the built-in offline NL-to-SQL generator (``embedded-v4``).
 
 Question -> screens (write, injection, chit-chat) -> cue words -> schema linking -> unlinked-term
-screen -> plan -> SQL rendered by sqlglot for the schema's dialect. Deterministic, offline, no
+and unplaced-condition screens -> plan -> SQL rendered by sqlglot for the schema's dialect. Deterministic, offline, no
 model: the same question over the same schema gives the same SQL, or the same refusal.
 """
 
@@ -11,6 +11,7 @@ from sqlglot.errors import SqlglotError
 
 from services.embedded.build import Builder
 from services.embedded.sqlparts import BuildError
+from services.embedded.unplaced import unplaced_condition
 from services.embedded.cues import release_names, scan
 from services.embedded.index import index_for
 from services.embedded.intent import Unclear, interpret
@@ -63,6 +64,9 @@ class EmbeddedGenerator:
         missing = unlinked_terms(tokens, linked, index)
         if missing is not None:
             return missing
+        unplaced = unplaced_condition(tokens, linked, cues.skip, frozenset(index.terms), index.vocabulary)
+        if unplaced is not None:
+            return unplaced
         try:
             plan = interpret(tokens, linked, cues, index)
             if isinstance(plan, Unclear):
