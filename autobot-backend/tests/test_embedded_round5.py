@@ -1,6 +1,6 @@
 """Round five: no word of a question that restricts the rows is dropped silently. Probes over a small
 climbing-gym schema of this file's own (no test set's schema or phrasing): a coded value said in
-words, a value named with its table after a hyphen, each graded by execution against hand-written
+words, a value named with its table after a hyphen, a value said in the words its comment explains it with, each graded by execution against hand-written
 SQL; and a restricting word that names nothing, which is declined with the word named."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ sessions = sa.Table(
     sa.Column("climber_id", sa.Integer, sa.ForeignKey("climbers.climber_id"), nullable=False,
               comment="Who booked it."),
     sa.Column("session_date", sa.Date, nullable=False, comment="Day of the session."),
-    sa.Column("outcome", sa.Text, nullable=False, comment="'attended', 'no_show' or 'late_cancel'."),
+    sa.Column("outcome", sa.Text, nullable=False, comment="'attended', 'no_show' (the climber stayed away) or 'late_cancel'."),
 )
 
 
@@ -70,8 +70,10 @@ def _rows(engine, sql):
     ("How many sessions are there for Boulder-pass climbers?",
      "SELECT COUNT(*) FROM sessions s JOIN climbers c ON c.climber_id = s.climber_id "
      "JOIN passes p ON p.pass_id = c.pass_id WHERE p.name = 'Boulder'"),
+    ("How many sessions in 2024 did climbers stay away from?",
+     "SELECT COUNT(*) FROM sessions WHERE outcome = 'no_show' AND session_date >= '2024-01-01'"),
 ], ids=["coded-value-plural", "coded-value-modifier", "coded-value-two-words", "value-hyphen-table",
-        "value-hyphen-table-joined"])
+        "value-hyphen-table-joined", "value-glossed-in-comment"])
 def test_a_word_that_names_a_value_restricts_the_rows(gym, question, reference):
     ctx, engine = gym
     sql = EmbeddedGenerator().explain(question, ctx)

@@ -198,6 +198,22 @@ def _comment_pairs(text: str) -> list[tuple[str, str]]:
             and (a.low not in GENERAL_WORDS or a.low in ("list", "unit", "total"))]
 
 
+_GLOSS = re.compile(r"'([^']+)'\s*\(([^)]*)\)")
+
+
+def _value_glosses(comment: str | None, values: tuple[str, ...]) -> list[tuple[str, tuple[str, str]]]:
+    """``'returned' (shipped and sent back)``: the comment explains a value in words, so each pair of
+    adjacent content words of the gloss ("sent back") names that value."""
+    out = []
+    for value, gloss in _GLOSS.findall(comment or ""):
+        if value not in values:
+            continue
+        words = [t for t in tokenize(gloss) if t.kind == "word"]
+        out += [(value, (a.stem, b.stem)) for a, b in zip(words, words[1:])
+                if a.low not in _FUNCTION_WORDS and b.low not in _FUNCTION_WORDS]
+    return out
+
+
 _FUNCTION_WORDS = frozenset("a an the of to in on at for from by with and or this that is are was be it its as".split())
 
 
@@ -417,6 +433,8 @@ def _index_column(index: SchemaIndex, table: Table, col: Column) -> None:
                 _add(index, spoken, Concept("value", table.name, col.name, value=value, strength=strength))
         index.value_words.setdefault(vstems[0], []).append(
             Concept("value", table.name, col.name, value=value, strength=strength))
+    for value, pair in _value_glosses(col.comment, col.values):
+        _add(index, pair, Concept("value", table.name, col.name, value=value, strength=0.85))
 
 
 def index_for(schema: SchemaContext) -> SchemaIndex:
