@@ -1,7 +1,8 @@
 """Round five: no word of a question that restricts the rows is dropped silently. Probes over a small
 climbing-gym schema of this file's own (no test set's schema or phrasing): a coded value said in
-words, a value named with its table after a hyphen, a value said in the words its comment explains it with, each graded by execution against hand-written
-SQL; and a restricting word that names nothing, which is declined with the word named."""
+words, a value named with its table after a hyphen, a value said in the words its comment explains
+it with, "no <count kept in a column>", each graded by execution against hand-written SQL; and a
+restricting word that names nothing, which is declined with the word named."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ climbers = sa.Table(
     sa.Column("climber_id", sa.Integer, primary_key=True, comment="Identifier of the climber."),
     sa.Column("full_name", sa.Text, nullable=False, comment="The climber's full name."),
     sa.Column("pass_id", sa.Integer, sa.ForeignKey("passes.pass_id"), nullable=False, comment="Pass held."),
+    sa.Column("injuries", sa.Integer, nullable=False, comment="How many injuries the climber has reported."),
 )
 sessions = sa.Table(
     "sessions", _meta,
@@ -45,7 +47,8 @@ def gym():
     with engine.begin() as conn:
         conn.execute(passes.insert(), [dict(pass_id=1, name="Boulder", monthly_price=39.0),
                                        dict(pass_id=2, name="Unlimited", monthly_price=59.0)])
-        conn.execute(climbers.insert(), [dict(climber_id=c, full_name=f"Climber {c}", pass_id=1 + c % 2)
+        conn.execute(climbers.insert(), [dict(climber_id=c, full_name=f"Climber {c}", pass_id=1 + c % 2,
+                                              injuries=c % 3)
                                          for c in range(1, 13)])
         conn.execute(sessions.insert(), [dict(session_id=s, climber_id=1 + s % 12,
                                               session_date=dt.date(2024, 1, 1) + dt.timedelta(days=s * 3),
@@ -72,8 +75,9 @@ def _rows(engine, sql):
      "JOIN passes p ON p.pass_id = c.pass_id WHERE p.name = 'Boulder'"),
     ("How many sessions in 2024 did climbers stay away from?",
      "SELECT COUNT(*) FROM sessions WHERE outcome = 'no_show' AND session_date >= '2024-01-01'"),
+    ("How many climbers have no injuries?", "SELECT COUNT(*) FROM climbers WHERE injuries = 0"),
 ], ids=["coded-value-plural", "coded-value-modifier", "coded-value-two-words", "value-hyphen-table",
-        "value-hyphen-table-joined", "value-glossed-in-comment"])
+        "value-hyphen-table-joined", "value-glossed-in-comment", "none-of-a-count-column"])
 def test_a_word_that_names_a_value_restricts_the_rows(gym, question, reference):
     ctx, engine = gym
     sql = EmbeddedGenerator().explain(question, ctx)

@@ -319,6 +319,10 @@ class FiltersMixin:
                 self.plan.filters.append(Filter("bool", ColRef(c.table, c.column), values=(not neg,)))
             elif column.kind == "date" and all(t.stem in DATE_STEMS for t in self.t[lk.start:lk.end]):
                 continue  # "the date": a column heading, not "has a date"
+            elif column.kind == "int" and not column.nullable and c.strength >= 0.5 and lk.start > 0 \
+                    and self.lows[lk.start - 1] in ("no", "zero") and self.t[lk.end - 1].low.endswith("s"):
+                self.used.add(k)  # "allow no refills": a count kept in a column, tested for none
+                self.plan.filters.append(Filter("cmp", ColRef(c.table, c.column), op="=", number=0))
             elif column.nullable and c.strength >= 0.5 and not self._is_projection(k):
                 self.used.add(k)
                 words = {t.stem for t in self.t[lk.start:lk.end]}
