@@ -1,8 +1,8 @@
 """Round five: no word of a question that restricts the rows is dropped silently. Probes over a small
 climbing-gym schema of this file's own (no test set's schema or phrasing): a coded value said in
 words, a value named with its table after a hyphen, a value said in the words its comment explains
-it with, "no <count kept in a column>", each graded by execution against hand-written SQL; and a
-restricting word that names nothing, which is declined with the word named."""
+it with, "no <count kept in a column>", a column "we do not know", each graded by execution against
+hand-written SQL; and a restricting word that names nothing, which is declined with the word named."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ climbers = sa.Table(
     sa.Column("full_name", sa.Text, nullable=False, comment="The climber's full name."),
     sa.Column("pass_id", sa.Integer, sa.ForeignKey("passes.pass_id"), nullable=False, comment="Pass held."),
     sa.Column("injuries", sa.Integer, nullable=False, comment="How many injuries the climber has reported."),
+    sa.Column("phone", sa.Text, nullable=True, comment="Mobile number; NULL when not given."),
 )
 sessions = sa.Table(
     "sessions", _meta,
@@ -48,7 +49,7 @@ def gym():
         conn.execute(passes.insert(), [dict(pass_id=1, name="Boulder", monthly_price=39.0),
                                        dict(pass_id=2, name="Unlimited", monthly_price=59.0)])
         conn.execute(climbers.insert(), [dict(climber_id=c, full_name=f"Climber {c}", pass_id=1 + c % 2,
-                                              injuries=c % 3)
+                                              injuries=c % 3, phone=None if c % 5 == 0 else f"+47 {c:04d}")
                                          for c in range(1, 13)])
         conn.execute(sessions.insert(), [dict(session_id=s, climber_id=1 + s % 12,
                                               session_date=dt.date(2024, 1, 1) + dt.timedelta(days=s * 3),
@@ -76,8 +77,12 @@ def _rows(engine, sql):
     ("How many sessions in 2024 did climbers stay away from?",
      "SELECT COUNT(*) FROM sessions WHERE outcome = 'no_show' AND session_date >= '2024-01-01'"),
     ("How many climbers have no injuries?", "SELECT COUNT(*) FROM climbers WHERE injuries = 0"),
+    ("Count the climbers whose phone we do not know.", "SELECT COUNT(*) FROM climbers WHERE phone IS NULL"),
+    ("List the climbers whose phone we know.",
+     "SELECT full_name FROM climbers WHERE phone IS NOT NULL"),
 ], ids=["coded-value-plural", "coded-value-modifier", "coded-value-two-words", "value-hyphen-table",
-        "value-hyphen-table-joined", "value-glossed-in-comment", "none-of-a-count-column"])
+        "value-hyphen-table-joined", "value-glossed-in-comment", "none-of-a-count-column", "not-known-is-missing",
+        "known-is-present"])
 def test_a_word_that_names_a_value_restricts_the_rows(gym, question, reference):
     ctx, engine = gym
     sql = EmbeddedGenerator().explain(question, ctx)

@@ -7,7 +7,8 @@ import re
 
 from services.embedded.index import Column, Concept
 from services.embedded.joins import distance, is_ancestor, primary_date
-from services.embedded.lexicon import DATE_STEMS, DURATION_UNITS, EXCLUDE_WORDS, GENERAL_WORDS, parse_number, stem
+from services.embedded.lexicon import (DATE_STEMS, DURATION_UNITS, EXCLUDE_WORDS, GENERAL_WORDS, NEGATION_CONTRACTIONS,
+                                      NEGATIONS, parse_number, stem)
 from services.embedded.linking import Link
 from services.embedded.plan import ColRef, Exists, Filter, Having, Measure
 from services.embedded.reader import INCOMPLETE, NEGATIVE_STATES, STATE_POSITIVE
@@ -309,7 +310,7 @@ class FiltersMixin:
                 self.used.add(k)  # "satisfaction rating": one column named by two words
                 continue
             column = self.col(c)
-            neg = lk.negated or self.negated_before(lk.start) or self._yet_after(lk.end) or (
+            neg = lk.negated or self.negated_before(lk.start) or self._yet_after(lk.end) or self._unknown(lk) or (
                 column.kind == "date" and any(w in INCOMPLETE for w in self.lows))  # "awaiting shipment"
             if column.kind == "bool" and c.strength >= 0.5 and self._included(lk):
                 self.used.add(k)  # "cancelled ones included": no filter on the flag
@@ -347,6 +348,15 @@ class FiltersMixin:
                 col = self._negative_state_column()
                 if col is not None:
                     self.plan.filters.append(Filter("bool", ColRef(col.table, col.name), values=(False,)))
+
+    def _unknown(self, lk) -> bool:
+        """"whose <column> we don't know", "we do not know their <column>": the value is missing."""
+        near = list(range(max(0, lk.start - 4), lk.start)) + list(range(lk.end, min(len(self.lows), lk.end + 5)))
+        for j in near:
+            if self.lows[j] in ("know", "known") and any(
+                    w in NEGATIONS or w in NEGATION_CONTRACTIONS or w.endswith("n't") for w in self.lows[max(0, j - 2):j]):
+                return True
+        return False
 
     def _state_of_rows(self, i: int) -> bool:
         """"current products", "customers that are active": the state qualifies rows, not a price or date
