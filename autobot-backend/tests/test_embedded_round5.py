@@ -1,8 +1,9 @@
 """Round five: no word of a question that restricts the rows is dropped silently. Probes over a small
 climbing-gym schema of this file's own (no test set's schema or phrasing): a coded value said in
 words, a value named with its table after a hyphen, a value said in the words its comment explains
-it with, "no <count kept in a column>", a column "we do not know", each graded by execution against
-hand-written SQL; and a restricting word that names nothing, which is declined with the word named."""
+it with, "no <count kept in a column>", a column "we do not know", a value joining a year and a word
+("winter 2024" for '2024-winter'), each graded by execution against hand-written SQL; and a
+restricting word that names nothing, which is declined with the word named."""
 
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ sessions = sa.Table(
     sa.Column("climber_id", sa.Integer, sa.ForeignKey("climbers.climber_id"), nullable=False,
               comment="Who booked it."),
     sa.Column("session_date", sa.Date, nullable=False, comment="Day of the session."),
+    sa.Column("block", sa.Text, nullable=False, comment="Training block, e.g. '2024-winter'."),
     sa.Column("outcome", sa.Text, nullable=False, comment="'attended', 'no_show' (the climber stayed away) or 'late_cancel'."),
 )
 
@@ -53,6 +55,7 @@ def gym():
                                          for c in range(1, 13)])
         conn.execute(sessions.insert(), [dict(session_id=s, climber_id=1 + s % 12,
                                               session_date=dt.date(2024, 1, 1) + dt.timedelta(days=s * 3),
+                                              block=("2023-winter", "2024-winter", "2024-summer")[s % 3],
                                               outcome=("attended", "no_show", "attended", "late_cancel")[s % 4])
                                          for s in range(1, 81)])
     yield inspect_schema(engine), engine
@@ -80,9 +83,10 @@ def _rows(engine, sql):
     ("Count the climbers whose phone we do not know.", "SELECT COUNT(*) FROM climbers WHERE phone IS NULL"),
     ("List the climbers whose phone we know.",
      "SELECT full_name FROM climbers WHERE phone IS NOT NULL"),
+    ("How many sessions belong to winter 2024?", "SELECT COUNT(*) FROM sessions WHERE block = '2024-winter'"),
 ], ids=["coded-value-plural", "coded-value-modifier", "coded-value-two-words", "value-hyphen-table",
         "value-hyphen-table-joined", "value-glossed-in-comment", "none-of-a-count-column", "not-known-is-missing",
-        "known-is-present"])
+        "known-is-present", "value-of-a-year-and-a-word"])
 def test_a_word_that_names_a_value_restricts_the_rows(gym, question, reference):
     ctx, engine = gym
     sql = EmbeddedGenerator().explain(question, ctx)

@@ -125,11 +125,29 @@ def release_names(cues: Cues, tokens: list[Token], index) -> Cues:
         if names_column(start, end):
             cues.grains.remove((unit, start, end))
             cues.skip.discard(start)
+    for d in list(cues.dates):
+        pair = _value_with_year(tokens, d.start, index) if d.end == d.start + 1 and not cues.change else None
+        if pair is not None and not any(i in cues.skip for i in pair if i != d.start):
+            cues.dates.remove(d)  # "spring 2023" where a term is '2023-spring': the value, not the year
+            cues.skip.discard(d.start)
     released = {i for i in cues.skip if tokens[i].low in PERCENT_WORDS and i > 0 and names_column(i - 1, i)}
     if released:  # "their hourly rate": a column's name, not a rate asked for
         cues.skip -= released
         cues.percent = cues.percent and any(t.low in PERCENT_WORDS for i, t in enumerate(tokens) if i not in released)
     return cues
+
+
+def _value_with_year(tokens: list[Token], i: int, index) -> tuple[int, int] | None:
+    """The year at ``i`` and the word beside it, when a value joins them with a hyphen ('2023-spring')."""
+    if tokens[i].kind != "number" or not tokens[i].low.isdigit() or len(tokens[i].low) != 4:
+        return None
+    for a, b in ((i - 1, i), (i, i + 1)):
+        if a < 0 or b >= len(tokens) or tokens[a if b == i else b].kind != "word":
+            continue
+        for key in (f"{tokens[b].low}-{tokens[a].low}", f"{tokens[a].low}-{tokens[b].low}"):
+            if any(c.kind == "value" for c in index.phrases.get((key,), [])):
+                return a, b
+    return None
 
 
 def scan(tokens: list[Token], text: str) -> Cues:

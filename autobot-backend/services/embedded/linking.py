@@ -247,6 +247,8 @@ def _span(tokens: list[Token], i: int, j: int, index: SchemaIndex) -> list[Link]
     if j - i == 2:
         keys.append((stem(words[0].low + words[1].low),))
         keys.append((words[0].stem + words[1].stem,))
+        if words[0].kind == "number" or words[1].kind == "number":  # "spring 2023" for a value '2023-spring'
+            keys += [(f"{words[1].low}-{words[0].low}",), (f"{words[0].low}-{words[1].low}",)]
     if j - i == 1 and "-" in words[0].low:
         keys.append((stem(words[0].low.replace("-", "")),))
         keys.append(tuple(stem(p) for p in words[0].low.split("-")))
