@@ -64,7 +64,7 @@ def gym():
 
 def _rows(engine, sql):
     with engine.connect() as conn:
-        return sorted(tuple(r) for r in conn.exec_driver_sql(sql).fetchall())
+        return sorted((tuple(r) for r in conn.exec_driver_sql(sql).fetchall()), key=repr)
 
 
 @pytest.mark.parametrize("question,reference", [
@@ -117,6 +117,19 @@ def test_a_restricting_word_nothing_places_is_declined_by_name(gym, question, wo
      "GROUP BY c.climber_id ORDER BY COUNT(*) DESC, c.climber_id LIMIT 3"),
 ], ids=["event-verb", "politeness", "value-predicate", "superlative-and-output-words"])
 def test_words_that_do_not_restrict_are_not_declined(gym, question, reference):
+    ctx, engine = gym
+    sql = EmbeddedGenerator().explain(question, ctx)
+    assert isinstance(sql, str), sql
+    assert _rows(engine, sql) == _rows(engine, reference), sql
+
+
+@pytest.mark.parametrize("question,reference", [
+    ("Show each climber's phone.", "SELECT full_name, phone FROM climbers"),
+    ("Show each climber's number of sessions.",
+     "SELECT c.full_name, COUNT(*) FROM climbers c JOIN sessions s ON s.climber_id = c.climber_id "
+     "GROUP BY c.climber_id"),
+], ids=["own-attribute-listed", "a-measure-still-grouped"])
+def test_each_rows_own_column_is_a_list_not_a_grouping(gym, question, reference):
     ctx, engine = gym
     sql = EmbeddedGenerator().explain(question, ctx)
     assert isinstance(sql, str), sql

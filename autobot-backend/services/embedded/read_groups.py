@@ -9,6 +9,7 @@ from services.embedded.reader import PARTICIPLES, SORT_WORDS
 
 
 _PARTICLES = frozenset({"back", "out", "up", "off", "in", "down", "over", "away"})
+_SHOW_VERBS = frozenset({"show", "list", "give", "display", "return", "get"})
 
 
 class GroupsMixin:
@@ -68,6 +69,8 @@ class GroupsMixin:
                 continue  # "rank the ports by sailings": how many each has, read in _ranking
             if w == "per" and c.kind == "table" and self._two_level(c.table, k):
                 continue
+            if w in ("each", "every") and self._own_attribute(k):
+                continue
             while k is not None:
                 k = self._add_dim(k)
                 if k is None:
@@ -84,6 +87,15 @@ class GroupsMixin:
                 continue
             self.plan.dims.append(Dim("grain", "", None, unit))
             self._grain_at = getattr(self, "_grain_at", []) + [start]
+
+    def _own_attribute(self, k: int) -> bool:
+        """"Show each port's country": every row with its own value, a list, not a grouping by the value."""
+        lk, c = self.links[k], self.concept(k)
+        if self.lows[0] not in _SHOW_VERBS or self.cues.aggs or self.cues.percent or c.kind != "table" \
+                or not self.t[lk.end - 1].text.lower().replace("\u2019", "'").endswith("'s"):
+            return False
+        nxt = self.link_after(lk.end, gap=0)
+        return nxt is not None and self.concept(nxt).kind == "column" and self.concept(nxt).table == c.table
 
     def _definitions(self) -> set[int]:
         """Tokens of a clause that defines a term ("..., taking each X as Y minus
