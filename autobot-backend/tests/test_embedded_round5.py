@@ -39,6 +39,7 @@ sessions = sa.Table(
               comment="Who booked it."),
     sa.Column("session_date", sa.Date, nullable=False, comment="Day of the session."),
     sa.Column("block", sa.Text, nullable=False, comment="Training block, e.g. '2024-winter'."),
+    sa.Column("duration_minutes", sa.Integer, nullable=False, comment="Length of the session in minutes."),
     sa.Column("outcome", sa.Text, nullable=False, comment="'attended', 'no_show' (the climber stayed away) or 'late_cancel'."),
 )
 
@@ -56,6 +57,7 @@ def gym():
         conn.execute(sessions.insert(), [dict(session_id=s, climber_id=1 + s % 12,
                                               session_date=dt.date(2024, 1, 1) + dt.timedelta(days=s * 3),
                                               block=("2023-winter", "2024-winter", "2024-summer")[s % 3],
+                                              duration_minutes=45 + (s * 17) % 90,
                                               outcome=("attended", "no_show", "attended", "late_cancel")[s % 4])
                                          for s in range(1, 81)])
     yield inspect_schema(engine), engine
@@ -130,6 +132,21 @@ def test_words_that_do_not_restrict_are_not_declined(gym, question, reference):
      "GROUP BY c.climber_id"),
 ], ids=["own-attribute-listed", "a-measure-still-grouped"])
 def test_each_rows_own_column_is_a_list_not_a_grouping(gym, question, reference):
+    ctx, engine = gym
+    sql = EmbeddedGenerator().explain(question, ctx)
+    assert isinstance(sql, str), sql
+    assert _rows(engine, sql) == _rows(engine, reference), sql
+
+
+@pytest.mark.parametrize("question,reference", [
+    ("What is the average session length per climber?",
+     "SELECT c.full_name, AVG(s.duration_minutes) FROM sessions s JOIN climbers c ON c.climber_id = s.climber_id "
+     "GROUP BY c.climber_id"),
+    ("Average session length for each pass, please.",
+     "SELECT p.name, AVG(s.duration_minutes) FROM sessions s JOIN climbers c ON c.climber_id = s.climber_id "
+     "JOIN passes p ON p.pass_id = c.pass_id GROUP BY p.pass_id"),
+], ids=["length-per-entity", "length-for-each-group"])
+def test_an_average_length_per_group_averages_the_rows(gym, question, reference):
     ctx, engine = gym
     sql = EmbeddedGenerator().explain(question, ctx)
     assert isinstance(sql, str), sql

@@ -143,7 +143,7 @@ class GroupsMixin:
                 if m.table == table:
                     self.used.add(k)
                     return True
-                if distance(self.ix, m.table, table) > 0:
+                if distance(self.ix, m.table, table) > 0 and not self._intensive(m):
                     self.plan.measures[n] = Measure("sum", m.table, m.column, per=table)
                     self.used.add(k)
                     return True

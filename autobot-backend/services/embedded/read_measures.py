@@ -19,6 +19,10 @@ _AUXILIARIES = frozenset({"had", "have", "has", "did", "do", "does", "were", "wa
                           "could", "would", "went", "got", "actually", "still", "ever", "also"})
 
 
+_INTENSIVE = frozenset("""length lengths duration durations distance distances size sizes age ages weight height width
+depth rating ratings score scores grade grades temperature speed""".split())
+
+
 class MeasuresMixin:
     """Reads what is computed: counts, totals, averages, extremes, metrics, durations."""
 
@@ -168,6 +172,17 @@ class MeasuresMixin:
                     return Measure("sum", m.table, m.column, per=lk.best.table)
             return Measure("avg", m.table, m.column, since=m.since)
         return m
+
+    def _intensive(self, m: Measure) -> bool:
+        """A quantity each row has whole (a length, an age, a rating), which adding up across rows does
+        not mean: averaged over the rows of a group, never summed per group first."""
+        if not m.column:
+            return False
+        words = set(self.ix.column(m.table, m.column).name.lower().split("_"))
+        for lk in self.links:
+            if (lk.best.table, lk.best.column) == (m.table, m.column):
+                words |= {t.low for t in self.t[lk.start:lk.end]}
+        return bool(words & _INTENSIVE)
 
     def _one_of(self, start: int) -> bool:
         """"a completed order", "each customer", "per order": one entity, what is averaged over."""
