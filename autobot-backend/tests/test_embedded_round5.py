@@ -101,7 +101,10 @@ def test_a_word_that_names_a_value_restricts_the_rows(gym, question, reference):
     ("How many sessions were wasted?", "wasted"),
     ("How many stolen passes are there?", "stolen"),
     ("Count the sessions that were lost.", "lost"),
-], ids=["adjective-predicate", "participle-predicate", "participle-modifier", "relative-clause-predicate"])
+    ("How many long sessions were there in 2024?", "long"),
+    ("How many climbers are loyal?", "loyal"),
+], ids=["adjective-predicate", "participle-predicate", "participle-modifier", "relative-clause-predicate",
+        "gradable-modifier", "gradable-predicate"])
 def test_a_restricting_word_nothing_places_is_declined_by_name(gym, question, word):
     """Declined with the word named: by the unplaced-condition rule, or earlier as data the schema lacks."""
     outcome = EmbeddedGenerator().explain(question, gym[0])
@@ -117,7 +120,9 @@ def test_a_restricting_word_nothing_places_is_declined_by_name(gym, question, wo
     ("Which climbers were the busiest? Names only, highest first, top 3.",
      "SELECT c.full_name FROM climbers c JOIN sessions s ON s.climber_id = c.climber_id "
      "GROUP BY c.climber_id ORDER BY COUNT(*) DESC, c.climber_id LIMIT 3"),
-], ids=["event-verb", "politeness", "value-predicate", "superlative-and-output-words"])
+    ("Which pass is the most expensive? Name only.",
+     "SELECT name FROM passes ORDER BY monthly_price DESC LIMIT 1"),
+], ids=["event-verb", "politeness", "value-predicate", "superlative-and-output-words", "gradable-in-a-superlative"])
 def test_words_that_do_not_restrict_are_not_declined(gym, question, reference):
     ctx, engine = gym
     sql = EmbeddedGenerator().explain(question, ctx)

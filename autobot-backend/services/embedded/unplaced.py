@@ -30,6 +30,15 @@ borrow rent produce start launch plan collect earn spend see visit treat do fly 
 sold bought made written taken given held run paid seen done flown spent sent lent""".split())
 """Verbs that name the event a row records ("were *sold*", "were *issued*"): they say what is counted,
 not which of the rows count."""
+_DESCRIPTIVE = frozenset("""
+big large huge small little tiny long short tall old young heavy light cheap expensive costly pricey happy unhappy
+satisfied unsatisfied good bad poor rich wealthy busy quiet full empty slow fast quick hard easy difficult rare
+popular famous important major minor loyal frequent occasional inactive dormant healthy sick local foreign
+international domestic senior junior premium luxury high low strong weak valuable profitable unprofitable""".split())
+"""Gradable words that pick some rows out of others ("*large* accounts", "the books are *long*"):
+a restriction when nothing in the schema says which rows they are."""
+_DEGREE = frozenset({"most", "least", "more", "less", "very", "too", "so", "how"})
+"""Before a gradable word, a ranking or a comparison ("the *most* expensive product"), read elsewhere."""
 _LOOKAHEAD = 3
 """How far a predicate may reach for a word of the schema before it is read as standing alone."""
 
@@ -54,12 +63,12 @@ def unplaced_condition(tokens: list[Token], linked: Linked, skip: set[int], term
         word = tokens[i].low
         if _after_subject(tokens, i, table_at):
             progressive = word.endswith("ing") and word in VERBS  # "the buyer is asking": an action, not a state
-            restricting = (i in unlinked and not _adverb(word) or word in ADJECTIVES and word not in VERBS) \
-                and not progressive
+            restricting = (i in unlinked and not _adverb(word) or word in ADJECTIVES and word not in VERBS
+                           or word in _DESCRIPTIVE) and not progressive
             if restricting and not _reaches_data(tokens, i, taken, skip):
                 return _refusal(tokens[i].text)
-        elif i + 1 in table_at and i in unlinked and _participle(word) \
-                and not (i > 0 and tokens[i - 1].low in _COPULAS):
+        elif i + 1 in table_at and (i in unlinked and _participle(word) or word in _DESCRIPTIVE) \
+                and not (i > 0 and tokens[i - 1].low in _COPULAS | _DEGREE):
             return _refusal(tokens[i].text)
     return None
 
@@ -73,6 +82,8 @@ def _refusal(word: str) -> Refusal:
 def _after_subject(tokens: list[Token], i: int, table_at: set[int]) -> bool:
     """``<rows> were ___`` or ``<rows> that were ___``, one adverb or negation allowed between."""
     j = i - 1
+    if j >= 0 and tokens[j].low in _DEGREE:
+        return False
     if j >= 0 and (_adverb(tokens[j].low) or tokens[j].low in _NEGATIONS):
         j -= 1
     if j < 1 or tokens[j].low not in _COPULAS:
