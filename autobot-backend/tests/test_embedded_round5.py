@@ -1,9 +1,9 @@
 """Round five: no word of a question that restricts the rows is dropped silently. Probes over a small
 climbing-gym schema of this file's own (no test set's schema or phrasing): a coded value said in
 words, a value named with its table after a hyphen, a value said in the words its comment explains
-it with, "no <count kept in a column>", a column "we do not know", a value joining a year and a word
-("winter 2024" for '2024-winter'), each graded by execution against hand-written SQL; and a
-restricting word that names nothing, which is declined with the word named."""
+it with, a negated verb for a 'no_<verb>' value, "no <count kept in a column>", a column "we do not
+know", a value joining a year and a word ("winter 2024" for '2024-winter'), each graded by execution
+against hand-written SQL; and a restricting word that names nothing, declined with the word named."""
 
 from __future__ import annotations
 
@@ -86,9 +86,12 @@ def _rows(engine, sql):
     ("List the climbers whose phone we know.",
      "SELECT full_name FROM climbers WHERE phone IS NOT NULL"),
     ("How many sessions belong to winter 2024?", "SELECT COUNT(*) FROM sessions WHERE block = '2024-winter'"),
+    ("For how many sessions in 2024 did the climber not show up?",
+     "SELECT COUNT(*) FROM sessions WHERE outcome = 'no_show' AND session_date >= '2024-01-01'"),
 ], ids=["coded-value-plural", "coded-value-modifier", "coded-value-two-words", "value-hyphen-table",
         "value-hyphen-table-joined", "value-glossed-in-comment", "none-of-a-count-column", "not-known-is-missing",
-        "known-is-present", "value-of-a-year-and-a-word"])
+        "known-is-present", "value-of-a-year-and-a-word",
+        "negated-verb-of-a-no-value"])
 def test_a_word_that_names_a_value_restricts_the_rows(gym, question, reference):
     ctx, engine = gym
     sql = EmbeddedGenerator().explain(question, ctx)

@@ -92,6 +92,7 @@ def link(tokens: list[Token], index: SchemaIndex, skip: set[int]) -> Linked:
             cands.extend(found)
         if tok.kind == "word":
             cands.extend(_single_extras(tokens, i, index, direct))
+            cands.extend(_negated_value(tokens, i, index, skip))
     chosen: list[Link] = []
     taken: set[int] = set()
     for cand in sorted(cands, key=lambda c: (-c.score, c.start, c.end)):
@@ -318,6 +319,24 @@ def _single_extras(tokens: list[Token], i: int, index: SchemaIndex, direct: bool
         if found:
             out.append(Link(i, i + 1, _ranked(found), 0.6, "fuzzy"))
     return out
+
+
+_NOT = frozenset({"not", "never", "didn't", "don't", "doesn't", "wasn't", "weren't", "haven't", "hasn't"})
+
+
+def _negated_value(tokens: list[Token], i: int, index: SchemaIndex, skip: set[int]) -> list[Link]:
+    """"passengers who *didn't show up*" where a value is 'no_show': the negated verb is the value, its
+    negation part of it (so nothing else negates it)."""
+    start = i - 1
+    if start >= 1 and tokens[start].low == "not" and tokens[start - 1].low in ("did", "do", "does"):
+        start -= 1
+    if start < 0 or tokens[i - 1].low not in _NOT or any(k in skip for k in range(start, i + 1)):
+        return []
+    found = [c for c in index.phrases.get(("no", tokens[i].stem), []) if c.kind == "value"]
+    if not found:
+        return []
+    end = i + 2 if i + 1 < len(tokens) and tokens[i + 1].low in ("up", "out", "in") else i + 1
+    return [Link(start, end, _ranked(found), 1.5 * (end - start), "value")]
 
 
 def _typed_value(parts: tuple[str, ...], index: SchemaIndex) -> list[Concept]:
