@@ -43,11 +43,11 @@ FLOORS = {
     ("tune", "retail_24m"): (34, 5, 0),
     ("tune", "library"): (23, 6, 0),
     ("tune", "clinic"): (24, 6, 0),
-    ("tune", "saas"): (28, 6, 0),
+    ("tune", "saas"): (29, 6, 0),
     ("holdout", "retail"): (24, 6, 0),
     ("holdout", "retail_24m"): (20, 6, 0),
-    ("holdout", "library"): (12, 4, 0),
-    ("holdout", "clinic"): (16, 5, 0),
+    ("holdout", "library"): (13, 4, 0),
+    ("holdout", "clinic"): (17, 5, 0),
     ("holdout", "saas"): (12, 4, 0),
 }
 SPLITS = ("tune", "holdout")

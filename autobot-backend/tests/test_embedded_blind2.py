@@ -36,9 +36,9 @@ BLIND2 = BlindSet(BLIND2_DIR, load_file, BUILDERS, SCHEMAS)
 FLOORS = {
     ("tune", "retail"): (36, 6, 0),
     ("tune", "retail_24m"): (31, 6, 0),
-    ("tune", "airline"): (21, 5, 0),
+    ("tune", "airline"): (22, 5, 0),
     ("tune", "university"): (19, 5, 0),
-    ("holdout", "retail"): (20, 4, 0),
+    ("holdout", "retail"): (21, 4, 0),
     ("holdout", "retail_24m"): (17, 4, 0),
     ("holdout", "airline"): (10, 4, 0),
     ("holdout", "university"): (10, 5, 1),
