@@ -1,4 +1,4 @@
-"""Latency of the embedded generator (``embedded-v4``) per question, over its retail dev set, over
+"""Latency of the embedded generator (``embedded-v5``) per question, over its retail dev set, over
 the first blind set on its five schemas and the second blind set (both splits, burned) on its four.
 
 Cold: each question is the first after the per-schema index was dropped, so the index build is

@@ -87,7 +87,7 @@ def default_generator(environ: Mapping[str, str] | None = None) -> SQLGenerator:
     """The generator the environment asks for.
 
     Both ``NL_SQL_LLM_BASE_URL`` and ``NL_SQL_LLM_MODEL`` set: an :class:`OpenAIChatGenerator`;
-    neither: the built-in offline ``embedded-v4``; only one: :class:`GeneratorConfigError`
+    neither: the built-in offline ``embedded-v5``; only one: :class:`GeneratorConfigError`
     naming the missing variable (half a configuration must not silently fall back).
     """
     env = os.environ if environ is None else environ
@@ -101,7 +101,7 @@ def default_generator(environ: Mapping[str, str] | None = None) -> SQLGenerator:
     present, missing = (BASE_URL_ENV, MODEL_ENV) if base_url else (MODEL_ENV, BASE_URL_ENV)
     raise GeneratorConfigError(
         f"{present} is set but {missing} is not: set {missing} too to use an OpenAI-compatible endpoint, "
-        f"or unset {present} to use the built-in embedded-v4 generator")
+        f"or unset {present} to use the built-in embedded-v5 generator")
 
 
 @dataclass(frozen=True)

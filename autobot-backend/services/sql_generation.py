@@ -49,9 +49,9 @@ class Generation:
 @runtime_checkable
 class SQLGenerator(Protocol):
     name: str
-    """Generator family and version, e.g. ``embedded-v4`` or ``openai-chat``."""
+    """Generator family and version, e.g. ``embedded-v5`` or ``openai-chat``."""
     model: str
-    """The model answering (``embedded-v4`` for the built-in one, the endpoint's model name...)."""
+    """The model answering (``embedded-v5`` for the built-in one, the endpoint's model name...)."""
 
     def generate(self, question: str, schema: SchemaContext) -> Generation:
         """SQL for ``question`` in ``schema.dialect``, or a refusal; raises GeneratorUnavailable."""

@@ -24,7 +24,8 @@ BLIND3 = BlindSet(BLIND3_DIR, load_file, BUILDERS, SCHEMAS)
 # schema -> (answerable passed >=, must-refuse declined >=, controls declined <=), from measurements:
 #   embedded-v3 (commit a41879c, written before the set existed): 62/106 right, 24/24 declined,
 #   0/8 controls declined (retail 21, retail_24m 17, hotel 9, logistics 15 right);
-#   embedded-v4 (round four's end): 66/106 right, 24/24 declined, 0/8 controls declined. The floors are v4's.
+#   embedded-v4 (round four's end): 66/106 right, 24/24 declined, 0/8 controls declined;
+#   embedded-v5 (round five's end): the same totals per schema. The floors are v4's, which v5 holds.
 FLOORS: dict[str, tuple[int, int, int]] = {
     "retail": (21, 6, 0),
     "retail_24m": (17, 6, 0),

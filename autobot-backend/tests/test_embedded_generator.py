@@ -1,4 +1,4 @@
-"""embedded-v4 end to end: a schema it has never seen (a library), its refusals and their
+"""embedded-v5 end to end: a schema it has never seen (a library), its refusals and their
 reasons, determinism, the interface, and SQL for other dialects.
 
 The library's data is built so that some answers follow from its construction (every fifth
@@ -117,7 +117,7 @@ def test_a_refusal_is_a_generation_without_sql(library):
 def test_implements_the_generator_interface():
     generator = ReExported()
     assert isinstance(generator, SQLGenerator)
-    assert (generator.name, generator.model) == ("embedded-v4", "embedded-v4")
+    assert (generator.name, generator.model) == ("embedded-v5", "embedded-v5")
 
 
 def test_same_question_same_sql_even_after_the_index_is_rebuilt(library):

@@ -417,8 +417,8 @@ def test_default_generator_is_embedded_when_nothing_is_configured(llm_env):
     embedded = pytest.importorskip("services.embedded_generator")
     generator = default_generator()
     assert isinstance(generator, embedded.EmbeddedGenerator)
-    assert generator.name == "embedded-v4"
-    assert NLDatabaseService(local_db_url="sqlite:///x.db").generator_name == "embedded-v4"
+    assert generator.name == "embedded-v5"
+    assert NLDatabaseService(local_db_url="sqlite:///x.db").generator_name == "embedded-v5"
 
 
 @pytest.mark.parametrize(("present", "missing"), [(BASE_URL_ENV, MODEL_ENV), (MODEL_ENV, BASE_URL_ENV)],

@@ -1,4 +1,4 @@
-"""The built-in offline NL-to-SQL generator, ``embedded-v4``.
+"""The built-in offline NL-to-SQL generator, ``embedded-v5``.
 
 One concept per module, in the order a question meets them:
 

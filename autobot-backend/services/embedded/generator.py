@@ -1,4 +1,4 @@
-"""``EmbeddedGenerator``: the built-in offline NL-to-SQL generator (``embedded-v4``).
+"""``EmbeddedGenerator``: the built-in offline NL-to-SQL generator (``embedded-v5``).
 
 Question -> screens (write, injection, chit-chat) -> cue words -> schema linking -> unlinked-term
 and unplaced-condition screens -> plan -> SQL rendered by sqlglot for the schema's dialect. Deterministic, offline, no
@@ -21,7 +21,7 @@ from services.embedded.refusal import Refusal, screen, time_of_day, unlinked_ter
 from services.schema_context import SchemaContext
 from services.sql_generation import Generation
 
-NAME = "embedded-v4"
+NAME = "embedded-v5"
 MAX_QUESTION_CHARS = 1000
 
 
