@@ -141,6 +141,30 @@ def failures(outcomes: Iterable[Outcome], schema: str) -> str:
                      if o.question.schema == schema and o.bad)
 
 
+def assert_floors(outcomes: list[Outcome], schema: str, floor: tuple[int, int, int], show_failures: bool) -> None:
+    """One schema's figures hold ``floor`` (passed >=, declined >=, controls declined <=).
+
+    A set that may be read lists its failing questions in the message; a holdout's message is totals only.
+    """
+    f = figures(outcomes, schema)
+    passed, declined, controls_declined = floor
+    assert f.answerable > 0 and f.must_refuse > 0 and f.controls > 0, f.line(schema)
+    detail = "\n" + failures(outcomes, schema) if show_failures else ""
+    assert f.passed >= passed, f"{f.line(schema)}; floor {passed}{detail}"
+    assert f.declined >= declined, f"{f.line(schema)}; floor {declined}{detail}"
+    assert f.controls_declined <= controls_declined, f"{f.line(schema)}; ceiling {controls_declined}"
+
+
+class FixedSQL:
+    """A stand-in generator that answers every question with one given SQL (to test the grader itself)."""
+
+    def __init__(self, sql: str):
+        self.sql = sql
+
+    def explain(self, question: str, schema: SchemaContext) -> str:
+        return self.sql
+
+
 def report(outcomes: list[Outcome], schemas: Sequence[str], per_question: bool) -> str:
     lines = [figures(outcomes, schema).line(schema) for schema in schemas]
     lines.append(figures(outcomes).line("all"))

@@ -27,8 +27,7 @@ import sys
 import pytest
 
 from eval.sql.compare import compare_results
-from services.embedded import EmbeddedGenerator
-from tests.blind_grading import BlindSet, Outcome, failures, figures, report, run_sql
+from tests.blind_grading import BlindSet, FixedSQL, Outcome, assert_floors, report, run_sql
 from tests.data.embedded_blind.blindset import HERE as BLIND_DIR
 from tests.data.embedded_blind.blindset import SCHEMAS, Question, load_file
 from tests.data.embedded_blind.check import BUILDERS
@@ -60,13 +59,7 @@ def outcomes() -> dict[str, list[Outcome]]:
 
 @pytest.mark.parametrize("split,schema", sorted(FLOORS), ids=lambda v: str(v))
 def test_each_split_holds_its_floors(outcomes, split, schema):
-    f = figures(outcomes[split], schema)
-    passed, declined, controls_declined = FLOORS[(split, schema)]
-    assert f.answerable > 0 and f.must_refuse > 0 and f.controls > 0
-    detail = failures(outcomes[split], schema)
-    assert f.passed >= passed, f"{f.line(schema)}; floor {passed}\n{detail}"
-    assert f.declined >= declined, f"{f.line(schema)}; floor {declined}\n{detail}"
-    assert f.controls_declined <= controls_declined, f"{f.line(schema)}; ceiling {controls_declined}"
+    assert_floors(outcomes[split], schema, FLOORS[(split, schema)], show_failures=True)
 
 
 def test_every_reference_passes_its_own_grading():
@@ -87,12 +80,8 @@ def test_the_grader_fails_a_wrong_answer():
     q = next(q for q in BLIND.load_split("tune", ["retail"]) if q.answerable and q.shape == "scalar")
     wrong = Question(**{**q.__dict__, "sql": "SELECT -12345.67"})
 
-    class Fixed(EmbeddedGenerator):
-        def explain(self, question, schema):
-            return q.sql
-
-    assert BLIND.grade(wrong, Fixed()).verdict == "wrong"
-    assert BLIND.grade(q, Fixed()).verdict == "pass"
+    assert BLIND.grade(wrong, FixedSQL(q.sql)).verdict == "wrong"
+    assert BLIND.grade(q, FixedSQL(q.sql)).verdict == "pass"
 
 
 @pytest.mark.parametrize("split", SPLITS)

@@ -23,8 +23,7 @@ import sys
 
 import pytest
 
-from services.embedded import EmbeddedGenerator
-from tests.blind_grading import BlindSet, Outcome, failures, figures, report
+from tests.blind_grading import BlindSet, FixedSQL, Outcome, assert_floors, report
 from tests.data.embedded_blind2.blindset2 import HERE as BLIND2_DIR
 from tests.data.embedded_blind2.blindset2 import SCHEMAS, load_file
 from tests.data.embedded_blind2.check import BUILDERS
@@ -53,13 +52,7 @@ def outcomes() -> dict[str, list[Outcome]]:
 
 @pytest.mark.parametrize("split,schema", sorted(FLOORS), ids=lambda v: str(v))
 def test_each_split_holds_its_floors(outcomes, split, schema):
-    f = figures(outcomes[split], schema)
-    passed, declined, controls_declined = FLOORS[(split, schema)]
-    assert f.answerable > 0 and f.must_refuse > 0 and f.controls > 0
-    detail = failures(outcomes[split], schema)
-    assert f.passed >= passed, f"{f.line(schema)}; floor {passed}\n{detail}"
-    assert f.declined >= declined, f"{f.line(schema)}; floor {declined}\n{detail}"
-    assert f.controls_declined <= controls_declined, f"{f.line(schema)}; ceiling {controls_declined}"
+    assert_floors(outcomes[split], schema, FLOORS[(split, schema)], show_failures=True)
 
 
 @pytest.mark.parametrize("split", SPLITS)
@@ -71,15 +64,8 @@ def test_no_blind2_phrase_is_in_the_generator(split):
 def test_the_grader_fails_a_wrong_answer_and_passes_the_reference():
     q = next(q for q in BLIND2.load_split("tune", ["retail"]) if q.answerable and q.shape == "scalar")
 
-    class Fixed(EmbeddedGenerator):
-        def __init__(self, sql: str):
-            self.sql = sql
-
-        def explain(self, question, schema):
-            return self.sql
-
-    assert BLIND2.grade(q, Fixed("SELECT -12345.67")).verdict == "wrong"
-    assert BLIND2.grade(q, Fixed(q.sql)).verdict == "pass"
+    assert BLIND2.grade(q, FixedSQL("SELECT -12345.67")).verdict == "wrong"
+    assert BLIND2.grade(q, FixedSQL(q.sql)).verdict == "pass"
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.blind_grading import BlindSet, Outcome, figures, report
+from tests.blind_grading import BlindSet, FixedSQL, Outcome, assert_floors, report
 from tests.data.embedded_blind3.blindset3 import HERE as BLIND3_DIR
 from tests.data.embedded_blind3.blindset3 import SCHEMAS, load_file
 from tests.data.embedded_blind3.check import BUILDERS
@@ -42,12 +42,7 @@ def holdout() -> list[Outcome]:
 @pytest.mark.parametrize("schema", SCHEMAS)
 def test_holdout_holds_its_floors(holdout, schema):
     """Totals only: a failure here names no question."""
-    f = figures(holdout, schema)
-    assert f.answerable > 0 and f.must_refuse > 0 and f.controls > 0
-    passed, declined, controls_declined = FLOORS[schema]
-    assert f.passed >= passed, f"{f.line(schema)}; floor {passed}"
-    assert f.declined >= declined, f"{f.line(schema)}; floor {declined}"
-    assert f.controls_declined <= controls_declined, f"{f.line(schema)}; ceiling {controls_declined}"
+    assert_floors(holdout, schema, FLOORS[schema], show_failures=False)
 
 
 def test_no_holdout_phrase_is_in_the_generator():
@@ -59,15 +54,8 @@ def test_no_holdout_phrase_is_in_the_generator():
 def test_the_grader_fails_a_wrong_answer_and_passes_the_reference():
     q = next(q for q in BLIND3.load_split("holdout", ["retail"]) if q.answerable and q.shape == "scalar")
 
-    class Fixed:
-        def __init__(self, sql: str):
-            self.sql = sql
-
-        def explain(self, question, schema):
-            return self.sql
-
-    assert BLIND3.grade(q, Fixed("SELECT -12345.67")).verdict == "wrong"
-    assert BLIND3.grade(q, Fixed(q.sql)).verdict == "pass"
+    assert BLIND3.grade(q, FixedSQL("SELECT -12345.67")).verdict == "wrong"
+    assert BLIND3.grade(q, FixedSQL(q.sql)).verdict == "pass"
 
 
 if __name__ == "__main__":
