@@ -15,6 +15,7 @@ import gc
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -44,18 +45,9 @@ def run() -> None:
         schema = inspect_schema(engine)
         engine.dispose()
     generator = EmbeddedGenerator()
-    cold: list[float] = []
-    for question in questions:
-        clear_cache()
-        started = time.perf_counter()
-        generator.generate(question, schema)
-        cold.append((time.perf_counter() - started) * 1000)
-    warm: list[float] = []
-    for _ in range(WARM_REPEATS):
-        for question in questions:
-            started = time.perf_counter()
-            generator.generate(question, schema)
-            warm.append((time.perf_counter() - started) * 1000)
+    asked = [(question, schema) for question in questions]
+    cold = _times(generator, asked, before_each=clear_cache)
+    warm = _times(generator, asked * WARM_REPEATS)
     print(f"   generate() over {len(questions)} retail dev-set questions (answerable and must-refuse)")
     print(_line("cold", cold))
     print(_line("warm", warm))
@@ -70,22 +62,24 @@ def _blind(generator: EmbeddedGenerator) -> None:
           [(q.question, BLIND2.database(q.schema)[0]) for q in BLIND2.load_split("tune") + BLIND2.load_split("holdout")])
 
 
-def _warm(generator: EmbeddedGenerator, label: str, asked: list) -> None:
+def _times(generator: EmbeddedGenerator, asked: list, before_each: Callable[[], None] | None = None) -> list[float]:
+    """Milliseconds per ``generate`` call, one per (question, schema) in ``asked``, in order."""
+    samples = []
     for question, schema in asked:
+        if before_each:
+            before_each()
+        started = time.perf_counter()
         generator.generate(question, schema)
-    warm: list[float] = []
-    for _ in range(WARM_REPEATS):
-        for question, schema in asked:
-            started = time.perf_counter()
-            generator.generate(question, schema)
-            warm.append((time.perf_counter() - started) * 1000)
+        samples.append((time.perf_counter() - started) * 1000)
+    return samples
+
+
+def _warm(generator: EmbeddedGenerator, label: str, asked: list) -> None:
+    _times(generator, asked)
+    warm = _times(generator, asked * WARM_REPEATS)
     gc.disable()
     try:
-        paused = []
-        for question, schema in asked:
-            started = time.perf_counter()
-            generator.generate(question, schema)
-            paused.append((time.perf_counter() - started) * 1000)
+        paused = _times(generator, asked)
     finally:
         gc.enable()
     print(f"   generate() over {len(asked)} questions of the {label}")
