@@ -13,6 +13,7 @@ from benchmarks import best_of
 from eval.sql.corpus import load_corpus
 from eval.sql.fixtures import DEFAULT_ROTATIONS, FIXTURE_NAMES, build_rotations
 from eval.sql.selfcheck import run_self_check
+from services.readonly_sql import ReadOnlySQL
 
 REPEATS = 3
 
@@ -20,12 +21,12 @@ REPEATS = 3
 def run() -> None:
     corpus = load_corpus()
     answerable = sum(q.expect == "answer" for q in corpus.questions)
-    with tempfile.TemporaryDirectory(prefix="bench-fixtures-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="bench-fixtures-") as tmp, ReadOnlySQL() as database:
         def build() -> dict[str, list[str]]:
             return {f: build_rotations(f, Path(tmp), rotations=DEFAULT_ROTATIONS) for f in FIXTURE_NAMES}
 
         build_s, targets = best_of(build, REPEATS)
-        check_s, result = best_of(lambda: run_self_check(corpus, targets), REPEATS)
+        check_s, result = best_of(lambda: run_self_check(database, corpus, targets), REPEATS)
     databases = len(FIXTURE_NAMES) * DEFAULT_ROTATIONS
     print(f"   build fixtures: {build_s:6.2f} s for {databases} databases "
           f"({len(FIXTURE_NAMES)} fixtures x {DEFAULT_ROTATIONS} rotations, {build_s / databases * 1000:.0f} ms each)")

@@ -89,7 +89,7 @@ def _progress_printer(enabled: bool):
 
     def show(i: int, n: int, r: Replay) -> None:
         end = "\n" if i == n else ""
-        print(f"\r[{i}/{n}] {r.golden.trajectory_id[:60]:<60}", end=end, file=sys.stderr, flush=True)
+        print(f"\r[{i}/{n}] {r.task.trajectory_id[:60]:<60}", end=end, file=sys.stderr, flush=True)
 
     return show
 

@@ -1,8 +1,11 @@
-"""The replayer: put every golden to a candidate, one at a time, and keep going.
+"""The replayer: put every task to a candidate, and keep going whatever one task costs.
 
-A candidate is any async callable ``golden -> CandidateResult``. A candidate that hangs past
-the per-golden timeout, raises, or says it cannot answer (``CandidateUnavailable``) costs that
-golden only: the golden is recorded as unmeasured with the reason, and the run goes on.
+The runner is generic over what it replays: a trajectory suite's golden, a SQL suite's question.
+A candidate is any async callable ``task -> result``; the trajectory suite's contract is
+:data:`CandidateRunner` (``GoldenTrajectory -> CandidateResult``). A candidate that hangs past
+the per-task timeout, raises, or says it cannot answer (:class:`CandidateUnavailable`) costs that
+task only: the replay records why there is no result, and the run goes on. Results come back in
+the order of the tasks, however many run at once.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from eval.errors import HarnessError
 from eval.store import GoldenTrajectory
@@ -20,46 +23,50 @@ from eval.store import GoldenTrajectory
 DEFAULT_TIMEOUT_S = 120.0
 TIMEOUT_ENV = "EVAL_REPLAY_TIMEOUT_S"
 
+T = TypeVar("T")
+R = TypeVar("R")
+
 
 class CandidateUnavailable(Exception):
-    """The candidate cannot answer this golden (no recording, endpoint down, ...).
+    """The candidate cannot answer this task (no recording, endpoint down, ...).
 
-    This is not a verdict about the candidate's quality: the golden becomes ``unmeasured``.
+    This is not a verdict about the candidate's quality: the task becomes ``unmeasured``.
     """
 
 
 @dataclass
 class CandidateResult:
+    """What a trajectory-suite candidate did for one golden."""
+
     response_text: str = ""
     """The candidate's final answer text."""
     tool_sequence: list[str] | None = None
     """Tools called, in order; ``None`` when the candidate does not report tools (unknown)."""
     final_status: str | None = None
     """Terminal status; ``None`` when unknown. Never defaulted to the golden's own."""
-    sql: str | None = None
-    """SQL the candidate produced (SQL suite)."""
-    refused: bool = False
-    """The candidate declined to produce SQL (SQL suite)."""
-    reason: str | None = None
-    """Why it declined or failed, in its own words."""
     model: str | None = None
-    """Generator or model that produced the answer, when known."""
+    """Agent or model that produced the answer, when known."""
     metadata: dict[str, Any] = field(default_factory=dict)
     """Anything else worth keeping as evidence."""
 
 
 CandidateRunner = Callable[[GoldenTrajectory], Awaitable[CandidateResult]]
+"""The trajectory suite's candidate contract."""
 
 
 @dataclass
-class Replay:
-    """One golden put to the candidate: the result, or why there is none."""
+class Replay(Generic[T, R]):
+    """One task put to the candidate: the result, or why there is none."""
 
-    golden: GoldenTrajectory
-    result: CandidateResult | None
+    task: T
+    result: R | None
     failure: str | None = None
     """Set when the candidate gave no usable result (timeout, crash, unavailable)."""
     elapsed_s: float = 0.0
+
+
+Progress = Callable[[int, int, "Replay[Any, Any]"], None]
+"""Called after each task with (done, total, replay)."""
 
 
 def timeout_from_env(default: float = DEFAULT_TIMEOUT_S) -> float:
@@ -75,39 +82,48 @@ def timeout_from_env(default: float = DEFAULT_TIMEOUT_S) -> float:
     return value
 
 
-async def replay_one(golden: GoldenTrajectory, candidate: CandidateRunner, timeout_s: float) -> Replay:
+async def replay_one(task: T, candidate: Callable[[T], Awaitable[R]], timeout_s: float,
+                     result_type: type[R]) -> Replay[T, R]:
     started = time.perf_counter()
+
+    def failed(why: str) -> Replay[T, R]:
+        return Replay(task, None, why, time.perf_counter() - started)
+
     try:
-        result = await asyncio.wait_for(candidate(golden), timeout=timeout_s)
-    except asyncio.TimeoutError:
-        return Replay(golden, None, f"timeout: no answer within {timeout_s:g} s", time.perf_counter() - started)
+        result = await asyncio.wait_for(candidate(task), timeout=timeout_s)
+    except TimeoutError:
+        return failed(f"timeout: no answer within {timeout_s:g} s")
     except CandidateUnavailable as exc:
-        return Replay(golden, None, f"unavailable: {exc}", time.perf_counter() - started)
-    except Exception as exc:  # one broken golden must not end the run
-        return Replay(golden, None, f"candidate crashed: {type(exc).__name__}: {exc}", time.perf_counter() - started)
-    if not isinstance(result, CandidateResult):
-        return Replay(golden, None, f"candidate returned {type(result).__name__}, not CandidateResult",
-                      time.perf_counter() - started)
-    return Replay(golden, result, None, time.perf_counter() - started)
+        return failed(f"unavailable: {exc}")
+    except Exception as exc:  # one broken task must not end the run
+        return failed(f"candidate crashed: {type(exc).__name__}: {exc}")
+    if not isinstance(result, result_type):
+        return failed(f"candidate returned {type(result).__name__}, not {result_type.__name__}")
+    return Replay(task, result, None, time.perf_counter() - started)
 
 
-async def replay_all(
-    goldens: Sequence[GoldenTrajectory],
-    candidate: CandidateRunner,
-    timeout_s: float = DEFAULT_TIMEOUT_S,
-    progress: Callable[[int, int, Replay], None] | None = None,
-) -> list[Replay]:
-    """Replay goldens in order, sequentially (candidates may hold one connection or model)."""
-    replays: list[Replay] = []
-    for i, golden in enumerate(goldens, 1):
-        replay = await replay_one(golden, candidate, timeout_s)
-        replays.append(replay)
+async def replay_all(tasks: Sequence[T], candidate: Callable[[T], Awaitable[R]], result_type: type[R], *,
+                     timeout_s: float = DEFAULT_TIMEOUT_S, concurrency: int = 1,
+                     progress: Progress | None = None) -> list[Replay[T, R]]:
+    """Replay ``tasks`` with at most ``concurrency`` in flight; results in the order of ``tasks``."""
+    if concurrency < 1:
+        raise HarnessError(f"concurrency must be at least 1, got {concurrency}")
+    gate = asyncio.Semaphore(concurrency)
+    done = 0
+
+    async def one(task: T) -> Replay[T, R]:
+        nonlocal done
+        async with gate:
+            replay = await replay_one(task, candidate, timeout_s, result_type)
+        done += 1
         if progress is not None:
-            progress(i, len(goldens), replay)
-    return replays
+            progress(done, len(tasks), replay)
+        return replay
+
+    return list(await asyncio.gather(*(one(t) for t in tasks)))
 
 
 def replay(goldens: Sequence[GoldenTrajectory], candidate: CandidateRunner, timeout_s: float = DEFAULT_TIMEOUT_S,
-           progress: Callable[[int, int, Replay], None] | None = None) -> list[Replay]:
-    """Synchronous entry point for :func:`replay_all`."""
-    return asyncio.run(replay_all(goldens, candidate, timeout_s, progress))
+           progress: Progress | None = None) -> list[Replay[GoldenTrajectory, CandidateResult]]:
+    """The trajectory suite's synchronous entry point: goldens one at a time, in order."""
+    return asyncio.run(replay_all(goldens, candidate, CandidateResult, timeout_s=timeout_s, progress=progress))

@@ -11,6 +11,12 @@
 6. the read-only guard checks the SQL                                 -> ``guard_blocked``
 7. the executor runs it on a read-only connection                     -> ``database`` / ``timeout`` / ``row_cap``
 
+Steps 3, 6 and 7 are :class:`~services.readonly_sql.ReadOnlySQL`, the one public way to run SQL
+read-only, which the service also offers as :meth:`NLDatabaseService.run_readonly`. A failure of
+the service's own code is ``internal``, never a database error. :meth:`NLDatabaseService.answer`
+gives the outcome typed (:class:`Answer`); :meth:`NLDatabaseService.query` gives it as the
+response dict callers have always read.
+
 Every query, whatever its outcome, is appended to :attr:`NLDatabaseService.history` and logged
 to the ``autobot.nl_sql.audit`` logger with its status and reason. Reasons never contain a URL
 password or an API key.
@@ -26,13 +32,12 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
 import time
 import urllib.parse
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -43,7 +48,8 @@ from services.llm_generator import (
     GeneratorConfigError,
     OpenAIChatGenerator,
 )
-from services.schema_context import SchemaContext, inspect_schema
+from services.readonly_sql import ErrorKind, Execution, ReadOnlySQL, Row
+from services.schema_context import SchemaContext
 from services.sql_executor import ExecutionError, ReadOnlyExecutor, redact_url
 from services.sql_generation import Generation, GeneratorUnavailable, SQLGenerator
 from services.sql_guard import (
@@ -55,9 +61,10 @@ from services.sql_guard import (
 )
 
 __all__ = [
-    "ERROR_KINDS", "LOCAL_DB_ENV", "DEFAULT_LOCAL_DB", "MAX_QUESTION_CHARS", "GeneratorConfigError",
-    "GuardVerdict", "NLDatabaseService", "QueryRecord", "default_generator", "validate_readonly_sql",
-    "_DANGEROUS_KEYWORDS", "_SAFE_SQL_PREFIXES", "_validate_readonly_sql",
+    "DEFAULT_LOCAL_DB", "ERROR_KINDS", "LOCAL_DB_ENV", "MAX_QUESTION_CHARS", "_DANGEROUS_KEYWORDS",
+    "_SAFE_SQL_PREFIXES", "Answer", "ErrorKind", "Execution", "GeneratorConfigError", "GuardVerdict",
+    "NLDatabaseService", "QueryRecord", "_validate_readonly_sql", "default_generator", "redact_url",
+    "validate_readonly_sql",
 ]
 
 LOCAL_DB_ENV = "NL_SQL_LOCAL_DB_URL"
@@ -69,39 +76,42 @@ log = logging.getLogger(__name__)
 
 Status = Literal["ok", "refused", "error"]
 ERROR_KINDS: Mapping[str, str] = {
-    "bad_request": "the question (or db_url) given is not usable: empty, not a string, too long",
-    "config": "a URL or driver that cannot be used, or a generator configuration error",
-    "db_unreachable": "the database could not be opened or its schema read (missing file, server down)",
-    "generator_unavailable": "the generator could not be asked (endpoint down, timeout, bad reply envelope)",
-    "generator_error": "the generator crashed or returned something that is not a Generation: no SQL came back",
-    "guard_blocked": "the generated SQL is not a single read-only statement; it was not run",
-    "database": "the database rejected the SQL (unknown column, type error, ...)",
-    "timeout": "the query ran past the time limit and was stopped",
-    "row_cap": "the query returned more rows than the cap; a truncated answer is not returned",
-    "refused": "the generator declined to answer (status refused, not error)",
+    ErrorKind.BAD_REQUEST: "the question (or db_url) given is not usable: empty, not a string, too long",
+    ErrorKind.CONFIG: "a URL or driver that cannot be used, or a generator configuration error",
+    ErrorKind.DB_UNREACHABLE: "the database could not be opened or its schema read (missing file, server down)",
+    ErrorKind.GENERATOR_UNAVAILABLE: "the generator could not be asked (endpoint down, timeout, bad reply envelope)",
+    ErrorKind.GENERATOR_ERROR: "the generator crashed or returned something that is not a Generation: no SQL came "
+                               "back",
+    ErrorKind.GUARD_BLOCKED: "the generated SQL is not a single read-only statement; it was not run",
+    ErrorKind.DATABASE: "the database rejected the SQL (unknown column, type error, ...)",
+    ErrorKind.TIMEOUT: "the query ran past the time limit and was stopped",
+    ErrorKind.ROW_CAP: "the query returned more rows than the cap; a truncated answer is not returned",
+    ErrorKind.REFUSED: "the generator declined to answer (status refused, not error)",
+    ErrorKind.INTERNAL: "the service itself failed (a bug, logged with its traceback); nothing is known about the "
+                        "question",
 }
-"""Every ``error_kind`` a response can carry, with what it means."""
+"""Every ``error_kind`` a response can carry (each :class:`~services.readonly_sql.ErrorKind`), with what it means."""
 
 
 def default_generator(environ: Mapping[str, str] | None = None) -> SQLGenerator:
     """The generator the environment asks for.
 
     Both ``NL_SQL_LLM_BASE_URL`` and ``NL_SQL_LLM_MODEL`` set: an :class:`OpenAIChatGenerator`;
-    neither: the built-in offline ``embedded-v5``; only one: :class:`GeneratorConfigError`
-    naming the missing variable (half a configuration must not silently fall back).
+    neither: the built-in offline generator; only one: :class:`GeneratorConfigError` naming the
+    missing variable (half a configuration must not silently fall back).
     """
     env = os.environ if environ is None else environ
     base_url, model = (env.get(BASE_URL_ENV) or "").strip(), (env.get(MODEL_ENV) or "").strip()
     if base_url and model:
         return OpenAIChatGenerator.from_env(env)
-    if not base_url and not model:
-        from services.embedded_generator import EmbeddedGenerator
+    from services.embedded_generator import NAME, EmbeddedGenerator
 
+    if not base_url and not model:
         return EmbeddedGenerator()
     present, missing = (BASE_URL_ENV, MODEL_ENV) if base_url else (MODEL_ENV, BASE_URL_ENV)
     raise GeneratorConfigError(
         f"{present} is set but {missing} is not: set {missing} too to use an OpenAI-compatible endpoint, "
-        f"or unset {present} to use the built-in embedded-v5 generator")
+        f"or unset {present} to use the built-in {NAME} generator")
 
 
 @dataclass(frozen=True)
@@ -125,10 +135,70 @@ class QueryRecord:
     model: str
 
 
+@dataclass(frozen=True)
+class Answer:
+    """One question's outcome, typed: what :meth:`NLDatabaseService.query` returns as a dict."""
+
+    question: str | None
+    """The question as asked (``None`` when it was not a string)."""
+    db_id: str
+    user_id: str | None
+    status: Status
+    error_kind: ErrorKind | None
+    """``None`` when ok; :attr:`ErrorKind.REFUSED` when the generator declined."""
+    reason: str | None
+    """Why it was refused or failed, scrubbed of secrets; ``None`` when ok."""
+    sql: str | None
+    """The SQL the generator produced (also when the guard blocked it or it failed to run)."""
+    generator: str
+    model: str
+    received: str
+    """When the question was received, ISO 8601 in UTC."""
+    elapsed_ms: float
+    """The whole request: schema, generation, guard and execution."""
+    generation_ms: float | None = None
+    """Time the generator took (``None`` when it was not asked)."""
+    execution: Execution | None = None
+    """The run of :attr:`sql`: its rows, or why there are none (``None`` when nothing was run)."""
+    generation: Generation | None = field(default=None, repr=False)
+    """What the generator returned, with its raw output and usage when it reports them."""
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.execution.columns if self.execution is not None and self.execution.ok else ()
+
+    @property
+    def rows(self) -> list[Row]:
+        return list(self.execution.rows) if self.execution is not None and self.execution.ok else []
+
+    def response(self) -> dict[str, Any]:
+        """The response dict of :meth:`NLDatabaseService.query` (spec 12's public shape)."""
+        columns, rows = self.columns, self.rows
+        out: dict[str, Any] = {
+            "question": self.question,
+            "sql": self.sql,
+            "results": [dict(zip(columns, row)) for row in rows],
+            "rows": [list(row) for row in rows],
+            "columns": list(columns),
+            "row_count": len(rows),
+            "db_id": self.db_id,
+            "elapsed_ms": self.elapsed_ms,
+            "status": self.status,
+            "reason": self.reason,
+            "error_kind": None if self.error_kind is None else self.error_kind.value,
+            "generator": self.generator,
+            "model": self.model,
+            "user_id": self.user_id,
+        }
+        if self.status == "error":
+            out["error"] = self.reason
+        return out
+
+
 class _Failed(Exception):
     """A pipeline step's failure, already phrased for the user."""
 
-    def __init__(self, kind: str, reason: str) -> None:
+    def __init__(self, kind: ErrorKind, reason: str) -> None:
         super().__init__(reason)
         self.kind, self.reason = kind, reason
 
@@ -143,17 +213,13 @@ def _url_secrets(url: str) -> set[str]:
 
 def _check_question(question: object) -> str:
     if not isinstance(question, str):
-        raise _Failed("bad_request", f"The question must be a string, got {type(question).__name__}.")
+        raise _Failed(ErrorKind.BAD_REQUEST, f"The question must be a string, got {type(question).__name__}.")
     if not question.strip():
-        raise _Failed("bad_request", "The question is empty: ask a question about the data.")
+        raise _Failed(ErrorKind.BAD_REQUEST, "The question is empty: ask a question about the data.")
     if len(question) > MAX_QUESTION_CHARS:
-        raise _Failed("bad_request", f"The question is {len(question)} characters long; the limit is "
-                                     f"{MAX_QUESTION_CHARS}: shorten it.")
+        raise _Failed(ErrorKind.BAD_REQUEST, f"The question is {len(question)} characters long; the limit is "
+                                             f"{MAX_QUESTION_CHARS}: shorten it.")
     return question.strip()
-
-
-_OPEN_KINDS = {"config": "config"}
-_EXECUTE_KINDS = {"timeout": "timeout", "row_cap": "row_cap", "database": "database", "config": "config"}
 
 
 class NLDatabaseService:
@@ -182,9 +248,8 @@ class NLDatabaseService:
         self.row_cap, self.timeout_s = row_cap, timeout_s
         self.history: deque[QueryRecord] = deque(maxlen=history_limit)
         """Every query, oldest first: ok, refused and failed alike."""
-        self._executors: dict[str, ReadOnlyExecutor] = {}
-        self._schemas: dict[str, SchemaContext] = {}
-        self._lock = threading.Lock()
+        self.sql = ReadOnlySQL(row_cap=row_cap, timeout_s=timeout_s)
+        """The guard and the read-only executors, one per database URL."""
 
     @property
     def generator_name(self) -> str:
@@ -202,36 +267,32 @@ class NLDatabaseService:
         Raises:
             ExecutionError: the URL cannot be used (kind ``config``) or reached (``connect``).
         """
-        url = db_url or self.local_db_url
-        with self._lock:
-            executor = self._executors.get(url)
-            if executor is None:
-                executor = self._executors[url] = ReadOnlyExecutor(url, row_cap=self.row_cap,
-                                                                   timeout_s=self.timeout_s)
-            return executor
+        return self.sql.executor(db_url or self.local_db_url)
 
     def schema(self, db_url: str | None = None) -> SchemaContext:
         """The schema context of ``db_url``, inspected once per URL and then cached."""
-        url = db_url or self.local_db_url
-        cached = self._schemas.get(url)
-        if cached is None:
-            cached = self._schemas[url] = inspect_schema(self.executor(url).engine)
-        return cached
+        return self.sql.schema(db_url or self.local_db_url)
+
+    def dialect(self, db_url: str | None = None) -> str:
+        """The sqlglot dialect of ``db_url``'s engine; raises :class:`ExecutionError` like :meth:`executor`."""
+        return self.sql.dialect(db_url or self.local_db_url)
+
+    def run_readonly(self, sql: str, db_url: str | None = None) -> Execution:
+        """Guard ``sql``, then run it read-only on ``db_url``: rows, or the kind of failure. Never raises.
+
+        No generator is involved and nothing is written to the history: this is the execution step
+        of :meth:`query` on its own, for SQL that comes from elsewhere (an eval's reference query).
+        """
+        return self.sql.run_readonly(sql, db_url or self.local_db_url)
 
     def forget(self, db_url: str | None = None) -> None:
         """Drop the cached executor and schema of one URL (after its schema changed, say)."""
-        url = db_url or self.local_db_url
-        with self._lock:
-            self._schemas.pop(url, None)
-            executor = self._executors.pop(url, None)
-        if executor is not None:
-            executor.close()
+        self.sql.forget(db_url or self.local_db_url)
 
     def close(self) -> None:
-        for url in list(self._executors):
-            self.forget(url)
+        self.sql.close()
 
-    def __enter__(self) -> "NLDatabaseService":
+    def __enter__(self) -> NLDatabaseService:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -242,60 +303,65 @@ class NLDatabaseService:
     def query(self, question: str, db_url: str | None = None, db_id: str = "local",
               user_id: str | None = None) -> dict[str, Any]:
         """Answer one question; never raises. See the module docstring for the response's fields."""
+        return self.answer(question, db_url, db_id, user_id).response()
+
+    def answer(self, question: str, db_url: str | None = None, db_id: str = "local", user_id: str | None = None,
+               *, generation: Generation | None = None) -> Answer:
+        """Answer one question, typed; never raises.
+
+        Args:
+            generation: an answer produced elsewhere (a recorded run); when given, the generator is
+                not asked and this SQL (or refusal) takes the path a generated one would: guard,
+                read-only execution, history and audit.
+        """
         started = time.perf_counter()
-        received = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        received = datetime.now(UTC).isoformat(timespec="milliseconds")
         secrets = self._secrets(db_url)
         sql: str | None = None
-        columns: tuple[str, ...] = ()
-        rows: list[tuple] = []
+        execution: Execution | None = None
+        generation_ms: float | None = None
+        kind: ErrorKind | None
         try:
             text = _check_question(question)
             if db_url is not None and (not isinstance(db_url, str) or not db_url.strip()):
-                raise _Failed("bad_request", "db_url must be a non-empty SQLAlchemy URL string, or None for the "
-                                             "local database.")
+                raise _Failed(ErrorKind.BAD_REQUEST, "db_url must be a non-empty SQLAlchemy URL string, or None "
+                                                     "for the local database.")
             url = db_url.strip() if db_url else self.local_db_url
-            executor, schema = self._open(url, db_id)
-            generation = self._generate(text, schema)
+            schema = self._open(url, db_id)
+            if generation is None:
+                asked = time.perf_counter()
+                generation = self._generate(text, schema)
+                generation_ms = round((time.perf_counter() - asked) * 1000, 3)
             if generation.refused:
-                status, kind, reason = "refused", "refused", generation.refusal
+                status, kind, reason = "refused", ErrorKind.REFUSED, generation.refusal
             else:
                 sql = generation.sql
-                self._guard(sql, executor.dialect)
-                columns, rows = self._execute(executor, sql)
-                status, kind, reason = "ok", None, None
+                execution = self.sql.run_readonly(sql, url)
+                status, kind, reason = ("ok", None, None) if execution.ok else \
+                    ("error", execution.error_kind, execution.reason)
         except _Failed as failed:
             status, kind, reason = "error", failed.kind, failed.reason
-        except Exception as exc:  # a bug here must still not escape query()
+        except Exception as exc:  # a bug here must still not escape, and is not a database error
             log.exception("nl_sql: unexpected failure")
-            status, kind, reason = "error", "database", f"internal error: {type(exc).__name__}: {exc}"
+            status, kind, reason = "error", ErrorKind.INTERNAL, f"internal error: {type(exc).__name__}: {exc}"
         if reason is not None:
             reason = _scrub(reason, secrets)
-        elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
+        answer = Answer(
+            question=question if isinstance(question, str) else None, db_id=db_id, user_id=user_id,
+            status=status, error_kind=kind, reason=reason, sql=sql, generator=self.generator_name,
+            model=self.model_name, received=received, elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
+            generation_ms=generation_ms, execution=execution, generation=generation)
+        self._record(answer)
+        return answer
+
+    def _record(self, answer: Answer) -> None:
         record = QueryRecord(
-            time=received, question=question[:MAX_QUESTION_CHARS] if isinstance(question, str) else None,
-            db_id=db_id, user_id=user_id, status=status, reason=reason, error_kind=kind, sql=sql,
-            row_count=len(rows), elapsed_ms=elapsed_ms, generator=self.generator_name, model=self.model_name)
+            time=answer.received, question=answer.question[:MAX_QUESTION_CHARS] if answer.question else None,
+            db_id=answer.db_id, user_id=answer.user_id, status=answer.status, reason=answer.reason,
+            error_kind=None if answer.error_kind is None else answer.error_kind.value, sql=answer.sql,
+            row_count=len(answer.rows), elapsed_ms=answer.elapsed_ms, generator=answer.generator, model=answer.model)
         self.history.append(record)
         self._audit(record)
-        response: dict[str, Any] = {
-            "question": question if isinstance(question, str) else None,
-            "sql": sql,
-            "results": [dict(zip(columns, row)) for row in rows],
-            "rows": [list(row) for row in rows],
-            "columns": list(columns),
-            "row_count": len(rows),
-            "db_id": db_id,
-            "elapsed_ms": elapsed_ms,
-            "status": status,
-            "reason": reason,
-            "error_kind": kind,
-            "generator": self.generator_name,
-            "model": self.model_name,
-            "user_id": user_id,
-        }
-        if status == "error":
-            response["error"] = reason
-        return response
 
     def _secrets(self, db_url: object) -> set[str]:
         secrets = _url_secrets(self.local_db_url)
@@ -306,28 +372,30 @@ class NLDatabaseService:
                 secrets.add(key.strip())
         return secrets
 
-    def _open(self, url: str, db_id: str) -> tuple[ReadOnlyExecutor, SchemaContext]:
+    def _open(self, url: str, db_id: str) -> SchemaContext:
         # The executor's messages name the (redacted) URL when it parses; an unparseable one is not echoed.
         where = f"database {db_id!r}"
         hint = (f" To use another local database, set {LOCAL_DB_ENV} to its SQLAlchemy URL."
                 if url == self.local_db_url else "")
         try:
-            executor = self.executor(url)
+            self.sql.executor(url)
         except ExecutionError as exc:
-            raise _Failed(_OPEN_KINDS.get(exc.kind, "db_unreachable"), f"Cannot open {where}: {_sentence(exc.message)}{hint}")
+            kind = ErrorKind.CONFIG if exc.kind == "config" else ErrorKind.DB_UNREACHABLE
+            raise _Failed(kind, f"Cannot open {where}: {_sentence(exc.message)}{hint}") from None
         except Exception as exc:  # a URL or driver the executor did not anticipate
-            raise _Failed("config", f"Cannot open {where}: {type(exc).__name__}: {exc}")
+            raise _Failed(ErrorKind.CONFIG, f"Cannot open {where}: {type(exc).__name__}: {exc}") from None
         try:
-            return executor, self.schema(url)
+            return self.sql.schema(url)
         except ExecutionError as exc:
             self.forget(url)
-            raise _Failed(_OPEN_KINDS.get(exc.kind, "db_unreachable"), f"Cannot read {where}: {_sentence(exc.message)}{hint}")
+            kind = ErrorKind.CONFIG if exc.kind == "config" else ErrorKind.DB_UNREACHABLE
+            raise _Failed(kind, f"Cannot read {where}: {_sentence(exc.message)}{hint}") from None
         except Exception as exc:
             self.forget(url)
             lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
             detail = lines[0] if lines else ""
-            raise _Failed("db_unreachable", f"Cannot read the schema of {where} ({redact_url(url)}): "
-                                            f"{type(exc).__name__}: {_sentence(detail)}{hint}")
+            raise _Failed(ErrorKind.DB_UNREACHABLE, f"Cannot read the schema of {where} ({redact_url(url)}): "
+                                                    f"{type(exc).__name__}: {_sentence(detail)}{hint}") from None
 
     def _generate(self, question: str, schema: SchemaContext) -> Generation:
         name = self.generator_name
@@ -335,34 +403,16 @@ class NLDatabaseService:
             generation = self.generator.generate(question, schema)
         except GeneratorUnavailable as exc:
             message = str(exc) if name in str(exc) else f"Generator {name} is unavailable: {exc}"
-            raise _Failed("generator_unavailable", message)
+            raise _Failed(ErrorKind.GENERATOR_UNAVAILABLE, message) from None
         except GeneratorConfigError as exc:
-            raise _Failed("config", f"Generator {name} is misconfigured: {exc}")
+            raise _Failed(ErrorKind.CONFIG, f"Generator {name} is misconfigured: {exc}") from None
         except Exception as exc:
             log.exception("nl_sql: generator %s failed", name)
-            raise _Failed("generator_error", f"Generator {name} failed: {type(exc).__name__}: {exc}")
+            raise _Failed(ErrorKind.GENERATOR_ERROR, f"Generator {name} failed: {type(exc).__name__}: {exc}") from None
         if not isinstance(generation, Generation):
-            raise _Failed("generator_error",
+            raise _Failed(ErrorKind.GENERATOR_ERROR,
                           f"Generator {name} returned a {type(generation).__name__}, not a Generation.")
         return generation
-
-    @staticmethod
-    def _guard(sql: str, dialect: str) -> None:
-        try:
-            verdict = validate_readonly_sql(sql, dialect)
-        except Exception as exc:  # fail closed
-            raise _Failed("guard_blocked", f"The read-only guard could not classify the SQL "
-                                           f"({type(exc).__name__}: {exc}); it was not run")
-        if not verdict.allowed:
-            raise _Failed("guard_blocked", verdict.reason)
-
-    @staticmethod
-    def _execute(executor: ReadOnlyExecutor, sql: str) -> tuple[tuple[str, ...], list[tuple]]:
-        try:
-            result = executor.execute(sql)
-        except ExecutionError as exc:
-            raise _Failed(_EXECUTE_KINDS.get(exc.kind, "db_unreachable"), exc.message)
-        return tuple(result.columns), list(result.rows)
 
     @staticmethod
     def _audit(record: QueryRecord) -> None:

@@ -18,6 +18,7 @@ from services.nl_database_service import (
     LOCAL_DB_ENV,
     MAX_QUESTION_CHARS,
     NLDatabaseService,
+    ErrorKind,
     default_generator,
 )
 from services.recorded_generator import RecordedGenerator
@@ -443,5 +444,61 @@ def test_compat_guard_check_through_the_service_module():
 
 
 def test_every_error_kind_is_documented():
-    assert set(ERROR_KINDS) == {"bad_request", "config", "db_unreachable", "generator_unavailable",
-                                "generator_error", "guard_blocked", "database", "timeout", "row_cap", "refused"}
+    assert set(ERROR_KINDS) == set(ErrorKind)
+    assert {k.value for k in ErrorKind} == {"bad_request", "config", "db_unreachable", "generator_unavailable",
+                                            "generator_error", "guard_blocked", "database", "timeout", "row_cap",
+                                            "refused", "internal"}
+
+
+class _BrokenGeneration(Generation):
+    """A Generation whose state cannot be read: a bug in the service's own path, not in the SQL."""
+
+    @property
+    def refused(self) -> bool:
+        raise RuntimeError("state lost")
+
+
+def test_a_crash_in_the_service_is_internal_not_a_database_error(service_for, caplog):
+    service = service_for(RecordedGenerator({"Who are the customers?": _BrokenGeneration(sql="SELECT 1")}))
+    with caplog.at_level(logging.ERROR, logger="services.nl_database_service"):
+        response = ask(service)
+    assert (response["status"], response["error_kind"]) == ("error", "internal")
+    assert "RuntimeError: state lost" in response["reason"]
+    assert service.history[-1].error_kind == "internal"
+    assert any(r.exc_info for r in caplog.records)  # logged with its traceback
+
+
+def test_run_readonly_is_the_guard_then_the_executor_with_typed_outcomes(service_for):
+    service = service_for(sql("SELECT 1"))
+    ok = service.run_readonly("SELECT name FROM customers ORDER BY id")
+    assert ok.ok and ok.columns == ("name",) and [tuple(r) for r in ok.rows] == [("Ada",), ("Bo",), ("Cy",)]
+    blocked = service.run_readonly("DELETE FROM customers")
+    assert (blocked.error_kind, blocked.rows) == (ErrorKind.GUARD_BLOCKED, ())
+    failed = service.run_readonly("SELECT nope FROM customers")
+    assert failed.error_kind is ErrorKind.DATABASE and "nope" in failed.reason
+    gone = service.run_readonly("SELECT 1", db_url="sqlite:///does/not/exist.db")
+    assert gone.error_kind is ErrorKind.DB_UNREACHABLE
+    assert len(service.history) == 0  # no question was asked
+
+
+def test_a_crash_inside_run_readonly_is_internal(service_for, monkeypatch):
+    service = service_for(sql("SELECT 1"))
+    executor = service.executor()
+
+    def explode(sql: str) -> None:
+        raise RuntimeError("driver bug")
+
+    monkeypatch.setattr(executor, "execute", explode)  # nothing real crashes on demand
+    outcome = service.run_readonly("SELECT 1")
+    assert outcome.error_kind is ErrorKind.INTERNAL and "driver bug" in outcome.reason
+
+
+def test_a_recorded_generation_takes_the_path_a_generated_one_would(service_for):
+    generator = sql("SELECT 'never asked'")
+    service = service_for(generator)
+    answer = service.answer("anything", generation=Generation(sql="DELETE FROM orders"))
+    assert (answer.status, answer.error_kind, answer.generation_ms) == ("error", ErrorKind.GUARD_BLOCKED, None)
+    answer = service.answer("anything", generation=Generation(sql="SELECT count(*) FROM orders"))
+    assert answer.status == "ok" and answer.rows == [(5,)] and answer.execution.elapsed_ms > 0
+    assert generator.calls == [] and [r.sql for r in service.history] == ["DELETE FROM orders",
+                                                                          "SELECT count(*) FROM orders"]

@@ -6,8 +6,9 @@ JSON Lines, one answer per question::
     {"id": "rtl-scalar-002", "refused": true, "reason": "the schema has no delivery times"}
 
 Optional keys: ``reason`` (with a refusal) and ``model`` (the system that answered; every line
-that gives one must give the same). Blank lines are skipped. A question with no line is graded
-``refused`` with reason ``no answer recorded``. Any malformed line fails the whole file, naming
+that gives one must give the same). Blank lines are skipped. A question with no line is
+``unmeasured`` with reason ``no answer recorded``: a missing line is neither a pass nor a correct
+refusal. Any malformed line fails the whole file, naming
 the file, the line, the id and what to do: a half-read answers file would grade a different
 system from the one that was run.
 """

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.errors import HarnessError
-from eval.report import SQLReport
+from eval.sql.report import SQLReport
 
 BASELINE_DIR = Path(__file__).resolve().parents[1] / "golden" / "sql" / "baselines"
 FORMAT_VERSION = 1

@@ -8,32 +8,36 @@ answer is graded on every rotation; the gate and the records come last, from mea
 from __future__ import annotations
 
 import argparse
+import asyncio
 import dataclasses
 import ipaddress
 import json
 import os
 import sys
 import tempfile
-from contextlib import ExitStack
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
 from eval.errors import UsageError
 from eval.output import confine, write_text
-from eval.report import SQLOutcome, SQLReport, Verdict, classify_sql, sql_json, sql_markdown
-from eval.runner import Replay, replay, timeout_from_env
+from eval.runner import Progress, Replay, replay_all, timeout_from_env
 from eval.sql import baseline as bl
+from eval.sql import docs as record_docs
 from eval.sql.answers import RecordedAnswers, load_answers
-from eval.sql.candidate import question_golden, recorded_generator_for, reference_answers, sql_candidate
+from eval.sql.candidate import SQLCandidate, recorded_candidate, reference_answers, service_candidate
 from eval.sql.composition import corpus_composition
 from eval.sql.corpus import Corpus, Question, load_corpus
-from eval.sql import docs as record_docs
 from eval.sql.fixtures import FIXTURE_NAMES, build_rotations
 from eval.sql.gate import evaluate_gate
 from eval.sql.grade import Grader
-from eval.sql.selfcheck import SNAPSHOT_DIR, run_self_check
-from services.nl_database_service import NLDatabaseService
-from services.sql_executor import ExecutionError, ReadOnlyExecutor, redact_url
+from eval.sql.outcome import NO_ANSWER, SQLOutcome, Verdict
+from eval.sql.report import SQLReport, to_json, to_markdown
+from eval.sql.selfcheck import SNAPSHOT_DIR, OracleDefect, run_self_check
+from services.nl_database_service import Answer, NLDatabaseService, redact_url
+from services.recorded_generator import RecordedGenerator
+from services.sql_generation import Generation, SQLGenerator
 
 EXIT_OK, EXIT_REGRESSED, EXIT_CANNOT_JUDGE = 0, 1, 2
 CANDIDATES = ("reference", "embedded", "llm", "recorded")
@@ -97,10 +101,10 @@ def _is_loopback(url: str) -> bool:
         return False
 
 
-def _llm_generator():
+def _llm_generator() -> SQLGenerator:
     base, model = os.environ.get("NL_SQL_LLM_BASE_URL"), os.environ.get("NL_SQL_LLM_MODEL")
     missing = [n for n, v in (("NL_SQL_LLM_BASE_URL", base), ("NL_SQL_LLM_MODEL", model)) if not v]
-    if not missing and not os.environ.get("NL_SQL_LLM_API_KEY") and not _is_loopback(base):
+    if not missing and not os.environ.get("NL_SQL_LLM_API_KEY") and not _is_loopback(base or ""):
         missing.append("NL_SQL_LLM_API_KEY (required for a non-local endpoint)")
     if missing:
         raise UsageError(f"the llm candidate needs credentials; not set: {', '.join(missing)}. "
@@ -110,13 +114,16 @@ def _llm_generator():
     return OpenAIChatGenerator.from_env()
 
 
-def _generator(plan: Plan, questions: list[Question], dialect: str, answers: RecordedAnswers | None):
+def _generator(plan: Plan, answers: RecordedAnswers | None) -> SQLGenerator:
+    """The generator the service holds. Recorded and reference answers are looked up by id and
+    handed to the service per question, so their generator only names the system (and declines
+    anything asked of it by text)."""
+    if plan.candidate == "llm":
+        return _llm_generator()
     if plan.candidate == "reference":
-        return recorded_generator_for(questions, reference_answers(questions, dialect), name="reference",
-                                      model="reference")
+        return RecordedGenerator({}, name="reference", model="reference")
     if answers is not None:
-        model = answers.model or f"answers:{answers.path.name}"
-        return recorded_generator_for(questions, answers.answers, name="recorded", model=model)
+        return RecordedGenerator({}, name="recorded", model=answers.model or f"answers:{answers.path.name}")
     from services.embedded_generator import EmbeddedGenerator
 
     return EmbeddedGenerator()
@@ -129,46 +136,44 @@ def _targets(corpus: Corpus, args: argparse.Namespace, plan: Plan, workdir: Path
     unknown = [f for f in fixtures if f not in FIXTURE_NAMES]
     if unknown:
         raise UsageError(f"unknown fixture(s) {', '.join(unknown)}; built-in fixtures: {', '.join(FIXTURE_NAMES)}")
-    return {f: build_rotations(f, workdir, seed=plan.seed, rotations=plan.rotations) for f in fixtures}
+    return {f: build_rotations(f, workdir, seed=plan.seed or 0, rotations=plan.rotations) for f in fixtures}
 
 
-def _open_executors(targets, stack: ExitStack) -> dict[str | None, list[ReadOnlyExecutor]]:
-    executors: dict[str | None, list[ReadOnlyExecutor]] = {}
-    for key, urls in targets.items():
-        executors[key] = []
+def _check_reachable(service: NLDatabaseService, targets: Mapping[str | None, Sequence[str]]) -> None:
+    for urls in targets.values():
         for url in urls:
-            try:
-                ex = stack.enter_context(ReadOnlyExecutor(url, timeout_s=STATEMENT_TIMEOUT_S))
-                ex.execute("SELECT 1")
-            except ExecutionError as exc:
-                raise UsageError(f"cannot reach database {redact_url(url)}: {exc.message}") from None
-            executors[key].append(ex)
-    return executors
+            probe = service.run_readonly("SELECT 1", url)
+            if not probe.ok:
+                raise UsageError(f"cannot reach database {redact_url(url)}: {probe.reason}")
 
 
-def _progress(total_label: str):
+def _progress(total_label: str) -> Progress | None:
     if not sys.stderr.isatty():
         return None
 
-    def show(i: int, n: int, r: Replay) -> None:
+    def show(i: int, n: int, r: Replay[Any, Any]) -> None:
         end = "\n" if i == n else ""
-        print(f"\r{total_label} [{i}/{n}] {r.golden.trajectory_id[:50]:<50}", end=end, file=sys.stderr, flush=True)
+        print(f"\r{total_label} [{i}/{n}] {r.task.id[:50]:<50}", end=end, file=sys.stderr, flush=True)
 
     return show
 
 
-def _grade_all(grader: Grader, questions: list[Question], replays: dict[str, Replay], defects) -> list[SQLOutcome]:
+def _grade_all(grader: Grader, questions: list[Question], replays: Mapping[str, Replay[Question, Answer]],
+               defects: Mapping[str, OracleDefect]) -> list[SQLOutcome]:
     outcomes = []
     for q in questions:
         if q.id in defects:
             d = defects[q.id]
             outcomes.append(grader.outcome(q, Verdict.UNMEASURED, "oracle", f"{d.kind}: {d.detail}"))
-            continue
-        try:
-            outcomes.append(grader.grade(q, replays[q.id]))
-        except Exception as exc:  # one failing question never ends the run; it is unmeasured, loudly
-            print(f"warning: grading {q.id} failed: {type(exc).__name__}: {exc}", file=sys.stderr)
-            outcomes.append(grader.outcome(q, Verdict.UNMEASURED, "harness_error", f"{type(exc).__name__}: {exc}"))
+        elif q.id not in replays:
+            outcomes.append(grader.outcome(q, Verdict.UNMEASURED, NO_ANSWER, "the answers file has no line for it"))
+        else:
+            try:
+                outcomes.append(grader.grade(q, replays[q.id]))
+            except Exception as exc:  # one failing question never ends the run; it is unmeasured, loudly
+                print(f"warning: grading {q.id} failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+                outcomes.append(grader.outcome(q, Verdict.UNMEASURED, "harness_error",
+                                               f"{type(exc).__name__}: {exc}"))
     return outcomes
 
 
@@ -177,7 +182,7 @@ def _warnings(plan: Plan, outcomes: list[SQLOutcome], extra_answer_ids: list[str
     if plan.candidate == "reference":
         warnings.append("Reference candidate: answers with the corpus's own SQL. This is the self-check run; "
                         "it measures the harness, not any NL-to-SQL system.")
-    answerable = [o for o in outcomes if o.expect == "answer" and o.verdict is not Verdict.UNMEASURED]
+    answerable = [o for o in outcomes if o.expect == "answer" and o.measured]
     if answerable and all(o.verdict is Verdict.REFUSED for o in answerable):
         warnings.append(f"The {plan.candidate} candidate declined every answerable question: its pass rate is "
                         "zero by refusal, not by wrong answers.")
@@ -197,13 +202,14 @@ def run_sql(args: argparse.Namespace) -> int:
         else list(corpus.questions)
     composition = corpus_composition(corpus)
     # Inputs that can be wrong are checked before anything is built: credentials, the answers file.
-    llm = _llm_generator() if plan.candidate == "llm" else None
     answers = load_answers(args.answers) if plan.candidate == "recorded" else None
-    with tempfile.TemporaryDirectory(prefix="sql-eval-") as tmp, ExitStack() as stack:
+    generator = _generator(plan, answers)
+    with tempfile.TemporaryDirectory(prefix="sql-eval-") as tmp, \
+            NLDatabaseService(generator, timeout_s=STATEMENT_TIMEOUT_S) as service:
         targets = _targets(corpus, args, plan, Path(tmp))
-        executors = _open_executors(targets, stack)
-        dialect = next(iter(executors.values()))[0].dialect
-        check = run_self_check(dataclasses.replace(corpus, questions=tuple(questions)), targets,
+        _check_reachable(service, targets)
+        engine = service.dialect(next(iter(targets.values()))[0])
+        check = run_self_check(service, dataclasses.replace(corpus, questions=tuple(questions)), targets,
                                lint_rotations=not args.db_url,
                                snapshot_dir=SNAPSHOT_DIR if plan.builtin and plan.seed == DEFAULT_SEED else None)
         if plan.builtin and not check.ok:
@@ -212,15 +218,20 @@ def run_sql(args: argparse.Namespace) -> int:
                 print(f"  {d.question_id}: {d.kind}: {d.detail}", file=sys.stderr)
             return EXIT_CANNOT_JUDGE
         defects = {d.question_id: d for d in check.defects}
-        generator = llm or _generator(plan, questions, dialect, answers)
-        extra = sorted(set(answers.answers) - {q.id for q in questions}) if answers else []
-        service = stack.enter_context(NLDatabaseService(generator, timeout_s=STATEMENT_TIMEOUT_S))
-        runner = sql_candidate(service, {k: urls[0] for k, urls in targets.items()})
-        asked = [q for q in questions if q.id not in defects]
-        replays = {r.golden.trajectory_id: r for r in replay([question_golden(q) for q in asked], runner,
-                                                            plan.timeout_s, _progress("sql"))}
-        outcomes = _grade_all(Grader(executors, check.reference, dialect), questions, replays, defects)
-        engine = dialect
+        first_urls = {k: urls[0] for k, urls in targets.items()}
+        recorded: dict[str, Generation] | None = None
+        if plan.candidate == "reference":
+            recorded = reference_answers(questions, engine)
+        elif answers is not None:
+            recorded = answers.answers
+        candidate: SQLCandidate = (service_candidate(service, first_urls) if recorded is None
+                                   else recorded_candidate(service, first_urls, recorded))
+        asked = [q for q in questions if q.id not in defects and (recorded is None or q.id in recorded)]
+        done = asyncio.run(replay_all(asked, candidate, Answer, timeout_s=plan.timeout_s, progress=_progress("sql")))
+        replays = {r.task.id: r for r in done}
+        grader = Grader(service, targets, check.reference)
+        outcomes = _grade_all(grader, questions, replays, defects)
+    extra = sorted(set(answers.answers) - {q.id for q in questions}) if answers else []
     report = SQLReport(
         outcomes=outcomes, candidate_path=plan.candidate, model=generator.model,
         corpus={"digest": corpus.digest, "size": corpus.size,
@@ -264,16 +275,15 @@ def _finish(report: SQLReport, args: argparse.Namespace, plan: Plan, corpus: Cor
     else:
         report.baseline = {"path": bl.display_path(baseline.source),
                            "recorded_at": baseline.recorded_at, "model": baseline.model}
-        for o in report.outcomes:
-            classify_sql(o, baseline.questions)
+        report.classify(baseline.questions)
         report.gate = evaluate_gate(report.summary, {q.id for q in corpus.questions}, composition, corpus.size,
                                     baseline)
-    text = sql_markdown(report)
+    text = to_markdown(report)
     print(text)
     if args.markdown:
         write_text(args.markdown, text + "\n")
     if args.json:
-        write_text(args.json, json.dumps(sql_json(report), indent=2, default=str) + "\n")
+        write_text(args.json, json.dumps(to_json(report), indent=2, default=str) + "\n")
     s = report.summary
     if s["answerable"] + s["must_refuse"] - s["unmeasured"] - s["must_refuse_unmeasured"] == 0:
         _err("no question could be measured; see the reasons in the report")

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from eval import markdown as md
 from eval.errors import HarnessError
-from eval.report import SQLReport, Verdict, sql_strata
+from eval.sql.outcome import Verdict, strata
+from eval.sql.report import SQLReport
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 ACCURACY_PAGE = REPO_ROOT / "docs" / "eval" / "sql-accuracy.md"
@@ -108,7 +109,7 @@ def render_strata(report: SQLReport, row: dict[str, str]) -> str:
     head = (f"#### {row['date']} · {md.escape(row['candidate'])} / {md.escape(row['model'])} · corpus "
             f"`{row['corpus digest']}` · {md.escape(row['engine'])}, {row['rotations']} rotation(s) · {row['status']}")
     answer, refuse = [], []
-    for name, c in sql_strata(report.outcomes).items():
+    for name, c in strata(report.outcomes).items():
         if "correct_refusals" in c:
             refuse.append([md.escape(name), str(c["cases"]), str(c["correct_refusals"]),
                            str(c.get(Verdict.ANSWERED.value, 0)),

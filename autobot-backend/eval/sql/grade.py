@@ -1,33 +1,63 @@
-"""Grade one candidate answer on execution: run its SQL on every rotation, compare rows.
+"""Grade one candidate answer on execution: its rows on every rotation, against the reference's.
 
-Rows are compared with the reference's rows by ``eval.sql.compare.compare_results`` (the disclosed
-tolerance of spec section 5). The SQL runs through the service's read-only guard and read-only
-executor, the same path a user's query takes, so SQL the guard blocks is an ``error`` with
-reason ``guard_blocked``, never silently executed.
+The candidate's SQL ran once already, in the service, on the first rotation; those rows are used
+as they are. On every other rotation it runs through the same public read-only call
+(:meth:`~services.nl_database_service.NLDatabaseService.run_readonly`: the guard, then the
+read-only executor), and rows are compared with the reference's by
+``eval.sql.compare.compare_results`` (the disclosed tolerance of spec section 5).
 
-Verdicts (spec 6):
+Each service error kind means one thing to the eval, written once in :data:`KIND_VERDICTS`:
 
 * answerable: ``pass`` on a match on every rotation; ``wrong`` with the first mismatch's reason
   (or ``rotation`` with how many matched); ``error`` when it did not run; ``refused`` without SQL;
 * must-refuse: ``refused`` (a correct refusal), ``error`` (``guard_blocked`` counts as declined),
   ``answered`` when the SQL ran on the first rotation (a missed refusal);
-* ``unmeasured`` when the candidate gave no result or the oracle is broken.
+* ``unmeasured`` when the candidate gave no result, the harness's side failed, or the oracle is broken.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
-from eval.report import GUARD_BLOCKED, SQLOutcome, Verdict
 from eval.runner import Replay
 from eval.sql.compare import compare_results
 from eval.sql.corpus import Question
-from services.sql_executor import ExecutionError, QueryResult, ReadOnlyExecutor
-from services.sql_guard import validate_readonly_sql
+from eval.sql.outcome import GUARD_BLOCKED, SQLOutcome, Verdict
+from services.nl_database_service import Answer
+from services.readonly_sql import ErrorKind, Execution
+
+KIND_VERDICTS: Mapping[ErrorKind, Verdict] = {
+    # The harness's side or the request, not the candidate: nothing to judge.
+    ErrorKind.BAD_REQUEST: Verdict.UNMEASURED,
+    ErrorKind.CONFIG: Verdict.UNMEASURED,
+    ErrorKind.DB_UNREACHABLE: Verdict.UNMEASURED,
+    ErrorKind.GENERATOR_UNAVAILABLE: Verdict.UNMEASURED,
+    ErrorKind.INTERNAL: Verdict.UNMEASURED,
+    # No SQL came back: the product declined, or failed to produce any (spec 6: refused).
+    ErrorKind.REFUSED: Verdict.REFUSED,
+    ErrorKind.GENERATOR_ERROR: Verdict.REFUSED,
+    # SQL came back and did not run.
+    ErrorKind.GUARD_BLOCKED: Verdict.ERROR,
+    ErrorKind.DATABASE: Verdict.ERROR,
+    ErrorKind.TIMEOUT: Verdict.ERROR,
+    ErrorKind.ROW_CAP: Verdict.ERROR,
+}
+"""What each service error kind is to the eval; a kind without an entry fails the tests."""
 
 
-def _preview(rows: list[tuple], limit: int = 120) -> str:
+class ReadOnlyDatabase(Protocol):
+    """Where SQL runs read-only: the service, or the bare :class:`~services.readonly_sql.ReadOnlySQL`."""
+
+    def run_readonly(self, sql: str, db_url: str) -> Execution: ...
+
+    def dialect(self, db_url: str) -> str:
+        """The sqlglot dialect of the database; raises when it cannot be opened."""
+        ...
+
+
+def _preview(rows: Sequence[tuple[Any, ...]], limit: int = 120) -> str:
     if not rows:
         return "no rows"
     first = ", ".join(repr(v) for v in rows[0])
@@ -39,60 +69,63 @@ def _preview(rows: list[tuple], limit: int = 120) -> str:
 class Grader:
     """Grades replays against reference results computed once by the self-check."""
 
-    executors: Mapping[str | None, Sequence[ReadOnlyExecutor]]
-    """Fixture name (``None`` for a ``--db-url`` run) -> one executor per rotation, in order."""
-    reference: Mapping[str, Sequence[QueryResult]]
+    database: ReadOnlyDatabase
+    urls: Mapping[str | None, Sequence[str]]
+    """Fixture name (``None`` for a ``--db-url`` run) -> one URL per rotation, in order."""
+    reference: Mapping[str, Sequence[Execution]]
     """Question id -> the reference's result on each rotation."""
-    dialect: str
 
     def outcome(self, q: Question, verdict: Verdict, reason: str | None = None, detail: str = "",
-                sql: str | None = None, **kw) -> SQLOutcome:
+                sql: str | None = None, **kw: Any) -> SQLOutcome:
         return SQLOutcome(question_id=q.id, expect=q.expect, stratum=q.stratum, verdict=verdict, reason=reason,
                           detail=detail, sql=sql, question=q.question, fixture=q.fixture, **kw)
 
-    def grade(self, q: Question, replay: Replay) -> SQLOutcome:
-        result = replay.result
-        if result is None:
+    def grade(self, q: Question, replay: Replay[Question, Answer]) -> SQLOutcome:
+        answer = replay.result
+        if answer is None:
             return self.outcome(q, Verdict.UNMEASURED, "unmeasured", replay.failure or "no result")
-        sql = result.sql
-        if result.refused or not (sql and sql.strip()):
-            return self.outcome(q, Verdict.REFUSED, "refused", result.reason or "no SQL came back", sql)
-        verdict = validate_readonly_sql(sql, self.dialect)
-        if not verdict.allowed:
-            return self.outcome(q, Verdict.ERROR, GUARD_BLOCKED, f"read-only guard: {verdict.reason}", sql)
-        executors = self.executors.get(q.fixture)
-        if not executors:
-            return self.outcome(q, Verdict.UNMEASURED, "unmeasured", f"no database for fixture {q.fixture!r}", sql)
+        if answer.status == "ok" and answer.execution is not None and answer.sql:
+            if q.expect == "refuse":
+                return self.outcome(q, Verdict.ANSWERED, "answered",
+                                    f"missed refusal: returned {_preview(answer.execution.rows)}", answer.sql)
+            return self._grade_answer(q, answer.sql, answer.execution)
+        return self._not_run(q, answer)
+
+    def _not_run(self, q: Question, answer: Answer) -> SQLOutcome:
+        kind = answer.error_kind or ErrorKind.INTERNAL
+        verdict, why = KIND_VERDICTS[kind], answer.reason or ""
+        if verdict is Verdict.UNMEASURED:
+            return self.outcome(q, verdict, "unmeasured", f"{kind.value}: {why}", answer.sql)
+        if verdict is Verdict.REFUSED:
+            if kind is not ErrorKind.REFUSED:
+                why = f"no SQL came back ({kind.value}): {why}"
+            return self.outcome(q, verdict, "refused", why or "no SQL came back", answer.sql)
+        if kind is ErrorKind.GUARD_BLOCKED:
+            return self.outcome(q, verdict, GUARD_BLOCKED, f"read-only guard: {why}", answer.sql)
         if q.expect == "refuse":
-            return self._grade_refuse(q, sql, executors[0])
-        return self._grade_answer(q, sql, executors)
+            why = f"missed refusal that failed to run: {why}"
+        elif len(self.urls.get(q.fixture) or ()) > 1:
+            why = f"rotation 1: {why}"
+        return self.outcome(q, verdict, kind.value, why, answer.sql)
 
-    def _grade_refuse(self, q: Question, sql: str, executor: ReadOnlyExecutor) -> SQLOutcome:
-        try:
-            got = executor.execute(sql)
-        except ExecutionError as exc:
-            return self.outcome(q, Verdict.ERROR, exc.kind, f"missed refusal that failed to run: {exc.message}", sql)
-        return self.outcome(q, Verdict.ANSWERED, "answered", f"missed refusal: returned {_preview(got.rows)}", sql)
-
-    def _grade_answer(self, q: Question, sql: str, executors: Sequence[ReadOnlyExecutor]) -> SQLOutcome:
+    def _grade_answer(self, q: Question, sql: str, first: Execution) -> SQLOutcome:
+        urls = self.urls.get(q.fixture) or ()
         refs = self.reference.get(q.id)
-        if refs is None or len(refs) != len(executors):
+        if refs is None or len(refs) != len(urls):
             return self.outcome(q, Verdict.UNMEASURED, "oracle", "no reference result for this question", sql)
+        n = len(urls)
         matched, first_miss = 0, None
-        for i, (executor, ref) in enumerate(zip(executors, refs), 1):
-            try:
-                got = executor.execute(sql)
-            except ExecutionError as exc:
-                where = f"rotation {i}: " if len(executors) > 1 else ""
-                return self.outcome(q, Verdict.ERROR, exc.kind, where + exc.message, sql,
-                                    rotations_matched=matched, rotations=len(executors))
+        for i, (url, ref) in enumerate(zip(urls, refs), 1):
+            got = first if i == 1 else self.database.run_readonly(sql, url)
+            if not got.ok:
+                where = f"rotation {i}: " if n > 1 else ""
+                return self._not_run_on(q, sql, got, where, matched, n)
             cmp = compare_results(ref.rows, got.rows, shape=q.shape, ordered=q.ordered, decimals=q.decimals,
                                   expected_ncols=len(ref.columns), actual_ncols=len(got.columns))
             if cmp.match:
                 matched += 1
             elif first_miss is None:
                 first_miss = (i, cmp)
-        n = len(executors)
         if first_miss is None:
             return self.outcome(q, Verdict.PASS, None, f"matched on {n} rotation(s)", sql,
                                 rotations_matched=n, rotations=n)
@@ -102,3 +135,14 @@ class Grader:
             return self.outcome(q, Verdict.WRONG, "rotation", f"matched {matched} of {n} rotations; {where}{cmp.detail}",
                                 sql, rotations_matched=matched, rotations=n)
         return self.outcome(q, Verdict.WRONG, cmp.reason, where + cmp.detail, sql, rotations_matched=0, rotations=n)
+
+    def _not_run_on(self, q: Question, sql: str, got: Execution, where: str, matched: int, n: int) -> SQLOutcome:
+        """The SQL ran on the first rotation but not on a later one."""
+        kind = got.error_kind or ErrorKind.INTERNAL
+        verdict = KIND_VERDICTS[kind]
+        if verdict is not Verdict.ERROR:  # the harness's side failed (a rotation's database): not the candidate
+            return self.outcome(q, Verdict.UNMEASURED, "unmeasured", f"{where}{kind.value}: {got.reason}", sql,
+                                rotations_matched=matched, rotations=n)
+        reason = GUARD_BLOCKED if kind is ErrorKind.GUARD_BLOCKED else kind.value
+        return self.outcome(q, Verdict.ERROR, reason, where + (got.reason or ""), sql,
+                            rotations_matched=matched, rotations=n)

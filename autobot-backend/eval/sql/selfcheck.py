@@ -1,7 +1,8 @@
 """The self-check (spec 9): the harness grades its own oracle before any candidate is called.
 
-Every answerable question's reference query runs on every rotation of its fixture through
-:class:`services.sql_executor.ReadOnlyExecutor` (the path the grader uses), twice, and the two
+Every answerable question's reference query runs on every rotation of its fixture through the
+service's public read-only call (the path the grader uses: the guard, then the read-only
+executor), twice, and the two
 results are compared by ``compare_results(..., decimals=None)``: zero tolerance. Then the lints.
 Each defect names the question and its kind:
 
@@ -40,7 +41,6 @@ import argparse
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
-from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -48,6 +48,7 @@ from eval.errors import HarnessError
 from eval.sql.compare import compare_results
 from eval.sql.corpus import CORPUS_DIR, Corpus, Question, load_corpus, stamp_path
 from eval.sql.fixtures import DEFAULT_ROTATIONS, build_rotations
+from eval.sql.grade import ReadOnlyDatabase
 from eval.sql.oracle_lints import information_lost, ordering_plan, tied_rows
 from eval.sql.snapshot import (
     SNAPSHOT_DIR,
@@ -57,7 +58,7 @@ from eval.sql.snapshot import (
     load_snapshot,
     write_snapshot,
 )
-from services.sql_executor import ExecutionError, QueryResult, ReadOnlyExecutor
+from services.readonly_sql import Execution, ReadOnlySQL
 
 __all__ = ["SNAPSHOT_DIR", "OracleDefect", "SelfCheckResult", "run_self_check", "update_snapshots"]
 
@@ -83,7 +84,7 @@ class OracleDefect:
 @dataclass
 class SelfCheckResult:
     defects: list[OracleDefect] = field(default_factory=list)
-    reference: dict[str, list[QueryResult]] = field(default_factory=dict)
+    reference: dict[str, list[Execution]] = field(default_factory=dict)
     """Question id -> the reference's result on each rotation, in order (questions that ran everywhere)."""
 
     @property
@@ -95,26 +96,12 @@ def is_builtin(question: Question) -> bool:
     return PurePosixPath(question.source).parent == PurePosixPath(stamp_path(CORPUS_DIR))
 
 
-class _Executors:
-    """One open executor per URL; an open failure is remembered and reported per question."""
-
-    def __init__(self, stack: ExitStack):
-        self.stack, self.open, self.failed = stack, {}, {}
-
-    def get(self, url: str) -> ReadOnlyExecutor | ExecutionError:
-        if url not in self.open and url not in self.failed:
-            try:
-                self.open[url] = self.stack.enter_context(ReadOnlyExecutor(url))
-            except ExecutionError as e:
-                self.failed[url] = e
-        return self.open.get(url) or self.failed[url]
-
-
-def run_self_check(corpus: Corpus, targets: Mapping[str | None, Sequence[str]], *, lint_rotations: bool = True,
-                   snapshot_dir: Path | None = SNAPSHOT_DIR) -> SelfCheckResult:
+def run_self_check(database: ReadOnlyDatabase, corpus: Corpus, targets: Mapping[str | None, Sequence[str]], *,
+                   lint_rotations: bool = True, snapshot_dir: Path | None = SNAPSHOT_DIR) -> SelfCheckResult:
     """Run and lint every answerable question's reference on every rotation of its fixture.
 
     Args:
+        database: where the references run (the service of the run, or a bare ``ReadOnlySQL``).
         corpus: the questions; ``expect: refuse`` ones are skipped.
         targets: fixture name -> rotation URLs (rotation 0 first); the key ``None`` is the single
             ``--db-url`` database every question runs on (then no rotation lint, no snapshot).
@@ -126,44 +113,60 @@ def run_self_check(corpus: Corpus, targets: Mapping[str | None, Sequence[str]], 
     snapshot_dir = None if single else snapshot_dir
     result = SelfCheckResult()
     snapshots: dict[str, dict[str, Answer]] = {}
-    with ExitStack() as stack:
-        executors = _Executors(stack)
-        for q in corpus.questions:
-            if q.expect != "answer":
-                continue
-            urls = targets.get(None if single else q.fixture)
-            if not urls:
-                result.defects.append(OracleDefect(q.id, FAILED, f"no database for fixture {q.fixture!r} in this run"))
-                continue
-            defects, results = _check_question(q, [executors.get(u) for u in urls], lint_rotations)
-            if results is not None:
-                result.reference[q.id] = results
-                if snapshot_dir is not None and is_builtin(q):
-                    if q.fixture not in snapshots:
-                        snapshots[q.fixture] = load_snapshot(q.fixture, snapshot_dir)
-                    defects += _snapshot_defects(q, results[0], snapshots[q.fixture])
-            result.defects += defects
+    dialects = _Dialects(database)
+    for q in corpus.questions:
+        if q.expect != "answer":
+            continue
+        urls = targets.get(None if single else q.fixture)
+        if not urls:
+            result.defects.append(OracleDefect(q.id, FAILED, f"no database for fixture {q.fixture!r} in this run"))
+            continue
+        defects, results = _check_question(q, database, [(u, dialects.get(u)) for u in urls], lint_rotations)
+        if results is not None:
+            result.reference[q.id] = results
+            if snapshot_dir is not None and is_builtin(q) and q.fixture is not None:
+                if q.fixture not in snapshots:
+                    snapshots[q.fixture] = load_snapshot(q.fixture, snapshot_dir)
+                defects += _snapshot_defects(q, results[0], snapshots[q.fixture])
+        result.defects += defects
     return result
 
 
-def _check_question(q: Question, executors: list[ReadOnlyExecutor | ExecutionError], lint_rotations: bool
-                    ) -> tuple[list[OracleDefect], list[QueryResult] | None]:
+class _Dialects:
+    """Each URL's dialect, or why its database cannot be opened; asked once per URL."""
+
+    def __init__(self, database: ReadOnlyDatabase) -> None:
+        self.database, self.known = database, {}
+
+    def get(self, url: str) -> str | Exception:
+        if url not in self.known:
+            try:
+                self.known[url] = self.database.dialect(url)
+            except Exception as exc:  # the executor's ExecutionError, or a URL it cannot parse
+                self.known[url] = exc
+        return self.known[url]
+
+
+def _check_question(q: Question, database: ReadOnlyDatabase, rotations: list[tuple[str, str | Exception]],
+                    lint_rotations: bool) -> tuple[list[OracleDefect], list[Execution] | None]:
     defects: dict[str, OracleDefect] = {}
 
     def add(kind: str, detail: str, rotation: int | None = None) -> None:
-        where = f"rotation {rotation + 1}: " if rotation is not None and len(executors) > 1 else ""
+        where = f"rotation {rotation + 1}: " if rotation is not None and len(rotations) > 1 else ""
         defects.setdefault(kind, OracleDefect(q.id, kind, where + detail))
 
-    results: list[QueryResult] = []
-    for i, ex in enumerate(executors):
-        if isinstance(ex, ExecutionError):
-            add(FAILED, f"cannot open the database ({ex.kind}): {ex.message}", i)
+    results: list[Execution] = []
+    for i, (url, dialect) in enumerate(rotations):
+        if isinstance(dialect, Exception):
+            add(FAILED, f"cannot open the database ({getattr(dialect, 'kind', type(dialect).__name__)}): "
+                        f"{getattr(dialect, 'message', dialect)}", i)
             return list(defects.values()), None
-        sql = q.reference_sql(ex.dialect)
-        try:
-            first, second = ex.execute(sql), ex.execute(sql)
-        except ExecutionError as e:
-            add(FAILED, f"{e.kind}: {e.message}", i)
+        sql = q.reference_sql(dialect) or ""
+        first = database.run_readonly(sql, url)
+        second = database.run_readonly(sql, url) if first.ok else first
+        if not (first.ok and second.ok):
+            bad = first if not first.ok else second
+            add(FAILED, f"{bad.error_kind}: {bad.reason}", i)
             return list(defects.values()), None
         results.append(first)
         same = compare_results(first.rows, second.rows, shape=q.shape, ordered=q.ordered, decimals=None,
@@ -179,7 +182,7 @@ def _check_question(q: Question, executors: list[ReadOnlyExecutor | ExecutionErr
         lost = information_lost(first.rows, q.decimals)
         if lost:
             add(information_lost_kind(q.decimals), f"{lost}; raise the question's decimals", i)
-        tie = _tie(q, sql, ex, first)
+        tie = _tie(q, sql, database, url, dialect, first)
         if tie:
             add(TIES, tie, i)
     if lint_rotations and not q.static and len(results) > 1:
@@ -193,8 +196,8 @@ def _check_question(q: Question, executors: list[ReadOnlyExecutor | ExecutionErr
     return list(defects.values()), results
 
 
-def _tie(q: Question, sql: str, ex: ReadOnlyExecutor, result: QueryResult) -> str | None:
-    plan = ordering_plan(sql, ex.dialect)
+def _tie(q: Question, sql: str, database: ReadOnlyDatabase, url: str, dialect: str, result: Execution) -> str | None:
+    plan = ordering_plan(sql, dialect)
     if plan is None:
         return "ordered: true, but the reference has no ORDER BY, so its row order is arbitrary" if q.ordered else None
     if isinstance(plan, str):
@@ -203,15 +206,15 @@ def _tie(q: Question, sql: str, ex: ReadOnlyExecutor, result: QueryResult) -> st
         return None
     rows = result.rows
     if plan.probe_sql is not None:
-        try:
-            rows = ex.execute(plan.probe_sql).rows
-        except ExecutionError as e:
-            return f"cannot read the ordering key ({e.kind}: {e.message}); order by an output column"
+        probe = database.run_readonly(plan.probe_sql, url)
+        if not probe.ok:
+            return f"cannot read the ordering key ({probe.error_kind}: {probe.reason}); order by an output column"
+        rows = probe.rows
     # Without ordered: true only the LIMIT cut matters: order among the returned rows is not the answer.
     return tied_rows(rows, plan.keys, plan.width, plan.limit, within=q.ordered)
 
 
-def _snapshot_defects(q: Question, result: QueryResult, snapshot: dict[str, Answer]) -> list[OracleDefect]:
+def _snapshot_defects(q: Question, result: Execution, snapshot: dict[str, Answer]) -> list[OracleDefect]:
     answer = snapshot.get(q.id)
     if answer is None:
         return [OracleDefect(q.id, SNAPSHOT, f"not in the {q.fixture} snapshot yet; check the reference's answer, "
@@ -225,23 +228,21 @@ def _snapshot_defects(q: Question, result: QueryResult, snapshot: dict[str, Answ
                                          f"intended, record it with `{UPDATE_COMMAND}`")]
 
 
-def update_snapshots(corpus: Corpus, targets: Mapping[str, Sequence[str]],
+def update_snapshots(database: ReadOnlyDatabase, corpus: Corpus, targets: Mapping[str, Sequence[str]],
                      snapshot_dir: Path = SNAPSHOT_DIR) -> list[Path]:
     """Record rotation 0's answer of every built-in answerable question that runs, one file per fixture."""
     by_fixture: dict[str, dict[str, Answer]] = {}
-    with ExitStack() as stack:
-        executors = _Executors(stack)
-        for q in corpus.questions:
-            if q.expect != "answer" or not is_builtin(q) or not targets.get(q.fixture):
-                continue
-            ex = executors.get(targets[q.fixture][0])
-            if isinstance(ex, ExecutionError):
-                continue
-            try:
-                got = ex.execute(q.reference_sql(ex.dialect))
-            except ExecutionError:
-                continue  # the self-check reports it
-            by_fixture.setdefault(q.fixture, {})[q.id] = Answer(got.columns, got.rows)
+    dialects = _Dialects(database)
+    for q in corpus.questions:
+        if q.expect != "answer" or not is_builtin(q) or q.fixture is None or not targets.get(q.fixture):
+            continue
+        url = targets[q.fixture][0]
+        dialect = dialects.get(url)
+        if isinstance(dialect, Exception):
+            continue
+        got = database.run_readonly(q.reference_sql(dialect) or "", url)
+        if got.ok:  # otherwise the self-check reports it
+            by_fixture.setdefault(q.fixture, {})[q.id] = Answer(got.columns, list(got.rows))
     return [write_snapshot(fixture, answers, snapshot_dir) for fixture, answers in sorted(by_fixture.items())]
 
 
@@ -257,13 +258,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         corpus = load_corpus()
         fixtures = sorted({q.fixture for q in corpus.questions if q.fixture})
-        with tempfile.TemporaryDirectory(prefix="sql-selfcheck-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="sql-selfcheck-") as tmp, ReadOnlySQL() as database:
             targets = {f: build_rotations(f, Path(tmp), seed=SNAPSHOT_SEED, rotations=args.rotations)
                        for f in fixtures}
             if args.update_snapshot:
-                for path in update_snapshots(corpus, targets, SNAPSHOT_DIR):
+                for path in update_snapshots(database, corpus, targets, SNAPSHOT_DIR):
                     print(f"wrote {stamp_path(path)}")
-            result = run_self_check(corpus, targets, snapshot_dir=SNAPSHOT_DIR)
+            result = run_self_check(database, corpus, targets, snapshot_dir=SNAPSHOT_DIR)
     except HarnessError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

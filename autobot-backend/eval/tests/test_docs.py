@@ -31,7 +31,8 @@ def test_accuracy_rows_are_dated_and_labelled():
 
 
 def test_record_row_round_trips_through_the_page(tmp_path):
-    from eval.report import SQLOutcome, SQLReport, Verdict
+    from eval.sql.outcome import SQLOutcome, Verdict
+    from eval.sql.report import SQLReport
 
     page = tmp_path / "acc.md"
     page.write_text(f"# x\n\n{docs.RECORD_START}\n{docs.RECORD_END}\n")
@@ -46,7 +47,8 @@ def test_record_row_round_trips_through_the_page(tmp_path):
 
 
 def test_strata_block_is_appended_with_the_row_identity_and_escaped_names(tmp_path):
-    from eval.report import SQLOutcome, SQLReport, Verdict
+    from eval.sql.outcome import SQLOutcome, Verdict
+    from eval.sql.report import SQLReport
 
     page = tmp_path / "acc.md"
     page.write_text(f"# x\n\n{docs.RECORD_START}\n{docs.RECORD_END}\n\n{docs.STRATA_START}\n{docs.STRATA_END}\ntail\n")
@@ -70,7 +72,7 @@ def test_strata_block_is_appended_with_the_row_identity_and_escaped_names(tmp_pa
 
 def test_strata_block_needs_its_markers(tmp_path):
     import pytest
-    from eval.report import SQLReport
+    from eval.sql.report import SQLReport
 
     page = tmp_path / "acc.md"
     page.write_text("# no markers\n")

@@ -30,8 +30,10 @@ from eval.sql.selfcheck import (
     update_snapshots,
 )
 from eval.sql.snapshot import SnapshotError, decode_value, dumps, encode_value, load_snapshot, Answer
+from services.readonly_sql import ReadOnlySQL
 
 BUILTIN = load_corpus()
+DB = ReadOnlySQL()  # the path the grader uses: the guard, then the read-only executor
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +44,7 @@ def targets(tmp_path_factory) -> dict[str, list[str]]:
 
 @pytest.fixture(scope="module")
 def builtin_check(targets):
-    return run_self_check(BUILTIN, targets)
+    return run_self_check(DB, BUILTIN, targets)
 
 
 def kinds(result) -> set[tuple[str, str]]:
@@ -143,7 +145,7 @@ EXPECTED_DEFECTS = [
 def broken_check(targets, tmp_path_factory):
     path = tmp_path_factory.mktemp("corpus") / "broken.yaml"
     path.write_text(BROKEN)
-    return run_self_check(load_corpus([path]), targets)
+    return run_self_check(DB, load_corpus([path]), targets)
 
 
 @pytest.mark.parametrize(("qid", "kind", "detail"), EXPECTED_DEFECTS, ids=[e[0] for e in EXPECTED_DEFECTS])
@@ -166,15 +168,15 @@ def test_static_questions_may_be_identical(targets, tmp_path):
     path.write_text(BROKEN.split("  - id: bad-fails")[0].replace("ok-001", "s-1").replace(
         "SELECT COUNT(*) FROM orders WHERE status = 'cancelled'", "SELECT COUNT(DISTINCT category) FROM products")
         + "    static: true\n")
-    assert run_self_check(load_corpus([path]), targets).ok
+    assert run_self_check(DB, load_corpus([path]), targets).ok
 
 
 def test_missing_database_and_unopenable_database(targets, tmp_path):
     corpus = subset("rtl-scalar-003", "r24-scalar-001")
-    only_retail = run_self_check(corpus, {"retail": targets["retail"]}, snapshot_dir=None)
+    only_retail = run_self_check(DB, corpus, {"retail": targets["retail"]}, snapshot_dir=None)
     assert only_retail.defects == [OracleDefect("r24-scalar-001", FAILED,
                                                 "no database for fixture 'retail_24m' in this run")]
-    gone = run_self_check(corpus, {"retail": [f"sqlite:///{tmp_path / 'gone.sqlite'}"],
+    gone = run_self_check(DB, corpus, {"retail": [f"sqlite:///{tmp_path / 'gone.sqlite'}"],
                                    "retail_24m": targets["retail_24m"]}, snapshot_dir=None)
     (defect,) = gone.defects
     assert defect.question_id == "rtl-scalar-003" and "cannot open the database (connect)" in defect.detail
@@ -185,7 +187,7 @@ def test_single_database_mode_skips_rotation_lint_and_snapshot(targets, tmp_path
     path = tmp_path / "mine.yaml"
     path.write_text("version: 1\nquestions:\n  - id: mine-1\n    question: How many categories?\n"
                     "    sql: SELECT COUNT(DISTINCT category) FROM products\n")
-    result = run_self_check(load_corpus([path], fixtures=None), {None: targets["retail"][:1]})
+    result = run_self_check(DB, load_corpus([path], fixtures=None), {None: targets["retail"][:1]})
     assert result.ok and len(result.reference["mine-1"]) == 1
 
 
@@ -196,7 +198,7 @@ def test_snapshot_mismatch_names_the_question_and_the_first_differing_row(target
     data = json.loads((tmp_path / "retail.json").read_text())
     data["answers"]["rtl-group_by-003"]["rows"][1][1] += 1
     (tmp_path / "retail.json").write_text(json.dumps(data))
-    result = run_self_check(subset("rtl-group_by-003", "rtl-scalar-003"), targets, snapshot_dir=tmp_path)
+    result = run_self_check(DB, subset("rtl-group_by-003", "rtl-scalar-003"), targets, snapshot_dir=tmp_path)
     (defect,) = result.defects
     assert (defect.question_id, defect.kind) == ("rtl-group_by-003", SNAPSHOT)
     assert "row 2 col 2" in defect.detail and "--update-snapshot" in defect.detail
@@ -207,7 +209,7 @@ def test_question_missing_from_snapshot_says_how_to_record_it(targets, tmp_path)
     data = json.loads((tmp_path / "retail_24m.json").read_text())
     del data["answers"]["r24-scalar-001"]
     (tmp_path / "retail_24m.json").write_text(json.dumps(data))
-    result = run_self_check(subset("r24-scalar-001"), targets, snapshot_dir=tmp_path)
+    result = run_self_check(DB, subset("r24-scalar-001"), targets, snapshot_dir=tmp_path)
     assert [(d.question_id, d.kind) for d in result.defects] == [("r24-scalar-001", SNAPSHOT)]
     assert "python -m eval.sql.selfcheck --update-snapshot" in result.defects[0].detail
 
@@ -217,11 +219,11 @@ def test_snapshot_is_not_checked_for_questions_outside_the_builtin_corpus(broken
 
 
 def test_update_writes_the_committed_snapshot_byte_for_byte(targets, tmp_path):
-    paths = update_snapshots(BUILTIN, targets, tmp_path)
+    paths = update_snapshots(DB, BUILTIN, targets, tmp_path)
     assert sorted(p.name for p in paths) == ["retail.json", "retail_24m.json"]
     for p in paths:
         assert p.read_bytes() == (SNAPSHOT_DIR / p.name).read_bytes()
-    assert run_self_check(subset("rtl-ranking-001"), targets, snapshot_dir=tmp_path).ok
+    assert run_self_check(DB, subset("rtl-ranking-001"), targets, snapshot_dir=tmp_path).ok
 
 
 def test_cli_updates_then_checks(monkeypatch, tmp_path, capsys):

@@ -41,7 +41,9 @@ def write_answers(path: Path, lines: list[dict]) -> Path:
 
 
 def reference_answers(model: str | None = "scripted-1", skip: set[str] = frozenset()) -> list[dict]:
-    lines = [{"id": q.id, "sql": q.sql} for q in ANSWERABLE if q.id not in skip]
+    """A perfect system's answers file: every answerable question's reference, every must-refuse case declined."""
+    lines = [{"id": q.id, "sql": q.sql} if q.expect == "answer" else {"id": q.id, "refused": True}
+             for q in BUILTIN.questions if q.id not in skip]
     if model:
         lines[0]["model"] = model
     return lines
@@ -75,12 +77,17 @@ def test_recorded_answers_graded_and_json_written(work, capsys):
     assert capsys.readouterr().out.startswith("# SQL answer-accuracy report")
 
 
-def test_unanswered_question_is_refused_no_answer_recorded(work):
-    q = ANSWERABLE[0]
-    answers = write_answers(work / "a.jsonl", reference_answers(skip={q.id}))
+def test_a_question_without_an_answer_line_is_unmeasured_on_both_arms(work):
+    q, r = ANSWERABLE[0], next(x for x in BUILTIN.questions if x.expect == "refuse")
+    answers = write_answers(work / "a.jsonl", reference_answers(skip={q.id, r.id}))
     assert recorded(answers, "--json", "out.json") == 0
-    [got] = [x for x in json.loads((work / "out.json").read_text())["questions"] if x["id"] == q.id]
-    assert got["verdict"] == "refused" and "no answer recorded" in got["detail"]
+    data = json.loads((work / "out.json").read_text())
+    got = {x["id"]: x for x in data["questions"]}
+    for missing in (q.id, r.id):  # a missing line is neither a pass nor a correct refusal
+        assert (got[missing]["verdict"], got[missing]["reason"]) == ("unmeasured", "no answer recorded")
+    s = data["summary"]
+    assert (s["unmeasured"], s["must_refuse_unmeasured"]) == (1, 1)
+    assert s["correct_refusals"] == s["must_refuse"] - 1
 
 
 @pytest.mark.parametrize("content, message", [
@@ -350,7 +357,7 @@ def test_gate_is_informational_without_the_flag_and_says_why_when_not_evaluated(
     before = json.loads((work / "before.json").read_text())["gate"]
     assert before["status"] == "not_evaluated" and "no baseline for recorded/scripted-1" in before["detail"]
     assert recorded(answers, "--record-baseline") == 0
-    write_answers(answers, reference_answers(skip={ANSWERABLE[0].id}))
+    write_answers(answers, reference_answers(skip={ANSWERABLE[0].id}) + [{"id": ANSWERABLE[0].id, "refused": True}])
     assert recorded(answers, "--json", "after.json") == 0  # not gated: the exit code stays 0
     after = json.loads((work / "after.json").read_text())["gate"]
     assert (after["status"], after["enforced"]) == ("passed", False)  # one refusal is within the 2-point floor

@@ -1,12 +1,18 @@
-"""SQL outcomes: verdict bookkeeping, the 2x2, strata, baseline classification, rendering."""
+"""SQL outcomes (eval.sql.outcome): verdict bookkeeping, the 2x2, strata; their classification
+against a baseline (eval.report); the run report's renderings (eval.sql.report)."""
 
 import json
 import re
 
 import pytest
 
-from eval.report import Classification, SQLOutcome, SQLReport, Verdict, classify_sql, sql_json, sql_markdown, \
-    sql_strata, sql_summary, two_by_two
+from eval.report import Classification, classify_sql
+from eval.sql.outcome import SQLOutcome, Verdict, two_by_two
+from eval.sql.outcome import strata as sql_strata
+from eval.sql.outcome import summary as sql_summary
+from eval.sql.report import SQLReport
+from eval.sql.report import to_json as sql_json
+from eval.sql.report import to_markdown as sql_markdown
 
 V = Verdict
 
@@ -68,8 +74,17 @@ BASE = {"a1": {"verdict": "pass", "good": True}, "a2": {"verdict": "pass", "good
     (o("c1", V.PASS), Classification.NEW),  # unmeasured in the baseline: nothing to compare with
 ])
 def test_classification_against_baseline(outcome, expected):
-    classify_sql(outcome, BASE)
-    assert outcome.classification is expected
+    assert classify_sql(outcome, BASE.get(outcome.question_id)) is expected
+
+
+def test_report_classifies_every_outcome_and_keeps_the_baseline_verdict():
+    r = report([o("a2", V.WRONG), o("zz", V.PASS)])
+    r.baseline = {"path": "b.json", "recorded_at": "2026-01-01T00:00:00Z", "model": "m"}
+    r.classify(BASE)
+    assert [x.question_id for x in r.by_classification(Classification.REGRESSION)] == ["a2"]
+    assert r.classes["a2"].baseline_verdict == "pass" and r.classes["zz"].baseline_verdict is None
+    text = sql_markdown(r)
+    assert "**a2**: was pass, now wrong" in text
 
 
 def report(outcomes=OUTCOMES):

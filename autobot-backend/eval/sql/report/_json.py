@@ -1,0 +1,41 @@
+"""The JSON report; its keys are a contract (spec section 7)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eval.sql.outcome import strata, two_by_two
+from eval.sql.report._model import SQLReport
+
+
+def to_json(report: SQLReport) -> dict[str, Any]:
+    def classified(qid: str) -> tuple[str | None, str | None]:
+        c = report.classes.get(qid)
+        return (None, None) if c is None else (c.classification.value, c.baseline_verdict)
+
+    questions = []
+    for o in report.outcomes:
+        classification, baseline_verdict = classified(o.question_id)
+        questions.append({
+            "id": o.question_id, "expect": o.expect, "stratum": o.stratum, "verdict": o.verdict.value,
+            "reason": o.reason, "detail": o.detail, "sql": o.sql, "declined_by": o.declined_by,
+            "rotations_matched": o.rotations_matched, "rotations": o.rotations,
+            "classification": classification, "baseline_verdict": baseline_verdict, "fixture": o.fixture,
+            "question": o.question})
+    return {
+        "suite": "sql",
+        "generated_at": report.generated_at,
+        "candidate": {"path": report.candidate_path, "model": report.model},
+        "corpus": report.corpus,
+        "run": report.run,
+        "summary": report.summary,
+        "two_by_two": two_by_two(report.outcomes),
+        "strata": strata(report.outcomes),
+        "missed_refusals": [o.question_id for o in report.outcomes if o.missed_refusal],
+        "baseline": report.baseline,
+        "questions": questions,
+        "oracle_defects": report.oracle_defects,
+        "warnings": report.warnings,
+        "gate": ({"status": "not_evaluated", "checks": [], "detail": report.gate_note} if report.gate is None
+                 else report.gate.to_json() | {"enforced": report.gated}),
+    }

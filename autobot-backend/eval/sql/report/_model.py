@@ -1,0 +1,62 @@
+"""One SQL run, as every renderer, baseline and record reads it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from eval.report import Classification, classify_sql, utc_now
+from eval.sql.gate import GateResult
+from eval.sql.outcome import SQLOutcome, summary
+
+
+@dataclass(frozen=True)
+class Classified:
+    """A question against its baseline."""
+
+    classification: Classification
+    baseline_verdict: str | None
+    """The verdict the baseline recorded; ``None`` when the question is not in it."""
+
+
+@dataclass
+class SQLReport:
+    outcomes: list[SQLOutcome]
+    candidate_path: str
+    model: str
+    corpus: dict[str, Any]
+    """``{"digest", "size", "files": [{"path", "sha256", "questions"}]}``."""
+    run: dict[str, Any]
+    """``{"engine", "rotations", "seed", "fixtures", "db_url"}``."""
+    baseline: dict[str, Any] | None = None
+    """``{"path", "recorded_at", "model"}`` of the baseline compared against, if any."""
+    classes: dict[str, Classified] = field(default_factory=dict)
+    """Question id -> its classification against the baseline (empty without a baseline)."""
+    gate: GateResult | None = None
+    """The gate's checks, whenever a baseline of this path, model and set-up exists."""
+    gate_note: str | None = None
+    """Why the gate was not evaluated (no baseline, another set-up, ...)."""
+    gated: bool = False
+    """The run enforces the gate (``--fail-on-regression``); otherwise it is informational."""
+    oracle_defects: list[dict[str, str]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    generated_at: str = field(default_factory=utc_now)
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        return summary(self.outcomes)
+
+    def classify(self, baseline_questions: Mapping[str, Mapping[str, Any]]) -> None:
+        """Classify every outcome against a baseline's per-question records."""
+        self.classes = {}
+        for o in self.outcomes:
+            base = baseline_questions.get(o.question_id)
+            self.classes[o.question_id] = Classified(classify_sql(o, None if base is None else dict(base)),
+                                                     None if base is None else base.get("verdict"))
+
+    def classified(self, o: SQLOutcome) -> Classified | None:
+        return self.classes.get(o.question_id)
+
+    def by_classification(self, cls: Classification) -> list[SQLOutcome]:
+        return [o for o in self.outcomes if (c := self.classes.get(o.question_id)) and c.classification is cls]
