@@ -13,7 +13,7 @@ One concept per module, in the order a question meets them:
 * :mod:`.terms`      terms a comment defines in words ("a flight is delayed when ...")
 * :mod:`.index`      the per-schema index (cached): names, comments, sampled values, foreign keys
 * :mod:`.linking`    question spans -> tables, columns, values, metrics (rapidfuzz for misspellings)
-* :mod:`.reader`, :mod:`.read_measures`, :mod:`.read_groups`, :mod:`.read_ranking`, :mod:`.read_filters`,
+* :mod:`.read_state`, :mod:`.read_measures`, :mod:`.read_groups`, :mod:`.read_ranking`, :mod:`.read_filters`,
   :mod:`.read_dates`, :mod:`.read_periods`,
   :mod:`.read_compare`, :mod:`.read_roles` (which of two keys to one table),
   :mod:`.read_labels` (groups the question labels itself), :mod:`.read_terms` (defined terms said),

@@ -10,7 +10,6 @@ When the pieces do not add up to a query, :class:`Unclear` says which piece is m
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 
 from services.embedded.answer_spec import apply_spec, read_spec
 from services.embedded.cues import Cues
@@ -31,7 +30,7 @@ from services.embedded.read_periods import PeriodsMixin
 from services.embedded.read_labels import LabelsMixin
 from services.embedded.read_roles import RolesMixin
 from services.embedded.read_terms import TermsMixin
-from services.embedded.reader import WH, ReaderBase
+from services.embedded.read_state import WH, ReadState, Unclear
 
 
 _SPLIT = frozenset({"split", "breakdown", "versus", "vs", "vs.", "compare", "compared", "comparing", "between",
@@ -43,31 +42,24 @@ _MEASURE_ASKED = frozenset({"total", "totals", "sum", "count", "counts", "number
                             "change", "growth", "increase", "difference", "percentage", "share", "size"})
 _DURATIONS = frozenset({"time", "duration", "delay", "wait", "waiting", "lag", "turnaround"})
 _LIST_VERBS = frozenset({"list", "show", "give", "name", "display", "find", "identify", "return", "get"})
-@dataclass(frozen=True)
-class Unclear:
-    """The question cannot be read with confidence; ``reason`` says what is missing."""
-
-    reason: str
-
-
-class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, RankingMixin, FiltersMixin, DatesMixin, PeriodsMixin,
+class _Reader(ReadState, MeasuresMixin, GroupsMixin, RankingMixin, FiltersMixin, DatesMixin, PeriodsMixin,
               CompareMixin, RolesMixin, LabelsMixin, TermsMixin):
     """One question read in a fixed order of steps; each step claims the links it understands."""
 
     # ------------------------------------------------------------------ reading
 
     def read(self) -> Plan | Unclear:
-        self._spec = read_spec(self.t, self.links, self.ix)
-        if self._spec is not None and len(self._spec.items) >= 2:
+        self.spec = read_spec(self.tokens, self.links, self.index)
+        if self.spec is not None and len(self.spec.items) >= 2:
             for k, lk in enumerate(self.links):
-                if self._spec.start <= lk.start < self._spec.end and lk.best.kind == "value":
+                if self.spec.start <= lk.start < self.spec.end and lk.best.kind == "value":
                     self.used.add(k)  # "Return month, channel and rank": the list names columns, not values
-            asked = [a for a in self.cues.aggs if a.start < self._spec.start]
-            if any(w in WH for w in self.lows[:self._spec.start]) and any(
-                    self._spec.start <= a.start < self._spec.end for a in self.cues.aggs):
+            asked = [a for a in self.cues.aggs if a.start < self.spec.start]
+            if any(w in WH for w in self.lows[:self.spec.start]) and any(
+                    self.spec.start <= a.start < self.spec.end for a in self.cues.aggs):
                 # "Which X did ...? Show names and how many": the list's "how many" is a column of the
                 # answer the question proper asks for, not a count of the answer's rows
-                self.cues.aggs = asked + [a for a in self.cues.aggs if a.start >= self._spec.end]
+                self.cues.aggs = asked + [a for a in self.cues.aggs if a.start >= self.spec.end]
         if self.lows and self.lows[0] in _LIST_VERBS:
             # "List the X who ..., with the number of Y each ...": a column of the list, not a count of it
             self.cues.aggs = [a for a in self.cues.aggs if not (
@@ -125,7 +117,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, RankingMixin, FiltersMixin
         for k, lk in enumerate(self.links):
             if lk.start > 4:
                 return None
-            word = self.t[lk.end - 1]
+            word = self.tokens[lk.end - 1]
             plural = word.low != word.stem and word.low.endswith("s")
             if k not in self.used and plural and (lk.best.kind == "table" or lk.best.kind == "column"
                                                   and self.col(lk.best).kind == "text"):
@@ -156,8 +148,8 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, RankingMixin, FiltersMixin
             return None
         table = self.links[k].best.table
         m = p.measures[0]
-        if table == m.table and not m.per or not (table == m.table or is_ancestor(self.ix, table, m.table)
-                                                  or m.metric and table in self.ix.metrics[m.metric].tables):
+        if table == m.table and not m.per or not (table == m.table or is_ancestor(self.index, table, m.table)
+                                                  or m.metric and table in self.index.metrics[m.metric].tables):
             return None
         rest = self.lows[self.links[k].end:]
         each = any(w in ("each", "apiece", "individually", "per", "their", "its") for w in rest)
@@ -186,7 +178,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, RankingMixin, FiltersMixin
         if (related or not conds) and p.subject and not p.dims:
             # "the share of X who did Y in May": rows with such a related row, out of all;
             # "the share of completed X with a Y": the completed ones are the whole
-            child = next((t for t in sorted(p.joins) if is_ancestor(self.ix, p.subject, t)), None)
+            child = next((t for t in sorted(p.joins) if is_ancestor(self.index, p.subject, t)), None)
             table = related[0].measure.table if related else child
             if table is not None and table != p.subject:
                 p.having = [h for h in p.having if h not in related]
@@ -199,7 +191,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, RankingMixin, FiltersMixin
         if not conds and p.measures and not p.dims and len(ranges) == 2 and ranges[0].col != ranges[1].col:
             # "the share of 2023 sales made by clients who joined in 2022": the period
             # of the measured rows is the whole, the other date the share's condition
-            main = default_date(self.ix, p.measures[0].table)
+            main = default_date(self.index, p.measures[0].table)
             other = [f for f in ranges if main is None or (f.col.table, f.col.column) != (main.table, main.name)]
             if len(other) == 1:
                 conds = other
@@ -221,8 +213,8 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, RankingMixin, FiltersMixin
         plan = self._settle()
         if isinstance(plan, Plan):
             self._referrers()
-        if isinstance(plan, Plan) and self._spec is not None:
-            return apply_spec(plan, self._spec, self.ix)
+        if isinstance(plan, Plan) and self.spec is not None:
+            return apply_spec(plan, self.spec, self.index)
         return plan
 
     def _settle(self) -> Plan | Unclear:
@@ -241,7 +233,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, RankingMixin, FiltersMixin
                 tested.add(f.col)
             kept.append(f)
         p.filters = kept
-        labels = {(d.table, self.ix.tables[d.table].label) for d in p.dims if d.kind == "entity"}
+        labels = {(d.table, self.index.tables[d.table].label) for d in p.dims if d.kind == "entity"}
         p.dims = [d for n, d in enumerate(p.dims) if d not in p.dims[:n]
                   and not (d.kind == "column" and (d.table, d.column) in labels)]  # "each plan ... the plan's name"
         if p.measures and not p.dims and any(w in _SPLIT for w in self.lows):
@@ -266,13 +258,13 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, RankingMixin, FiltersMixin
         if not p.measures and not p.rank and p.dims:
             table = next((lk.best.table for k, lk in enumerate(self.links)
                           if lk.best.kind == "table" and k not in self.used), None)
-            if table is None and self._spec is not None and self._spec.measures:
+            if table is None and self.spec is not None and self.spec.measures:
                 # "completed X per Y — Y name, count": the rows named, though a filter read them
                 entities = {d.table for d in p.dims if d.kind == "entity"}
                 table = next((lk.best.table for lk in self.links if lk.best.kind == "table"
                               and lk.best.table not in entities), None)
             keyed = next((t for t, c in sorted(p.via_keys) if any(
-                d.kind == "entity" and d.table == self.ix.column(t, c).references for d in p.dims)), None)
+                d.kind == "entity" and d.table == self.index.column(t, c).references for d in p.dims)), None)
             table = table or keyed or p.subject or p.dims[0].table  # "flights per destination airport"
             if table and not any(d.kind == "entity" and d.table == table for d in p.dims):
                 p.measures.append(Measure("count", table))
@@ -325,7 +317,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, RankingMixin, FiltersMixin
                 k = self.link_after(agg.end, gap=1)
                 if agg.func == "sum" and self.lows[agg.start] == "how" and k is not None \
                         and self.links[k].best.kind == "column" and not self.col(self.links[k].best).measurable:
-                    word = " ".join(t.text for t in self.t[self.links[k].start:self.links[k].end])
+                    word = " ".join(t.text for t in self.tokens[self.links[k].start:self.links[k].end])
                     return Unclear(f"it asks how much {word!r}, but nothing in the schema measures that amount")
             projection = self._projection()
             if projection is None:
@@ -334,7 +326,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, RankingMixin, FiltersMixin
                 return Unclear("it asks which rows but says nothing about which ones")
             p.projection = projection
             p.dims = [d for d in p.dims if not (d.kind == "entity" and d.table == projection[0].table)]
-            shown = [c for c in projection if self.ix.column(c.table, c.column).measurable]
+            shown = [c for c in projection if self.index.column(c.table, c.column).measurable]
             if self.cues.sort in ("asc", "desc") and p.rank is None and shown:
                 p.rank = Rank(self.cues.sort == "desc", None, shown[0])  # "with their rate, highest first"
         if p.compare is not None and not p.measures:
@@ -355,7 +347,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, RankingMixin, FiltersMixin
     def _bare_count(self) -> str | None:
         """"Orders in May?": a bare noun asked about for a period, with no list verb, is a count."""
         if not self.links or self.links[0].best.kind != "table" or self.links[0].start > 1 or not self.cues.dates \
-                or self._asks_for_rows() or self.t[-1].text != "?" or self.plan.dims or self.plan.projection:
+                or self._asks_for_rows() or self.tokens[-1].text != "?" or self.plan.dims or self.plan.projection:
             return None
         if self.lows[0] in WH or any(lk.best.kind == "column" and lk.score >= 0.5
                                      and self.col(lk.best).kind not in ("date", "bool") for lk in self.links[1:]):
@@ -392,7 +384,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, RankingMixin, FiltersMixin
 
     def _asks_for_measure(self, m, start: int) -> bool:
         for j in range(start, len(self.lows)):
-            if self.lows[j] not in _ALSO and not (self.t[j].kind == "punct" and self.t[j].text in ".?!;:—-"):
+            if self.lows[j] not in _ALSO and not (self.tokens[j].kind == "punct" and self.tokens[j].text in ".?!;:—-"):
                 continue
             for i in range(j + 1, min(len(self.lows), j + 6)):
                 if self.lows[i] in _MEASURE_ASKED:
@@ -421,7 +413,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, RankingMixin, FiltersMixin
 
     def _default_per(self, m: Measure) -> str | None:
         if m.func == "metric":
-            metric = self.ix.metrics[m.metric]
+            metric = self.index.metrics[m.metric]
             for table in metric.tables[1:]:
                 return table
             return None
@@ -454,7 +446,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, RankingMixin, FiltersMixin
             p.dims = []
         if entity is None:
             return None
-        table = self.ix.tables[entity]
+        table = self.index.tables[entity]
         label = table.label or (table.primary_key[0] if table.primary_key else None)
         return [ColRef(entity, label)] if label else None
 
@@ -469,8 +461,8 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, RankingMixin, FiltersMixin
         if owner is None:
             return cols
         between = self.lows[owner.end:first.start]
-        possessive = self.t[owner.end - 1].text.lower().replace("\u2019", "'").endswith("'s")
-        label = self.ix.tables[owner.best.table].label
+        possessive = self.tokens[owner.end - 1].text.lower().replace("\u2019", "'").endswith("'s")
+        label = self.index.tables[owner.best.table].label
         if label and ColRef(owner.best.table, label) not in cols and (
                 possessive or any(w in ("their", "its", "his", "her", "with", "and") for w in between)):
             return [ColRef(owner.best.table, label)] + cols
@@ -479,7 +471,7 @@ class _Reader(ReaderBase, MeasuresMixin, GroupsMixin, RankingMixin, FiltersMixin
 
 def interpret(tokens: list[Token], linked: Linked, cues: Cues, index: SchemaIndex) -> Plan | Unclear:
     """The plan a question asks for, or why it cannot be read with confidence."""
-    return _Reader(tokens, linked, cues, index).read()
+    return _Reader.start(tokens, linked, cues, index).read()
 
 
 __all__ = ["Unclear", "interpret", "default_date"]

@@ -135,7 +135,7 @@ class CompareMixin:
     def _measure_listed(self) -> bool:
         """Whether the measure is asked for in its own right beside its change ("each month's sales and how
         they moved"), not only as what changes ("the change in revenue", "revenue growth")."""
-        changes = [i for i, t in enumerate(self.t) if t.low in _CHANGE_NOUNS or t.stem in _CHANGE_STEMS]
+        changes = [i for i, t in enumerate(self.tokens) if t.low in _CHANGE_NOUNS or t.stem in _CHANGE_STEMS]
         mentions = [lk.start for lk in self.links if lk.best.kind == "metric" or lk.best.kind == "column"
                     and self.col(lk.best).measurable] + [a.start for a in self.cues.aggs if a.func == "count"]
         if not mentions:
@@ -158,7 +158,7 @@ class CompareMixin:
         for spec, column in self._pending:
             k = next((k for k, lk in enumerate(self.links) if lk.best.kind == "table" and lk.best.table == column.table
                       and lk.end <= spec.start and lk.start > 0 and self.lows[lk.start - 1] in _FIRST_LAST), None)
-            if k is None or subject is None or not is_ancestor(self.ix, subject, column.table) or spec.relative:
+            if k is None or subject is None or not is_ancestor(self.index, subject, column.table) or spec.relative:
                 keep.append((spec, column))
                 continue
             func = "min" if self.lows[self.links[k].start - 1] in ("first", "earliest") else "max"
@@ -174,7 +174,7 @@ class CompareMixin:
         if len(self._pending) != 2 or subject is None:
             return
         (a, col_a), (b, col_b) = self._pending
-        if col_a.name != col_b.name or col_a.table == subject or not is_ancestor(self.ix, subject, col_a.table):
+        if col_a.name != col_b.name or col_a.table == subject or not is_ancestor(self.index, subject, col_a.table):
             return
         between = self.lows[a.end:b.start]
         if not any(w in ("not", "never", "no", "none", "nothing", "zero") or w.endswith("n't") for w in between):

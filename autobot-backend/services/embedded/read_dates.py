@@ -28,7 +28,7 @@ class DatesMixin:
             column = self._date_column_before(spec.start)
             after = self.link_after(spec.end, gap=0)
             if column is None and after is not None and self.links[after].best.kind == "table":
-                column = primary_date(self.ix, self.links[after].best.table)  # "March 2024 flights": their date
+                column = primary_date(self.index, self.links[after].best.table)  # "March 2024 flights": their date
             self._pending.append((spec, column))
             if self._table_hint:
                 self._hints[len(self._pending) - 1] = self._table_hint
@@ -52,9 +52,9 @@ class DatesMixin:
                 c = own[0]
             # "customers who placed an order in May": the order's date, since orders hang off customers;
             # "appointments of cardiology doctors in May": the appointment's, not the doctor's hiring date
-            if c is None and hint and main and (hint == main or is_ancestor(self.ix, main, hint)
+            if c is None and hint and main and (hint == main or is_ancestor(self.index, main, hint)
                                                 or self._event_parent(main, hint)):
-                c = primary_date(self.ix, hint)
+                c = primary_date(self.index, hint)
             pending.append((s, c))
         self._pending = pending
         grained = [self.col(Concept("column", d.table, d.column)) for d in self.plan.dims
@@ -72,11 +72,11 @@ class DatesMixin:
 
     def _periods_own(self) -> list[Column]:
         """"that month's flights", "each quarter's bookings": the periods are those rows' own dates."""
-        for i, tok in enumerate(self.t[:-1]):
+        for i, tok in enumerate(self.tokens[:-1]):
             if tok.low in _UNIT_WORDS and tok.text.lower().replace("\u2019", "'").endswith("'s"):
                 k = self.link_after(i + 1, gap=0)
                 if k is not None and self.links[k].best.kind == "table":
-                    own = primary_date(self.ix, self.links[k].best.table)
+                    own = primary_date(self.index, self.links[k].best.table)
                     return [own] if own is not None else []
         return []
 
@@ -96,31 +96,31 @@ class DatesMixin:
         """"bookings for flights in March": the period is the flights', when the table named before it is
         a parent of the measured rows that is itself an event (it points at other tables, and has its
         own date); an entity's date ("orders from customers in 2024": a signup) never dates them."""
-        table = self.ix.tables[hint]
+        table = self.index.tables[hint]
         points_out = any(c.references not in (None, hint) for c in table.columns.values())
-        return points_out and is_ancestor(self.ix, hint, main) and primary_date(self.ix, hint) is not None
+        return points_out and is_ancestor(self.index, hint, main) and primary_date(self.index, hint) is not None
 
     def _fact_date(self, main: str) -> Column | None:
         """The date of the rows that tie the question's tables together: "patients each doctor saw in
         2024" is dated by the appointments between them, not by the patients' birth dates."""
         tables = [main] + [d.table for d in self.plan.dims if d.table] + [
             c.table for lk in self.links for c in lk.concepts[:1] if c.table]
-        tree = join_tree(self.ix, main, list(dict.fromkeys(tables))) or []
+        tree = join_tree(self.index, main, list(dict.fromkeys(tables))) or []
         members = [main] + [e.other for e in tree]
 
         def refs(t: str) -> int:
-            return sum(1 for c in self.ix.tables[t].columns.values() if c.references in members and c.references != t)
+            return sum(1 for c in self.index.tables[t].columns.values() if c.references in members and c.references != t)
         best = max(members, key=lambda t: (refs(t), t == main))
         if refs(best) > refs(main):
             # the rows that tie the tables together are dated by their own date, or their parent's
             # (an order line by its order), never by the subject's (a customer's signup)
-            own = primary_date(self.ix, best) or default_date(self.ix, best)
+            own = primary_date(self.index, best) or default_date(self.index, best)
             if own is not None and own.table != main:
                 return own
-        return default_date(self.ix, main)
+        return default_date(self.index, main)
 
     def _date_ref(self, table: str | None) -> ColRef | None:
-        column = default_date(self.ix, table) if table else None
+        column = default_date(self.index, table) if table else None
         return ColRef(column.table, column.name) if column else None
 
     def _main_table(self) -> str | None:

@@ -11,7 +11,12 @@ from services.embedded.lexicon import (DATE_STEMS, DURATION_UNITS, EXCLUDE_WORDS
                                       NEGATIONS, parse_number, stem)
 from services.embedded.linking import Link
 from services.embedded.plan import ColRef, Exists, Filter, Having, Measure
-from services.embedded.reader import INCOMPLETE, NEGATIVE_STATES, STATE_POSITIVE
+
+_STATE_POSITIVE = frozenset({"active", "available", "current", "live", "valid", "ongoing", "open", "enabled"})
+_NEGATIVE_STATES = ("discontinu", "delet", "archiv", "inactiv", "disabl", "retir", "expir", "block", "suspend",
+                    "clos", "cancel", "remov", "hidden", "obsolet")
+_INCOMPLETE = frozenset({"outstanding", "pending", "unreturned", "unfulfilled", "unresolved", "unshipped", "awaiting",
+                         "waiting"})
 
 
 _PERIOD_UNITS = {"days": "day", "weeks": "week", "months": "month", "quarters": "quarter", "years": "year"}
@@ -59,7 +64,7 @@ class FiltersMixin:
                     self.col(c).kind == "date" if kind == "date" else self.col(c).measurable)), None)
             if lc is None:
                 # "lines charged under the list price": the lines' own price, against the list price
-                same = [t for t in self.mentioned if t != rc.table and rc.column in self.ix.tables[t].columns]
+                same = [t for t in self.mentioned if t != rc.table and rc.column in self.index.tables[t].columns]
                 lc = Concept("column", same[0], rc.column) if same else None
             if lc is None or (lc.table, lc.column) == (rc.table, rc.column):
                 continue
@@ -80,7 +85,7 @@ class FiltersMixin:
         other = next(((j, c) for j, c in dated[1:] if c.table == first.table and c.column != first.column), None)
         second = ColRef(first.table, other[1].column) if other else None
         if second is None:
-            start = primary_date(self.ix, first.table)
+            start = primary_date(self.index, first.table)
             if start is None or start.name == first.column:
                 return
             second = ColRef(first.table, start.name)
@@ -91,14 +96,14 @@ class FiltersMixin:
         """"a 400-level course", "3-credit courses": the number is the value of the column named after it."""
         for k, lk in enumerate(self.links):
             i = lk.start
-            if k in self.used or i < 2 or self.t[i - 1].text != "-" or self.t[i - 2].kind != "number" \
-                    or lk.best.kind != "column" or not self.t[i - 2].low.replace(".", "", 1).isdigit():
+            if k in self.used or i < 2 or self.tokens[i - 1].text != "-" or self.tokens[i - 2].kind != "number" \
+                    or lk.best.kind != "column" or not self.tokens[i - 2].low.replace(".", "", 1).isdigit():
                 continue
             column = self.col(lk.best)
             if column.measurable or column.kind == "year":
                 self.used.add(k)
                 self.plan.filters.append(Filter("cmp", ColRef(column.table, column.name), op="=",
-                                                number=parse_number(self.t[i - 2])))
+                                                number=parse_number(self.tokens[i - 2])))
 
     def _thresholds(self) -> None:
         self._hyphen_values()
@@ -141,7 +146,7 @@ class FiltersMixin:
                 continue
             c = self.concept(k)
             if c.kind == "metric":
-                metric = self.ix.metrics[c.metric]
+                metric = self.index.metrics[c.metric]
                 self.used.add(k)
                 self.plan.having.append(Having(Measure("metric", metric.base_table, metric=c.metric), th.op,
                                                th.number))
@@ -176,7 +181,7 @@ class FiltersMixin:
         before = self.link_before(th.start, gap=3)
         if unit is None or before is None or self.links[before].best.kind != "table":
             return False
-        date = primary_date(self.ix, self.links[before].best.table)
+        date = primary_date(self.index, self.links[before].best.table)
         if date is None:
             return False
         self.plan.having.append(Having(Measure("count", date.table, date.name, distinct=True, per_grain=unit),
@@ -189,9 +194,9 @@ class FiltersMixin:
         if not (after[:2] == ["in", "value"] or after[:3] == ["in", "total", "value"] or "worth" in before
                 or "valued" in before):
             return None
-        if not self.ix.metrics:
+        if not self.index.metrics:
             return None
-        metric = next(iter(self.ix.metrics.values()))
+        metric = next(iter(self.index.metrics.values()))
         return Measure("metric", metric.base_table, metric=metric.name.lower())
 
 
@@ -206,7 +211,7 @@ class FiltersMixin:
             if lk.end > th.start or th.start - lk.end > 3:
                 continue
             table = lk.best.table
-            if table and table != owner and (owner is None or is_ancestor(self.ix, owner, table)):
+            if table and table != owner and (owner is None or is_ancestor(self.index, owner, table)):
                 return table
         return None
 
@@ -227,16 +232,16 @@ class FiltersMixin:
     def _unit_column(self, th) -> tuple[Column | None, float]:
         """The one measurable column whose name or comment gives the unit written after a number, and
         what the number is multiplied by to be in the column's unit (units of time convert)."""
-        if th.end >= len(self.t) or self.t[th.end].kind != "word" or self.lows[th.end] in GENERAL_WORDS \
-                and self.t[th.end].stem not in DURATION_UNITS:
+        if th.end >= len(self.tokens) or self.tokens[th.end].kind != "word" or self.lows[th.end] in GENERAL_WORDS \
+                and self.tokens[th.end].stem not in DURATION_UNITS:
             return None, 1.0
         if any(lk.start <= th.end < lk.end and (lk.best.kind == "table" or lk.score >= 0.8) for lk in self.links):
             return None, 1.0  # "more than 10 orders": a count of rows, not a unit
-        unit = self.t[th.end].stem
+        unit = self.tokens[th.end].stem
         named = {t for lk in self.links for t in lk.tables()}
         for units in ((unit,), tuple(DURATION_UNITS) if unit in DURATION_UNITS else ()):
-            found = [c for c in self.ix.columns() if c.measurable and any(u in c.stems for u in units)]
-            found = found or [c for c in self.ix.columns() if c.measurable and any(u in c.comment_words for u in units)]
+            found = [c for c in self.index.columns() if c.measurable and any(u in c.stems for u in units)]
+            found = found or [c for c in self.index.columns() if c.measurable and any(u in c.comment_words for u in units)]
             near = [c for c in found if c.table in named] or found
             if len(near) == 1:
                 kept = next((u for u in units if u in near[0].stems or u in near[0].comment_words), unit)
@@ -311,26 +316,26 @@ class FiltersMixin:
                 continue
             column = self.col(c)
             neg = lk.negated or self.negated_before(lk.start) or self._yet_after(lk.end) or self._unknown(lk) or (
-                column.kind == "date" and any(w in INCOMPLETE for w in self.lows))  # "awaiting shipment"
+                column.kind == "date" and any(w in _INCOMPLETE for w in self.lows))  # "awaiting shipment"
             if column.kind == "bool" and c.strength >= 0.5 and self._included(lk):
                 self.used.add(k)  # "cancelled ones included": no filter on the flag
                 continue
             if column.kind == "bool" and c.strength >= 0.5:
                 self.used.add(k)
                 self.plan.filters.append(Filter("bool", ColRef(c.table, c.column), values=(not neg,)))
-            elif column.kind == "date" and all(t.stem in DATE_STEMS for t in self.t[lk.start:lk.end]):
+            elif column.kind == "date" and all(t.stem in DATE_STEMS for t in self.tokens[lk.start:lk.end]):
                 continue  # "the date": a column heading, not "has a date"
             elif column.kind == "int" and not column.nullable and c.strength >= 0.5 and lk.start > 0 \
-                    and self.lows[lk.start - 1] in ("no", "zero") and self.t[lk.end - 1].low.endswith("s"):
+                    and self.lows[lk.start - 1] in ("no", "zero") and self.tokens[lk.end - 1].low.endswith("s"):
                 self.used.add(k)  # "allow no refills": a count kept in a column, tested for none
                 self.plan.filters.append(Filter("cmp", ColRef(c.table, c.column), op="=", number=0))
             elif column.nullable and c.strength >= 0.5 and not self._is_projection(k):
                 self.used.add(k)
-                words = {t.stem for t in self.t[lk.start:lk.end]}
+                words = {t.stem for t in self.tokens[lk.start:lk.end]}
                 means_null = bool(words & column.null_means) and not words & column.set_means
                 self.plan.filters.append(Filter("null" if neg != means_null else "notnull", ColRef(c.table, c.column)))
-        if any(w in INCOMPLETE for w in self.lows) and not any(
-                f.kind in ("null", "notnull") and self.ix.column(f.col.table, f.col.column).kind == "date"
+        if any(w in _INCOMPLETE for w in self.lows) and not any(
+                f.kind in ("null", "notnull") and self.index.column(f.col.table, f.col.column).kind == "date"
                 for f in self.plan.filters):
             col = self._completion_column()
             if col is not None:
@@ -344,7 +349,7 @@ class FiltersMixin:
                         self.used.add(k)  # "products we still sell": not a join to the sales
             happened = w in _HAPPENED or w == "left" and any(lk.start == i + 1 and lk.best.kind == "value"
                                                               for lk in self.links)
-            if w in STATE_POSITIVE and self._state_of_rows(i) or selling or happened:
+            if w in _STATE_POSITIVE and self._state_of_rows(i) or selling or happened:
                 col = self._negative_state_column()
                 if col is not None:
                     self.plan.filters.append(Filter("bool", ColRef(col.table, col.name), values=(False,)))
@@ -369,7 +374,7 @@ class FiltersMixin:
 
     def _completion_column(self) -> Column | None:
         for table in self.mentioned:
-            nullable = [c for c in self.ix.tables[table].dates() if c.nullable]
+            nullable = [c for c in self.index.tables[table].dates() if c.nullable]
             if len(nullable) == 1 and not any(f.col == ColRef(table, nullable[0].name) for f in self.plan.filters):
                 return nullable[0]
         return None
@@ -384,22 +389,22 @@ class FiltersMixin:
 
     def _negative_state_column(self) -> Column | None:
         for table in self.mentioned:
-            for col in self.ix.tables[table].columns.values():
-                if col.kind == "bool" and any(col.name.lower().startswith(p) for p in NEGATIVE_STATES):
+            for col in self.index.tables[table].columns.values():
+                if col.kind == "bool" and any(col.name.lower().startswith(p) for p in _NEGATIVE_STATES):
                     if not any(f.col == ColRef(col.table, col.name) for f in self.plan.filters):
                         return col
         return None
 
     def _id_refs(self) -> None:
         for k, lk in enumerate(self.links):
-            if lk.best.kind != "table" or lk.end >= len(self.t):
+            if lk.best.kind != "table" or lk.end >= len(self.tokens):
                 continue
             at = lk.end
-            while at + 1 < len(self.t) and self.lows[at] in ("number", "no", "no.", "#", "id", "nr", "num"):
+            while at + 1 < len(self.tokens) and self.lows[at] in ("number", "no", "no.", "#", "id", "nr", "num"):
                 at += 1  # "customer number 42", "order #17", "member id 8"
-            tok = self.t[at]
+            tok = self.tokens[at]
             if tok.kind == "number" and tok.low.isdigit() and at not in self.cues.skip:
-                pk = self.ix.tables[lk.best.table].primary_key
+                pk = self.index.tables[lk.best.table].primary_key
                 if len(pk) == 1:
                     self.plan.filters.append(Filter("eq", ColRef(lk.best.table, pk[0]), values=(int(tok.low),)))
                     self.used.add(k)
@@ -425,7 +430,7 @@ class FiltersMixin:
         p = self.plan
         for k, lk in enumerate(self.links):
             if (k not in self.used and lk.best.kind == "column" and p.subject and lk.best.table != p.subject
-                    and self.negated_before(lk.start, window=5) and is_ancestor(self.ix, p.subject, lk.best.table)):
+                    and self.negated_before(lk.start, window=5) and is_ancestor(self.index, p.subject, lk.best.table)):
                 # "employees who never logged any hours": no related row at all
                 self.used.add(k)
                 p.exists.append(Exists(lk.best.table, True, [f for f in p.filters if f.col.table == lk.best.table]))
@@ -447,7 +452,7 @@ class FiltersMixin:
                 moved = [f for f in p.filters if f.col.table == table]
                 p.filters = [f for f in p.filters if f not in moved]
                 open_exists.filters.extend(moved)
-            elif self.negated_before(lk.start, window=5) and p.subject and distance(self.ix, p.subject, table) > 0:
+            elif self.negated_before(lk.start, window=5) and p.subject and distance(self.index, p.subject, table) > 0:
                 moved = [f for f in p.filters if f.col.table == table or self._date_near(f, lk)]
                 p.filters = [f for f in p.filters if f not in moved]
                 p.exists.append(Exists(table, True, moved))

@@ -5,7 +5,10 @@ from __future__ import annotations
 from services.embedded.joins import distance
 from services.embedded.lexicon import DATE_STEMS
 from services.embedded.plan import Dim, Measure
-from services.embedded.reader import PARTICIPLES, SORT_WORDS
+from services.embedded.read_state import SORT_WORDS
+
+_PARTICIPLES = frozenset({"written", "made", "sold", "bought", "paid", "done", "seen", "given", "taken", "held",
+                          "run", "won", "lent", "brought", "sent", "kept"})
 
 
 _PARTICLES = frozenset({"back", "out", "up", "off", "in", "down", "over", "away"})
@@ -31,13 +34,13 @@ class GroupsMixin:
                     w == "by" and nxt in ("a", "an", "any", "some", "one", "someone", "anyone")):
                 continue  # "across all orders": overall; "a visit by a patient": who, not a grouping
             verb = i - 2 if i > 1 and self.lows[i - 1] in _PARTICLES else i - 1  # "sent back by"
-            if w == "by" and verb >= 0 and (self.lows[verb] in PARTICIPLES or self.lows[verb].endswith("ed")) \
+            if w == "by" and verb >= 0 and (self.lows[verb] in _PARTICIPLES or self.lows[verb].endswith("ed")) \
                     and self.lows[verb] not in SORT_WORDS and self._agent(i + 1):
                 continue  # "books written by authors from Japan": who did it, not a grouping
             k = self.link_after(i + 1, gap=2)
             if w in ("each", "every") and k is not None and self.links[k].start == i + 1 \
                     and self.links[k].best.kind == "column" and self.col(self.links[k].best).kind == "date" \
-                    and not (self.lows[i + 1].endswith("s") or self.t[i + 1].stem in DATE_STEMS):
+                    and not (self.lows[i + 1].endswith("s") or self.tokens[i + 1].stem in DATE_STEMS):
                 continue  # "the tickets each bought": each of them did it, a verb and no grouping
             if k is not None and k in self.used and self.links[k].best.kind == "metric":
                 modified = self.link_after(self.links[k].end, gap=0)
@@ -46,7 +49,7 @@ class GroupsMixin:
                     k = modified  # "each sales channel" after the revenue was read: the channel
             if k is not None and k not in self.used and self.links[k].best.kind == "column" and (
                     self.links[k].score < 0.8 or self.lows[self.links[k].end - 1].endswith("ed")) \
-                    and not self.t[self.links[k].end - 1].text.lower().replace("\u2019", "'").endswith("'s"):
+                    and not self.tokens[self.links[k].end - 1].text.lower().replace("\u2019", "'").endswith("'s"):
                 head = self.link_after(self.links[k].end, gap=0)
                 if head is not None and head not in self.used and self.links[head].best.kind in ("column", "table") \
                         and (self.links[head].score > self.links[k].score or self.lows[self.links[k].end - 1].endswith("ed")):
@@ -62,7 +65,7 @@ class GroupsMixin:
                 k, c = modified, self.concept(modified)
             if c.kind == "metric" or (c.kind == "column" and self.col(c).measurable and w == "by"):
                 continue  # "top 5 products by revenue": the ranking's measure, read in _ranking
-            word = self.t[self.links[k].end - 1]
+            word = self.tokens[self.links[k].end - 1]
             if w == "by" and c.kind == "table" and word.low != word.stem and word.low.endswith("s") \
                     and any(v in ("rank", "sort", "order", "arrange") for v in self.lows[:i]) \
                     and self.link_before(i, gap=1) is not None:
@@ -92,7 +95,7 @@ class GroupsMixin:
         """"Show each port's country": every row with its own value, a list, not a grouping by the value."""
         lk, c = self.links[k], self.concept(k)
         if self.lows[0] not in _SHOW_VERBS or self.cues.aggs or self.cues.percent or c.kind != "table" \
-                or not self.t[lk.end - 1].text.lower().replace("\u2019", "'").endswith("'s"):
+                or not self.tokens[lk.end - 1].text.lower().replace("\u2019", "'").endswith("'s"):
             return False
         nxt = self.link_after(lk.end, gap=0)
         return nxt is not None and self.concept(nxt).kind == "column" and self.concept(nxt).table == c.table
@@ -113,7 +116,7 @@ class GroupsMixin:
         """Two groupings that form the same groups: equal, or an entity and its own label column."""
         if a == b:
             return True
-        key = lambda d: (d.table, self.ix.tables[d.table].label) if d.kind == "entity" else (d.table, d.column)  # noqa
+        key = lambda d: (d.table, self.index.tables[d.table].label) if d.kind == "entity" else (d.table, d.column)  # noqa
         return a.kind != "grain" and b.kind != "grain" and key(a) == key(b)
 
     def _agent(self, pos: int) -> bool:
@@ -124,7 +127,7 @@ class GroupsMixin:
         k = self.link_after(pos, gap=1)
         if k is None:
             return True
-        word = self.t[self.links[k].end - 1]
+        word = self.tokens[self.links[k].end - 1]
         if self.lows[pos] in ("the", "their", "its") and not (word.low != word.stem and word.low.endswith("s")):
             return True  # "returned by the customer": the one who did it, not one row per customer
         if self.links[k].best.kind == "value":
@@ -143,7 +146,7 @@ class GroupsMixin:
                 if m.table == table:
                     self.used.add(k)
                     return True
-                if distance(self.ix, m.table, table) > 0 and not self._intensive(m):
+                if distance(self.index, m.table, table) > 0 and not self._intensive(m):
                     self.plan.measures[n] = Measure("sum", m.table, m.column, per=table)
                     self.used.add(k)
                     return True
@@ -162,7 +165,7 @@ class GroupsMixin:
                     self.used |= {k, nxt}
                     self.plan.dims.append(Dim("column", cc.table, cc.column))
                     return nxt
-                if cc is not None and distance(self.ix, c.table, cc.table) == 1 and not self.col(cc).measurable \
+                if cc is not None and distance(self.index, c.table, cc.table) == 1 and not self.col(cc).measurable \
                         and self.col(cc).kind in ("text", "bool"):
                     self.used |= {k, nxt}
                     self.plan.dims.append(Dim("column", cc.table, cc.column))
@@ -173,7 +176,7 @@ class GroupsMixin:
         if c.kind == "column":
             column = self.col(c)
             self.used.add(k)
-            if column.kind == "date" and all(t.stem in DATE_STEMS for t in self.t[lk.start:lk.end]):
+            if column.kind == "date" and all(t.stem in DATE_STEMS for t in self.tokens[lk.start:lk.end]):
                 self.plan.dims.append(Dim("grain", "", None, "day"))  # "each date": the measured rows' day
                 return k
             if column.kind == "key" and column.references and column.references != c.table:

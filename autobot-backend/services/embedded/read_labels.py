@@ -19,14 +19,14 @@ class LabelsMixin:
         quoted = self._label_links()
         if not quoted:
             return
-        texts = [self.t[self.links[k].start].text.strip("'\"") for k in quoted]
+        texts = [self.tokens[self.links[k].start].text.strip("'\"") for k in quoted]
         p = self.plan
         flags = [f for f in p.filters if f.kind in ("bool", "null", "notnull")]
         if len(texts) == 2:
             ref = flags[0].col if flags else self._split_column()
             if ref is None:
                 return
-            column = self.ix.column(ref.table, ref.column)
+            column = self.index.column(ref.table, ref.column)
             if column.kind != "bool" and not column.nullable:
                 return
             negative = [t for t in texts if t.lower().startswith(_NEGATIVE_PREFIXES)]
@@ -35,7 +35,7 @@ class LabelsMixin:
             p.dims = [d for d in p.dims if (d.table, d.column) != (ref.table, ref.column)]
             p.dims.insert(0, Dim("column", ref.table, ref.column, labels=(on, off)))
         elif len(texts) == 1:
-            dim = next((d for d in p.dims if d.kind == "column" and self.ix.column(d.table, d.column).nullable), None)
+            dim = next((d for d in p.dims if d.kind == "column" and self.index.column(d.table, d.column).nullable), None)
             if dim is None:
                 return
             self._drop_conditions(dim, texts)
@@ -46,7 +46,7 @@ class LabelsMixin:
         """Quoted words after a word that labels ("labelled 'A' and 'B'", "under the label 'none'")."""
         out = []
         for k, lk in enumerate(self.links):
-            if self.t[lk.start].kind != "quoted":
+            if self.tokens[lk.start].kind != "quoted":
                 continue
             before = self.lows[max(0, lk.start - 6):lk.start]
             if any(w in _LABEL_WORDS for w in before):

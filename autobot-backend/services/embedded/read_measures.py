@@ -9,7 +9,9 @@ from services.embedded.joins import is_ancestor, primary_date
 from services.embedded.lexicon import stem
 from services.embedded.plan import ColRef, Measure
 
-from services.embedded.reader import VALUE_NOUNS, SORT_WORDS
+from services.embedded.read_state import SORT_WORDS
+
+_VALUE_NOUNS = frozenset({"value", "amount", "size", "spend", "spending", "total", "revenue", "worth"})
 
 _VALUE_HEADS = frozenset({"value", "worth"})
 _MONEY_VERBS = frozenset(stem(w) for w in ("pay", "paid", "spend", "spent", "earn", "earned", "bring", "brought",
@@ -132,7 +134,7 @@ class MeasuresMixin:
                 if k in self.used:
                     continue
                 end = next((c for c in lk.concepts[:2] if c.kind == "column" and self.col(c).kind == "date"), None)
-                start = primary_date(self.ix, end.table) if end is not None else None
+                start = primary_date(self.index, end.table) if end is not None else None
                 if start is not None and start.name != end.column:
                     self.used.add(k)
                     self.plan.measures.append(Measure(func if func != "count" else "avg", end.table, end.column,
@@ -157,7 +159,7 @@ class MeasuresMixin:
             for j in per + list(range(k + 1, len(self.links))):
                 other = self.links[j].best
                 if j not in self.used and other.kind == "table" and other.table != m.table \
-                        and is_ancestor(self.ix, other.table, m.table):
+                        and is_ancestor(self.index, other.table, m.table):
                     self.used.add(j)
                     return Measure("count", m.table, distinct=m.distinct, per=other.table)
             return m
@@ -167,7 +169,7 @@ class MeasuresMixin:
             for j, lk in enumerate(self.links):
                 # "units per basket, on average": the units of each basket, averaged
                 if j not in self.used and lk.best.kind == "table" and lk.best.table != m.table \
-                        and is_ancestor(self.ix, lk.best.table, m.table) and self._one_of(lk.start):
+                        and is_ancestor(self.index, lk.best.table, m.table) and self._one_of(lk.start):
                     self.used.add(j)
                     return Measure("sum", m.table, m.column, per=lk.best.table)
             return Measure("avg", m.table, m.column, since=m.since)
@@ -178,10 +180,10 @@ class MeasuresMixin:
         not mean: averaged over the rows of a group, never summed per group first."""
         if not m.column:
             return False
-        words = set(self.ix.column(m.table, m.column).name.lower().split("_"))
+        words = set(self.index.column(m.table, m.column).name.lower().split("_"))
         for lk in self.links:
             if (lk.best.table, lk.best.column) == (m.table, m.column):
-                words |= {t.low for t in self.t[lk.start:lk.end]}
+                words |= {t.low for t in self.tokens[lk.start:lk.end]}
         return bool(words & _INTENSIVE)
 
     def _one_of(self, start: int) -> bool:
@@ -224,10 +226,10 @@ class MeasuresMixin:
         condition, or else the table's one money column."""
         if table is None:
             return None
-        for name, metric in self.ix.metrics.items():
-            if metric.function == "SUM" and (table in metric.tables or is_ancestor(self.ix, table, metric.base_table)):
+        for name, metric in self.index.metrics.items():
+            if metric.function == "SUM" and (table in metric.tables or is_ancestor(self.index, table, metric.base_table)):
                 return Measure("metric", metric.base_table, metric=name, raw=True)
-        money = [c for c in self.ix.tables[table].columns.values() if c.kind == "number"]
+        money = [c for c in self.index.tables[table].columns.values() if c.kind == "number"]
         return Measure("sum", table, money[0].name) if len(money) == 1 else None
 
     def _when(self) -> bool:
@@ -277,7 +279,7 @@ class MeasuresMixin:
             end = next((c for c in lk.concepts if c.kind == "column" and self.col(c).kind == "date"), None)
             if end is None:
                 continue
-            start = primary_date(self.ix, end.table)
+            start = primary_date(self.index, end.table)
             if start is None or start.name == end.column:
                 continue
             func = next((g.func for g in self.cues.aggs if g.func in ("avg", "max", "min", "sum")), "avg")
@@ -296,7 +298,7 @@ class MeasuresMixin:
                 # "shipping time": from the row's own date to the date the word names
                 end = next((c for c in self.links[k].concepts if c.kind == "column" and self.col(c).kind == "date"),
                            None)
-                start = primary_date(self.ix, end.table) if end is not None else None
+                start = primary_date(self.index, end.table) if end is not None else None
                 if end is None or start is None or start.name == end.column:
                     continue
                 func = next((g.func for g in self.cues.aggs if g.func in ("avg", "max", "min", "sum")), "avg")
@@ -306,10 +308,10 @@ class MeasuresMixin:
             if k is None or self.links[k].best.kind != "table":
                 continue
             table = self.links[k].best.table
-            start = primary_date(self.ix, table)
+            start = primary_date(self.index, table)
             named = [c for lk in self.links for c in lk.concepts[:2] if c.kind == "column" and c.table == table
                      and self.col(c).kind == "date" and start is not None and c.column != start.name]
-            ends = [self.col(c) for c in named] or [c for c in self.ix.tables[table].dates() if c.nullable]
+            ends = [self.col(c) for c in named] or [c for c in self.index.tables[table].dates() if c.nullable]
             if start is None or len(ends) < 1:
                 continue
             func = next((g.func for g in self.cues.aggs if g.func in ("avg", "max", "min", "sum")), "avg")
@@ -324,7 +326,7 @@ class MeasuresMixin:
             if c.kind == "column" and self.col(c).kind == "date":
                 return self.col(c)
         if lk.best.kind == "table":
-            return primary_date(self.ix, lk.best.table)
+            return primary_date(self.index, lk.best.table)
         return None
 
     def _measure_for(self, func: str, k: int) -> Measure | None:
@@ -343,7 +345,7 @@ class MeasuresMixin:
             if table is not None:
                 return Measure("count", table.table, distinct=self.cues.distinct)  # "how many sales"
         if c.kind == "metric":
-            metric = self.ix.metrics[c.metric]
+            metric = self.index.metrics[c.metric]
             if func == "avg":
                 return Measure("metric", metric.base_table, metric=c.metric, per="?")
             return Measure("metric", metric.base_table, metric=c.metric)
@@ -363,14 +365,14 @@ class MeasuresMixin:
                     # "course registrations" counts registrations; "buyers bought ...": a verb naming a date
                     # the noun heads the phrase: "course registrations" counts registrations,
                     # "product categories" the categories
-                    if cc.table != c.table and is_ancestor(self.ix, c.table, cc.table):
+                    if cc.table != c.table and is_ancestor(self.index, c.table, cc.table):
                         self.used.add(nxt)
                         self.plan.joins.add(c.table)
                         return Measure("count", cc.table, distinct=self.cues.distinct)
                     if cc.table == c.table and self.col(cc).kind == "text":
                         self.used.add(nxt)
                         return Measure("count", cc.table, cc.column, distinct=True)
-            if func == "avg" and lk.end < len(self.t) and self.lows[lk.end] in VALUE_NOUNS:
+            if func == "avg" and lk.end < len(self.tokens) and self.lows[lk.end] in _VALUE_NOUNS:
                 # "average order value / size (in units)": a total per order, averaged
                 unit = self.link_after(lk.end + 1, gap=2)
                 if unit is not None and unit not in self.used and self.links[unit].best.kind == "column":
@@ -378,8 +380,8 @@ class MeasuresMixin:
                     if cu is not None and self.col(cu).measurable:
                         self.used.add(unit)
                         return Measure("sum", cu.table, cu.column, per=c.table)
-                if self.ix.metrics:
-                    metric = next(iter(self.ix.metrics.values()))
+                if self.index.metrics:
+                    metric = next(iter(self.index.metrics.values()))
                     return Measure("metric", metric.base_table, metric=metric.name.lower(), per=c.table)
             if func == "sum" and any(stem(w) in _MONEY_VERBS for w in self.lows[lk.end:lk.end + 3]):
                 money = self.value_measure(c.table)  # "how much did X pay": money, not a count
@@ -413,10 +415,10 @@ class MeasuresMixin:
 
     def _money_asked(self) -> Measure | None:
         """The money a question asks for when it names no measure: the summed metric, else revenue's column."""
-        for name, metric in self.ix.metrics.items():
+        for name, metric in self.index.metrics.items():
             if metric.function == "SUM":
                 return Measure("metric", metric.base_table, metric=name)
-        for c in self.ix.phrases.get((stem("revenue"),), []):
+        for c in self.index.phrases.get((stem("revenue"),), []):
             if c.kind == "column":
                 return Measure("sum", c.table, c.column)
         return None
@@ -427,7 +429,7 @@ class MeasuresMixin:
         nxt = self.link_after(lk.end, gap=0)
         if nxt is None or nxt in self.used or self.links[nxt].best.kind != "column":
             return None
-        charged = {frm for _name, frm, _to in self.ix.price_pairs}
+        charged = {frm for _name, frm, _to in self.index.price_pairs}
         for c in self.links[nxt].concepts:
             if c.kind == "column" and ((c.table, c.column) in charged or not charged and self.col(c).measurable):
                 self.used.add(nxt)
@@ -449,7 +451,7 @@ class MeasuresMixin:
             if self._is_by_target(lk.start) or self._after_superlative(lk.start) or self._thresholded(lk) \
                     or self._modifier(k):
                 continue
-            metric = self.ix.metrics[lk.best.metric]
+            metric = self.index.metrics[lk.best.metric]
             self.plan.measures.append(Measure("metric", metric.base_table, metric=lk.best.metric))
             self.used.add(k)
         self._money()
@@ -459,10 +461,10 @@ class MeasuresMixin:
     def _money(self) -> None:
         """Money at another price: discounts (catalogue price less price charged, per unit sold) and the
         metric read at the catalogue price instead of the charged one."""
-        if not self.ix.price_pairs:
+        if not self.index.price_pairs:
             return
-        name, frm, to = self.ix.price_pairs[0]
-        metric = self.ix.metrics[name]
+        name, frm, to = self.index.price_pairs[0]
+        metric = self.index.metrics[name]
         discount = [k for k, lk in enumerate(self.links) if lk.via == "synonym" and stem(self.lows[lk.start])
                     in _DISCOUNT_STEMS]
         named = [k for k, lk in enumerate(self.links) if k not in self.used and any(

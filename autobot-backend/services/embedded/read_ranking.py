@@ -7,7 +7,7 @@ from __future__ import annotations
 from services.embedded.joins import distance, is_ancestor, primary_date
 from services.embedded.lexicon import NUMBER_WORDS, parse_number
 from services.embedded.plan import ColRef, Dim, Measure, Rank
-from services.embedded.reader import SORT_WORDS, WH
+from services.embedded.read_state import SORT_WORDS, WH
 
 
 _UNITS = {"days": "day", "weeks": "week", "months": "month", "quarters": "quarter", "years": "year"}
@@ -49,7 +49,7 @@ class RankingMixin:
             metric = self.links[after].best.metric
             self.used.add(after)
             if not any(m.metric == metric for m in self.plan.measures):
-                self.plan.measures.append(Measure("metric", self.ix.metrics[metric].base_table, metric=metric))
+                self.plan.measures.append(Measure("metric", self.index.metrics[metric].base_table, metric=metric))
             self.plan.measures = [m for m in self.plan.measures if m.metric == metric] + [
                 m for m in self.plan.measures if m.metric != metric]
             dim_k, after = head, None
@@ -127,7 +127,7 @@ class RankingMixin:
                 c = self.concept(after_sup)
                 if c.kind == "metric":
                     self.used.add(after_sup)
-                    self.plan.measures.append(Measure("metric", self.ix.metrics[c.metric].base_table,
+                    self.plan.measures.append(Measure("metric", self.index.metrics[c.metric].base_table,
                                                       metric=c.metric))
                 elif c.kind == "table":
                     self.used.add(after_sup)
@@ -143,7 +143,7 @@ class RankingMixin:
                 c = self.concept(verb)
                 if c.kind == "metric":  # "which buyer spent the most": the money the verb names
                     self.used.add(verb)
-                    self.plan.measures.append(Measure("metric", self.ix.metrics[c.metric].base_table, metric=c.metric))
+                    self.plan.measures.append(Measure("metric", self.index.metrics[c.metric].base_table, metric=c.metric))
                 elif c.kind == "column" and self.col(c).measurable:
                     self.used.add(verb)
                     self.plan.measures.append(Measure("sum", c.table, c.column))
@@ -195,11 +195,11 @@ class RankingMixin:
                 return Measure("count", lk.best.table, rows=True)
         if dims[0].kind == "column":
             return Measure("count", dims[0].table, rows=True)
-        if self.ix.metrics:
-            metric = next(iter(self.ix.metrics.values()))
-            if distance(self.ix, metric.base_table, dims[0].table) >= 0:
+        if self.index.metrics:
+            metric = next(iter(self.index.metrics.values()))
+            if distance(self.index, metric.base_table, dims[0].table) >= 0:
                 return Measure("metric", metric.base_table, metric=metric.name.lower())
-        children = [e.other for e in self.ix.edges.get(dims[0].table, ()) if is_ancestor(self.ix, dims[0].table, e.other)]
+        children = [e.other for e in self.index.edges.get(dims[0].table, ()) if is_ancestor(self.index, dims[0].table, e.other)]
         return Measure("count", children[0], rows=True) if children else None
 
     def _singular_limit(self, k: int | None) -> int | None:
@@ -208,17 +208,17 @@ class RankingMixin:
         j = self.links[k].start - 1
         while j >= 0 and any(lk.end - 1 == j for lk in self.links) is False and self.lows[j] in ("different",):
             j -= 1
-        if j >= 0 and (self.t[j].kind == "number" and self.t[j].low.isdigit() or self.lows[j] in NUMBER_WORDS
+        if j >= 0 and (self.tokens[j].kind == "number" and self.tokens[j].low.isdigit() or self.lows[j] in NUMBER_WORDS
                        and self.lows[j] not in ("a", "one", "single")):
-            return int(parse_number(self.t[j]))  # "the two clerks who sold most"
-        tok = self.t[self.links[k].end - 1]
+            return int(parse_number(self.tokens[j]))  # "the two clerks who sold most"
+        tok = self.tokens[self.links[k].end - 1]
         return None if tok.low != tok.stem and tok.low.endswith("s") else 1
 
     def _count_word(self, j: int) -> bool:
         """A count before a noun ("the three doctors"), not before a superlative ("the 3 most ...")."""
-        if j + 1 >= len(self.t) or any(s.start <= j + 1 and j < s.end for s in self.cues.superlatives):
+        if j + 1 >= len(self.tokens) or any(s.start <= j + 1 and j < s.end for s in self.cues.superlatives):
             return False
-        return self.t[j].kind == "number" and self.t[j].low.isdigit() or self.lows[j] in NUMBER_WORDS \
+        return self.tokens[j].kind == "number" and self.tokens[j].low.isdigit() or self.lows[j] in NUMBER_WORDS \
             and self.lows[j] not in ("a", "one", "single")
 
     def _wh_dim(self) -> int | None:
@@ -227,14 +227,14 @@ class RankingMixin:
                 continue  # "buyers who bought ...": a relative pronoun after its noun, not a question word
             if w in WH:
                 j = i + 1
-                if j < len(self.t) and (self.t[j].kind == "number" and self.t[j].low.isdigit()
+                if j < len(self.tokens) and (self.tokens[j].kind == "number" and self.tokens[j].low.isdigit()
                                         or self.lows[j] in NUMBER_WORDS and self.lows[j] not in ("a", "one", "single")):
-                    self._wh_limit = int(parse_number(self.t[j]))  # "which 5 patients ...", "which five"
+                    self._wh_limit = int(parse_number(self.tokens[j]))  # "which 5 patients ...", "which five"
                     j += 1
                 while j < len(self.lows) and (self.lows[j] in ("is", "are", "was", "were", "the", "all")
                                               or self._count_word(j)):
                     if self._count_word(j):
-                        self._wh_limit = int(parse_number(self.t[j]))  # "who were the two ..."
+                        self._wh_limit = int(parse_number(self.tokens[j]))  # "who were the two ..."
                     j += 1  # "what are the cities ..."
                 k = self.link_after(j, gap=1)
                 if k is not None and self.links[k].best.kind in ("table", "column") and self.links[k].score >= 0.5:
@@ -285,7 +285,7 @@ class RankingMixin:
             self.plan.rank = Rank(not _ascending(self.lows), None)
             return True
         j = i + 1
-        while j < by and (self.t[j].kind == "number" or self.lows[j] in NUMBER_WORDS or self.lows[j] in ("the", "all")):
+        while j < by and (self.tokens[j].kind == "number" or self.lows[j] in NUMBER_WORDS or self.lows[j] in ("the", "all")):
             j += 1  # "rank the five countries"
         target = self.link_after(j, gap=2)
         if target is None or target >= len(self.links) or self.links[target].start >= by:
@@ -321,11 +321,11 @@ class RankingMixin:
                 c = self.concept(k)
                 if c.kind == "metric":
                     self.used.add(k)
-                    return Measure("metric", self.ix.metrics[c.metric].base_table, metric=c.metric)
+                    return Measure("metric", self.index.metrics[c.metric].base_table, metric=c.metric)
                 if c.kind == "column" and self.col(c).measurable:
                     self.used.add(k)
                     return Measure("sum", c.table, c.column)
-                word = self.t[self.links[k].end - 1]
+                word = self.tokens[self.links[k].end - 1]
                 if c.kind == "table" and w == "by" and word.low != word.stem and word.low.endswith("s"):
                     self.used.add(k)
                     return Measure("count", c.table)  # "rank the ports by sailings": how many each has
@@ -334,17 +334,17 @@ class RankingMixin:
     def _units_column(self):
         """The column that counts units sold: named or described as a quantity of units."""
         entity = next((d.table for d in self.plan.dims if d.kind == "entity"), None)
-        for col in self.ix.columns():
+        for col in self.index.columns():
             words = set(col.stems) | col.comment_stems
             if col.measurable and words & {"quantity", "qty", "unit"} and not words & {"pric", "price", "cost"}:
-                if entity is None or distance(self.ix, entity, col.table) >= 0:
+                if entity is None or distance(self.index, entity, col.table) >= 0:
                     return col
         return None
 
     def _hinted_column(self, hint: str | None) -> ColRef | None:
         dim = self.plan.dims[0] if self.plan.dims else None
         table = dim.table if dim is not None and dim.kind == "entity" else None
-        candidates = [c for c in self.ix.tables[table].columns.values()] if table else []
+        candidates = [c for c in self.index.tables[table].columns.values()] if table else []
         for k, lk in enumerate(self.links):
             c = self.concept(k)
             if k not in self.used and c.kind == "column" and (self.col(c).measurable or self.col(c).kind == "date"):
@@ -360,7 +360,7 @@ class RankingMixin:
                     s.startswith(tg) for s in col.stems for tg in targets):
                 return ColRef(col.table, col.name)
         if hint == "date":
-            date = primary_date(self.ix, table)
+            date = primary_date(self.index, table)
             return ColRef(table, date.name) if date else None
         return None
 

@@ -22,7 +22,7 @@ class RolesMixin:
             {self.plan.subject} if self.plan.subject else set())
         for child in sorted(tables):
             by_parent: dict[str, list] = {}
-            for col in self.ix.tables[child].columns.values():
+            for col in self.index.tables[child].columns.values():
                 if col.references and col.references != child:
                     by_parent.setdefault(col.references, []).append(col)
             for parent, keys in by_parent.items():
@@ -47,7 +47,7 @@ class RolesMixin:
         for lk in self.links:
             if parent not in lk.tables():
                 continue
-            before = {self.t[i].stem for i in range(max(0, lk.start - 4), lk.start)}
+            before = {self.tokens[i].stem for i in range(max(0, lk.start - 4), lk.start)}
             for words, senses in ((_TOWARDS, _KEY_TOWARDS), (_AWAY, _KEY_AWAY)):
                 if before & words:
                     match = [k for k in keys if (set(k.stems) | set(k.comment_stems) | _first_words(k.comment)) & senses]

@@ -14,7 +14,7 @@ class TermsMixin:
     def _terms(self) -> None:
         self._term_filters = []
         for i, low in enumerate(self.lows):
-            conditions = self.ix.terms.get(low)
+            conditions = self.index.terms.get(low)
             if not conditions:
                 continue
             negated = self.negated_before(i, window=3)
