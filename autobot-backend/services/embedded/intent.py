@@ -195,14 +195,14 @@ class _Reader(ReadState, MeasuresMixin, GroupsMixin, RankingMixin, FiltersMixin,
             other = [f for f in ranges if main is None or (f.col.table, f.col.column) != (main.table, main.name)]
             if len(other) == 1:
                 conds = other
-        if not conds and not self._term_filters and len(p.exists) == 1 and not p.exists[0].also and p.subject:
+        if not conds and not self.term_filters and len(p.exists) == 1 and not p.exists[0].also and p.subject:
             # "what share of customers have never ordered": the rows with (or without) a related row
             e = p.exists.pop()
             conds = [Filter("exists", ColRef(e.table, ""), values=(e.table, *e.filters), op="not" if e.negate else None)]
             p.filters.append(conds[0])
-        if not conds and not self._term_filters:
+        if not conds and not self.term_filters:
             return
-        share = [f for f in p.filters if any(f is t for t in self._term_filters)] or [conds[-1]]
+        share = [f for f in p.filters if any(f is t for t in self.term_filters)] or [conds[-1]]
         p.filters = [f for f in p.filters if not any(f is t for t in share)]
         if not p.measures:
             table = p.subject or share[0].col.table

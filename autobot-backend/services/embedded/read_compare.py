@@ -37,7 +37,7 @@ class CompareMixin:
         self._resolve_dates()
         self._first_events()
         self._period_contrast()
-        pending = self._pending
+        pending = self.pending
         if self._previous_values(pending) or self._period_columns(pending):
             return
         if not cues.change or not (cues.compare_unit or len(pending) >= 2 or any(s.parts for s, _ in pending)
@@ -155,7 +155,7 @@ class CompareMixin:
         """"customers whose first order was in 2024": the earliest related date falls in the period."""
         subject = self.plan.subject
         keep = []
-        for spec, column in self._pending:
+        for spec, column in self.pending:
             k = next((k for k, lk in enumerate(self.links) if lk.best.kind == "table" and lk.best.table == column.table
                       and lk.end <= spec.start and lk.start > 0 and self.lows[lk.start - 1] in _FIRST_LAST), None)
             if k is None or subject is None or not is_ancestor(self.index, subject, column.table) or spec.relative:
@@ -166,14 +166,14 @@ class CompareMixin:
             ref = ColRef(column.table, column.name)
             self.plan.having.append(Having(Measure(func, column.table, column.name), "range", 0,
                                            Filter("range", ref, lo=spec.lo, hi=spec.hi)))
-        self._pending = keep
+        self.pending = keep
 
     def _period_contrast(self) -> None:
         """"customers who ordered in 2023 but not in 2024": related rows in one period, none in the other."""
         subject = self.plan.subject
-        if len(self._pending) != 2 or subject is None:
+        if len(self.pending) != 2 or subject is None:
             return
-        (a, col_a), (b, col_b) = self._pending
+        (a, col_a), (b, col_b) = self.pending
         if col_a.name != col_b.name or col_a.table == subject or not is_ancestor(self.index, subject, col_a.table):
             return
         between = self.lows[a.end:b.start]
@@ -185,7 +185,7 @@ class CompareMixin:
         for k, lk in enumerate(self.links):
             if lk.best.kind == "table" and lk.best.table == ref.table:
                 self.used.add(k)
-        self._pending = []
+        self.pending = []
 
     def _several_periods(self, pending) -> bool:
         """"revenue by category in 2023 and 2024": both periods, each its own row."""

@@ -16,22 +16,22 @@ class DatesMixin:
     """Reads the date phrases: which column each period is of (resolved once the measure is known)."""
 
     def _dates(self) -> None:
-        self._pending: list[tuple[DateSpec, Column | None]] = []
-        self._hints: dict[int, str] = {}
+        self.pending = []
+        self.date_hints = {}
         def key(spec: DateSpec) -> tuple:
             return spec.lo, spec.hi, spec.relative, spec.recurring
         for n, spec in enumerate(self.cues.dates):
             if any(key(later) == key(spec) and self._named_date_at(later.start) in (None, self._named_date_at(spec.start))
                    for later in self.cues.dates[n + 1:]):
                 continue  # "in the 1990s, i.e. 1990 to 1999": one period said twice, kept where last said
-            self._table_hint = None
+            self.table_hint = None
             column = self._date_column_before(spec.start)
             after = self.link_after(spec.end, gap=0)
             if column is None and after is not None and self.links[after].best.kind == "table":
                 column = primary_date(self.index, self.links[after].best.table)  # "March 2024 flights": their date
-            self._pending.append((spec, column))
-            if self._table_hint:
-                self._hints[len(self._pending) - 1] = self._table_hint
+            self.pending.append((spec, column))
+            if self.table_hint:
+                self.date_hints[len(self.pending) - 1] = self.table_hint
         for _unit, start, _end in self.cues.grains:
             column = self._date_column_before(start)
             for d in self.plan.dims:
@@ -46,8 +46,8 @@ class DatesMixin:
         fallback = self._fact_date(main) if main else None
         pending = []
         own = self._periods_own()
-        for n, (s, c) in enumerate(self._pending):
-            hint = self._hints.get(n)
+        for n, (s, c) in enumerate(self.pending):
+            hint = self.date_hints.get(n)
             if c is None and own:
                 c = own[0]
             # "customers who placed an order in May": the order's date, since orders hang off customers;
@@ -56,19 +56,19 @@ class DatesMixin:
                                                 or self._event_parent(main, hint)):
                 c = primary_date(self.index, hint)
             pending.append((s, c))
-        self._pending = pending
+        self.pending = pending
         grained = [self.col(Concept("column", d.table, d.column)) for d in self.plan.dims
                    if d.kind == "grain" and d.table and d.column]  # "each flight date": the series' own date
-        known = [c for _s, c in self._pending if c is not None] or self._named_dates() or own or grained
-        measured = {n for n, (s, c) in enumerate(self._pending) if c is None and self._before_measure(s.end)}
+        known = [c for _s, c in self.pending if c is not None] or self._named_dates() or own or grained
+        measured = {n for n, (s, c) in enumerate(self.pending) if c is None and self._before_measure(s.end)}
         resolved = [(s, c or (fallback if n in measured and fallback is not None else known[0] if known else fallback))
-                    for n, (s, c) in enumerate(self._pending)]  # "2024 revenue": the measured rows' own date
+                    for n, (s, c) in enumerate(self.pending)]  # "2024 revenue": the measured rows' own date
         for d in self.plan.dims:
             if d.kind == "grain" and not d.table:
                 column = known[0] if known else fallback
                 if column is not None:
                     d.table, d.column = column.table, column.name
-        self._pending = [(s, c) for s, c in resolved if c is not None]
+        self.pending = [(s, c) for s, c in resolved if c is not None]
 
     def _periods_own(self) -> list[Column]:
         """"that month's flights", "each quarter's bookings": the periods are those rows' own dates."""
@@ -160,7 +160,7 @@ class DatesMixin:
             return None
         lk = self.links[k]
         if lk.best.kind == "table":
-            self._table_hint = lk.best.table
+            self.table_hint = lk.best.table
             return None
         for c in lk.concepts:
             if c.kind == "column" and self.col(c).kind in ("date", "year") and c.strength >= 0.5:

@@ -435,7 +435,7 @@ class FiltersMixin:
                 self.used.add(k)
                 p.exists.append(Exists(lk.best.table, True, [f for f in p.filters if f.col.table == lk.best.table]))
                 p.filters = [f for f in p.filters if f.col.table != lk.best.table]
-                self._exists_at = lk.end
+                self.exists_at = lk.end
                 continue
             if k in self.used or lk.best.kind != "table":
                 continue
@@ -443,7 +443,7 @@ class FiltersMixin:
             self.used.add(k)
             if table == p.subject:
                 continue
-            open_exists = p.exists[-1] if p.exists and self._same_clause(self._exists_at, lk.start) else None
+            open_exists = p.exists[-1] if p.exists and self._same_clause(self.exists_at, lk.start) else None
             if open_exists is not None and table == open_exists.table:
                 continue  # "never opened a ticket": the ticket is what never happened
             if open_exists is not None and table not in open_exists.also:
@@ -456,11 +456,9 @@ class FiltersMixin:
                 moved = [f for f in p.filters if f.col.table == table or self._date_near(f, lk)]
                 p.filters = [f for f in p.filters if f not in moved]
                 p.exists.append(Exists(table, True, moved))
-                self._exists_at = lk.end
+                self.exists_at = lk.end
             else:
                 p.joins.add(table)
-
-    _exists_at = -1
 
     def _same_clause(self, a: int, b: int) -> bool:
         if a < 0 or b < a:

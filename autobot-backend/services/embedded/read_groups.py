@@ -89,7 +89,6 @@ class GroupsMixin:
             if start in self.grains_taken:
                 continue
             self.plan.dims.append(Dim("grain", "", None, unit))
-            self._grain_at = getattr(self, "_grain_at", []) + [start]
 
     def _own_attribute(self, k: int) -> bool:
         """"Show each port's country": every row with its own value, a list, not a grouping by the value."""

@@ -16,8 +16,6 @@ _UNITS = {"days": "day", "weeks": "week", "months": "month", "quarters": "quarte
 class RankingMixin:
     """Reads rankings and sorts over the groupings :class:`~.read_groups.GroupsMixin` found."""
 
-    _wh_limit: int | None = None
-
     def _ranking(self) -> None:
         sups = self.cues.superlatives
         if self._rank_verb():
@@ -152,8 +150,8 @@ class RankingMixin:
             explicit_limits = [self.cues.grain_limit]  # "which two weeks were busiest"
         if explicit_limits:
             limit = explicit_limits[0]  # "which countries ... most revenue? Show the top 3"
-        elif self._wh_dim() is not None and self._wh_limit is not None:
-            limit = self._wh_limit
+        elif self._wh_dim() is not None and self.wh_limit is not None:
+            limit = self.wh_limit
         else:
             limit = self._singular_limit(dim_k)
         rank = Rank(sup.desc, limit, partition=partition, offset=sup.offset)
@@ -229,12 +227,12 @@ class RankingMixin:
                 j = i + 1
                 if j < len(self.tokens) and (self.tokens[j].kind == "number" and self.tokens[j].low.isdigit()
                                         or self.lows[j] in NUMBER_WORDS and self.lows[j] not in ("a", "one", "single")):
-                    self._wh_limit = int(parse_number(self.tokens[j]))  # "which 5 patients ...", "which five"
+                    self.wh_limit = int(parse_number(self.tokens[j]))  # "which 5 patients ...", "which five"
                     j += 1
                 while j < len(self.lows) and (self.lows[j] in ("is", "are", "was", "were", "the", "all")
                                               or self._count_word(j)):
                     if self._count_word(j):
-                        self._wh_limit = int(parse_number(self.tokens[j]))  # "who were the two ..."
+                        self.wh_limit = int(parse_number(self.tokens[j]))  # "who were the two ..."
                     j += 1  # "what are the cities ..."
                 k = self.link_after(j, gap=1)
                 if k is not None and self.links[k].best.kind in ("table", "column") and self.links[k].score >= 0.5:
@@ -242,7 +240,7 @@ class RankingMixin:
                     if c.kind == "column" and self.col(c).measurable:
                         return None
                     return k
-                if self._wh_limit is not None and (k is None or self.links[k].best.kind == "metric"):
+                if self.wh_limit is not None and (k is None or self.links[k].best.kind == "metric"):
                     return self._among()  # "Among X ..., which three ...": the X
                 return None
         return None

@@ -9,10 +9,8 @@ _INVERSE = {">": "<=", ">=": "<", "<": ">=", "<=": ">", "=": "<>"}
 
 
 class TermsMixin:
-    _term_filters: list = []
-
     def _terms(self) -> None:
-        self._term_filters = []
+        self.term_filters = []
         for i, low in enumerate(self.lows):
             conditions = self.index.terms.get(low)
             if not conditions:
@@ -29,6 +27,6 @@ class TermsMixin:
                     f = Filter("cmp", ColRef(table, column), op=_INVERSE[op] if negated else op, number=number)
                 else:
                     f = Filter("eq", ColRef(table, column), values=(rest[0],))
-                self._term_filters.append(f)
-            self.plan.filters.extend(self._term_filters)
+                self.term_filters.append(f)
+            self.plan.filters.extend(self.term_filters)
             return
