@@ -25,12 +25,13 @@ from services.embedded.read_dates import DatesMixin
 from services.embedded.read_filters import FiltersMixin
 from services.embedded.read_groups import GroupsMixin
 from services.embedded.read_ranking import RankingMixin
-from services.embedded.read_measures import MeasuresMixin
 from services.embedded.read_periods import PeriodsMixin
 from services.embedded.read_labels import LabelsMixin
 from services.embedded.read_roles import RolesMixin
 from services.embedded.read_terms import TermsMixin
 from services.embedded.read_state import WH, ReadState, Unclear
+from services.embedded.read_metrics import metrics
+from services.embedded.read_aggregates import aggregates
 
 
 _SPLIT = frozenset({"split", "breakdown", "versus", "vs", "vs.", "compare", "compared", "comparing", "between",
@@ -42,7 +43,7 @@ _MEASURE_ASKED = frozenset({"total", "totals", "sum", "count", "counts", "number
                             "change", "growth", "increase", "difference", "percentage", "share", "size"})
 _DURATIONS = frozenset({"time", "duration", "delay", "wait", "waiting", "lag", "turnaround"})
 _LIST_VERBS = frozenset({"list", "show", "give", "name", "display", "find", "identify", "return", "get"})
-class _Reader(ReadState, MeasuresMixin, GroupsMixin, RankingMixin, FiltersMixin, DatesMixin, PeriodsMixin,
+class _Reader(ReadState, GroupsMixin, RankingMixin, FiltersMixin, DatesMixin, PeriodsMixin,
               CompareMixin, RolesMixin, LabelsMixin, TermsMixin):
     """One question read in a fixed order of steps; each step claims the links it understands."""
 
@@ -65,8 +66,8 @@ class _Reader(ReadState, MeasuresMixin, GroupsMixin, RankingMixin, FiltersMixin,
             self.cues.aggs = [a for a in self.cues.aggs if not (
                 a.start >= 2 and "with" in self.lows[max(0, a.start - 3):a.start]
                 and "," in self.lows[max(0, a.start - 4):a.start] and any(h.op for h in self.cues.thresholds))]
-        self._aggregates()
-        self._metrics()
+        aggregates(self)
+        metrics(self)
         self._groupings()
         self._ranking()
         self._column_comparisons()

@@ -6,6 +6,7 @@ from services.embedded.joins import distance
 from services.embedded.lexicon import DATE_STEMS
 from services.embedded.plan import Dim, Measure
 from services.embedded.read_state import SORT_WORDS
+from services.embedded.measure_links import intensive
 
 _PARTICIPLES = frozenset({"written", "made", "sold", "bought", "paid", "done", "seen", "given", "taken", "held",
                           "run", "won", "lent", "brought", "sent", "kept"})
@@ -145,7 +146,7 @@ class GroupsMixin:
                 if m.table == table:
                     self.used.add(k)
                     return True
-                if distance(self.index, m.table, table) > 0 and not self._intensive(m):
+                if distance(self.index, m.table, table) > 0 and not intensive(self, m):
                     self.plan.measures[n] = Measure("sum", m.table, m.column, per=table)
                     self.used.add(k)
                     return True
