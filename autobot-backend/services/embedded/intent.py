@@ -23,7 +23,6 @@ from services.embedded.plan import ColRef, Dim, Filter, Measure, Plan, Rank, Win
 from services.embedded.read_compare import CompareMixin
 from services.embedded.read_dates import DatesMixin
 from services.embedded.read_filters import FiltersMixin
-from services.embedded.read_groups import GroupsMixin
 from services.embedded.read_ranking import RankingMixin
 from services.embedded.read_periods import PeriodsMixin
 from services.embedded.read_labels import LabelsMixin
@@ -32,6 +31,8 @@ from services.embedded.read_terms import TermsMixin
 from services.embedded.read_state import WH, ReadState, Unclear
 from services.embedded.read_metrics import metrics
 from services.embedded.read_aggregates import aggregates
+from services.embedded.read_groupings import groupings
+from services.embedded.dims import add_dim
 
 
 _SPLIT = frozenset({"split", "breakdown", "versus", "vs", "vs.", "compare", "compared", "comparing", "between",
@@ -43,7 +44,7 @@ _MEASURE_ASKED = frozenset({"total", "totals", "sum", "count", "counts", "number
                             "change", "growth", "increase", "difference", "percentage", "share", "size"})
 _DURATIONS = frozenset({"time", "duration", "delay", "wait", "waiting", "lag", "turnaround"})
 _LIST_VERBS = frozenset({"list", "show", "give", "name", "display", "find", "identify", "return", "get"})
-class _Reader(ReadState, GroupsMixin, RankingMixin, FiltersMixin, DatesMixin, PeriodsMixin,
+class _Reader(ReadState, RankingMixin, FiltersMixin, DatesMixin, PeriodsMixin,
               CompareMixin, RolesMixin, LabelsMixin, TermsMixin):
     """One question read in a fixed order of steps; each step claims the links it understands."""
 
@@ -68,7 +69,7 @@ class _Reader(ReadState, GroupsMixin, RankingMixin, FiltersMixin, DatesMixin, Pe
                 and "," in self.lows[max(0, a.start - 4):a.start] and any(h.op for h in self.cues.thresholds))]
         aggregates(self)
         metrics(self)
-        self._groupings()
+        groupings(self)
         self._ranking()
         self._column_comparisons()
         self._thresholds()
@@ -274,7 +275,7 @@ class _Reader(ReadState, GroupsMixin, RankingMixin, FiltersMixin, DatesMixin, Pe
             p.rank = Rank(not self._ascending_words(), None)
         compared = self._compared_groups()
         if compared is not None:
-            self._add_dim(compared)  # "how do the channels compare on revenue": one row per channel
+            add_dim(self, compared)  # "how do the channels compare on revenue": one row per channel
         listed = self._listed_entity()
         if listed is not None:
             p.dims.append(Dim("entity", listed))  # "list buyers who ..., and what each paid"
@@ -300,7 +301,7 @@ class _Reader(ReadState, GroupsMixin, RankingMixin, FiltersMixin, DatesMixin, Pe
             if p.having and p.subject:
                 wh = self._wh_dim()
                 if wh is not None and not p.dims and self.concept(wh).kind in ("table", "column"):
-                    self._add_dim(wh)  # "which categories generated more than ...": the groups that qualify
+                    add_dim(self, wh)  # "which categories generated more than ...": the groups that qualify
                 if self._asks_for_measure(p.having[0].measure, 0) and p.having[0].measure.func != "min":
                     # "... along with how many": the qualifying groups and the measure they qualify on
                     if not p.dims:

@@ -8,6 +8,7 @@ from services.embedded.joins import distance, is_ancestor, primary_date
 from services.embedded.lexicon import NUMBER_WORDS, parse_number
 from services.embedded.plan import ColRef, Dim, Measure, Rank
 from services.embedded.read_state import SORT_WORDS, WH
+from services.embedded.dims import add_dim, same_group
 
 
 _UNITS = {"days": "day", "weeks": "week", "months": "month", "quarters": "quarter", "years": "year"}
@@ -72,7 +73,7 @@ class RankingMixin:
                 if nxt is not None and nxt not in self.used and self.links[nxt].best.kind == "table":
                     self.used.add(after)
                     if self.links[nxt].best.table == c.table:
-                        self._add_dim(nxt)
+                        add_dim(self, nxt)
                         self.plan.rank = Rank(sup.desc, sup.limit or self._singular_limit(nxt),
                                               column=ColRef(c.table, c.column))
                         return
@@ -104,12 +105,12 @@ class RankingMixin:
         groups = len(self.plan.dims)
         partition = 0
         if dim_k is not None and dim_k not in self.used:
-            self._add_dim(dim_k)
+            add_dim(self, dim_k)
             # "for each category, which product ...": rank within the groups named before
             partition = groups if len(self.plan.dims) > groups else 0
-            if partition and any(self._same_group(self.plan.dims[-1], d) for d in self.plan.dims[:groups]):
+            if partition and any(same_group(self, self.plan.dims[-1], d) for d in self.plan.dims[:groups]):
                 new = self.plan.dims.pop()  # "which three products ... each product's revenue": one grouping
-                self.plan.dims = [new if self._same_group(new, d) else d for d in self.plan.dims]
+                self.plan.dims = [new if same_group(self, new, d) else d for d in self.plan.dims]
                 partition = 0
         elif dim_k is None and not self.plan.dims:
             return
@@ -303,7 +304,7 @@ class RankingMixin:
         measure = self._by_measure() or (self.plan.measures[0] if self.plan.measures else None)
         if measure is not None:
             if target not in self.used:
-                self._add_dim(target)
+                add_dim(self, target)
             if not self.plan.measures:
                 self.plan.measures.append(measure)
             self.plan.rank = Rank(not asc, None)
