@@ -23,7 +23,6 @@ from services.embedded.plan import ColRef, Dim, Filter, Measure, Plan, Rank, Win
 from services.embedded.read_compare import CompareMixin
 from services.embedded.read_dates import DatesMixin
 from services.embedded.read_filters import FiltersMixin
-from services.embedded.read_ranking import RankingMixin
 from services.embedded.read_periods import PeriodsMixin
 from services.embedded.read_labels import LabelsMixin
 from services.embedded.read_roles import RolesMixin
@@ -33,6 +32,8 @@ from services.embedded.read_metrics import metrics
 from services.embedded.read_aggregates import aggregates
 from services.embedded.read_groupings import groupings
 from services.embedded.dims import add_dim
+from services.embedded.wh_words import wh_dim
+from services.embedded.read_ranking import ranking
 
 
 _SPLIT = frozenset({"split", "breakdown", "versus", "vs", "vs.", "compare", "compared", "comparing", "between",
@@ -44,7 +45,7 @@ _MEASURE_ASKED = frozenset({"total", "totals", "sum", "count", "counts", "number
                             "change", "growth", "increase", "difference", "percentage", "share", "size"})
 _DURATIONS = frozenset({"time", "duration", "delay", "wait", "waiting", "lag", "turnaround"})
 _LIST_VERBS = frozenset({"list", "show", "give", "name", "display", "find", "identify", "return", "get"})
-class _Reader(ReadState, RankingMixin, FiltersMixin, DatesMixin, PeriodsMixin,
+class _Reader(ReadState, FiltersMixin, DatesMixin, PeriodsMixin,
               CompareMixin, RolesMixin, LabelsMixin, TermsMixin):
     """One question read in a fixed order of steps; each step claims the links it understands."""
 
@@ -70,7 +71,7 @@ class _Reader(ReadState, RankingMixin, FiltersMixin, DatesMixin, PeriodsMixin,
         aggregates(self)
         metrics(self)
         groupings(self)
-        self._ranking()
+        ranking(self)
         self._column_comparisons()
         self._thresholds()
         self._dates()
@@ -299,7 +300,7 @@ class _Reader(ReadState, RankingMixin, FiltersMixin, DatesMixin, PeriodsMixin,
             p.measures[0].share_of_total = True  # "each category's share of revenue"
         if not p.measures and not p.rank:
             if p.having and p.subject:
-                wh = self._wh_dim()
+                wh = wh_dim(self)
                 if wh is not None and not p.dims and self.concept(wh).kind in ("table", "column"):
                     add_dim(self, wh)  # "which categories generated more than ...": the groups that qualify
                 if self._asks_for_measure(p.having[0].measure, 0) and p.having[0].measure.func != "min":
@@ -425,7 +426,7 @@ class _Reader(ReadState, RankingMixin, FiltersMixin, DatesMixin, PeriodsMixin,
 
     def _projection(self) -> list[ColRef] | None:
         p = self.plan
-        wh = self._wh_dim()
+        wh = wh_dim(self)
         if wh is not None and wh not in self.used and self.concept(wh).kind == "column" \
                 and self.col(self.concept(wh)).kind == "text" and self.lows[0] in ("which", "what"):
             c = self.concept(wh)
