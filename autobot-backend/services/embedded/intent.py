@@ -22,7 +22,6 @@ from services.embedded.plan import ColRef, Dim, Filter, Measure, Plan, Rank, Win
 
 from services.embedded.read_compare import CompareMixin
 from services.embedded.read_dates import DatesMixin
-from services.embedded.read_filters import FiltersMixin
 from services.embedded.read_periods import PeriodsMixin
 from services.embedded.read_labels import LabelsMixin
 from services.embedded.read_roles import RolesMixin
@@ -34,6 +33,13 @@ from services.embedded.read_groupings import groupings
 from services.embedded.dims import add_dim
 from services.embedded.wh_words import wh_dim
 from services.embedded.read_ranking import ranking
+from services.embedded.read_values import values
+from services.embedded.read_thresholds import thresholds
+from services.embedded.read_tables import tables
+from services.embedded.read_subject import subject
+from services.embedded.read_id_refs import id_refs
+from services.embedded.read_flags import flags
+from services.embedded.read_column_comparisons import column_comparisons
 
 
 _SPLIT = frozenset({"split", "breakdown", "versus", "vs", "vs.", "compare", "compared", "comparing", "between",
@@ -45,7 +51,7 @@ _MEASURE_ASKED = frozenset({"total", "totals", "sum", "count", "counts", "number
                             "change", "growth", "increase", "difference", "percentage", "share", "size"})
 _DURATIONS = frozenset({"time", "duration", "delay", "wait", "waiting", "lag", "turnaround"})
 _LIST_VERBS = frozenset({"list", "show", "give", "name", "display", "find", "identify", "return", "get"})
-class _Reader(ReadState, FiltersMixin, DatesMixin, PeriodsMixin,
+class _Reader(ReadState, DatesMixin, PeriodsMixin,
               CompareMixin, RolesMixin, LabelsMixin, TermsMixin):
     """One question read in a fixed order of steps; each step claims the links it understands."""
 
@@ -72,16 +78,16 @@ class _Reader(ReadState, FiltersMixin, DatesMixin, PeriodsMixin,
         metrics(self)
         groupings(self)
         ranking(self)
-        self._column_comparisons()
-        self._thresholds()
+        column_comparisons(self)
+        thresholds(self)
         self._dates()
         self._terms()
-        self._values()
-        self._flags()
-        self._id_refs()
-        self._subject()
+        values(self)
+        flags(self)
+        id_refs(self)
+        subject(self)
         self._compare()
-        self._tables()
+        tables(self)
         self._percent()
         self._roles()
         self._labels()
