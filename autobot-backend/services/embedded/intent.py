@@ -20,9 +20,6 @@ from services.embedded.linking import Linked
 from services.embedded.joins import is_ancestor
 from services.embedded.plan import ColRef, Dim, Filter, Measure, Plan, Rank, Window
 
-from services.embedded.read_compare import CompareMixin
-from services.embedded.read_dates import DatesMixin
-from services.embedded.read_periods import PeriodsMixin
 from services.embedded.read_labels import LabelsMixin
 from services.embedded.read_roles import RolesMixin
 from services.embedded.read_terms import TermsMixin
@@ -40,6 +37,9 @@ from services.embedded.read_subject import subject
 from services.embedded.read_id_refs import id_refs
 from services.embedded.read_flags import flags
 from services.embedded.read_column_comparisons import column_comparisons
+from services.embedded.side_by_side import measure_mentions
+from services.embedded.read_dates import dates
+from services.embedded.read_compare import compare
 
 
 _SPLIT = frozenset({"split", "breakdown", "versus", "vs", "vs.", "compare", "compared", "comparing", "between",
@@ -51,8 +51,7 @@ _MEASURE_ASKED = frozenset({"total", "totals", "sum", "count", "counts", "number
                             "change", "growth", "increase", "difference", "percentage", "share", "size"})
 _DURATIONS = frozenset({"time", "duration", "delay", "wait", "waiting", "lag", "turnaround"})
 _LIST_VERBS = frozenset({"list", "show", "give", "name", "display", "find", "identify", "return", "get"})
-class _Reader(ReadState, DatesMixin, PeriodsMixin,
-              CompareMixin, RolesMixin, LabelsMixin, TermsMixin):
+class _Reader(ReadState, RolesMixin, LabelsMixin, TermsMixin):
     """One question read in a fixed order of steps; each step claims the links it understands."""
 
     # ------------------------------------------------------------------ reading
@@ -80,13 +79,13 @@ class _Reader(ReadState, DatesMixin, PeriodsMixin,
         ranking(self)
         column_comparisons(self)
         thresholds(self)
-        self._dates()
+        dates(self)
         self._terms()
         values(self)
         flags(self)
         id_refs(self)
         subject(self)
-        self._compare()
+        compare(self)
         tables(self)
         self._percent()
         self._roles()
@@ -294,7 +293,7 @@ class _Reader(ReadState, DatesMixin, PeriodsMixin,
             p.measures[0] = dataclasses.replace(p.measures[0], per_grain=grains[0].unit)
             p.dims = [d for d in p.dims if d is not grains[0]]
         if p.window is not None and p.measures:
-            p.window.show_value = self._measure_mentions(p.measures[0]) >= 2 or self._value_beside_window()
+            p.window.show_value = measure_mentions(self, p.measures[0]) >= 2 or self._value_beside_window()
         if self.cues.percent and p.dims and not p.measures:
             k = next((k for k, lk in enumerate(self.links) if k not in self.used and lk.best.kind == "column"
                       and lk.score >= 0.6 and self.col(lk.best).measurable), None)
