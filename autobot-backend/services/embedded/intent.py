@@ -20,9 +20,6 @@ from services.embedded.linking import Linked
 from services.embedded.joins import is_ancestor
 from services.embedded.plan import ColRef, Dim, Filter, Measure, Plan, Rank, Window
 
-from services.embedded.read_labels import LabelsMixin
-from services.embedded.read_roles import RolesMixin
-from services.embedded.read_terms import TermsMixin
 from services.embedded.read_state import WH, ReadState, Unclear
 from services.embedded.read_metrics import metrics
 from services.embedded.read_aggregates import aggregates
@@ -40,6 +37,9 @@ from services.embedded.read_column_comparisons import column_comparisons
 from services.embedded.side_by_side import measure_mentions
 from services.embedded.read_dates import dates
 from services.embedded.read_compare import compare
+from services.embedded.read_terms import terms
+from services.embedded.read_roles import roles
+from services.embedded.read_labels import labels
 
 
 _SPLIT = frozenset({"split", "breakdown", "versus", "vs", "vs.", "compare", "compared", "comparing", "between",
@@ -51,7 +51,7 @@ _MEASURE_ASKED = frozenset({"total", "totals", "sum", "count", "counts", "number
                             "change", "growth", "increase", "difference", "percentage", "share", "size"})
 _DURATIONS = frozenset({"time", "duration", "delay", "wait", "waiting", "lag", "turnaround"})
 _LIST_VERBS = frozenset({"list", "show", "give", "name", "display", "find", "identify", "return", "get"})
-class _Reader(ReadState, RolesMixin, LabelsMixin, TermsMixin):
+class _Reader(ReadState):
     """One question read in a fixed order of steps; each step claims the links it understands."""
 
     # ------------------------------------------------------------------ reading
@@ -80,7 +80,7 @@ class _Reader(ReadState, RolesMixin, LabelsMixin, TermsMixin):
         column_comparisons(self)
         thresholds(self)
         dates(self)
-        self._terms()
+        terms(self)
         values(self)
         flags(self)
         id_refs(self)
@@ -88,8 +88,8 @@ class _Reader(ReadState, RolesMixin, LabelsMixin, TermsMixin):
         compare(self)
         tables(self)
         self._percent()
-        self._roles()
-        self._labels()
+        roles(self)
+        labels(self)
         return self._finish()
 
     # ------------------------------------------------------------------ comparisons, shares
