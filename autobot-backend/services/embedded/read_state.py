@@ -22,6 +22,7 @@ from services.embedded.plan import Filter, Plan
 
 SORT_WORDS = frozenset({"sort", "sorted", "order", "ordered", "rank", "ranked", "ranking", "arranged"})
 WH = frozenset({"which", "what", "who", "whose"})
+LIST_VERBS = frozenset({"list", "show", "give", "name", "display", "find", "identify", "return", "get"})
 
 FILLER = frozenset({"the", "a", "an", "of", "their", "its", "our", "each", "every", "all", "per", "by", "for",
                      "in", "on", "with", "that", "which", "who", "were", "was", "is", "are", "have", "has", "had",
