@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from services.embedded.conditions import condition, exists_condition
 from services.embedded.index import SchemaIndex
-from services.embedded.joins import default_date, is_ancestor, join_tree, path
+from services.embedded.joins import default_date, is_ancestor, join_tree
 from services.embedded.periods import compare_select, window_select
 from services.embedded.plan import ColRef, Dim, Exists, Filter, Measure, Plan
-from services.embedded.shapes import count_of_groups, top_per_group, two_level, with_rank
+from services.embedded.shapes import count_of_groups, only_dims, top_per_group, two_level, with_rank
 from services.embedded.sqlparts import (
     BuildError,
     col,
@@ -22,9 +23,9 @@ from services.embedded.sqlparts import (
     lit,
     measure_alias,
     period_label,
-    recurring,
+    reads,
+    swap_column,
     table,
-    window_start,
 )
 
 
@@ -32,10 +33,16 @@ _REFERRER = "referrer"
 
 
 class Builder:
+    """Renders one plan; the query shapes (:mod:`.shapes`, :mod:`.periods`) use it through :class:`~.sqlparts.Renderer`."""
+
     def __init__(self, plan: Plan, index: SchemaIndex):
         self.p = plan
         self.ix = index
         self.dialect = index.dialect
+
+    def of(self, plan: Plan) -> Builder:
+        """A builder of another plan over the same schema (a subquery's, a period's)."""
+        return Builder(plan, self.ix)
 
     # ------------------------------------------------------------------ entry
 
@@ -44,7 +51,7 @@ class Builder:
         if self.p.show_rank and isinstance(tree, exp.Select) and self.p.dims and self.p.measures:
             return with_rank(self, tree)
         if self.p.hide_measures and isinstance(tree, exp.Select) and self.p.dims:
-            tree = _only_dims(tree, len(self.p.dims))
+            tree = only_dims(tree, len(self.p.dims))
         return tree
 
     def _build(self) -> exp.Expression:
@@ -137,7 +144,7 @@ class Builder:
             if left:
                 extra = [self.filter(f) for f in (filters if filters is not None else self.p.filters)
                          if f.col.table == e.other]
-                extra += [c for c in self.metric_conditions() if _reads(c, e.other)]
+                extra += [c for c in self.metric_conditions() if reads(c, e.other)]
                 on = conjoin([on, *extra])
             select = select.join(table(e.other), on=on, join_type="left" if left else None)
         for d in self.p.dims:
@@ -195,80 +202,15 @@ class Builder:
         for f in filters:
             if f.col.table not in left_tables or f.kind == "exists":
                 conds.append(self.filter(f))
-        conds += [c for c in self.metric_conditions() if not any(_reads(c, t) for t in left_tables)]
+        conds += [c for c in self.metric_conditions() if not any(reads(c, t) for t in left_tables)]
         conds += [self.exists(e) for e in p.exists]
         return conjoin(conds)
 
     def filter(self, f: Filter) -> exp.Expression:
-        c = col(f.col)
-        if f.kind == "exists":
-            return self.exists(Exists(f.values[0], f.op == "not", list(f.values[1:])))
-        column = self.ix.column(f.col.table, f.col.column)
-        if f.kind in ("eq", "ne"):
-            if len(f.values) == 1:
-                e = exp.EQ(this=c, expression=lit(f.values[0]))
-                return exp.NEQ(this=c, expression=lit(f.values[0])) if f.kind == "ne" else e
-            e = exp.In(this=c, expressions=[lit(v) for v in f.values])
-            return exp.Not(this=e) if f.kind == "ne" else e
-        if f.kind == "cmp":
-            ops = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE, "=": exp.EQ}
-            if f.number is None:  # "priced above the average": the column's own average
-                average = exp.select(exp.Avg(this=col(f.col))).from_(table(f.col.table)).subquery()
-                return ops[f.op](this=c, expression=average)
-            return ops[f.op](this=c, expression=lit(f.number))
-        if f.kind == "colcmp":
-            ops = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE, "=": exp.EQ}
-            return ops[f.op](this=c, expression=col(f.values[0]))
-        if f.kind == "null":
-            return exp.Is(this=c, expression=exp.Null())
-        if f.kind == "notnull":
-            return exp.Not(this=exp.Is(this=c, expression=exp.Null()))
-        if f.kind == "bool":
-            return exp.EQ(this=c, expression=lit(bool(f.values[0])))
-        if f.kind == "relative":
-            return exp.GTE(this=c, expression=window_start(f.col, f.relative, self.dialect))
-        if f.kind == "recurring":
-            return recurring(c, *f.values)
-        if f.kind == "anyrange":
-            parts = [self.filter(Filter("range", f.col, lo=lo, hi=hi)) for lo, hi in f.values]
-            out = parts[0]
-            for part in parts[1:]:
-                out = exp.Or(this=out, expression=part)
-            return exp.Paren(this=out) if len(parts) > 1 else out
-        conds = []
-        if column.kind == "year":
-            if f.lo is not None:
-                conds.append(exp.GTE(this=c, expression=lit(f.lo.year)))
-            if f.hi is not None:
-                hi_year = f.hi.year if (f.hi.month, f.hi.day) == (1, 1) else f.hi.year + 1
-                conds.append(exp.LT(this=c, expression=lit(hi_year)))
-        else:
-            if f.lo is not None:
-                conds.append(exp.GTE(this=c, expression=lit(f.lo)))
-            if f.hi is not None:
-                conds.append(exp.LT(this=c, expression=lit(f.hi)))
-        return conjoin(conds) or exp.true()
+        return condition(f, self.ix, self.p.subject)
 
     def exists(self, e: Exists) -> exp.Expression:
-        subject = self.p.subject
-        route = path(self.ix, e.table, subject)
-        if route is None:
-            raise BuildError(f"{e.table} is not related to {subject}")
-        inner = exp.select(exp.Literal.number(1)).from_(table(e.table))
-        inside = [edge for edge in route[:-1]]
-        extra = join_tree(self.ix, e.table, list(e.also)) or []
-        joined = {e.table} | {edge.other for edge in inside}
-        for edge in inside + [x for x in extra if x.other not in joined and x.other != subject]:
-            on = conjoin([exp.EQ(this=col(ColRef(edge.table, a)), expression=col(ColRef(edge.other, b)))
-                          for a, b in zip(edge.columns, edge.other_columns)])
-            inner = inner.join(table(edge.other), on=on)
-        last = route[-1]
-        conds = [exp.EQ(this=col(ColRef(last.table, a)), expression=col(ColRef(last.other, b)))
-                 for a, b in zip(last.columns, last.other_columns)]
-        conds += [self.filter(f) for f in e.filters]
-        inner = inner.where(conjoin(conds))
-        ex = exp.Exists(this=inner)
-        return exp.Not(this=ex) if e.negate else ex
+        return exists_condition(e, self.ix, self.p.subject)
 
     def measure(self, m: Measure) -> exp.Expression:
         if m.share:
@@ -278,7 +220,7 @@ class Builder:
             cond = None if m.raw else self.metric_condition(m.metric)
             argument = metric.argument
             if m.swap is not None and argument is not None:
-                swapped = _swap(argument, *m.swap)
+                swapped = swap_column(argument, *m.swap)
                 argument = exp.Sub(this=swapped, expression=argument.copy()) if m.discount else swapped
             if self._inline(m) and cond is not None and argument is not None:
                 argument = exp.Case(ifs=[exp.If(this=cond, true=argument.copy())], default=lit(0))
@@ -494,30 +436,3 @@ class Builder:
             select = select.order_by(*keys)
         return select
 
-
-def _only_dims(tree: exp.Select, n: int) -> exp.Select:
-    """The first ``n`` output columns of ``tree``, its rows and their order unchanged."""
-    names = [e.alias_or_name for e in tree.expressions]
-    if len(names) <= n or len(set(names)) != len(names):
-        return tree
-    outer = exp.select(*[exp.column(x) for x in names[:n]]).from_(tree.subquery("ranked"))
-    order = tree.args.get("order")
-    if order is not None:
-        keys = [k for k in order.expressions if isinstance(k.this, exp.Column) and not k.this.table
-                and k.this.name in names]
-        if keys:
-            outer = outer.order_by(*[k.copy() for k in keys])
-    return outer
-
-
-def _swap(expr: exp.Expression, old: ColRef, new: ColRef) -> exp.Expression:
-    """``expr`` with every reference to the column ``old`` read from ``new`` instead."""
-    out = expr.copy()
-    for c in list(out.find_all(exp.Column)):
-        if c.table == old.table and c.name == old.column:
-            c.replace(col(new))
-    return out
-
-
-def _reads(cond: exp.Expression, table_name: str) -> bool:
-    return any(c.table == table_name for c in cond.find_all(exp.Column))

@@ -9,19 +9,23 @@ than with nothing. A window that is exactly one period gives one number.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
 from services.embedded.dates import Period
 from services.embedded.plan import ColRef, Dim, Filter, Plan
-from services.embedded.sqlparts import BuildError, conjoin, lit, period_bounds, period_label, window_start
+from services.embedded.sqlparts import (
+    BuildError,
+    Renderer,
+    conjoin,
+    lit,
+    period_bounds,
+    period_label,
+    window_start,
+)
 
-if TYPE_CHECKING:
-    from services.embedded.build import Builder
 
-
-def compare_select(b: "Builder") -> exp.Expression:
+def compare_select(b: Renderer) -> exp.Expression:
     p = b.p
     c = p.compare
     date = c.date
@@ -34,7 +38,7 @@ def compare_select(b: "Builder") -> exp.Expression:
     return _series(b, date)
 
 
-def _columns(b: "Builder") -> exp.Expression:
+def _columns(b: Renderer) -> exp.Expression:
     """The measure once per named period, side by side (then the change, when asked): conditional
     aggregates over the rows of every period, grouped by the question's dimensions."""
     p = b.p
@@ -44,7 +48,7 @@ def _columns(b: "Builder") -> exp.Expression:
     for cond in conds[1:]:
         either = exp.Or(this=either, expression=cond.copy())
     plan = dataclasses.replace(p, compare=None, rank=None, hide_measures=False)
-    inner = type(b)(plan, b.ix)
+    inner = b.of(plan)
     base = inner.select()
     base = base.where(exp.Paren(this=either), append=True)
     n = len(p.dims)
@@ -91,11 +95,11 @@ def _only_when(value: exp.Expression, cond: exp.Expression) -> exp.Expression:
     return out
 
 
-def _measure_value(b: "Builder", plan: Plan) -> exp.Expression:
-    return type(b)(plan, b.ix).build()
+def _measure_value(b: Renderer, plan: Plan) -> exp.Expression:
+    return b.of(plan).build()
 
 
-def _two_periods(b: "Builder", date: ColRef, periods: tuple[Period, Period], pct: bool) -> exp.Expression:
+def _two_periods(b: Renderer, date: ColRef, periods: tuple[Period, Period], pct: bool) -> exp.Expression:
     values = []
     for period in periods:
         rng = Filter("range", date, lo=period.lo, hi=period.hi)
@@ -128,7 +132,7 @@ def _period_window(window: list[Filter], period: str, unit: str, dialect: str) -
     return conds, single
 
 
-def _series(b: "Builder", date: ColRef) -> exp.Expression:
+def _series(b: Renderer, date: ColRef) -> exp.Expression:
     p = b.p
     c = p.compare
     window = [f for f in p.filters if f.col == date and f.kind in ("range", "relative")]
@@ -137,7 +141,7 @@ def _series(b: "Builder", date: ColRef) -> exp.Expression:
     unit = c.grain or c.unit
     grain = Dim("grain", date.table, date.column, unit)
     base_plan = dataclasses.replace(p, compare=None, rank=None, filters=rest, dims=other_dims + [grain])
-    base = type(b)(base_plan, b.ix).select()
+    base = b.of(base_plan).select()
     base.set("order", None)
     names = [e.alias_or_name for e in base.expressions]
     dim_names, period, value = names[:len(other_dims)], names[len(other_dims)], names[-1]
@@ -175,7 +179,7 @@ def _series(b: "Builder", date: ColRef) -> exp.Expression:
     return outer.order_by(*[exp.Ordered(this=x.copy(), nulls_first=True) for x in shown + [exp.column(period)]])
 
 
-def window_select(b: "Builder") -> exp.Expression:
+def window_select(b: Renderer) -> exp.Expression:
     """A per-period series turned into a running total or a moving average/sum.
 
     A running total starts at the first period asked about (a year-to-date total); a moving
@@ -199,7 +203,7 @@ def window_select(b: "Builder") -> exp.Expression:
     keep = p.filters if w.kind == "running" else [f for f in p.filters if f not in window]
     base_plan = dataclasses.replace(p, window=None, rank=None, filters=keep,
                                     dims=others + [Dim("grain", date.table, date.column, unit)])
-    base = type(b)(base_plan, b.ix).select()
+    base = b.of(base_plan).select()
     base.set("order", None)
     names = [e.alias_or_name for e in base.expressions]
     dims, period, value = names[:len(others)], names[len(others)], names[-1]

@@ -4,19 +4,14 @@ that pass a HAVING ("customers with more than ten orders": how many), and rows w
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from sqlglot import exp
 
 from services.embedded.joins import default_date
 from services.embedded.plan import Dim, Measure, Plan
-from services.embedded.sqlparts import BuildError, dim_alias, lit, measure_alias
-
-if TYPE_CHECKING:
-    from services.embedded.build import Builder
+from services.embedded.sqlparts import BuildError, Renderer, dim_alias, lit, measure_alias
 
 
-def top_per_group(b: "Builder", select: exp.Select) -> exp.Select:
+def top_per_group(b: Renderer, select: exp.Select) -> exp.Select:
     """The top ``limit`` rows of each group, by the first measure (ROW_NUMBER per partition)."""
     p = b.p
     names = [e.alias_or_name for e in select.expressions]
@@ -29,7 +24,7 @@ def top_per_group(b: "Builder", select: exp.Select) -> exp.Select:
     outer = outer.where(exp.LTE(this=exp.column("rank_in_group"), expression=lit(p.rank.limit or 1)))
     return outer.order_by(*[exp.Ordered(this=g.copy(), nulls_first=True) for g in groups], key.copy())
 
-def two_level(b: "Builder", m: Measure) -> exp.Expression:
+def two_level(b: Renderer, m: Measure) -> exp.Expression:
     """Aggregate per row of ``m.per`` (or per period) first, then average (or total) those."""
     p = b.p
     if m.per_grain:
@@ -39,10 +34,10 @@ def two_level(b: "Builder", m: Measure) -> exp.Expression:
         step = Dim("grain", date.table, date.name, m.per_grain)
     else:
         step = Dim("entity", m.per)
-    inner = type(b)(Plan(subject=p.subject, measures=[Measure(m.func, m.table, m.column, m.metric,
+    inner = b.of(Plan(subject=p.subject, measures=[Measure(m.func, m.table, m.column, m.metric,
                                                               m.distinct, since=m.since, raw=m.raw)],
                          dims=p.dims + [step], filters=p.filters, keep_empty=p.keep_empty and not m.per_grain,
-                         exists=p.exists, joins=p.joins | ({m.per} if m.per else set())), b.ix)
+                         exists=p.exists, joins=p.joins | ({m.per} if m.per else set())))
     sub = inner.select()
     sub.set("order", None)
     value_alias = measure_alias(m, 0)
@@ -54,15 +49,15 @@ def two_level(b: "Builder", m: Measure) -> exp.Expression:
         select = select.group_by(*[c.copy() for c in outer_cols])
     return b.order(select)
 
-def count_of_groups(b: "Builder") -> exp.Expression:
+def count_of_groups(b: Renderer) -> exp.Expression:
     p = b.p
-    inner = type(b)(Plan(subject=p.subject, filters=p.filters, having=p.having, exists=p.exists,
-                         joins=p.joins), b.ix)
+    inner = b.of(Plan(subject=p.subject, filters=p.filters, having=p.having, exists=p.exists,
+                         joins=p.joins))
     sub = inner.select()
     return exp.select(exp.Count(this=exp.Star())).from_(sub.subquery("qualifying"))
 
 
-def with_rank(b: "Builder", tree: exp.Select) -> exp.Select:
+def with_rank(b: Renderer, tree: exp.Select) -> exp.Select:
     """The rows with their rank by the first measure (within all but the last grouping), as a column."""
     p = b.p
     names = [e.alias_or_name for e in tree.expressions]
@@ -79,3 +74,18 @@ def with_rank(b: "Builder", tree: exp.Select) -> exp.Select:
     outer = exp.select(*[exp.column(x) for x in shown], exp.alias_(rank, "rank_no")).from_(
         inner.subquery("ranked_rows"))
     return outer.order_by(*[g.copy() for g in groups], exp.column("rank_no"))
+
+
+def only_dims(tree: exp.Select, n: int) -> exp.Select:
+    """The first ``n`` output columns of ``tree``, its rows and their order unchanged."""
+    names = [e.alias_or_name for e in tree.expressions]
+    if len(names) <= n or len(set(names)) != len(names):
+        return tree
+    outer = exp.select(*[exp.column(x) for x in names[:n]]).from_(tree.subquery("ranked"))
+    order = tree.args.get("order")
+    if order is not None:
+        keys = [k for k in order.expressions if isinstance(k.this, exp.Column) and not k.this.table
+                and k.this.name in names]
+        if keys:
+            outer = outer.order_by(*[k.copy() for k in keys])
+    return outer

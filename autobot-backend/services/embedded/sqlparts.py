@@ -9,15 +9,41 @@ scalar subquery, because only the database knows it.
 from __future__ import annotations
 
 import datetime as dt
+from typing import Protocol
 
 from sqlglot import exp
 
 from services.embedded.dates import Relative
 from services.embedded.dates import label as period_text
-from services.embedded.plan import ColRef, Dim, Measure
+from services.embedded.index import SchemaIndex
+from services.embedded.plan import ColRef, Dim, Filter, Measure, Plan
+
 
 class BuildError(Exception):
     """A plan that cannot become SQL: tables no foreign-key path connects, no date to group by."""
+
+
+class Renderer(Protocol):
+    """What the query shapes (:mod:`.shapes`, :mod:`.periods`) ask of the plan renderer
+    (:class:`.build.Builder`): the plan, its pieces as SQL, and a renderer of a derived plan."""
+
+    p: Plan
+    ix: SchemaIndex
+    dialect: str
+
+    def of(self, plan: Plan) -> Renderer:
+        """A renderer of another plan over the same schema."""
+        ...
+
+    def build(self) -> exp.Expression: ...
+
+    def select(self, filters: list[Filter] | None = None) -> exp.Select: ...
+
+    def order(self, select: exp.Select) -> exp.Select: ...
+
+    def filter(self, f: Filter) -> exp.Expression: ...
+
+    def grain_ref(self, d: Dim) -> ColRef | None: ...
 
 
 _FORMATS = {"year": "%Y", "month": "%Y-%m", "day": "%Y-%m-%d", "week": "%Y-%W", "weekday": "%w"}
@@ -150,3 +176,17 @@ def period_bounds(lo: dt.date | None, hi: dt.date | None, unit: str) -> tuple[st
     first = period_text(lo, unit) if lo else None
     last = period_text(hi - dt.timedelta(days=1), unit) if hi else None
     return first, last
+
+
+def swap_column(expr: exp.Expression, old: ColRef, new: ColRef) -> exp.Expression:
+    """``expr`` with every reference to the column ``old`` read from ``new`` instead."""
+    out = expr.copy()
+    for c in list(out.find_all(exp.Column)):
+        if c.table == old.table and c.name == old.column:
+            c.replace(col(new))
+    return out
+
+
+def reads(cond: exp.Expression, table_name: str) -> bool:
+    """Whether ``cond`` reads a column of ``table_name``."""
+    return any(c.table == table_name for c in cond.find_all(exp.Column))
