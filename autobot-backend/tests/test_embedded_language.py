@@ -8,7 +8,8 @@ import datetime as dt
 import pytest
 
 from services.embedded.cues import scan
-from services.embedded.dates import Relative, find_dates, label
+from services.embedded.dates import find_dates, label
+from services.embedded.period_phrases import Relative
 from services.embedded.lexicon import expand, parse_number, stem, tokenize
 
 D = dt.date

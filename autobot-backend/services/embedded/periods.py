@@ -12,7 +12,7 @@ import dataclasses
 
 from sqlglot import exp
 
-from services.embedded.dates import Period
+from services.embedded.period_phrases import Period
 from services.embedded.plan import ColRef, Dim, Filter, Plan
 from services.embedded.sqlparts import (
     BuildError,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
-from services.embedded.dates import Period, Relative
+from services.embedded.period_phrases import Period, Relative
 
 
 @dataclass(frozen=True)

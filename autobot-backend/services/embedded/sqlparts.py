@@ -13,9 +13,9 @@ from typing import Protocol
 
 from sqlglot import exp
 
-from services.embedded.dates import Relative
 from services.embedded.dates import label as period_text
 from services.embedded.index import SchemaIndex
+from services.embedded.period_phrases import Relative
 from services.embedded.plan import ColRef, Dim, Filter, Measure, Plan
 
 
