@@ -17,7 +17,8 @@ from services.embedded.index import index_for
 from services.embedded.intent import Unclear, interpret
 from services.embedded.lexicon import expand, tokenize
 from services.embedded.linking import link, literal_names
-from services.embedded.refusal import Refusal, screen, time_of_day, unlinked_terms
+from services.embedded.refusal import Refusal, unlinked_terms
+from services.embedded.screens import screen, time_of_day
 from services.schema_context import SchemaContext
 from services.sql_generation import Generation
 
