@@ -7,16 +7,8 @@ import re
 from dataclasses import dataclass
 
 from services.embedded.cue_words import COMPARATIVES, ORDINAL_RANKS, SPLIT_COMPARATIVE, SUPERLATIVES
-from services.embedded.lexicon import (
-    AVG_WORDS,
-    COMPARATORS,
-    MAX_WORDS,
-    MIN_WORDS,
-    NUMBER_WORDS,
-    SUPERLATIVE_HINTS,
-    Token,
-    parse_number,
-)
+from services.embedded.lexicon import NUMBER_WORDS, Token, parse_number
+from services.embedded.vocabulary import AVG_WORDS, COMPARATORS, MAX_WORDS, MIN_WORDS, SUPERLATIVE_HINTS
 
 
 @dataclass(frozen=True)

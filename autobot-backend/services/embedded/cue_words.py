@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 
-from services.embedded.lexicon import MAX_WORDS, MIN_WORDS, SUPERLATIVE_HINTS, stem
+from services.embedded.lexicon import stem
+from services.embedded.vocabulary import MAX_WORDS, MIN_WORDS, SUPERLATIVE_HINTS
 
 UNIT_WORDS = {"day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month", "months": "month",
                "quarter": "quarter", "quarters": "quarter", "year": "year", "years": "year", "decade": "decade",

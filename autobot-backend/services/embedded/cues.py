@@ -35,18 +35,15 @@ from services.embedded.cue_words import (
     UNIT_WORDS,
 )
 from services.embedded.dates import DateSpec, find_dates
-from services.embedded.lexicon import (
+from services.embedded.lexicon import NUMBER_WORDS, Token, parse_number, stem
+from services.embedded.vocabulary import (
     ADVERB_GRAINS,
     CHANGE_WORDS,
     INCLUDE_ZERO,
-    NUMBER_WORDS,
     PCT_CHANGE_WORDS,
     PERCENT_WORDS,
     PERIOD_ABBREV,
     TIME_UNITS,
-    Token,
-    parse_number,
-    stem,
 )
 
 

@@ -4,7 +4,7 @@ destination airport"), and whether two groupings form the same groups."""
 from __future__ import annotations
 
 from services.embedded.joins import distance
-from services.embedded.lexicon import DATE_STEMS
+from services.embedded.vocabulary import DATE_STEMS
 from services.embedded.plan import Dim
 from services.embedded.read_state import ReadState
 

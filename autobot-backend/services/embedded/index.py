@@ -12,15 +12,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from services.embedded.lexicon import (
-    DATE_STEMS,
-    GENERAL_STEMS,
-    GENERAL_WORDS,
-    GENERIC_COLUMN_STEMS,
-    stem,
-    stems_of,
-    tokenize,
-)
+from services.embedded.lexicon import stem, stems_of, tokenize
+from services.embedded.vocabulary import DATE_STEMS, GENERAL_STEMS, GENERAL_WORDS, GENERIC_COLUMN_STEMS
 from services.embedded.metrics import Metric, parse_metrics
 from services.embedded.terms import defined_terms
 from services.schema_context import SchemaContext

@@ -15,17 +15,8 @@ from dataclasses import dataclass, field
 from rapidfuzz import fuzz, process
 
 from services.embedded.index import Concept, SchemaIndex
-from services.embedded.lexicon import (
-    COMPARATORS,
-    DEMONYMS,
-    GENERAL_STEMS,
-    GENERAL_WORDS,
-    SYNONYMS,
-    VALUE_ALIASES,
-    Token,
-    stem,
-    tokenize,
-)
+from services.embedded.lexicon import Token, stem, tokenize
+from services.embedded.vocabulary import COMPARATORS, DEMONYMS, GENERAL_STEMS, GENERAL_WORDS, SYNONYMS, VALUE_ALIASES
 
 _SYN = {stem(k): tuple(stem(v) for v in vs) for k, vs in SYNONYMS.items()}
 _COMPARATOR_FIRST = {words[0] for words, _ in COMPARATORS}

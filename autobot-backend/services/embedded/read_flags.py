@@ -5,7 +5,8 @@ column, and states of rows ("current products", "flights that operated")."""
 from __future__ import annotations
 
 from services.embedded.index import Column
-from services.embedded.lexicon import DATE_STEMS, NEGATION_CONTRACTIONS, NEGATIONS, stem
+from services.embedded.lexicon import stem
+from services.embedded.vocabulary import DATE_STEMS, NEGATION_CONTRACTIONS, NEGATIONS
 from services.embedded.linking import Link
 from services.embedded.plan import ColRef, Filter
 from services.embedded.read_state import ReadState

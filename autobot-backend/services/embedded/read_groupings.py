@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from services.embedded.dims import add_dim
 from services.embedded.joins import distance
-from services.embedded.lexicon import DATE_STEMS
+from services.embedded.vocabulary import DATE_STEMS
 from services.embedded.measure_links import intensive
 from services.embedded.plan import Dim, Measure
 from services.embedded.read_state import SORT_WORDS, ReadState

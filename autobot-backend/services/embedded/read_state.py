@@ -16,7 +16,8 @@ from services.embedded.cues import Cues
 from services.embedded.dates import DateSpec
 from services.embedded.english import ADJECTIVES
 from services.embedded.index import Column, Concept, SchemaIndex
-from services.embedded.lexicon import NEGATION_CONTRACTIONS, NEGATIONS, Token
+from services.embedded.lexicon import Token
+from services.embedded.vocabulary import NEGATION_CONTRACTIONS, NEGATIONS
 from services.embedded.linking import Link, Linked
 from services.embedded.plan import Filter, Plan
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from services.embedded.index import Column
 from services.embedded.joins import is_ancestor, primary_date
-from services.embedded.lexicon import DURATION_UNITS, GENERAL_WORDS, parse_number
+from services.embedded.lexicon import parse_number
+from services.embedded.vocabulary import DURATION_UNITS, GENERAL_WORDS
 from services.embedded.plan import ColRef, Filter, Having, Measure
 from services.embedded.read_state import ReadState
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from services.embedded.lexicon import EXCLUDE_WORDS
+from services.embedded.vocabulary import EXCLUDE_WORDS
 from services.embedded.linking import Link
 from services.embedded.plan import ColRef, Exists, Filter
 from services.embedded.read_state import ReadState

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from services.embedded.english import ADJECTIVES, VERBS, is_ordinary, number_word
-from services.embedded.lexicon import DURATION_UNITS, GENERAL_WORDS, Token, stem
+from services.embedded.lexicon import Token, stem
+from services.embedded.vocabulary import DURATION_UNITS, GENERAL_WORDS
 from services.embedded.linking import Linked, names_attribute
 
 

@@ -8,7 +8,23 @@ from __future__ import annotations
 import re
 
 from services.embedded.refusal import Refusal
-from services.embedded.lexicon import POLITE_PREFIX, WRITE_VERBS
+
+_WRITE_VERBS = frozenset({
+    "delete", "remove", "drop", "truncate", "update", "insert", "add", "create", "alter", "change", "modify", "set",
+    "rename", "edit", "replace", "cancel", "mark", "register", "enroll", "enrol", "extend", "increase", "decrease",
+    "reduce", "raise", "lower", "assign", "move", "merge", "archive", "restore", "reset", "clear", "erase",
+    "purge", "wipe", "overwrite", "upsert", "grant", "revoke", "refund", "approve", "reject", "discontinue",
+    "deactivate", "activate", "disable", "enable", "book", "schedule", "reschedule", "transfer", "correct", "fix",
+    "adjust", "flag", "unflag", "close", "reopen", "ban", "block", "suspend", "import", "upload", "append",
+    "duplicate", "prescribe", "hire", "fire", "promote", "delist", "unsubscribe", "subscribe", "void", "undo",
+    "make", "ship", "send", "upgrade", "downgrade", "record", "enter", "submit", "post", "email", "notify", "reverse",
+    "restock", "reorder", "discount", "charge", "credit", "debit", "award", "issue", "revert", "drop",
+})
+_POLITE_PREFIX = re.compile(
+    r"^\s*(?:(?:please|kindly|now|ok|okay|so|hey|hi|and|then|also|just)[\s,]+|"
+    r"(?:can|could|would|will)\s+(?:you|we|i)\s+(?:please\s+)?|"
+    r"(?:i\s+(?:want|need|would\s+like|'d\s+like)\s+(?:you\s+)?to)\s+|"
+    r"(?:let's|lets|let\s+us)\s+|go\s+ahead\s+and\s+|i'd\s+like\s+to\s+|help\s+me\s+)+", re.I)
 
 _I = re.I
 _INJECTION = [
@@ -71,10 +87,10 @@ def _later_write(text: str) -> str | None:
     """A write request in a later sentence ("How many orders? Then remove the cancelled ones.")."""
     clauses = [c for c in _CLAUSE.split(text.strip()) if c.strip()]
     for clause in clauses[1:]:
-        stripped = POLITE_PREFIX.sub("", re.sub(r"^\W*(?:also|then|next|now|finally|and|after\s+that)\W+", "", clause,
+        stripped = _POLITE_PREFIX.sub("", re.sub(r"^\W*(?:also|then|next|now|finally|and|after\s+that)\W+", "", clause,
                                                 flags=_I))
         first = re.match(r"[A-Za-z]+", stripped)
-        if first and first.group(0).lower() in WRITE_VERBS and not _MAKE_READ.match(stripped):
+        if first and first.group(0).lower() in _WRITE_VERBS and not _MAKE_READ.match(stripped):
             return first.group(0).lower()
     return None
 
@@ -119,7 +135,7 @@ def screen(question: str) -> Refusal | None:
         return Refusal("unclear", "the question is empty")
     if _RAW_SQL.match(text):
         return Refusal("injection", "the question is SQL; ask it in words and the SQL is written for you")
-    stripped = POLITE_PREFIX.sub("", text)
+    stripped = _POLITE_PREFIX.sub("", text)
     first = re.match(r"[A-Za-z]+", stripped)
     if first and first.group(0).lower() == "make" and _MAKE_READ.match(stripped):
         first = None  # "make a list of ...": a request to read
@@ -129,10 +145,10 @@ def screen(question: str) -> Refusal | None:
         first = None  # "set aside the refunds: ...", "update my slides: ...": not a change to the data
     smuggled = [m for m in (p.search(text) for p in _INJECTION) if m]
     claim = _AUTHORITY.search(text)
-    if claim and any(w.lower() in WRITE_VERBS or w.lower() in _SECRETS for w in re.findall(r"[A-Za-z]+", text)):
+    if claim and any(w.lower() in _WRITE_VERBS or w.lower() in _SECRETS for w in re.findall(r"[A-Za-z]+", text)):
         smuggled.append(claim)  # "as the admin, I ... remove all orders": a claim that comes with a demand
     overriding = any(p.search(text) for p in _INJECTION[:2])  # "ignore previous instructions", "you are now"
-    if first and first.group(0).lower() in WRITE_VERBS and not overriding:
+    if first and first.group(0).lower() in _WRITE_VERBS and not overriding:
         return Refusal("write", f"it asks to change data ({first.group(0).lower()!r}); "
                                 "this service only reads, it never writes")
     if _GRANT_WRITE.match(stripped) and not overriding:
