@@ -20,26 +20,22 @@ from services.embedded.linking import Link
 from services.embedded.plan import ColRef, Dim, Plan
 
 _BOUNDARY = frozenset({".", "?", "!", ";", ":", "\u2014", "\u2013", "-"})
-_LEADS = frozenset({"give", "show", "list", "return", "report", "include", "display", "output", "provide", "showing",
-                    "giving", "listing", "returning", "including", "answer", "reply", "respond", "name"})
-_LEAD_FILLER = frozenset({"me", "us", "back", "please", "just", "only", "then", "also", "with", "as", "both", "each",
-                          "every", "for", "it", "them", "and"})
+_LEADS = frozenset("""give show list return report include display output provide showing giving listing returning
+including answer reply respond name""".split())
+_LEAD_FILLER = frozenset("me us back please just only then also with as both each every for it them and".split())
 _SEPARATORS = frozenset({",", "and", "then", "plus", "&", "+", "followed", "alongside"})
-_DETERMINERS = frozenset({"the", "its", "their", "his", "her", "each", "every", "that", "this", "a", "an", "of", "as",
-                          "in", "for", "per", "with", "one", "own", "like", "e.g.", "eg", "label", "labels", "labelled",
-                          "format", "style", "text", "string", "etc", "the", "how", "all", "both", "yyyy", "yyyy-mm",
-                          "yyyy-qn", "yyyy-mm-dd", "mm", "qn", "number", "numbers", "so", "far"})
+_DETERMINERS = frozenset("""the its their his her each every that this a an of as in for per with one own like e.g.
+eg label labels labelled format style text string etc the how all both yyyy yyyy-mm yyyy-qn yyyy-mm-dd mm qn number
+numbers so far""".split())
 _PERIODS = {"day": "day", "days": "day", "date": "day", "dates": "day", "week": "week", "weeks": "week",
             "month": "month", "months": "month", "quarter": "quarter", "quarters": "quarter", "year": "year",
             "years": "year"}
 _KEYS = frozenset({"id", "ids", "identifier", "identifiers", "key", "keys"})
 _LABELS = frozenset({"name", "names", "title", "titles"})
-_MEASURES = frozenset({"total", "totals", "sum", "count", "counts", "amount", "amounts", "average", "averages", "avg",
-                       "mean", "percentage", "percentages", "percent", "share", "shares", "rate", "rates", "ratio",
-                       "change", "changes", "difference", "growth", "increase", "decrease", "delta", "cumulative",
-                       "running", "value", "values", "figure", "figures", "spend", "spent", "units", "rank", "ranks",
-                       "revenue", "sales", "maximum", "minimum", "max", "min", "much", "many", "number", "drop",
-                       "fall", "rise", "gain", "decline", "jump", "dip", "increase", "decrease"})
+_MEASURES = frozenset("""total totals sum count counts amount amounts average averages avg mean percentage
+percentages percent share shares rate rates ratio change changes difference growth increase decrease delta
+cumulative running value values figure figures spend spent units rank ranks revenue sales maximum minimum max min
+much many number drop fall rise gain decline jump dip increase decrease""".split())
 
 
 @dataclass(frozen=True)

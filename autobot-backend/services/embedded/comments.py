@@ -24,8 +24,8 @@ _NULL_PHRASE = re.compile(r"\bnull\b[^.;\]]*?\b(while|when|if|for|until|unless|b
 _NEGATORS = ("not", "no", "never", "nobody", "none", "nothing", "yet")
 
 
-STATE_WORDS = frozenset({"active", "open", "current", "ongoing", "live", "valid", "pending", "outstanding", "enabled",
-                         "available", "inactive", "closed", "unpaid", "paid", "resolved", "unresolved"})
+STATE_WORDS = frozenset("""active open current ongoing live valid pending outstanding enabled available inactive
+closed unpaid paid resolved unresolved""".split())
 """States a row is in; a comment that says NULL means one of them ("NULL while it is active") defines it."""
 
 

@@ -279,8 +279,8 @@ _RECURRING_LEAD = {"in", "during", "for", "of", "on", "through", "throughout", "
 _EDGE_UNITS = {"month": 1, "quarter": 3, "year": 12}
 
 
-_NOT_ATTRIBUTIVE = frozenset({"is", "was", "were", "are", "and", "or", "to", "through", "until", "till", "vs", "versus",
-                              "compared", "with", "against", "than", "of", "in", "on", "first", "then"})
+_NOT_ATTRIBUTIVE = frozenset("""is was were are and or to through until till vs versus compared with against than of
+in on first then""".split())
 
 
 def recurring_at(tokens: list[Token], i: int) -> tuple[tuple[str, int], int, int] | None:

@@ -12,8 +12,8 @@ from services.embedded.plan import Measure
 from services.embedded.read_state import ReadState
 
 _VALUE_HEADS = frozenset({"value", "worth"})
-_AUXILIARIES = frozenset({"had", "have", "has", "did", "do", "does", "were", "was", "are", "is", "will", "can",
-                          "could", "would", "went", "got", "actually", "still", "ever", "also"})
+_AUXILIARIES = frozenset("""had have has did do does were was are is will can could would went got actually still
+ever also""".split())
 
 
 def aggregates(r: ReadState) -> None:

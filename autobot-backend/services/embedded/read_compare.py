@@ -14,9 +14,8 @@ from services.embedded.side_by_side import period_columns, previous_values
 
 _FIRST_LAST = frozenset({"first", "earliest", "last", "latest", "most-recent"})
 _PERIODS_IN = {("year", "quarter"): 4, ("year", "month"): 12, ("quarter", "month"): 3, ("year", "week"): 52}
-_CHANGE_NOUNS = frozenset({"change", "changes", "changed", "growth", "grew", "increase", "increased", "decrease",
-                           "decreased", "difference", "delta", "rise", "rose", "drop", "dropped", "decline", "declined",
-                           "fall", "fell", "gain", "gained"})
+_CHANGE_NOUNS = frozenset("""change changes changed growth grew increase increased decrease decreased difference
+delta rise rose drop dropped decline declined fall fell gain gained""".split())
 _CHANGE_STEMS = frozenset({"chang", "grow", "increas", "decreas", "differ", "declin"})
 _GRAIN_ORDER = {"day": 0, "days": 0, "week": 1, "month": 2, "months": 2, "quarter": 3, "half": 4, "year": 5}
 

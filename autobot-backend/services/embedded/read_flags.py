@@ -15,10 +15,8 @@ from services.embedded.read_values import included
 _STATE_POSITIVE = frozenset({"active", "available", "current", "live", "valid", "ongoing", "open", "enabled"})
 _NEGATIVE_STATES = ("discontinu", "delet", "archiv", "inactiv", "disabl", "retir", "expir", "block", "suspend",
                     "clos", "cancel", "remov", "hidden", "obsolet")
-_INCOMPLETE = frozenset({"outstanding", "pending", "unreturned", "unfulfilled", "unresolved", "unshipped", "awaiting",
-                         "waiting"})
-_HAPPENED = frozenset({"operated", "operating", "flew", "flown", "departed", "actually", "ran", "held",
-                       "attended"})
+_INCOMPLETE = frozenset("outstanding pending unreturned unfulfilled unresolved unshipped awaiting waiting".split())
+_HAPPENED = frozenset("operated operating flew flown departed actually ran held attended".split())
 """Verbs that say a row's event took place, so rows flagged cancelled are not counted ("flights that operated")."""
 
 

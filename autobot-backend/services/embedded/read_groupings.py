@@ -9,13 +9,12 @@ from services.embedded.measure_links import intensive
 from services.embedded.plan import Dim, Measure
 from services.embedded.read_state import SORT_WORDS, ReadState
 
-_PARTICIPLES = frozenset({"written", "made", "sold", "bought", "paid", "done", "seen", "given", "taken", "held",
-                          "run", "won", "lent", "brought", "sent", "kept"})
+_PARTICIPLES = frozenset("""written made sold bought paid done seen given taken held run won lent brought sent kept""".split())
 _PARTICLES = frozenset({"back", "out", "up", "off", "in", "down", "over", "away"})
 _SHOW_VERBS = frozenset({"show", "list", "give", "display", "return", "get"})
 _ARITHMETIC = frozenset({"minus", "plus", "times", "divided", "multiplied", "less"})
-_DEFINING = frozenset({"taking", "counting", "treating", "defining", "count", "treat", "take", "define", "consider",
-                       "considering", "meaning", "where"})
+_DEFINING = frozenset("""taking counting treating defining count treat take define consider considering meaning
+where""".split())
 
 
 def groupings(r: ReadState) -> None:

@@ -10,8 +10,7 @@ import dataclasses
 from services.embedded.plan import Dim
 from services.embedded.read_state import ReadState
 
-_LABEL_WORDS = frozenset({"label", "labels", "labelled", "labeled", "labelling", "labeling", "called", "named",
-                          "marked", "tagged", "titled"})
+_LABEL_WORDS = frozenset("label labels labelled labeled labelling labeling called named marked tagged titled".split())
 _NEGATIVE_PREFIXES = ("not ", "no ", "non", "un", "without", "never")
 
 

@@ -14,8 +14,7 @@ from services.embedded.shown import asks_for_measure, measures_shown, names_key
 from services.embedded.side_by_side import measure_mentions
 from services.embedded.wh_words import wh_dim
 
-_SPLIT = frozenset({"split", "breakdown", "versus", "vs", "vs.", "compare", "compared", "comparing", "between",
-                    "each", "respectively"})
+_SPLIT = frozenset("split breakdown versus vs vs. compare compared comparing between each respectively".split())
 _DURATIONS = frozenset({"time", "duration", "delay", "wait", "waiting", "lag", "turnaround"})
 
 

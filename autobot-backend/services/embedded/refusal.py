@@ -102,8 +102,8 @@ def data_terms(tokens: list[Token], linked: Linked, vocabulary: frozenset[str] =
 
 
 _CUE_WORDS = frozenset({"how", "what", "which", "who", "whose", "when", "where", "whom", "what's", "who's"})
-_REQUESTS = frozenset({"show", "list", "give", "tell", "find", "display", "count", "calculate", "compute", "get",
-                       "provide", "rank", "sort", "report", "break", "compare", "total", "sum", "return", "pull"})
+_REQUESTS = frozenset("""show list give tell find display count calculate compute get provide rank sort report break
+compare total sum return pull""".split())
 _PLACE_PREPOSITIONS = frozenset({"in", "at", "across", "within", "throughout", "around", "joined", "to", "from"})
 _CORE_END = frozenset({",", "\u2014", "\u2013", "-", "(", ".", "?", "!", ";", ":"})
 

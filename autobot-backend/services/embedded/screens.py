@@ -9,17 +9,13 @@ import re
 
 from services.embedded.refusal import Refusal
 
-_WRITE_VERBS = frozenset({
-    "delete", "remove", "drop", "truncate", "update", "insert", "add", "create", "alter", "change", "modify", "set",
-    "rename", "edit", "replace", "cancel", "mark", "register", "enroll", "enrol", "extend", "increase", "decrease",
-    "reduce", "raise", "lower", "assign", "move", "merge", "archive", "restore", "reset", "clear", "erase",
-    "purge", "wipe", "overwrite", "upsert", "grant", "revoke", "refund", "approve", "reject", "discontinue",
-    "deactivate", "activate", "disable", "enable", "book", "schedule", "reschedule", "transfer", "correct", "fix",
-    "adjust", "flag", "unflag", "close", "reopen", "ban", "block", "suspend", "import", "upload", "append",
-    "duplicate", "prescribe", "hire", "fire", "promote", "delist", "unsubscribe", "subscribe", "void", "undo",
-    "make", "ship", "send", "upgrade", "downgrade", "record", "enter", "submit", "post", "email", "notify", "reverse",
-    "restock", "reorder", "discount", "charge", "credit", "debit", "award", "issue", "revert", "drop",
-})
+_WRITE_VERBS = frozenset("""delete remove drop truncate update insert add create alter change modify set rename edit
+replace cancel mark register enroll enrol extend increase decrease reduce raise lower assign move merge archive
+restore reset clear erase purge wipe overwrite upsert grant revoke refund approve reject discontinue deactivate
+activate disable enable book schedule reschedule transfer correct fix adjust flag unflag close reopen ban block
+suspend import upload append duplicate prescribe hire fire promote delist unsubscribe subscribe void undo make ship
+send upgrade downgrade record enter submit post email notify reverse restock reorder discount charge credit debit
+award issue revert drop""".split())
 _POLITE_PREFIX = re.compile(
     r"^\s*(?:(?:please|kindly|now|ok|okay|so|hey|hi|and|then|also|just)[\s,]+|"
     r"(?:can|could|would|will)\s+(?:you|we|i)\s+(?:please\s+)?|"
@@ -46,8 +42,8 @@ _INJECTION = [
 _AUTHORITY = re.compile(r"\b(?:as|i\s+am|i'm)\s+(?:the\s+|an?\s+|your\s+)?(?:admin|administrator|root|superuser|dba|"
                         r"owner|developer|operator)\b", _I)
 """A claim of authority: harmless alone ("as the shop owner, how many ..."), an injection with a demand."""
-_SECRETS = frozenset({"password", "passwords", "credential", "credentials", "secret", "secrets", "token", "tokens",
-                      "permission", "permissions", "access", "privileges", "bypass", "override", "ignore"})
+_SECRETS = frozenset("""password passwords credential credentials secret secrets token tokens permission permissions
+access privileges bypass override ignore""".split())
 _CHAIN = r"(?:\b(?:and|then|also|afterwards|after\s+that|next|finally)\b|[,;:])[\s,]*(?:then\s+)?(?:please\s+)?(?:also\s+)?"
 _CHAINED_WRITE = re.compile(
     _CHAIN + r"(delete|drop|remove|update|insert|truncate|alter|wipe|erase|purge|overwrite|rename)\b", _I)

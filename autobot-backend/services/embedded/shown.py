@@ -8,9 +8,8 @@ from services.embedded.read_state import ReadState
 
 _WH_ASK = frozenset({"which", "what", "who", "whose"})
 _ALSO = frozenset({"and", "with", "plus", "along", "alongside", "including", "together", ",", "also"})
-_MEASURE_ASKED = frozenset({"total", "totals", "sum", "count", "counts", "number", "numbers", "amount", "amounts",
-                            "average", "much", "many", "spent", "spend", "value", "values", "figure", "figures",
-                            "change", "growth", "increase", "difference", "percentage", "share", "size"})
+_MEASURE_ASKED = frozenset("""total totals sum count counts number numbers amount amounts average much many spent
+spend value values figure figures change growth increase difference percentage share size""".split())
 
 
 def measures_shown(r: ReadState) -> bool:

@@ -11,10 +11,10 @@ import re
 from services.embedded.lexicon import stem
 
 AVG_WORDS = frozenset({"average", "avg", "mean", "typical"})
-MAX_WORDS = frozenset({"max", "maximum", "highest", "largest", "biggest", "greatest", "top", "most", "longest",
-                       "latest", "newest", "priciest", "peak", "best", "heaviest", "oldest"})
-MIN_WORDS = frozenset({"min", "minimum", "lowest", "smallest", "least", "fewest", "cheapest", "shortest",
-                       "earliest", "bottom", "worst", "youngest", "lightest"})
+MAX_WORDS = frozenset("""max maximum highest largest biggest greatest top most longest latest newest priciest peak
+best heaviest oldest""".split())
+MIN_WORDS = frozenset("""min minimum lowest smallest least fewest cheapest shortest earliest bottom worst youngest
+lightest""".split())
 # Superlatives whose direction and measure word are one ("the 3 cheapest products"): word -> (desc, hint)
 SUPERLATIVE_HINTS = {"cheapest": (False, "price"), "priciest": (True, "price"), "expensive": (True, "price"),
                      "longest": (True, "length"), "shortest": (False, "length"), "oldest": (False, "date"),
@@ -28,17 +28,15 @@ SUPERLATIVE_HINTS = {"cheapest": (False, "price"), "priciest": (True, "price"), 
                      "weakest": (False, None), "strongest": (True, None), "steepest": (True, None),
                      "sharpest": (True, None), "fastest": (True, None)}
 PERCENT_WORDS = frozenset({"percentage", "percent", "%", "pct", "share", "proportion", "fraction", "rate", "ratio"})
-CHANGE_WORDS = frozenset({"change", "growth", "grow", "grew", "grown", "increase", "decrease", "difference", "delta",
-                          "rise", "rose", "risen", "drop", "decline", "differ", "compare", "vs", "versus", "fell",
-                          "fall", "fallen", "shrink", "shrank", "added", "gained", "gain", "lost"})
+CHANGE_WORDS = frozenset("""change growth grow grew grown increase decrease difference delta rise rose risen drop
+decline differ compare vs versus fell fall fallen shrink shrank added gained gain lost""".split())
 PCT_CHANGE_WORDS = frozenset({"growth", "percent", "percentage", "%", "pct", "rate"})
-NEGATIONS = frozenset({"not", "no", "never", "without", "n't", "none", "nobody", "neither", "nor", "yet", "unknown", "zero",
-                       "missing", "null", "empty", "blank", "lack", "lacking"})
-NEGATION_CONTRACTIONS = frozenset({"haven't", "hasn't", "hadn't", "didn't", "don't", "doesn't", "isn't", "aren't",
-                                   "wasn't", "weren't", "won't", "can't", "cannot", "never", "shouldn't"})
-EXCLUDE_WORDS = frozenset({"excluding", "except", "besides", "other", "exclude", "outside", "ignore", "ignoring",
-                           "disregard", "disregarding", "omit", "omitting", "minus", "leaving", "forget", "forgetting",
-                           "remove", "removing", "drop", "dropping"})
+NEGATIONS = frozenset("""not no never without n't none nobody neither nor yet unknown zero missing null empty blank
+lack lacking""".split())
+NEGATION_CONTRACTIONS = frozenset("""haven't hasn't hadn't didn't don't doesn't isn't aren't wasn't weren't won't
+can't cannot never shouldn't""".split())
+EXCLUDE_WORDS = frozenset("""excluding except besides other exclude outside ignore ignoring disregard disregarding
+omit omitting minus leaving forget forgetting remove removing drop dropping""".split())
 INCLUDE_ZERO = re.compile(
     r"\b(including|include|includes|even|incl\.?)\b[^.?!]{0,40}\b(none|no|zero|0|without|nothing|never|any)\b"
     r"|\bwith or without\b|\bincluding (those|ones|the ones)\b|\bzero\b[^.?!]{0,20}\btoo\b"
@@ -140,8 +138,7 @@ DATE_WORDS = frozenset({"date", "day", "time", "timestamp", "dt", "at", "on", "w
 TIME_UNITS = {"day": "day", "daily": "day", "single-day": "day", "one-day": "day", "week": "week", "weekly": "week", "month": "month", "monthly": "month",
               "quarter": "quarter", "quarterly": "quarter", "year": "year", "yearly": "year", "annual": "year",
               "annually": "year"}
-ADVERB_GRAINS = frozenset({"daily", "weekly", "monthly", "quarterly", "yearly", "annual", "annually", "single-day",
-                           "one-day"})
+ADVERB_GRAINS = frozenset("daily weekly monthly quarterly yearly annual annually single-day one-day".split())
 PERIOD_ABBREV = {"mom": "month", "m/m": "month", "qoq": "quarter", "q/q": "quarter", "yoy": "year", "y/y": "year",
                  "wow": "week"}
 
