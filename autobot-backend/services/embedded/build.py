@@ -11,7 +11,7 @@ from sqlglot import exp
 
 from services.embedded.conditions import condition, exists_condition
 from services.embedded.index import SchemaIndex
-from services.embedded.joins import default_date, is_ancestor, join_tree
+from services.embedded.joins import default_date, is_ancestor, join_tree, plan_tables
 from services.embedded.periods import compare_select, window_select
 from services.embedded.plan import ColRef, Dim, Exists, Filter, Measure, Plan
 from services.embedded.shapes import count_of_groups, only_dims, top_per_group, two_level, with_rank
@@ -86,54 +86,10 @@ class Builder:
             return p.projection[0].table
         raise BuildError("nothing to select from")
 
-    def tables(self, filters: list[Filter] | None = None) -> list[str]:
-        p = self.p
-        out: list[str] = []
-
-        def add(t: str | None) -> None:
-            if t and t not in out:
-                out.append(t)
-        for m in p.measures:
-            add(m.table)
-            if m.metric:
-                for t in self.ix.metrics[m.metric].tables:
-                    add(t)
-            if m.swap:
-                add(m.swap[1].table)
-            for f in m.share or ():
-                if f.kind == "exists":
-                    continue
-                add(f.col.table)
-                if f.kind == "colcmp":
-                    add(f.values[0].table)
-            add(m.per)
-        for d in p.dims:
-            add(d.table)
-        for f in p.filters if filters is None else filters:
-            if f.kind == "exists":
-                continue
-            add(f.col.table)
-            if f.kind == "colcmp":
-                add(f.values[0].table)
-        for h in p.having:
-            add(h.measure.table)
-            if h.measure.metric:
-                for t in self.ix.metrics[h.measure.metric].tables:
-                    add(t)
-        if p.rank is not None and p.rank.column is not None:
-            add(p.rank.column.table)
-        for c in p.projection:
-            add(c.table)
-        for t in sorted(p.joins):
-            add(t)
-        if p.compare is not None and p.compare.date is not None:
-            add(p.compare.date.table)
-        return out
-
     def source(self, select: exp.Select, filters: list[Filter] | None = None) -> tuple[exp.Select, list]:
         """FROM and JOINs for every table the plan reads; returns the select and the join edges."""
         root = self.root()
-        edges = join_tree(self.ix, root, self.tables(filters), frozenset(self.p.via_keys))
+        edges = join_tree(self.ix, root, plan_tables(self.p, self.ix, filters), frozenset(self.p.via_keys))
         if edges is None:
             raise BuildError("the tables it needs are not connected by foreign keys")
         select = select.from_(table(root))

@@ -1,5 +1,5 @@
-"""Join paths along foreign keys: shortest paths, the tree that connects a query's tables, and
-which date column a table's rows are dated by.
+"""Join paths along foreign keys: the tables a plan reads, shortest paths, the tree that connects a
+query's tables, and which date column a table's rows are dated by.
 """
 
 from __future__ import annotations
@@ -7,6 +7,53 @@ from __future__ import annotations
 from collections import deque
 
 from services.embedded.index import Column, Edge, SchemaIndex
+from services.embedded.plan import Filter, Plan
+
+
+def plan_tables(p: Plan, index: SchemaIndex, filters: list[Filter] | None = None) -> list[str]:
+    """Every table the plan reads, in the order it names them (the measured table first); ``filters``
+    in place of the plan's own."""
+    out: list[str] = []
+
+    def add(t: str | None) -> None:
+        if t and t not in out:
+            out.append(t)
+    for m in p.measures:
+        add(m.table)
+        if m.metric:
+            for t in index.metrics[m.metric].tables:
+                add(t)
+        if m.swap:
+            add(m.swap[1].table)
+        for f in m.share or ():
+            if f.kind == "exists":
+                continue
+            add(f.col.table)
+            if f.kind == "colcmp":
+                add(f.values[0].table)
+        add(m.per)
+    for d in p.dims:
+        add(d.table)
+    for f in p.filters if filters is None else filters:
+        if f.kind == "exists":
+            continue
+        add(f.col.table)
+        if f.kind == "colcmp":
+            add(f.values[0].table)
+    for h in p.having:
+        add(h.measure.table)
+        if h.measure.metric:
+            for t in index.metrics[h.measure.metric].tables:
+                add(t)
+    if p.rank is not None and p.rank.column is not None:
+        add(p.rank.column.table)
+    for c in p.projection:
+        add(c.table)
+    for t in sorted(p.joins):
+        add(t)
+    if p.compare is not None and p.compare.date is not None:
+        add(p.compare.date.table)
+    return out
 
 
 def path(index: SchemaIndex, start: str, goal: str, via: frozenset = frozenset()) -> list[Edge] | None:
