@@ -18,9 +18,12 @@ import pytest
 import sqlalchemy as sa
 import sqlglot
 
-from services.embedded import EmbeddedGenerator
+from services.embedded import EmbeddedGenerator, intent
+from services.embedded.build import Builder
 from services.embedded.index import clear_cache
+from services.embedded.read_groupings import groupings
 from services.embedded.refusal import Refusal
+from services.embedded.sqlparts import BuildError
 from services.embedded_generator import EmbeddedGenerator as ReExported
 from services.schema_context import SchemaContext, inspect_schema
 from services.sql_generation import Generation, SQLGenerator
@@ -162,3 +165,41 @@ def test_renders_for_the_schema_dialect(library, dialect):
 def test_an_empty_schema_is_declined():
     outcome = EmbeddedGenerator().explain("How many orders are there?", SchemaContext("sqlite", ()))
     assert isinstance(outcome, Refusal) and outcome.kind == "out_of_schema"
+
+
+@pytest.mark.parametrize("error", [KeyError, IndexError, TypeError, ValueError, AttributeError])
+def test_a_crash_inside_a_reading_step_propagates_and_is_not_a_refusal(library, monkeypatch, error):
+    """A bug is not an unclear question: an exception no step means to raise reaches the caller (the
+    service reports it as an internal error) instead of being passed off as a refusal."""
+    reached = []
+
+    def crashing(r):
+        reached.append(r)
+        raise error("injected")
+
+    monkeypatch.setattr(intent, "STEPS", tuple(crashing if step is groupings else step for step in intent.STEPS))
+    question = "How many books are there in each genre?"
+    with pytest.raises(error, match="injected"):
+        EmbeddedGenerator().explain(question, library[1])
+    with pytest.raises(error, match="injected"):
+        EmbeddedGenerator().generate(question, library[1])
+    assert len(reached) == 2
+
+
+def test_a_crash_while_building_the_sql_propagates_and_is_not_a_refusal(library, monkeypatch):
+    def crashing(self):
+        raise KeyError("injected")
+
+    monkeypatch.setattr(Builder, "build", crashing)
+    with pytest.raises(KeyError, match="injected"):
+        EmbeddedGenerator().explain("How many books are there in each genre?", library[1])
+
+
+def test_a_plan_the_builder_cannot_build_is_declined_as_unclear(library, monkeypatch):
+    def cannot(self):
+        raise BuildError("the tables it needs are not connected by foreign keys")
+
+    monkeypatch.setattr(Builder, "build", cannot)
+    outcome = EmbeddedGenerator().explain("How many books are there in each genre?", library[1])
+    assert isinstance(outcome, Refusal) and outcome.kind == "unclear", outcome
+    assert "not connected by foreign keys" in outcome.reason

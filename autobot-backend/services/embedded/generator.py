@@ -3,6 +3,10 @@
 Question -> screens (write, injection, chit-chat) -> cue words -> schema linking -> unlinked-term
 and unplaced-condition screens -> plan -> SQL rendered by sqlglot for the schema's dialect. Deterministic, offline, no
 model: the same question over the same schema gives the same SQL, or the same refusal.
+
+A refusal is the generator's own verdict: a screen's, the reader's :class:`~.read_state.Unclear`, or a plan the
+builder cannot build (:class:`~.sqlparts.BuildError`, or a construct the dialect cannot express). Any other
+exception is a bug and propagates, for the service to report as an internal error.
 """
 
 from __future__ import annotations
@@ -68,14 +72,21 @@ class EmbeddedGenerator:
         unplaced = unplaced_condition(tokens, linked, cues.skip, frozenset(index.terms), index.vocabulary)
         if unplaced is not None:
             return unplaced
+        plan = interpret(tokens, linked, cues, index)
+        if isinstance(plan, Unclear):
+            return Refusal("unclear", plan.reason)
         try:
-            plan = interpret(tokens, linked, cues, index)
-            if isinstance(plan, Unclear):
-                return Refusal("unclear", plan.reason)
             tree = Builder(plan, index).build()
+        except BuildError as e:  # the plan's tables are not connected, no date places its rows in periods, ...
+            return _not_built(e)
+        try:
             return tree.sql(dialect=index.dialect)
-        except (BuildError, SqlglotError, KeyError, IndexError, TypeError, ValueError) as e:
-            return Refusal("unclear", f"no query could be built with confidence ({type(e).__name__}: {e})")
+        except SqlglotError as e:  # a construct the schema's dialect cannot express
+            return _not_built(e)
+
+
+def _not_built(error: Exception) -> Refusal:
+    return Refusal("unclear", f"no query could be built with confidence ({type(error).__name__}: {error})")
 
 
 _LABELS = {
