@@ -1,23 +1,18 @@
 """Ordinary English around a question does not make it out of schema; an unknown noun where data
 is named does. Probes written for these rules (not taken from any test set), over the dev retail
-schema, plus units of the ordinary-English lists and of the new date phrases."""
+schema, plus units of the ordinary-English lists."""
 
 from __future__ import annotations
-
-import datetime as dt
 
 import pytest
 import sqlalchemy as sa
 
 from services.embedded import EmbeddedGenerator
-from services.embedded.dates import find_dates
 from services.embedded.english import is_ordinary, number_word
-from services.embedded.lexicon import tokenize
 from services.embedded.refusal import Refusal
 from services.schema_context import inspect_schema
 from tests.test_embedded_schemas import write_db
 
-D = dt.date
 
 
 @pytest.fixture(scope="module")
@@ -71,26 +66,6 @@ def test_ordinary_words(word, slot, expected):
 @pytest.mark.parametrize("word,value", [("three", 3), ("twelve", 12), ("twenty-five", 25), ("second", None)])
 def test_number_words(word, value):
     assert number_word(word) == value
-
-
-@pytest.mark.parametrize("phrase,lo,hi", [
-    ("orders on 7 March 2024", D(2024, 3, 7), D(2024, 3, 8)),
-    ("orders on Christmas Day 2023", D(2023, 12, 25), D(2023, 12, 26)),
-    ("orders between May 3 and May 9, 2024", D(2024, 5, 3), D(2024, 5, 10)),
-    ("revenue month by month through 2023", D(2023, 1, 1), D(2024, 1, 1)),
-], ids=lambda v: str(v))
-def test_more_date_phrases(phrase, lo, hi):
-    spec = find_dates(tokenize(phrase))[0]
-    assert (spec.lo, spec.hi) == (lo, hi)
-
-
-@pytest.mark.parametrize("phrase,recurring", [
-    ("orders in July", ("month", 7)), ("sales in Q2", ("quarter", 2)),
-    ("orders placed on the first day of a month", ("first_day", 1)),
-    ("orders on the last day of each quarter", ("last_day", 3)),
-], ids=lambda v: str(v))
-def test_periods_without_a_year_recur(phrase, recurring):
-    assert find_dates(tokenize(phrase))[0].recurring == recurring
 
 
 @pytest.mark.parametrize("question", [

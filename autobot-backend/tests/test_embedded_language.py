@@ -153,7 +153,7 @@ def test_including_zero_is_heard():
     ("on Halloween 2021", D(2021, 10, 31), D(2021, 11, 1)),
     ("on the 2nd of April 2024", D(2024, 4, 2), D(2024, 4, 3)),
 ], ids=lambda v: str(v))
-def test_round_three_date_phrases(phrase, lo, hi):
+def test_edges_of_periods_holidays_and_ordinal_days_are_date_phrases(phrase, lo, hi):
     (spec,) = find_dates(tokenize(expand(phrase)))
     assert (spec.lo, spec.hi) == (lo, hi)
 
@@ -173,12 +173,55 @@ def test_a_bare_month_or_quarter_is_a_period_only_before_a_noun(phrase, expected
     assert recurring == ([expected] if expected else [])
 
 
+@pytest.mark.parametrize("phrase,lo,hi", [
+    ("orders on 7 March 2024", D(2024, 3, 7), D(2024, 3, 8)),
+    ("orders on Christmas Day 2023", D(2023, 12, 25), D(2023, 12, 26)),
+    ("orders between May 3 and May 9, 2024", D(2024, 5, 3), D(2024, 5, 10)),
+    ("revenue month by month through 2023", D(2023, 1, 1), D(2024, 1, 1)),
+], ids=lambda v: str(v))
+def test_days_holidays_and_a_year_through_are_date_phrases(phrase, lo, hi):
+    spec = find_dates(tokenize(phrase))[0]
+    assert (spec.lo, spec.hi) == (lo, hi)
+
+
+@pytest.mark.parametrize("phrase,recurring", [
+    ("orders in July", ("month", 7)), ("sales in Q2", ("quarter", 2)),
+    ("orders placed on the first day of a month", ("first_day", 1)),
+    ("orders on the last day of each quarter", ("last_day", 3)),
+], ids=lambda v: str(v))
+def test_periods_without_a_year_recur(phrase, recurring):
+    assert find_dates(tokenize(phrase))[0].recurring == recurring
+
+
+@pytest.mark.parametrize("phrase,lo,hi", [
+    ("orders from 25 to 31 October 2024", dt.date(2024, 10, 25), dt.date(2024, 11, 1)),
+    ("for 3 to 9 May 2021", dt.date(2021, 5, 3), dt.date(2021, 5, 10)),
+    ("placed on or after 15 December 2024", dt.date(2024, 12, 15), None),
+    ("placed on or before 15 December 2024", None, dt.date(2024, 12, 16)),
+    ("placed after 15 December 2024", dt.date(2024, 12, 16), None),
+    ("placed up to the end of February 2024", None, dt.date(2024, 3, 1)),
+    ("placed until the end of March 2024", None, dt.date(2024, 4, 1)),
+])
+def test_a_range_of_days_or_an_open_end_bounds_the_period(phrase, lo, hi):
+    (spec,) = find_dates(tokenize(phrase))
+    assert (spec.lo, spec.hi) == (lo, hi)
+
+
+@pytest.mark.parametrize("phrase,recurring", [
+    ("sailings in the first quarter of each year", ("quarter", 1)),
+    ("tickets in the third quarter of every year", ("quarter", 3)),
+])
+def test_a_quarter_of_each_year_recurs(phrase, recurring):
+    (spec,) = find_dates(tokenize(phrase))
+    assert spec.recurring == recurring
+
+
 @pytest.mark.parametrize("text,funcs", [
     ("how many orders does a customer place on average", ["count"]),
     ("the highest daily revenue", ["max"]),
     ("how much did they pay in total", ["sum"]),
 ], ids=lambda v: str(v))
-def test_round_three_aggregate_cues(text, funcs):
+def test_on_average_a_grain_word_or_in_total_adds_no_aggregate_of_its_own(text, funcs):
     assert [a.func for a in _cues(text).aggs] == funcs
 
 
@@ -224,5 +267,5 @@ def test_a_three_month_moving_average_reads_its_width():
     "revenue by customer, with 0 for those who bought nothing", "every category, zero for categories with no orders",
     "customers with no orders should show 0", "counting customers who never ordered as zero",
 ], ids=lambda v: v[:30])
-def test_more_ways_to_ask_for_zeros(text):
+def test_zeros_asked_for_in_other_words_are_heard(text):
     assert _cues(text).include_zero

@@ -1,5 +1,8 @@
-"""Units of schema linking, metric parsing and join paths, over a small hand-built schema context
-(no database: the context is all the generator ever sees)."""
+"""Schema linking: units of linking, metric parsing and join paths over a small hand-built schema context
+(no database: the context is all the generator ever sees), and probes over the ferry schema of
+:mod:`tests.embedded_small_schemas`, graded by execution, of words that link to what the schema documents
+(a verb its comment uses, the noun a key's comment gives the rows, a direction that picks one of two keys,
+a column name that begins with a grain word, a hyphenated word)."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from services.embedded.lexicon import tokenize
 from services.embedded.linking import link, literal_names
 from services.embedded.metrics import parse_metrics
 from services.schema_context import ColumnInfo, ForeignKey, SchemaContext, TableInfo
+from tests.embedded_small_schemas import assert_answers_like, ferry_db
 
 
 def _col(name, type_="TEXT", *, pk=False, nullable=False, comment="", values=(), complete=True):
@@ -141,3 +145,25 @@ def test_column_kinds_and_labels():
                      "status": "text"}
     assert ix.tables["customers"].label == "name"
     assert ix.column("products", "discontinued").kind == "bool"
+
+
+@pytest.fixture(scope="module")
+def ferry():
+    yield from ferry_db()
+
+
+@pytest.mark.parametrize("question,reference", [
+    ("How many sailings departing from Dover were cancelled?",
+     "SELECT COUNT(*) FROM sailings s JOIN ports p ON s.origin_port_id = p.port_id "
+     "WHERE p.name = 'Dover' AND s.cancelled"),
+    ("How many crossings were there from each port? Port name and count.",
+     "SELECT p.name, COUNT(*) FROM ports p JOIN sailings s ON s.origin_port_id = p.port_id GROUP BY p.port_id"),
+    ("How many sailings arrived in France?",
+     "SELECT COUNT(*) FROM sailings s JOIN ports p ON p.port_id = s.destination_port_id WHERE p.country = 'France'"),
+    ("What is the total annual fee of the ports in France?",
+     "SELECT SUM(annual_fee) FROM ports WHERE country = 'France'"),
+    ("How many check-ins were there in 2024?",
+     "SELECT COUNT(*) FROM tickets WHERE checked_in AND bought_date >= '2024-01-01' AND bought_date < '2025-01-01'"),
+], ids=["a documented verb in another inflection", "the noun a key's comment gives the rows", "a direction picks one of two keys to a table", "a grain word that begins a column's name is the name", "a hyphenated word names the column of those words"])
+def test_words_link_to_the_column_key_or_table_the_schema_documents(ferry, question, reference):
+    assert_answers_like(ferry, question, reference)
