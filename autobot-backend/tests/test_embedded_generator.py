@@ -1,5 +1,5 @@
-"""embedded-v5 end to end: a schema it has never seen (a library), its refusals and their
-reasons, determinism, the interface, and SQL for other dialects.
+"""The built-in generator end to end: a schema it has never seen (a library), its refusals and their
+reasons, determinism, the interface, SQL for other dialects, and a crash that is not a refusal.
 
 The library's data is built so that some answers follow from its construction (every fifth
 book is in each genre, every eighth member never borrows, every tenth book is never lent): those

@@ -1,4 +1,4 @@
-"""Question shapes the embedded generator reads since round three, graded by execution.
+"""Question shapes the embedded generator reads, graded by execution.
 
 Each probe is a question written for the rule it pins (not taken from any test set) and a
 hand-written reference query over the suite's own ``retail_24m`` fixture (orders 2023-01..2024-12);

@@ -1,4 +1,4 @@
-"""embedded-v5 on a schema none of its dev questions were written for: a small HR database with
+"""The built-in generator on a schema none of its dev questions were written for: a small HR database with
 other naming habits (singular table names, ``dept_name`` labels, a self-referencing manager, a
 numeric column in a child table). Its answers must match hand-written SQL."""
 

@@ -59,8 +59,9 @@ class Cues:
     compare_pct: bool = False
     change: bool = False
     change_down: bool = False
-    same_unit: str | None = None
     """The change asked about is a fall ("dropped the most"): rank by the most negative."""
+    same_unit: str | None = None
+    """The unit a change is compared with a year before in ("compared with the same month in 2023")."""
     aggs: list[Agg] = field(default_factory=list)
     thresholds: list[Threshold] = field(default_factory=list)
     superlatives: list[Superlative] = field(default_factory=list)

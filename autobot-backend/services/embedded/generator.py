@@ -1,4 +1,4 @@
-"""``EmbeddedGenerator``: the built-in offline NL-to-SQL generator (``embedded-v5``).
+"""``EmbeddedGenerator``: the built-in offline NL-to-SQL generator (its name and model: :data:`NAME`).
 
 Question -> screens (write, injection, chit-chat) -> cue words -> schema linking -> unlinked-term
 and unplaced-condition screens -> plan -> SQL rendered by sqlglot for the schema's dialect. Deterministic, offline, no

@@ -65,12 +65,12 @@ def groupings(r: ReadState) -> None:
             r.used.add(k)
             k, c = modified, r.concept(modified)
         if c.kind == "metric" or (c.kind == "column" and r.col(c).measurable and w == "by"):
-            continue  # "top 5 products by revenue": the ranking's measure, read in _ranking
+            continue  # "top 5 products by revenue": the ranking's measure, read by the ranking step
         word = r.tokens[r.links[k].end - 1]
         if w == "by" and c.kind == "table" and word.low != word.stem and word.low.endswith("s") \
                 and any(v in ("rank", "sort", "order", "arrange") for v in r.lows[:i]) \
                 and r.link_before(i, gap=1) is not None:
-            continue  # "rank the ports by sailings": how many each has, read in _ranking
+            continue  # "rank the ports by sailings": how many each has, read by the ranking step
         if w == "per" and c.kind == "table" and _two_level(r, c.table, k):
             continue
         if w in ("each", "every") and _own_attribute(r, k):
