@@ -14,7 +14,6 @@ from services.schema_context import inspect_schema
 from tests.test_embedded_schemas import write_db
 
 
-
 @pytest.fixture(scope="module")
 def retail(tmp_path_factory):
     engine = sa.create_engine(write_db(tmp_path_factory.mktemp("english") / "retail.db", "retail"))

@@ -9,8 +9,8 @@ import pytest
 
 from services.embedded.cues import scan
 from services.embedded.dates import find_dates, label
-from services.embedded.period_phrases import Relative
 from services.embedded.lexicon import expand, parse_number, stem, tokenize
+from services.embedded.period_phrases import Relative
 
 D = dt.date
 

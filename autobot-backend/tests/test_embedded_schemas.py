@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-import services.schema_context  # noqa: F401  (registers the SQLite column-comment DDL hook)
+import services.schema_context  # registers the SQLite column-comment DDL hook
 
 D = dt.date
 
@@ -102,8 +102,11 @@ _PRODUCTS = {
 }
 
 
-def build_retail(engine: sa.Engine, seed: int = 7, start: dt.date = D(2023, 1, 1),
-                 end: dt.date = D(2024, 12, 31)) -> None:
+_RETAIL_START, _RETAIL_END = D(2023, 1, 1), D(2024, 12, 31)
+
+
+def build_retail(engine: sa.Engine, seed: int = 7, start: dt.date = _RETAIL_START,
+                 end: dt.date = _RETAIL_END) -> None:
     rng = random.Random(seed)
     md = retail_metadata()
     md.create_all(engine)

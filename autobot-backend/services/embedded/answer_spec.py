@@ -230,6 +230,6 @@ def _add_dims(plan: Plan, shown: list[Item], index: SchemaIndex) -> None:
             grains = plan.dims[-1:]
         elif item.kind == "dim" and not any(d.kind == "column" and (d.table, d.column) == (item.table, item.column)
                                             or d.kind == "entity" and d.table == item.table
-                                            and index.tables[d.table].label == item.column for d in plan.dims):
-            if not plan.dims or len(shown) > len(plan.dims):
-                plan.dims.append(Dim("column", item.table, item.column))
+                                            and index.tables[d.table].label == item.column for d in plan.dims) \
+                and (not plan.dims or len(shown) > len(plan.dims)):
+            plan.dims.append(Dim("column", item.table, item.column))

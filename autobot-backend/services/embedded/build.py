@@ -28,7 +28,6 @@ from services.embedded.sqlparts import (
     table,
 )
 
-
 _REFERRER = "referrer"
 
 

@@ -6,6 +6,7 @@ table is ("One row per scheduled departure")."""
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from services.embedded.lexicon import stem, stems_of, tokenize
 from services.embedded.vocabulary import GENERAL_WORDS
@@ -63,7 +64,7 @@ def comment_pairs(text: str) -> list[tuple[str, str]]:
     """Adjacent word pairs of a comment's first clause ("list price"), its most specific phrases."""
     first = re.split(r"(?<=[.;,:(])\s|\[", text or "", maxsplit=1)[0]
     words = [t for t in tokenize(first) if t.kind == "word"]
-    return [(a.stem, b.stem) for a, b in zip(words, words[1:])
+    return [(a.stem, b.stem) for a, b in pairwise(words)
             if len(a.low) > 2 and len(b.low) > 2 and b.low not in GENERAL_WORDS
             and (a.low not in GENERAL_WORDS or a.low in ("list", "unit", "total"))]
 
@@ -79,7 +80,7 @@ def value_glosses(comment: str | None, values: tuple[str, ...]) -> list[tuple[st
         if value not in values:
             continue
         words = [t for t in tokenize(gloss) if t.kind == "word"]
-        out += [(value, (a.stem, b.stem)) for a, b in zip(words, words[1:])
+        out += [(value, (a.stem, b.stem)) for a, b in pairwise(words)
                 if a.low not in _FUNCTION_WORDS and b.low not in _FUNCTION_WORDS]
     return out
 

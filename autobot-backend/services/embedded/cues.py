@@ -87,10 +87,10 @@ def release_names(cues: Cues, tokens: list[Token], index) -> Cues:
     not a period grouping; a percent word that ends one ("the *hourly rate*") is not a share asked for."""
     def names_column(a: int, b: int) -> bool:
         pair = (tokens[a].stem, tokens[b].stem)
-        return 0 <= a and b < len(tokens) and any(c.kind == "column" and c.strength >= 1.0
+        return a >= 0 and b < len(tokens) and any(c.kind == "column" and c.strength >= 1.0
                                                   for c in index.phrases.get(pair, []))
 
-    for n, (unit, start, end) in enumerate(list(cues.grains)):
+    for unit, start, end in list(cues.grains):
         if end != start + 1 or end >= len(tokens):
             continue
         if names_column(start, end):
@@ -276,8 +276,7 @@ def _scan_grains(tokens: list[Token], lows: list[str], cues: Cues) -> None:
             if lows[i - 1] == "each" and i > 1 and lows[i - 2] in ("for", "in"):
                 start = i - 2
             if lows[i - 1] in ("a", "an", "for", "over") and not (i > 1 and lows[i - 2] in ("per", "times")):
-                if lows[i - 1] in ("a", "an", "for", "over"):
-                    continue
+                continue
             cues.grains.append((UNIT_WORDS[w], start, i + 1))
             cues.skip |= set(range(start, i + 1))
         elif w in UNIT_WORDS and i > 1 and lows[i - 2] in ("each", "every", "per") and re.fullmatch(

@@ -4,9 +4,9 @@ destination airport"), and whether two groupings form the same groups."""
 from __future__ import annotations
 
 from services.embedded.joins import distance
-from services.embedded.vocabulary import DATE_STEMS
 from services.embedded.plan import Dim
 from services.embedded.read_state import ReadState
+from services.embedded.vocabulary import DATE_STEMS
 
 
 def same_group(r: ReadState, a: Dim, b: Dim) -> bool:

@@ -18,7 +18,7 @@ def when_asked(r: ReadState) -> bool:
     late = any(w in ("last", "latest", "newest", "recent", "most-recent") for w in r.lows)
     if not (early or late):
         return False
-    for k, lk in enumerate(r.links):
+    for k in range(len(r.links)):
         date = _date_of(r, k)
         if date is not None:
             r.used.add(k)

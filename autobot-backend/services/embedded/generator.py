@@ -14,8 +14,6 @@ from __future__ import annotations
 from sqlglot.errors import SqlglotError
 
 from services.embedded.build import Builder
-from services.embedded.sqlparts import BuildError
-from services.embedded.unplaced import unplaced_condition
 from services.embedded.cues import release_names, scan
 from services.embedded.index import index_for
 from services.embedded.intent import Unclear, interpret
@@ -23,6 +21,8 @@ from services.embedded.lexicon import expand, tokenize
 from services.embedded.linking import link, literal_names
 from services.embedded.refusal import Refusal, unlinked_terms
 from services.embedded.screens import screen, time_of_day
+from services.embedded.sqlparts import BuildError
+from services.embedded.unplaced import unplaced_condition
 from services.schema_context import SchemaContext
 from services.sql_generation import Generation
 

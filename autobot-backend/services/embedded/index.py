@@ -12,8 +12,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from services.embedded.lexicon import stem, stems_of, tokenize
-from services.embedded.vocabulary import DATE_STEMS, GENERAL_STEMS, GENERAL_WORDS, GENERIC_COLUMN_STEMS
 from services.embedded.comments import (
     comment_head,
     comment_pairs,
@@ -25,8 +23,10 @@ from services.embedded.comments import (
     row_noun,
     value_glosses,
 )
+from services.embedded.lexicon import stem, stems_of, tokenize
 from services.embedded.metrics import Metric, parse_metrics
 from services.embedded.terms import defined_terms
+from services.embedded.vocabulary import DATE_STEMS, GENERAL_STEMS, GENERAL_WORDS, GENERIC_COLUMN_STEMS
 from services.schema_context import SchemaContext
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")

@@ -4,8 +4,6 @@ query's tables, and which date column a table's rows are dated by.
 
 from __future__ import annotations
 
-from collections import deque
-
 from services.embedded.index import Column, Edge, SchemaIndex
 from services.embedded.plan import Filter, Plan
 

@@ -108,9 +108,7 @@ def stem(word: str) -> str:
         return w
     if w.endswith("ies") and len(w) > 4:
         w = w[:-3] + "y"
-    elif w.endswith("sses"):
-        w = w[:-2]
-    elif w.endswith(("ches", "shes", "xes", "zes")):
+    elif w.endswith("sses") or w.endswith(("ches", "shes", "xes", "zes")):
         w = w[:-2]
     elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
         w = w[:-1]

@@ -8,7 +8,6 @@ settled greedily, longest and most direct first.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 
@@ -358,7 +357,7 @@ def _prefix(word: str, index: SchemaIndex) -> list[Concept]:
     for key, concepts in _single_keys(index):
         if not key.startswith(head) or key in GENERAL_STEMS:
             continue
-        common = len(os.path.commonprefix([key, word]))
+        common = _shared_prefix(key, word)
         if common < max(_PREFIX, 0.7 * min(len(key), len(word))):
             continue
         if common > best_len:
@@ -390,3 +389,13 @@ def _quoted(i: int, tok: Token, index: SchemaIndex) -> Link:
             if v.lower() == tok.low:
                 return Link(i, i + 1, (Concept("value", col.table, col.name, value=v),), 5.0, "value")
     return Link(i, i + 1, (Concept("value", value=tok.text, strength=0.5),), 0.5, "literal")
+
+
+def _shared_prefix(a: str, b: str) -> int:
+    """How many leading characters ``a`` and ``b`` have in common."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n

@@ -5,6 +5,7 @@ contrasts of periods ("ordered in 2023 but not in 2024", "whose first order was 
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from services.embedded.date_columns import date_ref, main_table, range_filter, resolve_dates
 from services.embedded.joins import is_ancestor
@@ -188,7 +189,7 @@ def _several_periods(r: ReadState, pending) -> bool:
     specs = [s for s, _ in pending if s.period is not None]
     if len(specs) < 2 or len(specs) != len(pending) or len({s.period.grain for s in specs}) != 1:
         return False
-    if any(b.start - a.end > 2 for a, b in zip(specs, specs[1:])):
+    if any(b.start - a.end > 2 for a, b in pairwise(specs)):
         return False
     column = pending[0][1]
     ref = ColRef(column.table, column.name)

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from services.embedded.index import Column
 from services.embedded.lexicon import stem
-from services.embedded.vocabulary import DATE_STEMS, NEGATION_CONTRACTIONS, NEGATIONS
 from services.embedded.linking import Link
 from services.embedded.plan import ColRef, Filter
 from services.embedded.read_state import ReadState
 from services.embedded.read_values import included
+from services.embedded.vocabulary import DATE_STEMS, NEGATION_CONTRACTIONS, NEGATIONS
 
 _STATE_POSITIVE = frozenset({"active", "available", "current", "live", "valid", "ongoing", "open", "enabled"})
 _NEGATIVE_STATES = ("discontinu", "delet", "archiv", "inactiv", "disabl", "retir", "expir", "block", "suspend",
@@ -113,7 +113,7 @@ def _is_projection(r: ReadState, k: int) -> bool:
 def _negative_state_column(r: ReadState) -> Column | None:
     for table in r.mentioned:
         for col in r.index.tables[table].columns.values():
-            if col.kind == "bool" and any(col.name.lower().startswith(p) for p in _NEGATIVE_STATES):
-                if not any(f.col == ColRef(col.table, col.name) for f in r.plan.filters):
-                    return col
+            if col.kind == "bool" and any(col.name.lower().startswith(p) for p in _NEGATIVE_STATES) \
+                    and not any(f.col == ColRef(col.table, col.name) for f in r.plan.filters):
+                return col
     return None

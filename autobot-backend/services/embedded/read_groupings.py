@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from services.embedded.dims import add_dim
 from services.embedded.joins import distance
-from services.embedded.vocabulary import DATE_STEMS
 from services.embedded.measure_links import intensive
 from services.embedded.plan import Dim, Measure
 from services.embedded.read_state import SORT_WORDS, ReadState
+from services.embedded.vocabulary import DATE_STEMS
 
 _PARTICIPLES = frozenset("""written made sold bought paid done seen given taken held run won lent brought sent kept""".split())
 _PARTICLES = frozenset({"back", "out", "up", "off", "in", "down", "over", "away"})

@@ -219,9 +219,9 @@ def _units_column(r: ReadState):
     entity = next((d.table for d in r.plan.dims if d.kind == "entity"), None)
     for col in r.index.columns():
         words = set(col.stems) | col.comment_stems
-        if col.measurable and words & {"quantity", "qty", "unit"} and not words & {"pric", "price", "cost"}:
-            if entity is None or distance(r.index, entity, col.table) >= 0:
-                return col
+        if col.measurable and words & {"quantity", "qty", "unit"} and not words & {"pric", "price", "cost"} \
+                and (entity is None or distance(r.index, entity, col.table) >= 0):
+            return col
     return None
 
 
@@ -229,12 +229,12 @@ def _hinted_column(r: ReadState, hint: str | None) -> ColRef | None:
     dim = r.plan.dims[0] if r.plan.dims else None
     table = dim.table if dim is not None and dim.kind == "entity" else None
     candidates = [c for c in r.index.tables[table].columns.values()] if table else []
-    for k, lk in enumerate(r.links):
+    for k in range(len(r.links)):
         c = r.concept(k)
-        if k not in r.used and c.kind == "column" and (r.col(c).measurable or r.col(c).kind == "date"):
-            if table is None or c.table == table:
-                r.used.add(k)
-                return ColRef(c.table, c.column)
+        if k not in r.used and c.kind == "column" and (r.col(c).measurable or r.col(c).kind == "date") \
+                and (table is None or c.table == table):
+            r.used.add(k)
+            return ColRef(c.table, c.column)
     if hint is None or not candidates:
         return None
     targets = {"price": ("pric", "cost", "amount"), "length": ("pag", "length", "duration"),

@@ -17,9 +17,9 @@ from services.embedded.dates import DateSpec
 from services.embedded.english import ADJECTIVES
 from services.embedded.index import Column, Concept, SchemaIndex
 from services.embedded.lexicon import Token
-from services.embedded.vocabulary import NEGATION_CONTRACTIONS, NEGATIONS
 from services.embedded.linking import Link, Linked
 from services.embedded.plan import Filter, Plan
+from services.embedded.vocabulary import NEGATION_CONTRACTIONS, NEGATIONS
 
 SORT_WORDS = frozenset({"sort", "sorted", "order", "ordered", "rank", "ranked", "ranking", "arranged"})
 WH = frozenset({"which", "what", "who", "whose"})

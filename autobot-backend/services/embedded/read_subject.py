@@ -15,7 +15,7 @@ def subject(r: ReadState) -> None:
     elif entity_dims:
         p.subject = entity_dims[0].table
     else:
-        for k, lk in enumerate(r.links):
+        for lk in r.links:
             if lk.best.kind == "table":
                 p.subject = lk.best.table
                 break

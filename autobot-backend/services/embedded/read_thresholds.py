@@ -7,9 +7,9 @@ from __future__ import annotations
 from services.embedded.index import Column
 from services.embedded.joins import is_ancestor, primary_date
 from services.embedded.lexicon import parse_number
-from services.embedded.vocabulary import DURATION_UNITS, GENERAL_WORDS
 from services.embedded.plan import ColRef, Filter, Having, Measure
 from services.embedded.read_state import ReadState
+from services.embedded.vocabulary import DURATION_UNITS, GENERAL_WORDS
 
 _PERIOD_UNITS = {"days": "day", "weeks": "week", "months": "month", "quarters": "quarter", "years": "year"}
 

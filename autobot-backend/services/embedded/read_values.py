@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from services.embedded.vocabulary import EXCLUDE_WORDS
 from services.embedded.linking import Link
 from services.embedded.plan import ColRef, Exists, Filter
 from services.embedded.read_state import ReadState
+from services.embedded.vocabulary import EXCLUDE_WORDS
 
 
 def values(r: ReadState) -> None:

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from services.embedded.english import ADJECTIVES, VERBS, is_ordinary, number_word
 from services.embedded.lexicon import Token, stem
-from services.embedded.vocabulary import DURATION_UNITS, GENERAL_WORDS
 from services.embedded.linking import Linked, names_attribute
+from services.embedded.vocabulary import DURATION_UNITS, GENERAL_WORDS
 
 
 @dataclass(frozen=True)

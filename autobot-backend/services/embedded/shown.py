@@ -35,7 +35,7 @@ def measures_shown(r: ReadState) -> bool:
 
 def names_key(r: ReadState, table: str) -> bool:
     """"the member id, name and ...": the entity's key is asked for beside its name."""
-    for k, lk in enumerate(r.links):
+    for lk in r.links:
         if lk.best.kind == "table" and lk.best.table == table and lk.end < len(r.lows) \
                 and r.lows[lk.end] in ("id", "ids", "identifier", "identifiers"):
             return True

@@ -82,11 +82,11 @@ def measure_mentions(r: ReadState, m: Measure) -> int:
     n = 0
     for lk in r.links:
         c = lk.best
-        if m.metric and any(x.kind == "metric" and x.metric == m.metric for x in lk.concepts[:2]):
-            n += 1
-        elif m.column and c.kind == "column" and (c.table, c.column) == (m.table, m.column):
-            n += 1
-        elif m.func == "count" and not m.column and c.kind == "table" and c.table == m.table:
+        if (
+            (m.metric and any(x.kind == "metric" and x.metric == m.metric for x in lk.concepts[:2]))
+            or (m.column and c.kind == "column" and (c.table, c.column) == (m.table, m.column))
+            or (m.func == "count" and not m.column and c.kind == "table" and c.table == m.table)
+        ):
             n += 1
     return n
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from services.embedded.lexicon import parse_number, stem, tokenize
+from services.embedded.lexicon import parse_number, tokenize
 from services.embedded.vocabulary import COMPARATORS
 
 _DEFINITION = re.compile(r"\b(?:an?|the)\s+[a-z_]+\s+(?:is|counts\s+as)\s+([a-z]+)\s+(?:when|if|once)\s+([^.;\]]+)",
