@@ -122,8 +122,9 @@ def _clause_spec(tokens: list[Token], links: list[Link], index: SchemaIndex, sta
     items = [it for it in items if it and not _sort_note([tokens[j].low for j in it])]
     if not items or any(len(it) > 9 for it in items):
         return None
-    read = [_item(tokens, links, index, it) for it in items]
-    if any(r is None for r in read):
+    found = [_item(tokens, links, index, it) for it in items]
+    read = [item for item in found if item is not None]
+    if len(read) != len(found):
         return None
     if len(read) < 2 and not (led and read[0].kind in ("label", "key", "period", "measure")
                               or read[0].kind == "period" and any(tokens[j].low.startswith("yyyy")
@@ -156,7 +157,7 @@ def _item(tokens: list[Token], links: list[Link], index: SchemaIndex, at: list[i
         return Item("label", table or next((lk.best.table for lk in linked if lk.best.table), None))
     for lk in linked:
         c = lk.best
-        if c.kind == "metric" or c.kind == "column" and index.column(c.table, c.column).measurable:
+        if c.kind == "metric" or c.kind == "column" and index.column(c.table_name, c.column_name).measurable:
             return Item("measure", c.table, c.column)
     if any(w in _MEASURES for w in lows) or text.startswith("number of"):
         return Item("measure")
@@ -166,9 +167,9 @@ def _item(tokens: list[Token], links: list[Link], index: SchemaIndex, at: list[i
         return Item("period", unit=period)
     for lk in linked:
         c = lk.best
-        if c.kind == "column" and index.column(c.table, c.column).kind in ("text", "bool", "year", "int"):
+        if c.kind == "column" and index.column(c.table_name, c.column_name).kind in ("text", "bool", "year", "int"):
             return Item("dim", c.table, c.column)
-        if c.kind == "column" and index.column(c.table, c.column).kind == "date":
+        if c.kind == "column" and index.column(c.table_name, c.column_name).kind == "date":
             word = tokens[lk.end - 1]
             if word.low != word.stem and word.low.endswith("s"):
                 return Item("measure")  # "signups": how many of those events
@@ -232,4 +233,5 @@ def _add_dims(plan: Plan, shown: list[Item], index: SchemaIndex) -> None:
                                             or d.kind == "entity" and d.table == item.table
                                             and index.tables[d.table].label == item.column for d in plan.dims) \
                 and (not plan.dims or len(shown) > len(plan.dims)):
+            assert item.table is not None  # a listed column names its table
             plan.dims.append(Dim("column", item.table, item.column))

@@ -45,7 +45,7 @@ class Builder:
 
     # ------------------------------------------------------------------ entry
 
-    def build(self) -> exp.Expression:
+    def build(self) -> exp.Expr:
         tree = self._build()
         if self.p.show_rank and isinstance(tree, exp.Select) and self.p.dims and self.p.measures:
             return with_rank(self, tree)
@@ -53,12 +53,12 @@ class Builder:
             tree = only_dims(tree, len(self.p.dims))
         return tree
 
-    def _build(self) -> exp.Expression:
+    def _build(self) -> exp.Expr:
         p = self.p
         if p.compare is not None:
-            return compare_select(self)
+            return compare_select(self, p.compare)
         if p.window is not None and p.measures:
-            return window_select(self)
+            return window_select(self, p.window)
         m = p.measures[0] if p.measures else None
         if m is not None and (m.per or m.per_grain):
             return two_level(self, m)
@@ -106,7 +106,7 @@ class Builder:
             if self._self_reference(d) and d.labels is None and d.null_label is None:
                 # "customers who referred others": each referring row, joined back by its own key
                 pk = self.ix.tables[d.table].primary_key[0]
-                on = exp.EQ(this=exp.column(pk, table=_REFERRER), expression=col(ColRef(d.table, d.column)))
+                on = exp.EQ(this=exp.column(pk, table=_REFERRER), expression=col(ColRef(d.table, d.column_name)))
                 select = select.join(exp.alias_(table(d.table), _REFERRER, table=True), on=on)
         self.edges = edges
         return select, edges
@@ -120,9 +120,9 @@ class Builder:
         cols = self.ix.tables[e.other].columns
         return all(cols[c].references == e.table for c in e.other_columns if c in cols)
 
-    def metric_conditions(self) -> list[exp.Expression]:
+    def metric_conditions(self) -> list[exp.Expr]:
         """Metric conditions that apply to the whole query (not inlined in a measure)."""
-        out: list[exp.Expression] = []
+        out: list[exp.Expr] = []
         seen: set[str] = set()
         for m in self.p.measures + [h.measure for h in self.p.having]:
             if m.metric and m.metric not in seen and not m.share and not m.raw and not self._inline(m):
@@ -132,7 +132,7 @@ class Builder:
                     out.append(cond)
         return out
 
-    def metric_condition(self, name: str) -> exp.Expression | None:
+    def metric_condition(self, name: str) -> exp.Expr | None:
         """The metric's condition, unless the question filters the same column itself
         ("revenue from returned orders" asks for the returned ones)."""
         cond = self.ix.metrics[name].condition
@@ -147,7 +147,7 @@ class Builder:
         """With several measures, a metric's condition goes inside its own aggregate."""
         return m.metric is not None and len(self.p.measures) > 1 and m in self.p.measures
 
-    def where(self, filters: list[Filter] | None = None) -> exp.Expression | None:
+    def where(self, filters: list[Filter] | None = None) -> exp.Expr | None:
         p = self.p
         filters = p.filters if filters is None else filters
         conds = []
@@ -161,19 +161,19 @@ class Builder:
         conds += [self.exists(e) for e in p.exists]
         return conjoin(conds)
 
-    def filter(self, f: Filter) -> exp.Expression:
+    def filter(self, f: Filter) -> exp.Expr:
         return condition(f, self.ix, self.p.subject)
 
-    def exists(self, e: Exists) -> exp.Expression:
+    def exists(self, e: Exists) -> exp.Expr:
         return exists_condition(e, self.ix, self.p.subject)
 
-    def measure(self, m: Measure) -> exp.Expression:
+    def measure(self, m: Measure) -> exp.Expr:
         if m.share:
-            return self._share(m)
+            return self._share(m, m.share)
         if m.func == "metric":
-            metric = self.ix.metrics[m.metric]
-            cond = None if m.raw else self.metric_condition(m.metric)
-            argument = metric.argument
+            metric = self.ix.metrics[m.metric_name]
+            cond = None if m.raw else self.metric_condition(m.metric_name)
+            argument: exp.Expr | None = metric.argument
             if m.swap is not None and argument is not None:
                 swapped = swap_column(argument, *m.swap)
                 argument = exp.Sub(this=swapped, expression=argument.copy()) if m.discount else swapped
@@ -181,21 +181,23 @@ class Builder:
                 argument = exp.Case(ifs=[exp.If(this=cond, true=argument.copy())], default=lit(0))
             agg = metric.aggregate.copy()
             if argument is not metric.argument:
-                agg.find(exp.AggFunc).set("this", argument)
+                outermost = agg.find(exp.AggFunc)
+                assert outermost is not None  # a metric's aggregate is an aggregate function
+                outermost.set("this", argument)
             return agg
         if m.func == "count":
             return self._count(m)
-        c = col(ColRef(m.table, m.column))
+        c: exp.Expr = col(ColRef(m.table, m.column_name))
         if m.since:
             c = exp.DateDiff(this=c, expression=col(ColRef(m.table, m.since)), unit=exp.var("DAY"))
         if m.distinct and m.func == "sum":
             c = exp.Distinct(expressions=[c])
         return {"sum": exp.Sum, "avg": exp.Avg, "min": exp.Min, "max": exp.Max}[m.func](this=c)
 
-    def _count(self, m: Measure) -> exp.Expression:
+    def _count(self, m: Measure) -> exp.Expr:
         pk = self.ix.tables[m.table].primary_key
         if m.column:
-            target = col(ColRef(m.table, m.column))
+            target: exp.Expr = col(ColRef(m.table, m.column))
             if m.per_grain:
                 target = period_label(target, m.per_grain)  # how many different months the rows fall in
             return exp.Count(this=exp.Distinct(expressions=[target]) if m.distinct else target)
@@ -206,12 +208,15 @@ class Builder:
             return exp.Count(this=exp.Distinct(expressions=[col(ColRef(m.table, pk[0]))]))
         return exp.Count(this=exp.Star())
 
-    def _share(self, m: Measure) -> exp.Expression:
-        cond = conjoin([self.filter(f) for f in m.share])
+    def _share(self, m: Measure, share: list[Filter]) -> exp.Expr:
+        cond = conjoin([self.filter(f) for f in share])
+        whole: exp.Expr
         if m.func == "metric":
-            metric = self.ix.metrics[m.metric]
-            arg = metric.argument.copy()
-            mcond = None if m.raw else self.metric_condition(m.metric)
+            metric = self.ix.metrics[m.metric_name]
+            argument = metric.argument
+            assert argument is not None  # a share of a metric is a share of what it adds up
+            arg = argument.copy()
+            mcond = None if m.raw else self.metric_condition(m.metric_name)
             part_cond = conjoin([cond, mcond]) if mcond is not None else cond
             part = exp.Sum(this=exp.Case(ifs=[exp.If(this=part_cond, true=arg.copy())], default=lit(0)))
             whole_arg = exp.Case(ifs=[exp.If(this=mcond, true=arg.copy())], default=lit(0)) if mcond else arg
@@ -221,25 +226,25 @@ class Builder:
             whole = exp.Count(this=exp.Star())
         return exp.Div(this=exp.Mul(this=exp.Literal.number("100.0"), expression=part), expression=whole)
 
-    def dim_outputs(self, d: Dim) -> tuple[exp.Expression, list[exp.Expression]]:
+    def dim_outputs(self, d: Dim) -> tuple[exp.Expr, list[exp.Expr]]:
         """(the column shown, the expressions grouped by) for one grouping."""
         if d.kind == "entity":
             t = self.ix.tables[d.table]
             shown = col(ColRef(d.table, t.label or t.primary_key[0]))
-            keys = [col(ColRef(d.table, k)) for k in t.primary_key] + [shown.copy()]
+            keys: list[exp.Expr] = [*(col(ColRef(d.table, k)) for k in t.primary_key), shown.copy()]
             return shown, keys
         if d.kind == "grain":
-            ref = ColRef(d.table, d.column)
-            column = self.ix.column(d.table, d.column)
-            e = period_label(col(ref), d.unit, column.kind == "year")
+            ref = ColRef(d.table, d.column_name)
+            column = self.ix.column(d.table, d.column_name)
+            e = period_label(col(ref), d.grain_unit, column.kind == "year")
             return e, [e.copy()]
         if self._self_reference(d) and d.labels is None and d.null_label is None:
             t = self.ix.tables[d.table]
             shown = exp.column(t.label or t.primary_key[0], table=_REFERRER)
             return shown, [exp.column(t.primary_key[0], table=_REFERRER), shown.copy()]
-        e = col(ColRef(d.table, d.column))
+        e = col(ColRef(d.table, d.column_name))
         if d.labels is not None:
-            column = self.ix.column(d.table, d.column)
+            column = self.ix.column(d.table, d.column_name)
             cond = exp.EQ(this=e, expression=exp.true()) if column.kind == "bool" else exp.Not(this=exp.Is(
                 this=e, expression=exp.Null()))
             e = exp.Case(ifs=[exp.If(this=cond, true=exp.Literal.string(d.labels[0]))],
@@ -255,10 +260,10 @@ class Builder:
         column = self.ix.column(d.table, d.column)
         return column.references == d.table and len(self.ix.tables[d.table].primary_key) == 1
 
-    def dim_projections(self, d: Dim, n: int) -> tuple[list[exp.Expression], list[exp.Expression]]:
+    def dim_projections(self, d: Dim, n: int) -> tuple[list[exp.Expr], list[exp.Expr]]:
         """The output columns of one grouping (an entity's key too, when asked) and its GROUP BY keys."""
         shown, keys = self.dim_outputs(d)
-        out = [exp.alias_(shown, dim_alias(d, n))]
+        out: list[exp.Expr] = [exp.alias_(shown, dim_alias(d, n))]
         t = self.ix.tables.get(d.table)
         if d.kind == "entity" and d.show_key and t is not None and len(t.primary_key) == 1 and t.label:
             out.insert(0, exp.alias_(col(ColRef(d.table, t.primary_key[0])), f"{d.table}_key"))
@@ -266,7 +271,7 @@ class Builder:
 
     def grain_ref(self, d: Dim) -> ColRef | None:
         if d.table:
-            return ColRef(d.table, d.column)
+            return ColRef(d.table, d.column_name)
         date = default_date(self.ix, self.root())
         return ColRef(date.table, date.name) if date else None
 
@@ -280,8 +285,8 @@ class Builder:
                 if ref is None:
                     raise BuildError("no date column to place rows in periods")
                 d.table, d.column = ref.table, ref.column
-        projections: list[exp.Expression] = []
-        group: list[exp.Expression] = []
+        projections: list[exp.Expr] = []
+        group: list[exp.Expr] = []
         for n, d in enumerate(p.dims):
             shown, keys = self.dim_projections(d, n)
             projections.extend(shown)
@@ -299,7 +304,7 @@ class Builder:
         if not p.measures and not p.projection and p.rank is not None and p.rank.column is not None:
             entity = self._entity_for_rank()
             label = self.ix.tables[entity].label if entity else None
-            if label and not p.dims and ColRef(entity, label) != p.rank.column:
+            if entity and label and not p.dims and ColRef(entity, label) != p.rank.column:
                 select = select.select(col(ColRef(entity, label)), append=True)
             if not (p.hide_measures and (label and not p.dims or p.dims)):
                 select = select.select(col(p.rank.column), append=True)  # "the cheapest product": its name alone
@@ -311,12 +316,12 @@ class Builder:
             if not any(c in labels for c in p.projection):
                 group = [col(c) for c in p.projection]  # "which drugs ...": each value once
             elif (p.having or self._fans_out(entity)) and pk:
-                group = [col(ColRef(entity, k)) for k in pk] + [col(c) for c in p.projection]
+                group = [*(col(ColRef(entity, k)) for k in pk), *(col(c) for c in p.projection)]
         if not p.measures and not p.projection and p.having and p.subject and not p.dims:
             t = self.ix.tables[p.subject]
-            shown = col(ColRef(p.subject, t.label or t.primary_key[0]))
-            select = select.select(shown, append=True)
-            group = [col(ColRef(p.subject, k)) for k in t.primary_key] + [shown.copy()]
+            label_column = col(ColRef(p.subject, t.label or t.primary_key[0]))
+            select = select.select(label_column, append=True)
+            group = [*(col(ColRef(p.subject, k)) for k in t.primary_key), label_column.copy()]
         where = self.where(filters)
         if where is not None:
             select = select.where(where)
@@ -334,11 +339,11 @@ class Builder:
         ent = next((d.table for d in p.dims if d.kind == "entity"), None)
         return ent or (p.rank.column.table if p.rank and p.rank.column else p.subject)
 
-    def _having(self, h) -> exp.Expression:
+    def _having(self, h) -> exp.Expr:
         m = h.measure
         if h.op == "range":
-            agg = (exp.Min if m.func == "min" else exp.Max)(this=col(ColRef(m.table, m.column)))
-            conds = []
+            agg = (exp.Min if m.func == "min" else exp.Max)(this=col(ColRef(m.table, m.column_name)))
+            conds: list[exp.Expr] = []
             if h.within.lo is not None:
                 conds.append(exp.GTE(this=agg.copy(), expression=lit(h.within.lo)))
             if h.within.hi is not None:
@@ -349,7 +354,7 @@ class Builder:
             # "customers with more than 10 orders": their orders; "members who borrowed more than 12
             # books": their loans (a book is counted once per loan, not once overall)
             own = self.p.subject is None or is_ancestor(self.ix, self.p.subject, m.table) or m.distinct
-            e = exp.Count(this=exp.Distinct(expressions=[col(ColRef(m.table, pk[0]))])) if len(pk) == 1 and own \
+            e: exp.Expr = exp.Count(this=exp.Distinct(expressions=[col(ColRef(m.table, pk[0]))])) if len(pk) == 1 and own \
                 else exp.Count(this=exp.Star())
         else:
             e = self.measure(m)
@@ -358,7 +363,7 @@ class Builder:
             return ops[h.op](this=e, expression=self._group_average(h.measure))
         return ops[h.op](this=e, expression=lit(h.number))
 
-    def _group_average(self, m: Measure) -> exp.Expression:
+    def _group_average(self, m: Measure) -> exp.Expr:
         """The measure's average over the groups ("customers who spent more than the average customer")."""
         p = self.p
         entity = p.subject or m.table
@@ -371,7 +376,7 @@ class Builder:
     def order(self, select: exp.Select) -> exp.Select:
         p = self.p
         if p.rank is not None and p.rank.partition and p.measures:
-            return top_per_group(self, select)
+            return top_per_group(self, select, p.rank)
         if p.rank is not None:
             if p.rank.column is not None and not p.measures:
                 key = col(p.rank.column)

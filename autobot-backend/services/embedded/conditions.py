@@ -15,13 +15,14 @@ from services.embedded.plan import ColRef, Exists, Filter
 from services.embedded.sqlparts import BuildError, col, conjoin, lit, recurring, table, window_start
 
 
-def condition(f: Filter, index: SchemaIndex, subject: str | None) -> exp.Expression:
+def condition(f: Filter, index: SchemaIndex, subject: str | None) -> exp.Expr:
     """The WHERE condition a filter stands for (``subject``: the rows an EXISTS filter relates to)."""
     c = col(f.col)
     if f.kind == "exists":
         return exists_condition(Exists(f.values[0], f.op == "not", list(f.values[1:])), index, subject)
     column = index.column(f.col.table, f.col.column)
     if f.kind in ("eq", "ne"):
+        e: exp.Expr
         if len(f.values) == 1:
             e = exp.EQ(this=c, expression=lit(f.values[0]))
             return exp.NEQ(this=c, expression=lit(f.values[0])) if f.kind == "ne" else e
@@ -29,12 +30,14 @@ def condition(f: Filter, index: SchemaIndex, subject: str | None) -> exp.Express
         return exp.Not(this=e) if f.kind == "ne" else e
     if f.kind == "cmp":
         ops = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE, "=": exp.EQ}
+        assert f.op is not None  # a comparison has its operator
         if f.number is None:  # "priced above the average": the column's own average
             average = exp.select(exp.Avg(this=col(f.col))).from_(table(f.col.table)).subquery()
             return ops[f.op](this=c, expression=average)
         return ops[f.op](this=c, expression=lit(f.number))
     if f.kind == "colcmp":
         ops = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE, "=": exp.EQ}
+        assert f.op is not None  # a comparison has its operator
         return ops[f.op](this=c, expression=col(f.values[0]))
     if f.kind == "null":
         return exp.Is(this=c, expression=exp.Null())
@@ -43,6 +46,7 @@ def condition(f: Filter, index: SchemaIndex, subject: str | None) -> exp.Express
     if f.kind == "bool":
         return exp.EQ(this=c, expression=lit(bool(f.values[0])))
     if f.kind == "relative":
+        assert f.relative is not None  # a relative window has its length
         return exp.GTE(this=c, expression=window_start(f.col, f.relative, index.dialect))
     if f.kind == "recurring":
         return recurring(c, *f.values)
@@ -52,7 +56,7 @@ def condition(f: Filter, index: SchemaIndex, subject: str | None) -> exp.Express
         for part in parts[1:]:
             out = exp.Or(this=out, expression=part)
         return exp.Paren(this=out) if len(parts) > 1 else out
-    conds = []
+    conds: list[exp.Expr] = []
     if column.kind == "year":
         if f.lo is not None:
             conds.append(exp.GTE(this=c, expression=lit(f.lo.year)))
@@ -66,10 +70,10 @@ def condition(f: Filter, index: SchemaIndex, subject: str | None) -> exp.Express
             conds.append(exp.LT(this=c, expression=lit(f.hi)))
     return conjoin(conds) or exp.true()
 
-def exists_condition(e: Exists, index: SchemaIndex, subject: str | None) -> exp.Expression:
+def exists_condition(e: Exists, index: SchemaIndex, subject: str | None) -> exp.Expr:
     """(NOT) EXISTS a row of ``e.table`` related to the ``subject`` row, with ``e``'s conditions."""
     route = path(index, e.table, subject)
-    if route is None:
+    if not route:  # no path, or the subject's own table
         raise BuildError(f"{e.table} is not related to {subject}")
     inner = exp.select(exp.Literal.number(1)).from_(table(e.table))
     inside = [edge for edge in route[:-1]]
@@ -80,8 +84,8 @@ def exists_condition(e: Exists, index: SchemaIndex, subject: str | None) -> exp.
                       for a, b in zip(edge.columns, edge.other_columns)])
         inner = inner.join(table(edge.other), on=on)
     last = route[-1]
-    conds = [exp.EQ(this=col(ColRef(last.table, a)), expression=col(ColRef(last.other, b)))
-             for a, b in zip(last.columns, last.other_columns)]
+    conds: list[exp.Expr] = [exp.EQ(this=col(ColRef(last.table, a)), expression=col(ColRef(last.other, b)))
+                             for a, b in zip(last.columns, last.other_columns)]
     conds += [condition(f, index, subject) for f in e.filters]
     inner = inner.where(conjoin(conds))
     ex = exp.Exists(this=inner)

@@ -35,7 +35,7 @@ from services.embedded.cue_words import (
     UNIT_WORDS,
 )
 from services.embedded.dates import DateSpec, find_dates
-from services.embedded.lexicon import NUMBER_WORDS, Token, parse_number, stem
+from services.embedded.lexicon import NUMBER_WORDS, Token, stem, whole_number
 from services.embedded.vocabulary import (
     ADVERB_GRAINS,
     CHANGE_WORDS,
@@ -288,7 +288,7 @@ def _scan_grains(tokens: list[Token], lows: list[str], cues: Cues) -> None:
             # "which two weeks", "of the N years, which one": the periods themselves
             start = i - 2 if lows[i - 2] in ("which", "what") else i - 3
             cues.grains.append((UNIT_WORDS[w], start if lows[start] in ("which", "what") else i, i + 1))
-            cues.grain_limit = int(parse_number(tokens[i - 1])) if lows[start] in ("which", "what") else None
+            cues.grain_limit = whole_number(tokens[i - 1]) if lows[start] in ("which", "what") else None
             cues.skip |= set(range(start, i + 1))
         elif w in UNIT_WORDS and i > 0 and lows[i - 1] in SUPERLATIVES:
             cues.grains.append((UNIT_WORDS[w], i, i + 1))  # "the busiest month", "the best quarter"

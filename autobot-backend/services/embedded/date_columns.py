@@ -14,7 +14,8 @@ _UNIT_WORDS = frozenset({"day", "week", "month", "quarter", "year"})
 
 
 def resolve_dates(r: ReadState) -> None:
-    """Date phrases with no date column named next to them are about the measured rows."""
+    """Date phrases with no date column named next to them are about the measured rows; the periods
+    with their columns are left in ``dated``."""
     main = main_table(r)
     fallback = _fact_date(r, main) if main else None
     pending = []
@@ -41,7 +42,7 @@ def resolve_dates(r: ReadState) -> None:
             column = known[0] if known else fallback
             if column is not None:
                 d.table, d.column = column.table, column.name
-    r.pending = [(s, c) for s, c in resolved if c is not None]
+    r.dated = [(s, c) for s, c in resolved if c is not None]
 
 
 def _periods_own(r: ReadState) -> list[Column]:
@@ -50,7 +51,7 @@ def _periods_own(r: ReadState) -> list[Column]:
         if tok.low in _UNIT_WORDS and tok.text.lower().replace("\u2019", "'").endswith("'s"):
             k = r.link_after(i + 1, gap=0)
             if k is not None and r.links[k].best.kind == "table":
-                own = primary_date(r.index, r.links[k].best.table)
+                own = primary_date(r.index, r.links[k].best.table_name)
                 return [own] if own is not None else []
     return []
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
+from typing import cast
 
 from services.embedded.lexicon import MONTHS, Token
 from services.embedded.period_phrases import (
@@ -45,6 +46,11 @@ class DateSpec:
     """A period that recurs every year or month, with no year named: ``("month", 12)`` for "in
     December", ``("quarter", 4)`` for a bare Q4, ``("first_day", 1)`` / ``("last_day", 1)`` for the
     first or last day of any month, ``("last_day", 3)`` of any quarter, ``("last_day", 12)`` of a year."""
+
+    @property
+    def named_period(self) -> Period:
+        """The single named period of a phrase that names one (``period`` is set)."""
+        return cast(Period, self.period)
 
 
 def find_dates(tokens: list[Token]) -> list[DateSpec]:

@@ -28,15 +28,15 @@ def add_dim(r: ReadState, k: int) -> int | None:
             if cc is not None and cc.table == c.table and (not r.col(cc).measurable or r.col(cc).kind == "int"):
                 # "each course level": the head noun is the column, whole numbers grouped as categories
                 r.used |= {k, nxt}
-                r.plan.dims.append(Dim("column", cc.table, cc.column))
+                r.plan.dims.append(Dim("column", cc.table_name, cc.column_name))
                 return nxt
-            if cc is not None and distance(r.index, c.table, cc.table) == 1 and not r.col(cc).measurable \
+            if cc is not None and distance(r.index, c.table_name, cc.table_name) == 1 and not r.col(cc).measurable \
                     and r.col(cc).kind in ("text", "bool"):
                 r.used |= {k, nxt}
-                r.plan.dims.append(Dim("column", cc.table, cc.column))
+                r.plan.dims.append(Dim("column", cc.table_name, cc.column_name))
                 return nxt
         r.used.add(k)
-        r.plan.dims.append(Dim("entity", c.table))
+        r.plan.dims.append(Dim("entity", c.table_name))
         return k
     if c.kind == "column":
         column = r.col(c)
@@ -47,7 +47,7 @@ def add_dim(r: ReadState, k: int) -> int | None:
         if column.kind == "key" and column.references and column.references != c.table:
             # "by destination airport": the rows the key points at, joined by that key
             r.plan.dims.append(Dim("entity", column.references))
-            r.plan.via_keys.add((c.table, c.column))
+            r.plan.via_keys.add((c.table_name, c.column_name))
             nxt = r.link_after(lk.end, gap=0)
             if nxt is not None and r.links[nxt].best.kind == "table" \
                     and r.links[nxt].best.table == column.references:
@@ -55,11 +55,11 @@ def add_dim(r: ReadState, k: int) -> int | None:
                 return nxt
             return k
         if column.kind == "date":
-            nxt = r.lows[lk.end] if lk.end < len(r.lows) else ""
+            word_after = r.lows[lk.end] if lk.end < len(r.lows) else ""
             unit = {"day": "day", "week": "week", "month": "month", "quarter": "quarter", "year": "year"}.get(
-                nxt.rstrip("s"), "day")
-            r.plan.dims.append(Dim("grain", c.table, c.column, unit))
+                word_after.rstrip("s"), "day")
+            r.plan.dims.append(Dim("grain", c.table_name, c.column_name, unit))
         else:
-            r.plan.dims.append(Dim("column", c.table, c.column))
+            r.plan.dims.append(Dim("column", c.table_name, c.column_name))
         return k
     return None

@@ -37,7 +37,7 @@ def duration(r: ReadState) -> bool:
             continue
         b = r.link_after(r.links[a].end + 1, gap=1)
         first, second = _date_of(r, a), _date_of(r, b) if b is not None else None
-        if first is None or second is None or first.table != second.table or first.name == second.name:
+        if b is None or first is None or second is None or first.table != second.table or first.name == second.name:
             continue
         if not any(x in r.lows[:i] for x in ("days", "day", "time", "long", "duration", "weeks", "gap")):
             continue
@@ -59,12 +59,12 @@ def _time_to(r: ReadState) -> bool:
         end = next((c for c in lk.concepts if c.kind == "column" and r.col(c).kind == "date"), None)
         if end is None:
             continue
-        start = primary_date(r.index, end.table)
+        start = primary_date(r.index, end.table_name)
         if start is None or start.name == end.column:
             continue
         func = next((g.func for g in r.cues.aggs if g.func in ("avg", "max", "min", "sum")), "avg")
         r.used.add(k)
-        r.plan.measures.append(Measure(func, end.table, end.column, since=start.name))
+        r.plan.measures.append(Measure(func, end.table_name, end.column_name, since=start.name))
         return True
     return _row_duration(r)
 
@@ -79,16 +79,16 @@ def _row_duration(r: ReadState) -> bool:
             # "shipping time": from the row's own date to the date the word names
             end = next((c for c in r.links[k].concepts if c.kind == "column" and r.col(c).kind == "date"),
                        None)
-            start = primary_date(r.index, end.table) if end is not None else None
+            start = primary_date(r.index, end.table_name) if end is not None else None
             if end is None or start is None or start.name == end.column:
                 continue
             func = next((g.func for g in r.cues.aggs if g.func in ("avg", "max", "min", "sum")), "avg")
             r.used.add(k)
-            r.plan.measures.append(Measure(func, end.table, end.column, since=start.name))
+            r.plan.measures.append(Measure(func, end.table_name, end.column_name, since=start.name))
             return True
         if k is None or r.links[k].best.kind != "table":
             continue
-        table = r.links[k].best.table
+        table = r.links[k].best.table_name
         start = primary_date(r.index, table)
         named = [c for lk in r.links for c in lk.concepts[:2] if c.kind == "column" and c.table == table
                  and r.col(c).kind == "date" and start is not None and c.column != start.name]
@@ -108,5 +108,5 @@ def _date_of(r: ReadState, k: int) -> Column | None:
         if c.kind == "column" and r.col(c).kind == "date":
             return r.col(c)
     if lk.best.kind == "table":
-        return primary_date(r.index, lk.best.table)
+        return primary_date(r.index, lk.best.table_name)
     return None

@@ -11,6 +11,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import cast
 
 from services.embedded.comments import (
     comment_head,
@@ -104,6 +105,22 @@ class Concept:
     metric: str | None = None
     strength: float = 1.0
     """How directly the words name it: 1.0 for its full name, less for a part or its comment."""
+
+    # What a meaning of a known kind always has, typed as such: a table, column or metric meaning, and
+    # a value read from a column, name their table; a column or value meaning its column; a metric its
+    # name. (Only a quoted literal that matches no value has none; readers check ``table`` first.)
+
+    @property
+    def table_name(self) -> str:
+        return cast(str, self.table)
+
+    @property
+    def column_name(self) -> str:
+        return cast(str, self.column)
+
+    @property
+    def metric_name(self) -> str:
+        return cast(str, self.metric)
 
 
 @dataclass

@@ -54,7 +54,7 @@ def plan_tables(p: Plan, index: SchemaIndex, filters: list[Filter] | None = None
     return out
 
 
-def path(index: SchemaIndex, start: str, goal: str, via: frozenset = frozenset()) -> list[Edge] | None:
+def path(index: SchemaIndex, start: str, goal: str | None, via: frozenset = frozenset()) -> list[Edge] | None:
     """The shortest foreign-key path from ``start`` to ``goal``; among equally short ones, the one
     through the most keys in ``via`` (the keys the question names: "the destination airport"), then
     through the fewest optional (nullable) keys: an enrollment belongs to its course's department

@@ -75,6 +75,13 @@ def parse_number(token: Token) -> float | None:
         return None
 
 
+
+def whole_number(token: Token) -> int:
+    """The whole number of a token known to be a number or a number word ("5", "five")."""
+    value = parse_number(token)
+    assert value is not None, token
+    return int(value)
+
 _IRREGULAR = {
     "people": "person", "children": "child", "men": "man", "women": "woman", "bought": "buy", "sold": "sell",
     "spent": "spend", "made": "make", "written": "write", "wrote": "write", "lent": "lend", "paid": "pay",

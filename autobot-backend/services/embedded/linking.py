@@ -249,7 +249,7 @@ def _span(tokens: list[Token], i: int, j: int, index: SchemaIndex) -> list[Link]
         found = index.phrases.get(key)
         if found:
             # "engineers" is the value 'engineer' before it is 'Engineering': prefer the closer spelling
-            found = sorted(found, key=lambda c: not (c.kind == "value" and c.value.lower() in (
+            found = sorted(found, key=lambda c: not (c.kind == "value" and c.value is not None and c.value.lower() in (
                 surface, surface[:-1], surface[:-2])))
             via = "value" if found[0].kind == "value" else "name"
             out.append(Link(i, j, _ranked(found), _score(found, j - i), via))
@@ -277,9 +277,9 @@ def _single_extras(tokens: list[Token], i: int, index: SchemaIndex, direct: bool
             out.append(Link(i, i + 1, _ranked(found), 1.2, "value"))
             break
     if tok.stem == "cost" and _followed_by_comparison(tokens, i):
-        found = index.phrases.get(("pric",))
-        if found:
-            out.append(Link(i, i + 1, _ranked(found), 0.9, "synonym"))
+        priced = index.phrases.get(("pric",))
+        if priced:
+            out.append(Link(i, i + 1, _ranked(priced), 0.9, "synonym"))
     if out or direct or tok.low in GENERAL_WORDS or len(tok.low) < _PREFIX:
         return out  # prefixes and misspellings only for words with no direct meaning
     if "-" in tok.low and not direct:

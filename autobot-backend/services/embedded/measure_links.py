@@ -32,9 +32,9 @@ def measure_for(r: ReadState, func: str, k: int) -> Measure | None:
     if c.kind == "metric" and func == "count":
         table = next((x for x in lk.concepts if x.kind == "table"), None)
         if table is not None:
-            return Measure("count", table.table, distinct=r.cues.distinct)  # "how many sales"
+            return Measure("count", table.table_name, distinct=r.cues.distinct)  # "how many sales"
     if c.kind == "metric":
-        metric = r.index.metrics[c.metric]
+        metric = r.index.metrics[c.metric_name]
         if func == "avg":
             return Measure("metric", metric.base_table, metric=c.metric, per="?")
         return Measure("metric", metric.base_table, metric=c.metric)
@@ -54,13 +54,13 @@ def measure_for(r: ReadState, func: str, k: int) -> Measure | None:
                 # "course registrations" counts registrations; "buyers bought ...": a verb naming a date
                 # the noun heads the phrase: "course registrations" counts registrations,
                 # "product categories" the categories
-                if cc.table != c.table and is_ancestor(r.index, c.table, cc.table):
+                if cc.table_name != c.table_name and is_ancestor(r.index, c.table_name, cc.table_name):
                     r.used.add(nxt)
-                    r.plan.joins.add(c.table)
-                    return Measure("count", cc.table, distinct=r.cues.distinct)
+                    r.plan.joins.add(c.table_name)
+                    return Measure("count", cc.table_name, distinct=r.cues.distinct)
                 if cc.table == c.table and r.col(cc).kind == "text":
                     r.used.add(nxt)
-                    return Measure("count", cc.table, cc.column, distinct=True)
+                    return Measure("count", cc.table_name, cc.column_name, distinct=True)
         if func == "avg" and lk.end < len(r.tokens) and r.lows[lk.end] in _VALUE_NOUNS:
             # "average order value / size (in units)": a total per order, averaged
             unit = r.link_after(lk.end + 1, gap=2)
@@ -68,17 +68,17 @@ def measure_for(r: ReadState, func: str, k: int) -> Measure | None:
                 cu = r.concept(unit, ("column",))
                 if cu is not None and r.col(cu).measurable:
                     r.used.add(unit)
-                    return Measure("sum", cu.table, cu.column, per=c.table)
+                    return Measure("sum", cu.table_name, cu.column_name, per=c.table_name)
             if r.index.metrics:
                 metric = next(iter(r.index.metrics.values()))
                 return Measure("metric", metric.base_table, metric=metric.name.lower(), per=c.table)
         if func == "sum" and any(stem(w) in MONEY_VERBS for w in r.lows[lk.end:lk.end + 3]):
             money = value_measure(r, c.table)  # "how much did X pay": money, not a count
             if money is not None:
-                r.plan.joins.add(c.table)
+                r.plan.joins.add(c.table_name)
                 return dataclasses.replace(money, raw=False) if money.metric else money
         if func in ("count", "sum"):
-            return Measure("count", c.table, distinct=r.cues.distinct)
+            return Measure("count", c.table_name, distinct=r.cues.distinct)
         r.used.discard(k)
         return None
     if c.kind == "value":
@@ -87,19 +87,19 @@ def measure_for(r: ReadState, func: str, k: int) -> Measure | None:
             nxt = r.link_after(lk.end, gap=1)
             if nxt is not None and r.links[nxt].best.kind == "table":
                 r.used.add(nxt)
-                return Measure("count", r.links[nxt].best.table, distinct=r.cues.distinct)
-            return Measure("count", c.table)
+                return Measure("count", r.links[nxt].best.table_name, distinct=r.cues.distinct)
+            return Measure("count", c.table_name)
         return None
     column = r.col(c)
     if column.measurable or column.kind == "year":
         return _column_measure(r, func, c)
     if func == "count" and column.kind == "text":
-        return Measure("count", c.table, c.column, distinct=True)
+        return Measure("count", c.table_name, c.column_name, distinct=True)
     if func in ("max", "min") and column.kind == "date":
-        return Measure(func, c.table, c.column)
+        return Measure(func, c.table_name, c.column_name)
     r.used.discard(k)
     if func == "count":
-        return Measure("count", c.table)
+        return Measure("count", c.table_name)
     return None
 
 
@@ -122,7 +122,7 @@ def money_asked(r: ReadState) -> Measure | None:
             return Measure("metric", metric.base_table, metric=name)
     for c in r.index.phrases.get((stem("revenue"),), []):
         if c.kind == "column":
-            return Measure("sum", c.table, c.column)
+            return Measure("sum", c.table_name, c.column_name)
     return None
 
 
@@ -143,7 +143,7 @@ def _charged_price(r: ReadState, lk) -> Concept | None:
 def _column_measure(r: ReadState, func: str, c: Concept) -> Measure:
     if func == "count":
         func = "sum"
-    return Measure(func, c.table, c.column)
+    return Measure(func, c.table_name, c.column_name)
 
 
 def intensive(r: ReadState, m: Measure) -> bool:

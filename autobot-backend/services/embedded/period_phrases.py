@@ -64,6 +64,7 @@ def month_end(year: int, month: int) -> dt.date:
 
 def period_at(tokens: list[Token], i: int) -> tuple[Period, int] | None:
     """A named period starting at token ``i``: returns it and the index after it."""
+    y: int | None
     n = len(tokens)
     t = tokens[i]
     low = t.low
@@ -84,11 +85,11 @@ def period_at(tokens: list[Token], i: int) -> tuple[Period, int] | None:
     j = i + 1
     if j < n and tokens[j].low == "of":
         j += 1
-    if (qm or hm) and j < n and year_at(tokens[j]) is not None:
-        y = year_at(tokens[j])
+    if (qm or hm) and j < n and (y := year_at(tokens[j])) is not None:
         if qm:
             q = int(qm[1])
             return Period(dt.date(y, 3 * q - 2, 1), month_end(y, 3 * q), "quarter"), j + 1
+        assert hm is not None  # a quarter or a half
         h = int(hm[1])
         return Period(dt.date(y, 6 * h - 5, 1), month_end(y, 6 * h), "half"), j + 1
     # "the third quarter of 2024", "first half of 2024"
@@ -96,26 +97,26 @@ def period_at(tokens: list[Token], i: int) -> tuple[Period, int] | None:
         j = i + 2
         if j < n and tokens[j].low in ("of", "in"):
             j += 1
-        if j < n and year_at(tokens[j]) is not None:
-            y, k = year_at(tokens[j]), ORDINALS[low]
+        if j < n and (y := year_at(tokens[j])) is not None:
+            k = ORDINALS[low]
             if tokens[i + 1].low == "quarter":
                 return Period(dt.date(y, 3 * k - 2, 1), month_end(y, 3 * k), "quarter"), j + 1
             k = min(k, 2)
             return Period(dt.date(y, 6 * k - 5, 1), month_end(y, 6 * k), "half"), j + 1
     # "15 March 2024", "1 November, 2024"
     if t.kind == "number" and low.isdigit() and 1 <= int(low) <= 31 and i + 3 < n and tokens[i + 1].low == "of" \
-            and tokens[i + 2].low in MONTHS and tokens[i + 2].kind == "word" and year_at(tokens[i + 3]) is not None:
+            and tokens[i + 2].low in MONTHS and tokens[i + 2].kind == "word" and (y := year_at(tokens[i + 3])) is not None:
         try:
-            day = dt.date(year_at(tokens[i + 3]), MONTHS[tokens[i + 2].low], int(low))  # "the 3rd of March 2024"
+            day = dt.date(y, MONTHS[tokens[i + 2].low], int(low))  # "the 3rd of March 2024"
         except ValueError:
             return None
         return Period(day, day + dt.timedelta(days=1), "day"), i + 4
     if t.kind == "number" and low.isdigit() and 1 <= int(low) <= 31 and i + 2 < n and tokens[i + 1].low in MONTHS \
             and tokens[i + 1].kind == "word":
         k = i + 2 + (tokens[i + 2].low in (",", "of"))
-        if k < n and year_at(tokens[k]) is not None:
+        if k < n and (y := year_at(tokens[k])) is not None:
             try:
-                day = dt.date(year_at(tokens[k]), MONTHS[tokens[i + 1].low], int(low))
+                day = dt.date(y, MONTHS[tokens[i + 1].low], int(low))
             except ValueError:
                 return None
             return Period(day, day + dt.timedelta(days=1), "day"), k + 1
@@ -124,8 +125,8 @@ def period_at(tokens: list[Token], i: int) -> tuple[Period, int] | None:
     if holiday is not None:
         k = holiday[2]
         k += k < n and tokens[k].low in (",", "of", "in")
-        if k < n and year_at(tokens[k]) is not None:
-            day = dt.date(year_at(tokens[k]), *holiday[:2])
+        if k < n and (y := year_at(tokens[k])) is not None:
+            day = dt.date(y, *holiday[:2])
             return Period(day, day + dt.timedelta(days=1), "day"), k + 1
     # "March 2024", "March of 2024", "March 5, 2024"
     if t.kind == "word" and low in MONTHS and (low != "may" or t.text[0].isupper()):
@@ -133,15 +134,14 @@ def period_at(tokens: list[Token], i: int) -> tuple[Period, int] | None:
         j = i + 1
         if j < n and tokens[j].low == "of":
             j += 1
-        if j < n and year_at(tokens[j]) is not None:
-            y = year_at(tokens[j])
+        if j < n and (y := year_at(tokens[j])) is not None:
             return Period(dt.date(y, mo, 1), month_end(y, mo), "month"), j + 1
         if j < n and tokens[j].kind == "number" and tokens[j].low.isdigit() and 1 <= int(tokens[j].low) <= 31:
             k = j + 1
             if k < n and tokens[k].low == ",":
                 k += 1
-            if k < n and year_at(tokens[k]) is not None:
-                day = dt.date(year_at(tokens[k]), mo, int(tokens[j].low))
+            if k < n and (y := year_at(tokens[k])) is not None:
+                day = dt.date(y, mo, int(tokens[j].low))
                 return Period(day, day + dt.timedelta(days=1), "day"), k + 1
     return None
 

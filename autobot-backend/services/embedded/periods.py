@@ -13,7 +13,7 @@ import dataclasses
 from sqlglot import exp
 
 from services.embedded.period_phrases import Period
-from services.embedded.plan import ColRef, Dim, Filter, Plan
+from services.embedded.plan import ColRef, Compare, Dim, Filter, Plan, Window
 from services.embedded.sqlparts import (
     BuildError,
     Renderer,
@@ -25,24 +25,22 @@ from services.embedded.sqlparts import (
 )
 
 
-def compare_select(b: Renderer) -> exp.Expression:
-    p = b.p
-    c = p.compare
+def compare_select(b: Renderer, c: Compare) -> exp.Expr:
+    """The plan's comparison ``c`` (its ``compare``): periods side by side, two periods, or a series."""
     date = c.date
     if date is None:
         raise BuildError("no date column to compare periods by")
     if c.columns:
-        return _columns(b)
+        return _columns(b, c)
     if c.periods is not None:
         return _two_periods(b, date, c.periods, c.pct)
-    return _series(b, date)
+    return _series(b, c, date)
 
 
-def _columns(b: Renderer) -> exp.Expression:
+def _columns(b: Renderer, c: Compare) -> exp.Expr:
     """The measure once per named period, side by side (then the change, when asked): conditional
     aggregates over the rows of every period, grouped by the question's dimensions."""
     p = b.p
-    c = p.compare
     conds = [b.filter(f) for f in c.columns]
     either = conds[0].copy()
     for cond in conds[1:]:
@@ -62,7 +60,7 @@ def _columns(b: Renderer) -> exp.Expression:
         # the later period minus the earlier, whatever order they were named in
         by_time = sorted(zip(c.columns, values), key=lambda fv: (fv[0].lo is None, fv[0].lo))
         first, last = by_time[0][1], by_time[-1][1]
-        change = exp.Sub(this=last.copy(), expression=first.copy())
+        change: exp.Expr = exp.Sub(this=last.copy(), expression=first.copy())
         if c.pct:
             change = exp.Div(this=exp.Mul(this=exp.Literal.number("100.0"), expression=exp.Paren(this=change)),
                              expression=first.copy())
@@ -78,7 +76,7 @@ def _columns(b: Renderer) -> exp.Expression:
     return base
 
 
-def _only_when(value: exp.Expression, cond: exp.Expression) -> exp.Expression:
+def _only_when(value: exp.Expr, cond: exp.Expr) -> exp.Expr:
     """``value`` with every outermost aggregate reading only the rows where ``cond`` holds."""
     out = value.copy()
     for agg in list(out.find_all(exp.AggFunc)):
@@ -95,31 +93,32 @@ def _only_when(value: exp.Expression, cond: exp.Expression) -> exp.Expression:
     return out
 
 
-def _measure_value(b: Renderer, plan: Plan) -> exp.Expression:
+def _measure_value(b: Renderer, plan: Plan) -> exp.Expr:
     return b.of(plan).build()
 
 
-def _two_periods(b: Renderer, date: ColRef, periods: tuple[Period, Period], pct: bool) -> exp.Expression:
+def _two_periods(b: Renderer, date: ColRef, periods: tuple[Period, Period], pct: bool) -> exp.Expr:
     values = []
     for period in periods:
         rng = Filter("range", date, lo=period.lo, hi=period.hi)
         plan = dataclasses.replace(b.p, compare=None, dims=[], rank=None, filters=b.p.filters + [rng])
         values.append(exp.Subquery(this=_measure_value(b, plan)))
     first, second = values
-    change = exp.Sub(this=second, expression=first)
+    change: exp.Expr = exp.Sub(this=second, expression=first)
     if pct:
         change = exp.Div(this=exp.Mul(this=exp.Literal.number("100.0"), expression=exp.Paren(this=change)),
                          expression=first.copy())
     return exp.select(exp.alias_(change, "change"))
 
 
-def _period_window(window: list[Filter], period: str, unit: str, dialect: str) -> tuple[list[exp.Expression], bool]:
+def _period_window(window: list[Filter], period: str, unit: str, dialect: str) -> tuple[list[exp.Expr], bool]:
     """Date filters restated on a computed period label, applied after a window function has seen
     the earlier periods; and whether they pin a single period."""
-    conds: list[exp.Expression] = []
+    conds: list[exp.Expr] = []
     single = False
     for f in window:
         if f.kind == "relative":
+            assert f.relative is not None  # a relative window has its length
             start = period_label(window_start(f.col, f.relative, dialect), unit)
             conds.append(exp.GTE(this=exp.column(period), expression=start))
             continue
@@ -132,9 +131,8 @@ def _period_window(window: list[Filter], period: str, unit: str, dialect: str) -
     return conds, single
 
 
-def _series(b: Renderer, date: ColRef) -> exp.Expression:
+def _series(b: Renderer, c: Compare, date: ColRef) -> exp.Expr:
     p = b.p
-    c = p.compare
     window = [f for f in p.filters if f.col == date and f.kind in ("range", "relative")]
     rest = [f for f in p.filters if f not in window]
     other_dims = list(p.dims)
@@ -145,11 +143,11 @@ def _series(b: Renderer, date: ColRef) -> exp.Expression:
     base.set("order", None)
     names = [e.alias_or_name for e in base.expressions]
     dim_names, period, value = names[:len(other_dims)], names[len(other_dims)], names[-1]
-    lag_args = [exp.column(value)] + ([exp.Literal.number(c.offset)] if c.offset != 1 else [])
+    lag_args: list[exp.Expr] = [exp.column(value), *([exp.Literal.number(c.offset)] if c.offset != 1 else [])]
     prev = exp.Window(this=exp.Anonymous(this="LAG", expressions=lag_args),
                       partition_by=[exp.column(n) for n in dim_names] or None,
                       order=exp.Order(expressions=[exp.Ordered(this=exp.column(period), nulls_first=True)]))
-    change = exp.Sub(this=exp.column(value), expression=prev)
+    change: exp.Expr = exp.Sub(this=exp.column(value), expression=prev)
     if c.pct:
         change = exp.Div(this=exp.Mul(this=exp.Literal.number("100.0"), expression=exp.Paren(this=change)),
                          expression=prev.copy())
@@ -179,18 +177,17 @@ def _series(b: Renderer, date: ColRef) -> exp.Expression:
     return outer.order_by(*[exp.Ordered(this=x.copy(), nulls_first=True) for x in shown + [exp.column(period)]])
 
 
-def window_select(b: Renderer) -> exp.Expression:
+def window_select(b: Renderer, w: Window) -> exp.Expr:
     """A per-period series turned into a running total or a moving average/sum.
 
     A running total starts at the first period asked about (a year-to-date total); a moving
     average reaches back before it, so its first periods average over full windows.
     """
     p = b.p
-    w = p.window
     grains = [d for d in p.dims if d.kind == "grain"]
     if grains:
-        unit = grains[0].unit
-        date = ColRef(grains[0].table, grains[0].column) if grains[0].table else None
+        unit = grains[0].grain_unit
+        date = ColRef(grains[0].table, grains[0].column_name) if grains[0].table else None
     else:
         unit, date = "month", None
     if date is None:
@@ -210,7 +207,7 @@ def window_select(b: Renderer) -> exp.Expression:
     order = exp.Order(expressions=[exp.Ordered(this=exp.column(period), nulls_first=True)])
     if w.kind == "running":
         spec = exp.WindowSpec(kind="ROWS", start="UNBOUNDED", start_side="PRECEDING", end="CURRENT ROW")
-        func = exp.Sum(this=exp.column(value))
+        func: exp.Expr = exp.Sum(this=exp.column(value))
     else:
         spec = exp.WindowSpec(kind="ROWS", start=exp.Literal.number(max(w.n - 1, 0)), start_side="PRECEDING",
                               end="CURRENT ROW")

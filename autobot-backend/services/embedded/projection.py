@@ -15,14 +15,15 @@ def listed_columns(r: ReadState) -> list[ColRef] | None:
             and r.col(r.concept(wh)).kind == "text" and r.lows[0] in ("which", "what"):
         c = r.concept(wh)
         r.used.add(wh)
-        return [ColRef(c.table, c.column)]  # "which drugs were prescribed ...": the values
+        return [ColRef(c.table_name, c.column_name)]  # "which drugs were prescribed ...": the values
     cols: list[ColRef] = []
     for k, lk in enumerate(r.links):
         if k in r.used or lk.best.kind != "column" or lk.score < 0.5:
             continue
-        c = r.concept(k, ("column",))
-        if ColRef(c.table, c.column) not in cols:
-            cols.append(ColRef(c.table, c.column))
+        cc = r.concept(k, ("column",))
+        assert cc is not None  # the link's best meaning is of this kind
+        if ColRef(cc.table_name, cc.column_name) not in cols:
+            cols.append(ColRef(cc.table_name, cc.column_name))
         r.used.add(k)
     if cols:
         return _with_label(r, cols)
@@ -41,16 +42,16 @@ def listed_columns(r: ReadState) -> list[ColRef] | None:
 def _with_label(r: ReadState, cols: list[ColRef]) -> list[ColRef]:
     """"List trainers and their hourly rate", "each member's plan": the rows by their name, then what
     is asked of them (an entity by its name, its attribute beside it)."""
-    first = next((lk for lk in r.links if lk.best.kind == "column" and ColRef(lk.best.table, lk.best.column)
+    first = next((lk for lk in r.links if lk.best.kind == "column" and ColRef(lk.best.table_name, lk.best.column_name)
                   in cols), None)
     owner = next((lk for lk in r.links if lk.best.kind == "table" and first is not None
                   and lk.end <= first.start and lk.best.table == cols[0].table), None)
-    if owner is None:
+    if owner is None or first is None:  # (an owner is only found before a first column)
         return cols
     between = r.lows[owner.end:first.start]
     possessive = r.tokens[owner.end - 1].text.lower().replace("\u2019", "'").endswith("'s")
-    label = r.index.tables[owner.best.table].label
-    if label and ColRef(owner.best.table, label) not in cols and (
+    label = r.index.tables[owner.best.table_name].label
+    if label and ColRef(owner.best.table_name, label) not in cols and (
             possessive or any(w in ("their", "its", "his", "her", "with", "and") for w in between)):
-        return [ColRef(owner.best.table, label)] + cols
+        return [ColRef(owner.best.table_name, label)] + cols
     return cols

@@ -124,10 +124,10 @@ def _implicit(r: ReadState, agg) -> bool:
             if k in r.used:
                 continue
             end = next((c for c in lk.concepts[:2] if c.kind == "column" and r.col(c).kind == "date"), None)
-            start = primary_date(r.index, end.table) if end is not None else None
-            if start is not None and start.name != end.column:
+            start = primary_date(r.index, end.table_name) if end is not None else None
+            if end is not None and start is not None and start.name != end.column:
                 r.used.add(k)
-                r.plan.measures.append(Measure(func if func != "count" else "avg", end.table, end.column,
+                r.plan.measures.append(Measure(func if func != "count" else "avg", end.table_name, end.column_name,
                                                   since=start.name))
                 return True
         return False
@@ -136,7 +136,7 @@ def _implicit(r: ReadState, agg) -> bool:
             c = r.concept(k)
             if c is not None and c.kind == "column" and r.col(c).measurable and lk.score >= 0.6:
                 r.used.add(k)
-                r.plan.measures.append(Measure(func, c.table, c.column))
+                r.plan.measures.append(Measure(func, c.table_name, c.column_name))
                 return True
     return False
 
@@ -150,7 +150,7 @@ def _averaged(r: ReadState, m: Measure, k: int) -> Measure:
         for j in per + list(range(k + 1, len(r.links))):
             other = r.links[j].best
             if j not in r.used and other.kind == "table" and other.table != m.table \
-                    and is_ancestor(r.index, other.table, m.table):
+                    and is_ancestor(r.index, other.table_name, m.table):
                 r.used.add(j)
                 return Measure("count", m.table, distinct=m.distinct, per=other.table)
         return m
@@ -160,7 +160,7 @@ def _averaged(r: ReadState, m: Measure, k: int) -> Measure:
         for j, lk in enumerate(r.links):
             # "units per basket, on average": the units of each basket, averaged
             if j not in r.used and lk.best.kind == "table" and lk.best.table != m.table \
-                    and is_ancestor(r.index, lk.best.table, m.table) and _one_of(r, lk.start):
+                    and is_ancestor(r.index, lk.best.table_name, m.table) and _one_of(r, lk.start):
                 r.used.add(j)
                 return Measure("sum", m.table, m.column, per=lk.best.table)
         return Measure("avg", m.table, m.column, since=m.since)
@@ -192,11 +192,11 @@ def _value_of(r: ReadState) -> bool:
             j = r.links[k].end  # "the value of returned orders": the rows after their status
         table = None
         if k is not None and k not in r.used and r.links[k].best.kind == "table":
-            table = r.links[k].best.table
+            table = r.links[k].best.table_name
         m = value_measure(r, table or next((lk.best.table for lk in r.links if lk.best.kind == "table"), None))
         if m is None:
             return False
-        if table is not None:
+        if table is not None and k is not None:  # (a table is only taken from a link)
             r.used.add(k)
             r.plan.joins.add(table)
         r.plan.measures.append(m)

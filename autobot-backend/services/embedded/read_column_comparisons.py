@@ -51,7 +51,7 @@ def column_comparisons(r: ReadState) -> None:
         if lc is None or (lc.table, lc.column) == (rc.table, rc.column):
             continue
         r.used |= {right} | ({left} if left is not None and lc.table == r.links[left].best.table else set())
-        r.plan.filters.append(Filter("colcmp", ColRef(lc.table, lc.column), values=(ColRef(rc.table, rc.column),),
+        r.plan.filters.append(Filter("colcmp", ColRef(lc.table_name, lc.column_name), values=(ColRef(rc.table_name, rc.column_name),),
                                         op=_COLUMN_OPS[w]))
 
 
@@ -66,11 +66,11 @@ def _same_day(r: ReadState) -> None:
         return
     k, first = dated[0]
     other = next(((j, c) for j, c in dated[1:] if c.table == first.table and c.column != first.column), None)
-    second = ColRef(first.table, other[1].column) if other else None
+    second = ColRef(first.table_name, other[1].column_name) if other else None
     if second is None:
-        start = primary_date(r.index, first.table)
+        start = primary_date(r.index, first.table_name)
         if start is None or start.name == first.column:
             return
-        second = ColRef(first.table, start.name)
+        second = ColRef(first.table_name, start.name)
     r.used |= {k} | ({other[0]} if other else set())
-    r.plan.filters.append(Filter("colcmp", ColRef(first.table, first.column), values=(second,), op="="))
+    r.plan.filters.append(Filter("colcmp", ColRef(first.table_name, first.column_name), values=(second,), op="="))

@@ -8,6 +8,8 @@ import re
 from itertools import pairwise
 
 from services.embedded.date_columns import date_ref, main_table, range_filter, resolve_dates
+from services.embedded.dates import DateSpec
+from services.embedded.index import Column
 from services.embedded.joins import is_ancestor
 from services.embedded.plan import ColRef, Compare, Dim, Exists, Filter, Having, Measure, Rank
 from services.embedded.read_state import ReadState
@@ -22,14 +24,14 @@ _GRAIN_ORDER = {"day": 0, "days": 0, "week": 1, "month": 2, "months": 2, "quarte
 
 
 def compare(r: ReadState) -> None:
-    """The pending periods, once their date columns are resolved: "first order in 2024" and "in 2023 but
+    """The periods said, once their date columns are resolved: "first order in 2024" and "in 2023 but
     not in 2024" conditions, periods side by side, a :class:`~.plan.Compare` when a change is asked for,
     or else plain period filters."""
     cues = r.cues
     resolve_dates(r)
     _first_events(r)
     _period_contrast(r)
-    pending = r.pending
+    pending = r.dated
     if previous_values(r, pending) or period_columns(r, pending):
         return
     if not cues.change or not (cues.compare_unit or len(pending) >= 2 or any(s.parts for s, _ in pending)
@@ -41,9 +43,9 @@ def compare(r: ReadState) -> None:
         return
     periods = [s for s, _ in pending if s.period is not None]
     parts = [s for s, _ in pending if s.parts]
-    if cues.same_unit and len(periods) == 2 and {s.period.grain for s in periods} == {"year"}:
+    if cues.same_unit and len(periods) == 2 and {s.named_period.grain for s in periods} == {"year"}:
         # "monthly revenue in 2024 against the same month in 2023": each month against a year before
-        later = max(periods, key=lambda s: s.period.lo)
+        later = max(periods, key=lambda s: s.named_period.lo)
         column = next(c for s, c in pending if s is later)
         r.plan.dims = [d for d in r.plan.dims if d.kind != "grain"]
         r.plan.compare = Compare("year", cues.compare_pct, with_measure=_measure_listed(r),
@@ -57,7 +59,8 @@ def compare(r: ReadState) -> None:
     grain_dims = [d for d in r.plan.dims if d.kind == "grain"]
     if (len(periods) == 2 or parts) and not (grain_dims and cues.compare_unit != grain_dims[0].unit is not None
                                               or grain_dims and _names_previous(r)):
-        pair = (periods[0].period, periods[1].period) if len(periods) == 2 else parts[0].parts
+        pair = ((periods[0].named_period, periods[1].named_period) if len(periods) == 2
+                else (parts[0].parts[0], parts[0].parts[1]))
         if pair[0].lo > pair[1].lo and any(w in ("from", "since") for w in r.lows) is False:
             pair = (pair[1], pair[0])
         date = pending[0][1]
@@ -89,24 +92,24 @@ def compare(r: ReadState) -> None:
             for spec, column in pending:
                 r.plan.filters.append(range_filter(spec, column))
             return
-        unit = grains[0].unit
+        unit = grains[0].grain_unit
     grains = [d for d in r.plan.dims if d.kind == "grain"]
     named = [s for s, _ in pending if s.period is not None and s.period.grain in ("month", "quarter")]
     if not grains and unit == "year" and len(named) == 1 and len(pending) == 1:
         # "year-over-year growth for Q4 2024": that quarter against the same quarter a year before
         date = pending[0][1]
-        grain = named[0].period.grain
+        grain = named[0].named_period.grain
         r.plan.compare = Compare("year", cues.compare_pct, with_measure=_measure_listed(r),
                                     date=ColRef(date.table, date.name), grain=grain,
                                     offset=_PERIODS_IN[("year", grain)])
         r.plan.filters.append(range_filter(named[0], date))
         return
     main = main_table(r)
-    date = (ColRef(grains[0].table, grains[0].column) if grains and grains[0].table
-            else date_ref(r, main))
-    series = grains[0].unit if grains else unit
+    series_date = (ColRef(grains[0].table, grains[0].column_name) if grains and grains[0].table
+                   else date_ref(r, main))
+    series = grains[0].grain_unit if grains else unit
     offset = _PERIODS_IN.get((unit, series), 1)
-    compare = Compare(unit, cues.compare_pct, with_measure=_measure_listed(r), date=date, grain=series,
+    compare = Compare(unit, cues.compare_pct, with_measure=_measure_listed(r), date=series_date, grain=series,
                       offset=offset)
     if r.plan.rank is not None:
         # "which month had the largest increase": rank the changes, a fall ranks by the most negative
@@ -150,8 +153,8 @@ def _first_events(r: ReadState) -> None:
     """"customers whose first order was in 2024": the earliest related date falls in the period."""
     subject = r.plan.subject
     keep = []
-    for spec, column in r.pending:
-        k = next((k for k, lk in enumerate(r.links) if lk.best.kind == "table" and lk.best.table == column.table
+    for spec, column in r.dated:
+        k = next((k for k, lk in enumerate(r.links) if lk.best.kind == "table" and lk.best.table_name == column.table
                   and lk.end <= spec.start and lk.start > 0 and r.lows[lk.start - 1] in _FIRST_LAST), None)
         if k is None or subject is None or not is_ancestor(r.index, subject, column.table) or spec.relative:
             keep.append((spec, column))
@@ -161,15 +164,15 @@ def _first_events(r: ReadState) -> None:
         ref = ColRef(column.table, column.name)
         r.plan.having.append(Having(Measure(func, column.table, column.name), "range", 0,
                                        Filter("range", ref, lo=spec.lo, hi=spec.hi)))
-    r.pending = keep
+    r.dated = keep
 
 
 def _period_contrast(r: ReadState) -> None:
     """"customers who ordered in 2023 but not in 2024": related rows in one period, none in the other."""
     subject = r.plan.subject
-    if len(r.pending) != 2 or subject is None:
+    if len(r.dated) != 2 or subject is None:
         return
-    (a, col_a), (b, col_b) = r.pending
+    (a, col_a), (b, col_b) = r.dated
     if col_a.name != col_b.name or col_a.table == subject or not is_ancestor(r.index, subject, col_a.table):
         return
     between = r.lows[a.end:b.start]
@@ -181,26 +184,26 @@ def _period_contrast(r: ReadState) -> None:
     for k, lk in enumerate(r.links):
         if lk.best.kind == "table" and lk.best.table == ref.table:
             r.used.add(k)
-    r.pending = []
+    r.dated = []
 
 
-def _several_periods(r: ReadState, pending) -> bool:
+def _several_periods(r: ReadState, pending: list[tuple[DateSpec, Column]]) -> bool:
     """"revenue by category in 2023 and 2024": both periods, each its own row."""
     specs = [s for s, _ in pending if s.period is not None]
-    if len(specs) < 2 or len(specs) != len(pending) or len({s.period.grain for s in specs}) != 1:
+    if len(specs) < 2 or len(specs) != len(pending) or len({s.named_period.grain for s in specs}) != 1:
         return False
     if any(b.start - a.end > 2 for a, b in pairwise(specs)):
         return False
     column = pending[0][1]
     ref = ColRef(column.table, column.name)
-    r.plan.filters.append(Filter("anyrange", ref, values=tuple((s.period.lo, s.period.hi) for s in specs)))
-    grain = specs[0].period.grain
+    r.plan.filters.append(Filter("anyrange", ref, values=tuple((s.named_period.lo, s.named_period.hi) for s in specs)))
+    grain = specs[0].named_period.grain
     if grain in ("year", "quarter", "month", "day") and not any(d.kind == "grain" for d in r.plan.dims):
         r.plan.dims.append(Dim("grain", column.table, column.name, grain))
     return True
 
 
-def _series_window(pending, series: str):
+def _series_window(pending: list[tuple[DateSpec, Column]], series: str) -> list[tuple[DateSpec, Column]]:
     """The periods that bound a series: a single period of the series' own grain beside a longer one
     ("each month of 2024 ... (January against December 2023)") names a compared period, not the window."""
     longer = [(s, c) for s, c in pending if s.period is None or _GRAIN_ORDER.get(s.period.grain, 9) > _GRAIN_ORDER.get(

@@ -25,7 +25,7 @@ def dates(r: ReadState) -> None:
         column = _date_column_before(r, spec.start)
         after = r.link_after(spec.end, gap=0)
         if column is None and after is not None and r.links[after].best.kind == "table":
-            column = primary_date(r.index, r.links[after].best.table)  # "March 2024 flights": their date
+            column = primary_date(r.index, r.links[after].best.table_name)  # "March 2024 flights": their date
         r.pending.append((spec, column))
         if r.table_hint:
             r.date_hints[len(r.pending) - 1] = r.table_hint
@@ -63,4 +63,4 @@ def _named_date_at(r: ReadState, start: int) -> tuple[str, str] | None:
         return None
     c = next((c for c in r.links[k].concepts if c.kind == "column" and r.col(c).kind in ("date", "year")
               and c.strength >= 0.5), None)
-    return (c.table, c.column) if c is not None else None
+    return (c.table_name, c.column_name) if c is not None else None

@@ -27,8 +27,9 @@ def flags(r: ReadState) -> None:
         if k in r.used or lk.best.kind != "column":
             continue
         c = r.concept(k, ("column",))
+        assert c is not None  # the link's best meaning is of this kind
         prev = r.links[k - 1] if k > 0 else None
-        if prev is not None and prev.end == lk.start and (prev.best.table, prev.best.column) == (c.table, c.column):
+        if prev is not None and prev.end == lk.start and (prev.best.table_name, prev.best.column_name) == (c.table_name, c.column_name):
             r.used.add(k)  # "satisfaction rating": one column named by two words
             continue
         column = r.col(c)
@@ -39,18 +40,18 @@ def flags(r: ReadState) -> None:
             continue
         if column.kind == "bool" and c.strength >= 0.5:
             r.used.add(k)
-            r.plan.filters.append(Filter("bool", ColRef(c.table, c.column), values=(not neg,)))
+            r.plan.filters.append(Filter("bool", ColRef(c.table_name, c.column_name), values=(not neg,)))
         elif column.kind == "date" and all(t.stem in DATE_STEMS for t in r.tokens[lk.start:lk.end]):
             continue  # "the date": a column heading, not "has a date"
         elif column.kind == "int" and not column.nullable and c.strength >= 0.5 and lk.start > 0 \
                 and r.lows[lk.start - 1] in ("no", "zero") and r.tokens[lk.end - 1].low.endswith("s"):
             r.used.add(k)  # "allow no refills": a count kept in a column, tested for none
-            r.plan.filters.append(Filter("cmp", ColRef(c.table, c.column), op="=", number=0))
+            r.plan.filters.append(Filter("cmp", ColRef(c.table_name, c.column_name), op="=", number=0))
         elif column.nullable and c.strength >= 0.5 and not _is_projection(r, k):
             r.used.add(k)
             words = {t.stem for t in r.tokens[lk.start:lk.end]}
             means_null = bool(words & column.null_means) and not words & column.set_means
-            r.plan.filters.append(Filter("null" if neg != means_null else "notnull", ColRef(c.table, c.column)))
+            r.plan.filters.append(Filter("null" if neg != means_null else "notnull", ColRef(c.table_name, c.column_name)))
     if any(w in _INCOMPLETE for w in r.lows) and not any(
             f.kind in ("null", "notnull") and r.index.column(f.col.table, f.col.column).kind == "date"
             for f in r.plan.filters):

@@ -71,7 +71,7 @@ def groupings(r: ReadState) -> None:
                 and any(v in ("rank", "sort", "order", "arrange") for v in r.lows[:i]) \
                 and r.link_before(i, gap=1) is not None:
             continue  # "rank the ports by sailings": how many each has, read by the ranking step
-        if w == "per" and c.kind == "table" and _two_level(r, c.table, k):
+        if w == "per" and c.kind == "table" and _two_level(r, c.table_name, k):
             continue
         if w in ("each", "every") and _own_attribute(r, k):
             continue

@@ -16,7 +16,7 @@ def id_refs(r: ReadState) -> None:
             at += 1  # "customer number 42", "order #17", "member id 8"
         tok = r.tokens[at]
         if tok.kind == "number" and tok.low.isdigit() and at not in r.cues.skip:
-            pk = r.index.tables[lk.best.table].primary_key
+            pk = r.index.tables[lk.best.table_name].primary_key
             if len(pk) == 1:
-                r.plan.filters.append(Filter("eq", ColRef(lk.best.table, pk[0]), values=(int(tok.low),)))
+                r.plan.filters.append(Filter("eq", ColRef(lk.best.table_name, pk[0]), values=(int(tok.low),)))
                 r.used.add(k)

@@ -36,7 +36,7 @@ def labels(r: ReadState) -> None:
         p.dims = [d for d in p.dims if (d.table, d.column) != (ref.table, ref.column)]
         p.dims.insert(0, Dim("column", ref.table, ref.column, labels=(on, off)))
     elif len(texts) == 1:
-        dim = next((d for d in p.dims if d.kind == "column" and r.index.column(d.table, d.column).nullable), None)
+        dim = next((d for d in p.dims if d.kind == "column" and r.index.column(d.table, d.column_name).nullable), None)
         if dim is None:
             return
         _drop_conditions(r, dim, texts)

@@ -24,7 +24,7 @@ def metrics(r: ReadState) -> None:
         if _is_by_target(r, lk.start) or _after_superlative(r, lk.start) or _thresholded(r, lk) \
                 or _modifier(r, k):
             continue
-        metric = r.index.metrics[lk.best.metric]
+        metric = r.index.metrics[lk.best.metric_name]
         r.plan.measures.append(Measure("metric", metric.base_table, metric=lk.best.metric))
         r.used.add(k)
     _money(r)
@@ -64,13 +64,14 @@ def _bare_measure(r: ReadState) -> None:
         if k in r.used or lk.best.kind != "column" or lk.score < 0.6:
             continue
         c = r.concept(k, ("column",))
+        assert c is not None  # the link's best meaning is of this kind
         if not r.col(c).measurable:
             continue
         rest = r.lows[lk.end:lk.end + 4]
         if any(w in ("by", "per", "each", "for") for w in rest[:3]) and r.cues.grains + [
                 w for w in rest if w in ("by", "per", "each")]:
             r.used.add(k)
-            r.plan.measures.append(Measure("sum", c.table, c.column))
+            r.plan.measures.append(Measure("sum", c.table_name, c.column_name))
             return
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from services.embedded.dims import add_dim, same_group
 from services.embedded.joins import distance, is_ancestor, primary_date
-from services.embedded.lexicon import NUMBER_WORDS, parse_number
+from services.embedded.lexicon import NUMBER_WORDS, whole_number
 from services.embedded.plan import ColRef, Measure, Rank
 from services.embedded.read_state import ReadState
 from services.embedded.sort_words import by_measure, rank_verb, sort_by
@@ -42,7 +42,7 @@ def ranking(r: ReadState) -> None:
     if after is not None and r.links[after].best.kind == "metric" and head is not None \
             and head not in r.used and r.links[head].best.kind == "table":
         # "the biggest spending customer": the rows, ranked by the metric that qualifies them
-        metric = r.links[after].best.metric
+        metric = r.links[after].best.metric_name
         r.used.add(after)
         if not any(m.metric == metric for m in r.plan.measures):
             r.plan.measures.append(Measure("metric", r.index.metrics[metric].base_table, metric=metric))
@@ -60,7 +60,7 @@ def ranking(r: ReadState) -> None:
         if c.kind == "column" and (r.col(c).measurable or r.col(c).kind in ("date", "year")):
             # "the earliest order date for each customer": the extreme within each group
             r.used.add(after)
-            r.plan.measures.append(Measure("max" if sup.desc else "min", c.table, c.column))
+            r.plan.measures.append(Measure("max" if sup.desc else "min", c.table_name, c.column_name))
             return
     if after is not None and after not in r.used:
         c = r.concept(after)
@@ -72,9 +72,9 @@ def ranking(r: ReadState) -> None:
                 if r.links[nxt].best.table == c.table:
                     add_dim(r, nxt)
                     r.plan.rank = Rank(sup.desc, sup.limit or _singular_limit(r, nxt),
-                                          column=ColRef(c.table, c.column))
+                                          column=ColRef(c.table_name, c.column_name))
                     return
-                r.plan.measures.append(Measure("sum", c.table, c.column))
+                r.plan.measures.append(Measure("sum", c.table_name, c.column_name))
                 dim_k = nxt
         if c.kind == "table" and wh is None and not wh_grain:
             nxt = r.link_after(r.links[after].end, gap=1)
@@ -93,7 +93,7 @@ def ranking(r: ReadState) -> None:
             c = r.concept(after)
             if c.kind in ("column",) and (r.col(c).measurable or r.col(c).kind in ("date", "year")):
                 r.used.add(after)
-                r.plan.measures.append(Measure("max" if sup.desc else "min", c.table, c.column))
+                r.plan.measures.append(Measure("max" if sup.desc else "min", c.table_name, c.column_name))
             elif c.kind == "metric":
                 pass
         return
@@ -113,7 +113,7 @@ def ranking(r: ReadState) -> None:
         return
     if event_k is not None and not r.plan.measures:
         r.used.add(event_k)
-        r.plan.measures.append(Measure("count", r.links[event_k].best.table, rows=True))
+        r.plan.measures.append(Measure("count", r.links[event_k].best.table_name, rows=True))
     by = by_measure(r)
     if by is not None and not r.plan.measures:
         r.plan.measures.append(by)
@@ -123,14 +123,14 @@ def ranking(r: ReadState) -> None:
             c = r.concept(after_sup)
             if c.kind == "metric":
                 r.used.add(after_sup)
-                r.plan.measures.append(Measure("metric", r.index.metrics[c.metric].base_table,
+                r.plan.measures.append(Measure("metric", r.index.metrics[c.metric_name].base_table,
                                                   metric=c.metric))
             elif c.kind == "table":
                 r.used.add(after_sup)
-                r.plan.measures.append(Measure("count", c.table))
+                r.plan.measures.append(Measure("count", c.table_name))
             elif c.kind == "column" and r.col(c).measurable:
                 r.used.add(after_sup)
-                r.plan.measures.append(Measure("sum", c.table, c.column))
+                r.plan.measures.append(Measure("sum", c.table_name, c.column_name))
             elif c.kind == "value" and c.table and r.link_after(r.links[after_sup].end, gap=0) is None:
                 r.plan.measures.append(Measure("count", c.table))  # "the most returns": returned rows
     if not r.plan.measures:
@@ -139,13 +139,14 @@ def ranking(r: ReadState) -> None:
             c = r.concept(verb)
             if c.kind == "metric":  # "which buyer spent the most": the money the verb names
                 r.used.add(verb)
-                r.plan.measures.append(Measure("metric", r.index.metrics[c.metric].base_table, metric=c.metric))
+                r.plan.measures.append(Measure("metric", r.index.metrics[c.metric_name].base_table, metric=c.metric_name))
             elif c.kind == "column" and r.col(c).measurable:
                 r.used.add(verb)
-                r.plan.measures.append(Measure("sum", c.table, c.column))
+                r.plan.measures.append(Measure("sum", c.table_name, c.column_name))
     explicit_limits = [s.limit for s in sups if s.limit is not None]
     if wh_grain and r.cues.grain_limit and not explicit_limits:
         explicit_limits = [r.cues.grain_limit]  # "which two weeks were busiest"
+    limit: int | None
     if explicit_limits:
         limit = explicit_limits[0]  # "which countries ... most revenue? Show the top 3"
     elif wh_dim(r) is not None and r.wh_limit is not None:
@@ -190,7 +191,7 @@ def _default_rank_measure(r: ReadState) -> Measure | None:
     for k, lk in enumerate(r.links):
         if k not in r.used and lk.best.kind == "table" and lk.best.table != dims[0].table:
             r.used.add(k)
-            return Measure("count", lk.best.table, rows=True)
+            return Measure("count", lk.best.table_name, rows=True)
     if dims[0].kind == "column":
         return Measure("count", dims[0].table, rows=True)
     if r.index.metrics:
@@ -209,7 +210,7 @@ def _singular_limit(r: ReadState, k: int | None) -> int | None:
         j -= 1
     if j >= 0 and (r.tokens[j].kind == "number" and r.tokens[j].low.isdigit() or r.lows[j] in NUMBER_WORDS
                    and r.lows[j] not in ("a", "one", "single")):
-        return int(parse_number(r.tokens[j]))  # "the two clerks who sold most"
+        return whole_number(r.tokens[j])  # "the two clerks who sold most"
     tok = r.tokens[r.links[k].end - 1]
     return None if tok.low != tok.stem and tok.low.endswith("s") else 1
 
@@ -234,8 +235,8 @@ def _hinted_column(r: ReadState, hint: str | None) -> ColRef | None:
         if k not in r.used and c.kind == "column" and (r.col(c).measurable or r.col(c).kind == "date") \
                 and (table is None or c.table == table):
             r.used.add(k)
-            return ColRef(c.table, c.column)
-    if hint is None or not candidates:
+            return ColRef(c.table_name, c.column_name)
+    if hint is None or not candidates or table is None:  # (no table, no candidates)
         return None
     targets = {"price": ("pric", "cost", "amount"), "length": ("pag", "length", "duration"),
                "date": ("date",), "birth": ("birth",)}.get(hint, (hint,))

@@ -22,7 +22,7 @@ def referrers(r: ReadState) -> None:
         if any(w in ("was", "were", "been", "being", "is", "are", "get", "got") for w in before) or (
                 lk.end < len(r.lows) and r.lows[lk.end] == "by"):
             continue  # "X who were referred": a filter, not who referred
-        ref = ColRef(c.table, c.column)
+        ref = ColRef(c.table_name, c.column_name)
         p.dims = [Dim("column", c.table, c.column) if d is entity else d for d in p.dims]
         p.filters = [f for f in p.filters if not (f.col == ref and f.kind in ("null", "notnull"))]
         return

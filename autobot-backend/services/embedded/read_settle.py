@@ -97,7 +97,7 @@ def _settle(r: ReadState) -> Unclear | None:
                   and lk.score >= 0.6 and r.col(lk.best).measurable), None)
         if k is not None:
             r.used.add(k)  # "each product's share of units sold": of the units
-            p.measures.append(Measure("sum", r.links[k].best.table, r.links[k].best.column))
+            p.measures.append(Measure("sum", r.links[k].best.table_name, r.links[k].best.column_name))
             p.projection = []
     if r.cues.percent and p.dims and p.measures and not p.measures[0].share:
         p.measures[0].share_of_total = True  # "each category's share of revenue"
@@ -185,7 +185,7 @@ def _listed_entity(r: ReadState) -> str | None:
     k = next((j for j, lk in enumerate(r.links) if lk.start <= 4 and lk.best.kind == "table"), None)
     if k is None:
         return None
-    table = r.links[k].best.table
+    table = r.links[k].best.table_name
     m = p.measures[0]
     if table == m.table and not m.per or not (table == m.table or is_ancestor(r.index, table, m.table)
                                               or m.metric and table in r.index.metrics[m.metric].tables):
@@ -248,7 +248,7 @@ def _asks_for_rows(r: ReadState) -> bool:
 
 def _default_per(r: ReadState, m: Measure) -> str | None:
     if m.func == "metric":
-        metric = r.index.metrics[m.metric]
+        metric = r.index.metrics[m.metric_name]
         for table in metric.tables[1:]:
             return table
         return None

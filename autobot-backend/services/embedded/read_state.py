@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import overload
 
 from services.embedded.answer_spec import Spec
 from services.embedded.cues import Cues
@@ -63,6 +64,8 @@ class ReadState:
     """How many rows a wh-word asks for ("which three X"), once the wh-word is read."""
     pending: list[tuple[DateSpec, Column | None]] = field(default_factory=list)
     """The periods read, each with the date column named beside it (None until resolved)."""
+    dated: list[tuple[DateSpec, Column]] = field(default_factory=list)
+    """The pending periods with their date columns resolved (a period no column dates is dropped)."""
     date_hints: dict[int, str] = field(default_factory=dict)
     """For a pending period: the table named right before it, whose date it may be."""
     table_hint: str | None = None
@@ -82,10 +85,17 @@ class ReadState:
     # ------------------------------------------------------------------ link helpers
 
     def col(self, c: Concept) -> Column:
-        return self.index.column(c.table, c.column)
+        return self.index.column(c.table_name, c.column_name)
+
+    @overload
+    def concept(self, k: int) -> Concept: ...
+
+    @overload
+    def concept(self, k: int, kinds: tuple[str, ...] | None) -> Concept | None: ...
 
     def concept(self, k: int, kinds: tuple[str, ...] | None = None) -> Concept | None:
-        """The link's meaning that best fits the tables the question mentions."""
+        """The link's meaning that best fits the tables the question mentions; of one of ``kinds`` if
+        given (None when the link has no meaning of those kinds: every link has at least one meaning)."""
         lk = self.links[k]
         options = [c for c in lk.concepts if kinds is None or c.kind in kinds]
         if not options:
@@ -122,7 +132,7 @@ class ReadState:
             top = lk.concepts[0].strength
             tables = {c.table for c in lk.concepts if c.strength >= top - 0.25 and c.table}
             if lk.best.kind == "metric":
-                tables = {self.index.metrics[lk.best.metric].base_table}
+                tables = {self.index.metrics[lk.best.metric_name].base_table}
             if len(tables) == 1:
                 t = next(iter(tables))
                 if t not in out:
@@ -172,9 +182,9 @@ def _rerank_values(r: ReadState) -> None:
     named: set[str] = set()
     for lk in r.links:
         if lk.best.kind == "table" or lk.best.kind == "column" and lk.score >= 0.5:
-            named.add(lk.best.table)
+            named.add(lk.best.table_name)
         elif lk.best.kind == "metric":
-            named |= set(r.index.metrics[lk.best.metric].tables)
+            named |= set(r.index.metrics[lk.best.metric_name].tables)
     if not named:
         return
     for k, lk in enumerate(r.links):
@@ -195,9 +205,9 @@ def _mentioned_tables(r: ReadState) -> list[str]:
     for lk in r.links:
         for c in lk.concepts[:1]:
             if c.kind == "table" and c.table not in out:
-                out.append(c.table)
+                out.append(c.table_name)
             elif c.kind == "metric":
-                for tb in r.index.metrics[c.metric].tables:
+                for tb in r.index.metrics[c.metric_name].tables:
                     if tb not in out:
                         out.append(tb)
     for lk in r.links:

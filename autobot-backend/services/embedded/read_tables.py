@@ -15,16 +15,16 @@ def tables(r: ReadState) -> None:
     p = r.plan
     for k, lk in enumerate(r.links):
         if (k not in r.used and lk.best.kind == "column" and p.subject and lk.best.table != p.subject
-                and r.negated_before(lk.start, window=5) and is_ancestor(r.index, p.subject, lk.best.table)):
+                and r.negated_before(lk.start, window=5) and is_ancestor(r.index, p.subject, lk.best.table_name)):
             # "employees who never logged any hours": no related row at all
             r.used.add(k)
-            p.exists.append(Exists(lk.best.table, True, [f for f in p.filters if f.col.table == lk.best.table]))
+            p.exists.append(Exists(lk.best.table_name, True, [f for f in p.filters if f.col.table == lk.best.table_name]))
             p.filters = [f for f in p.filters if f.col.table != lk.best.table]
             r.exists_at = lk.end
             continue
         if k in r.used or lk.best.kind != "table":
             continue
-        table = lk.best.table
+        table = lk.best.table_name
         r.used.add(k)
         if table == p.subject:
             continue

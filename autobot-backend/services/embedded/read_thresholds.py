@@ -41,7 +41,7 @@ def thresholds(r: ReadState) -> None:
             k = next((j for j in range(len(r.links) - 1, -1, -1) if r.links[j].end <= th.start
                       and r.links[j].best.kind == "table"), None)
             if k is not None:
-                r.plan.having.append(Having(Measure("count", r.links[k].best.table), th.op, th.number))
+                r.plan.having.append(Having(Measure("count", r.links[k].best.table_name), th.op, th.number))
                 continue
         before = r.link_before(th.start, gap=2)
         if th.number is None and th.end - th.start > 1 and before is not None and before not in r.used:
@@ -57,7 +57,7 @@ def thresholds(r: ReadState) -> None:
             continue
         c = r.concept(k)
         if c.kind == "metric":
-            metric = r.index.metrics[c.metric]
+            metric = r.index.metrics[c.metric_name]
             r.used.add(k)
             r.plan.having.append(Having(Measure("metric", metric.base_table, metric=c.metric), th.op,
                                            th.number))
@@ -65,22 +65,22 @@ def thresholds(r: ReadState) -> None:
             r.used.add(k)
             distinct = r.links[k].start > 0 and r.lows[r.links[k].start - 1] in ("different", "distinct",
                                                                                           "unique", "separate")
-            r.plan.having.append(Having(Measure("count", c.table, distinct=distinct), th.op, th.number))
+            r.plan.having.append(Having(Measure("count", c.table_name, distinct=distinct), th.op, th.number))
         elif c.kind == "column" and (r.col(c).measurable or r.col(c).kind == "year"):
             if k not in r.used:
                 r.used.add(k)
             elif not any(m.column == c.column and m.table == c.table for m in r.plan.measures):
                 continue
-            r.plan.filters.append(Filter("cmp", ColRef(c.table, c.column), op=th.op, number=th.number))
+            r.plan.filters.append(Filter("cmp", ColRef(c.table_name, c.column_name), op=th.op, number=th.number))
         elif c.kind == "column" and r.col(c).kind in ("text", "bool") and r.links[k].start >= th.end \
                 and r.links[k].best.kind == "column":
             # "bought in over two regions": how many different values the rows have
             r.used.add(k)
-            r.plan.having.append(Having(Measure("count", c.table, c.column, distinct=True), th.op,
+            r.plan.having.append(Having(Measure("count", c.table_name, c.column_name, distinct=True), th.op,
                                            th.number))
         elif c.kind == "column" and r.links[k].start > th.end:
             # "more than 15 orders" where 'orders' linked through a column alternative
-            tables = [x.table for x in r.links[k].concepts if x.kind == "table"]
+            tables = [x.table_name for x in r.links[k].concepts if x.kind == "table"]
             if tables:
                 r.used.add(k)
                 r.plan.having.append(Having(Measure("count", tables[0]), th.op, th.number))
@@ -107,7 +107,7 @@ def _distinct_periods(r: ReadState, th) -> bool:
     before = r.link_before(th.start, gap=3)
     if unit is None or before is None or r.links[before].best.kind != "table":
         return False
-    date = primary_date(r.index, r.links[before].best.table)
+    date = primary_date(r.index, r.links[before].best.table_name)
     if date is None:
         return False
     r.plan.having.append(Having(Measure("count", date.table, date.name, distinct=True, per_grain=unit),

@@ -12,15 +12,16 @@ from services.embedded.vocabulary import EXCLUDE_WORDS
 def values(r: ReadState) -> None:
     """Each value named and not yet read: rows with it (several of one column: any of them), or without
     it when excluded; "both A and B": one related row of each."""
-    by_col: dict[tuple[str, str], Filter] = {}
+    by_col: dict[tuple[str, str, bool], Filter] = {}
     for k, lk in enumerate(r.links):
         if k in r.used or lk.best.kind != "value" or lk.best.table is None:
             continue
         r.used.add(k)
         c = r.concept(k, ("value",))
-        ref = ColRef(c.table, c.column)
+        assert c is not None  # the link's best meaning is of this kind
+        ref = ColRef(c.table_name, c.column_name)
         for near in (r.link_after(lk.end, gap=0), r.link_before(lk.start, gap=1)):
-            if near is not None and any(x.kind == "column" and (x.table, x.column) == (c.table, c.column)
+            if near is not None and any(x.kind == "column" and (x.table_name, x.column_name) == (c.table_name, c.column_name)
                                         for x in r.links[near].concepts):
                 r.used.add(near)  # "the mystery genre": the column only says where the value is
         if included(r, lk):
@@ -29,14 +30,14 @@ def values(r: ReadState) -> None:
                 and r.link_after(lk.end, gap=0) is None:
             continue  # "the admin for this store": the business itself, not the store channel
         neg = _excluded(r, lk.start) or _excluded_after(r, lk.end)
-        key = (c.table, c.column, neg)
+        key = (c.table_name, c.column_name, neg)
         if key in by_col:
-            if _both(r, lk.start) and c.table != r.plan.subject:
+            if _both(r, lk.start) and c.table_name != r.plan.subject:
                 # "customers with both web and store orders": one related row of each kind
                 both = by_col.pop(key)
                 r.plan.filters.remove(both)
                 for value in both.values + (c.value,):
-                    r.plan.exists.append(Exists(c.table, False, [Filter("eq", ref, values=(value,))]))
+                    r.plan.exists.append(Exists(c.table_name, False, [Filter("eq", ref, values=(value,))]))
                 continue
             by_col[key].values += (c.value,)
             continue

@@ -37,7 +37,7 @@ def unlinked_terms(tokens: list[Token], linked: Linked, index=None) -> Refusal |
     words = data_terms(tokens, linked, vocabulary, dated)
     if not words:
         return None
-    tables = {c.table for lk in linked.links for c in lk.concepts[:1] if c.kind == "table"}
+    tables = {c.table_name for lk in linked.links for c in lk.concepts[:1] if c.kind == "table"}
     shown = ", ".join(repr(w) for w in words)
     if tables:
         return Refusal("out_of_schema", f"the schema has nothing for {shown}: no table or column of "

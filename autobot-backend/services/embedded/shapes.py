@@ -7,24 +7,24 @@ from __future__ import annotations
 from sqlglot import exp
 
 from services.embedded.joins import default_date
-from services.embedded.plan import Dim, Measure, Plan
+from services.embedded.plan import Dim, Measure, Plan, Rank
 from services.embedded.sqlparts import BuildError, Renderer, dim_alias, lit, measure_alias
 
 
-def top_per_group(b: Renderer, select: exp.Select) -> exp.Select:
-    """The top ``limit`` rows of each group, by the first measure (ROW_NUMBER per partition)."""
+def top_per_group(b: Renderer, select: exp.Select, rank: Rank) -> exp.Select:
+    """The top ``rank.limit`` rows of each group, by the first measure (ROW_NUMBER per partition)."""
     p = b.p
     names = [e.alias_or_name for e in select.expressions]
-    groups = [exp.column(n) for n in names[:p.rank.partition]]
-    key = exp.Ordered(this=exp.column(names[len(p.dims)]), desc=p.rank.desc, nulls_first=not p.rank.desc)
+    groups = [exp.column(n) for n in names[:rank.partition]]
+    key = exp.Ordered(this=exp.column(names[len(p.dims)]), desc=rank.desc, nulls_first=not rank.desc)
     numbered = exp.select(*[exp.column(n) for n in names], exp.alias_(exp.Window(
         this=exp.RowNumber(), partition_by=groups, order=exp.Order(expressions=[key])), "rank_in_group")
     ).from_(select.subquery("grouped"))
     outer = exp.select(*[exp.column(n) for n in names]).from_(numbered.subquery("ranked"))
-    outer = outer.where(exp.LTE(this=exp.column("rank_in_group"), expression=lit(p.rank.limit or 1)))
+    outer = outer.where(exp.LTE(this=exp.column("rank_in_group"), expression=lit(rank.limit or 1)))
     return outer.order_by(*[exp.Ordered(this=g.copy(), nulls_first=True) for g in groups], key.copy())
 
-def two_level(b: Renderer, m: Measure) -> exp.Expression:
+def two_level(b: Renderer, m: Measure) -> exp.Expr:
     """Aggregate per row of ``m.per`` (or per period) first, then average (or total) those."""
     p = b.p
     if m.per_grain:
@@ -33,6 +33,7 @@ def two_level(b: Renderer, m: Measure) -> exp.Expression:
             raise BuildError("no date column to place rows in periods")
         step = Dim("grain", date.table, date.name, m.per_grain)
     else:
+        assert m.per is not None  # measured per row of a table, when not per period
         step = Dim("entity", m.per)
     inner = b.of(Plan(subject=p.subject, measures=[Measure(m.func, m.table, m.column, m.metric,
                                                               m.distinct, since=m.since, raw=m.raw)],
@@ -49,7 +50,7 @@ def two_level(b: Renderer, m: Measure) -> exp.Expression:
         select = select.group_by(*[c.copy() for c in outer_cols])
     return b.order(select)
 
-def count_of_groups(b: Renderer) -> exp.Expression:
+def count_of_groups(b: Renderer) -> exp.Expr:
     p = b.p
     inner = b.of(Plan(subject=p.subject, filters=p.filters, having=p.having, exists=p.exists,
                          joins=p.joins))

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 
 from services.embedded.date_columns import range_filter
+from services.embedded.dates import DateSpec
+from services.embedded.index import Column
 from services.embedded.plan import ColRef, Compare, Measure
 from services.embedded.read_state import ReadState
 
@@ -16,7 +18,7 @@ _PCT = frozenset({"percent", "percentage", "%", "pct", "rate"})
 _PERIODS_IN_YEAR = {"quarter": 4, "month": 12, "week": 52, "day": 365}
 
 
-def previous_values(r: ReadState, pending) -> bool:
+def previous_values(r: ReadState, pending: list[tuple[DateSpec, Column]]) -> bool:
     """A series that shows, beside each period's value, the value of the period it is compared
     with: "... and the <measure> of the <unit> before", "... and <measure> in the same <unit> of <year>"."""
     grains = [d for d in r.plan.dims if d.kind == "grain"]
@@ -25,11 +27,12 @@ def previous_values(r: ReadState, pending) -> bool:
     m = r.plan.measures[0]
     if m.per or m.per_grain or m.share or measure_mentions(r, m) < 2:
         return False
-    unit = grains[0].unit
+    unit = grains[0].grain_unit
     text = " ".join(r.lows)
     years = [(s, c) for s, c in pending if s.period is not None and s.period.grain == "year"]
+    column: Column | None
     if f"same {unit}" in text and len(years) == 2:
-        later, column = max(years, key=lambda sc: sc[0].period.lo)
+        later, column = max(years, key=lambda sc: sc[0].named_period.lo)
         offset = _PERIODS_IN_YEAR.get(unit)
         window = [range_filter(later, column)]
     elif re.search(rf"\b(?:{unit}\s+before|(?:previous|prior|preceding)\s+{unit})\b", text):
@@ -48,7 +51,7 @@ def previous_values(r: ReadState, pending) -> bool:
     return True
 
 
-def period_columns(r: ReadState, pending) -> bool:
+def period_columns(r: ReadState, pending: list[tuple[DateSpec, Column]]) -> bool:
     if r.cues.same_unit and any(d.kind == "grain" for d in r.plan.dims):
         return False  # "each quarter ... versus the same quarter of 2023": a year-on-year series
     named = [(s, c) for s, c in pending if s.period is not None or s.recurring is not None]

@@ -50,8 +50,8 @@ def rank_verb(r: ReadState) -> bool:
             # "products sorted by price": the rows themselves, in order of their own column
             r.used |= {target, key}
             r.plan.subject = entity.table
-            r.plan.dims.append(Dim("entity", entity.table))
-            r.plan.rank = Rank(not asc, None, ColRef(c.table, c.column))
+            r.plan.dims.append(Dim("entity", entity.table_name))
+            r.plan.rank = Rank(not asc, None, ColRef(c.table_name, c.column_name))
             return True
     measure = by_measure(r) or (r.plan.measures[0] if r.plan.measures else None)
     if measure is not None:
@@ -73,14 +73,14 @@ def by_measure(r: ReadState) -> Measure | None:
             c = r.concept(k)
             if c.kind == "metric":
                 r.used.add(k)
-                return Measure("metric", r.index.metrics[c.metric].base_table, metric=c.metric)
+                return Measure("metric", r.index.metrics[c.metric_name].base_table, metric=c.metric_name)
             if c.kind == "column" and r.col(c).measurable:
                 r.used.add(k)
-                return Measure("sum", c.table, c.column)
+                return Measure("sum", c.table_name, c.column_name)
             word = r.tokens[r.links[k].end - 1]
             if c.kind == "table" and w == "by" and word.low != word.stem and word.low.endswith("s"):
                 r.used.add(k)
-                return Measure("count", c.table)  # "rank the ports by sailings": how many each has
+                return Measure("count", c.table_name)  # "rank the ports by sailings": how many each has
     return None
 
 
@@ -97,7 +97,7 @@ def sort_by(r: ReadState) -> None:
             desc = any(x in r.lows for x in ("descending", "desc", "highest", "largest", "most"))
             if c.kind == "column" and not r.plan.measures:
                 r.used.add(k)
-                r.plan.rank = Rank(desc, None, ColRef(c.table, c.column))
+                r.plan.rank = Rank(desc, None, ColRef(c.table_name, c.column_name))
             elif c.kind == "metric" or (c.kind == "column" and r.col(c).measurable):
                 r.plan.rank = Rank(desc, None)
             return

@@ -44,9 +44,9 @@ def _conditions(table, column, clause: str) -> tuple[tuple, ...]:
             before = [c for c in named if c.measurable] or ([column] if column.measurable else [])
             if before:
                 out.append(("cmp", table.name, before[0].name, op, parse_number(number)))
-    words = set(lows)
+    said = set(lows)
     for c in table.columns.values():
         for value in c.values:
-            if c.kind == "text" and value.lower() in words:
+            if c.kind == "text" and value.lower() in said:
                 out.append(("eq", table.name, c.name, value))
     return tuple(out) if any(k[0] == "cmp" for k in out) else ()

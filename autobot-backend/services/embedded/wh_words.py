@@ -3,7 +3,7 @@ opening "Among X" / "Of (all) the X" names that a later "which three" means."""
 
 from __future__ import annotations
 
-from services.embedded.lexicon import NUMBER_WORDS, parse_number
+from services.embedded.lexicon import NUMBER_WORDS, whole_number
 from services.embedded.read_state import WH, ReadState
 
 
@@ -17,12 +17,12 @@ def wh_dim(r: ReadState) -> int | None:
             j = i + 1
             if j < len(r.tokens) and (r.tokens[j].kind == "number" and r.tokens[j].low.isdigit()
                                     or r.lows[j] in NUMBER_WORDS and r.lows[j] not in ("a", "one", "single")):
-                r.wh_limit = int(parse_number(r.tokens[j]))  # "which 5 patients ...", "which five"
+                r.wh_limit = whole_number(r.tokens[j])  # "which 5 patients ...", "which five"
                 j += 1
             while j < len(r.lows) and (r.lows[j] in ("is", "are", "was", "were", "the", "all")
                                           or _count_word(r, j)):
                 if _count_word(r, j):
-                    r.wh_limit = int(parse_number(r.tokens[j]))  # "who were the two ..."
+                    r.wh_limit = whole_number(r.tokens[j])  # "who were the two ..."
                 j += 1  # "what are the cities ..."
             k = r.link_after(j, gap=1)
             if k is not None and r.links[k].best.kind in ("table", "column") and r.links[k].score >= 0.5:
