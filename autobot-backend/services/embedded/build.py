@@ -32,7 +32,8 @@ _REFERRER = "referrer"
 
 
 class Builder:
-    """Renders one plan; the query shapes (:mod:`.shapes`, :mod:`.periods`) use it through :class:`~.sqlparts.Renderer`."""
+    """Renders one plan; the query shapes (:mod:`.shapes`, :mod:`.periods`) use it through
+    :class:`~.sqlparts.Renderer`."""
 
     def __init__(self, plan: Plan, index: SchemaIndex):
         self.p = plan

@@ -13,7 +13,10 @@ def same_group(r: ReadState, a: Dim, b: Dim) -> bool:
     """Two groupings that form the same groups: equal, or an entity and its own label column."""
     if a == b:
         return True
-    key = lambda d: (d.table, r.index.tables[d.table].label) if d.kind == "entity" else (d.table, d.column)  # noqa
+
+    def key(d: Dim) -> tuple[str, str | None]:
+        return (d.table, r.index.tables[d.table].label) if d.kind == "entity" else (d.table, d.column)
+
     return a.kind != "grain" and b.kind != "grain" and key(a) == key(b)
 
 

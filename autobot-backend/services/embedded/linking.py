@@ -379,7 +379,7 @@ def _single_keys(index: SchemaIndex) -> list[tuple[str, list[Concept]]]:
     cached = getattr(index, "_single_keys_cache", None)
     if cached is None:
         cached = [(k[0], v) for k, v in index.phrases.items() if len(k) == 1 and len(k[0]) >= 4]
-        index._single_keys_cache = cached  # type: ignore[attr-defined]
+        index._single_keys_cache = cached  # type: ignore[attr-defined]  # a lazy cache kept on the index it is of
     return cached
 
 

@@ -27,8 +27,9 @@ class Filter:
     ``number`` is None), ``null``, ``notnull``,
     ``bool`` (``values`` holds True/False), ``range`` (``lo``/``hi``), ``anyrange`` (``values`` holds
     ``(lo, hi)`` pairs, any of which), ``colcmp`` (``op`` against the column in ``values[0]``),
-    ``exists`` (a related row in the table ``values[0]``, none when ``op`` is ``not``), ``relative`` or ``recurring`` (``values`` is
-    the :attr:`~.dates.DateSpec.recurring` pair: a month or quarter of any year, a day at a period's edge)."""
+    ``exists`` (a related row in the table ``values[0]``, none when ``op`` is ``not``), ``relative`` or
+    ``recurring`` (``values`` is the :attr:`~.dates.DateSpec.recurring` pair: a month or quarter of any year,
+    a day at a period's edge)."""
     col: ColRef
     values: tuple = ()
     op: str | None = None

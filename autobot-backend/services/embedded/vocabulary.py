@@ -97,7 +97,8 @@ whose where which who whom what when
 exist exists existing existed have having had
 make makes made making place places placed placing bring brings brought generate generates generated
 come comes came happen happened happens occur occurred take took taken use used using go went gone see seen
-saw visited attended receive received keep kept hold held involve involved contain contained contains containing appear appeared
+saw visited attended receive received keep kept hold held involve involved contain contained contains containing
+appear appeared
 belong belongs belonged associated related linked attached tied
 record records recorded entry entries row rows thing things something anything everything nothing
 anyone someone everyone nobody people person
