@@ -66,8 +66,9 @@ def test_every_reference_passes_its_own_grading():
             _ctx, engines = BLIND.database(q.schema)
             for engine in engines:
                 rows, ncols = run_sql(engine, q.sql)
-                if not compare_results(rows, rows, shape=q.shape, ordered=q.ordered, decimals=2,
-                                       expected_ncols=ncols, actual_ncols=ncols).match:
+                if not compare_results(
+                    rows, rows, shape=q.shape, ordered=q.ordered, decimals=2, expected_ncols=ncols, actual_ncols=ncols
+                ).match:
                     bad.append(q.id)
     assert bad == []
 

@@ -73,7 +73,8 @@ class Builder:
         p = self.p
         if p.keep_empty:
             entity = next((d.table for d in p.dims if d.kind == "entity"), None) or next(
-                (d.table for d in p.dims if d.kind == "column"), None)  # "every category, with none too"
+                (d.table for d in p.dims if d.kind == "column"), None
+            )  # "every category, with none too"
             if entity:
                 return entity
         if p.measures:
@@ -95,11 +96,18 @@ class Builder:
         select = select.from_(table(root))
         left = self.p.keep_empty and root != (self.p.measures[0].table if self.p.measures else root)
         for e in edges:
-            on = conjoin([exp.EQ(this=col(ColRef(e.table, a)), expression=col(ColRef(e.other, b)))
-                          for a, b in zip(e.columns, e.other_columns)])
+            on = conjoin(
+                [
+                    exp.EQ(this=col(ColRef(e.table, a)), expression=col(ColRef(e.other, b)))
+                    for a, b in zip(e.columns, e.other_columns)
+                ]
+            )
             if left:
-                extra = [self.filter(f) for f in (filters if filters is not None else self.p.filters)
-                         if f.col.table == e.other]
+                extra = [
+                    self.filter(f)
+                    for f in (filters if filters is not None else self.p.filters)
+                    if f.col.table == e.other
+                ]
                 extra += [c for c in self.metric_conditions() if reads(c, e.other)]
                 on = conjoin([on, *extra])
             select = select.join(table(e.other), on=on, join_type="left" if left else None)
@@ -115,7 +123,8 @@ class Builder:
     def has_child(self, t: str) -> bool:
         """Whether a joined table points at ``t`` (so ``t``'s rows repeat in the join)."""
         return any(e.table == t and self._is_parent_side(e) for e in getattr(self, "edges", ())) or any(
-            e.other == t and not self._is_parent_side(e) for e in getattr(self, "edges", ()))
+            e.other == t and not self._is_parent_side(e) for e in getattr(self, "edges", ())
+        )
 
     def _is_parent_side(self, e) -> bool:
         cols = self.ix.tables[e.other].columns
@@ -246,10 +255,14 @@ class Builder:
         e = col(ColRef(d.table, d.column_name))
         if d.labels is not None:
             column = self.ix.column(d.table, d.column_name)
-            cond = exp.EQ(this=e, expression=exp.true()) if column.kind == "bool" else exp.Not(this=exp.Is(
-                this=e, expression=exp.Null()))
-            e = exp.Case(ifs=[exp.If(this=cond, true=exp.Literal.string(d.labels[0]))],
-                         default=exp.Literal.string(d.labels[1]))
+            cond = (
+                exp.EQ(this=e, expression=exp.true())
+                if column.kind == "bool"
+                else exp.Not(this=exp.Is(this=e, expression=exp.Null()))
+            )
+            e = exp.Case(
+                ifs=[exp.If(this=cond, true=exp.Literal.string(d.labels[0]))], default=exp.Literal.string(d.labels[1])
+            )
         elif d.null_label is not None:
             e = exp.Coalesce(this=e, expressions=[exp.Literal.string(d.null_label)])
         return e, [e.copy()]
@@ -355,8 +368,11 @@ class Builder:
             # "customers with more than 10 orders": their orders; "members who borrowed more than 12
             # books": their loans (a book is counted once per loan, not once overall)
             own = self.p.subject is None or is_ancestor(self.ix, self.p.subject, m.table) or m.distinct
-            e: exp.Expr = exp.Count(this=exp.Distinct(expressions=[col(ColRef(m.table, pk[0]))])) if len(pk) == 1 and own \
+            e: exp.Expr = (
+                exp.Count(this=exp.Distinct(expressions=[col(ColRef(m.table, pk[0]))]))
+                if len(pk) == 1 and own
                 else exp.Count(this=exp.Star())
+            )
         else:
             e = self.measure(m)
         ops = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE, "=": exp.EQ}
@@ -368,8 +384,17 @@ class Builder:
         """The measure's average over the groups ("customers who spent more than the average customer")."""
         p = self.p
         entity = p.subject or m.table
-        inner = Builder(Plan(subject=entity, measures=[m], dims=[Dim("entity", entity)], filters=p.filters,
-                             exists=p.exists, joins=set(p.joins)), self.ix).select()
+        inner = Builder(
+            Plan(
+                subject=entity,
+                measures=[m],
+                dims=[Dim("entity", entity)],
+                filters=p.filters,
+                exists=p.exists,
+                joins=set(p.joins),
+            ),
+            self.ix,
+        ).select()
         inner.set("order", None)
         value = inner.expressions[-1].alias_or_name
         return exp.select(exp.Avg(this=exp.column(value))).from_(inner.subquery("per_group")).subquery()
@@ -396,4 +421,3 @@ class Builder:
             keys = [exp.Ordered(this=exp.column(dim_alias(p.dims[n], n)), nulls_first=True) for n in grains]
             select = select.order_by(*keys)
         return select
-

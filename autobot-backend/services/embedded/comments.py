@@ -15,8 +15,9 @@ from services.schema_context import SchemaContext
 
 def content_stems(text: str) -> frozenset[str]:
     first = re.split(r"(?<=[.;])\s|\[", text or "", maxsplit=1)[0]
-    return frozenset(t.stem for t in tokenize(first)
-                     if t.kind == "word" and t.low not in GENERAL_WORDS and len(t.low) > 2)
+    return frozenset(
+        t.stem for t in tokenize(first) if t.kind == "word" and t.low not in GENERAL_WORDS and len(t.low) > 2
+    )
 
 
 _NULL_PHRASE = re.compile(r"\bnull\b[^.;\]]*?\b(while|when|if|for|until|unless|before|as long as)\s+([^.;,\]]+)", re.I)
@@ -25,8 +26,10 @@ _NULL_PHRASE = re.compile(r"\bnull\b[^.;\]]*?\b(while|when|if|for|until|unless|b
 _NEGATORS = ("not", "no", "never", "nobody", "none", "nothing", "yet")
 
 
-STATE_WORDS = frozenset("""active open current ongoing live valid pending outstanding enabled available inactive
-closed unpaid paid resolved unresolved""".split())
+STATE_WORDS = frozenset(
+    """active open current ongoing live valid pending outstanding enabled available inactive
+closed unpaid paid resolved unresolved""".split()
+)
 """States a row is in; a comment that says NULL means one of them ("NULL while it is active") defines it."""
 
 
@@ -51,8 +54,11 @@ def null_meaning(comment: str) -> dict[str, frozenset[str]]:
         clause = re.split(r"\b(?:is|are|was|were|be)\b", clause)[-1]  # "unless the invoice is paid": paid
         words = [t for t in tokenize(clause) if t.kind == "word"]  # "for a customer who is still with us"
         negated = any(t.low in _NEGATORS for t in words) or m.group(1).lower() in ("until", "unless", "before")
-        content = {t.stem for t in words if (t.low not in GENERAL_WORDS or t.low in STATE_WORDS)
-                   and t.low not in _NEGATORS and len(t.low) > 2}
+        content = {
+            t.stem
+            for t in words
+            if (t.low not in GENERAL_WORDS or t.low in STATE_WORDS) and t.low not in _NEGATORS and len(t.low) > 2
+        }
         for s in list(content):
             if s.startswith("un") and len(s) > 4:  # "NULL when uninsured": insured is the other state
                 (null_means if negated else set_means).add(s[2:])
@@ -64,9 +70,14 @@ def comment_pairs(text: str) -> list[tuple[str, str]]:
     """Adjacent word pairs of a comment's first clause ("list price"), its most specific phrases."""
     first = re.split(r"(?<=[.;,:(])\s|\[", text or "", maxsplit=1)[0]
     words = [t for t in tokenize(first) if t.kind == "word"]
-    return [(a.stem, b.stem) for a, b in pairwise(words)
-            if len(a.low) > 2 and len(b.low) > 2 and b.low not in GENERAL_WORDS
-            and (a.low not in GENERAL_WORDS or a.low in ("list", "unit", "total"))]
+    return [
+        (a.stem, b.stem)
+        for a, b in pairwise(words)
+        if len(a.low) > 2
+        and len(b.low) > 2
+        and b.low not in GENERAL_WORDS
+        and (a.low not in GENERAL_WORDS or a.low in ("list", "unit", "total"))
+    ]
 
 
 _GLOSS = re.compile(r"'([^']+)'\s*\(([^)]*)\)")
@@ -80,8 +91,11 @@ def value_glosses(comment: str | None, values: tuple[str, ...]) -> list[tuple[st
         if value not in values:
             continue
         words = [t for t in tokenize(gloss) if t.kind == "word"]
-        out += [(value, (a.stem, b.stem)) for a, b in pairwise(words)
-                if a.low not in _FUNCTION_WORDS and b.low not in _FUNCTION_WORDS]
+        out += [
+            (value, (a.stem, b.stem))
+            for a, b in pairwise(words)
+            if a.low not in _FUNCTION_WORDS and b.low not in _FUNCTION_WORDS
+        ]
     return out
 
 
@@ -93,9 +107,11 @@ def comment_words(text: str) -> frozenset[str]:
     return frozenset(t.stem for t in tokenize(first) if t.kind == "word" and t.low not in _FUNCTION_WORDS)
 
 
-_ROW_PER = re.compile(r"\b(?:(?:one\s+)?(?:row|record|entry)\s+(?:per|for\s+(?:each|every|one))|"
-                      r"^(?:unique\s+)?(?:identifier|id)\s+(?:of|for)\s+(?:the|one|a|an|each))\s+([a-z]+(?:'s)?)(?:\s+([a-z]+))?",
-                      re.I)
+_ROW_PER = re.compile(
+    r"\b(?:(?:one\s+)?(?:row|record|entry)\s+(?:per|for\s+(?:each|every|one))|"
+    r"^(?:unique\s+)?(?:identifier|id)\s+(?:of|for)\s+(?:the|one|a|an|each))\s+([a-z]+(?:'s)?)(?:\s+([a-z]+))?",
+    re.I,
+)
 
 
 def row_noun(comment: str | None) -> str | None:
@@ -105,16 +121,21 @@ def row_noun(comment: str | None) -> str | None:
     if m is None:
         return None
     first, second = m.group(1).lower(), (m.group(2) or "").lower()
-    head = second if (first.endswith("ed") or first.endswith("'s")) and second and second not in _FUNCTION_WORDS \
-        else first  # "one scheduled departure", "one member's booking"
+    head = (
+        second if (first.endswith("ed") or first.endswith("'s")) and second and second not in _FUNCTION_WORDS else first
+    )  # "one scheduled departure", "one member's booking"
     return None if head in GENERAL_WORDS or head in _FUNCTION_WORDS else stem(head)
 
 
 def comment_vocabulary(schema: SchemaContext) -> frozenset[str]:
     comments = [info.comment for info in schema.tables] + [c.comment for info in schema.tables for c in info.columns]
     names = [s for info in schema.tables for c in info.columns for s in stems_of(c.name)]
-    return frozenset(t.stem for text in comments for t in tokenize(re.sub(r"\[[^\]]*\]", " ", text or ""))
-                     if t.kind == "word" and len(t.low) > 1) | frozenset(names)
+    return frozenset(
+        t.stem
+        for text in comments
+        for t in tokenize(re.sub(r"\[[^\]]*\]", " ", text or ""))
+        if t.kind == "word" and len(t.low) > 1
+    ) | frozenset(names)
 
 
 def comment_head(text: str) -> str | None:

@@ -70,6 +70,7 @@ def condition(f: Filter, index: SchemaIndex, subject: str | None) -> exp.Expr:
             conds.append(exp.LT(this=c, expression=lit(f.hi)))
     return conjoin(conds) or exp.true()
 
+
 def exists_condition(e: Exists, index: SchemaIndex, subject: str | None) -> exp.Expr:
     """(NOT) EXISTS a row of ``e.table`` related to the ``subject`` row, with ``e``'s conditions."""
     route = path(index, e.table, subject)
@@ -80,12 +81,18 @@ def exists_condition(e: Exists, index: SchemaIndex, subject: str | None) -> exp.
     extra = join_tree(index, e.table, list(e.also)) or []
     joined = {e.table} | {edge.other for edge in inside}
     for edge in inside + [x for x in extra if x.other not in joined and x.other != subject]:
-        on = conjoin([exp.EQ(this=col(ColRef(edge.table, a)), expression=col(ColRef(edge.other, b)))
-                      for a, b in zip(edge.columns, edge.other_columns)])
+        on = conjoin(
+            [
+                exp.EQ(this=col(ColRef(edge.table, a)), expression=col(ColRef(edge.other, b)))
+                for a, b in zip(edge.columns, edge.other_columns)
+            ]
+        )
         inner = inner.join(table(edge.other), on=on)
     last = route[-1]
-    conds: list[exp.Expr] = [exp.EQ(this=col(ColRef(last.table, a)), expression=col(ColRef(last.other, b)))
-                             for a, b in zip(last.columns, last.other_columns)]
+    conds: list[exp.Expr] = [
+        exp.EQ(this=col(ColRef(last.table, a)), expression=col(ColRef(last.other, b)))
+        for a, b in zip(last.columns, last.other_columns)
+    ]
     conds += [condition(f, index, subject) for f in e.filters]
     inner = inner.where(conjoin(conds))
     ex = exp.Exists(this=inner)

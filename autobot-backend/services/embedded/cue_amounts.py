@@ -61,7 +61,7 @@ def scan_thresholds(tokens: list[Token], lows: list[str], skip: set[int]) -> lis
             k = len(words)
             if words[0] in ("or",):
                 continue
-            if tuple(lows[i:i + k]) == words and i + k < n and i + k not in skip:
+            if tuple(lows[i : i + k]) == words and i + k < n and i + k not in skip:
                 j = i + k
                 if lows[j] == "$":
                     j += 1
@@ -89,15 +89,18 @@ def scan_thresholds(tokens: list[Token], lows: list[str], skip: set[int]) -> lis
                     out.append(Threshold(SPLIT_COMPARATIVE[lows[i]], None, i, i + 1))
                     skip |= {i} | set(range(j, avg + 1))
                     break
-        number = _number_at(tokens, i) if i not in skip and (
-            tokens[i].kind == "number" or lows[i] not in ("a", "single")) else None
+        number = (
+            _number_at(tokens, i)
+            if i not in skip and (tokens[i].kind == "number" or lows[i] not in ("a", "single"))
+            else None
+        )
         if number is not None and i + 2 < n and lows[i + 1] == "or" and lows[i + 2] in ("more", "less", "fewer"):
             op = ">=" if lows[i + 2] == "more" else "<="
             out.append(Threshold(op, number, i, i + 3))
             skip |= {i, i + 1, i + 2}
             i += 3
             continue
-        if (number is not None and i + 2 < n and lows[i + 1] == "or" and lows[i + 2] in ("above", "over")):
+        if number is not None and i + 2 < n and lows[i + 1] == "or" and lows[i + 2] in ("above", "over"):
             out.append(Threshold(">=", number, i, i + 3))
             skip |= {i, i + 1, i + 2}
             i += 3
@@ -128,24 +131,40 @@ def scan_aggs(tokens: list[Token], lows: list[str], skip: set[int]) -> list[Agg]
         elif w == "number" and i + 1 < n and lows[i + 1] == "of":
             out.append(Agg("count", i, i + 2))
         elif (w in ("count", "counts", "tally") and not (i > 0 and lows[i - 1] in ("page", "word"))) or (
-                w in ("volume", "volumes") and i > 0 and lows[i - 1] not in ("sales", "unit", "units")):
+            w in ("volume", "volumes") and i > 0 and lows[i - 1] not in ("sales", "unit", "units")
+        ):
             out.append(Agg("count", i, i + 1))
-        elif w in ("total", "sum", "combined") and not (i + 1 < n and lows[i + 1] == "number") and not (
-                i > 0 and lows[i - 1] == "in" and (i + 1 >= n or tokens[i + 1].kind == "punct" or lows[i + 1] in (
-                    "for", "on", "in", "during", "from", "over", "across", "by"))):  # "paid in total for": adverbial
+        elif (
+            w in ("total", "sum", "combined")
+            and not (i + 1 < n and lows[i + 1] == "number")
+            and not (
+                i > 0
+                and lows[i - 1] == "in"
+                and (
+                    i + 1 >= n
+                    or tokens[i + 1].kind == "punct"
+                    or lows[i + 1] in ("for", "on", "in", "during", "from", "over", "across", "by")
+                )
+            )
+        ):  # "paid in total for": adverbial
             out.append(Agg("sum", i, i + 1))
         elif w in AVG_WORDS:
             out.append(Agg("avg", i, i + 1))
         elif w in ("maximum", "max", "highest", "largest", "biggest", "greatest", "peak") or (
-                w == "most" and i + 1 < n and lows[i + 1] == "expensive"):
+            w == "most" and i + 1 < n and lows[i + 1] == "expensive"
+        ):
             out.append(Agg("max", i, i + 1))
-        elif w in ("first", "earliest") and not (i + 1 < n and (tokens[i + 1].kind == "number" or lows[i + 1] in NUMBER_WORDS)):
+        elif w in ("first", "earliest") and not (
+            i + 1 < n and (tokens[i + 1].kind == "number" or lows[i + 1] in NUMBER_WORDS)
+        ):
             out.append(Agg("min", i, i + 1))  # "first order date": only becomes a measure before a date
         elif w in ("last", "latest", "newest") and not (
-                i + 1 < n and (tokens[i + 1].kind == "number" or lows[i + 1] in NUMBER_WORDS)):
+            i + 1 < n and (tokens[i + 1].kind == "number" or lows[i + 1] in NUMBER_WORDS)
+        ):
             out.append(Agg("max", i, i + 1))
         elif w in ("minimum", "min", "lowest", "smallest", "cheapest") or (
-                w == "least" and i + 1 < n and lows[i + 1] == "expensive"):
+            w == "least" and i + 1 < n and lows[i + 1] == "expensive"
+        ):
             out.append(Agg("min", i, i + 1))
     return out
 
@@ -192,9 +211,14 @@ def scan_superlatives(tokens: list[Token], lows: list[str], skip: set[int]) -> l
                 i = end
                 continue
         number = _number_at(tokens, i)
-        if (number is not None and (tokens[i].kind == "number" or lows[i] not in ("a", "single", "one"))
-                and i + 1 < n and lows[i + 1] in SUPERLATIVES
-                and number == int(number) and 0 < number < 1000):
+        if (
+            number is not None
+            and (tokens[i].kind == "number" or lows[i] not in ("a", "single", "one"))
+            and i + 1 < n
+            and lows[i + 1] in SUPERLATIVES
+            and number == int(number)
+            and 0 < number < 1000
+        ):
             desc, hint, end = _following_superlative(lows, i + 1, True)
             out.append(Superlative(desc, i, end, int(number), True, hint))
             skip |= set(range(i, end))
@@ -205,8 +229,7 @@ def scan_superlatives(tokens: list[Token], lows: list[str], skip: set[int]) -> l
             # "the second-highest": one row, after the ones ranked above it
             desc, hint, _end = _following_superlative([parts[1]], 0, True)
             start = i - 1 if i > 0 and lows[i - 1] == "the" else i
-            out.append(Superlative(desc, start, i + 1, 1, True, hint,
-                                                 offset=ORDINAL_RANKS[parts[0]] - 1))
+            out.append(Superlative(desc, start, i + 1, 1, True, hint, offset=ORDINAL_RANKS[parts[0]] - 1))
             skip.add(i)
             i += 1
             continue

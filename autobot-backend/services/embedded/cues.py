@@ -85,10 +85,14 @@ class Cues:
 def release_names(cues: Cues, tokens: list[Token], index) -> Cues:
     """A grain word that begins a column's full name is the name ("the *annual budget*", "monthly_fee"),
     not a period grouping; a percent word that ends one ("the *hourly rate*") is not a share asked for."""
+
     def names_column(a: int, b: int) -> bool:
         pair = (tokens[a].stem, tokens[b].stem)
-        return a >= 0 and b < len(tokens) and any(c.kind == "column" and c.strength >= 1.0
-                                                  for c in index.phrases.get(pair, []))
+        return (
+            a >= 0
+            and b < len(tokens)
+            and any(c.kind == "column" and c.strength >= 1.0 for c in index.phrases.get(pair, []))
+        )
 
     for unit, start, end in list(cues.grains):
         if end != start + 1 or end >= len(tokens):
@@ -154,7 +158,7 @@ def scan(tokens: list[Token], text: str) -> Cues:
 
 
 def _scan_sort(tokens: list[Token], text: str, cues: Cues) -> None:
-    """"sorted from highest to lowest", "in descending order": an order, not a superlative."""
+    """ "sorted from highest to lowest", "in descending order": an order, not a superlative."""
     m = SORT_PHRASE.search(text)
     if m is None:
         return
@@ -174,8 +178,11 @@ def _scan_windows(tokens: list[Token], lows: list[str], cues: Cues) -> None:
         if w == "cumulative" or (w == "running" and i + 1 < n and lows[i + 1] in ("total", "sum", "count", "tally")):
             cues.running = True
             cues.skip.add(i)
-        elif w in ("moving", "rolling", "trailing") and i + 1 < n and lows[i + 1] in (
-                "average", "avg", "mean", "sum", "total"):
+        elif (
+            w in ("moving", "rolling", "trailing")
+            and i + 1 < n
+            and lows[i + 1] in ("average", "avg", "mean", "sum", "total")
+        ):
             width = None
             for j in range(max(0, i - 3), i):
                 if tokens[j].kind == "number" and tokens[j].low.isdigit():
@@ -199,9 +206,14 @@ def _scan_compare(tokens: list[Token], lows: list[str], cues: Cues) -> None:
     stems = [t.stem for t in tokens]
     change = {stem(w) for w in CHANGE_WORDS}
     pct = {stem(w) for w in PCT_CHANGE_WORDS}
-    cues.change = any((s in change or w in CHANGE_WORDS) and not (
-        w in ("fell", "fall", "falls", "falling") and lows[i + 1:i + 2] in (["on"], ["into"], ["within"], ["onto"]))
-        for i, (s, w) in enumerate(zip(stems, lows)))  # "fell on a Sunday": a date, not a fall
+    cues.change = any(
+        (s in change or w in CHANGE_WORDS)
+        and not (
+            w in ("fell", "fall", "falls", "falling")
+            and lows[i + 1 : i + 2] in (["on"], ["into"], ["within"], ["onto"])
+        )
+        for i, (s, w) in enumerate(zip(stems, lows))
+    )  # "fell on a Sunday": a date, not a fall
     text_all = " ".join(lows)
     if BY_HOW_MUCH.search(text_all) or AGAINST_PREVIOUS.search(text_all):
         cues.change = True  # "by how much did X exceed Y", "X against the unit before"
@@ -221,13 +233,22 @@ def _scan_compare(tokens: list[Token], lows: list[str], cues: Cues) -> None:
         elif w in PERIOD_ABBREV:
             cues.compare_unit = PERIOD_ABBREV[w]
             cues.skip.add(i)
-        elif (w in UNIT_WORDS and i + 2 < len(lows) and lows[i + 1] in ("over", "on", "to", "vs")
-              and UNIT_WORDS.get(lows[i + 2]) == UNIT_WORDS[w]):
+        elif (
+            w in UNIT_WORDS
+            and i + 2 < len(lows)
+            and lows[i + 1] in ("over", "on", "to", "vs")
+            and UNIT_WORDS.get(lows[i + 2]) == UNIT_WORDS[w]
+        ):
             cues.compare_unit = UNIT_WORDS[w]
             cues.skip |= {i, i + 1, i + 2}
     for i, w in enumerate(lows):
-        if (w in ("previous", "prior", "preceding", "last") and i + 1 < len(lows) and lows[i + 1] in UNIT_WORDS
-                and cues.change and any(x in AGAINST for x in lows[max(0, i - 4):i])):
+        if (
+            w in ("previous", "prior", "preceding", "last")
+            and i + 1 < len(lows)
+            and lows[i + 1] in UNIT_WORDS
+            and cues.change
+            and any(x in AGAINST for x in lows[max(0, i - 4) : i])
+        ):
             # "compared with the previous month" names the comparison, not a window of dates
             cues.compare_unit = cues.compare_unit or UNIT_WORDS[lows[i + 1]]
             for d in [d for d in cues.dates if d.start <= i < d.end]:
@@ -239,7 +260,7 @@ def _scan_compare(tokens: list[Token], lows: list[str], cues: Cues) -> None:
     if m and (cues.change or "same" in lows or "earlier" in lows or "ago" in lows):
         # "compared with the same quarter a year earlier": year over year, whatever the grain
         cues.compare_unit = "year"
-        first = len(text[:m.start()].split())
+        first = len(text[: m.start()].split())
         span = set(range(first, first + len(m.group(0).split())))
         for d in [d for d in cues.dates if set(range(d.start, d.end)) & span]:
             cues.dates.remove(d)
@@ -259,8 +280,11 @@ def _scan_grains(tokens: list[Token], lows: list[str], cues: Cues) -> None:
     for i, w in enumerate(lows):
         if i in cues.skip:
             continue
-        if w in ("weekday", "weekdays", "day-of-week") or (
-                w == "day" and lows[i + 1:i + 3] == ["of", "week"]) or (w == "day" and lows[i + 1:i + 4] == ["of", "the", "week"]):
+        if (
+            w in ("weekday", "weekdays", "day-of-week")
+            or (w == "day" and lows[i + 1 : i + 3] == ["of", "week"])
+            or (w == "day" and lows[i + 1 : i + 4] == ["of", "the", "week"])
+        ):
             end = i + 1 if w != "day" else (i + 3 if lows[i + 2] == "week" else i + 4)
             start = i - 1 if i > 0 and lows[i - 1] in GRAIN_LEAD | {"the"} else i
             cues.grains.append(("weekday", start, end))
@@ -279,12 +303,20 @@ def _scan_grains(tokens: list[Token], lows: list[str], cues: Cues) -> None:
                 continue
             cues.grains.append((UNIT_WORDS[w], start, i + 1))
             cues.skip |= set(range(start, i + 1))
-        elif w in UNIT_WORDS and i > 1 and lows[i - 2] in ("each", "every", "per") and re.fullmatch(
-                r"(?:19|20)\d\d", lows[i - 1]):
+        elif (
+            w in UNIT_WORDS
+            and i > 1
+            and lows[i - 2] in ("each", "every", "per")
+            and re.fullmatch(r"(?:19|20)\d\d", lows[i - 1])
+        ):
             cues.grains.append((UNIT_WORDS[w], i - 2, i + 1))  # "each 2023 month"
             cues.skip |= {i - 2, i}
-        elif w in UNIT_WORDS and i > 1 and _counted(tokens, i - 1) and (
-                lows[i - 2] in ("which", "what") or lows[i - 2] == "the" and i > 2 and lows[i - 3] in ("of", "among")):
+        elif (
+            w in UNIT_WORDS
+            and i > 1
+            and _counted(tokens, i - 1)
+            and (lows[i - 2] in ("which", "what") or lows[i - 2] == "the" and i > 2 and lows[i - 3] in ("of", "among"))
+        ):
             # "which two weeks", "of the N years, which one": the periods themselves
             start = i - 2 if lows[i - 2] in ("which", "what") else i - 3
             cues.grains.append((UNIT_WORDS[w], start if lows[start] in ("which", "what") else i, i + 1))
@@ -304,5 +336,10 @@ def _scan_grains(tokens: list[Token], lows: list[str], cues: Cues) -> None:
 def _counted(tokens: list[Token], i: int) -> bool:
     """A count before a noun: "three", "12"."""
     tok = tokens[i]
-    return (tok.kind == "number" and tok.low.isdigit() and len(tok.low) < 4
-            or tok.low in NUMBER_WORDS and tok.low not in ("a", "single", "one"))
+    return (
+        tok.kind == "number"
+        and tok.low.isdigit()
+        and len(tok.low) < 4
+        or tok.low in NUMBER_WORDS
+        and tok.low not in ("a", "single", "one")
+    )

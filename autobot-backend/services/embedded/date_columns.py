@@ -26,17 +26,24 @@ def resolve_dates(r: ReadState) -> None:
             c = own[0]
         # "customers who placed an order in May": the order's date, since orders hang off customers;
         # "appointments of cardiology doctors in May": the appointment's, not the doctor's hiring date
-        if c is None and hint and main and (hint == main or is_ancestor(r.index, main, hint)
-                                            or _event_parent(r, main, hint)):
+        if (
+            c is None
+            and hint
+            and main
+            and (hint == main or is_ancestor(r.index, main, hint) or _event_parent(r, main, hint))
+        ):
             c = primary_date(r.index, hint)
         pending.append((s, c))
     r.pending = pending
-    grained = [r.col(Concept("column", d.table, d.column)) for d in r.plan.dims
-               if d.kind == "grain" and d.table and d.column]  # "each flight date": the series' own date
+    grained = [
+        r.col(Concept("column", d.table, d.column)) for d in r.plan.dims if d.kind == "grain" and d.table and d.column
+    ]  # "each flight date": the series' own date
     known = [c for _s, c in r.pending if c is not None] or _named_dates(r) or own or grained
     measured = {n for n, (s, c) in enumerate(r.pending) if c is None and _before_measure(r, s.end)}
-    resolved = [(s, c or (fallback if n in measured and fallback is not None else known[0] if known else fallback))
-                for n, (s, c) in enumerate(r.pending)]  # "2024 revenue": the measured rows' own date
+    resolved = [
+        (s, c or (fallback if n in measured and fallback is not None else known[0] if known else fallback))
+        for n, (s, c) in enumerate(r.pending)
+    ]  # "2024 revenue": the measured rows' own date
     for d in r.plan.dims:
         if d.kind == "grain" and not d.table:
             column = known[0] if known else fallback
@@ -46,7 +53,7 @@ def resolve_dates(r: ReadState) -> None:
 
 
 def _periods_own(r: ReadState) -> list[Column]:
-    """"that month's flights", "each quarter's bookings": the periods are those rows' own dates."""
+    """ "that month's flights", "each quarter's bookings": the periods are those rows' own dates."""
     for i, tok in enumerate(r.tokens[:-1]):
         if tok.low in _UNIT_WORDS and tok.text.lower().replace("\u2019", "'").endswith("'s"):
             k = r.link_after(i + 1, gap=0)
@@ -62,15 +69,20 @@ def _named_dates(r: ReadState) -> list[Column]:
     out = []
     for k, lk in enumerate(r.links):
         c = lk.best
-        if k not in r.used and c.kind == "column" and c.strength >= 1.0 and lk.end - lk.start >= 2 \
-                and r.col(c).kind == "date":
+        if (
+            k not in r.used
+            and c.kind == "column"
+            and c.strength >= 1.0
+            and lk.end - lk.start >= 2
+            and r.col(c).kind == "date"
+        ):
             r.used.add(k)
             out.append(r.col(c))
     return out
 
 
 def _event_parent(r: ReadState, main: str, hint: str) -> bool:
-    """"bookings for flights in March": the period is the flights', when the table named before it is
+    """ "bookings for flights in March": the period is the flights', when the table named before it is
     a parent of the measured rows that is itself an event (it points at other tables, and has its
     own date); an entity's date ("orders from customers in 2024": a signup) never dates them."""
     table = r.index.tables[hint]
@@ -81,13 +93,17 @@ def _event_parent(r: ReadState, main: str, hint: str) -> bool:
 def _fact_date(r: ReadState, main: str) -> Column | None:
     """The date of the rows that tie the question's tables together: "patients each doctor saw in
     2024" is dated by the appointments between them, not by the patients' birth dates."""
-    tables = [main] + [d.table for d in r.plan.dims if d.table] + [
-        c.table for lk in r.links for c in lk.concepts[:1] if c.table]
+    tables = (
+        [main]
+        + [d.table for d in r.plan.dims if d.table]
+        + [c.table for lk in r.links for c in lk.concepts[:1] if c.table]
+    )
     tree = join_tree(r.index, main, list(dict.fromkeys(tables))) or []
     members = [main] + [e.other for e in tree]
 
     def refs(t: str) -> int:
         return sum(1 for c in r.index.tables[t].columns.values() if c.references in members and c.references != t)
+
     best = max(members, key=lambda t: (refs(t), t == main))
     if refs(best) > refs(main):
         # the rows that tie the tables together are dated by their own date, or their parent's

@@ -102,15 +102,27 @@ def find_dates(tokens: list[Token]) -> list[DateSpec]:
                     out.append(DateSpec(i, j, lo=p1.lo))
                     i = j
                     continue
-        if low == "up" and i + 2 < n and tokens[i + 1].low == "to" and period_at(tokens, i + 2) is None \
-                and i + 4 < n and tokens[i + 2].low == "the" and tokens[i + 3].low in ("end", "close"):
+        if (
+            low == "up"
+            and i + 2 < n
+            and tokens[i + 1].low == "to"
+            and period_at(tokens, i + 2) is None
+            and i + 4 < n
+            and tokens[i + 2].low == "the"
+            and tokens[i + 3].low in ("end", "close")
+        ):
             low = "until"  # "up to the end of February": until then
         if low in ("since", "after", "before", "until", "till", "through", "starting", "prior", "up") and i + 1 < n:
             k = i + 1
             if (low == "prior" or tokens[i].low == "up") and tokens[k].low == "to":
                 k += 1
-            if tokens[k].low == "the" and k + 2 < n and tokens[k + 1].low in ("end", "close") \
-                    and tokens[k + 2].low == "of" and low in ("until", "till", "through", "up", "by"):
+            if (
+                tokens[k].low == "the"
+                and k + 2 < n
+                and tokens[k + 1].low in ("end", "close")
+                and tokens[k + 2].low == "of"
+                and low in ("until", "till", "through", "up", "by")
+            ):
                 k += 3  # "until the end of March 2024": until March is over
             inclusive = i > 1 and tokens[i - 1].low == "or" and tokens[i - 2].low in ("on", "in")
             if inclusive:  # "on or after 15 December": that day too
@@ -135,9 +147,18 @@ def find_dates(tokens: list[Token]) -> list[DateSpec]:
                 out.append(spec)
                 i = j
                 continue
-        borrowed = borrowed_year(tokens, i) if low in MONTHS or re.fullmatch(r"q[1-4]", low) or (
-            low.isdigit() and tokens[i].kind == "number" and i + 1 < n and tokens[i + 1].low in ("to", "-", "through",
-                                                                                              "until", "till")) else None
+        borrowed = (
+            borrowed_year(tokens, i)
+            if low in MONTHS
+            or re.fullmatch(r"q[1-4]", low)
+            or (
+                low.isdigit()
+                and tokens[i].kind == "number"
+                and i + 1 < n
+                and tokens[i + 1].low in ("to", "-", "through", "until", "till")
+            )
+            else None
+        )
         second = period_at(tokens, borrowed[1] + 1) if borrowed is not None else None
         if borrowed is not None and second is not None:
             # "January to June 2024" (no "from"): a range, the first end in the second's year
@@ -171,18 +192,23 @@ def find_dates(tokens: list[Token]) -> list[DateSpec]:
 
 
 def _order_hint(tokens: list[Token], i: int) -> bool:
-    """"(2024 first)", "then 2024": a year that orders the answer's columns, not a period to filter."""
+    """ "(2024 first)", "then 2024": a year that orders the answer's columns, not a period to filter."""
     if year_at(tokens[i]) is None:
         return False
     nxt = tokens[i + 1].low if i + 1 < len(tokens) else ""
-    if nxt in ("minus", "less") and i + 2 < len(tokens) and year_at(tokens[i + 2]) is not None \
-            or i > 0 and tokens[i - 1].low == "minus":
+    if (
+        nxt in ("minus", "less")
+        and i + 2 < len(tokens)
+        and year_at(tokens[i + 2]) is not None
+        or i > 0
+        and tokens[i - 1].low == "minus"
+    ):
         return True  # "2024 minus 2023": which way round the difference goes
     return nxt == "first" or i > 0 and tokens[i - 1].low == "then" and nxt in (")", "", ".", "?")
 
 
 def _same_year(tokens: list[Token], i: int, found: list[DateSpec]) -> tuple[Period, int] | None:
-    """"the second half" after "the first half of 2024": a quarter or half in the year named before."""
+    """ "the second half" after "the first half of 2024": a quarter or half in the year named before."""
     low = tokens[i].low
     if low not in ORDINALS or i + 1 >= len(tokens) or tokens[i + 1].low not in ("quarter", "half"):
         return None

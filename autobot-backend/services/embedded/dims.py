@@ -33,8 +33,12 @@ def add_dim(r: ReadState, k: int) -> int | None:
                 r.used |= {k, nxt}
                 r.plan.dims.append(Dim("column", cc.table_name, cc.column_name))
                 return nxt
-            if cc is not None and distance(r.index, c.table_name, cc.table_name) == 1 and not r.col(cc).measurable \
-                    and r.col(cc).kind in ("text", "bool"):
+            if (
+                cc is not None
+                and distance(r.index, c.table_name, cc.table_name) == 1
+                and not r.col(cc).measurable
+                and r.col(cc).kind in ("text", "bool")
+            ):
                 r.used |= {k, nxt}
                 r.plan.dims.append(Dim("column", cc.table_name, cc.column_name))
                 return nxt
@@ -44,7 +48,7 @@ def add_dim(r: ReadState, k: int) -> int | None:
     if c.kind == "column":
         column = r.col(c)
         r.used.add(k)
-        if column.kind == "date" and all(t.stem in DATE_STEMS for t in r.tokens[lk.start:lk.end]):
+        if column.kind == "date" and all(t.stem in DATE_STEMS for t in r.tokens[lk.start : lk.end]):
             r.plan.dims.append(Dim("grain", "", None, "day"))  # "each date": the measured rows' day
             return k
         if column.kind == "key" and column.references and column.references != c.table:
@@ -52,15 +56,15 @@ def add_dim(r: ReadState, k: int) -> int | None:
             r.plan.dims.append(Dim("entity", column.references))
             r.plan.via_keys.add((c.table_name, c.column_name))
             nxt = r.link_after(lk.end, gap=0)
-            if nxt is not None and r.links[nxt].best.kind == "table" \
-                    and r.links[nxt].best.table == column.references:
+            if nxt is not None and r.links[nxt].best.kind == "table" and r.links[nxt].best.table == column.references:
                 r.used.add(nxt)
                 return nxt
             return k
         if column.kind == "date":
             word_after = r.lows[lk.end] if lk.end < len(r.lows) else ""
             unit = {"day": "day", "week": "week", "month": "month", "quarter": "quarter", "year": "year"}.get(
-                word_after.rstrip("s"), "day")
+                word_after.rstrip("s"), "day"
+            )
             r.plan.dims.append(Dim("grain", c.table_name, c.column_name, unit))
         else:
             r.plan.dims.append(Dim("column", c.table_name, c.column_name))

@@ -11,7 +11,7 @@ from services.embedded.read_state import ReadState
 
 
 def when_asked(r: ReadState) -> bool:
-    """"When was the first order placed?": the earliest (or latest) date of those rows."""
+    """ "When was the first order placed?": the earliest (or latest) date of those rows."""
     if not r.lows or r.lows[0] != "when":
         return False
     early = any(w in ("first", "earliest", "oldest") for w in r.lows)
@@ -28,7 +28,7 @@ def when_asked(r: ReadState) -> bool:
 
 
 def duration(r: ReadState) -> bool:
-    """"days between ordering and shipping": the difference of two date columns of one table."""
+    """ "days between ordering and shipping": the difference of two date columns of one table."""
     for i, w in enumerate(r.lows):
         if w not in ("between", "from"):
             continue
@@ -41,8 +41,7 @@ def duration(r: ReadState) -> bool:
             continue
         if not any(x in r.lows[:i] for x in ("days", "day", "time", "long", "duration", "weeks", "gap")):
             continue
-        func = next((g.func for g in r.cues.aggs if g.start < i and g.func in ("avg", "max", "min", "sum")),
-                    "avg")
+        func = next((g.func for g in r.cues.aggs if g.start < i and g.func in ("avg", "max", "min", "sum")), "avg")
         r.used |= {a, b}
         r.plan.measures.append(Measure(func, second.table, second.name, since=first.name))
         return True
@@ -50,7 +49,7 @@ def duration(r: ReadState) -> bool:
 
 
 def _time_to(r: ReadState) -> bool:
-    """"days it takes to ship an order": from the row's own date to the date named after 'to'."""
+    """ "days it takes to ship an order": from the row's own date to the date named after 'to'."""
     if not any(w in ("days", "time", "long", "weeks", "duration") for w in r.lows):
         return False
     for k, lk in enumerate(r.links):
@@ -70,15 +69,14 @@ def _time_to(r: ReadState) -> bool:
 
 
 def _row_duration(r: ReadState) -> bool:
-    """"average loan duration": from a table's own date to the one date that closes its rows."""
+    """ "average loan duration": from a table's own date to the one date that closes its rows."""
     for i, w in enumerate(r.lows):
         if w not in ("duration", "length", "lifetime", "turnaround", "time", "times"):
             continue
         k = r.link_before(i, gap=0)
         if k is not None and w in ("time", "times"):
             # "shipping time": from the row's own date to the date the word names
-            end = next((c for c in r.links[k].concepts if c.kind == "column" and r.col(c).kind == "date"),
-                       None)
+            end = next((c for c in r.links[k].concepts if c.kind == "column" and r.col(c).kind == "date"), None)
             start = primary_date(r.index, end.table_name) if end is not None else None
             if end is None or start is None or start.name == end.column:
                 continue
@@ -90,8 +88,16 @@ def _row_duration(r: ReadState) -> bool:
             continue
         table = r.links[k].best.table_name
         start = primary_date(r.index, table)
-        named = [c for lk in r.links for c in lk.concepts[:2] if c.kind == "column" and c.table == table
-                 and r.col(c).kind == "date" and start is not None and c.column != start.name]
+        named = [
+            c
+            for lk in r.links
+            for c in lk.concepts[:2]
+            if c.kind == "column"
+            and c.table == table
+            and r.col(c).kind == "date"
+            and start is not None
+            and c.column != start.name
+        ]
         ends = [r.col(c) for c in named] or [c for c in r.index.tables[table].dates() if c.nullable]
         if start is None or len(ends) < 1:
             continue

@@ -64,8 +64,11 @@ class EmbeddedGenerator:
                 missing = unlinked_terms(tokens, linked, index)
                 if missing is not None:
                     return missing
-            return Refusal("unclear", "it does not name anything this database holds (no table, column, "
-                                      "value or metric); say what to count, add up or list")
+            return Refusal(
+                "unclear",
+                "it does not name anything this database holds (no table, column, "
+                "value or metric); say what to count, add up or list",
+            )
         missing = unlinked_terms(tokens, linked, index)
         if missing is not None:
             return missing

@@ -191,24 +191,38 @@ def _build(schema: SchemaContext) -> SchemaIndex:
         for c in info.columns:
             ref = fk_of.get(c.name)
             cols[c.name] = Column(
-                table=info.name, name=c.name, kind=_kind(c.type, c.name, c.primary_key, ref, c.values),
+                table=info.name,
+                name=c.name,
+                kind=_kind(c.type, c.name, c.primary_key, ref, c.values),
                 has_time="TIME" in (c.type or "").upper(),
-                nullable=c.nullable, primary_key=c.primary_key, references=ref, stems=stems_of(c.name),
-                comment_stems=content_stems(c.comment), comment=c.comment or "", values=tuple(c.values),
-                values_complete=c.values_complete, comment_words=comment_words(c.comment),
-                **null_meaning(c.comment))
+                nullable=c.nullable,
+                primary_key=c.primary_key,
+                references=ref,
+                stems=stems_of(c.name),
+                comment_stems=content_stems(c.comment),
+                comment=c.comment or "",
+                values=tuple(c.values),
+                values_complete=c.values_complete,
+                comment_words=comment_words(c.comment),
+                **null_meaning(c.comment),
+            )
         pk = tuple(c.name for c in info.columns if c.primary_key)
-        tables[info.name] = Table(info.name, stems_of(info.name), cols, pk, _label(info.name, cols),
-                                  content_stems(info.comment), row_noun(info.comment) or next(
-                                      (row_noun(c.comment) for c in info.columns if c.primary_key), None))
+        tables[info.name] = Table(
+            info.name,
+            stems_of(info.name),
+            cols,
+            pk,
+            _label(info.name, cols),
+            content_stems(info.comment),
+            row_noun(info.comment) or next((row_noun(c.comment) for c in info.columns if c.primary_key), None),
+        )
         for fk in info.foreign_keys:
             if fk.ref_table == info.name:
                 continue  # self-references are not join paths between tables
             edges[info.name].append(Edge(info.name, fk.columns, fk.ref_table, fk.ref_columns))
             edges[fk.ref_table].append(Edge(fk.ref_table, fk.ref_columns, info.name, fk.columns))
     metrics = {m.name.lower(): m for m in parse_metrics(schema)}
-    index = SchemaIndex(schema.dialect or "sqlite", tables, metrics, dict(edges),
-                        vocabulary=comment_vocabulary(schema))
+    index = SchemaIndex(schema.dialect or "sqlite", tables, metrics, dict(edges), vocabulary=comment_vocabulary(schema))
     index.terms = defined_terms(index)
     _index_phrases(index)
     _index_price_pairs(index)
@@ -223,12 +237,18 @@ _TAKINGS = tuple(stem(w) for w in ("revenue", "sales", "takings", "income", "tur
 def _index_takings(index: SchemaIndex) -> None:
     """With no metric for it, revenue is the one money column of the rows that are sold (a column of
     a table that points at others, named or described as a price paid): "ticket revenue" sums it."""
-    if any(phrase[-1] in _TAKINGS and any(c.kind == "metric" for c in concepts)
-           for phrase, concepts in index.phrases.items()):
+    if any(
+        phrase[-1] in _TAKINGS and any(c.kind == "metric" for c in concepts)
+        for phrase, concepts in index.phrases.items()
+    ):
         return
-    paid = [c for t in index.tables.values() if any(x.references for x in t.columns.values())
-            for c in t.columns.values() if c.kind == "number" and not c.primary_key
-            and (set(c.stems) | set(c.comment_stems)) & _PAID_STEMS]
+    paid = [
+        c
+        for t in index.tables.values()
+        if any(x.references for x in t.columns.values())
+        for c in t.columns.values()
+        if c.kind == "number" and not c.primary_key and (set(c.stems) | set(c.comment_stems)) & _PAID_STEMS
+    ]
     if len(paid) == 1:
         for s in _TAKINGS:
             if (s,) not in index.phrases:
@@ -257,7 +277,12 @@ def _add(index: SchemaIndex, phrase: tuple[str, ...], concept: Concept) -> None:
     bucket = index.phrases.setdefault(phrase, [])
     for i, old in enumerate(bucket):
         if (old.kind, old.table, old.column, old.value, old.metric) == (
-                concept.kind, concept.table, concept.column, concept.value, concept.metric):
+            concept.kind,
+            concept.table,
+            concept.column,
+            concept.value,
+            concept.metric,
+        ):
             if concept.strength > old.strength:
                 bucket[i] = concept
             return
@@ -269,8 +294,11 @@ def _index_phrases(index: SchemaIndex) -> None:
         _add(index, metric.stems, Concept("metric", table=metric.base_table, metric=metric.name.lower()))
         if len(metric.stems) > 1:
             # "revenue" for collected_revenue: the metric's head noun alone still names it
-            _add(index, metric.stems[-1:], Concept("metric", table=metric.base_table, metric=metric.name.lower(),
-                                                   strength=0.8))
+            _add(
+                index,
+                metric.stems[-1:],
+                Concept("metric", table=metric.base_table, metric=metric.name.lower(), strength=0.8),
+            )
     for table in index.tables.values():
         _add(index, table.stems, Concept("table", table=table.name))
         if len(table.stems) > 1:
@@ -295,8 +323,11 @@ def _index_phrases(index: SchemaIndex) -> None:
 def _index_column(index: SchemaIndex, table: Table, col: Column) -> None:
     meaningful = tuple(s for s in col.stems if s not in GENERIC_COLUMN_STEMS)
     if col.kind == "key" and not col.primary_key and col.references:
-        for s in sorted(s for s in col.null_means | col.set_means if s not in GENERAL_STEMS
-                        and stem(s) not in GENERAL_STEMS and s not in GENERAL_WORDS):
+        for s in sorted(
+            s
+            for s in col.null_means | col.set_means
+            if s not in GENERAL_STEMS and stem(s) not in GENERAL_STEMS and s not in GENERAL_WORDS
+        ):
             # "NULL while X is undeclared": "declared" tests the link's presence ("NULL when not given"
             # gives no meaning to "give me ...")
             _add(index, (s,), Concept("column", table.name, col.name, strength=0.7))
@@ -347,7 +378,8 @@ def _index_column(index: SchemaIndex, table: Table, col: Column) -> None:
             if len(spoken) > 1:
                 _add(index, spoken, Concept("value", table.name, col.name, value=value, strength=strength))
         index.value_words.setdefault(vstems[0], []).append(
-            Concept("value", table.name, col.name, value=value, strength=strength))
+            Concept("value", table.name, col.name, value=value, strength=strength)
+        )
     for value, pair in value_glosses(col.comment, col.values):
         _add(index, pair, Concept("value", table.name, col.name, value=value, strength=0.85))
 

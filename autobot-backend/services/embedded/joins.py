@@ -16,6 +16,7 @@ def plan_tables(p: Plan, index: SchemaIndex, filters: list[Filter] | None = None
     def add(t: str | None) -> None:
         if t and t not in out:
             out.append(t)
+
     for m in p.measures:
         add(m.table)
         if m.metric:
@@ -79,7 +80,8 @@ def path(index: SchemaIndex, start: str, goal: str | None, via: frozenset = froz
                     depth[edge.other] = len(route)
                     nxt.append((edge.other, route))
                 elif depth[edge.other] == len(route) and any(
-                        _cost(index, route, via) < _cost(index, r, via) for t, r in nxt if t == edge.other):
+                    _cost(index, route, via) < _cost(index, r, via) for t, r in nxt if t == edge.other
+                ):
                     nxt = [(t, route if t == edge.other else r) for t, r in nxt]
         frontier = nxt
     return best
@@ -153,8 +155,9 @@ def default_date(index: SchemaIndex, table: str) -> Column | None:
     while frontier:
         nxt: list[str] = []
         for t in frontier:
-            edges = sorted(index.edges.get(t, ()), key=lambda e: (not _points_up(index, e), not _event(index, e.other),
-                                                                 e.other))
+            edges = sorted(
+                index.edges.get(t, ()), key=lambda e: (not _points_up(index, e), not _event(index, e.other), e.other)
+            )
             for edge in edges:
                 if edge.other in seen:
                     continue

@@ -30,7 +30,8 @@ _TOKEN_RE = re.compile(
     r"|(?P<iso>\d{4}-\d{2}(?:-\d{2})?(?![\d-]))"
     r"|(?P<number>\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?(?:k\b)?)"
     r"|(?P<word>[A-Za-z][A-Za-z0-9_]*(?:['\u2019][a-z]+)?(?:-[A-Za-z0-9]+)*)"
-    r"|(?P<punct>[^\sA-Za-z0-9])")
+    r"|(?P<punct>[^\sA-Za-z0-9])"
+)
 
 
 def tokenize(text: str) -> list[Token]:
@@ -75,24 +76,69 @@ def parse_number(token: Token) -> float | None:
         return None
 
 
-
 def whole_number(token: Token) -> int:
     """The whole number of a token known to be a number or a number word ("5", "five")."""
     value = parse_number(token)
     assert value is not None, token
     return int(value)
 
+
 _IRREGULAR = {
-    "people": "person", "children": "child", "men": "man", "women": "woman", "bought": "buy", "sold": "sell",
-    "spent": "spend", "made": "make", "written": "write", "wrote": "write", "lent": "lend", "paid": "pay",
-    "born": "birth", "gave": "give", "given": "give", "took": "take", "taken": "take", "came": "come",
-    "brought": "bring", "held": "hold", "kept": "keep", "sent": "send", "won": "win", "lost": "lose",
-    "seen": "see", "saw": "see", "ran": "run", "data": "data", "series": "series", "news": "news",
-    "status": "status", "analysis": "analysis", "bus": "bus", "plus": "plus", "address": "address",
-    "was": "be", "were": "be", "is": "be", "are": "be", "been": "be", "has": "have", "had": "have",
-    "does": "do", "did": "do", "done": "do", "this": "this", "its": "its", "us": "us", "his": "his",
-    "signups": "signup", "signup": "signup", "media": "medium", "criteria": "criterion",
-    "month": "month", "months": "month",
+    "people": "person",
+    "children": "child",
+    "men": "man",
+    "women": "woman",
+    "bought": "buy",
+    "sold": "sell",
+    "spent": "spend",
+    "made": "make",
+    "written": "write",
+    "wrote": "write",
+    "lent": "lend",
+    "paid": "pay",
+    "born": "birth",
+    "gave": "give",
+    "given": "give",
+    "took": "take",
+    "taken": "take",
+    "came": "come",
+    "brought": "bring",
+    "held": "hold",
+    "kept": "keep",
+    "sent": "send",
+    "won": "win",
+    "lost": "lose",
+    "seen": "see",
+    "saw": "see",
+    "ran": "run",
+    "data": "data",
+    "series": "series",
+    "news": "news",
+    "status": "status",
+    "analysis": "analysis",
+    "bus": "bus",
+    "plus": "plus",
+    "address": "address",
+    "was": "be",
+    "were": "be",
+    "is": "be",
+    "are": "be",
+    "been": "be",
+    "has": "have",
+    "had": "have",
+    "does": "do",
+    "did": "do",
+    "done": "do",
+    "this": "this",
+    "its": "its",
+    "us": "us",
+    "his": "his",
+    "signups": "signup",
+    "signup": "signup",
+    "media": "medium",
+    "criteria": "criterion",
+    "month": "month",
+    "months": "month",
 }
 _DOUBLE_OK = frozenset("lsz")
 _VOWELS = frozenset("aeiouy")
@@ -150,20 +196,66 @@ def stems_of(text: str) -> tuple[str, ...]:
     return tuple(stem(p) for p in split_identifier(text))
 
 
-NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-                "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-                "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
-                "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
-                "a": 1, "single": 1, "dozen": 12}
+NUMBER_WORDS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+    "hundred": 100,
+    "a": 1,
+    "single": 1,
+    "dozen": 12,
+}
 
-MONTHS = {m: i + 1 for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-     "november", "december"])}
+MONTHS = {
+    m: i + 1
+    for i, m in enumerate(
+        [
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ]
+    )
+}
 MONTHS.update({m[:3]: i for m, i in list(MONTHS.items())})
 MONTHS["sept"] = 9
 
-_MONTH_NAMES = ("january|february|march|april|may|june|july|august|september|october|november|december|"
-                "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
+_MONTH_NAMES = (
+    "january|february|march|april|may|june|july|august|september|october|november|december|"
+    "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+)
 _ABBREVIATIONS = [
     (re.compile(r"\baov\b", re.I), "average order value"),
     (re.compile(r"\b(?:ytd|year[- ]to[- ]date)\b", re.I), "this year"),
@@ -174,15 +266,27 @@ _ABBREVIATIONS = [
     (re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b(?=\s+(?:of\s+)?(?:" + _MONTH_NAMES + r")\b)", re.I), r"\1"),
     (re.compile(r"\b(" + _MONTH_NAMES + r")\s+(\d{1,2})(?:st|nd|rd|th)\b", re.I), r"\1 \2"),
     # "the biggest-spending customer": a superlative and the verb that names the measure
-    (re.compile(r"\b(biggest|highest|largest|lowest|smallest|heaviest|lightest)-(spending|earning|paying|grossing|"
-                r"ordering|buying)\b", re.I), r"\1 \2"),
+    (
+        re.compile(
+            r"\b(biggest|highest|largest|lowest|smallest|heaviest|lightest)-(spending|earning|paying|grossing|"
+            r"ordering|buying)\b",
+            re.I,
+        ),
+        r"\1 \2",
+    ),
     # "the 2010s": the ten years of a decade
     (re.compile(r"\b(?:the\s+)?((?:19|20)\d)0'?s\b", re.I), r"between \g<1>0 and \g<1>9"),
     (re.compile(r"\bavg\.", re.I), "average"),
     # an example of a label's format is not a period to filter on: "(like 2024-Q1)", "2023-Q1 style"
-    (re.compile(r"\(?\b(?:like|e\.g\.?|eg|such\s+as|for\s+example|say)[\s,]+\d{4}-?Q[1-4]\b\)?"
-                r"|\(?\b\d{4}-Q[1-4](?:\s*(?:etc\.?|style|format|and\s+so\s+on))\)?"
-                r"|\(?\b\d{4}-Q[1-4]\s*,\s*\d{4}-Q[1-4]\s*(?:,\s*\.\.\.|etc\.?)\)?", re.I), " "),
+    (
+        re.compile(
+            r"\(?\b(?:like|e\.g\.?|eg|such\s+as|for\s+example|say)[\s,]+\d{4}-?Q[1-4]\b\)?"
+            r"|\(?\b\d{4}-Q[1-4](?:\s*(?:etc\.?|style|format|and\s+so\s+on))\)?"
+            r"|\(?\b\d{4}-Q[1-4]\s*,\s*\d{4}-Q[1-4]\s*(?:,\s*\.\.\.|etc\.?)\)?",
+            re.I,
+        ),
+        " ",
+    ),
 ]
 
 

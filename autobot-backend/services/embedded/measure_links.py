@@ -11,19 +11,48 @@ from services.embedded.lexicon import stem
 from services.embedded.plan import Measure
 from services.embedded.read_state import ReadState
 
-MONEY_VERBS = frozenset(stem(w) for w in ("pay", "paid", "spend", "spent", "earn", "earned", "bring", "brought",
-                                            "generate", "generated", "cost", "charge", "charged", "bill", "billed"))
+MONEY_VERBS = frozenset(
+    stem(w)
+    for w in (
+        "pay",
+        "paid",
+        "spend",
+        "spent",
+        "earn",
+        "earned",
+        "bring",
+        "brought",
+        "generate",
+        "generated",
+        "cost",
+        "charge",
+        "charged",
+        "bill",
+        "billed",
+    )
+)
 _VALUE_NOUNS = frozenset({"value", "amount", "size", "spend", "spending", "total", "revenue", "worth"})
-_INTENSIVE = frozenset("""length lengths duration durations distance distances size sizes age ages weight height width
-depth rating ratings score scores grade grades temperature speed""".split())
+_INTENSIVE = frozenset(
+    """length lengths duration durations distance distances size sizes age ages weight height width
+depth rating ratings score scores grade grades temperature speed""".split()
+)
 
 
 def measure_for(r: ReadState, func: str, k: int) -> Measure | None:
     lk = r.links[k]
     head = r.link_after(lk.end, gap=0)
-    if lk.best.kind == "column" and lk.score < 0.8 and head is not None and head not in r.used \
-            and (r.links[head].best.kind == "table" or r.links[head].best.kind == "column"
-                 and r.links[head].score > lk.score and lk.score < 0.5):
+    if (
+        lk.best.kind == "column"
+        and lk.score < 0.8
+        and head is not None
+        and head not in r.used
+        and (
+            r.links[head].best.kind == "table"
+            or r.links[head].best.kind == "column"
+            and r.links[head].score > lk.score
+            and lk.score < 0.5
+        )
+    ):
         k, lk = head, r.links[head]  # "the customer accounts", "departure delay": the noun after a modifier
     c = r.concept(k)
     if c is None:
@@ -49,8 +78,13 @@ def measure_for(r: ReadState, func: str, k: int) -> Measure | None:
             if cc is not None and cc.table == c.table and r.col(cc).measurable and cc.strength >= 0.5:
                 r.used.add(nxt)
                 return _column_measure(r, func, cc)
-            if func == "count" and cc is not None and cc.strength >= 0.6 and r.links[nxt].score >= 0.6 \
-                    and not (r.col(cc).kind == "date" and not r.lows[r.links[nxt].end - 1].endswith("s")):
+            if (
+                func == "count"
+                and cc is not None
+                and cc.strength >= 0.6
+                and r.links[nxt].score >= 0.6
+                and not (r.col(cc).kind == "date" and not r.lows[r.links[nxt].end - 1].endswith("s"))
+            ):
                 # "course registrations" counts registrations; "buyers bought ...": a verb naming a date
                 # the noun heads the phrase: "course registrations" counts registrations,
                 # "product categories" the categories
@@ -72,7 +106,7 @@ def measure_for(r: ReadState, func: str, k: int) -> Measure | None:
             if r.index.metrics:
                 metric = next(iter(r.index.metrics.values()))
                 return Measure("metric", metric.base_table, metric=metric.name.lower(), per=c.table)
-        if func == "sum" and any(stem(w) in MONEY_VERBS for w in r.lows[lk.end:lk.end + 3]):
+        if func == "sum" and any(stem(w) in MONEY_VERBS for w in r.lows[lk.end : lk.end + 3]):
             money = value_measure(r, c.table)  # "how much did X pay": money, not a count
             if money is not None:
                 r.plan.joins.add(c.table_name)
@@ -154,5 +188,5 @@ def intensive(r: ReadState, m: Measure) -> bool:
     words = set(r.index.column(m.table, m.column).name.lower().split("_"))
     for lk in r.links:
         if (lk.best.table, lk.best.column) == (m.table, m.column):
-            words |= {t.low for t in r.tokens[lk.start:lk.end]}
+            words |= {t.low for t in r.tokens[lk.start : lk.end]}
     return bool(words & _INTENSIVE)

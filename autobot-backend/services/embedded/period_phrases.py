@@ -21,17 +21,44 @@ _ISO = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _ISO_MONTH = re.compile(r"^(\d{4})-(\d{2})$")
 
 
-ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
-             "last": 4, "final": 4}
+ORDINALS = {
+    "first": 1,
+    "1st": 1,
+    "second": 2,
+    "2nd": 2,
+    "third": 3,
+    "3rd": 3,
+    "fourth": 4,
+    "4th": 4,
+    "last": 4,
+    "final": 4,
+}
 
 
-_UNITS = {"day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month", "months": "month",
-          "quarter": "quarter", "quarters": "quarter", "year": "year", "years": "year"}
+_UNITS = {
+    "day": "day",
+    "days": "day",
+    "week": "week",
+    "weeks": "week",
+    "month": "month",
+    "months": "month",
+    "quarter": "quarter",
+    "quarters": "quarter",
+    "year": "year",
+    "years": "year",
+}
 
 
-_HOLIDAYS = {("new", "year", "eve"): (12, 31), ("new", "year", "day"): (1, 1), ("christmas", "eve"): (12, 24),
-             ("christmas", "day"): (12, 25), ("boxing", "day"): (12, 26), ("valentine", "day"): (2, 14),
-             ("halloween",): (10, 31), ("independence", "day"): (7, 4)}
+_HOLIDAYS = {
+    ("new", "year", "eve"): (12, 31),
+    ("new", "year", "day"): (1, 1),
+    ("christmas", "eve"): (12, 24),
+    ("christmas", "day"): (12, 25),
+    ("boxing", "day"): (12, 26),
+    ("valentine", "day"): (2, 14),
+    ("halloween",): (10, 31),
+    ("independence", "day"): (7, 4),
+}
 
 
 _RECENT = {"last", "past", "previous", "recent", "latest", "trailing", "most"}
@@ -104,15 +131,29 @@ def period_at(tokens: list[Token], i: int) -> tuple[Period, int] | None:
             k = min(k, 2)
             return Period(dt.date(y, 6 * k - 5, 1), month_end(y, 6 * k), "half"), j + 1
     # "15 March 2024", "1 November, 2024"
-    if t.kind == "number" and low.isdigit() and 1 <= int(low) <= 31 and i + 3 < n and tokens[i + 1].low == "of" \
-            and tokens[i + 2].low in MONTHS and tokens[i + 2].kind == "word" and (y := year_at(tokens[i + 3])) is not None:
+    if (
+        t.kind == "number"
+        and low.isdigit()
+        and 1 <= int(low) <= 31
+        and i + 3 < n
+        and tokens[i + 1].low == "of"
+        and tokens[i + 2].low in MONTHS
+        and tokens[i + 2].kind == "word"
+        and (y := year_at(tokens[i + 3])) is not None
+    ):
         try:
             day = dt.date(y, MONTHS[tokens[i + 2].low], int(low))  # "the 3rd of March 2024"
         except ValueError:
             return None
         return Period(day, day + dt.timedelta(days=1), "day"), i + 4
-    if t.kind == "number" and low.isdigit() and 1 <= int(low) <= 31 and i + 2 < n and tokens[i + 1].low in MONTHS \
-            and tokens[i + 1].kind == "word":
+    if (
+        t.kind == "number"
+        and low.isdigit()
+        and 1 <= int(low) <= 31
+        and i + 2 < n
+        and tokens[i + 1].low in MONTHS
+        and tokens[i + 1].kind == "word"
+    ):
         k = i + 2 + (tokens[i + 2].low in (",", "of"))
         if k < n and (y := year_at(tokens[k])) is not None:
             try:
@@ -149,14 +190,14 @@ def period_at(tokens: list[Token], i: int) -> tuple[Period, int] | None:
 def _holiday_at(tokens: list[Token], i: int) -> tuple[int, int, int] | None:
     """A holiday with a fixed date at token ``i``: (month, day, index after it)."""
     for size in (3, 2, 1):
-        found = _HOLIDAYS.get(tuple(t.low for t in tokens[i:i + size]))
-        if found is not None and len(tokens[i:i + size]) == size:
+        found = _HOLIDAYS.get(tuple(t.low for t in tokens[i : i + size]))
+        if found is not None and len(tokens[i : i + size]) == size:
             return found[0], found[1], i + size
     return None
 
 
 def edge_of(tokens: list[Token], i: int) -> tuple[Period, int] | None:
-    """"the last day of December 2024", "the first week of 2024": the period at one end of another."""
+    """ "the last day of December 2024", "the first week of 2024": the period at one end of another."""
     if tokens[i].low not in ("first", "last", "final", "opening", "closing") or i + 3 >= len(tokens):
         return None
     count, k = 1, i + 1
@@ -214,27 +255,37 @@ def borrowed_year(tokens: list[Token], i: int) -> tuple[Period, int] | None:
     second = period_at(tokens, j + 1)
     if second is not None and first.lo > second[0].lo:
         try:
-            return Period(first.lo.replace(year=first.lo.year - 1), first.hi.replace(year=first.hi.year - 1),
-                          first.grain), j
+            return Period(
+                first.lo.replace(year=first.lo.year - 1), first.hi.replace(year=first.hi.year - 1), first.grain
+            ), j
         except ValueError:
             return None
     return found
 
 
 def _first_end(tokens: list[Token], i: int) -> tuple[Period, int] | None:
-    """"from Q3 to Q4 <year>", "between March and May <year>", "between <month> <day> and <month> <day>,
+    """ "from Q3 to Q4 <year>", "between March and May <year>", "between <month> <day> and <month> <day>,
     <year>": the first period takes the second's year."""
     n = len(tokens)
     low = tokens[i].low
     day = None
     j = i + 1
-    if low in MONTHS and j < n and tokens[j].kind == "number" and tokens[j].low.isdigit() \
-            and 1 <= int(tokens[j].low) <= 31:
+    if (
+        low in MONTHS
+        and j < n
+        and tokens[j].kind == "number"
+        and tokens[j].low.isdigit()
+        and 1 <= int(tokens[j].low) <= 31
+    ):
         day, j = int(tokens[j].low), j + 1
     elif low.isdigit() and 1 <= int(low) <= 31 and j < n and tokens[j].low in MONTHS and tokens[j].kind == "word":
         day, low, j = int(low), tokens[j].low, j + 1  # "3 May to 9 May 2021"
-    elif low.isdigit() and 1 <= int(low) <= 31 and j + 1 < n and tokens[j].low in ("to", "through", "until", "till",
-                                                                                 "-", "and"):
+    elif (
+        low.isdigit()
+        and 1 <= int(low) <= 31
+        and j + 1 < n
+        and tokens[j].low in ("to", "through", "until", "till", "-", "and")
+    ):
         second = period_at(tokens, j + 1)  # "25 to 31 October 2024": the first day in the second's month
         if second is None or second[0].grain != "day" or second[0].lo.day <= int(low):
             return None
@@ -272,15 +323,35 @@ def _first_end(tokens: list[Token], i: int) -> tuple[Period, int] | None:
     return None
 
 
-_RECURRING_LEAD = {"in", "during", "for", "of", "on", "through", "throughout", ",", "each", "every", "only", "from",
-                   "to", "and", "versus", "vs", "between", "with"}
+_RECURRING_LEAD = {
+    "in",
+    "during",
+    "for",
+    "of",
+    "on",
+    "through",
+    "throughout",
+    ",",
+    "each",
+    "every",
+    "only",
+    "from",
+    "to",
+    "and",
+    "versus",
+    "vs",
+    "between",
+    "with",
+}
 
 
 _EDGE_UNITS = {"month": 1, "quarter": 3, "year": 12}
 
 
-_NOT_ATTRIBUTIVE = frozenset("""is was were are and or to through until till vs versus compared with against than of
-in on first then""".split())
+_NOT_ATTRIBUTIVE = frozenset(
+    """is was were are and or to through until till vs versus compared with against than of
+in on first then""".split()
+)
 
 
 def recurring_at(tokens: list[Token], i: int) -> tuple[tuple[str, int], int, int] | None:
@@ -296,17 +367,35 @@ def recurring_at(tokens: list[Token], i: int) -> tuple[tuple[str, int], int, int
     lead_ok = lead in _RECURRING_LEAD or lead == "the" and i > 1 and tokens[i - 2].low in _RECURRING_LEAD
     start = i - 1 if lead in _RECURRING_LEAD else (i - 2 if lead == "the" and lead_ok else i)
     attributive = nxt is not None and nxt.kind == "word" and nxt.low not in _NOT_ATTRIBUTIVE  # "December revenue"
-    named = t.kind == "word" and low in MONTHS and len(low) > 3 and t.text[0].isupper() and low not in (
-        "may", "march") and not (i > 0 and tokens[i - 1].kind == "number") and attributive
-    if t.kind == "word" and low in MONTHS and (len(low) > 3 or t.text[0].isupper()) and (lead_ok or named) \
-            and (low not in ("may", "march") or t.text[0].isupper()):
+    named = (
+        t.kind == "word"
+        and low in MONTHS
+        and len(low) > 3
+        and t.text[0].isupper()
+        and low not in ("may", "march")
+        and not (i > 0 and tokens[i - 1].kind == "number")
+        and attributive
+    )
+    if (
+        t.kind == "word"
+        and low in MONTHS
+        and (len(low) > 3 or t.text[0].isupper())
+        and (lead_ok or named)
+        and (low not in ("may", "march") or t.text[0].isupper())
+    ):
         return ("month", MONTHS[low]), start, i + 1  # "in December", "December revenue"
     qm = re.fullmatch(r"q([1-4])", low)
     if qm and (lead_ok or attributive):
         return ("quarter", int(qm[1])), start, i + 1  # "in Q4", "Q4 revenue"
     nth = {"first": 1, "second": 2, "third": 3, "fourth": 4, "last": 4, "final": 4}.get(low)
-    if nth and i + 4 < n and tokens[i + 1].low == "quarter" and tokens[i + 2].low == "of" \
-            and tokens[i + 3].low in ("each", "every", "any", "a") and tokens[i + 4].low == "year":
+    if (
+        nth
+        and i + 4 < n
+        and tokens[i + 1].low == "quarter"
+        and tokens[i + 2].low == "of"
+        and tokens[i + 3].low in ("each", "every", "any", "a")
+        and tokens[i + 4].low == "year"
+    ):
         begin = i - 1 if i > 0 and tokens[i - 1].low == "the" else i
         begin = begin - 1 if begin > 0 and tokens[begin - 1].low in _RECURRING_LEAD else begin
         return ("quarter", nth), begin, i + 5  # "the third quarter of every year"

@@ -62,8 +62,10 @@ def _columns(b: Renderer, c: Compare) -> exp.Expr:
         first, last = by_time[0][1], by_time[-1][1]
         change: exp.Expr = exp.Sub(this=last.copy(), expression=first.copy())
         if c.pct:
-            change = exp.Div(this=exp.Mul(this=exp.Literal.number("100.0"), expression=exp.Paren(this=change)),
-                             expression=first.copy())
+            change = exp.Div(
+                this=exp.Mul(this=exp.Literal.number("100.0"), expression=exp.Paren(this=change)),
+                expression=first.copy(),
+            )
         outs.append(exp.alias_(change, "change"))
     base.set("expressions", outs)
     if c.rank is not None:
@@ -106,8 +108,9 @@ def _two_periods(b: Renderer, date: ColRef, periods: tuple[Period, Period], pct:
     first, second = values
     change: exp.Expr = exp.Sub(this=second, expression=first)
     if pct:
-        change = exp.Div(this=exp.Mul(this=exp.Literal.number("100.0"), expression=exp.Paren(this=change)),
-                         expression=first.copy())
+        change = exp.Div(
+            this=exp.Mul(this=exp.Literal.number("100.0"), expression=exp.Paren(this=change)), expression=first.copy()
+        )
     return exp.select(exp.alias_(change, "change"))
 
 
@@ -142,17 +145,21 @@ def _series(b: Renderer, c: Compare, date: ColRef) -> exp.Expr:
     base = b.of(base_plan).select()
     base.set("order", None)
     names = [e.alias_or_name for e in base.expressions]
-    dim_names, period, value = names[:len(other_dims)], names[len(other_dims)], names[-1]
+    dim_names, period, value = names[: len(other_dims)], names[len(other_dims)], names[-1]
     lag_args: list[exp.Expr] = [exp.column(value), *([exp.Literal.number(c.offset)] if c.offset != 1 else [])]
-    prev = exp.Window(this=exp.Anonymous(this="LAG", expressions=lag_args),
-                      partition_by=[exp.column(n) for n in dim_names] or None,
-                      order=exp.Order(expressions=[exp.Ordered(this=exp.column(period), nulls_first=True)]))
+    prev = exp.Window(
+        this=exp.Anonymous(this="LAG", expressions=lag_args),
+        partition_by=[exp.column(n) for n in dim_names] or None,
+        order=exp.Order(expressions=[exp.Ordered(this=exp.column(period), nulls_first=True)]),
+    )
     change: exp.Expr = exp.Sub(this=exp.column(value), expression=prev)
     if c.pct:
-        change = exp.Div(this=exp.Mul(this=exp.Literal.number("100.0"), expression=exp.Paren(this=change)),
-                         expression=prev.copy())
-    inner = exp.select(*[exp.column(n) for n in dim_names], exp.column(period), exp.column(value),
-                       exp.alias_(change, "change")).from_(base.subquery("series"))
+        change = exp.Div(
+            this=exp.Mul(this=exp.Literal.number("100.0"), expression=exp.Paren(this=change)), expression=prev.copy()
+        )
+    inner = exp.select(
+        *[exp.column(n) for n in dim_names], exp.column(period), exp.column(value), exp.alias_(change, "change")
+    ).from_(base.subquery("series"))
     conds, scalar = _period_window(window, period, unit, b.dialect)
     shown = [exp.column(n) for n in dim_names]
     if c.previous:
@@ -198,26 +205,30 @@ def window_select(b: Renderer, w: Window) -> exp.Expr:
     others = [d for d in p.dims if d.kind != "grain"]
     window = [f for f in p.filters if f.col == date and f.kind in ("range", "relative")]
     keep = p.filters if w.kind == "running" else [f for f in p.filters if f not in window]
-    base_plan = dataclasses.replace(p, window=None, rank=None, filters=keep,
-                                    dims=others + [Dim("grain", date.table, date.column, unit)])
+    base_plan = dataclasses.replace(
+        p, window=None, rank=None, filters=keep, dims=others + [Dim("grain", date.table, date.column, unit)]
+    )
     base = b.of(base_plan).select()
     base.set("order", None)
     names = [e.alias_or_name for e in base.expressions]
-    dims, period, value = names[:len(others)], names[len(others)], names[-1]
+    dims, period, value = names[: len(others)], names[len(others)], names[-1]
     order = exp.Order(expressions=[exp.Ordered(this=exp.column(period), nulls_first=True)])
     if w.kind == "running":
         spec = exp.WindowSpec(kind="ROWS", start="UNBOUNDED", start_side="PRECEDING", end="CURRENT ROW")
         func: exp.Expr = exp.Sum(this=exp.column(value))
     else:
-        spec = exp.WindowSpec(kind="ROWS", start=exp.Literal.number(max(w.n - 1, 0)), start_side="PRECEDING",
-                              end="CURRENT ROW")
+        spec = exp.WindowSpec(
+            kind="ROWS", start=exp.Literal.number(max(w.n - 1, 0)), start_side="PRECEDING", end="CURRENT ROW"
+        )
         func = (exp.Avg if w.func == "avg" else exp.Sum)(this=exp.column(value))
     over = exp.Window(this=func, partition_by=[exp.column(n) for n in dims] or None, order=order, spec=spec)
     shown = [exp.column(value)] if w.show_value else []
     inner = exp.select(*[exp.column(n) for n in dims], exp.column(period), *shown, exp.alias_(over, w.kind)).from_(
-        base.subquery("series"))
-    outer = exp.select(*[exp.column(n) for n in dims], exp.column(period), *[x.copy() for x in shown],
-                       exp.column(w.kind)).from_(inner.subquery("windowed"))
+        base.subquery("series")
+    )
+    outer = exp.select(
+        *[exp.column(n) for n in dims], exp.column(period), *[x.copy() for x in shown], exp.column(w.kind)
+    ).from_(inner.subquery("windowed"))
     conds = _period_window(window, period, unit, b.dialect)[0] if w.kind == "moving" else []
     where = conjoin(conds)
     if where is not None:

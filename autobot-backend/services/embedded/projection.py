@@ -11,8 +11,13 @@ from services.embedded.wh_words import wh_dim
 def listed_columns(r: ReadState) -> list[ColRef] | None:
     p = r.plan
     wh = wh_dim(r)
-    if wh is not None and wh not in r.used and r.concept(wh).kind == "column" \
-            and r.col(r.concept(wh)).kind == "text" and r.lows[0] in ("which", "what"):
+    if (
+        wh is not None
+        and wh not in r.used
+        and r.concept(wh).kind == "column"
+        and r.col(r.concept(wh)).kind == "text"
+        and r.lows[0] in ("which", "what")
+    ):
         c = r.concept(wh)
         r.used.add(wh)
         return [ColRef(c.table_name, c.column_name)]  # "which drugs were prescribed ...": the values
@@ -40,18 +45,32 @@ def listed_columns(r: ReadState) -> list[ColRef] | None:
 
 
 def _with_label(r: ReadState, cols: list[ColRef]) -> list[ColRef]:
-    """"List trainers and their hourly rate", "each member's plan": the rows by their name, then what
+    """ "List trainers and their hourly rate", "each member's plan": the rows by their name, then what
     is asked of them (an entity by its name, its attribute beside it)."""
-    first = next((lk for lk in r.links if lk.best.kind == "column" and ColRef(lk.best.table_name, lk.best.column_name)
-                  in cols), None)
-    owner = next((lk for lk in r.links if lk.best.kind == "table" and first is not None
-                  and lk.end <= first.start and lk.best.table == cols[0].table), None)
+    first = next(
+        (lk for lk in r.links if lk.best.kind == "column" and ColRef(lk.best.table_name, lk.best.column_name) in cols),
+        None,
+    )
+    owner = next(
+        (
+            lk
+            for lk in r.links
+            if lk.best.kind == "table"
+            and first is not None
+            and lk.end <= first.start
+            and lk.best.table == cols[0].table
+        ),
+        None,
+    )
     if owner is None or first is None:  # (an owner is only found before a first column)
         return cols
-    between = r.lows[owner.end:first.start]
+    between = r.lows[owner.end : first.start]
     possessive = r.tokens[owner.end - 1].text.lower().replace("\u2019", "'").endswith("'s")
     label = r.index.tables[owner.best.table_name].label
-    if label and ColRef(owner.best.table_name, label) not in cols and (
-            possessive or any(w in ("their", "its", "his", "her", "with", "and") for w in between)):
+    if (
+        label
+        and ColRef(owner.best.table_name, label) not in cols
+        and (possessive or any(w in ("their", "its", "his", "her", "with", "and") for w in between))
+    ):
         return [ColRef(owner.best.table_name, label)] + cols
     return cols

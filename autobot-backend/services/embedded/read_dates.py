@@ -15,11 +15,15 @@ def dates(r: ReadState) -> None:
     said twice is kept where it was said last); and the date column a grain cue names, for its grouping."""
     r.pending = []
     r.date_hints = {}
+
     def key(spec: DateSpec) -> tuple:
         return spec.lo, spec.hi, spec.relative, spec.recurring
+
     for n, spec in enumerate(r.cues.dates):
-        if any(key(later) == key(spec) and _named_date_at(r, later.start) in (None, _named_date_at(r, spec.start))
-               for later in r.cues.dates[n + 1:]):
+        if any(
+            key(later) == key(spec) and _named_date_at(r, later.start) in (None, _named_date_at(r, spec.start))
+            for later in r.cues.dates[n + 1 :]
+        ):
             continue  # "in the 1990s, i.e. 1990 to 1999": one period said twice, kept where last said
         r.table_hint = None
         column = _date_column_before(r, spec.start)
@@ -61,6 +65,12 @@ def _named_date_at(r: ReadState, start: int) -> tuple[str, str] | None:
     k = r.link_before(start, gap=2)
     if k is None:
         return None
-    c = next((c for c in r.links[k].concepts if c.kind == "column" and r.col(c).kind in ("date", "year")
-              and c.strength >= 0.5), None)
+    c = next(
+        (
+            c
+            for c in r.links[k].concepts
+            if c.kind == "column" and r.col(c).kind in ("date", "year") and c.strength >= 0.5
+        ),
+        None,
+    )
     return (c.table_name, c.column_name) if c is not None else None

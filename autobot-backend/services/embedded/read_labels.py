@@ -50,7 +50,7 @@ def _label_links(r: ReadState) -> list[int]:
     for k, lk in enumerate(r.links):
         if r.tokens[lk.start].kind != "quoted":
             continue
-        before = r.lows[max(0, lk.start - 6):lk.start]
+        before = r.lows[max(0, lk.start - 6) : lk.start]
         if any(w in _LABEL_WORDS for w in before):
             out.append(k)
     return out
@@ -67,6 +67,13 @@ def _split_column(r: ReadState):
 
 def _drop_conditions(r: ReadState, ref, texts: list[str]) -> None:
     lowered = {t.lower() for t in texts}
-    r.plan.filters = [f for f in r.plan.filters if not (
-        (f.col.table, f.col.column) == (ref.table, ref.column) and f.kind in ("bool", "null", "notnull")
-        or f.kind in ("eq", "ne") and {str(v).lower() for v in f.values} & lowered)]
+    r.plan.filters = [
+        f
+        for f in r.plan.filters
+        if not (
+            (f.col.table, f.col.column) == (ref.table, ref.column)
+            and f.kind in ("bool", "null", "notnull")
+            or f.kind in ("eq", "ne")
+            and {str(v).lower() for v in f.values} & lowered
+        )
+    ]

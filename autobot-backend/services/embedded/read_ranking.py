@@ -39,23 +39,27 @@ def ranking(r: ReadState) -> None:
             event_k = after
         after = None
     head = r.link_after(r.links[after].end, gap=0) if after is not None else None
-    if after is not None and r.links[after].best.kind == "metric" and head is not None \
-            and head not in r.used and r.links[head].best.kind == "table":
+    if (
+        after is not None
+        and r.links[after].best.kind == "metric"
+        and head is not None
+        and head not in r.used
+        and r.links[head].best.kind == "table"
+    ):
         # "the biggest spending customer": the rows, ranked by the metric that qualifies them
         metric = r.links[after].best.metric_name
         r.used.add(after)
         if not any(m.metric == metric for m in r.plan.measures):
             r.plan.measures.append(Measure("metric", r.index.metrics[metric].base_table, metric=metric))
         r.plan.measures = [m for m in r.plan.measures if m.metric == metric] + [
-            m for m in r.plan.measures if m.metric != metric]
+            m for m in r.plan.measures if m.metric != metric
+        ]
         dim_k, after = head, None
     explicit = sup.explicit_limit or r.lows[sup.start] in ("top", "bottom")
     extreme = any(a.func in ("max", "min") and sup.start <= a.start < sup.end for a in r.cues.aggs)
-    if r.plan.dims and r.plan.measures and extreme and not explicit and wh is None and not wh_grain \
-            and dim_k is None:
+    if r.plan.dims and r.plan.measures and extreme and not explicit and wh is None and not wh_grain and dim_k is None:
         return  # "the highest price in each category": a maximum per group, already read
-    if after is not None and after not in r.used and not explicit and wh is None and r.plan.dims \
-            and not wh_grain:
+    if after is not None and after not in r.used and not explicit and wh is None and r.plan.dims and not wh_grain:
         c = r.concept(after)
         if c.kind == "column" and (r.col(c).measurable or r.col(c).kind in ("date", "year")):
             # "the earliest order date for each customer": the extreme within each group
@@ -71,8 +75,9 @@ def ranking(r: ReadState) -> None:
                 r.used.add(after)
                 if r.links[nxt].best.table == c.table:
                     add_dim(r, nxt)
-                    r.plan.rank = Rank(sup.desc, sup.limit or _singular_limit(r, nxt),
-                                          column=ColRef(c.table_name, c.column_name))
+                    r.plan.rank = Rank(
+                        sup.desc, sup.limit or _singular_limit(r, nxt), column=ColRef(c.table_name, c.column_name)
+                    )
                     return
                 r.plan.measures.append(Measure("sum", c.table_name, c.column_name))
                 dim_k = nxt
@@ -84,8 +89,7 @@ def ranking(r: ReadState) -> None:
                 dim_k = after
         elif c.kind == "table":
             event_k = after
-        elif c.kind == "column" and not r.col(c).measurable and r.col(c).kind in ("text", "bool") \
-                and wh is None:
+        elif c.kind == "column" and not r.col(c).measurable and r.col(c).kind in ("text", "bool") and wh is None:
             dim_k = after
     if dim_k is None and wh is None and not explicit and not r.plan.dims:
         # "the highest list price": a scalar maximum, not a ranking
@@ -123,8 +127,7 @@ def ranking(r: ReadState) -> None:
             c = r.concept(after_sup)
             if c.kind == "metric":
                 r.used.add(after_sup)
-                r.plan.measures.append(Measure("metric", r.index.metrics[c.metric_name].base_table,
-                                                  metric=c.metric))
+                r.plan.measures.append(Measure("metric", r.index.metrics[c.metric_name].base_table, metric=c.metric))
             elif c.kind == "table":
                 r.used.add(after_sup)
                 r.plan.measures.append(Measure("count", c.table_name))
@@ -139,7 +142,9 @@ def ranking(r: ReadState) -> None:
             c = r.concept(verb)
             if c.kind == "metric":  # "which buyer spent the most": the money the verb names
                 r.used.add(verb)
-                r.plan.measures.append(Measure("metric", r.index.metrics[c.metric_name].base_table, metric=c.metric_name))
+                r.plan.measures.append(
+                    Measure("metric", r.index.metrics[c.metric_name].base_table, metric=c.metric_name)
+                )
             elif c.kind == "column" and r.col(c).measurable:
                 r.used.add(verb)
                 r.plan.measures.append(Measure("sum", c.table_name, c.column_name))
@@ -208,8 +213,12 @@ def _singular_limit(r: ReadState, k: int | None) -> int | None:
     j = r.links[k].start - 1
     while j >= 0 and any(lk.end - 1 == j for lk in r.links) is False and r.lows[j] in ("different",):
         j -= 1
-    if j >= 0 and (r.tokens[j].kind == "number" and r.tokens[j].low.isdigit() or r.lows[j] in NUMBER_WORDS
-                   and r.lows[j] not in ("a", "one", "single")):
+    if j >= 0 and (
+        r.tokens[j].kind == "number"
+        and r.tokens[j].low.isdigit()
+        or r.lows[j] in NUMBER_WORDS
+        and r.lows[j] not in ("a", "one", "single")
+    ):
         return whole_number(r.tokens[j])  # "the two clerks who sold most"
     tok = r.tokens[r.links[k].end - 1]
     return None if tok.low != tok.stem and tok.low.endswith("s") else 1
@@ -220,8 +229,12 @@ def _units_column(r: ReadState):
     entity = next((d.table for d in r.plan.dims if d.kind == "entity"), None)
     for col in r.index.columns():
         words = set(col.stems) | col.comment_stems
-        if col.measurable and words & {"quantity", "qty", "unit"} and not words & {"pric", "price", "cost"} \
-                and (entity is None or distance(r.index, entity, col.table) >= 0):
+        if (
+            col.measurable
+            and words & {"quantity", "qty", "unit"}
+            and not words & {"pric", "price", "cost"}
+            and (entity is None or distance(r.index, entity, col.table) >= 0)
+        ):
             return col
     return None
 
@@ -232,17 +245,26 @@ def _hinted_column(r: ReadState, hint: str | None) -> ColRef | None:
     candidates = [c for c in r.index.tables[table].columns.values()] if table else []
     for k in range(len(r.links)):
         c = r.concept(k)
-        if k not in r.used and c.kind == "column" and (r.col(c).measurable or r.col(c).kind == "date") \
-                and (table is None or c.table == table):
+        if (
+            k not in r.used
+            and c.kind == "column"
+            and (r.col(c).measurable or r.col(c).kind == "date")
+            and (table is None or c.table == table)
+        ):
             r.used.add(k)
             return ColRef(c.table_name, c.column_name)
     if hint is None or not candidates or table is None:  # (no table, no candidates)
         return None
-    targets = {"price": ("pric", "cost", "amount"), "length": ("pag", "length", "duration"),
-               "date": ("date",), "birth": ("birth",)}.get(hint, (hint,))
+    targets = {
+        "price": ("pric", "cost", "amount"),
+        "length": ("pag", "length", "duration"),
+        "date": ("date",),
+        "birth": ("birth",),
+    }.get(hint, (hint,))
     for col in candidates:
         if (col.measurable or col.kind in ("date", "year")) and any(
-                s.startswith(tg) for s in col.stems for tg in targets):
+            s.startswith(tg) for s in col.stems for tg in targets
+        ):
             return ColRef(col.table, col.name)
     if hint == "date":
         date = primary_date(r.index, table)

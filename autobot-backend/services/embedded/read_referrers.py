@@ -8,7 +8,7 @@ from services.embedded.read_state import ReadState
 
 
 def referrers(r: ReadState) -> None:
-    """"Which X referred N others?": the rows that did the referring are grouped by the
+    """ "Which X referred N others?": the rows that did the referring are grouped by the
     column that points back at them, not the rows referred."""
     p = r.plan
     entity = next((d for d in p.dims if d.kind == "entity"), None)
@@ -18,9 +18,10 @@ def referrers(r: ReadState) -> None:
         c = lk.best
         if c.kind != "column" or c.table != entity.table or r.col(c).references != entity.table:
             continue
-        before = r.lows[max(0, lk.start - 2):lk.start]
+        before = r.lows[max(0, lk.start - 2) : lk.start]
         if any(w in ("was", "were", "been", "being", "is", "are", "get", "got") for w in before) or (
-                lk.end < len(r.lows) and r.lows[lk.end] == "by"):
+            lk.end < len(r.lows) and r.lows[lk.end] == "by"
+        ):
             continue  # "X who were referred": a filter, not who referred
         ref = ColRef(c.table_name, c.column_name)
         p.dims = [Dim("column", c.table, c.column) if d is entity else d for d in p.dims]

@@ -9,19 +9,28 @@ from __future__ import annotations
 from services.embedded.lexicon import stem
 from services.embedded.read_state import ReadState
 
-_TOWARDS = frozenset(stem(w) for w in """to into toward towards arriving arrive arrives arrived landing land lands
-landed destination receiving received receiver recipient inbound entering reaching""".split())
-_AWAY = frozenset(stem(w) for w in """from departing depart departs departed leaving leave leaves left origin
-sending sent sender source outbound out""".split())
-_KEY_TOWARDS = frozenset(stem(w) for w in "to destination arrive arrives arrival receiver recipient target inbound".split())
+_TOWARDS = frozenset(
+    stem(w)
+    for w in """to into toward towards arriving arrive arrives arrived landing land lands
+landed destination receiving received receiver recipient inbound entering reaching""".split()
+)
+_AWAY = frozenset(
+    stem(w)
+    for w in """from departing depart departs departed leaving leave leaves left origin
+sending sent sender source outbound out""".split()
+)
+_KEY_TOWARDS = frozenset(
+    stem(w) for w in "to destination arrive arrives arrival receiver recipient target inbound".split()
+)
 _KEY_AWAY = frozenset(stem(w) for w in "from origin depart departs departure sender source outbound".split())
 
 
 def roles(r: ReadState) -> None:
     """For each table read that has two or more keys to one parent: the key the question names or the
     direction it says, taken as the way to that parent."""
-    tables = {t for lk in r.links for t in lk.tables()} | set(r.plan.joins) | (
-        {r.plan.subject} if r.plan.subject else set())
+    tables = (
+        {t for lk in r.links for t in lk.tables()} | set(r.plan.joins) | ({r.plan.subject} if r.plan.subject else set())
+    )
     for child in sorted(tables):
         by_parent: dict[str, list] = {}
         for col in r.index.tables[child].columns.values():
@@ -36,7 +45,7 @@ def roles(r: ReadState) -> None:
 
 
 def _named_key(r: ReadState, keys):
-    """"the destination airport": a link to one of the keys themselves."""
+    """ "the destination airport": a link to one of the keys themselves."""
     for lk in r.links:
         for c in lk.concepts[:1]:
             found = next((k for k in keys if c.kind == "column" and (c.table, c.column) == (k.table, k.name)), None)
@@ -46,7 +55,7 @@ def _named_key(r: ReadState, keys):
 
 
 def _directed_key(r: ReadState, parent: str, keys):
-    """"flights to Spain", "departing from a hub": the direction said before the parent table
+    """ "flights to Spain", "departing from a hub": the direction said before the parent table
     (or one of its values or columns), matched with the key whose name or comment says it."""
     for lk in r.links:
         if parent not in lk.tables():

@@ -40,8 +40,11 @@ def _settle(r: ReadState) -> Unclear | None:
         kept.append(f)
     p.filters = kept
     labels = {(d.table, r.index.tables[d.table].label) for d in p.dims if d.kind == "entity"}
-    p.dims = [d for n, d in enumerate(p.dims) if d not in p.dims[:n]
-              and not (d.kind == "column" and (d.table, d.column) in labels)]  # "each plan ... the plan's name"
+    p.dims = [
+        d
+        for n, d in enumerate(p.dims)
+        if d not in p.dims[:n] and not (d.kind == "column" and (d.table, d.column) in labels)
+    ]  # "each plan ... the plan's name"
     if p.measures and not p.dims and any(w in _SPLIT for w in r.lows):
         several = next((f for f in p.filters if f.kind == "eq" and len(f.values) > 1), None)
         if several is not None:
@@ -51,7 +54,8 @@ def _settle(r: ReadState) -> Unclear | None:
     elif r.cues.moving:
         p.window = Window("moving", r.cues.moving[0], r.cues.moving[1])
     entity = next((d.table for d in p.dims if d.kind == "entity"), None) or next(
-        (d.table for d in p.dims if d.kind == "column"), None)
+        (d.table for d in p.dims if d.kind == "column"), None
+    )
     if r.cues.include_zero and entity and p.measures and p.measures[0].table != entity:
         p.keep_empty = True
     if r.cues.include_zero and p.measures and p.measures[0].per and p.measures[0].per != p.measures[0].table:
@@ -62,15 +66,23 @@ def _settle(r: ReadState) -> Unclear | None:
     if not p.measures and p.compare is not None and p.subject:
         p.measures.append(Measure("count", p.subject))  # "the change in orders": their number
     if not p.measures and not p.rank and p.dims:
-        table = next((lk.best.table for k, lk in enumerate(r.links)
-                      if lk.best.kind == "table" and k not in r.used), None)
+        table = next(
+            (lk.best.table for k, lk in enumerate(r.links) if lk.best.kind == "table" and k not in r.used), None
+        )
         if table is None and r.spec is not None and r.spec.measures:
             # "completed X per Y — Y name, count": the rows named, though a filter read them
             entities = {d.table for d in p.dims if d.kind == "entity"}
-            table = next((lk.best.table for lk in r.links if lk.best.kind == "table"
-                          and lk.best.table not in entities), None)
-        keyed = next((t for t, c in sorted(p.via_keys) if any(
-            d.kind == "entity" and d.table == r.index.column(t, c).references for d in p.dims)), None)
+            table = next(
+                (lk.best.table for lk in r.links if lk.best.kind == "table" and lk.best.table not in entities), None
+            )
+        keyed = next(
+            (
+                t
+                for t, c in sorted(p.via_keys)
+                if any(d.kind == "entity" and d.table == r.index.column(t, c).references for d in p.dims)
+            ),
+            None,
+        )
         table = table or keyed or p.subject or p.dims[0].table  # "flights per destination airport"
         if table and not any(d.kind == "entity" and d.table == table for d in p.dims):
             p.measures.append(Measure("count", table))
@@ -84,17 +96,30 @@ def _settle(r: ReadState) -> Unclear | None:
     if listed is not None:
         p.dims.append(Dim("entity", listed))  # "list buyers who ..., and what each paid"
     grains = [d for d in p.dims if d.kind == "grain"]
-    if len(p.measures) == 1 and len(grains) == 1 and not p.rank and not p.compare and not p.window \
-            and p.measures[0].func in ("sum", "metric", "count") and not p.measures[0].per \
-            and any(a.func == "avg" and r.link_after(a.end, gap=3) is None for a in r.cues.aggs):
+    if (
+        len(p.measures) == 1
+        and len(grains) == 1
+        and not p.rank
+        and not p.compare
+        and not p.window
+        and p.measures[0].func in ("sum", "metric", "count")
+        and not p.measures[0].per
+        and any(a.func == "avg" and r.link_after(a.end, gap=3) is None for a in r.cues.aggs)
+    ):
         # "each month's X, then their mean": the average of the period totals
         p.measures[0] = dataclasses.replace(p.measures[0], per_grain=grains[0].unit)
         p.dims = [d for d in p.dims if d is not grains[0]]
     if p.window is not None and p.measures:
         p.window.show_value = measure_mentions(r, p.measures[0]) >= 2 or _value_beside_window(r)
     if r.cues.percent and p.dims and not p.measures:
-        k = next((k for k, lk in enumerate(r.links) if k not in r.used and lk.best.kind == "column"
-                  and lk.score >= 0.6 and r.col(lk.best).measurable), None)
+        k = next(
+            (
+                k
+                for k, lk in enumerate(r.links)
+                if k not in r.used and lk.best.kind == "column" and lk.score >= 0.6 and r.col(lk.best).measurable
+            ),
+            None,
+        )
         if k is not None:
             r.used.add(k)  # "each product's share of units sold": of the units
             p.measures.append(Measure("sum", r.links[k].best.table_name, r.links[k].best.column_name))
@@ -121,9 +146,14 @@ def _settle(r: ReadState) -> Unclear | None:
             return Unclear("it names values but not what to count, add up or list about them")
         for agg in r.cues.aggs:
             k = r.link_after(agg.end, gap=1)
-            if agg.func == "sum" and r.lows[agg.start] == "how" and k is not None \
-                    and r.links[k].best.kind == "column" and not r.col(r.links[k].best).measurable:
-                word = " ".join(t.text for t in r.tokens[r.links[k].start:r.links[k].end])
+            if (
+                agg.func == "sum"
+                and r.lows[agg.start] == "how"
+                and k is not None
+                and r.links[k].best.kind == "column"
+                and not r.col(r.links[k].best).measurable
+            ):
+                word = " ".join(t.text for t in r.tokens[r.links[k].start : r.links[k].end])
                 return Unclear(f"it asks how much {word!r}, but nothing in the schema measures that amount")
         projection = listed_columns(r)
         if projection is None:
@@ -144,30 +174,44 @@ def _settle(r: ReadState) -> Unclear | None:
 
 
 def _compared_groups(r: ReadState) -> int | None:
-    """"How do the channels stack up on revenue?", "how did categories perform": the plural subject of a
+    """ "How do the channels stack up on revenue?", "how did categories perform": the plural subject of a
     'how do' question is what the measure is broken down by."""
     p = r.plan
-    if p.dims or not p.measures or p.compare or len(r.lows) < 3 or r.lows[0] != "how" \
-            or r.lows[1] not in ("do", "did", "does", "are", "were", "have"):
+    if (
+        p.dims
+        or not p.measures
+        or p.compare
+        or len(r.lows) < 3
+        or r.lows[0] != "how"
+        or r.lows[1] not in ("do", "did", "does", "are", "were", "have")
+    ):
         return None
     for k, lk in enumerate(r.links):
         if lk.start > 4:
             return None
         word = r.tokens[lk.end - 1]
         plural = word.low != word.stem and word.low.endswith("s")
-        if k not in r.used and plural and (lk.best.kind == "table" or lk.best.kind == "column"
-                                              and r.col(lk.best).kind == "text"):
+        if (
+            k not in r.used
+            and plural
+            and (lk.best.kind == "table" or lk.best.kind == "column" and r.col(lk.best).kind == "text")
+        ):
             return k
     return None
 
 
 def _asks_rank(r: ReadState) -> bool:
-    """"... and their rank", "X's rank", "with its ranking": the rank is a column."""
+    """ "... and their rank", "X's rank", "with its ranking": the rank is a column."""
     for i, w in enumerate(r.lows):
-        if w in ("rank", "ranks", "ranking", "rankings", "position") and i > 0 and (
+        if (
+            w in ("rank", "ranks", "ranking", "rankings", "position")
+            and i > 0
+            and (
                 r.lows[i - 1] in ("their", "its", "his", "her", "the", "each", "with", "and", "a")
-                or any(lk.end == i for lk in r.links)) and not (i + 1 < len(r.lows)
-                                                               and r.lows[i + 1] in ("the", "all", "every")):
+                or any(lk.end == i for lk in r.links)
+            )
+            and not (i + 1 < len(r.lows) and r.lows[i + 1] in ("the", "all", "every"))
+        ):
             return True
     return False
 
@@ -187,30 +231,41 @@ def _listed_entity(r: ReadState) -> str | None:
         return None
     table = r.links[k].best.table_name
     m = p.measures[0]
-    if table == m.table and not m.per or not (table == m.table or is_ancestor(r.index, table, m.table)
-                                              or m.metric and table in r.index.metrics[m.metric].tables):
+    if (
+        table == m.table
+        and not m.per
+        or not (
+            table == m.table
+            or is_ancestor(r.index, table, m.table)
+            or m.metric
+            and table in r.index.metrics[m.metric].tables
+        )
+    ):
         return None
-    rest = r.lows[r.links[k].end:]
+    rest = r.lows[r.links[k].end :]
     each = any(w in ("each", "apiece", "individually", "per", "their", "its") for w in rest)
     return table if p.having or each else None
 
 
 def _value_beside_window(r: ReadState) -> bool:
-    """"X plus a cumulative figure", "(week, visits, running total)": each period's own
+    """ "X plus a cumulative figure", "(week, visits, running total)": each period's own
     value is listed before the running or moving figure."""
-    at = next((i for i, w in enumerate(r.lows) if w in ("cumulative", "running", "moving", "rolling",
-                                                            "trailing")), None)
+    at = next(
+        (i for i, w in enumerate(r.lows) if w in ("cumulative", "running", "moving", "rolling", "trailing")), None
+    )
     if at is None:
         return False
-    before = r.lows[max(0, at - 4):at]
+    before = r.lows[max(0, at - 4) : at]
     listed = any(w in ("and", ",", "plus", "with", "alongside", "then") for w in before)
-    named = any(lk.end <= at and (lk.best.kind == "metric" or lk.best.kind == "column" and r.col(lk.best).measurable)
-                for lk in r.links) or any(a.end <= at for a in r.cues.aggs)
+    named = any(
+        lk.end <= at and (lk.best.kind == "metric" or lk.best.kind == "column" and r.col(lk.best).measurable)
+        for lk in r.links
+    ) or any(a.end <= at for a in r.cues.aggs)
     return listed and named
 
 
 def _counted_table(r: ReadState) -> str | None:
-    """"how many" with no noun after it: the rows the question is about."""
+    """ "how many" with no noun after it: the rows the question is about."""
     if not any(a.func == "count" and r.lows[a.start] == "how" for a in r.cues.aggs) or r.plan.dims:
         return None
     if r.plan.subject:
@@ -219,25 +274,42 @@ def _counted_table(r: ReadState) -> str | None:
 
 
 def _bare_count(r: ReadState) -> str | None:
-    """"Orders in May?": a bare noun asked about for a period, with no list verb, is a count."""
-    if not r.links or r.links[0].best.kind != "table" or r.links[0].start > 1 or not r.cues.dates \
-            or _asks_for_rows(r) or r.tokens[-1].text != "?" or r.plan.dims or r.plan.projection:
+    """ "Orders in May?": a bare noun asked about for a period, with no list verb, is a count."""
+    if (
+        not r.links
+        or r.links[0].best.kind != "table"
+        or r.links[0].start > 1
+        or not r.cues.dates
+        or _asks_for_rows(r)
+        or r.tokens[-1].text != "?"
+        or r.plan.dims
+        or r.plan.projection
+    ):
         return None
-    if r.lows[0] in WH or any(lk.best.kind == "column" and lk.score >= 0.5
-                                 and r.col(lk.best).kind not in ("date", "bool") for lk in r.links[1:]):
+    if r.lows[0] in WH or any(
+        lk.best.kind == "column" and lk.score >= 0.5 and r.col(lk.best).kind not in ("date", "bool")
+        for lk in r.links[1:]
+    ):
         return None
     return r.links[0].best.table
 
 
 def _untimed_duration(r: ReadState) -> bool:
-    """"the average time customers spend on the site": a duration no two date columns give."""
+    """ "the average time customers spend on the site": a duration no two date columns give."""
     if any(m.since for m in r.plan.measures):
         return False
     for agg in r.cues.aggs:
-        nxt = r.lows[agg.end:agg.end + 2]
-        if agg.func in ("avg", "sum", "max", "min") and nxt and (
-                nxt[0] in _DURATIONS or nxt[0] == "amount" and nxt[1:] == ["of"]
-                and r.lows[agg.end + 2:agg.end + 3] == ["time"]):
+        nxt = r.lows[agg.end : agg.end + 2]
+        if (
+            agg.func in ("avg", "sum", "max", "min")
+            and nxt
+            and (
+                nxt[0] in _DURATIONS
+                or nxt[0] == "amount"
+                and nxt[1:] == ["of"]
+                and r.lows[agg.end + 2 : agg.end + 3] == ["time"]
+            )
+        ):
             return not any(lk.start == agg.end and lk.best.kind == "column" for lk in r.links)
     return False
 

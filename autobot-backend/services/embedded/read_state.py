@@ -26,10 +26,14 @@ SORT_WORDS = frozenset({"sort", "sorted", "order", "ordered", "rank", "ranked", 
 WH = frozenset({"which", "what", "who", "whose"})
 LIST_VERBS = frozenset({"list", "show", "give", "name", "display", "find", "identify", "return", "get"})
 
-FILLER = frozenset("""the a an of their its our each every all per by for in on with that which who were was is are
-have has had do did does been be any most many much total number distinct unique different single one there""".split())
-FILLER_EXTRA = frozenset("""list unit individual overall items active available current new existing registered
-separate inactive valid ongoing open other others additional""".split())
+FILLER = frozenset(
+    """the a an of their its our each every all per by for in on with that which who were was is are
+have has had do did does been be any most many much total number distinct unique different single one there""".split()
+)
+FILLER_EXTRA = frozenset(
+    """list unit individual overall items active available current new existing registered
+separate inactive valid ongoing open other others additional""".split()
+)
 
 
 @dataclass(frozen=True)

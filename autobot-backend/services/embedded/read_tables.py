@@ -14,11 +14,19 @@ def tables(r: ReadState) -> None:
     """Each table named and not yet read: joined, or inside the NOT EXISTS a negation before it opens."""
     p = r.plan
     for k, lk in enumerate(r.links):
-        if (k not in r.used and lk.best.kind == "column" and p.subject and lk.best.table != p.subject
-                and r.negated_before(lk.start, window=5) and is_ancestor(r.index, p.subject, lk.best.table_name)):
+        if (
+            k not in r.used
+            and lk.best.kind == "column"
+            and p.subject
+            and lk.best.table != p.subject
+            and r.negated_before(lk.start, window=5)
+            and is_ancestor(r.index, p.subject, lk.best.table_name)
+        ):
             # "employees who never logged any hours": no related row at all
             r.used.add(k)
-            p.exists.append(Exists(lk.best.table_name, True, [f for f in p.filters if f.col.table == lk.best.table_name]))
+            p.exists.append(
+                Exists(lk.best.table_name, True, [f for f in p.filters if f.col.table == lk.best.table_name])
+            )
             p.filters = [f for f in p.filters if f.col.table != lk.best.table]
             r.exists_at = lk.end
             continue
@@ -49,8 +57,7 @@ def tables(r: ReadState) -> None:
 def _same_clause(r: ReadState, a: int, b: int) -> bool:
     if a < 0 or b < a:
         return False
-    return not any(r.lows[i] in (",", ";", ".", "and", "but", "or", "who", "which", "that", "?")
-                   for i in range(a, b))
+    return not any(r.lows[i] in (",", ";", ".", "and", "but", "or", "who", "which", "that", "?") for i in range(a, b))
 
 
 def _date_near(r: ReadState, f: Filter, lk: Link) -> bool:

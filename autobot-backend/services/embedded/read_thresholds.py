@@ -24,8 +24,7 @@ def thresholds(r: ReadState) -> None:
         unit, factor = _unit_column(r, th)
         if unit is not None and th.number is not None:
             # "longer than 1,500 km": the column kept in that unit ("two hours" of a minutes column: 120)
-            r.plan.filters.append(Filter("cmp", ColRef(unit.table, unit.name), op=th.op,
-                                            number=th.number * factor))
+            r.plan.filters.append(Filter("cmp", ColRef(unit.table, unit.name), op=th.op, number=th.number * factor))
             continue
         times = _times_counted(r, th)
         if times is not None:
@@ -38,8 +37,14 @@ def thresholds(r: ReadState) -> None:
             k = counted  # "at least 12 paid (shipped) orders": the rows, not the grade
         if k is None and th.end < len(r.lows) and r.lows[th.end] in ("others", "other"):
             # "customers who referred two or more others": more of the rows named before
-            k = next((j for j in range(len(r.links) - 1, -1, -1) if r.links[j].end <= th.start
-                      and r.links[j].best.kind == "table"), None)
+            k = next(
+                (
+                    j
+                    for j in range(len(r.links) - 1, -1, -1)
+                    if r.links[j].end <= th.start and r.links[j].best.kind == "table"
+                ),
+                None,
+            )
             if k is not None:
                 r.plan.having.append(Having(Measure("count", r.links[k].best.table_name), th.op, th.number))
                 continue
@@ -59,12 +64,15 @@ def thresholds(r: ReadState) -> None:
         if c.kind == "metric":
             metric = r.index.metrics[c.metric_name]
             r.used.add(k)
-            r.plan.having.append(Having(Measure("metric", metric.base_table, metric=c.metric), th.op,
-                                           th.number))
+            r.plan.having.append(Having(Measure("metric", metric.base_table, metric=c.metric), th.op, th.number))
         elif c.kind == "table":
             r.used.add(k)
-            distinct = r.links[k].start > 0 and r.lows[r.links[k].start - 1] in ("different", "distinct",
-                                                                                          "unique", "separate")
+            distinct = r.links[k].start > 0 and r.lows[r.links[k].start - 1] in (
+                "different",
+                "distinct",
+                "unique",
+                "separate",
+            )
             r.plan.having.append(Having(Measure("count", c.table_name, distinct=distinct), th.op, th.number))
         elif c.kind == "column" and (r.col(c).measurable or r.col(c).kind == "year"):
             if k not in r.used:
@@ -72,12 +80,15 @@ def thresholds(r: ReadState) -> None:
             elif not any(m.column == c.column and m.table == c.table for m in r.plan.measures):
                 continue
             r.plan.filters.append(Filter("cmp", ColRef(c.table_name, c.column_name), op=th.op, number=th.number))
-        elif c.kind == "column" and r.col(c).kind in ("text", "bool") and r.links[k].start >= th.end \
-                and r.links[k].best.kind == "column":
+        elif (
+            c.kind == "column"
+            and r.col(c).kind in ("text", "bool")
+            and r.links[k].start >= th.end
+            and r.links[k].best.kind == "column"
+        ):
             # "bought in over two regions": how many different values the rows have
             r.used.add(k)
-            r.plan.having.append(Having(Measure("count", c.table_name, c.column_name, distinct=True), th.op,
-                                           th.number))
+            r.plan.having.append(Having(Measure("count", c.table_name, c.column_name, distinct=True), th.op, th.number))
         elif c.kind == "column" and r.links[k].start > th.end:
             # "more than 15 orders" where 'orders' linked through a column alternative
             tables = [x.table_name for x in r.links[k].concepts if x.kind == "table"]
@@ -87,21 +98,28 @@ def thresholds(r: ReadState) -> None:
 
 
 def _hyphen_values(r: ReadState) -> None:
-    """"a 400-level course", "3-credit courses": the number is the value of the column named after it."""
+    """ "a 400-level course", "3-credit courses": the number is the value of the column named after it."""
     for k, lk in enumerate(r.links):
         i = lk.start
-        if k in r.used or i < 2 or r.tokens[i - 1].text != "-" or r.tokens[i - 2].kind != "number" \
-                or lk.best.kind != "column" or not r.tokens[i - 2].low.replace(".", "", 1).isdigit():
+        if (
+            k in r.used
+            or i < 2
+            or r.tokens[i - 1].text != "-"
+            or r.tokens[i - 2].kind != "number"
+            or lk.best.kind != "column"
+            or not r.tokens[i - 2].low.replace(".", "", 1).isdigit()
+        ):
             continue
         column = r.col(lk.best)
         if column.measurable or column.kind == "year":
             r.used.add(k)
-            r.plan.filters.append(Filter("cmp", ColRef(column.table, column.name), op="=",
-                                            number=parse_number(r.tokens[i - 2])))
+            r.plan.filters.append(
+                Filter("cmp", ColRef(column.table, column.name), op="=", number=parse_number(r.tokens[i - 2]))
+            )
 
 
 def _distinct_periods(r: ReadState, th) -> bool:
-    """"X in N or more distinct months": how many periods the related rows fall in."""
+    """ "X in N or more distinct months": how many periods the related rows fall in."""
     j = th.end + (th.end < len(r.lows) and r.lows[th.end] in ("different", "distinct", "separate"))
     unit = _PERIOD_UNITS.get(r.lows[j]) if j < len(r.lows) else None
     before = r.link_before(th.start, gap=3)
@@ -110,16 +128,18 @@ def _distinct_periods(r: ReadState, th) -> bool:
     date = primary_date(r.index, r.links[before].best.table_name)
     if date is None:
         return False
-    r.plan.having.append(Having(Measure("count", date.table, date.name, distinct=True, per_grain=unit),
-                                   th.op, th.number))
+    r.plan.having.append(
+        Having(Measure("count", date.table, date.name, distinct=True, per_grain=unit), th.op, th.number)
+    )
     return True
 
 
 def _money_words(r: ReadState, th) -> Measure | None:
-    after = r.lows[th.end:th.end + 3]
-    before = r.lows[max(0, th.start - 1):th.start]
-    if not (after[:2] == ["in", "value"] or after[:3] == ["in", "total", "value"] or "worth" in before
-            or "valued" in before):
+    after = r.lows[th.end : th.end + 3]
+    before = r.lows[max(0, th.start - 1) : th.start]
+    if not (
+        after[:2] == ["in", "value"] or after[:3] == ["in", "total", "value"] or "worth" in before or "valued" in before
+    ):
         return None
     if not r.index.metrics:
         return None
@@ -151,8 +171,12 @@ def _counted_after(r: ReadState, start: int) -> int | None:
             continue
         if lk.best.kind == "table":
             between = range(start, lk.start)
-            ok = all(r.lows[j] in ("(", ")", ",", "and", "or") or r.lows[j].endswith("ed")
-                     or any(o.start <= j < o.end and o.best.kind == "value" for o in r.links) for j in between)
+            ok = all(
+                r.lows[j] in ("(", ")", ",", "and", "or")
+                or r.lows[j].endswith("ed")
+                or any(o.start <= j < o.end and o.best.kind == "value" for o in r.links)
+                for j in between
+            )
             return k if ok and lk.start > start else None
     return None
 
@@ -160,8 +184,12 @@ def _counted_after(r: ReadState, start: int) -> int | None:
 def _unit_column(r: ReadState, th) -> tuple[Column | None, float]:
     """The one measurable column whose name or comment gives the unit written after a number, and
     what the number is multiplied by to be in the column's unit (units of time convert)."""
-    if th.end >= len(r.tokens) or r.tokens[th.end].kind != "word" or r.lows[th.end] in GENERAL_WORDS \
-            and r.tokens[th.end].stem not in DURATION_UNITS:
+    if (
+        th.end >= len(r.tokens)
+        or r.tokens[th.end].kind != "word"
+        or r.lows[th.end] in GENERAL_WORDS
+        and r.tokens[th.end].stem not in DURATION_UNITS
+    ):
         return None, 1.0
     if any(lk.start <= th.end < lk.end and (lk.best.kind == "table" or lk.score >= 0.8) for lk in r.links):
         return None, 1.0  # "more than 10 orders": a count of rows, not a unit

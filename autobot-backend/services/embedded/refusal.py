@@ -28,8 +28,9 @@ def unlinked_terms(tokens: list[Token], linked: Linked, index=None) -> Refusal |
     ``index`` (the :class:`~.index.SchemaIndex`) gives the words the schema's comments use and
     which tables keep two dates (a span of time between them)."""
     vocabulary = index.vocabulary if index is not None else frozenset()
-    dated = frozenset(t.name for t in index.tables.values() if len(t.dates()) >= 2) if index is not None \
-        else frozenset()
+    dated = (
+        frozenset(t.name for t in index.tables.values() if len(t.dates()) >= 2) if index is not None else frozenset()
+    )
     if index is not None and index.terms:
         # a term a comment defines ("a flight is delayed when ...") names data
         linked = Linked(linked.tokens, linked.links, [i for i in linked.unlinked if tokens[i].low not in index.terms])
@@ -40,27 +41,36 @@ def unlinked_terms(tokens: list[Token], linked: Linked, index=None) -> Refusal |
     tables = {c.table_name for lk in linked.links for c in lk.concepts[:1] if c.kind == "table"}
     shown = ", ".join(repr(w) for w in words)
     if tables:
-        return Refusal("out_of_schema", f"the schema has nothing for {shown}: no table or column of "
-                                        f"{', '.join(sorted(tables))} or its related tables matches")
+        return Refusal(
+            "out_of_schema",
+            f"the schema has nothing for {shown}: no table or column of "
+            f"{', '.join(sorted(tables))} or its related tables matches",
+        )
     return Refusal("out_of_schema", f"the schema has nothing for {shown}")
 
 
 # Words after which a noun is what the question asks about: measures, rankings, wh-words,
 # groupings, and the verbs that ask for a list.
-_SLOT_HEADS = frozenset("""
+_SLOT_HEADS = frozenset(
+    """
 average avg mean median typical total sum count number numbers amount maximum max minimum min highest lowest largest
 smallest biggest greatest most least fewest best worst top bottom many much which what whose who each every per by
 show list display give find get tell calculate compute rank sort with without between have has had
 percentage percent share proportion ratio fraction rate distribution breakdown trend trends
-""".split())
+""".split()
+)
 # Nouns for data, after which "on", "about", "for" introduce what the data is about ("figures on X").
-_DATA_NOUNS = frozenset("""
+_DATA_NOUNS = frozenset(
+    """
 data information info details figures numbers stats statistics metrics report reports breakdown record records
-""".split())
+""".split()
+)
 # Words a noun phrase reaches back over to its head: determiners, pronouns, "of", copulas.
-_PASS = frozenset("""
+_PASS = frozenset(
+    """
 the a an our their its my your his her this that these those some any all me us of is are was were be 's and or ,
-""".split())
+""".split()
+)
 _COPULAS = frozenset({"is", "are", "was", "were", "be"})
 _SENTENCE_GO = frozenset({"per", "by", "for", "in", "during", "of", "since", "over"})
 _BOUNDARY = frozenset({".", "?", "!", ";", ":"})
@@ -78,8 +88,9 @@ def _documented(tokens: list[Token], i: int, vocabulary: frozenset[str]) -> bool
 _PRONOUNS = frozenset({"who", "that", "which", "it", "they", "he", "she", "everyone", "nobody"})
 
 
-def data_terms(tokens: list[Token], linked: Linked, vocabulary: frozenset[str] = frozenset(),
-               dated: frozenset[str] = frozenset()) -> list[str]:
+def data_terms(
+    tokens: list[Token], linked: Linked, vocabulary: frozenset[str] = frozenset(), dated: frozenset[str] = frozenset()
+) -> list[str]:
     """The unlinked phrases that stand where a question names its data, ordinary English left out."""
     out: list[str] = _core_terms(tokens, linked, vocabulary, dated)
     if out:
@@ -94,16 +105,21 @@ def data_terms(tokens: list[Token], linked: Linked, vocabulary: frozenset[str] =
             continue  # "side by side", "one by one": an idiom
         strong = _in_data_slot(tokens, linked, run)
         slot = strong or _sentence_subject(tokens, linked, run)
-        kept = [tokens[i].text for i in run if not is_ordinary(tokens[i].low, strong) or names_attribute(
-            tokens, i, linked.links)]
+        kept = [
+            tokens[i].text
+            for i in run
+            if not is_ordinary(tokens[i].low, strong) or names_attribute(tokens, i, linked.links)
+        ]
         if slot and kept:
             out.append(" ".join(kept))
     return out
 
 
 _CUE_WORDS = frozenset({"how", "what", "which", "who", "whose", "when", "where", "whom", "what's", "who's"})
-_REQUESTS = frozenset("""show list give tell find display count calculate compute get provide rank sort report break
-compare total sum return pull""".split())
+_REQUESTS = frozenset(
+    """show list give tell find display count calculate compute get provide rank sort report break
+compare total sum return pull""".split()
+)
 _PLACE_PREPOSITIONS = frozenset({"in", "at", "across", "within", "throughout", "around", "joined", "to", "from"})
 _CORE_END = frozenset({",", "\u2014", "\u2013", "-", "(", ".", "?", "!", ";", ":"})
 
@@ -126,8 +142,14 @@ def _core_terms(tokens: list[Token], linked: Linked, vocabulary: frozenset[str],
         if attribute:
             out.append(attribute)
             continue
-        weak = lk is not None and lk.score < 0.5 and lk.via == "name" and lk.end - lk.start == 1 and i > 0 \
-            and linked.link_at(i - 1) is not None  # "cabin crew": a known modifier, a head only a comment mentions
+        weak = (
+            lk is not None
+            and lk.score < 0.5
+            and lk.via == "name"
+            and lk.end - lk.start == 1
+            and i > 0
+            and linked.link_at(i - 1) is not None
+        )  # "cabin crew": a known modifier, a head only a comment mentions
         if tok.kind != "word" or not (i in unlinked or weak) or len(tok.low) <= 2:
             continue
         if is_ordinary(tok.low) or tok.low in GENERAL_WORDS or tok.text[:1].isupper() and i > core[0]:
@@ -164,17 +186,21 @@ def _missing_attribute(tokens: list[Token], i: int, linked: Linked, dated: froze
         return None
     comment_only = before.score < 0.5 and before.via == "name" and before.end - before.start == 1
     span = low in _SPAN_HEADS and not before.tables() & dated
-    if (low in _ATTRIBUTE_HEADS or span) and (before.kind == "table" or comment_only) or \
-            low in _IDENTIFIER_HEADS and comment_only:
-        return " ".join(t.text for t in tokens[before.start:i + 1])
+    if (
+        (low in _ATTRIBUTE_HEADS or span)
+        and (before.kind == "table" or comment_only)
+        or low in _IDENTIFIER_HEADS
+        and comment_only
+    ):
+        return " ".join(t.text for t in tokens[before.start : i + 1])
     return None
 
 
 _UNITS = {
     "mass": "kg kgs kilo kilos kilogram kilograms gram grams g mg milligram milligrams lb lbs tonne tonnes ton tons "
-            "ounce ounces oz weigh weighs weighed weighing weight",
+    "ounce ounces oz weigh weighs weighed weighing weight",
     "length": "km kms kilometre kilometres kilometer kilometers mile miles metre metres meter meters m cm "
-              "centimetre centimetres mm millimetre millimetres inch inches foot feet ft yard yards",
+    "centimetre centimetres mm millimetre millimetres inch inches foot feet ft yard yards",
     "volume": "litre litres liter liters l ml millilitre millilitres gallon gallons",
 }
 _UNIT_OF = {w: kind for kind, words in _UNITS.items() for w in words.split()}
@@ -202,8 +228,9 @@ def _core(tokens: list[Token]) -> tuple[int, int] | None:
             for j in range(start, i):
                 low = tokens[j].low
                 if low in _CUE_WORDS or j == start and low in _REQUESTS:
-                    end = next((k for k in range(j + 1, i) if tokens[k].kind == "punct"
-                                and tokens[k].text in _CORE_END), i)
+                    end = next(
+                        (k for k in range(j + 1, i) if tokens[k].kind == "punct" and tokens[k].text in _CORE_END), i
+                    )
                     return j, end
             start = i + 1
     return None
@@ -235,8 +262,15 @@ def _in_data_slot(tokens: list[Token], linked: Linked, run: list[int]) -> bool:
             while j >= 0 and tokens[j].low in _PASS:
                 j -= 1
             return j >= 0 and tokens[j].low in _DATA_NOUNS
-        if low in _PASS or tok.kind == "number" or number_word(low) is not None or low in ADJECTIVES \
-                or low.endswith("est") and is_ordinary(low) or linked.link_at(i) is not None:
+        if (
+            low in _PASS
+            or tok.kind == "number"
+            or number_word(low) is not None
+            or low in ADJECTIVES
+            or low.endswith("est")
+            and is_ordinary(low)
+            or linked.link_at(i) is not None
+        ):
             i -= 1
             continue
         return False
@@ -252,8 +286,12 @@ def _sentence_subject(tokens: list[Token], linked: Linked, run: list[int]) -> bo
     if i >= 0 and not (tokens[i].kind == "punct" and tokens[i].text in _BOUNDARY):
         return False
     j = run[-1] + 1
-    while j < len(tokens) and (linked.link_at(j) is not None or tokens[j].low in GENERAL_WORDS
-                               and tokens[j].low not in VERBS and tokens[j].low not in _SENTENCE_GO):
+    while j < len(tokens) and (
+        linked.link_at(j) is not None
+        or tokens[j].low in GENERAL_WORDS
+        and tokens[j].low not in VERBS
+        and tokens[j].low not in _SENTENCE_GO
+    ):
         j += 1
     if j >= len(tokens):
         return True

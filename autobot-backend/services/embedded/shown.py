@@ -8,8 +8,10 @@ from services.embedded.read_state import ReadState
 
 _WH_ASK = frozenset({"which", "what", "who", "whose"})
 _ALSO = frozenset({"and", "with", "plus", "along", "alongside", "including", "together", ",", "also"})
-_MEASURE_ASKED = frozenset("""total totals sum count counts number numbers amount amounts average much many spent
-spend value values figure figures change growth increase difference percentage share size""".split())
+_MEASURE_ASKED = frozenset(
+    """total totals sum count counts number numbers amount amounts average much many spent
+spend value values figure figures change growth increase difference percentage share size""".split()
+)
 
 
 def measures_shown(r: ReadState) -> bool:
@@ -22,8 +24,10 @@ def measures_shown(r: ReadState) -> bool:
     if not (ranked or ranked_change) or not r.cues.superlatives:
         return True
     sup = r.cues.superlatives[0]
-    wh = next((i for i, w in enumerate(r.lows[:sup.start]) if w in _WH_ASK
-               or i == 0 and w in ("name", "identify", "find")), None)  # "Name the top X"
+    wh = next(
+        (i for i, w in enumerate(r.lows[: sup.start]) if w in _WH_ASK or i == 0 and w in ("name", "identify", "find")),
+        None,
+    )  # "Name the top X"
     if wh is None:
         return True
     after = sup.end
@@ -34,10 +38,14 @@ def measures_shown(r: ReadState) -> bool:
 
 
 def names_key(r: ReadState, table: str) -> bool:
-    """"the member id, name and ...": the entity's key is asked for beside its name."""
+    """ "the member id, name and ...": the entity's key is asked for beside its name."""
     for lk in r.links:
-        if lk.best.kind == "table" and lk.best.table == table and lk.end < len(r.lows) \
-                and r.lows[lk.end] in ("id", "ids", "identifier", "identifiers"):
+        if (
+            lk.best.kind == "table"
+            and lk.best.table == table
+            and lk.end < len(r.lows)
+            and r.lows[lk.end] in ("id", "ids", "identifier", "identifiers")
+        ):
             return True
     return False
 
@@ -50,7 +58,10 @@ def asks_for_measure(r: ReadState, m: Measure | None, start: int) -> bool:
             if r.lows[i] in _MEASURE_ASKED:
                 return True
             lk = next((lk for lk in r.links if lk.start <= i < lk.end), None)
-            if lk is not None and (lk.best.kind == "metric" or lk.best.kind == "column" and any(
-                    c.kind == "column" and r.col(c).measurable for c in lk.concepts[:1])):
+            if lk is not None and (
+                lk.best.kind == "metric"
+                or lk.best.kind == "column"
+                and any(c.kind == "column" and r.col(c).measurable for c in lk.concepts[:1])
+            ):
                 return True
     return False

@@ -36,16 +36,24 @@ def previous_values(r: ReadState, pending: list[tuple[DateSpec, Column]]) -> boo
         offset = _PERIODS_IN_YEAR.get(unit)
         window = [range_filter(later, column)]
     elif re.search(rf"\b(?:{unit}\s+before|(?:previous|prior|preceding)\s+{unit})\b", text):
-        named = [(s, c) for s, c in pending if not (s.relative and r.lows[s.start:s.end][-2:-1] and any(
-            w in ("previous", "prior", "preceding") for w in r.lows[s.start:s.end]))]
+        named = [
+            (s, c)
+            for s, c in pending
+            if not (
+                s.relative
+                and r.lows[s.start : s.end][-2:-1]
+                and any(w in ("previous", "prior", "preceding") for w in r.lows[s.start : s.end])
+            )
+        ]
         column = (named or pending)[0][1] if pending else None
         offset, window = 1, [range_filter(s, c) for s, c in named]  # "the previous month's": the compared one
     else:
         return False
     if offset is None or column is None:
         return False
-    r.plan.compare = Compare(unit, False, with_measure=True, date=ColRef(column.table, column.name), grain=unit,
-                                offset=offset, previous=True)
+    r.plan.compare = Compare(
+        unit, False, with_measure=True, date=ColRef(column.table, column.name), grain=unit, offset=offset, previous=True
+    )
     r.plan.dims = [d for d in r.plan.dims if d.kind != "grain"]
     r.plan.filters.extend(window)
     return True
@@ -55,8 +63,7 @@ def period_columns(r: ReadState, pending: list[tuple[DateSpec, Column]]) -> bool
     if r.cues.same_unit and any(d.kind == "grain" for d in r.plan.dims):
         return False  # "each quarter ... versus the same quarter of 2023": a year-on-year series
     named = [(s, c) for s, c in pending if s.period is not None or s.recurring is not None]
-    if len(_ordered(named)) < 2 or len(named) != len(pending) or not r.plan.measures \
-            or r.cues.compare_unit:
+    if len(_ordered(named)) < 2 or len(named) != len(pending) or not r.plan.measures or r.cues.compare_unit:
         return False
     m = r.plan.measures[0]
     if m.per or m.per_grain or m.share or r.plan.rank is not None:
@@ -74,8 +81,13 @@ def period_columns(r: ReadState, pending: list[tuple[DateSpec, Column]]) -> bool
     change = any(w in _CHANGE_NOUNS for w in r.lows)
     pct = change and any(w in _PCT for w in r.lows)
     column = specs[0][1]
-    r.plan.compare = Compare("period", pct, columns=[range_filter(s, c) for s, c in specs], change=change,
-                                date=ColRef(column.table, column.name))
+    r.plan.compare = Compare(
+        "period",
+        pct,
+        columns=[range_filter(s, c) for s, c in specs],
+        change=change,
+        date=ColRef(column.table, column.name),
+    )
     r.plan.dims = [d for d in r.plan.dims if d.kind != "grain"]
     return True
 

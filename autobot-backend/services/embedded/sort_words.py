@@ -12,10 +12,13 @@ _UNITS = {"days": "day", "weeks": "week", "months": "month", "quarters": "quarte
 
 
 def rank_verb(r: ReadState) -> bool:
-    """"Rank the categories by revenue", "sort products by price": an ordered list, no cut-off."""
-    verbs = [i for i, w in enumerate(r.lows) if w in ("rank", "sort", "order", "arrange", "list")
-             and (i < 3 or r.lows[i - 1] in (",", ";", ".", ":"))]
-    if not verbs or "by" not in r.lows[verbs[0]:]:
+    """ "Rank the categories by revenue", "sort products by price": an ordered list, no cut-off."""
+    verbs = [
+        i
+        for i, w in enumerate(r.lows)
+        if w in ("rank", "sort", "order", "arrange", "list") and (i < 3 or r.lows[i - 1] in (",", ";", ".", ":"))
+    ]
+    if not verbs or "by" not in r.lows[verbs[0] :]:
         return False
     i = verbs[0]
     by = r.lows.index("by", i)
@@ -24,10 +27,9 @@ def rank_verb(r: ReadState) -> bool:
         c = r.concept(key) if key is not None else None
         if c is None or not (c.kind == "metric" or c.kind == "column" and r.col(c).measurable):
             return False  # "list revenue by quarter": a breakdown, not a ranking
-    unit = next((_UNITS.get(w) for w in r.lows[i + 1:by] if w in _UNITS), None)
+    unit = next((_UNITS.get(w) for w in r.lows[i + 1 : by] if w in _UNITS), None)
     first = r.link_after(i + 1, gap=2)
-    measure = by_measure(r) if unit is not None and (first is None or r.links[first].start > by) \
-        else None
+    measure = by_measure(r) if unit is not None and (first is None or r.links[first].start > by) else None
     if measure is not None:
         # "rank the months by <measure>": the periods, ordered by it
         r.plan.dims.append(Dim("grain", "", None, unit))
@@ -104,13 +106,51 @@ def sort_by(r: ReadState) -> None:
 
 
 def _ascending(lows: list[str]) -> bool:
-    """"from lowest to highest", "ascending", "cheapest first": an ascending order."""
+    """ "from lowest to highest", "ascending", "cheapest first": an ascending order."""
     text = " ".join(lows)
-    if any(p in text for p in ("lowest to highest", "smallest to largest", "least to most", "ascending", "low to high",
-                               "oldest to newest", "earliest to latest", "cheapest first", "lowest first")):
+    if any(
+        p in text
+        for p in (
+            "lowest to highest",
+            "smallest to largest",
+            "least to most",
+            "ascending",
+            "low to high",
+            "oldest to newest",
+            "earliest to latest",
+            "cheapest first",
+            "lowest first",
+        )
+    ):
         return True
-    if any(p in text for p in ("highest to lowest", "largest to smallest", "most to least", "descending",
-                               "high to low", "newest to oldest", "latest to earliest")):
+    if any(
+        p in text
+        for p in (
+            "highest to lowest",
+            "largest to smallest",
+            "most to least",
+            "descending",
+            "high to low",
+            "newest to oldest",
+            "latest to earliest",
+        )
+    ):
         return False
-    return any(w in ("asc", "lowest", "smallest", "cheapest", "least", "fewest", "quietest", "slowest", "lightest",
-                     "shortest", "poorest", "weakest") for w in lows)
+    return any(
+        w
+        in (
+            "asc",
+            "lowest",
+            "smallest",
+            "cheapest",
+            "least",
+            "fewest",
+            "quietest",
+            "slowest",
+            "lightest",
+            "shortest",
+            "poorest",
+            "weakest",
+        )
+        for w in lows
+    )

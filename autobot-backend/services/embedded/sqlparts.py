@@ -80,16 +80,22 @@ def period_label(expr: exp.Expr, unit: str, is_year_column: bool = False) -> exp
     """The label of the ``unit`` period ``expr`` falls in."""
     if unit == "decade":
         year = expr.copy() if is_year_column else exp.cast(_fmt(expr, "%Y"), "INT")
-        return exp.Mul(this=exp.Paren(this=exp.Div(this=year, expression=exp.Literal.number(10), typed=True)),
-                       expression=exp.Literal.number(10))
+        return exp.Mul(
+            this=exp.Paren(this=exp.Div(this=year, expression=exp.Literal.number(10), typed=True)),
+            expression=exp.Literal.number(10),
+        )
     if is_year_column:
         return expr.copy()
     if unit == "quarter":
         month = exp.cast(_fmt(expr, "%m"), "INT")
-        quarter = exp.Div(this=exp.Paren(this=exp.Add(this=month, expression=exp.Literal.number(2))),
-                          expression=exp.Literal.number(3), typed=True)
-        return exp.Concat(expressions=[_fmt(expr, "%Y"), exp.Literal.string("-Q"), exp.cast(quarter, "TEXT")],
-                          safe=True)
+        quarter = exp.Div(
+            this=exp.Paren(this=exp.Add(this=month, expression=exp.Literal.number(2))),
+            expression=exp.Literal.number(3),
+            typed=True,
+        )
+        return exp.Concat(
+            expressions=[_fmt(expr, "%Y"), exp.Literal.string("-Q"), exp.cast(quarter, "TEXT")], safe=True
+        )
     return _fmt(expr, _FORMATS.get(unit, "%Y-%m"))
 
 
@@ -101,14 +107,16 @@ def recurring(c: exp.Expr, kind: str, n: int) -> exp.Expr:
         return exp.EQ(this=month, expression=exp.Literal.number(n))
     if kind == "quarter":
         return exp.In(this=month, expressions=[exp.Literal.number(3 * n - k) for k in (2, 1, 0)])
-    day = c if kind == "first_day" else exp.DateAdd(this=c.copy(), expression=exp.Literal.number(1),
-                                                        unit=exp.var("DAY"))
+    day = (
+        c if kind == "first_day" else exp.DateAdd(this=c.copy(), expression=exp.Literal.number(1), unit=exp.var("DAY"))
+    )
     cond: exp.Expr = exp.EQ(this=exp.cast(_fmt(day, "%d"), "INT"), expression=exp.Literal.number(1))
     if n > 1:
         shift = 1 if kind == "first_day" else 0
         months = [m for m in range(1, 13) if (m - shift) % n == 0]
-        cond = exp.And(this=cond, expression=exp.In(this=month.copy(), expressions=[exp.Literal.number(m)
-                                                                                   for m in months]))
+        cond = exp.And(
+            this=cond, expression=exp.In(this=month.copy(), expressions=[exp.Literal.number(m) for m in months])
+        )
     return cond
 
 
@@ -121,8 +129,10 @@ def window_start(ref: ColRef, rel: Relative, dialect: str) -> exp.Expr:
     top = latest(ref)
     n = rel.n
     if dialect == "sqlite":
+
         def date(*mods: exp.Expr) -> exp.Expr:
             return exp.Anonymous(this="DATE", expressions=[top.copy(), *mods])
+
         s = exp.Literal.string
         if rel.unit == "day":
             return date(s(f"-{n - 1} days"))
@@ -133,11 +143,14 @@ def window_start(ref: ColRef, rel: Relative, dialect: str) -> exp.Expr:
         if rel.unit == "year":
             return date(s("start of year"), s(f"-{n - 1} years"))
         month = exp.cast(_fmt(top, "%m"), "INT")
-        back = exp.Add(this=exp.Mod(this=exp.Paren(this=exp.Sub(this=month, expression=exp.Literal.number(1))),
-                                    expression=exp.Literal.number(3)),
-                       expression=exp.Literal.number(3 * (n - 1)))
-        modifier = exp.DPipe(this=exp.DPipe(this=s("-"), expression=exp.cast(back, "TEXT")),
-                             expression=s(" months"))
+        back = exp.Add(
+            this=exp.Mod(
+                this=exp.Paren(this=exp.Sub(this=month, expression=exp.Literal.number(1))),
+                expression=exp.Literal.number(3),
+            ),
+            expression=exp.Literal.number(3 * (n - 1)),
+        )
+        modifier = exp.DPipe(this=exp.DPipe(this=s("-"), expression=exp.cast(back, "TEXT")), expression=s(" months"))
         return date(s("start of month"), modifier)
     if rel.unit in ("day", "week"):
         days = n - 1 if rel.unit == "day" else 7 * n - 1

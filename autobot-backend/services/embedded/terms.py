@@ -11,8 +11,9 @@ import re
 from services.embedded.lexicon import parse_number, tokenize
 from services.embedded.vocabulary import COMPARATORS
 
-_DEFINITION = re.compile(r"\b(?:an?|the)\s+[a-z_]+\s+(?:is|counts\s+as)\s+([a-z]+)\s+(?:when|if|once)\s+([^.;\]]+)",
-                         re.I)
+_DEFINITION = re.compile(
+    r"\b(?:an?|the)\s+[a-z_]+\s+(?:is|counts\s+as)\s+([a-z]+)\s+(?:when|if|once)\s+([^.;\]]+)", re.I
+)
 
 
 def defined_terms(index) -> dict[str, tuple[tuple, ...]]:
@@ -36,7 +37,7 @@ def _conditions(table, column, clause: str) -> tuple[tuple, ...]:
     named = [c for c in table.columns.values() if re.search(rf"\b{re.escape(c.name)}\b", clause, re.I)]
     for i in range(len(lows)):
         for words, op in COMPARATORS:
-            if tuple(lows[i:i + len(words)]) != words or i + len(words) >= len(tokens):
+            if tuple(lows[i : i + len(words)]) != words or i + len(words) >= len(tokens):
                 continue
             number = tokens[i + len(words)]
             if number.kind != "number":

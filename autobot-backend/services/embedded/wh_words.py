@@ -15,12 +15,15 @@ def wh_dim(r: ReadState) -> int | None:
             continue  # "buyers who bought ...": a relative pronoun after its noun, not a question word
         if w in WH:
             j = i + 1
-            if j < len(r.tokens) and (r.tokens[j].kind == "number" and r.tokens[j].low.isdigit()
-                                    or r.lows[j] in NUMBER_WORDS and r.lows[j] not in ("a", "one", "single")):
+            if j < len(r.tokens) and (
+                r.tokens[j].kind == "number"
+                and r.tokens[j].low.isdigit()
+                or r.lows[j] in NUMBER_WORDS
+                and r.lows[j] not in ("a", "one", "single")
+            ):
                 r.wh_limit = whole_number(r.tokens[j])  # "which 5 patients ...", "which five"
                 j += 1
-            while j < len(r.lows) and (r.lows[j] in ("is", "are", "was", "were", "the", "all")
-                                          or _count_word(r, j)):
+            while j < len(r.lows) and (r.lows[j] in ("is", "are", "was", "were", "the", "all") or _count_word(r, j)):
                 if _count_word(r, j):
                     r.wh_limit = whole_number(r.tokens[j])  # "who were the two ..."
                 j += 1  # "what are the cities ..."
@@ -40,8 +43,12 @@ def _count_word(r: ReadState, j: int) -> bool:
     """A count before a noun ("the three doctors"), not before a superlative ("the 3 most ...")."""
     if j + 1 >= len(r.tokens) or any(s.start <= j + 1 and j < s.end for s in r.cues.superlatives):
         return False
-    return r.tokens[j].kind == "number" and r.tokens[j].low.isdigit() or r.lows[j] in NUMBER_WORDS \
+    return (
+        r.tokens[j].kind == "number"
+        and r.tokens[j].low.isdigit()
+        or r.lows[j] in NUMBER_WORDS
         and r.lows[j] not in ("a", "one", "single")
+    )
 
 
 def _among(r: ReadState) -> int | None:
