@@ -1,11 +1,9 @@
-"""The embedded generator on the blind development set: questions written by someone who never saw it.
+"""The embedded generator on the first blind set: questions written by someone who never saw it.
 
-``tests/data/embedded_blind/`` holds five schemas' questions in two splits. The ``tune`` split was
-tuned on from the start. The ``holdout`` split was measured as totals only, three times (before round
-one: 23/97 right, 23/25 declined, 7/7 controls declined; after it: 46/97, 21/25, 0/7; at the end of
-round two: 52/97, 22/25, 0/7), and is now burned: it has been read and tuned on like the tune split,
-so both are development data here, pinned by ratchet floors, and neither says anything about
-questions the generator has not seen (``tests/test_embedded_blind2.py`` and the corpus do that).
+``tests/data/embedded_blind/`` holds five schemas' questions in two splits, ``tune`` and ``holdout``.
+Both have been read and tuned on, so both are development data here, pinned by ratchet floors, and
+neither says anything about questions the generator has not seen (the third blind set and the
+corpus do that).
 
 Grading is by execution, as the suite grades: the generator sees the schema context of seed 0;
 its SQL and the reference SQL run on seeds 0, 1 and 2 of the schema, and a question passes only
@@ -35,8 +33,6 @@ from tests.data.embedded_blind.check import BUILDERS
 BLIND = BlindSet(BLIND_DIR, load_file, BUILDERS, SCHEMAS)
 
 # Ratchets: (split, schema) -> (answerable passed >=, must-refuse declined >=, controls declined <=).
-# Round three started from tune 123/169, 29/29, 0/10 and (burned) holdout 52/97, 22/25, 0/7; round four from
-# tune 151/169 and holdout 84/97.
 FLOORS = {
     ("tune", "retail"): (44, 6, 0),
     ("tune", "retail_24m"): (34, 5, 0),
@@ -70,8 +66,9 @@ def test_every_reference_passes_its_own_grading():
             _ctx, engines = BLIND.database(q.schema)
             for engine in engines:
                 rows, ncols = run_sql(engine, q.sql)
-                if not compare_results(rows, rows, shape=q.shape, ordered=q.ordered, decimals=2,
-                                       expected_ncols=ncols, actual_ncols=ncols).match:
+                if not compare_results(
+                    rows, rows, shape=q.shape, ordered=q.ordered, decimals=2, expected_ncols=ncols, actual_ncols=ncols
+                ).match:
                     bad.append(q.id)
     assert bad == []
 

@@ -1,12 +1,9 @@
 """The embedded generator on the second blind set: questions written by someone who never saw it.
 
 ``tests/data/embedded_blind2/`` holds four schemas' questions (the two retail fixtures, plus an
-airline and a university schema of its own) in two splits. The ``tune`` split was tuned on from
-the start. The ``holdout`` split was measured as totals only, three times in round three (39/81
-right, 14/17 declined, 2/7 controls declined, the same at the end of the round), and is now burned:
-round four read it and tuned on it like the tune split, so both are development data here, pinned
-by ratchet floors, and neither says anything about questions the generator has not seen (the third
-blind set and the corpus do that).
+airline and a university schema of its own) in two splits, ``tune`` and ``holdout``. Both have been
+read and tuned on, so both are development data here, pinned by ratchet floors, and neither says
+anything about questions the generator has not seen (the third blind set and the corpus do that).
 
 Grading is the first blind set's (:mod:`tests.test_embedded_blind`): the generator sees seed 0's
 schema context, its SQL and the reference run on seeds 0, 1 and 2, rows compared by position at two
@@ -31,7 +28,7 @@ from tests.data.embedded_blind2.check import BUILDERS
 BLIND2 = BlindSet(BLIND2_DIR, load_file, BUILDERS, SCHEMAS)
 
 # Ratchets: (split, schema) -> (answerable passed >=, must-refuse declined >=, controls declined <=), set from
-# measurement. Round four started from tune 96/126, 22/22, 0/7 and (then unseen) holdout 39/81, 14/17, 2/7.
+# measurement.
 FLOORS = {
     ("tune", "retail"): (36, 6, 0),
     ("tune", "retail_24m"): (31, 6, 0),

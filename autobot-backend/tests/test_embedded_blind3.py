@@ -1,9 +1,8 @@
 """The embedded generator on the third blind set: a pure holdout, graded as totals only.
 
-``tests/data/embedded_blind3/`` was written by someone who never saw the generator, after round
-three, with no tune split: no developer of the generator reads it or runs this file while working
-on it. It is graded once per round, at the end, by the lead; the floors below are measured
-figures (see each), and a failure names no question.
+``tests/data/embedded_blind3/`` was written by someone who never saw the generator, with no tune
+split: no developer of the generator reads it or runs this file while working on it. The floors
+below are measured figures, and a failure names no question.
 
 Grading is the shared blind-set grading (:mod:`tests.blind_grading`): seed 0's schema context,
 SQL and reference run on seeds 0, 1 and 2, rows compared by position at two decimals, the column
@@ -21,11 +20,7 @@ from tests.data.embedded_blind3.check import BUILDERS
 
 BLIND3 = BlindSet(BLIND3_DIR, load_file, BUILDERS, SCHEMAS)
 
-# schema -> (answerable passed >=, must-refuse declined >=, controls declined <=), from measurements:
-#   embedded-v3 (commit a41879c, written before the set existed): 62/106 right, 24/24 declined,
-#   0/8 controls declined (retail 21, retail_24m 17, hotel 9, logistics 15 right);
-#   embedded-v4 (round four's end): 66/106 right, 24/24 declined, 0/8 controls declined;
-#   embedded-v5 (round five's end): the same totals per schema. The floors are v4's, which v5 holds.
+# schema -> (answerable passed >=, must-refuse declined >=, controls declined <=), from measurements.
 FLOORS: dict[str, tuple[int, int, int]] = {
     "retail": (21, 6, 0),
     "retail_24m": (17, 6, 0),

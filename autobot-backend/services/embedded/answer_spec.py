@@ -20,26 +20,39 @@ from services.embedded.linking import Link
 from services.embedded.plan import ColRef, Dim, Plan
 
 _BOUNDARY = frozenset({".", "?", "!", ";", ":", "\u2014", "\u2013", "-"})
-_LEADS = frozenset({"give", "show", "list", "return", "report", "include", "display", "output", "provide", "showing",
-                    "giving", "listing", "returning", "including", "answer", "reply", "respond", "name"})
-_LEAD_FILLER = frozenset({"me", "us", "back", "please", "just", "only", "then", "also", "with", "as", "both", "each",
-                          "every", "for", "it", "them", "and"})
+_LEADS = frozenset(
+    """give show list return report include display output provide showing giving listing returning
+including answer reply respond name""".split()
+)
+_LEAD_FILLER = frozenset("me us back please just only then also with as both each every for it them and".split())
 _SEPARATORS = frozenset({",", "and", "then", "plus", "&", "+", "followed", "alongside"})
-_DETERMINERS = frozenset({"the", "its", "their", "his", "her", "each", "every", "that", "this", "a", "an", "of", "as",
-                          "in", "for", "per", "with", "one", "own", "like", "e.g.", "eg", "label", "labels", "labelled",
-                          "format", "style", "text", "string", "etc", "the", "how", "all", "both", "yyyy", "yyyy-mm",
-                          "yyyy-qn", "yyyy-mm-dd", "mm", "qn", "number", "numbers", "so", "far"})
-_PERIODS = {"day": "day", "days": "day", "date": "day", "dates": "day", "week": "week", "weeks": "week",
-            "month": "month", "months": "month", "quarter": "quarter", "quarters": "quarter", "year": "year",
-            "years": "year"}
+_DETERMINERS = frozenset(
+    """the its their his her each every that this a an of as in for per with one own like e.g.
+eg label labels labelled format style text string etc the how all both yyyy yyyy-mm yyyy-qn yyyy-mm-dd mm qn number
+numbers so far""".split()
+)
+_PERIODS = {
+    "day": "day",
+    "days": "day",
+    "date": "day",
+    "dates": "day",
+    "week": "week",
+    "weeks": "week",
+    "month": "month",
+    "months": "month",
+    "quarter": "quarter",
+    "quarters": "quarter",
+    "year": "year",
+    "years": "year",
+}
 _KEYS = frozenset({"id", "ids", "identifier", "identifiers", "key", "keys"})
 _LABELS = frozenset({"name", "names", "title", "titles"})
-_MEASURES = frozenset({"total", "totals", "sum", "count", "counts", "amount", "amounts", "average", "averages", "avg",
-                       "mean", "percentage", "percentages", "percent", "share", "shares", "rate", "rates", "ratio",
-                       "change", "changes", "difference", "growth", "increase", "decrease", "delta", "cumulative",
-                       "running", "value", "values", "figure", "figures", "spend", "spent", "units", "rank", "ranks",
-                       "revenue", "sales", "maximum", "minimum", "max", "min", "much", "many", "number", "drop",
-                       "fall", "rise", "gain", "decline", "jump", "dip", "increase", "decrease"})
+_MEASURES = frozenset(
+    """total totals sum count counts amount amounts average averages avg mean percentage
+percentages percent share shares rate rates ratio change changes difference growth increase decrease delta
+cumulative running value values figure figures spend spent units rank ranks revenue sales maximum minimum max min
+much many number drop fall rise gain decline jump dip increase decrease""".split()
+)
 
 
 @dataclass(frozen=True)
@@ -92,10 +105,15 @@ def _clauses(tokens: list[Token]) -> list[tuple[int, int]]:
             end = next((j for j in range(i, len(tokens)) if tokens[j].text == ")"), None)
             if end is not None:
                 out.append((i + 1, end))  # "(week, visits, running total)"
-        if t.low in ("showing", "giving", "listing", "returning", "show", "give", "list", "return") and i > 0 \
-                and tokens[i - 1].text == ",":
-            end = next((j for j in range(i, len(tokens)) if tokens[j].kind == "punct" and tokens[j].text in _BOUNDARY),
-                       len(tokens))
+        if (
+            t.low in ("showing", "giving", "listing", "returning", "show", "give", "list", "return")
+            and i > 0
+            and tokens[i - 1].text == ","
+        ):
+            end = next(
+                (j for j in range(i, len(tokens)) if tokens[j].kind == "punct" and tokens[j].text in _BOUNDARY),
+                len(tokens),
+            )
             out.append((i, end))
     return out
 
@@ -126,12 +144,16 @@ def _clause_spec(tokens: list[Token], links: list[Link], index: SchemaIndex, sta
     items = [it for it in items if it and not _sort_note([tokens[j].low for j in it])]
     if not items or any(len(it) > 9 for it in items):
         return None
-    read = [_item(tokens, links, index, it) for it in items]
-    if any(r is None for r in read):
+    found = [_item(tokens, links, index, it) for it in items]
+    read = [item for item in found if item is not None]
+    if len(read) != len(found):
         return None
-    if len(read) < 2 and not (led and read[0].kind in ("label", "key", "period", "measure")
-                              or read[0].kind == "period" and any(tokens[j].low.startswith("yyyy")
-                                                                  or tokens[j].low == "as" for j in range(start, end))):
+    if len(read) < 2 and not (
+        led
+        and read[0].kind in ("label", "key", "period", "measure")
+        or read[0].kind == "period"
+        and any(tokens[j].low.startswith("yyyy") or tokens[j].low == "as" for j in range(start, end))
+    ):
         return None
     return Spec(tuple(read), start, end)
 
@@ -140,7 +162,7 @@ _ORDER_WORDS = frozenset({"descending", "ascending", "desc", "asc", "order", "so
 
 
 def _sort_note(lows: list[str]) -> bool:
-    """"highest first", "best first", "in date order", "descending": how to sort, not a column."""
+    """ "highest first", "best first", "in date order", "descending": how to sort, not a column."""
     return len(lows) <= 4 and (lows[-1] in ("first", "last") or any(w in _ORDER_WORDS for w in lows))
 
 
@@ -160,7 +182,7 @@ def _item(tokens: list[Token], links: list[Link], index: SchemaIndex, at: list[i
         return Item("label", table or next((lk.best.table for lk in linked if lk.best.table), None))
     for lk in linked:
         c = lk.best
-        if c.kind == "metric" or c.kind == "column" and index.column(c.table, c.column).measurable:
+        if c.kind == "metric" or c.kind == "column" and index.column(c.table_name, c.column_name).measurable:
             return Item("measure", c.table, c.column)
     if any(w in _MEASURES for w in lows) or text.startswith("number of"):
         return Item("measure")
@@ -170,9 +192,9 @@ def _item(tokens: list[Token], links: list[Link], index: SchemaIndex, at: list[i
         return Item("period", unit=period)
     for lk in linked:
         c = lk.best
-        if c.kind == "column" and index.column(c.table, c.column).kind in ("text", "bool", "year", "int"):
+        if c.kind == "column" and index.column(c.table_name, c.column_name).kind in ("text", "bool", "year", "int"):
             return Item("dim", c.table, c.column)
-        if c.kind == "column" and index.column(c.table, c.column).kind == "date":
+        if c.kind == "column" and index.column(c.table_name, c.column_name).kind == "date":
             word = tokens[lk.end - 1]
             if word.low != word.stem and word.low.endswith("s"):
                 return Item("measure")  # "signups": how many of those events
@@ -185,8 +207,9 @@ def _item(tokens: list[Token], links: list[Link], index: SchemaIndex, at: list[i
 def apply_spec(plan: Plan, spec: Spec, index: SchemaIndex) -> Plan:
     """The plan with its output columns brought in line with the list the question gives."""
     counted = {m.table for m in plan.measures if m.func == "count" and not m.column}
-    items = [dataclasses.replace(i, kind="measure") if i.kind == "table" and i.table in counted else i
-             for i in spec.items]
+    items = [
+        dataclasses.replace(i, kind="measure") if i.kind == "table" and i.table in counted else i for i in spec.items
+    ]
     if any(i.kind == "rank" for i in items) and plan.dims and plan.measures:
         plan.show_rank = True
         plan.hide_measures = not any(i.kind == "measure" for i in items)
@@ -232,8 +255,17 @@ def _add_dims(plan: Plan, shown: list[Item], index: SchemaIndex) -> None:
         if item.kind == "period" and not grains and item.unit != "day":
             plan.dims.append(Dim("grain", "", None, item.unit))
             grains = plan.dims[-1:]
-        elif item.kind == "dim" and not any(d.kind == "column" and (d.table, d.column) == (item.table, item.column)
-                                            or d.kind == "entity" and d.table == item.table
-                                            and index.tables[d.table].label == item.column for d in plan.dims):
-            if not plan.dims or len(shown) > len(plan.dims):
-                plan.dims.append(Dim("column", item.table, item.column))
+        elif (
+            item.kind == "dim"
+            and not any(
+                d.kind == "column"
+                and (d.table, d.column) == (item.table, item.column)
+                or d.kind == "entity"
+                and d.table == item.table
+                and index.tables[d.table].label == item.column
+                for d in plan.dims
+            )
+            and (not plan.dims or len(shown) > len(plan.dims))
+        ):
+            assert item.table is not None  # a listed column names its table
+            plan.dims.append(Dim("column", item.table, item.column))

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from services.embedded.conditions import condition, exists_condition
 from services.embedded.index import SchemaIndex
-from services.embedded.joins import default_date, is_ancestor, join_tree, path
+from services.embedded.joins import default_date, is_ancestor, join_tree, plan_tables
 from services.embedded.periods import compare_select, window_select
 from services.embedded.plan import ColRef, Dim, Exists, Filter, Measure, Plan
-from services.embedded.shapes import count_of_groups, top_per_group, two_level, with_rank
+from services.embedded.shapes import count_of_groups, only_dims, top_per_group, two_level, with_rank
 from services.embedded.sqlparts import (
     BuildError,
     col,
@@ -22,37 +23,43 @@ from services.embedded.sqlparts import (
     lit,
     measure_alias,
     period_label,
-    recurring,
+    reads,
+    swap_column,
     table,
-    window_start,
 )
-
 
 _REFERRER = "referrer"
 
 
 class Builder:
+    """Renders one plan; the query shapes (:mod:`.shapes`, :mod:`.periods`) use it through
+    :class:`~.sqlparts.Renderer`."""
+
     def __init__(self, plan: Plan, index: SchemaIndex):
         self.p = plan
         self.ix = index
         self.dialect = index.dialect
 
+    def of(self, plan: Plan) -> Builder:
+        """A builder of another plan over the same schema (a subquery's, a period's)."""
+        return Builder(plan, self.ix)
+
     # ------------------------------------------------------------------ entry
 
-    def build(self) -> exp.Expression:
+    def build(self) -> exp.Expr:
         tree = self._build()
         if self.p.show_rank and isinstance(tree, exp.Select) and self.p.dims and self.p.measures:
             return with_rank(self, tree)
         if self.p.hide_measures and isinstance(tree, exp.Select) and self.p.dims:
-            tree = _only_dims(tree, len(self.p.dims))
+            tree = only_dims(tree, len(self.p.dims))
         return tree
 
-    def _build(self) -> exp.Expression:
+    def _build(self) -> exp.Expr:
         p = self.p
         if p.compare is not None:
-            return compare_select(self)
+            return compare_select(self, p.compare)
         if p.window is not None and p.measures:
-            return window_select(self)
+            return window_select(self, p.window)
         m = p.measures[0] if p.measures else None
         if m is not None and (m.per or m.per_grain):
             return two_level(self, m)
@@ -66,7 +73,8 @@ class Builder:
         p = self.p
         if p.keep_empty:
             entity = next((d.table for d in p.dims if d.kind == "entity"), None) or next(
-                (d.table for d in p.dims if d.kind == "column"), None)  # "every category, with none too"
+                (d.table for d in p.dims if d.kind == "column"), None
+            )  # "every category, with none too"
             if entity:
                 return entity
         if p.measures:
@@ -79,72 +87,35 @@ class Builder:
             return p.projection[0].table
         raise BuildError("nothing to select from")
 
-    def tables(self, filters: list[Filter] | None = None) -> list[str]:
-        p = self.p
-        out: list[str] = []
-
-        def add(t: str | None) -> None:
-            if t and t not in out:
-                out.append(t)
-        for m in p.measures:
-            add(m.table)
-            if m.metric:
-                for t in self.ix.metrics[m.metric].tables:
-                    add(t)
-            if m.swap:
-                add(m.swap[1].table)
-            for f in m.share or ():
-                if f.kind == "exists":
-                    continue
-                add(f.col.table)
-                if f.kind == "colcmp":
-                    add(f.values[0].table)
-            add(m.per)
-        for d in p.dims:
-            add(d.table)
-        for f in p.filters if filters is None else filters:
-            if f.kind == "exists":
-                continue
-            add(f.col.table)
-            if f.kind == "colcmp":
-                add(f.values[0].table)
-        for h in p.having:
-            add(h.measure.table)
-            if h.measure.metric:
-                for t in self.ix.metrics[h.measure.metric].tables:
-                    add(t)
-        if p.rank is not None and p.rank.column is not None:
-            add(p.rank.column.table)
-        for c in p.projection:
-            add(c.table)
-        for t in sorted(p.joins):
-            add(t)
-        if p.compare is not None and p.compare.date is not None:
-            add(p.compare.date.table)
-        return out
-
     def source(self, select: exp.Select, filters: list[Filter] | None = None) -> tuple[exp.Select, list]:
         """FROM and JOINs for every table the plan reads; returns the select and the join edges."""
         root = self.root()
-        edges = join_tree(self.ix, root, self.tables(filters), frozenset(self.p.via_keys))
+        edges = join_tree(self.ix, root, plan_tables(self.p, self.ix, filters), frozenset(self.p.via_keys))
         if edges is None:
             raise BuildError("the tables it needs are not connected by foreign keys")
         select = select.from_(table(root))
         left = self.p.keep_empty and root != (self.p.measures[0].table if self.p.measures else root)
         for e in edges:
-            on = conjoin([exp.EQ(this=col(ColRef(e.table, a)), expression=col(ColRef(e.other, b)))
-                          for a, b in zip(e.columns, e.other_columns)])
+            on = conjoin(
+                [
+                    exp.EQ(this=col(ColRef(e.table, a)), expression=col(ColRef(e.other, b)))
+                    for a, b in zip(e.columns, e.other_columns)
+                ]
+            )
             if left:
-                extra = [self.filter(f) for f in (filters if filters is not None else self.p.filters)
-                         if f.col.table == e.other]
-                extra += [c for c in self.metric_conditions() if _reads(c, e.other)]
+                extra = [
+                    self.filter(f)
+                    for f in (filters if filters is not None else self.p.filters)
+                    if f.col.table == e.other
+                ]
+                extra += [c for c in self.metric_conditions() if reads(c, e.other)]
                 on = conjoin([on, *extra])
             select = select.join(table(e.other), on=on, join_type="left" if left else None)
         for d in self.p.dims:
             if self._self_reference(d) and d.labels is None and d.null_label is None:
                 # "customers who referred others": each referring row, joined back by its own key
                 pk = self.ix.tables[d.table].primary_key[0]
-                on = exp.EQ(this=exp.column(pk, table=_REFERRER), expression=col(ColRef(d.table, d.column)))
+                on = exp.EQ(this=exp.column(pk, table=_REFERRER), expression=col(ColRef(d.table, d.column_name)))
                 select = select.join(exp.alias_(table(d.table), _REFERRER, table=True), on=on)
         self.edges = edges
         return select, edges
@@ -152,15 +123,16 @@ class Builder:
     def has_child(self, t: str) -> bool:
         """Whether a joined table points at ``t`` (so ``t``'s rows repeat in the join)."""
         return any(e.table == t and self._is_parent_side(e) for e in getattr(self, "edges", ())) or any(
-            e.other == t and not self._is_parent_side(e) for e in getattr(self, "edges", ()))
+            e.other == t and not self._is_parent_side(e) for e in getattr(self, "edges", ())
+        )
 
     def _is_parent_side(self, e) -> bool:
         cols = self.ix.tables[e.other].columns
         return all(cols[c].references == e.table for c in e.other_columns if c in cols)
 
-    def metric_conditions(self) -> list[exp.Expression]:
+    def metric_conditions(self) -> list[exp.Expr]:
         """Metric conditions that apply to the whole query (not inlined in a measure)."""
-        out: list[exp.Expression] = []
+        out: list[exp.Expr] = []
         seen: set[str] = set()
         for m in self.p.measures + [h.measure for h in self.p.having]:
             if m.metric and m.metric not in seen and not m.share and not m.raw and not self._inline(m):
@@ -170,7 +142,7 @@ class Builder:
                     out.append(cond)
         return out
 
-    def metric_condition(self, name: str) -> exp.Expression | None:
+    def metric_condition(self, name: str) -> exp.Expr | None:
         """The metric's condition, unless the question filters the same column itself
         ("revenue from returned orders" asks for the returned ones)."""
         cond = self.ix.metrics[name].condition
@@ -185,7 +157,7 @@ class Builder:
         """With several measures, a metric's condition goes inside its own aggregate."""
         return m.metric is not None and len(self.p.measures) > 1 and m in self.p.measures
 
-    def where(self, filters: list[Filter] | None = None) -> exp.Expression | None:
+    def where(self, filters: list[Filter] | None = None) -> exp.Expr | None:
         p = self.p
         filters = p.filters if filters is None else filters
         conds = []
@@ -195,110 +167,47 @@ class Builder:
         for f in filters:
             if f.col.table not in left_tables or f.kind == "exists":
                 conds.append(self.filter(f))
-        conds += [c for c in self.metric_conditions() if not any(_reads(c, t) for t in left_tables)]
+        conds += [c for c in self.metric_conditions() if not any(reads(c, t) for t in left_tables)]
         conds += [self.exists(e) for e in p.exists]
         return conjoin(conds)
 
-    def filter(self, f: Filter) -> exp.Expression:
-        c = col(f.col)
-        if f.kind == "exists":
-            return self.exists(Exists(f.values[0], f.op == "not", list(f.values[1:])))
-        column = self.ix.column(f.col.table, f.col.column)
-        if f.kind in ("eq", "ne"):
-            if len(f.values) == 1:
-                e = exp.EQ(this=c, expression=lit(f.values[0]))
-                return exp.NEQ(this=c, expression=lit(f.values[0])) if f.kind == "ne" else e
-            e = exp.In(this=c, expressions=[lit(v) for v in f.values])
-            return exp.Not(this=e) if f.kind == "ne" else e
-        if f.kind == "cmp":
-            ops = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE, "=": exp.EQ}
-            if f.number is None:  # "priced above the average": the column's own average
-                average = exp.select(exp.Avg(this=col(f.col))).from_(table(f.col.table)).subquery()
-                return ops[f.op](this=c, expression=average)
-            return ops[f.op](this=c, expression=lit(f.number))
-        if f.kind == "colcmp":
-            ops = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE, "=": exp.EQ}
-            return ops[f.op](this=c, expression=col(f.values[0]))
-        if f.kind == "null":
-            return exp.Is(this=c, expression=exp.Null())
-        if f.kind == "notnull":
-            return exp.Not(this=exp.Is(this=c, expression=exp.Null()))
-        if f.kind == "bool":
-            return exp.EQ(this=c, expression=lit(bool(f.values[0])))
-        if f.kind == "relative":
-            return exp.GTE(this=c, expression=window_start(f.col, f.relative, self.dialect))
-        if f.kind == "recurring":
-            return recurring(c, *f.values)
-        if f.kind == "anyrange":
-            parts = [self.filter(Filter("range", f.col, lo=lo, hi=hi)) for lo, hi in f.values]
-            out = parts[0]
-            for part in parts[1:]:
-                out = exp.Or(this=out, expression=part)
-            return exp.Paren(this=out) if len(parts) > 1 else out
-        conds = []
-        if column.kind == "year":
-            if f.lo is not None:
-                conds.append(exp.GTE(this=c, expression=lit(f.lo.year)))
-            if f.hi is not None:
-                hi_year = f.hi.year if (f.hi.month, f.hi.day) == (1, 1) else f.hi.year + 1
-                conds.append(exp.LT(this=c, expression=lit(hi_year)))
-        else:
-            if f.lo is not None:
-                conds.append(exp.GTE(this=c, expression=lit(f.lo)))
-            if f.hi is not None:
-                conds.append(exp.LT(this=c, expression=lit(f.hi)))
-        return conjoin(conds) or exp.true()
+    def filter(self, f: Filter) -> exp.Expr:
+        return condition(f, self.ix, self.p.subject)
 
-    def exists(self, e: Exists) -> exp.Expression:
-        subject = self.p.subject
-        route = path(self.ix, e.table, subject)
-        if route is None:
-            raise BuildError(f"{e.table} is not related to {subject}")
-        inner = exp.select(exp.Literal.number(1)).from_(table(e.table))
-        inside = [edge for edge in route[:-1]]
-        extra = join_tree(self.ix, e.table, list(e.also)) or []
-        joined = {e.table} | {edge.other for edge in inside}
-        for edge in inside + [x for x in extra if x.other not in joined and x.other != subject]:
-            on = conjoin([exp.EQ(this=col(ColRef(edge.table, a)), expression=col(ColRef(edge.other, b)))
-                          for a, b in zip(edge.columns, edge.other_columns)])
-            inner = inner.join(table(edge.other), on=on)
-        last = route[-1]
-        conds = [exp.EQ(this=col(ColRef(last.table, a)), expression=col(ColRef(last.other, b)))
-                 for a, b in zip(last.columns, last.other_columns)]
-        conds += [self.filter(f) for f in e.filters]
-        inner = inner.where(conjoin(conds))
-        ex = exp.Exists(this=inner)
-        return exp.Not(this=ex) if e.negate else ex
+    def exists(self, e: Exists) -> exp.Expr:
+        return exists_condition(e, self.ix, self.p.subject)
 
-    def measure(self, m: Measure) -> exp.Expression:
+    def measure(self, m: Measure) -> exp.Expr:
         if m.share:
-            return self._share(m)
+            return self._share(m, m.share)
         if m.func == "metric":
-            metric = self.ix.metrics[m.metric]
-            cond = None if m.raw else self.metric_condition(m.metric)
-            argument = metric.argument
+            metric = self.ix.metrics[m.metric_name]
+            cond = None if m.raw else self.metric_condition(m.metric_name)
+            argument: exp.Expr | None = metric.argument
             if m.swap is not None and argument is not None:
-                swapped = _swap(argument, *m.swap)
+                swapped = swap_column(argument, *m.swap)
                 argument = exp.Sub(this=swapped, expression=argument.copy()) if m.discount else swapped
             if self._inline(m) and cond is not None and argument is not None:
                 argument = exp.Case(ifs=[exp.If(this=cond, true=argument.copy())], default=lit(0))
             agg = metric.aggregate.copy()
             if argument is not metric.argument:
-                agg.find(exp.AggFunc).set("this", argument)
+                outermost = agg.find(exp.AggFunc)
+                assert outermost is not None  # a metric's aggregate is an aggregate function
+                outermost.set("this", argument)
             return agg
         if m.func == "count":
             return self._count(m)
-        c = col(ColRef(m.table, m.column))
+        c: exp.Expr = col(ColRef(m.table, m.column_name))
         if m.since:
             c = exp.DateDiff(this=c, expression=col(ColRef(m.table, m.since)), unit=exp.var("DAY"))
         if m.distinct and m.func == "sum":
             c = exp.Distinct(expressions=[c])
         return {"sum": exp.Sum, "avg": exp.Avg, "min": exp.Min, "max": exp.Max}[m.func](this=c)
 
-    def _count(self, m: Measure) -> exp.Expression:
+    def _count(self, m: Measure) -> exp.Expr:
         pk = self.ix.tables[m.table].primary_key
         if m.column:
-            target = col(ColRef(m.table, m.column))
+            target: exp.Expr = col(ColRef(m.table, m.column))
             if m.per_grain:
                 target = period_label(target, m.per_grain)  # how many different months the rows fall in
             return exp.Count(this=exp.Distinct(expressions=[target]) if m.distinct else target)
@@ -309,12 +218,15 @@ class Builder:
             return exp.Count(this=exp.Distinct(expressions=[col(ColRef(m.table, pk[0]))]))
         return exp.Count(this=exp.Star())
 
-    def _share(self, m: Measure) -> exp.Expression:
-        cond = conjoin([self.filter(f) for f in m.share])
+    def _share(self, m: Measure, share: list[Filter]) -> exp.Expr:
+        cond = conjoin([self.filter(f) for f in share])
+        whole: exp.Expr
         if m.func == "metric":
-            metric = self.ix.metrics[m.metric]
-            arg = metric.argument.copy()
-            mcond = None if m.raw else self.metric_condition(m.metric)
+            metric = self.ix.metrics[m.metric_name]
+            argument = metric.argument
+            assert argument is not None  # a share of a metric is a share of what it adds up
+            arg = argument.copy()
+            mcond = None if m.raw else self.metric_condition(m.metric_name)
             part_cond = conjoin([cond, mcond]) if mcond is not None else cond
             part = exp.Sum(this=exp.Case(ifs=[exp.If(this=part_cond, true=arg.copy())], default=lit(0)))
             whole_arg = exp.Case(ifs=[exp.If(this=mcond, true=arg.copy())], default=lit(0)) if mcond else arg
@@ -324,29 +236,33 @@ class Builder:
             whole = exp.Count(this=exp.Star())
         return exp.Div(this=exp.Mul(this=exp.Literal.number("100.0"), expression=part), expression=whole)
 
-    def dim_outputs(self, d: Dim) -> tuple[exp.Expression, list[exp.Expression]]:
+    def dim_outputs(self, d: Dim) -> tuple[exp.Expr, list[exp.Expr]]:
         """(the column shown, the expressions grouped by) for one grouping."""
         if d.kind == "entity":
             t = self.ix.tables[d.table]
             shown = col(ColRef(d.table, t.label or t.primary_key[0]))
-            keys = [col(ColRef(d.table, k)) for k in t.primary_key] + [shown.copy()]
+            keys: list[exp.Expr] = [*(col(ColRef(d.table, k)) for k in t.primary_key), shown.copy()]
             return shown, keys
         if d.kind == "grain":
-            ref = ColRef(d.table, d.column)
-            column = self.ix.column(d.table, d.column)
-            e = period_label(col(ref), d.unit, column.kind == "year")
+            ref = ColRef(d.table, d.column_name)
+            column = self.ix.column(d.table, d.column_name)
+            e = period_label(col(ref), d.grain_unit, column.kind == "year")
             return e, [e.copy()]
         if self._self_reference(d) and d.labels is None and d.null_label is None:
             t = self.ix.tables[d.table]
             shown = exp.column(t.label or t.primary_key[0], table=_REFERRER)
             return shown, [exp.column(t.primary_key[0], table=_REFERRER), shown.copy()]
-        e = col(ColRef(d.table, d.column))
+        e = col(ColRef(d.table, d.column_name))
         if d.labels is not None:
-            column = self.ix.column(d.table, d.column)
-            cond = exp.EQ(this=e, expression=exp.true()) if column.kind == "bool" else exp.Not(this=exp.Is(
-                this=e, expression=exp.Null()))
-            e = exp.Case(ifs=[exp.If(this=cond, true=exp.Literal.string(d.labels[0]))],
-                         default=exp.Literal.string(d.labels[1]))
+            column = self.ix.column(d.table, d.column_name)
+            cond = (
+                exp.EQ(this=e, expression=exp.true())
+                if column.kind == "bool"
+                else exp.Not(this=exp.Is(this=e, expression=exp.Null()))
+            )
+            e = exp.Case(
+                ifs=[exp.If(this=cond, true=exp.Literal.string(d.labels[0]))], default=exp.Literal.string(d.labels[1])
+            )
         elif d.null_label is not None:
             e = exp.Coalesce(this=e, expressions=[exp.Literal.string(d.null_label)])
         return e, [e.copy()]
@@ -358,10 +274,10 @@ class Builder:
         column = self.ix.column(d.table, d.column)
         return column.references == d.table and len(self.ix.tables[d.table].primary_key) == 1
 
-    def dim_projections(self, d: Dim, n: int) -> tuple[list[exp.Expression], list[exp.Expression]]:
+    def dim_projections(self, d: Dim, n: int) -> tuple[list[exp.Expr], list[exp.Expr]]:
         """The output columns of one grouping (an entity's key too, when asked) and its GROUP BY keys."""
         shown, keys = self.dim_outputs(d)
-        out = [exp.alias_(shown, dim_alias(d, n))]
+        out: list[exp.Expr] = [exp.alias_(shown, dim_alias(d, n))]
         t = self.ix.tables.get(d.table)
         if d.kind == "entity" and d.show_key and t is not None and len(t.primary_key) == 1 and t.label:
             out.insert(0, exp.alias_(col(ColRef(d.table, t.primary_key[0])), f"{d.table}_key"))
@@ -369,7 +285,7 @@ class Builder:
 
     def grain_ref(self, d: Dim) -> ColRef | None:
         if d.table:
-            return ColRef(d.table, d.column)
+            return ColRef(d.table, d.column_name)
         date = default_date(self.ix, self.root())
         return ColRef(date.table, date.name) if date else None
 
@@ -383,8 +299,8 @@ class Builder:
                 if ref is None:
                     raise BuildError("no date column to place rows in periods")
                 d.table, d.column = ref.table, ref.column
-        projections: list[exp.Expression] = []
-        group: list[exp.Expression] = []
+        projections: list[exp.Expr] = []
+        group: list[exp.Expr] = []
         for n, d in enumerate(p.dims):
             shown, keys = self.dim_projections(d, n)
             projections.extend(shown)
@@ -402,7 +318,7 @@ class Builder:
         if not p.measures and not p.projection and p.rank is not None and p.rank.column is not None:
             entity = self._entity_for_rank()
             label = self.ix.tables[entity].label if entity else None
-            if label and not p.dims and ColRef(entity, label) != p.rank.column:
+            if entity and label and not p.dims and ColRef(entity, label) != p.rank.column:
                 select = select.select(col(ColRef(entity, label)), append=True)
             if not (p.hide_measures and (label and not p.dims or p.dims)):
                 select = select.select(col(p.rank.column), append=True)  # "the cheapest product": its name alone
@@ -414,12 +330,12 @@ class Builder:
             if not any(c in labels for c in p.projection):
                 group = [col(c) for c in p.projection]  # "which drugs ...": each value once
             elif (p.having or self._fans_out(entity)) and pk:
-                group = [col(ColRef(entity, k)) for k in pk] + [col(c) for c in p.projection]
+                group = [*(col(ColRef(entity, k)) for k in pk), *(col(c) for c in p.projection)]
         if not p.measures and not p.projection and p.having and p.subject and not p.dims:
             t = self.ix.tables[p.subject]
-            shown = col(ColRef(p.subject, t.label or t.primary_key[0]))
-            select = select.select(shown, append=True)
-            group = [col(ColRef(p.subject, k)) for k in t.primary_key] + [shown.copy()]
+            label_column = col(ColRef(p.subject, t.label or t.primary_key[0]))
+            select = select.select(label_column, append=True)
+            group = [*(col(ColRef(p.subject, k)) for k in t.primary_key), label_column.copy()]
         where = self.where(filters)
         if where is not None:
             select = select.where(where)
@@ -437,11 +353,11 @@ class Builder:
         ent = next((d.table for d in p.dims if d.kind == "entity"), None)
         return ent or (p.rank.column.table if p.rank and p.rank.column else p.subject)
 
-    def _having(self, h) -> exp.Expression:
+    def _having(self, h) -> exp.Expr:
         m = h.measure
         if h.op == "range":
-            agg = (exp.Min if m.func == "min" else exp.Max)(this=col(ColRef(m.table, m.column)))
-            conds = []
+            agg = (exp.Min if m.func == "min" else exp.Max)(this=col(ColRef(m.table, m.column_name)))
+            conds: list[exp.Expr] = []
             if h.within.lo is not None:
                 conds.append(exp.GTE(this=agg.copy(), expression=lit(h.within.lo)))
             if h.within.hi is not None:
@@ -452,8 +368,11 @@ class Builder:
             # "customers with more than 10 orders": their orders; "members who borrowed more than 12
             # books": their loans (a book is counted once per loan, not once overall)
             own = self.p.subject is None or is_ancestor(self.ix, self.p.subject, m.table) or m.distinct
-            e = exp.Count(this=exp.Distinct(expressions=[col(ColRef(m.table, pk[0]))])) if len(pk) == 1 and own \
+            e: exp.Expr = (
+                exp.Count(this=exp.Distinct(expressions=[col(ColRef(m.table, pk[0]))]))
+                if len(pk) == 1 and own
                 else exp.Count(this=exp.Star())
+            )
         else:
             e = self.measure(m)
         ops = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE, "=": exp.EQ}
@@ -461,12 +380,21 @@ class Builder:
             return ops[h.op](this=e, expression=self._group_average(h.measure))
         return ops[h.op](this=e, expression=lit(h.number))
 
-    def _group_average(self, m: Measure) -> exp.Expression:
+    def _group_average(self, m: Measure) -> exp.Expr:
         """The measure's average over the groups ("customers who spent more than the average customer")."""
         p = self.p
         entity = p.subject or m.table
-        inner = Builder(Plan(subject=entity, measures=[m], dims=[Dim("entity", entity)], filters=p.filters,
-                             exists=p.exists, joins=set(p.joins)), self.ix).select()
+        inner = Builder(
+            Plan(
+                subject=entity,
+                measures=[m],
+                dims=[Dim("entity", entity)],
+                filters=p.filters,
+                exists=p.exists,
+                joins=set(p.joins),
+            ),
+            self.ix,
+        ).select()
         inner.set("order", None)
         value = inner.expressions[-1].alias_or_name
         return exp.select(exp.Avg(this=exp.column(value))).from_(inner.subquery("per_group")).subquery()
@@ -474,7 +402,7 @@ class Builder:
     def order(self, select: exp.Select) -> exp.Select:
         p = self.p
         if p.rank is not None and p.rank.partition and p.measures:
-            return top_per_group(self, select)
+            return top_per_group(self, select, p.rank)
         if p.rank is not None:
             if p.rank.column is not None and not p.measures:
                 key = col(p.rank.column)
@@ -493,31 +421,3 @@ class Builder:
             keys = [exp.Ordered(this=exp.column(dim_alias(p.dims[n], n)), nulls_first=True) for n in grains]
             select = select.order_by(*keys)
         return select
-
-
-def _only_dims(tree: exp.Select, n: int) -> exp.Select:
-    """The first ``n`` output columns of ``tree``, its rows and their order unchanged."""
-    names = [e.alias_or_name for e in tree.expressions]
-    if len(names) <= n or len(set(names)) != len(names):
-        return tree
-    outer = exp.select(*[exp.column(x) for x in names[:n]]).from_(tree.subquery("ranked"))
-    order = tree.args.get("order")
-    if order is not None:
-        keys = [k for k in order.expressions if isinstance(k.this, exp.Column) and not k.this.table
-                and k.this.name in names]
-        if keys:
-            outer = outer.order_by(*[k.copy() for k in keys])
-    return outer
-
-
-def _swap(expr: exp.Expression, old: ColRef, new: ColRef) -> exp.Expression:
-    """``expr`` with every reference to the column ``old`` read from ``new`` instead."""
-    out = expr.copy()
-    for c in list(out.find_all(exp.Column)):
-        if c.table == old.table and c.name == old.column:
-            c.replace(col(new))
-    return out
-
-
-def _reads(cond: exp.Expression, table_name: str) -> bool:
-    return any(c.table == table_name for c in cond.find_all(exp.Column))

@@ -10,6 +10,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from services.embedded.cue_amounts import (
+    Agg,
+    Superlative,
+    Threshold,
+    scan_aggs,
+    scan_superlatives,
+    scan_thresholds,
+    settle_extremes,
+)
 from services.embedded.cue_words import (
     AGAINST,
     AGAINST_PREVIOUS,
@@ -20,61 +29,22 @@ from services.embedded.cue_words import (
     HIGH,
     HOW_MUCH_MORE,
     IDIOMS,
-    ORDINAL_RANKS,
     SAME_PERIOD,
     SORT_PHRASE,
-    SPLIT_COMPARATIVE,
     SUPERLATIVES,
     UNIT_WORDS,
 )
 from services.embedded.dates import DateSpec, find_dates
-from services.embedded.lexicon import (
+from services.embedded.lexicon import NUMBER_WORDS, Token, stem, whole_number
+from services.embedded.vocabulary import (
     ADVERB_GRAINS,
-    AVG_WORDS,
     CHANGE_WORDS,
-    COMPARATORS,
     INCLUDE_ZERO,
-    MAX_WORDS,
-    MIN_WORDS,
-    NUMBER_WORDS,
     PCT_CHANGE_WORDS,
     PERCENT_WORDS,
     PERIOD_ABBREV,
-    SUPERLATIVE_HINTS,
     TIME_UNITS,
-    Token,
-    parse_number,
-    stem,
 )
-
-@dataclass(frozen=True)
-class Agg:
-    func: str
-    """``count``, ``sum``, ``avg``, ``min`` or ``max``."""
-    start: int
-    end: int
-
-
-@dataclass(frozen=True)
-class Threshold:
-    op: str
-    number: float | None
-    """``None`` when the comparison is with the average ("more than the average customer")."""
-    start: int
-    end: int
-
-
-@dataclass(frozen=True)
-class Superlative:
-    desc: bool
-    start: int
-    end: int
-    limit: int | None
-    explicit_limit: bool
-    hint: str | None = None
-    """A measure the word itself names ("cheapest" -> price), if any."""
-    offset: int = 0
-    """Rows skipped before the one asked for ("the second highest": 1)."""
 
 
 @dataclass
@@ -89,8 +59,9 @@ class Cues:
     compare_pct: bool = False
     change: bool = False
     change_down: bool = False
-    same_unit: str | None = None
     """The change asked about is a fall ("dropped the most"): rank by the most negative."""
+    same_unit: str | None = None
+    """The unit a change is compared with a year before in ("compared with the same month in 2023")."""
     aggs: list[Agg] = field(default_factory=list)
     thresholds: list[Threshold] = field(default_factory=list)
     superlatives: list[Superlative] = field(default_factory=list)
@@ -114,12 +85,16 @@ class Cues:
 def release_names(cues: Cues, tokens: list[Token], index) -> Cues:
     """A grain word that begins a column's full name is the name ("the *annual budget*", "monthly_fee"),
     not a period grouping; a percent word that ends one ("the *hourly rate*") is not a share asked for."""
+
     def names_column(a: int, b: int) -> bool:
         pair = (tokens[a].stem, tokens[b].stem)
-        return 0 <= a and b < len(tokens) and any(c.kind == "column" and c.strength >= 1.0
-                                                  for c in index.phrases.get(pair, []))
+        return (
+            a >= 0
+            and b < len(tokens)
+            and any(c.kind == "column" and c.strength >= 1.0 for c in index.phrases.get(pair, []))
+        )
 
-    for n, (unit, start, end) in enumerate(list(cues.grains)):
+    for unit, start, end in list(cues.grains):
         if end != start + 1 or end >= len(tokens):
             continue
         if names_column(start, end):
@@ -162,15 +137,15 @@ def scan(tokens: list[Token], text: str) -> Cues:
     _scan_windows(tokens, lows, cues)
     _scan_compare(tokens, lows, cues)
     _scan_grains(tokens, lows, cues)
-    _scan_thresholds(tokens, lows, cues)
-    _scan_aggs(tokens, lows, cues)
+    cues.thresholds = scan_thresholds(tokens, lows, cues.skip)
+    cues.aggs = scan_aggs(tokens, lows, cues.skip)
     for i in range(len(lows) - 1):
         if lows[i] in ("on", "in") and lows[i + 1] in ("average", "avg") and i + 1 not in cues.skip:
             cues.on_average = True
             cues.aggs = [a for a in cues.aggs if a.start != i + 1]
             cues.skip |= {i, i + 1}
-    _scan_superlatives(tokens, lows, cues)
-    _settle_extremes(cues)
+    cues.superlatives = scan_superlatives(tokens, lows, cues.skip)
+    cues.aggs = settle_extremes(cues.aggs, cues.superlatives)
     if cues.sort is not None:
         cues.aggs = [a for a in cues.aggs if a.start not in cues.sort_span]
         cues.superlatives = [s for s in cues.superlatives if s.start not in cues.sort_span]
@@ -183,7 +158,7 @@ def scan(tokens: list[Token], text: str) -> Cues:
 
 
 def _scan_sort(tokens: list[Token], text: str, cues: Cues) -> None:
-    """"sorted from highest to lowest", "in descending order": an order, not a superlative."""
+    """ "sorted from highest to lowest", "in descending order": an order, not a superlative."""
     m = SORT_PHRASE.search(text)
     if m is None:
         return
@@ -203,8 +178,11 @@ def _scan_windows(tokens: list[Token], lows: list[str], cues: Cues) -> None:
         if w == "cumulative" or (w == "running" and i + 1 < n and lows[i + 1] in ("total", "sum", "count", "tally")):
             cues.running = True
             cues.skip.add(i)
-        elif w in ("moving", "rolling", "trailing") and i + 1 < n and lows[i + 1] in (
-                "average", "avg", "mean", "sum", "total"):
+        elif (
+            w in ("moving", "rolling", "trailing")
+            and i + 1 < n
+            and lows[i + 1] in ("average", "avg", "mean", "sum", "total")
+        ):
             width = None
             for j in range(max(0, i - 3), i):
                 if tokens[j].kind == "number" and tokens[j].low.isdigit():
@@ -228,9 +206,14 @@ def _scan_compare(tokens: list[Token], lows: list[str], cues: Cues) -> None:
     stems = [t.stem for t in tokens]
     change = {stem(w) for w in CHANGE_WORDS}
     pct = {stem(w) for w in PCT_CHANGE_WORDS}
-    cues.change = any((s in change or w in CHANGE_WORDS) and not (
-        w in ("fell", "fall", "falls", "falling") and lows[i + 1:i + 2] in (["on"], ["into"], ["within"], ["onto"]))
-        for i, (s, w) in enumerate(zip(stems, lows)))  # "fell on a Sunday": a date, not a fall
+    cues.change = any(
+        (s in change or w in CHANGE_WORDS)
+        and not (
+            w in ("fell", "fall", "falls", "falling")
+            and lows[i + 1 : i + 2] in (["on"], ["into"], ["within"], ["onto"])
+        )
+        for i, (s, w) in enumerate(zip(stems, lows))
+    )  # "fell on a Sunday": a date, not a fall
     text_all = " ".join(lows)
     if BY_HOW_MUCH.search(text_all) or AGAINST_PREVIOUS.search(text_all):
         cues.change = True  # "by how much did X exceed Y", "X against the unit before"
@@ -250,13 +233,22 @@ def _scan_compare(tokens: list[Token], lows: list[str], cues: Cues) -> None:
         elif w in PERIOD_ABBREV:
             cues.compare_unit = PERIOD_ABBREV[w]
             cues.skip.add(i)
-        elif (w in UNIT_WORDS and i + 2 < len(lows) and lows[i + 1] in ("over", "on", "to", "vs")
-              and UNIT_WORDS.get(lows[i + 2]) == UNIT_WORDS[w]):
+        elif (
+            w in UNIT_WORDS
+            and i + 2 < len(lows)
+            and lows[i + 1] in ("over", "on", "to", "vs")
+            and UNIT_WORDS.get(lows[i + 2]) == UNIT_WORDS[w]
+        ):
             cues.compare_unit = UNIT_WORDS[w]
             cues.skip |= {i, i + 1, i + 2}
     for i, w in enumerate(lows):
-        if (w in ("previous", "prior", "preceding", "last") and i + 1 < len(lows) and lows[i + 1] in UNIT_WORDS
-                and cues.change and any(x in AGAINST for x in lows[max(0, i - 4):i])):
+        if (
+            w in ("previous", "prior", "preceding", "last")
+            and i + 1 < len(lows)
+            and lows[i + 1] in UNIT_WORDS
+            and cues.change
+            and any(x in AGAINST for x in lows[max(0, i - 4) : i])
+        ):
             # "compared with the previous month" names the comparison, not a window of dates
             cues.compare_unit = cues.compare_unit or UNIT_WORDS[lows[i + 1]]
             for d in [d for d in cues.dates if d.start <= i < d.end]:
@@ -268,7 +260,7 @@ def _scan_compare(tokens: list[Token], lows: list[str], cues: Cues) -> None:
     if m and (cues.change or "same" in lows or "earlier" in lows or "ago" in lows):
         # "compared with the same quarter a year earlier": year over year, whatever the grain
         cues.compare_unit = "year"
-        first = len(text[:m.start()].split())
+        first = len(text[: m.start()].split())
         span = set(range(first, first + len(m.group(0).split())))
         for d in [d for d in cues.dates if set(range(d.start, d.end)) & span]:
             cues.dates.remove(d)
@@ -288,8 +280,11 @@ def _scan_grains(tokens: list[Token], lows: list[str], cues: Cues) -> None:
     for i, w in enumerate(lows):
         if i in cues.skip:
             continue
-        if w in ("weekday", "weekdays", "day-of-week") or (
-                w == "day" and lows[i + 1:i + 3] == ["of", "week"]) or (w == "day" and lows[i + 1:i + 4] == ["of", "the", "week"]):
+        if (
+            w in ("weekday", "weekdays", "day-of-week")
+            or (w == "day" and lows[i + 1 : i + 3] == ["of", "week"])
+            or (w == "day" and lows[i + 1 : i + 4] == ["of", "the", "week"])
+        ):
             end = i + 1 if w != "day" else (i + 3 if lows[i + 2] == "week" else i + 4)
             start = i - 1 if i > 0 and lows[i - 1] in GRAIN_LEAD | {"the"} else i
             cues.grains.append(("weekday", start, end))
@@ -305,20 +300,27 @@ def _scan_grains(tokens: list[Token], lows: list[str], cues: Cues) -> None:
             if lows[i - 1] == "each" and i > 1 and lows[i - 2] in ("for", "in"):
                 start = i - 2
             if lows[i - 1] in ("a", "an", "for", "over") and not (i > 1 and lows[i - 2] in ("per", "times")):
-                if lows[i - 1] in ("a", "an", "for", "over"):
-                    continue
+                continue
             cues.grains.append((UNIT_WORDS[w], start, i + 1))
             cues.skip |= set(range(start, i + 1))
-        elif w in UNIT_WORDS and i > 1 and lows[i - 2] in ("each", "every", "per") and re.fullmatch(
-                r"(?:19|20)\d\d", lows[i - 1]):
+        elif (
+            w in UNIT_WORDS
+            and i > 1
+            and lows[i - 2] in ("each", "every", "per")
+            and re.fullmatch(r"(?:19|20)\d\d", lows[i - 1])
+        ):
             cues.grains.append((UNIT_WORDS[w], i - 2, i + 1))  # "each 2023 month"
             cues.skip |= {i - 2, i}
-        elif w in UNIT_WORDS and i > 1 and _counted(tokens, i - 1) and (
-                lows[i - 2] in ("which", "what") or lows[i - 2] == "the" and i > 2 and lows[i - 3] in ("of", "among")):
+        elif (
+            w in UNIT_WORDS
+            and i > 1
+            and _counted(tokens, i - 1)
+            and (lows[i - 2] in ("which", "what") or lows[i - 2] == "the" and i > 2 and lows[i - 3] in ("of", "among"))
+        ):
             # "which two weeks", "of the N years, which one": the periods themselves
             start = i - 2 if lows[i - 2] in ("which", "what") else i - 3
             cues.grains.append((UNIT_WORDS[w], start if lows[start] in ("which", "what") else i, i + 1))
-            cues.grain_limit = int(parse_number(tokens[i - 1])) if lows[start] in ("which", "what") else None
+            cues.grain_limit = whole_number(tokens[i - 1]) if lows[start] in ("which", "what") else None
             cues.skip |= set(range(start, i + 1))
         elif w in UNIT_WORDS and i > 0 and lows[i - 1] in SUPERLATIVES:
             cues.grains.append((UNIT_WORDS[w], i, i + 1))  # "the busiest month", "the best quarter"
@@ -334,200 +336,10 @@ def _scan_grains(tokens: list[Token], lows: list[str], cues: Cues) -> None:
 def _counted(tokens: list[Token], i: int) -> bool:
     """A count before a noun: "three", "12"."""
     tok = tokens[i]
-    return (tok.kind == "number" and tok.low.isdigit() and len(tok.low) < 4
-            or tok.low in NUMBER_WORDS and tok.low not in ("a", "single", "one"))
-
-
-def _number_at(tokens: list[Token], i: int) -> float | None:
-    if i >= len(tokens):
-        return None
-    tok = tokens[i]
-    if tok.kind == "number" and re.fullmatch(r"\d{4}-\d{2}(-\d{2})?", tok.low):
-        return None
-    return parse_number(tok) if tok.kind == "number" or tok.low in NUMBER_WORDS else None
-
-
-def _scan_thresholds(tokens: list[Token], lows: list[str], cues: Cues) -> None:
-    i, n = 0, len(lows)
-    while i < n:
-        matched = False
-        for words, op in COMPARATORS:
-            k = len(words)
-            if words[0] in ("or",):
-                continue
-            if tuple(lows[i:i + k]) == words and i + k < n and i + k not in cues.skip:
-                j = i + k
-                if lows[j] == "$":
-                    j += 1
-                number = _number_at(tokens, j)
-                avg = j + (lows[j] == "the") if j < n else j
-                if number is None and avg < n and lows[avg] in ("average", "avg", "mean"):
-                    cues.thresholds.append(Threshold(op, None, i, avg + 1))  # "more than the average"
-                    cues.skip |= set(range(i, avg + 1))
-                    i = avg + 1
-                    matched = True
-                    break
-                if number is not None and tokens[j].low not in ("a", "single"):
-                    cues.thresholds.append(Threshold(op, number, i, j + 1))
-                    cues.skip |= set(range(i, j + 1))
-                    i = j + 1
-                    matched = True
-                    break
-        if matched:
-            continue
-        if lows[i] in SPLIT_COMPARATIVE and i not in cues.skip:
-            # "more orders than the average": the noun sits between the comparative and 'than'
-            for j in (i + 2, i + 3):
-                avg = j + 1 + (j + 1 < n and lows[j + 1] == "the")
-                if j < n and lows[j] == "than" and avg < n and lows[avg] in ("average", "avg", "mean"):
-                    cues.thresholds.append(Threshold(SPLIT_COMPARATIVE[lows[i]], None, i, i + 1))
-                    cues.skip |= {i} | set(range(j, avg + 1))
-                    break
-        number = _number_at(tokens, i) if i not in cues.skip and (
-            tokens[i].kind == "number" or lows[i] not in ("a", "single")) else None
-        if number is not None and i + 2 < n and lows[i + 1] == "or" and lows[i + 2] in ("more", "less", "fewer"):
-            op = ">=" if lows[i + 2] == "more" else "<="
-            cues.thresholds.append(Threshold(op, number, i, i + 3))
-            cues.skip |= {i, i + 1, i + 2}
-            i += 3
-            continue
-        if (number is not None and i + 2 < n and lows[i + 1] == "or" and lows[i + 2] in ("above", "over")):
-            cues.thresholds.append(Threshold(">=", number, i, i + 3))
-            cues.skip |= {i, i + 1, i + 2}
-            i += 3
-            continue
-        if lows[i] == "between" and i + 3 < n and i not in cues.skip:
-            a, b = _number_at(tokens, i + 1), _number_at(tokens, i + 3)
-            if a is not None and b is not None and lows[i + 2] == "and":
-                cues.thresholds.append(Threshold(">=", a, i, i + 4))
-                cues.thresholds.append(Threshold("<=", b, i, i + 4))
-                cues.skip |= set(range(i, i + 4))
-                i += 4
-                continue
-        i += 1
-
-
-def _scan_aggs(tokens: list[Token], lows: list[str], cues: Cues) -> None:
-    n = len(lows)
-    for i, w in enumerate(lows):
-        if i in cues.skip:
-            continue
-        if w == "how" and i + 1 < n and lows[i + 1] == "many":
-            cues.aggs.append(Agg("count", i, i + 2))
-        elif w == "how" and i + 1 < n and lows[i + 1] == "much":
-            cues.aggs.append(Agg("sum", i, i + 2))
-        elif w == "number" and i + 1 < n and lows[i + 1] == "of":
-            cues.aggs.append(Agg("count", i, i + 2))
-        elif (w in ("count", "counts", "tally") and not (i > 0 and lows[i - 1] in ("page", "word"))) or (
-                w in ("volume", "volumes") and i > 0 and lows[i - 1] not in ("sales", "unit", "units")):
-            cues.aggs.append(Agg("count", i, i + 1))
-        elif w in ("total", "sum", "combined") and not (i + 1 < n and lows[i + 1] == "number") and not (
-                i > 0 and lows[i - 1] == "in" and (i + 1 >= n or tokens[i + 1].kind == "punct" or lows[i + 1] in (
-                    "for", "on", "in", "during", "from", "over", "across", "by"))):  # "paid in total for": adverbial
-            cues.aggs.append(Agg("sum", i, i + 1))
-        elif w in AVG_WORDS:
-            cues.aggs.append(Agg("avg", i, i + 1))
-        elif w in ("maximum", "max", "highest", "largest", "biggest", "greatest", "peak") or (
-                w == "most" and i + 1 < n and lows[i + 1] == "expensive"):
-            cues.aggs.append(Agg("max", i, i + 1))
-        elif w in ("first", "earliest") and not (i + 1 < n and (tokens[i + 1].kind == "number" or lows[i + 1] in NUMBER_WORDS)):
-            cues.aggs.append(Agg("min", i, i + 1))  # "first order date": only becomes a measure before a date
-        elif w in ("last", "latest", "newest") and not (
-                i + 1 < n and (tokens[i + 1].kind == "number" or lows[i + 1] in NUMBER_WORDS)):
-            cues.aggs.append(Agg("max", i, i + 1))
-        elif w in ("minimum", "min", "lowest", "smallest", "cheapest") or (
-                w == "least" and i + 1 < n and lows[i + 1] == "expensive"):
-            cues.aggs.append(Agg("min", i, i + 1))
-
-
-def _settle_extremes(cues: Cues) -> None:
-    """A max/min word is a ranking, not the aggregate, when it ranks a list ("the 3 highest paid") or
-    qualifies another aggregate ("the highest total salary": rank by the total)."""
-    ranked = {i for s in cues.superlatives if s.explicit_limit for i in range(s.start, s.end)}
-    keep = []
-    for n, agg in enumerate(cues.aggs):
-        nxt = cues.aggs[n + 1] if n + 1 < len(cues.aggs) else None
-        if agg.func in ("max", "min") and (agg.start in ranked or (nxt is not None and nxt.start == agg.end)):
-            continue
-        keep.append(agg)
-    cues.aggs = keep
-
-
-def _scan_superlatives(tokens: list[Token], lows: list[str], cues: Cues) -> None:
-    n = len(lows)
-    i = 0
-    while i < n:
-        w = lows[i]
-        if i in cues.skip:
-            i += 1
-            continue
-        if w in ("top", "bottom", "first", "last") and i + 1 < n:
-            number = _number_at(tokens, i + 1)
-            if number is not None and number == int(number) and i + 1 not in cues.skip:
-                desc = w in ("top", "first")
-                end = i + 2
-                hint_desc, hint, end = _following_superlative(lows, end, desc)
-                cues.superlatives.append(Superlative(hint_desc, i, end, int(number), True, hint))
-                cues.skip |= set(range(i, end))
-                i = end
-                continue
-            if w in ("top", "bottom") and lows[i + 1] not in ("of",):
-                desc = w == "top"
-                hint_desc, hint, end = _following_superlative(lows, i + 1, desc)
-                cues.superlatives.append(Superlative(hint_desc, i, end, None, False, hint))
-                cues.skip |= set(range(i, end))
-                i = end
-                continue
-        number = _number_at(tokens, i)
-        if (number is not None and (tokens[i].kind == "number" or lows[i] not in ("a", "single", "one"))
-                and i + 1 < n and lows[i + 1] in SUPERLATIVES
-                and number == int(number) and 0 < number < 1000):
-            desc, hint, end = _following_superlative(lows, i + 1, True)
-            cues.superlatives.append(Superlative(desc, i, end, int(number), True, hint))
-            cues.skip |= set(range(i, end))
-            i = end
-            continue
-        parts = w.split("-")
-        if len(parts) == 2 and parts[0] in ORDINAL_RANKS and parts[1] in SUPERLATIVES:
-            # "the second-highest": one row, after the ones ranked above it
-            desc, hint, _end = _following_superlative([parts[1]], 0, True)
-            start = i - 1 if i > 0 and lows[i - 1] == "the" else i
-            cues.superlatives.append(Superlative(desc, start, i + 1, 1, True, hint,
-                                                 offset=ORDINAL_RANKS[parts[0]] - 1))
-            cues.skip.add(i)
-            i += 1
-            continue
-        if w in SUPERLATIVES and not (i + 1 < n and lows[i + 1] == "of"):
-            desc, hint, end = _following_superlative(lows, i, True)
-            start = i - 1 if i > 0 and lows[i - 1] == "the" else i
-            rank = ORDINAL_RANKS.get(lows[i - 1]) if i > 0 else None
-            if rank is not None:
-                # "the second highest": one row, after the ones ranked above it
-                start = i - 2 if i > 1 and lows[i - 2] == "the" else i - 1
-                cues.skip.add(i - 1)
-                cues.superlatives.append(Superlative(desc, start, end, 1, True, hint, offset=rank - 1))
-            else:
-                cues.superlatives.append(Superlative(desc, start, end, None, False, hint))
-            i = end
-            continue
-        i += 1
-
-
-def _following_superlative(lows: list[str], i: int, default_desc: bool) -> tuple[bool, str | None, int]:
-    """Direction and measure hint of a superlative at ``i`` ("most expensive", "cheapest", "least")."""
-    if i >= len(lows):
-        return default_desc, None, i
-    w = lows[i]
-    if w in ("most", "least") and i + 1 < len(lows) and lows[i + 1] in SUPERLATIVE_HINTS:
-        d, hint = SUPERLATIVE_HINTS[lows[i + 1]]
-        return (d if w == "most" else not d), hint, i + 2
-    if w in SUPERLATIVE_HINTS:
-        d, hint = SUPERLATIVE_HINTS[w]
-        return d, hint, i + 1
-    if w in MAX_WORDS:
-        return True, None, i + 1
-    if w in MIN_WORDS:
-        return False, None, i + 1
-    if w in COMPARATIVES:
-        return COMPARATIVES[w], None, i + 1
-    return default_desc, None, i
+    return (
+        tok.kind == "number"
+        and tok.low.isdigit()
+        and len(tok.low) < 4
+        or tok.low in NUMBER_WORDS
+        and tok.low not in ("a", "single", "one")
+    )

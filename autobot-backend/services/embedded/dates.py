@@ -1,9 +1,11 @@
-"""Date phrases: years, quarters, halves, months, ISO days, ranges, and windows relative to the data.
+"""Date phrases: each date phrase of a question with the tokens it covers, as a :class:`DateSpec`.
 
 Every absolute phrase becomes a half-open range ``[lo, hi)`` of calendar days, so "in Q3 2024"
-is ``>= 2024-07-01 AND < 2024-10-01`` (portable, and right at both period boundaries).
-"Last N months" has no fixed dates: it is relative to the latest date in the data, which only the
-database knows, so it stays symbolic (:class:`Relative`) until the SQL is built.
+is ``>= 2024-07-01 AND < 2024-10-01`` (portable, and right at both period boundaries): one period
+(:mod:`.period_phrases`), a range between two ("between March and May 2024"), or an open end ("since
+2023", "on or before 15 December", "until the end of March"). "Last N months" has no fixed dates: it
+is relative to the latest date in the data, which only the database knows, so it stays symbolic
+(:class:`~.period_phrases.Relative`) until the SQL is built.
 """
 
 from __future__ import annotations
@@ -11,34 +13,21 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
+from typing import cast
 
-from services.embedded.lexicon import MONTHS, NUMBER_WORDS, Token
-
-_ISO = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
-_ISO_MONTH = re.compile(r"^(\d{4})-(\d{2})$")
-_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
-             "last": 4, "final": 4}
-_UNITS = {"day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month", "months": "month",
-          "quarter": "quarter", "quarters": "quarter", "year": "year", "years": "year"}
-_HOLIDAYS = {("new", "year", "eve"): (12, 31), ("new", "year", "day"): (1, 1), ("christmas", "eve"): (12, 24),
-             ("christmas", "day"): (12, 25), ("boxing", "day"): (12, 26), ("valentine", "day"): (2, 14),
-             ("halloween",): (10, 31), ("independence", "day"): (7, 4)}
-_RECENT = {"last", "past", "previous", "recent", "latest", "trailing", "most"}
-
-
-@dataclass(frozen=True)
-class Period:
-    lo: dt.date
-    hi: dt.date
-    """Exclusive end."""
-    grain: str
-    """``day``, ``month``, ``quarter``, ``half``, ``year``: what the phrase named."""
-
-
-@dataclass(frozen=True)
-class Relative:
-    unit: str
-    n: int
+from services.embedded.lexicon import MONTHS, Token
+from services.embedded.period_phrases import (
+    ORDINALS,
+    Period,
+    Relative,
+    borrowed_year,
+    edge_of,
+    month_end,
+    period_at,
+    recurring_at,
+    relative_at,
+    year_at,
+)
 
 
 @dataclass(frozen=True)
@@ -58,289 +47,10 @@ class DateSpec:
     December", ``("quarter", 4)`` for a bare Q4, ``("first_day", 1)`` / ``("last_day", 1)`` for the
     first or last day of any month, ``("last_day", 3)`` of any quarter, ``("last_day", 12)`` of a year."""
 
-
-def _year(tok: Token) -> int | None:
-    if tok.kind == "number" and re.fullmatch(r"(19|20)\d\d", tok.low):
-        return int(tok.low)
-    return None
-
-
-def _month_end(year: int, month: int) -> dt.date:
-    return dt.date(year + (month == 12), month % 12 + 1, 1)
-
-
-def _period_at(tokens: list[Token], i: int) -> tuple[Period, int] | None:
-    """A named period starting at token ``i``: returns it and the index after it."""
-    n = len(tokens)
-    t = tokens[i]
-    low = t.low
-    m = _ISO.match(low)
-    if t.kind == "number" and m:
-        day = dt.date(int(m[1]), int(m[2]), int(m[3]))
-        return Period(day, day + dt.timedelta(days=1), "day"), i + 1
-    m = _ISO_MONTH.match(low)
-    if t.kind == "number" and m and 1 <= int(m[2]) <= 12:
-        y, mo = int(m[1]), int(m[2])
-        return Period(dt.date(y, mo, 1), _month_end(y, mo), "month"), i + 1
-    year = _year(t)
-    if year is not None:
-        return Period(dt.date(year, 1, 1), dt.date(year + 1, 1, 1), "year"), i + 1
-    # "Q3 2024", "Q3 of 2024", "2024 Q3"
-    qm = re.fullmatch(r"q([1-4])", low)
-    hm = re.fullmatch(r"h([12])", low)
-    j = i + 1
-    if j < n and tokens[j].low == "of":
-        j += 1
-    if (qm or hm) and j < n and _year(tokens[j]) is not None:
-        y = _year(tokens[j])
-        if qm:
-            q = int(qm[1])
-            return Period(dt.date(y, 3 * q - 2, 1), _month_end(y, 3 * q), "quarter"), j + 1
-        h = int(hm[1])
-        return Period(dt.date(y, 6 * h - 5, 1), _month_end(y, 6 * h), "half"), j + 1
-    # "the third quarter of 2024", "first half of 2024"
-    if low in _ORDINALS and i + 1 < n and tokens[i + 1].low in ("quarter", "half"):
-        j = i + 2
-        if j < n and tokens[j].low in ("of", "in"):
-            j += 1
-        if j < n and _year(tokens[j]) is not None:
-            y, k = _year(tokens[j]), _ORDINALS[low]
-            if tokens[i + 1].low == "quarter":
-                return Period(dt.date(y, 3 * k - 2, 1), _month_end(y, 3 * k), "quarter"), j + 1
-            k = min(k, 2)
-            return Period(dt.date(y, 6 * k - 5, 1), _month_end(y, 6 * k), "half"), j + 1
-    # "15 March 2024", "1 November, 2024"
-    if t.kind == "number" and low.isdigit() and 1 <= int(low) <= 31 and i + 3 < n and tokens[i + 1].low == "of" \
-            and tokens[i + 2].low in MONTHS and tokens[i + 2].kind == "word" and _year(tokens[i + 3]) is not None:
-        try:
-            day = dt.date(_year(tokens[i + 3]), MONTHS[tokens[i + 2].low], int(low))  # "the 3rd of March 2024"
-        except ValueError:
-            return None
-        return Period(day, day + dt.timedelta(days=1), "day"), i + 4
-    if t.kind == "number" and low.isdigit() and 1 <= int(low) <= 31 and i + 2 < n and tokens[i + 1].low in MONTHS \
-            and tokens[i + 1].kind == "word":
-        k = i + 2 + (tokens[i + 2].low in (",", "of"))
-        if k < n and _year(tokens[k]) is not None:
-            try:
-                day = dt.date(_year(tokens[k]), MONTHS[tokens[i + 1].low], int(low))
-            except ValueError:
-                return None
-            return Period(day, day + dt.timedelta(days=1), "day"), k + 1
-    # holidays with a fixed date, then the year
-    holiday = _holiday_at(tokens, i)
-    if holiday is not None:
-        k = holiday[2]
-        k += k < n and tokens[k].low in (",", "of", "in")
-        if k < n and _year(tokens[k]) is not None:
-            day = dt.date(_year(tokens[k]), *holiday[:2])
-            return Period(day, day + dt.timedelta(days=1), "day"), k + 1
-    # "March 2024", "March of 2024", "March 5, 2024"
-    if t.kind == "word" and low in MONTHS and (low != "may" or t.text[0].isupper()):
-        mo = MONTHS[low]
-        j = i + 1
-        if j < n and tokens[j].low == "of":
-            j += 1
-        if j < n and _year(tokens[j]) is not None:
-            y = _year(tokens[j])
-            return Period(dt.date(y, mo, 1), _month_end(y, mo), "month"), j + 1
-        if j < n and tokens[j].kind == "number" and tokens[j].low.isdigit() and 1 <= int(tokens[j].low) <= 31:
-            k = j + 1
-            if k < n and tokens[k].low == ",":
-                k += 1
-            if k < n and _year(tokens[k]) is not None:
-                day = dt.date(_year(tokens[k]), mo, int(tokens[j].low))
-                return Period(day, day + dt.timedelta(days=1), "day"), k + 1
-    return None
-
-
-def _holiday_at(tokens: list[Token], i: int) -> tuple[int, int, int] | None:
-    """A holiday with a fixed date at token ``i``: (month, day, index after it)."""
-    for size in (3, 2, 1):
-        found = _HOLIDAYS.get(tuple(t.low for t in tokens[i:i + size]))
-        if found is not None and len(tokens[i:i + size]) == size:
-            return found[0], found[1], i + size
-    return None
-
-
-def _edge_of(tokens: list[Token], i: int) -> tuple[Period, int] | None:
-    """"the last day of December 2024", "the first week of 2024": the period at one end of another."""
-    if tokens[i].low not in ("first", "last", "final", "opening", "closing") or i + 3 >= len(tokens):
-        return None
-    count, k = 1, i + 1
-    word = tokens[k].low
-    if (word.isdigit() or word in NUMBER_WORDS and word not in ("a", "single")) and k + 1 < len(tokens):
-        count, k = (int(word) if word.isdigit() else NUMBER_WORDS[word]), k + 1  # "the opening five weeks of"
-    unit = _UNITS.get(tokens[k].low)
-    if unit is None or k + 2 >= len(tokens) or tokens[k + 1].low != "of" or count < 1:
-        return None
-    found = _period_at(tokens, k + 2)
-    if found is None:
-        return None
-    outer, j = found
-    first = tokens[i].low in ("first", "opening")
-    if count > 1 and unit in ("day", "week"):
-        days = count * (1 if unit == "day" else 7)
-        lo = outer.lo if first else outer.hi - dt.timedelta(days=days)
-        return Period(lo, lo + dt.timedelta(days=days), "days"), j
-    if count > 1 and unit == "month":
-        y, m = (outer.lo.year, outer.lo.month) if first else (outer.hi.year, outer.hi.month - count)
-        while m < 1:
-            y, m = y - 1, m + 12
-        lo = dt.date(y, m, 1)
-        y2, m2 = y + (m - 1 + count) // 12, (m - 1 + count) % 12 + 1
-        return Period(lo, dt.date(y2, m2, 1), "months"), j
-    if unit == "day":
-        day = outer.lo if first else outer.hi - dt.timedelta(days=1)
-        return Period(day, day + dt.timedelta(days=1), "day"), j
-    if unit == "week":
-        lo = outer.lo if first else outer.hi - dt.timedelta(days=7)
-        return Period(lo, lo + dt.timedelta(days=7), "week"), j
-    if unit in ("month", "quarter"):
-        months = 1 if unit == "month" else 3
-        if first:
-            lo = outer.lo
-        else:
-            y, m = outer.hi.year, outer.hi.month - months
-            while m < 1:
-                y, m = y - 1, m + 12
-            lo = dt.date(y, m, 1)
-        y, m = lo.year, lo.month + months
-        while m > 12:
-            y, m = y + 1, m - 12
-        return Period(lo, dt.date(y, m, 1), unit), j
-    return None
-
-
-def _borrowed_year(tokens: list[Token], i: int) -> tuple[Period, int] | None:
-    """The first end of a range, in the second end's year, or the year before when it would otherwise
-    come after it (a December day "to" a January day of a year)."""
-    found = _first_end(tokens, i)
-    if found is None:
-        return None
-    first, j = found
-    second = _period_at(tokens, j + 1)
-    if second is not None and first.lo > second[0].lo:
-        try:
-            return Period(first.lo.replace(year=first.lo.year - 1), first.hi.replace(year=first.hi.year - 1),
-                          first.grain), j
-        except ValueError:
-            return None
-    return found
-
-
-def _first_end(tokens: list[Token], i: int) -> tuple[Period, int] | None:
-    """"from Q3 to Q4 <year>", "between March and May <year>", "between <month> <day> and <month> <day>,
-    <year>": the first period takes the second's year."""
-    n = len(tokens)
-    low = tokens[i].low
-    day = None
-    j = i + 1
-    if low in MONTHS and j < n and tokens[j].kind == "number" and tokens[j].low.isdigit() \
-            and 1 <= int(tokens[j].low) <= 31:
-        day, j = int(tokens[j].low), j + 1
-    elif low.isdigit() and 1 <= int(low) <= 31 and j < n and tokens[j].low in MONTHS and tokens[j].kind == "word":
-        day, low, j = int(low), tokens[j].low, j + 1  # "3 May to 9 May 2021"
-    elif low.isdigit() and 1 <= int(low) <= 31 and j + 1 < n and tokens[j].low in ("to", "through", "until", "till",
-                                                                                 "-", "and"):
-        second = _period_at(tokens, j + 1)  # "25 to 31 October 2024": the first day in the second's month
-        if second is None or second[0].grain != "day" or second[0].lo.day <= int(low):
-            return None
-        first = second[0].lo.replace(day=int(low))
-        return Period(first, first + dt.timedelta(days=1), "day"), j
-    else:
-        holiday = _holiday_at(tokens, i)
-        if holiday is not None:
-            j = holiday[2]
-            if j + 1 < n and tokens[j].low in ("and", "to", "through", "until", "till", "-"):
-                second = _period_at(tokens, j + 1)
-                if second is not None and second[0].grain == "day":
-                    first = dt.date(second[0].lo.year, *holiday[:2])
-                    return Period(first, first + dt.timedelta(days=1), "day"), j
-            return None
-    if j + 1 >= n or tokens[j].low not in ("and", "to", "through", "until", "till", "-"):
-        return None
-    second = _period_at(tokens, j + 1)
-    if second is None or second[0].grain not in ("quarter", "month", "day"):
-        return None
-    year = second[0].lo.year
-    qm = re.fullmatch(r"q([1-4])", low)
-    if qm and second[0].grain == "quarter":
-        q = int(qm[1])
-        return Period(dt.date(year, 3 * q - 2, 1), _month_end(year, 3 * q), "quarter"), j
-    if low in MONTHS and day is None and second[0].grain == "month":
-        mo = MONTHS[low]
-        return Period(dt.date(year, mo, 1), _month_end(year, mo), "month"), j
-    if low in MONTHS and day is not None and second[0].grain == "day":
-        try:
-            first = dt.date(year, MONTHS[low], day)
-        except ValueError:
-            return None
-        return Period(first, first + dt.timedelta(days=1), "day"), j
-    return None
-
-
-_RECURRING_LEAD = {"in", "during", "for", "of", "on", "through", "throughout", ",", "each", "every", "only", "from",
-                   "to", "and", "versus", "vs", "between", "with"}
-_EDGE_UNITS = {"month": 1, "quarter": 3, "year": 12}
-_NOT_ATTRIBUTIVE = frozenset({"is", "was", "were", "are", "and", "or", "to", "through", "until", "till", "vs", "versus",
-                              "compared", "with", "against", "than", "of", "in", "on", "first", "then"})
-
-
-def _recurring_at(tokens: list[Token], i: int) -> tuple[tuple[str, int], int, int] | None:
-    """A period named without its year (a bare month or quarter) or a day at the edge of every
-    month, quarter or year (its first or last day, in any year): (recurring, start, end)."""
-    n = len(tokens)
-    t = tokens[i]
-    low = t.low
-    nxt = tokens[i + 1] if i + 1 < n else None
-    if nxt is not None and (nxt.kind == "number" or nxt.low == "of" and i + 2 < n and _year(tokens[i + 2])):
-        return None
-    lead = tokens[i - 1].low if i > 0 else ""
-    lead_ok = lead in _RECURRING_LEAD or lead == "the" and i > 1 and tokens[i - 2].low in _RECURRING_LEAD
-    start = i - 1 if lead in _RECURRING_LEAD else (i - 2 if lead == "the" and lead_ok else i)
-    attributive = nxt is not None and nxt.kind == "word" and nxt.low not in _NOT_ATTRIBUTIVE  # "December revenue"
-    named = t.kind == "word" and low in MONTHS and len(low) > 3 and t.text[0].isupper() and low not in (
-        "may", "march") and not (i > 0 and tokens[i - 1].kind == "number") and attributive
-    if t.kind == "word" and low in MONTHS and (len(low) > 3 or t.text[0].isupper()) and (lead_ok or named) \
-            and (low not in ("may", "march") or t.text[0].isupper()):
-        return ("month", MONTHS[low]), start, i + 1  # "in December", "December revenue"
-    qm = re.fullmatch(r"q([1-4])", low)
-    if qm and (lead_ok or attributive):
-        return ("quarter", int(qm[1])), start, i + 1  # "in Q4", "Q4 revenue"
-    nth = {"first": 1, "second": 2, "third": 3, "fourth": 4, "last": 4, "final": 4}.get(low)
-    if nth and i + 4 < n and tokens[i + 1].low == "quarter" and tokens[i + 2].low == "of" \
-            and tokens[i + 3].low in ("each", "every", "any", "a") and tokens[i + 4].low == "year":
-        begin = i - 1 if i > 0 and tokens[i - 1].low == "the" else i
-        begin = begin - 1 if begin > 0 and tokens[begin - 1].low in _RECURRING_LEAD else begin
-        return ("quarter", nth), begin, i + 5  # "the third quarter of every year"
-    if low in ("first", "last", "final") and i + 3 < n and tokens[i + 1].low == "day" and tokens[i + 2].low == "of":
-        k = i + 3
-        while k < n and tokens[k].low in ("a", "an", "each", "every", "any", "the", "calendar"):
-            k += 1
-        if k < n and tokens[k].low in _EDGE_UNITS and not (k + 1 < n and _year(tokens[k + 1])):
-            edge = "first_day" if low == "first" else "last_day"
-            begin = i - 1 if i > 0 and tokens[i - 1].low == "the" else i
-            begin = begin - 1 if begin > 0 and tokens[begin - 1].low in ("on", "in") else begin
-            return (edge, _EDGE_UNITS[tokens[k].low]), begin, k + 1
-    return None
-
-
-def _relative_at(tokens: list[Token], i: int) -> tuple[Relative, int, int] | None:
-    """``last 3 months`` / ``the past year`` / ``this month``: (relative, start, end)."""
-    n = len(tokens)
-    t = tokens[i]
-    if t.low not in _RECENT and t.low not in ("this", "current"):
-        return None
-    j = i + 1
-    if t.low == "most" and j < n and tokens[j].low == "recent":
-        j += 1
-    count = 1
-    if j < n and (tokens[j].low.isdigit() or tokens[j].low in NUMBER_WORDS):
-        count = int(tokens[j].low) if tokens[j].low.isdigit() else NUMBER_WORDS[tokens[j].low]
-        j += 1
-    if j < n and tokens[j].low in _UNITS and count > 0:
-        return Relative(_UNITS[tokens[j].low], count), i, j + 1
-    return None
+    @property
+    def named_period(self) -> Period:
+        """The single named period of a phrase that names one (``period`` is set)."""
+        return cast(Period, self.period)
 
 
 def find_dates(tokens: list[Token]) -> list[DateSpec]:
@@ -356,20 +66,20 @@ def find_dates(tokens: list[Token]) -> list[DateSpec]:
     while i < n:
         low = tokens[i].low
         start = i - 1 if i > 0 and tokens[i - 1].low in ("the",) else i
-        edge = _edge_of(tokens, i)
+        edge = edge_of(tokens, i)
         if edge is not None:
             p, j = edge
             s = start - 1 if start > 0 and tokens[start - 1].low in ("in", "on", "during", "for") else start
             out.append(DateSpec(s, j, lo=p.lo, hi=p.hi, period=p))
             i = j
             continue
-        day_edge = _recurring_at(tokens, i) if low in ("first", "last", "final", "second", "third", "fourth") else None
+        day_edge = recurring_at(tokens, i) if low in ("first", "last", "final", "second", "third", "fourth") else None
         if day_edge is not None:
             rec, s, e = day_edge
             out.append(DateSpec(s, e, recurring=rec))
             i = e
             continue
-        rel = _relative_at(tokens, i)
+        rel = relative_at(tokens, i)
         if rel is not None:
             relative, s, e = rel
             s = s - 1 if s > 0 and tokens[s - 1].low in ("the",) else s
@@ -378,11 +88,11 @@ def find_dates(tokens: list[Token]) -> list[DateSpec]:
             i = e
             continue
         if low in ("between", "from") and i + 1 < n:
-            first = _period_at(tokens, i + 1) or _borrowed_year(tokens, i + 1)
+            first = period_at(tokens, i + 1) or borrowed_year(tokens, i + 1)
             if first is not None:
                 p1, j = first
                 if j < n and tokens[j].low in ("and", "to", "through", "until", "till", "-"):
-                    second = _period_at(tokens, j + 1)
+                    second = period_at(tokens, j + 1)
                     if second is not None:
                         p2, k = second
                         out.append(DateSpec(i, k, lo=p1.lo, hi=p2.hi, parts=(p1, p2)))
@@ -392,22 +102,34 @@ def find_dates(tokens: list[Token]) -> list[DateSpec]:
                     out.append(DateSpec(i, j, lo=p1.lo))
                     i = j
                     continue
-        if low == "up" and i + 2 < n and tokens[i + 1].low == "to" and _period_at(tokens, i + 2) is None \
-                and i + 4 < n and tokens[i + 2].low == "the" and tokens[i + 3].low in ("end", "close"):
+        if (
+            low == "up"
+            and i + 2 < n
+            and tokens[i + 1].low == "to"
+            and period_at(tokens, i + 2) is None
+            and i + 4 < n
+            and tokens[i + 2].low == "the"
+            and tokens[i + 3].low in ("end", "close")
+        ):
             low = "until"  # "up to the end of February": until then
         if low in ("since", "after", "before", "until", "till", "through", "starting", "prior", "up") and i + 1 < n:
             k = i + 1
             if (low == "prior" or tokens[i].low == "up") and tokens[k].low == "to":
                 k += 1
-            if tokens[k].low == "the" and k + 2 < n and tokens[k + 1].low in ("end", "close") \
-                    and tokens[k + 2].low == "of" and low in ("until", "till", "through", "up", "by"):
+            if (
+                tokens[k].low == "the"
+                and k + 2 < n
+                and tokens[k + 1].low in ("end", "close")
+                and tokens[k + 2].low == "of"
+                and low in ("until", "till", "through", "up", "by")
+            ):
                 k += 3  # "until the end of March 2024": until March is over
             inclusive = i > 1 and tokens[i - 1].low == "or" and tokens[i - 2].low in ("on", "in")
             if inclusive:  # "on or after 15 December": that day too
                 low = {"after": "since", "before": "through_day"}.get(low, low)
             if low == "starting" and tokens[k].low in ("in", "from", "on"):
                 k += 1
-            found = _period_at(tokens, k) if k < n else None
+            found = period_at(tokens, k) if k < n else None
             if found is not None:
                 p, j = found
                 if low in ("since", "starting"):
@@ -425,10 +147,19 @@ def find_dates(tokens: list[Token]) -> list[DateSpec]:
                 out.append(spec)
                 i = j
                 continue
-        borrowed = _borrowed_year(tokens, i) if low in MONTHS or re.fullmatch(r"q[1-4]", low) or (
-            low.isdigit() and tokens[i].kind == "number" and i + 1 < n and tokens[i + 1].low in ("to", "-", "through",
-                                                                                              "until", "till")) else None
-        second = _period_at(tokens, borrowed[1] + 1) if borrowed is not None else None
+        borrowed = (
+            borrowed_year(tokens, i)
+            if low in MONTHS
+            or re.fullmatch(r"q[1-4]", low)
+            or (
+                low.isdigit()
+                and tokens[i].kind == "number"
+                and i + 1 < n
+                and tokens[i + 1].low in ("to", "-", "through", "until", "till")
+            )
+            else None
+        )
+        second = period_at(tokens, borrowed[1] + 1) if borrowed is not None else None
         if borrowed is not None and second is not None:
             # "January to June 2024" (no "from"): a range, the first end in the second's year
             (p1, _j), (p2, k) = borrowed, second
@@ -439,8 +170,8 @@ def find_dates(tokens: list[Token]) -> list[DateSpec]:
         if _order_hint(tokens, i):
             i += 1
             continue
-        found = _period_at(tokens, i) or _same_year(tokens, i, out)
-        recurring = _recurring_at(tokens, i) if found is None else None
+        found = period_at(tokens, i) or _same_year(tokens, i, out)
+        recurring = recurring_at(tokens, i) if found is None else None
         if recurring is not None:
             rec, s, e = recurring
             out.append(DateSpec(s, e, recurring=rec))
@@ -461,29 +192,34 @@ def find_dates(tokens: list[Token]) -> list[DateSpec]:
 
 
 def _order_hint(tokens: list[Token], i: int) -> bool:
-    """"(2024 first)", "then 2024": a year that orders the answer's columns, not a period to filter."""
-    if _year(tokens[i]) is None:
+    """ "(2024 first)", "then 2024": a year that orders the answer's columns, not a period to filter."""
+    if year_at(tokens[i]) is None:
         return False
     nxt = tokens[i + 1].low if i + 1 < len(tokens) else ""
-    if nxt in ("minus", "less") and i + 2 < len(tokens) and _year(tokens[i + 2]) is not None \
-            or i > 0 and tokens[i - 1].low == "minus":
+    if (
+        nxt in ("minus", "less")
+        and i + 2 < len(tokens)
+        and year_at(tokens[i + 2]) is not None
+        or i > 0
+        and tokens[i - 1].low == "minus"
+    ):
         return True  # "2024 minus 2023": which way round the difference goes
     return nxt == "first" or i > 0 and tokens[i - 1].low == "then" and nxt in (")", "", ".", "?")
 
 
 def _same_year(tokens: list[Token], i: int, found: list[DateSpec]) -> tuple[Period, int] | None:
-    """"the second half" after "the first half of 2024": a quarter or half in the year named before."""
+    """ "the second half" after "the first half of 2024": a quarter or half in the year named before."""
     low = tokens[i].low
-    if low not in _ORDINALS or i + 1 >= len(tokens) or tokens[i + 1].low not in ("quarter", "half"):
+    if low not in ORDINALS or i + 1 >= len(tokens) or tokens[i + 1].low not in ("quarter", "half"):
         return None
     years = [s.period.lo.year for s in found if s.period is not None and s.period.grain in ("quarter", "half")]
     if not years:
         return None
-    y, k = years[-1], _ORDINALS[low]
+    y, k = years[-1], ORDINALS[low]
     if tokens[i + 1].low == "quarter":
-        return Period(dt.date(y, 3 * k - 2, 1), _month_end(y, 3 * k), "quarter"), i + 2
+        return Period(dt.date(y, 3 * k - 2, 1), month_end(y, 3 * k), "quarter"), i + 2
     k = min(k, 2)
-    return Period(dt.date(y, 6 * k - 5, 1), _month_end(y, 6 * k), "half"), i + 2
+    return Period(dt.date(y, 6 * k - 5, 1), month_end(y, 6 * k), "half"), i + 2
 
 
 def label(day: dt.date, unit: str) -> str:

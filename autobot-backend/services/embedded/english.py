@@ -109,19 +109,59 @@ example instance sign percent percentage pct dollars dollar euros euro usd eur c
 identifiers side-by-side side number numbers amount amounts
 """
 
-_EST_NOUNS = frozenset("interest interests request contest harvest protest conquest manifest forest arrest invest "
-                       "digest suggest behest".split())
+_EST_NOUNS = frozenset(
+    "interest interests request contest harvest protest conquest manifest forest arrest invest "
+    "digest suggest behest".split()
+)
 
 NUMBER_WORDS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
-    "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
-    "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000, "dozen": 12,
-    "couple": 2, "pair": 2,
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+    "hundred": 100,
+    "thousand": 1000,
+    "dozen": 12,
+    "couple": 2,
+    "pair": 2,
 }
 ORDINAL_WORDS = {
-    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9,
-    "tenth": 10, "eleventh": 11, "twelfth": 12,
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+    "eleventh": 11,
+    "twelfth": 12,
 }
 # "twenty-five", "thirty two": compound number words
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
@@ -163,14 +203,39 @@ VERBS = frozenset(f for v in VERB_BASES for f in verb_forms(v)) | frozenset(_IRR
 NOUNLIKE_VERB_FORMS = frozenset(f for v in VERB_BASES for f in verb_forms(v) if f.endswith(("s", "ing")) and f != v)
 """Plural-looking and -ing forms: in a data slot they are nouns ("the total earnings")."""
 ADJECTIVES = frozenset(_ADJECTIVES.split())
-_EDITING_FORMS = frozenset(f for v in ("delete", "update", "change", "modify", "alter", "drop", "remove", "insert", "edit",
-                                       "touch", "write", "save", "overwrite") for f in verb_forms(v))
+_EDITING_FORMS = frozenset(
+    f
+    for v in (
+        "delete",
+        "update",
+        "change",
+        "modify",
+        "alter",
+        "drop",
+        "remove",
+        "insert",
+        "edit",
+        "touch",
+        "write",
+        "save",
+        "overwrite",
+    )
+    for f in verb_forms(v)
+)
 ADVERBS = frozenset(_ADVERBS.split())
 FUNCTION_WORDS = frozenset(_PRONOUNS_AND_FUNCTION.split())
 DISCOURSE_WORDS = frozenset(_INTERJECTIONS_AND_DISCOURSE.split())
 FORMAT_WORDS = frozenset(_FORMAT_WORDS.split())
-ORDINARY = VERBS | ADJECTIVES | ADVERBS | FUNCTION_WORDS | DISCOURSE_WORDS | FORMAT_WORDS | frozenset(NUMBER_WORDS) \
+ORDINARY = (
+    VERBS
+    | ADJECTIVES
+    | ADVERBS
+    | FUNCTION_WORDS
+    | DISCOURSE_WORDS
+    | FORMAT_WORDS
+    | frozenset(NUMBER_WORDS)
     | frozenset(ORDINAL_WORDS)
+)
 
 
 def is_ordinary(word: str, in_data_slot: bool = False) -> bool:

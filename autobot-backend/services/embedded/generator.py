@@ -1,8 +1,12 @@
-"""``EmbeddedGenerator``: the built-in offline NL-to-SQL generator (``embedded-v5``).
+"""``EmbeddedGenerator``: the built-in offline NL-to-SQL generator (its name and model: :data:`NAME`).
 
 Question -> screens (write, injection, chit-chat) -> cue words -> schema linking -> unlinked-term
 and unplaced-condition screens -> plan -> SQL rendered by sqlglot for the schema's dialect. Deterministic, offline, no
 model: the same question over the same schema gives the same SQL, or the same refusal.
+
+A refusal is the generator's own verdict: a screen's, the reader's :class:`~.read_state.Unclear`, or a plan the
+builder cannot build (:class:`~.sqlparts.BuildError`, or a construct the dialect cannot express). Any other
+exception is a bug and propagates, for the service to report as an internal error.
 """
 
 from __future__ import annotations
@@ -10,14 +14,15 @@ from __future__ import annotations
 from sqlglot.errors import SqlglotError
 
 from services.embedded.build import Builder
-from services.embedded.sqlparts import BuildError
-from services.embedded.unplaced import unplaced_condition
 from services.embedded.cues import release_names, scan
 from services.embedded.index import index_for
 from services.embedded.intent import Unclear, interpret
 from services.embedded.lexicon import expand, tokenize
 from services.embedded.linking import link, literal_names
-from services.embedded.refusal import Refusal, screen, time_of_day, unlinked_terms
+from services.embedded.refusal import Refusal, unlinked_terms
+from services.embedded.screens import screen, time_of_day
+from services.embedded.sqlparts import BuildError
+from services.embedded.unplaced import unplaced_condition
 from services.schema_context import SchemaContext
 from services.sql_generation import Generation
 
@@ -59,22 +64,32 @@ class EmbeddedGenerator:
                 missing = unlinked_terms(tokens, linked, index)
                 if missing is not None:
                     return missing
-            return Refusal("unclear", "it does not name anything this database holds (no table, column, "
-                                      "value or metric); say what to count, add up or list")
+            return Refusal(
+                "unclear",
+                "it does not name anything this database holds (no table, column, "
+                "value or metric); say what to count, add up or list",
+            )
         missing = unlinked_terms(tokens, linked, index)
         if missing is not None:
             return missing
         unplaced = unplaced_condition(tokens, linked, cues.skip, frozenset(index.terms), index.vocabulary)
         if unplaced is not None:
             return unplaced
+        plan = interpret(tokens, linked, cues, index)
+        if isinstance(plan, Unclear):
+            return Refusal("unclear", plan.reason)
         try:
-            plan = interpret(tokens, linked, cues, index)
-            if isinstance(plan, Unclear):
-                return Refusal("unclear", plan.reason)
             tree = Builder(plan, index).build()
+        except BuildError as e:  # the plan's tables are not connected, no date places its rows in periods, ...
+            return _not_built(e)
+        try:
             return tree.sql(dialect=index.dialect)
-        except (BuildError, SqlglotError, KeyError, IndexError, TypeError, ValueError) as e:
-            return Refusal("unclear", f"no query could be built with confidence ({type(e).__name__}: {e})")
+        except SqlglotError as e:  # a construct the schema's dialect cannot express
+            return _not_built(e)
+
+
+def _not_built(error: Exception) -> Refusal:
+    return Refusal("unclear", f"no query could be built with confidence ({type(error).__name__}: {error})")
 
 
 _LABELS = {

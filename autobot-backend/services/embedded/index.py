@@ -11,18 +11,23 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import cast
 
-from services.embedded.lexicon import (
-    DATE_STEMS,
-    GENERAL_STEMS,
-    GENERAL_WORDS,
-    GENERIC_COLUMN_STEMS,
-    stem,
-    stems_of,
-    tokenize,
+from services.embedded.comments import (
+    comment_head,
+    comment_pairs,
+    comment_vocabulary,
+    comment_words,
+    content_stems,
+    event_words,
+    null_meaning,
+    row_noun,
+    value_glosses,
 )
+from services.embedded.lexicon import stem, stems_of, tokenize
 from services.embedded.metrics import Metric, parse_metrics
 from services.embedded.terms import defined_terms
+from services.embedded.vocabulary import DATE_STEMS, GENERAL_STEMS, GENERAL_WORDS, GENERIC_COLUMN_STEMS
 from services.schema_context import SchemaContext
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
@@ -101,6 +106,22 @@ class Concept:
     strength: float = 1.0
     """How directly the words name it: 1.0 for its full name, less for a part or its comment."""
 
+    # What a meaning of a known kind always has, typed as such: a table, column or metric meaning, and
+    # a value read from a column, name their table; a column or value meaning its column; a metric its
+    # name. (Only a quoted literal that matches no value has none; readers check ``table`` first.)
+
+    @property
+    def table_name(self) -> str:
+        return cast(str, self.table)
+
+    @property
+    def column_name(self) -> str:
+        return cast(str, self.column)
+
+    @property
+    def metric_name(self) -> str:
+        return cast(str, self.metric)
+
 
 @dataclass
 class SchemaIndex:
@@ -148,112 +169,6 @@ def _kind(type_name: str, name: str, pk: bool, fk: str | None, values: tuple[str
     return "text"
 
 
-def _content_stems(text: str) -> frozenset[str]:
-    first = re.split(r"(?<=[.;])\s|\[", text or "", maxsplit=1)[0]
-    return frozenset(t.stem for t in tokenize(first)
-                     if t.kind == "word" and t.low not in GENERAL_WORDS and len(t.low) > 2)
-
-
-_NULL_PHRASE = re.compile(r"\bnull\b[^.;\]]*?\b(while|when|if|for|until|unless|before|as long as)\s+([^.;,\]]+)", re.I)
-_NEGATORS = ("not", "no", "never", "nobody", "none", "nothing", "yet")
-STATE_WORDS = frozenset({"active", "open", "current", "ongoing", "live", "valid", "pending", "outstanding", "enabled",
-                         "available", "inactive", "closed", "unpaid", "paid", "resolved", "unresolved"})
-"""States a row is in; a comment that says NULL means one of them ("NULL while it is active") defines it."""
-_EVENT = re.compile(r"\b(?:was|were|is|are|gets|got|get|been)\s+(?:first\s+|last\s+|actually\s+)?([a-z]+)", re.I)
-
-
-def _event_words(comment: str) -> frozenset[str]:
-    """The verb a date column's comment dates ("Date the ticket was *resolved*")."""
-    m = _EVENT.search(re.split(r"(?<=[.;])\s|\[", comment or "", maxsplit=1)[0])
-    if m is None or m.group(1).lower() in GENERAL_WORDS or len(m.group(1)) < 4:
-        return frozenset()
-    return frozenset({stem(m.group(1).lower())})
-
-
-def _null_meaning(comment: str) -> dict[str, frozenset[str]]:
-    """What the NULL state means, read from the comment: "NULL while employed" (NULL = employed),
-    "NULL until shipped" / "NULL when not referred" (NULL = not shipped / not referred)."""
-    null_means: set[str] = set()
-    set_means: set[str] = set()
-    for m in _NULL_PHRASE.finditer(comment or ""):
-        clause = re.split(r"\b(?:who|which|that)\b", m.group(2), maxsplit=1)[-1]
-        clause = re.split(r"\b(?:is|are|was|were|be)\b", clause)[-1]  # "unless the invoice is paid": paid
-        words = [t for t in tokenize(clause) if t.kind == "word"]  # "for a customer who is still with us"
-        negated = any(t.low in _NEGATORS for t in words) or m.group(1).lower() in ("until", "unless", "before")
-        content = {t.stem for t in words if (t.low not in GENERAL_WORDS or t.low in STATE_WORDS)
-                   and t.low not in _NEGATORS and len(t.low) > 2}
-        for s in list(content):
-            if s.startswith("un") and len(s) > 4:  # "NULL when uninsured": insured is the other state
-                (null_means if negated else set_means).add(s[2:])
-        (set_means if negated else null_means).update(content)
-    return {"null_means": frozenset(null_means), "set_means": frozenset(set_means)}
-
-
-def _comment_pairs(text: str) -> list[tuple[str, str]]:
-    """Adjacent word pairs of a comment's first clause ("list price"), its most specific phrases."""
-    first = re.split(r"(?<=[.;,:(])\s|\[", text or "", maxsplit=1)[0]
-    words = [t for t in tokenize(first) if t.kind == "word"]
-    return [(a.stem, b.stem) for a, b in zip(words, words[1:])
-            if len(a.low) > 2 and len(b.low) > 2 and b.low not in GENERAL_WORDS
-            and (a.low not in GENERAL_WORDS or a.low in ("list", "unit", "total"))]
-
-
-_GLOSS = re.compile(r"'([^']+)'\s*\(([^)]*)\)")
-
-
-def _value_glosses(comment: str | None, values: tuple[str, ...]) -> list[tuple[str, tuple[str, str]]]:
-    """``'returned' (shipped and sent back)``: the comment explains a value in words, so each pair of
-    adjacent content words of the gloss ("sent back") names that value."""
-    out = []
-    for value, gloss in _GLOSS.findall(comment or ""):
-        if value not in values:
-            continue
-        words = [t for t in tokenize(gloss) if t.kind == "word"]
-        out += [(value, (a.stem, b.stem)) for a, b in zip(words, words[1:])
-                if a.low not in _FUNCTION_WORDS and b.low not in _FUNCTION_WORDS]
-    return out
-
-
-_FUNCTION_WORDS = frozenset("a an the of to in on at for from by with and or this that is are was be it its as".split())
-
-
-def _comment_words(text: str) -> frozenset[str]:
-    first = re.split(r"(?<=[.;])\s|\[", text or "", maxsplit=1)[0]
-    return frozenset(t.stem for t in tokenize(first) if t.kind == "word" and t.low not in _FUNCTION_WORDS)
-
-
-_ROW_PER = re.compile(r"\b(?:(?:one\s+)?(?:row|record|entry)\s+(?:per|for\s+(?:each|every|one))|"
-                      r"^(?:unique\s+)?(?:identifier|id)\s+(?:of|for)\s+(?:the|one|a|an|each))\s+([a-z]+(?:'s)?)(?:\s+([a-z]+))?",
-                      re.I)
-
-
-def _row_noun(comment: str | None) -> str | None:
-    """What one row is, from the table's comment ("One row per scheduled departure") or its key's
-    ("Identifier of one scheduled departure"): the head noun, past a participle before it."""
-    m = _ROW_PER.search(comment or "")
-    if m is None:
-        return None
-    first, second = m.group(1).lower(), (m.group(2) or "").lower()
-    head = second if (first.endswith("ed") or first.endswith("'s")) and second and second not in _FUNCTION_WORDS \
-        else first  # "one scheduled departure", "one member's booking"
-    return None if head in GENERAL_WORDS or head in _FUNCTION_WORDS else stem(head)
-
-
-def _vocabulary(schema: SchemaContext) -> frozenset[str]:
-    comments = [info.comment for info in schema.tables] + [c.comment for info in schema.tables for c in info.columns]
-    names = [s for info in schema.tables for c in info.columns for s in stems_of(c.name)]
-    return frozenset(t.stem for text in comments for t in tokenize(re.sub(r"\[[^\]]*\]", " ", text or ""))
-                     if t.kind == "word" and len(t.low) > 1) | frozenset(names)
-
-
-def _comment_head(text: str) -> str | None:
-    """The first content word of a comment: usually the noun the column measures ("Units ...")."""
-    for t in tokenize(text or ""):
-        if t.kind == "word" and t.low not in GENERAL_WORDS and len(t.low) > 2:
-            return t.stem
-    return None
-
-
 def _label(name: str, cols: dict[str, Column]) -> str | None:
     singular = stem(name)
     for cand in _LABEL_NAMES + (f"{singular}_name", f"{name}_name"):
@@ -276,24 +191,38 @@ def _build(schema: SchemaContext) -> SchemaIndex:
         for c in info.columns:
             ref = fk_of.get(c.name)
             cols[c.name] = Column(
-                table=info.name, name=c.name, kind=_kind(c.type, c.name, c.primary_key, ref, c.values),
+                table=info.name,
+                name=c.name,
+                kind=_kind(c.type, c.name, c.primary_key, ref, c.values),
                 has_time="TIME" in (c.type or "").upper(),
-                nullable=c.nullable, primary_key=c.primary_key, references=ref, stems=stems_of(c.name),
-                comment_stems=_content_stems(c.comment), comment=c.comment or "", values=tuple(c.values),
-                values_complete=c.values_complete, comment_words=_comment_words(c.comment),
-                **_null_meaning(c.comment))
+                nullable=c.nullable,
+                primary_key=c.primary_key,
+                references=ref,
+                stems=stems_of(c.name),
+                comment_stems=content_stems(c.comment),
+                comment=c.comment or "",
+                values=tuple(c.values),
+                values_complete=c.values_complete,
+                comment_words=comment_words(c.comment),
+                **null_meaning(c.comment),
+            )
         pk = tuple(c.name for c in info.columns if c.primary_key)
-        tables[info.name] = Table(info.name, stems_of(info.name), cols, pk, _label(info.name, cols),
-                                  _content_stems(info.comment), _row_noun(info.comment) or next(
-                                      (_row_noun(c.comment) for c in info.columns if c.primary_key), None))
+        tables[info.name] = Table(
+            info.name,
+            stems_of(info.name),
+            cols,
+            pk,
+            _label(info.name, cols),
+            content_stems(info.comment),
+            row_noun(info.comment) or next((row_noun(c.comment) for c in info.columns if c.primary_key), None),
+        )
         for fk in info.foreign_keys:
             if fk.ref_table == info.name:
                 continue  # self-references are not join paths between tables
             edges[info.name].append(Edge(info.name, fk.columns, fk.ref_table, fk.ref_columns))
             edges[fk.ref_table].append(Edge(fk.ref_table, fk.ref_columns, info.name, fk.columns))
     metrics = {m.name.lower(): m for m in parse_metrics(schema)}
-    index = SchemaIndex(schema.dialect or "sqlite", tables, metrics, dict(edges),
-                        vocabulary=_vocabulary(schema))
+    index = SchemaIndex(schema.dialect or "sqlite", tables, metrics, dict(edges), vocabulary=comment_vocabulary(schema))
     index.terms = defined_terms(index)
     _index_phrases(index)
     _index_price_pairs(index)
@@ -308,12 +237,18 @@ _TAKINGS = tuple(stem(w) for w in ("revenue", "sales", "takings", "income", "tur
 def _index_takings(index: SchemaIndex) -> None:
     """With no metric for it, revenue is the one money column of the rows that are sold (a column of
     a table that points at others, named or described as a price paid): "ticket revenue" sums it."""
-    if any(phrase[-1] in _TAKINGS and any(c.kind == "metric" for c in concepts)
-           for phrase, concepts in index.phrases.items()):
+    if any(
+        phrase[-1] in _TAKINGS and any(c.kind == "metric" for c in concepts)
+        for phrase, concepts in index.phrases.items()
+    ):
         return
-    paid = [c for t in index.tables.values() if any(x.references for x in t.columns.values())
-            for c in t.columns.values() if c.kind == "number" and not c.primary_key
-            and (set(c.stems) | set(c.comment_stems)) & _PAID_STEMS]
+    paid = [
+        c
+        for t in index.tables.values()
+        if any(x.references for x in t.columns.values())
+        for c in t.columns.values()
+        if c.kind == "number" and not c.primary_key and (set(c.stems) | set(c.comment_stems)) & _PAID_STEMS
+    ]
     if len(paid) == 1:
         for s in _TAKINGS:
             if (s,) not in index.phrases:
@@ -342,7 +277,12 @@ def _add(index: SchemaIndex, phrase: tuple[str, ...], concept: Concept) -> None:
     bucket = index.phrases.setdefault(phrase, [])
     for i, old in enumerate(bucket):
         if (old.kind, old.table, old.column, old.value, old.metric) == (
-                concept.kind, concept.table, concept.column, concept.value, concept.metric):
+            concept.kind,
+            concept.table,
+            concept.column,
+            concept.value,
+            concept.metric,
+        ):
             if concept.strength > old.strength:
                 bucket[i] = concept
             return
@@ -354,8 +294,11 @@ def _index_phrases(index: SchemaIndex) -> None:
         _add(index, metric.stems, Concept("metric", table=metric.base_table, metric=metric.name.lower()))
         if len(metric.stems) > 1:
             # "revenue" for collected_revenue: the metric's head noun alone still names it
-            _add(index, metric.stems[-1:], Concept("metric", table=metric.base_table, metric=metric.name.lower(),
-                                                   strength=0.8))
+            _add(
+                index,
+                metric.stems[-1:],
+                Concept("metric", table=metric.base_table, metric=metric.name.lower(), strength=0.8),
+            )
     for table in index.tables.values():
         _add(index, table.stems, Concept("table", table=table.name))
         if len(table.stems) > 1:
@@ -380,8 +323,11 @@ def _index_phrases(index: SchemaIndex) -> None:
 def _index_column(index: SchemaIndex, table: Table, col: Column) -> None:
     meaningful = tuple(s for s in col.stems if s not in GENERIC_COLUMN_STEMS)
     if col.kind == "key" and not col.primary_key and col.references:
-        for s in sorted(s for s in col.null_means | col.set_means if s not in GENERAL_STEMS
-                        and stem(s) not in GENERAL_STEMS and s not in GENERAL_WORDS):
+        for s in sorted(
+            s
+            for s in col.null_means | col.set_means
+            if s not in GENERAL_STEMS and stem(s) not in GENERAL_STEMS and s not in GENERAL_WORDS
+        ):
             # "NULL while X is undeclared": "declared" tests the link's presence ("NULL when not given"
             # gives no meaning to "give me ...")
             _add(index, (s,), Concept("column", table.name, col.name, strength=0.7))
@@ -407,15 +353,15 @@ def _index_column(index: SchemaIndex, table: Table, col: Column) -> None:
         if s in GENERAL_STEMS and s not in DATE_STEMS:
             continue
         _add(index, (s,), concept(0.8 if s == meaningful[-1] else 0.5))
-    head = _comment_head(col.comment)
+    head = comment_head(col.comment)
     for s in sorted(col.comment_stems - set(table.stems)):
         _add(index, (s,), concept(0.65 if s == head else 0.4))
     for s in sorted(col.null_means | col.set_means):
         _add(index, (s,), concept(0.7))  # the words the comment gives for NULL and non-NULL states
     if col.kind == "date":
-        for s in sorted(_event_words(col.comment) - set(table.stems)):
+        for s in sorted(event_words(col.comment) - set(table.stems)):
             _add(index, (s,), concept(0.7))
-    for pair in _comment_pairs(col.comment):
+    for pair in comment_pairs(col.comment):
         if pair != col.stems and not set(pair) & set(table.stems):
             _add(index, pair, concept(0.75))
     for value in col.values:
@@ -432,8 +378,9 @@ def _index_column(index: SchemaIndex, table: Table, col: Column) -> None:
             if len(spoken) > 1:
                 _add(index, spoken, Concept("value", table.name, col.name, value=value, strength=strength))
         index.value_words.setdefault(vstems[0], []).append(
-            Concept("value", table.name, col.name, value=value, strength=strength))
-    for value, pair in _value_glosses(col.comment, col.values):
+            Concept("value", table.name, col.name, value=value, strength=strength)
+        )
+    for value, pair in value_glosses(col.comment, col.values):
         _add(index, pair, Concept("value", table.name, col.name, value=value, strength=0.85))
 
 

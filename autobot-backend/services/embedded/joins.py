@@ -1,15 +1,61 @@
-"""Join paths along foreign keys: shortest paths, the tree that connects a query's tables, and
-which date column a table's rows are dated by.
+"""Join paths along foreign keys: the tables a plan reads, shortest paths, the tree that connects a
+query's tables, and which date column a table's rows are dated by.
 """
 
 from __future__ import annotations
 
-from collections import deque
-
 from services.embedded.index import Column, Edge, SchemaIndex
+from services.embedded.plan import Filter, Plan
 
 
-def path(index: SchemaIndex, start: str, goal: str, via: frozenset = frozenset()) -> list[Edge] | None:
+def plan_tables(p: Plan, index: SchemaIndex, filters: list[Filter] | None = None) -> list[str]:
+    """Every table the plan reads, in the order it names them (the measured table first); ``filters``
+    in place of the plan's own."""
+    out: list[str] = []
+
+    def add(t: str | None) -> None:
+        if t and t not in out:
+            out.append(t)
+
+    for m in p.measures:
+        add(m.table)
+        if m.metric:
+            for t in index.metrics[m.metric].tables:
+                add(t)
+        if m.swap:
+            add(m.swap[1].table)
+        for f in m.share or ():
+            if f.kind == "exists":
+                continue
+            add(f.col.table)
+            if f.kind == "colcmp":
+                add(f.values[0].table)
+        add(m.per)
+    for d in p.dims:
+        add(d.table)
+    for f in p.filters if filters is None else filters:
+        if f.kind == "exists":
+            continue
+        add(f.col.table)
+        if f.kind == "colcmp":
+            add(f.values[0].table)
+    for h in p.having:
+        add(h.measure.table)
+        if h.measure.metric:
+            for t in index.metrics[h.measure.metric].tables:
+                add(t)
+    if p.rank is not None and p.rank.column is not None:
+        add(p.rank.column.table)
+    for c in p.projection:
+        add(c.table)
+    for t in sorted(p.joins):
+        add(t)
+    if p.compare is not None and p.compare.date is not None:
+        add(p.compare.date.table)
+    return out
+
+
+def path(index: SchemaIndex, start: str, goal: str | None, via: frozenset = frozenset()) -> list[Edge] | None:
     """The shortest foreign-key path from ``start`` to ``goal``; among equally short ones, the one
     through the most keys in ``via`` (the keys the question names: "the destination airport"), then
     through the fewest optional (nullable) keys: an enrollment belongs to its course's department
@@ -34,7 +80,8 @@ def path(index: SchemaIndex, start: str, goal: str, via: frozenset = frozenset()
                     depth[edge.other] = len(route)
                     nxt.append((edge.other, route))
                 elif depth[edge.other] == len(route) and any(
-                        _cost(index, route, via) < _cost(index, r, via) for t, r in nxt if t == edge.other):
+                    _cost(index, route, via) < _cost(index, r, via) for t, r in nxt if t == edge.other
+                ):
                     nxt = [(t, route if t == edge.other else r) for t, r in nxt]
         frontier = nxt
     return best
@@ -108,8 +155,9 @@ def default_date(index: SchemaIndex, table: str) -> Column | None:
     while frontier:
         nxt: list[str] = []
         for t in frontier:
-            edges = sorted(index.edges.get(t, ()), key=lambda e: (not _points_up(index, e), not _event(index, e.other),
-                                                                 e.other))
+            edges = sorted(
+                index.edges.get(t, ()), key=lambda e: (not _points_up(index, e), not _event(index, e.other), e.other)
+            )
             for edge in edges:
                 if edge.other in seen:
                     continue

@@ -8,24 +8,14 @@ settled greedily, longest and most direct first.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
 
 from services.embedded.index import Concept, SchemaIndex
-from services.embedded.lexicon import (
-    COMPARATORS,
-    DEMONYMS,
-    GENERAL_STEMS,
-    GENERAL_WORDS,
-    SYNONYMS,
-    VALUE_ALIASES,
-    Token,
-    stem,
-    tokenize,
-)
+from services.embedded.lexicon import Token, stem, tokenize
+from services.embedded.vocabulary import COMPARATORS, DEMONYMS, GENERAL_STEMS, GENERAL_WORDS, SYNONYMS, VALUE_ALIASES
 
 _SYN = {stem(k): tuple(stem(v) for v in vs) for k, vs in SYNONYMS.items()}
 _COMPARATOR_FIRST = {words[0] for words, _ in COMPARATORS}
@@ -105,9 +95,14 @@ def link(tokens: list[Token], index: SchemaIndex, skip: set[int]) -> Linked:
     chosen = _merge_repeats(chosen)
     chosen = _defined_discounts(tokens, chosen, index, skip)
     taken = {i for lk in chosen for i in range(lk.start, lk.end)}
-    unlinked = [i for i, t in enumerate(tokens)
-                if i not in taken and i not in skip and t.kind == "word" and (_is_content(t) or names_attribute(
-                    tokens, i, chosen))]
+    unlinked = [
+        i
+        for i, t in enumerate(tokens)
+        if i not in taken
+        and i not in skip
+        and t.kind == "word"
+        and (_is_content(t) or names_attribute(tokens, i, chosen))
+    ]
     return Linked(tokens, chosen, unlinked)
 
 
@@ -115,7 +110,7 @@ _DISCOUNTS = frozenset({stem("discount"), stem("markdown")})
 
 
 def _defined_discounts(tokens: list[Token], links: list[Link], index: SchemaIndex, skip: set[int]) -> list[Link]:
-    """"discount" names data only when the question also names the catalogue price: then it is the gap
+    """ "discount" names data only when the question also names the catalogue price: then it is the gap
     between a price charged and the price of the same name one join away. Otherwise it stays unknown,
     for there is no discount column."""
     if not index.price_pairs:
@@ -124,8 +119,11 @@ def _defined_discounts(tokens: list[Token], links: list[Link], index: SchemaInde
     if not any(c.kind == "column" and (c.table, c.column) == listed for lk in links for c in lk.concepts[:2]):
         return links
     taken = {i for lk in links for i in range(lk.start, lk.end)}
-    extra = [Link(i, i + 1, (Concept("column", charged[0], charged[1], strength=0.6),), 0.6, "synonym")
-             for i, t in enumerate(tokens) if t.stem in _DISCOUNTS and i not in taken and i not in skip]
+    extra = [
+        Link(i, i + 1, (Concept("column", charged[0], charged[1], strength=0.6),), 0.6, "synonym")
+        for i, t in enumerate(tokens)
+        if t.stem in _DISCOUNTS and i not in taken and i not in skip
+    ]
     return sorted(links + extra, key=lambda lk: lk.start) if extra else links
 
 
@@ -135,17 +133,23 @@ def _merge_repeats(links: list[Link]) -> list[Link]:
     out: list[Link] = []
     for lk in links:
         prev = out[-1] if out else None
-        if prev is not None and prev.end == lk.start and lk.best.kind in ("table", "column") \
-                and (prev.best.kind, prev.best.table, prev.best.column) == (lk.best.kind, lk.best.table, lk.best.column):
+        if (
+            prev is not None
+            and prev.end == lk.start
+            and lk.best.kind in ("table", "column")
+            and (prev.best.kind, prev.best.table, prev.best.column) == (lk.best.kind, lk.best.table, lk.best.column)
+        ):
             best = prev if prev.best.strength >= lk.best.strength else lk
-            out[-1] = Link(prev.start, lk.end, best.concepts, prev.score + lk.score, best.via, prev.negated or lk.negated)
+            out[-1] = Link(
+                prev.start, lk.end, best.concepts, prev.score + lk.score, best.via, prev.negated or lk.negated
+            )
             continue
         out.append(lk)
     return out
 
 
 def names_attribute(tokens: list[Token], i: int, chosen: list[Link]) -> bool:
-    """"phone numbers", "web address": a value followed by an identifier noun names an attribute
+    """ "phone numbers", "web address": a value followed by an identifier noun names an attribute
     (a phone number), not rows with that value."""
     if tokens[i].low not in ("number", "numbers", "address", "addresses", "id", "ids", "code", "codes"):
         return False
@@ -167,8 +171,11 @@ def literal_names(linked: Linked, index: SchemaIndex) -> Linked:
         tok = tokens[i]
         if _FORMAT.fullmatch(tok.low):
             continue  # "YYYY-MM": how to write a label, never a name
-        if not tok.text[:1].isupper() or (i == 0 and not (1 in linked.unlinked and tokens[1].text[:1].isupper())) \
-                or tok.low in ("i", "i'm", "i'd", "i've", "i'll"):
+        if (
+            not tok.text[:1].isupper()
+            or (i == 0 and not (1 in linked.unlinked and tokens[1].text[:1].isupper()))
+            or tok.low in ("i", "i'm", "i'd", "i've", "i'll")
+        ):
             continue
         if runs and runs[-1][-1] == i - 1:
             runs[-1].append(i)
@@ -184,8 +191,15 @@ def literal_names(linked: Linked, index: SchemaIndex) -> Linked:
         column = _open_column(index, mentioned, len(run))
         if column is None:
             continue
-        links.append(Link(run[0], run[-1] + 1, (Concept("value", column.table, column.name, value=text),),
-                          float(len(run)), "literal"))
+        links.append(
+            Link(
+                run[0],
+                run[-1] + 1,
+                (Concept("value", column.table, column.name, value=text),),
+                float(len(run)),
+                "literal",
+            )
+        )
         taken |= set(run)
     links.sort(key=lambda lk: lk.start)
     return Linked(tokens, links, [i for i in linked.unlinked if i not in taken])
@@ -259,8 +273,16 @@ def _span(tokens: list[Token], i: int, j: int, index: SchemaIndex) -> list[Link]
         found = index.phrases.get(key)
         if found:
             # "engineers" is the value 'engineer' before it is 'Engineering': prefer the closer spelling
-            found = sorted(found, key=lambda c: not (c.kind == "value" and c.value.lower() in (
-                surface, surface[:-1], surface[:-2])))
+            found = sorted(
+                found,
+                key=lambda c: (
+                    not (
+                        c.kind == "value"
+                        and c.value is not None
+                        and c.value.lower() in (surface, surface[:-1], surface[:-2])
+                    )
+                ),
+            )
             via = "value" if found[0].kind == "value" else "name"
             out.append(Link(i, j, _ranked(found), _score(found, j - i), via))
     if j - i == 1:
@@ -268,8 +290,7 @@ def _span(tokens: list[Token], i: int, j: int, index: SchemaIndex) -> list[Link]
         found = [c for alt in _SYN.get(words[0].stem, ()) for c in index.phrases.get((alt,), [])]
         if found:
             top = max(c.strength for c in found)
-            out.append(Link(i, j, tuple(c for c in found if c.strength >= top - 0.3), _score(found, 1, 0.8),
-                            "synonym"))
+            out.append(Link(i, j, tuple(c for c in found if c.strength >= top - 0.3), _score(found, 1, 0.8), "synonym"))
     return out
 
 
@@ -287,16 +308,19 @@ def _single_extras(tokens: list[Token], i: int, index: SchemaIndex, direct: bool
             out.append(Link(i, i + 1, _ranked(found), 1.2, "value"))
             break
     if tok.stem == "cost" and _followed_by_comparison(tokens, i):
-        found = index.phrases.get(("pric",))
-        if found:
-            out.append(Link(i, i + 1, _ranked(found), 0.9, "synonym"))
+        priced = index.phrases.get(("pric",))
+        if priced:
+            out.append(Link(i, i + 1, _ranked(priced), 0.9, "synonym"))
     if out or direct or tok.low in GENERAL_WORDS or len(tok.low) < _PREFIX:
         return out  # prefixes and misspellings only for words with no direct meaning
     if "-" in tok.low and not direct:
         parts = tuple(stem(p) for p in tok.low.split("-") if p)
         single = parts[:-1] + (stem(parts[-1][:-1]),) if parts and parts[-1].endswith("s") else parts  # "check-ins"
-        found = [c for key in (parts, single) for c in index.phrases.get(key, [])
-                 if c.kind in ("column", "table", "value")] if len(parts) > 1 else []
+        found = (
+            [c for key in (parts, single) for c in index.phrases.get(key, []) if c.kind in ("column", "table", "value")]
+            if len(parts) > 1
+            else []
+        )
         if found:  # "check-ins" where a column is checked_in: the words of its name, hyphenated
             return [Link(i, i + 1, _ranked(found), 0.9, "name")]
         typed = _typed_value(parts, index)
@@ -325,7 +349,7 @@ _NOT = frozenset({"not", "never", "didn't", "don't", "doesn't", "wasn't", "weren
 
 
 def _negated_value(tokens: list[Token], i: int, index: SchemaIndex, skip: set[int]) -> list[Link]:
-    """"passengers who *didn't show up*" where a value is 'no_show': the negated verb is the value, its
+    """ "passengers who *didn't show up*" where a value is 'no_show': the negated verb is the value, its
     negation part of it (so nothing else negates it)."""
     start = i - 1
     if start >= 1 and tokens[start].low == "not" and tokens[start - 1].low in ("did", "do", "does"):
@@ -345,10 +369,16 @@ def _typed_value(parts: tuple[str, ...], index: SchemaIndex) -> list[Concept]:
     if len(parts) < 2:
         return []
     for cut in range(1, len(parts)):
-        owners = {(c.table, c.column if c.kind == "column" else None)
-                  for c in index.phrases.get(parts[cut:], []) if c.kind in ("table", "column") and c.strength >= 0.6}
-        values = [c for c in index.phrases.get(parts[:cut], []) if c.kind == "value" and (
-            (c.table, c.column) in owners or (c.table, None) in owners)]
+        owners = {
+            (c.table, c.column if c.kind == "column" else None)
+            for c in index.phrases.get(parts[cut:], [])
+            if c.kind in ("table", "column") and c.strength >= 0.6
+        }
+        values = [
+            c
+            for c in index.phrases.get(parts[:cut], [])
+            if c.kind == "value" and ((c.table, c.column) in owners or (c.table, None) in owners)
+        ]
         if values:
             return values
     return []
@@ -367,7 +397,7 @@ def _prefix(word: str, index: SchemaIndex) -> list[Concept]:
     for key, concepts in _single_keys(index):
         if not key.startswith(head) or key in GENERAL_STEMS:
             continue
-        common = len(os.path.commonprefix([key, word]))
+        common = _shared_prefix(key, word)
         if common < max(_PREFIX, 0.7 * min(len(key), len(word))):
             continue
         if common > best_len:
@@ -389,7 +419,7 @@ def _single_keys(index: SchemaIndex) -> list[tuple[str, list[Concept]]]:
     cached = getattr(index, "_single_keys_cache", None)
     if cached is None:
         cached = [(k[0], v) for k, v in index.phrases.items() if len(k) == 1 and len(k[0]) >= 4]
-        index._single_keys_cache = cached  # type: ignore[attr-defined]
+        index._single_keys_cache = cached  # type: ignore[attr-defined]  # a lazy cache kept on the index it is of
     return cached
 
 
@@ -399,3 +429,13 @@ def _quoted(i: int, tok: Token, index: SchemaIndex) -> Link:
             if v.lower() == tok.low:
                 return Link(i, i + 1, (Concept("value", col.table, col.name, value=v),), 5.0, "value")
     return Link(i, i + 1, (Concept("value", value=tok.text, strength=0.5),), 0.5, "literal")
+
+
+def _shared_prefix(a: str, b: str) -> int:
+    """How many leading characters ``a`` and ``b`` have in common."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n

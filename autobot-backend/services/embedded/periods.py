@@ -9,42 +9,44 @@ than with nothing. A window that is exactly one period gives one number.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from services.embedded.dates import Period
-from services.embedded.plan import ColRef, Dim, Filter, Plan
-from services.embedded.sqlparts import BuildError, conjoin, lit, period_bounds, period_label, window_start
+from services.embedded.period_phrases import Period
+from services.embedded.plan import ColRef, Compare, Dim, Filter, Plan, Window
+from services.embedded.sqlparts import (
+    BuildError,
+    Renderer,
+    conjoin,
+    lit,
+    period_bounds,
+    period_label,
+    window_start,
+)
 
-if TYPE_CHECKING:
-    from services.embedded.build import Builder
 
-
-def compare_select(b: "Builder") -> exp.Expression:
-    p = b.p
-    c = p.compare
+def compare_select(b: Renderer, c: Compare) -> exp.Expr:
+    """The plan's comparison ``c`` (its ``compare``): periods side by side, two periods, or a series."""
     date = c.date
     if date is None:
         raise BuildError("no date column to compare periods by")
     if c.columns:
-        return _columns(b)
+        return _columns(b, c)
     if c.periods is not None:
         return _two_periods(b, date, c.periods, c.pct)
-    return _series(b, date)
+    return _series(b, c, date)
 
 
-def _columns(b: "Builder") -> exp.Expression:
+def _columns(b: Renderer, c: Compare) -> exp.Expr:
     """The measure once per named period, side by side (then the change, when asked): conditional
     aggregates over the rows of every period, grouped by the question's dimensions."""
     p = b.p
-    c = p.compare
     conds = [b.filter(f) for f in c.columns]
     either = conds[0].copy()
     for cond in conds[1:]:
         either = exp.Or(this=either, expression=cond.copy())
     plan = dataclasses.replace(p, compare=None, rank=None, hide_measures=False)
-    inner = type(b)(plan, b.ix)
+    inner = b.of(plan)
     base = inner.select()
     base = base.where(exp.Paren(this=either), append=True)
     n = len(p.dims)
@@ -58,10 +60,12 @@ def _columns(b: "Builder") -> exp.Expression:
         # the later period minus the earlier, whatever order they were named in
         by_time = sorted(zip(c.columns, values), key=lambda fv: (fv[0].lo is None, fv[0].lo))
         first, last = by_time[0][1], by_time[-1][1]
-        change = exp.Sub(this=last.copy(), expression=first.copy())
+        change: exp.Expr = exp.Sub(this=last.copy(), expression=first.copy())
         if c.pct:
-            change = exp.Div(this=exp.Mul(this=exp.Literal.number("100.0"), expression=exp.Paren(this=change)),
-                             expression=first.copy())
+            change = exp.Div(
+                this=exp.Mul(this=exp.Literal.number("100.0"), expression=exp.Paren(this=change)),
+                expression=first.copy(),
+            )
         outs.append(exp.alias_(change, "change"))
     base.set("expressions", outs)
     if c.rank is not None:
@@ -74,7 +78,7 @@ def _columns(b: "Builder") -> exp.Expression:
     return base
 
 
-def _only_when(value: exp.Expression, cond: exp.Expression) -> exp.Expression:
+def _only_when(value: exp.Expr, cond: exp.Expr) -> exp.Expr:
     """``value`` with every outermost aggregate reading only the rows where ``cond`` holds."""
     out = value.copy()
     for agg in list(out.find_all(exp.AggFunc)):
@@ -91,31 +95,33 @@ def _only_when(value: exp.Expression, cond: exp.Expression) -> exp.Expression:
     return out
 
 
-def _measure_value(b: "Builder", plan: Plan) -> exp.Expression:
-    return type(b)(plan, b.ix).build()
+def _measure_value(b: Renderer, plan: Plan) -> exp.Expr:
+    return b.of(plan).build()
 
 
-def _two_periods(b: "Builder", date: ColRef, periods: tuple[Period, Period], pct: bool) -> exp.Expression:
+def _two_periods(b: Renderer, date: ColRef, periods: tuple[Period, Period], pct: bool) -> exp.Expr:
     values = []
     for period in periods:
         rng = Filter("range", date, lo=period.lo, hi=period.hi)
         plan = dataclasses.replace(b.p, compare=None, dims=[], rank=None, filters=b.p.filters + [rng])
         values.append(exp.Subquery(this=_measure_value(b, plan)))
     first, second = values
-    change = exp.Sub(this=second, expression=first)
+    change: exp.Expr = exp.Sub(this=second, expression=first)
     if pct:
-        change = exp.Div(this=exp.Mul(this=exp.Literal.number("100.0"), expression=exp.Paren(this=change)),
-                         expression=first.copy())
+        change = exp.Div(
+            this=exp.Mul(this=exp.Literal.number("100.0"), expression=exp.Paren(this=change)), expression=first.copy()
+        )
     return exp.select(exp.alias_(change, "change"))
 
 
-def _period_window(window: list[Filter], period: str, unit: str, dialect: str) -> tuple[list[exp.Expression], bool]:
+def _period_window(window: list[Filter], period: str, unit: str, dialect: str) -> tuple[list[exp.Expr], bool]:
     """Date filters restated on a computed period label, applied after a window function has seen
     the earlier periods; and whether they pin a single period."""
-    conds: list[exp.Expression] = []
+    conds: list[exp.Expr] = []
     single = False
     for f in window:
         if f.kind == "relative":
+            assert f.relative is not None  # a relative window has its length
             start = period_label(window_start(f.col, f.relative, dialect), unit)
             conds.append(exp.GTE(this=exp.column(period), expression=start))
             continue
@@ -128,29 +134,32 @@ def _period_window(window: list[Filter], period: str, unit: str, dialect: str) -
     return conds, single
 
 
-def _series(b: "Builder", date: ColRef) -> exp.Expression:
+def _series(b: Renderer, c: Compare, date: ColRef) -> exp.Expr:
     p = b.p
-    c = p.compare
     window = [f for f in p.filters if f.col == date and f.kind in ("range", "relative")]
     rest = [f for f in p.filters if f not in window]
     other_dims = list(p.dims)
     unit = c.grain or c.unit
     grain = Dim("grain", date.table, date.column, unit)
     base_plan = dataclasses.replace(p, compare=None, rank=None, filters=rest, dims=other_dims + [grain])
-    base = type(b)(base_plan, b.ix).select()
+    base = b.of(base_plan).select()
     base.set("order", None)
     names = [e.alias_or_name for e in base.expressions]
-    dim_names, period, value = names[:len(other_dims)], names[len(other_dims)], names[-1]
-    lag_args = [exp.column(value)] + ([exp.Literal.number(c.offset)] if c.offset != 1 else [])
-    prev = exp.Window(this=exp.Anonymous(this="LAG", expressions=lag_args),
-                      partition_by=[exp.column(n) for n in dim_names] or None,
-                      order=exp.Order(expressions=[exp.Ordered(this=exp.column(period), nulls_first=True)]))
-    change = exp.Sub(this=exp.column(value), expression=prev)
+    dim_names, period, value = names[: len(other_dims)], names[len(other_dims)], names[-1]
+    lag_args: list[exp.Expr] = [exp.column(value), *([exp.Literal.number(c.offset)] if c.offset != 1 else [])]
+    prev = exp.Window(
+        this=exp.Anonymous(this="LAG", expressions=lag_args),
+        partition_by=[exp.column(n) for n in dim_names] or None,
+        order=exp.Order(expressions=[exp.Ordered(this=exp.column(period), nulls_first=True)]),
+    )
+    change: exp.Expr = exp.Sub(this=exp.column(value), expression=prev)
     if c.pct:
-        change = exp.Div(this=exp.Mul(this=exp.Literal.number("100.0"), expression=exp.Paren(this=change)),
-                         expression=prev.copy())
-    inner = exp.select(*[exp.column(n) for n in dim_names], exp.column(period), exp.column(value),
-                       exp.alias_(change, "change")).from_(base.subquery("series"))
+        change = exp.Div(
+            this=exp.Mul(this=exp.Literal.number("100.0"), expression=exp.Paren(this=change)), expression=prev.copy()
+        )
+    inner = exp.select(
+        *[exp.column(n) for n in dim_names], exp.column(period), exp.column(value), exp.alias_(change, "change")
+    ).from_(base.subquery("series"))
     conds, scalar = _period_window(window, period, unit, b.dialect)
     shown = [exp.column(n) for n in dim_names]
     if c.previous:
@@ -175,18 +184,17 @@ def _series(b: "Builder", date: ColRef) -> exp.Expression:
     return outer.order_by(*[exp.Ordered(this=x.copy(), nulls_first=True) for x in shown + [exp.column(period)]])
 
 
-def window_select(b: "Builder") -> exp.Expression:
+def window_select(b: Renderer, w: Window) -> exp.Expr:
     """A per-period series turned into a running total or a moving average/sum.
 
     A running total starts at the first period asked about (a year-to-date total); a moving
     average reaches back before it, so its first periods average over full windows.
     """
     p = b.p
-    w = p.window
     grains = [d for d in p.dims if d.kind == "grain"]
     if grains:
-        unit = grains[0].unit
-        date = ColRef(grains[0].table, grains[0].column) if grains[0].table else None
+        unit = grains[0].grain_unit
+        date = ColRef(grains[0].table, grains[0].column_name) if grains[0].table else None
     else:
         unit, date = "month", None
     if date is None:
@@ -197,26 +205,30 @@ def window_select(b: "Builder") -> exp.Expression:
     others = [d for d in p.dims if d.kind != "grain"]
     window = [f for f in p.filters if f.col == date and f.kind in ("range", "relative")]
     keep = p.filters if w.kind == "running" else [f for f in p.filters if f not in window]
-    base_plan = dataclasses.replace(p, window=None, rank=None, filters=keep,
-                                    dims=others + [Dim("grain", date.table, date.column, unit)])
-    base = type(b)(base_plan, b.ix).select()
+    base_plan = dataclasses.replace(
+        p, window=None, rank=None, filters=keep, dims=others + [Dim("grain", date.table, date.column, unit)]
+    )
+    base = b.of(base_plan).select()
     base.set("order", None)
     names = [e.alias_or_name for e in base.expressions]
-    dims, period, value = names[:len(others)], names[len(others)], names[-1]
+    dims, period, value = names[: len(others)], names[len(others)], names[-1]
     order = exp.Order(expressions=[exp.Ordered(this=exp.column(period), nulls_first=True)])
     if w.kind == "running":
         spec = exp.WindowSpec(kind="ROWS", start="UNBOUNDED", start_side="PRECEDING", end="CURRENT ROW")
-        func = exp.Sum(this=exp.column(value))
+        func: exp.Expr = exp.Sum(this=exp.column(value))
     else:
-        spec = exp.WindowSpec(kind="ROWS", start=exp.Literal.number(max(w.n - 1, 0)), start_side="PRECEDING",
-                              end="CURRENT ROW")
+        spec = exp.WindowSpec(
+            kind="ROWS", start=exp.Literal.number(max(w.n - 1, 0)), start_side="PRECEDING", end="CURRENT ROW"
+        )
         func = (exp.Avg if w.func == "avg" else exp.Sum)(this=exp.column(value))
     over = exp.Window(this=func, partition_by=[exp.column(n) for n in dims] or None, order=order, spec=spec)
     shown = [exp.column(value)] if w.show_value else []
     inner = exp.select(*[exp.column(n) for n in dims], exp.column(period), *shown, exp.alias_(over, w.kind)).from_(
-        base.subquery("series"))
-    outer = exp.select(*[exp.column(n) for n in dims], exp.column(period), *[x.copy() for x in shown],
-                       exp.column(w.kind)).from_(inner.subquery("windowed"))
+        base.subquery("series")
+    )
+    outer = exp.select(
+        *[exp.column(n) for n in dims], exp.column(period), *[x.copy() for x in shown], exp.column(w.kind)
+    ).from_(inner.subquery("windowed"))
     conds = _period_window(window, period, unit, b.dialect)[0] if w.kind == "moving" else []
     where = conjoin(conds)
     if where is not None:

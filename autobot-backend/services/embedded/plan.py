@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
+from typing import cast
 
-from services.embedded.dates import Period, Relative
+from services.embedded.period_phrases import Period, Relative
 
 
 @dataclass(frozen=True)
@@ -26,8 +27,9 @@ class Filter:
     ``number`` is None), ``null``, ``notnull``,
     ``bool`` (``values`` holds True/False), ``range`` (``lo``/``hi``), ``anyrange`` (``values`` holds
     ``(lo, hi)`` pairs, any of which), ``colcmp`` (``op`` against the column in ``values[0]``),
-    ``exists`` (a related row in the table ``values[0]``, none when ``op`` is ``not``), ``relative`` or ``recurring`` (``values`` is
-    the :attr:`~.dates.DateSpec.recurring` pair: a month or quarter of any year, a day at a period's edge)."""
+    ``exists`` (a related row in the table ``values[0]``, none when ``op`` is ``not``), ``relative`` or
+    ``recurring`` (``values`` is the :attr:`~.dates.DateSpec.recurring` pair: a month or quarter of any year,
+    a day at a period's edge)."""
     col: ColRef
     values: tuple = ()
     op: str | None = None
@@ -68,6 +70,16 @@ class Measure:
     discount: bool = False
     """With ``swap``: the swapped metric minus the metric itself (a discount: catalogue less charged)."""
 
+    @property
+    def column_name(self) -> str:
+        """The column of a measure that reads one (every function but a count of rows and a metric)."""
+        return cast(str, self.column)
+
+    @property
+    def metric_name(self) -> str:
+        """The metric of a ``metric`` measure."""
+        return cast(str, self.metric)
+
 
 @dataclass
 class Dim:
@@ -83,6 +95,16 @@ class Dim:
     """Column only: shown as the first label where the flag is true (or the column set), else the second."""
     null_label: str | None = None
     """Column only: shown in place of NULL, so the rows without a value form a group of their own."""
+
+    @property
+    def column_name(self) -> str:
+        """The column of a column grouping, or the date of a grain once its date is known."""
+        return cast(str, self.column)
+
+    @property
+    def grain_unit(self) -> str:
+        """The unit of a grain (every grain has one)."""
+        return cast(str, self.unit)
 
 
 @dataclass

@@ -1,18 +1,18 @@
-"""When to decline, and what to say: writes, smuggled instructions, questions that are not about
-the data, and questions whose key terms name nothing in the schema.
+"""When to decline, and what to say (:class:`Refusal`); and the schema screen: questions whose key
+terms name nothing in the schema.
 
-The screens run on the raw text before any linking (a write is a write whatever it names); the
-schema screen runs after linking, on the words that linked to nothing.
+The screens that need no schema run on the raw text before any linking (:mod:`.screens`: a write is
+a write whatever it names); the schema screen runs after linking, on the words that linked to nothing.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from services.embedded.english import ADJECTIVES, VERBS, is_ordinary, number_word
-from services.embedded.lexicon import GENERAL_WORDS, POLITE_PREFIX, DURATION_UNITS, WRITE_VERBS, Token, stem
+from services.embedded.lexicon import Token, stem
 from services.embedded.linking import Linked, names_attribute
+from services.embedded.vocabulary import DURATION_UNITS, GENERAL_WORDS
 
 
 @dataclass(frozen=True)
@@ -22,190 +22,15 @@ class Refusal:
     reason: str
 
 
-_I = re.I
-_INJECTION = [
-    re.compile(r"\b(ignore|disregard|forget|override|bypass|skip)\b[^.?!]{0,40}\b(instructions?|rules?|prompts?|"
-               r"guidelines|directions|constraints|restrictions|guardrails|safety|above|previous|earlier)\b", _I),
-    re.compile(r"\bsystem\s+prompt\b|\byou\s+are\s+now\b|\b(admin|developer|god|dan|jailbreak|sudo|debug|"
-               r"unrestricted)\s+mode\b|\bpretend\s+(to\s+be|you)\b|\bnew\s+instructions?\b|"
-               r"\bauthori[sz]e\s+you\b|\byou\s+(?:must|should|will|can|may)\s+now\b|"
-               r"</?\s*(?:system|instructions?|prompt)\s*>", _I),
-    re.compile(r"\b(reveal|show|print|leak|display|give|tell)\b[^.?!]{0,30}\b(passwords?|credentials?|secrets?|"
-               r"api\s*keys?|tokens?|connection\s+string|your\s+(instructions|prompt|rules))\b", _I),
-    re.compile(r"['\"`;]\s*(drop|delete|update|insert|alter|truncate|create|grant|attach|exec|execute|replace|"
-               r"pragma|shutdown)\b", _I),
-    re.compile(r"--|/\*|\*/|\bunion\s+(all\s+)?select\b|\bor\s+'?1'?\s*=\s*'?1\b|\b1\s*=\s*1\b|\bsleep\s*\(", _I),
-    re.compile(r"\b(drop|truncate|alter)\s+(the\s+)?(\w+\s+)?(table|database|schema|index|view)\b|"
-               r"\b(?:grant|revoke)\s+(?:all|select|insert|update|delete|usage|execute)\b|"
-               r"\bdelete\s+from\b|\binsert\s+into\b|\bupdate\s+\w+\s+set\b|\bexec(ute)?\s*\(", _I),
-]
-_AUTHORITY = re.compile(r"\b(?:as|i\s+am|i'm)\s+(?:the\s+|an?\s+|your\s+)?(?:admin|administrator|root|superuser|dba|"
-                        r"owner|developer|operator)\b", _I)
-"""A claim of authority: harmless alone ("as the shop owner, how many ..."), an injection with a demand."""
-_SECRETS = frozenset({"password", "passwords", "credential", "credentials", "secret", "secrets", "token", "tokens",
-                      "permission", "permissions", "access", "privileges", "bypass", "override", "ignore"})
-_CHAIN = r"(?:\b(?:and|then|also|afterwards|after\s+that|next|finally)\b|[,;:])[\s,]*(?:then\s+)?(?:please\s+)?(?:also\s+)?"
-_CHAINED_WRITE = re.compile(
-    _CHAIN + r"(delete|drop|remove|update|insert|truncate|alter|wipe|erase|purge|overwrite|rename)\b", _I)
-_CHAINED_SOFT_WRITE = re.compile(
-    _CHAIN + r"(change|set|modify|add|mark|cancel)\s+(the|all|every|a|an|this|that|those|these|its|their|them|it)\b"
-    r"[^.?!]*\b(to|as|with|for)\b", _I)
-_OUTPUT_ROW = re.compile(r"(?:add|insert|include|append)\s+(?:a|an|one|another)\s+(?:separate\s+|extra\s+|final\s+)?"
-                         r"(?:row|line|column|group|entry|total)\b[^.?!]{0,30}\b(?:label\w*|called|named)\b", _I)
-_RAW_SQL = re.compile(r"^\s*(?:select\s+(?:\*|[\w.]+(?:\s*,\s*[\w.]+)*)\s+from\s+\w+|with\s+\w+\s+as\s*\(|"
-                      r"insert\s+into\s+\w+|delete\s+from\s+\w+|update\s+\w+\s+set\b|"
-                      r"(?:drop|alter|create|truncate)\s+(?:table|view|index|database)\s+\w+|pragma\s+\w+|attach\s+)", _I)
-_GRANT_WRITE = re.compile(
-    r"^\s*(?:give|grant|offer|apply|award|issue)\b[^.?!]{0,60}\b(?:discounts?|refunds?|credits?|raises?|bonus(?:es)?|"
-    r"rebates?|vouchers?|coupons?|promotions?|free\s+\w+)\b", _I)
-_NOT_A_WRITE = re.compile(r"(?:set|put|leave|leaving|setting|putting|lay|laying)\s+aside\b|mark\s+my\s+words\b"
-                         r"|\w+\s+(?:my|your)\b[^.?!:;]{0,40}[:;,\u2014-]|\w+\s+(?:nothing|none)\b"
-                         r"|\w+\b[^.?!]{0,40}\bfrom\s+(?:consideration|the\s+(?:count|total|analysis|calculation|"
-                         r"numbers|figures|tally))\b", _I)
-_PREFACE_LEAD = re.compile(r"^\s*(?:before|after|while|since|as|for|once|when|until)\b", _I)
-
-
-def _in_preface(text: str, at: int) -> bool:
-    """Whether position ``at`` lies in an opening clause set off before the question proper
-    ("Before I update the forecast sheet, what was ...")."""
-    head = text[:at]
-    tail = text[at:]
-    cut = re.search(r"[,:;\u2014]", tail)
-    return bool(_PREFACE_LEAD.match(head)) and cut is not None and bool(
-        re.search(r"\b(?:how|what|which|who|when|list|show|give|count)\b", tail[cut.end():], _I))
-
-
-_MAKE_READ = re.compile(r"make\s+(?:me\s+)?(?:a|an)\s+(list|table|chart|report|summary|breakdown|ranking|overview)\b", _I)
-_CLAUSE = re.compile(r"(?<=[.?!;])\s+")
-
-
-def _later_write(text: str) -> str | None:
-    """A write request in a later sentence ("How many orders? Then remove the cancelled ones.")."""
-    clauses = [c for c in _CLAUSE.split(text.strip()) if c.strip()]
-    for clause in clauses[1:]:
-        stripped = POLITE_PREFIX.sub("", re.sub(r"^\W*(?:also|then|next|now|finally|and|after\s+that)\W+", "", clause,
-                                                flags=_I))
-        first = re.match(r"[A-Za-z]+", stripped)
-        if first and first.group(0).lower() in WRITE_VERBS and not _MAKE_READ.match(stripped):
-            return first.group(0).lower()
-    return None
-
-
-_DEICTIC = re.compile(
-    r"\b(?:from|in|on|for|about|of|with|than|to|during|show|list|compare|sort|rank|and|vs)\s+"
-    r"(?:(?:that|those|these)\s+(?!(?:who|whom|which|that|with|without|where|whose)\b)(?:\w+)|this\s+(?!(?:day|week|month|quarter|year|calendar|store|shop|business|"
-    r"company|firm|database|dataset|data|team|organi[sz]ation|site|service)\b)\w+|them|it)\b"
-    r"(?!\s+(?:that|which|who|where|with|in|on|from|by|whose|have|has|had|were|was|are|is)\b)"
-    r"|\b(?:those|these)\s+(?!(?:with|without|who|whom|whose|that|which|where|in|on|at|from|of|having)\b)\w+\b"
-    r"(?!\s+(?:that|which|who|where|with|in|on|from|by|whose|have|has|had|were|was|are|is)\b)",
-    _I)
-_GREETING = re.compile(r"^\s*(hi|hello|hey|hiya|howdy|greetings|good\s+(morning|afternoon|evening|night)|"
-                       r"thanks|thank\s+you|thx|cheers|bye|goodbye|see\s+you|ok(ay)?|cool|great|nice)\b", _I)
-_CHAT = [
-    re.compile(r"\b(write|compose|draft|create|generate|make)\b[^.?!]{0,25}\b(poem|story|stories|song|essay|haiku|"
-               r"joke|limerick|letter|tweet|novel|speech|rap|sonnet|lyrics|e-?mails?|messages?|announcements?|memos?|"
-               r"blog|newsletter|slogans?|taglines?|captions?|press\s+release|advert\w*)\b", _I),
-    re.compile(r"\b(good|catchy|better|nice|clever|new)\s+(name|title|slogan|tagline)\s+for\b", _I),
-    re.compile(r"\btell\s+me\s+(a|an|some|about\s+the\s+history)\b", _I),
-    re.compile(r"\bwho\s+(are|made|built|created|trained)\s+you\b|\bwhat\s+(are|can)\s+you\b|"
-               r"\bhow\s+are\s+you\b|\bare\s+you\s+(a|an|real|human)\b|\byour\s+name\b|\bhow\s+is\s+your\b", _I),
-    re.compile(r"\b(recommend|suggest|advise|advice|opinion|favou?rite|meaning\s+of\s+life|translate|"
-               r"weather|recipe)\b", _I),
-    re.compile(r"^\s*(can|could)\s+you\s+help(\s+me)?\s*[?.!]*\s*$", _I),
-]
-
-
-_UNSUPPORTED = re.compile(
-    r"\b(median|percentiles?|quartiles?|standard\s+deviation|std\s*dev|stddev|variance|correlat\w*|regression|"
-    r"forecast\w*|predict\w*|projected|projection|extrapolat\w*|will\s+(?:be|we|sell|make|earn|have))\b"
-    r"|^\s*(?:please\s+)?project\b"
-    r"|(?<!\bthe\s)\bnext\s+(?:\w+\s+)?(?:year|month|quarter|week|season|christmas|summer|winter|spring|autumn|fall|"
-    r"holidays?)\b"
-    r"|^\s*(?:what|how\s+(?:much|many)|which|when|who)\b[^.?!]*\bwill\b", _I)
-
-
-def screen(question: str) -> Refusal | None:
-    """Declines that need no schema: smuggled instructions, writes, chit-chat."""
-    text = question.strip()
-    if not text:
-        return Refusal("unclear", "the question is empty")
-    if _RAW_SQL.match(text):
-        return Refusal("injection", "the question is SQL; ask it in words and the SQL is written for you")
-    stripped = POLITE_PREFIX.sub("", text)
-    first = re.match(r"[A-Za-z]+", stripped)
-    if first and first.group(0).lower() == "make" and _MAKE_READ.match(stripped):
-        first = None  # "make a list of ...": a request to read
-    if first and re.match(r"[A-Za-z]+\s+(?:me|us|up)\b", stripped, _I):
-        first = None  # "drop me a number", "add up the totals": said to the reader, not to the data
-    if first and _NOT_A_WRITE.match(stripped):
-        first = None  # "set aside the refunds: ...", "update my slides: ...": not a change to the data
-    smuggled = [m for m in (p.search(text) for p in _INJECTION) if m]
-    claim = _AUTHORITY.search(text)
-    if claim and any(w.lower() in WRITE_VERBS or w.lower() in _SECRETS for w in re.findall(r"[A-Za-z]+", text)):
-        smuggled.append(claim)  # "as the admin, I ... remove all orders": a claim that comes with a demand
-    overriding = any(p.search(text) for p in _INJECTION[:2])  # "ignore previous instructions", "you are now"
-    if first and first.group(0).lower() in WRITE_VERBS and not overriding:
-        return Refusal("write", f"it asks to change data ({first.group(0).lower()!r}); "
-                                "this service only reads, it never writes")
-    if _GRANT_WRITE.match(stripped) and not overriding:
-        return Refusal("write", "it asks to give something to rows of the data (a change); this service only reads")
-    if smuggled:
-        return Refusal("injection", "the question carries an instruction or SQL of its own "
-                                    f"({smuggled[0].group(0).strip()!r}); only questions about the data are answered")
-    later = _later_write(text)
-    if later:
-        return Refusal("injection", f"a request to change data ({later!r}) follows the question; this service only reads")
-    m = _CHAINED_WRITE.search(text) or _CHAINED_SOFT_WRITE.search(text)
-    if m and _OUTPUT_ROW.match(text, m.start(1)):
-        m = None  # "..., and add a row labelled 'none' for ...": a row of the answer, not of the data
-    if m and m.start() > 0:
-        return Refusal("injection", f"a request to change data ({m.group(1).lower()!r}) is attached to the question; "
-                                    "this service only reads")
-    if re.search(r"\bset\b[^.?!]{1,60}\bto\b", stripped, _I) and stripped.lower().startswith("set"):
-        return Refusal("write", "it asks to set a value; this service only reads")
-    for pattern in _CHAT:
-        if pattern.search(text):
-            return Refusal("non_analytical", "it is not a question about the data in this database")
-    m = _UNSUPPORTED.search(text)
-    if m and _in_preface(text, m.start()):
-        m = None  # "Before I update the forecast sheet, what was ...": the request comes after
-    if m:
-        return Refusal("unclear", f"it asks for {m.group(0).lower()!r}, which this generator does not compute; "
-                                  "it answers counts, totals, averages, extremes, shares and changes")
-    if _GREETING.match(text) and len(re.findall(r"[A-Za-z]+", text)) <= 6:
-        return Refusal("non_analytical", "it is a greeting, not a question about the data")
-    m = _DEICTIC.search(text)
-    if m and not (re.search(r"[,.;?!]", text[:m.start()]) and len(re.findall(r"[A-Za-z]+", text[:m.start()])) >= 6):
-        # a later clause of a long question refers back within it
-        return Refusal("unclear", f"it refers to something the question does not say ({m.group(0).strip()!r}); "
-                                  "name the rows, period or measure meant")
-    return None
-
-
-_TIME_OF_DAY = re.compile(r"\btime\s+of\s+(?:the\s+)?day\b|\bhour\s+of\b|\bhourly\b|\b(?:per|by|each|every|which|"
-                          r"what|peak|busiest|rush)\s+hours?\b|\bwhat\s+time\b|\bo'clock\b|\bin\s+the\s+"
-                          r"(?:morning|afternoon|evening)s?\b|\bovernight\b", _I)
-
-
-def time_of_day(question: str, index) -> Refusal | None:
-    """A time of day asked of a schema whose dates keep none ("what time of day do orders come in")."""
-    m = _TIME_OF_DAY.search(question)
-    if m is None or any(c.has_time for c in index.columns()):
-        return None
-    if any(w in c.name.lower().split("_") for w in m.group(0).lower().split() for c in index.columns()):
-        return None  # "their hourly rate": a column's name, not a time of day
-    return Refusal("out_of_schema", f"it asks about {m.group(0).lower()!r}, but this database keeps dates "
-                                    "without a time of day")
-
-
 def unlinked_terms(tokens: list[Token], linked: Linked, index=None) -> Refusal | None:
     """Content words that name nothing in the schema, in a slot that names data: data the
     database does not hold ("the average *age*", "how many *visitors*", "which sales *rep*").
     ``index`` (the :class:`~.index.SchemaIndex`) gives the words the schema's comments use and
     which tables keep two dates (a span of time between them)."""
     vocabulary = index.vocabulary if index is not None else frozenset()
-    dated = frozenset(t.name for t in index.tables.values() if len(t.dates()) >= 2) if index is not None \
-        else frozenset()
+    dated = (
+        frozenset(t.name for t in index.tables.values() if len(t.dates()) >= 2) if index is not None else frozenset()
+    )
     if index is not None and index.terms:
         # a term a comment defines ("a flight is delayed when ...") names data
         linked = Linked(linked.tokens, linked.links, [i for i in linked.unlinked if tokens[i].low not in index.terms])
@@ -213,30 +38,39 @@ def unlinked_terms(tokens: list[Token], linked: Linked, index=None) -> Refusal |
     words = data_terms(tokens, linked, vocabulary, dated)
     if not words:
         return None
-    tables = {c.table for lk in linked.links for c in lk.concepts[:1] if c.kind == "table"}
+    tables = {c.table_name for lk in linked.links for c in lk.concepts[:1] if c.kind == "table"}
     shown = ", ".join(repr(w) for w in words)
     if tables:
-        return Refusal("out_of_schema", f"the schema has nothing for {shown}: no table or column of "
-                                        f"{', '.join(sorted(tables))} or its related tables matches")
+        return Refusal(
+            "out_of_schema",
+            f"the schema has nothing for {shown}: no table or column of "
+            f"{', '.join(sorted(tables))} or its related tables matches",
+        )
     return Refusal("out_of_schema", f"the schema has nothing for {shown}")
 
 
 # Words after which a noun is what the question asks about: measures, rankings, wh-words,
 # groupings, and the verbs that ask for a list.
-_SLOT_HEADS = frozenset("""
+_SLOT_HEADS = frozenset(
+    """
 average avg mean median typical total sum count number numbers amount maximum max minimum min highest lowest largest
 smallest biggest greatest most least fewest best worst top bottom many much which what whose who each every per by
 show list display give find get tell calculate compute rank sort with without between have has had
 percentage percent share proportion ratio fraction rate distribution breakdown trend trends
-""".split())
+""".split()
+)
 # Nouns for data, after which "on", "about", "for" introduce what the data is about ("figures on X").
-_DATA_NOUNS = frozenset("""
+_DATA_NOUNS = frozenset(
+    """
 data information info details figures numbers stats statistics metrics report reports breakdown record records
-""".split())
+""".split()
+)
 # Words a noun phrase reaches back over to its head: determiners, pronouns, "of", copulas.
-_PASS = frozenset("""
+_PASS = frozenset(
+    """
 the a an our their its my your his her this that these those some any all me us of is are was were be 's and or ,
-""".split())
+""".split()
+)
 _COPULAS = frozenset({"is", "are", "was", "were", "be"})
 _SENTENCE_GO = frozenset({"per", "by", "for", "in", "during", "of", "since", "over"})
 _BOUNDARY = frozenset({".", "?", "!", ";", ":"})
@@ -254,8 +88,9 @@ def _documented(tokens: list[Token], i: int, vocabulary: frozenset[str]) -> bool
 _PRONOUNS = frozenset({"who", "that", "which", "it", "they", "he", "she", "everyone", "nobody"})
 
 
-def data_terms(tokens: list[Token], linked: Linked, vocabulary: frozenset[str] = frozenset(),
-               dated: frozenset[str] = frozenset()) -> list[str]:
+def data_terms(
+    tokens: list[Token], linked: Linked, vocabulary: frozenset[str] = frozenset(), dated: frozenset[str] = frozenset()
+) -> list[str]:
     """The unlinked phrases that stand where a question names its data, ordinary English left out."""
     out: list[str] = _core_terms(tokens, linked, vocabulary, dated)
     if out:
@@ -270,16 +105,21 @@ def data_terms(tokens: list[Token], linked: Linked, vocabulary: frozenset[str] =
             continue  # "side by side", "one by one": an idiom
         strong = _in_data_slot(tokens, linked, run)
         slot = strong or _sentence_subject(tokens, linked, run)
-        kept = [tokens[i].text for i in run if not is_ordinary(tokens[i].low, strong) or names_attribute(
-            tokens, i, linked.links)]
+        kept = [
+            tokens[i].text
+            for i in run
+            if not is_ordinary(tokens[i].low, strong) or names_attribute(tokens, i, linked.links)
+        ]
         if slot and kept:
             out.append(" ".join(kept))
     return out
 
 
 _CUE_WORDS = frozenset({"how", "what", "which", "who", "whose", "when", "where", "whom", "what's", "who's"})
-_REQUESTS = frozenset({"show", "list", "give", "tell", "find", "display", "count", "calculate", "compute", "get",
-                       "provide", "rank", "sort", "report", "break", "compare", "total", "sum", "return", "pull"})
+_REQUESTS = frozenset(
+    """show list give tell find display count calculate compute get provide rank sort report break
+compare total sum return pull""".split()
+)
 _PLACE_PREPOSITIONS = frozenset({"in", "at", "across", "within", "throughout", "around", "joined", "to", "from"})
 _CORE_END = frozenset({",", "\u2014", "\u2013", "-", "(", ".", "?", "!", ";", ":"})
 
@@ -302,8 +142,14 @@ def _core_terms(tokens: list[Token], linked: Linked, vocabulary: frozenset[str],
         if attribute:
             out.append(attribute)
             continue
-        weak = lk is not None and lk.score < 0.5 and lk.via == "name" and lk.end - lk.start == 1 and i > 0 \
-            and linked.link_at(i - 1) is not None  # "cabin crew": a known modifier, a head only a comment mentions
+        weak = (
+            lk is not None
+            and lk.score < 0.5
+            and lk.via == "name"
+            and lk.end - lk.start == 1
+            and i > 0
+            and linked.link_at(i - 1) is not None
+        )  # "cabin crew": a known modifier, a head only a comment mentions
         if tok.kind != "word" or not (i in unlinked or weak) or len(tok.low) <= 2:
             continue
         if is_ordinary(tok.low) or tok.low in GENERAL_WORDS or tok.text[:1].isupper() and i > core[0]:
@@ -340,17 +186,21 @@ def _missing_attribute(tokens: list[Token], i: int, linked: Linked, dated: froze
         return None
     comment_only = before.score < 0.5 and before.via == "name" and before.end - before.start == 1
     span = low in _SPAN_HEADS and not before.tables() & dated
-    if (low in _ATTRIBUTE_HEADS or span) and (before.kind == "table" or comment_only) or \
-            low in _IDENTIFIER_HEADS and comment_only:
-        return " ".join(t.text for t in tokens[before.start:i + 1])
+    if (
+        (low in _ATTRIBUTE_HEADS or span)
+        and (before.kind == "table" or comment_only)
+        or low in _IDENTIFIER_HEADS
+        and comment_only
+    ):
+        return " ".join(t.text for t in tokens[before.start : i + 1])
     return None
 
 
 _UNITS = {
     "mass": "kg kgs kilo kilos kilogram kilograms gram grams g mg milligram milligrams lb lbs tonne tonnes ton tons "
-            "ounce ounces oz weigh weighs weighed weighing weight",
+    "ounce ounces oz weigh weighs weighed weighing weight",
     "length": "km kms kilometre kilometres kilometer kilometers mile miles metre metres meter meters m cm "
-              "centimetre centimetres mm millimetre millimetres inch inches foot feet ft yard yards",
+    "centimetre centimetres mm millimetre millimetres inch inches foot feet ft yard yards",
     "volume": "litre litres liter liters l ml millilitre millilitres gallon gallons",
 }
 _UNIT_OF = {w: kind for kind, words in _UNITS.items() for w in words.split()}
@@ -378,8 +228,9 @@ def _core(tokens: list[Token]) -> tuple[int, int] | None:
             for j in range(start, i):
                 low = tokens[j].low
                 if low in _CUE_WORDS or j == start and low in _REQUESTS:
-                    end = next((k for k in range(j + 1, i) if tokens[k].kind == "punct"
-                                and tokens[k].text in _CORE_END), i)
+                    end = next(
+                        (k for k in range(j + 1, i) if tokens[k].kind == "punct" and tokens[k].text in _CORE_END), i
+                    )
                     return j, end
             start = i + 1
     return None
@@ -411,8 +262,15 @@ def _in_data_slot(tokens: list[Token], linked: Linked, run: list[int]) -> bool:
             while j >= 0 and tokens[j].low in _PASS:
                 j -= 1
             return j >= 0 and tokens[j].low in _DATA_NOUNS
-        if low in _PASS or tok.kind == "number" or number_word(low) is not None or low in ADJECTIVES \
-                or low.endswith("est") and is_ordinary(low) or linked.link_at(i) is not None:
+        if (
+            low in _PASS
+            or tok.kind == "number"
+            or number_word(low) is not None
+            or low in ADJECTIVES
+            or low.endswith("est")
+            and is_ordinary(low)
+            or linked.link_at(i) is not None
+        ):
             i -= 1
             continue
         return False
@@ -428,8 +286,12 @@ def _sentence_subject(tokens: list[Token], linked: Linked, run: list[int]) -> bo
     if i >= 0 and not (tokens[i].kind == "punct" and tokens[i].text in _BOUNDARY):
         return False
     j = run[-1] + 1
-    while j < len(tokens) and (linked.link_at(j) is not None or tokens[j].low in GENERAL_WORDS
-                               and tokens[j].low not in VERBS and tokens[j].low not in _SENTENCE_GO):
+    while j < len(tokens) and (
+        linked.link_at(j) is not None
+        or tokens[j].low in GENERAL_WORDS
+        and tokens[j].low not in VERBS
+        and tokens[j].low not in _SENTENCE_GO
+    ):
         j += 1
     if j >= len(tokens):
         return True

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import re
 
-from services.embedded.lexicon import COMPARATORS, parse_number, stem, tokenize
+from services.embedded.lexicon import parse_number, tokenize
+from services.embedded.vocabulary import COMPARATORS
 
-_DEFINITION = re.compile(r"\b(?:an?|the)\s+[a-z_]+\s+(?:is|counts\s+as)\s+([a-z]+)\s+(?:when|if|once)\s+([^.;\]]+)",
-                         re.I)
+_DEFINITION = re.compile(
+    r"\b(?:an?|the)\s+[a-z_]+\s+(?:is|counts\s+as)\s+([a-z]+)\s+(?:when|if|once)\s+([^.;\]]+)", re.I
+)
 
 
 def defined_terms(index) -> dict[str, tuple[tuple, ...]]:
@@ -35,7 +37,7 @@ def _conditions(table, column, clause: str) -> tuple[tuple, ...]:
     named = [c for c in table.columns.values() if re.search(rf"\b{re.escape(c.name)}\b", clause, re.I)]
     for i in range(len(lows)):
         for words, op in COMPARATORS:
-            if tuple(lows[i:i + len(words)]) != words or i + len(words) >= len(tokens):
+            if tuple(lows[i : i + len(words)]) != words or i + len(words) >= len(tokens):
                 continue
             number = tokens[i + len(words)]
             if number.kind != "number":
@@ -43,9 +45,9 @@ def _conditions(table, column, clause: str) -> tuple[tuple, ...]:
             before = [c for c in named if c.measurable] or ([column] if column.measurable else [])
             if before:
                 out.append(("cmp", table.name, before[0].name, op, parse_number(number)))
-    words = set(lows)
+    said = set(lows)
     for c in table.columns.values():
         for value in c.values:
-            if c.kind == "text" and value.lower() in words:
+            if c.kind == "text" and value.lower() in said:
                 out.append(("eq", table.name, c.name, value))
     return tuple(out) if any(k[0] == "cmp" for k in out) else ()

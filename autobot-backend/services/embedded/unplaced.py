@@ -22,19 +22,26 @@ _COPULAS = frozenset({"is", "are", "was", "were", "been", "be", "being", "got", 
 _RELATIVES = frozenset({"that", "who", "which"})
 _NEGATIONS = frozenset({"not", "never", "no"})
 _STOPS = frozenset({".", "?", "!", ";", ",", ":", "and", "or", "but"})
-_EVENT_VERBS = frozenset(f for v in """
+_EVENT_VERBS = frozenset(
+    f
+    for v in """
 sell buy purchase order place make book issue create open register enrol enroll write file raise submit send ship
 record log take give sign hire publish add generate receive bill charge pay prescribe schedule hold run post lend
 borrow rent produce start launch plan collect earn spend see visit treat do fly join use""".split()
-                         for f in verb_forms(v)) | frozenset("""
-sold bought made written taken given held run paid seen done flown spent sent lent""".split())
+    for f in verb_forms(v)
+) | frozenset(
+    """
+sold bought made written taken given held run paid seen done flown spent sent lent""".split()
+)
 """Verbs that name the event a row records ("were *sold*", "were *issued*"): they say what is counted,
 not which of the rows count."""
-_DESCRIPTIVE = frozenset("""
+_DESCRIPTIVE = frozenset(
+    """
 big large huge small little tiny long short tall old young heavy light cheap expensive costly pricey happy unhappy
 satisfied unsatisfied good bad poor rich wealthy busy quiet full empty slow fast quick hard easy difficult rare
 popular famous important major minor loyal frequent occasional inactive dormant healthy sick local foreign
-international domestic senior junior premium luxury high low strong weak valuable profitable unprofitable""".split())
+international domestic senior junior premium luxury high low strong weak valuable profitable unprofitable""".split()
+)
 """Gradable words that pick some rows out of others ("*large* accounts", "the books are *long*"):
 a restriction when nothing in the schema says which rows they are."""
 _DEGREE = frozenset({"most", "least", "more", "less", "very", "too", "so", "how"})
@@ -43,8 +50,13 @@ _LOOKAHEAD = 3
 """How far a predicate may reach for a word of the schema before it is read as standing alone."""
 
 
-def unplaced_condition(tokens: list[Token], linked: Linked, skip: set[int], terms: frozenset[str] = frozenset(),
-                       vocabulary: frozenset[str] = frozenset()) -> Refusal | None:
+def unplaced_condition(
+    tokens: list[Token],
+    linked: Linked,
+    skip: set[int],
+    terms: frozenset[str] = frozenset(),
+    vocabulary: frozenset[str] = frozenset(),
+) -> Refusal | None:
     """An ``unclear`` refusal naming the first restricting word nothing in the schema places.
     ``terms`` are the terms comments define; ``vocabulary`` the stems the schema's comments use (a verb
     the schema speaks is its event, not an unknown state)."""
@@ -54,8 +66,14 @@ def unplaced_condition(tokens: list[Token], linked: Linked, skip: set[int], term
 
     def free(i: int) -> bool:
         t = tokens[i]
-        return t.kind == "word" and i not in taken and i not in skip and t.low not in terms \
-            and t.low not in _EVENT_VERBS and t.stem not in vocabulary
+        return (
+            t.kind == "word"
+            and i not in taken
+            and i not in skip
+            and t.low not in terms
+            and t.low not in _EVENT_VERBS
+            and t.stem not in vocabulary
+        )
 
     for i in range(len(tokens)):
         if not free(i):
@@ -63,20 +81,27 @@ def unplaced_condition(tokens: list[Token], linked: Linked, skip: set[int], term
         word = tokens[i].low
         if _after_subject(tokens, i, table_at):
             progressive = word.endswith("ing") and word in VERBS  # "the buyer is asking": an action, not a state
-            restricting = (i in unlinked and not _adverb(word) or word in ADJECTIVES and word not in VERBS
-                           or word in _DESCRIPTIVE) and not progressive
+            restricting = (
+                i in unlinked and not _adverb(word) or word in ADJECTIVES and word not in VERBS or word in _DESCRIPTIVE
+            ) and not progressive
             if restricting and not _reaches_data(tokens, i, taken, skip):
                 return _refusal(tokens[i].text)
-        elif i + 1 in table_at and (i in unlinked and _participle(word) or word in _DESCRIPTIVE) \
-                and not (i > 0 and tokens[i - 1].low in _COPULAS | _DEGREE):
+        elif (
+            i + 1 in table_at
+            and (i in unlinked and _participle(word) or word in _DESCRIPTIVE)
+            and not (i > 0 and tokens[i - 1].low in _COPULAS | _DEGREE)
+        ):
             return _refusal(tokens[i].text)
     return None
 
 
 def _refusal(word: str) -> Refusal:
-    return Refusal("unclear", f"could not place {word!r} in the schema: no value, column, flag or defined term "
-                              f"matches it, and without it the answer would cover every row; say the condition "
-                              f"in the database's own words")
+    return Refusal(
+        "unclear",
+        f"could not place {word!r} in the schema: no value, column, flag or defined term "
+        f"matches it, and without it the answer would cover every row; say the condition "
+        f"in the database's own words",
+    )
 
 
 def _after_subject(tokens: list[Token], i: int, table_at: set[int]) -> bool:
