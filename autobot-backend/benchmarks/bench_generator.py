@@ -1,4 +1,4 @@
-"""Latency of the embedded generator (``embedded-v5``) per question, over its retail dev set, over
+"""Latency of the built-in generator per question, over its retail dev set, over
 the first blind set on its five schemas and the second blind set (both splits, burned) on its four.
 
 Cold: each question is the first after the per-schema index was dropped, so the index build is
@@ -13,20 +13,12 @@ from __future__ import annotations
 
 import gc
 import statistics
-import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
-
-import sqlalchemy as sa
 
 from services.embedded import EmbeddedGenerator
 from services.embedded.index import clear_cache
-from services.schema_context import inspect_schema
-from tests.test_embedded_blind import BLIND
-from tests.test_embedded_blind2 import BLIND2
-from tests.test_embedded_devset import load_devset
-from tests.test_embedded_schemas import write_db
+from tests.generator_outputs import context, questions
 
 WARM_REPEATS = 5
 
@@ -39,16 +31,12 @@ def _line(label: str, samples_ms: list[float]) -> str:
 
 
 def run() -> None:
-    questions = [q.question for q in load_devset() if q.schema == "retail"]
-    with tempfile.TemporaryDirectory() as tmp:
-        engine = sa.create_engine(write_db(Path(tmp) / "retail.db", "retail"))
-        schema = inspect_schema(engine)
-        engine.dispose()
     generator = EmbeddedGenerator()
-    asked = [(question, schema) for question in questions]
+    asked = [(text, context(fixture)) for key, fixture, text in questions()
+             if key.startswith("embedded_dev/") and fixture == "dev_retail"]
     cold = _times(generator, asked, before_each=clear_cache)
     warm = _times(generator, asked * WARM_REPEATS)
-    print(f"   generate() over {len(questions)} retail dev-set questions (answerable and must-refuse)")
+    print(f"   generate() over {len(asked)} retail dev-set questions (answerable and must-refuse)")
     print(_line("cold", cold))
     print(_line("warm", warm))
     _blind(generator)
@@ -56,10 +44,10 @@ def run() -> None:
 
 def _blind(generator: EmbeddedGenerator) -> None:
     """Both blind sets' questions, each on its own schema (warm: every index built first)."""
-    _warm(generator, "blind set (both splits, burned holdout included)",
-          [(q.question, BLIND.database(q.schema)[0]) for q in BLIND.load_split("tune") + BLIND.load_split("holdout")])
-    _warm(generator, "second blind set's questions (both splits, burned holdout included)",
-          [(q.question, BLIND2.database(q.schema)[0]) for q in BLIND2.load_split("tune") + BLIND2.load_split("holdout")])
+    for folder, label in (("embedded_blind/", "blind set (both splits, burned holdout included)"),
+                          ("embedded_blind2/", "second blind set's questions (both splits, burned holdout included)")):
+        _warm(generator, label, [(text, context(fixture)) for key, fixture, text in questions()
+                                 if key.startswith(folder)])
 
 
 def _times(generator: EmbeddedGenerator, asked: list, before_each: Callable[[], None] | None = None) -> list[float]:

@@ -70,14 +70,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="exit 2 if the run used the self-consistency echo (it cannot fail)")
     s = p.add_argument_group("SQL suite")
     s.add_argument("--answers", type=Path, metavar="FILE", help="recorded answers (JSON Lines) for --candidate recorded")
-    s.add_argument("--corpus", type=Path, action="append", metavar="FILE",
-                   help="grade these corpus files instead of the built-in corpus (repeatable)")
+    s.add_argument("--corpus", type=Path, action="extend", nargs="+", metavar="FILE",
+                   help="grade these corpus files instead of the built-in corpus (one or more; repeatable)")
     s.add_argument("--db-url", metavar="URL", help="run against this database instead of the fixtures (no rotations)")
+    s.add_argument("--fixtures", metavar="MODULE",
+                   help="also use the seeded fixtures a Python module defines in its FIXTURES mapping "
+                        "(e.g. tests.schemas)")
     s.add_argument("--rotations", type=int, default=None, metavar="N", help="fixture rotations (default 3)")
     s.add_argument("--seed", type=int, default=None, metavar="S", help="first fixture seed (default 0)")
     s.add_argument("--record-baseline", action="store_true", help="record this run as the candidate's baseline")
     s.add_argument("--force", action="store_true", help="with --record-baseline: overwrite a baseline this run fails")
-    s.add_argument("--baseline-dir", type=Path, default=None, help=argparse.SUPPRESS)
+    s.add_argument("--baseline-dir", type=Path, default=None, metavar="DIR",
+                   help="where baselines live (default: eval/golden/sql/baselines for the built-in corpus, "
+                        "<corpus folder>/baselines for your own)")
     s.add_argument("--record-accuracy", action="store_true",
                    help="append this run's figures to docs/eval/sql-accuracy.md")
     return p
@@ -98,7 +103,7 @@ def run_trajectory(args: argparse.Namespace) -> int:
     choice = args.candidate or "auto"
     if choice not in TRAJECTORY_CANDIDATES:
         raise UsageError(f"unknown trajectory candidate {choice!r}; choose one of {', '.join(TRAJECTORY_CANDIDATES)}")
-    for flag in ("answers", "corpus", "db_url", "rotations", "seed"):
+    for flag in ("answers", "corpus", "db_url", "rotations", "seed", "fixtures"):
         if getattr(args, flag) not in (None, []):
             raise UsageError(f"--{flag.replace('_', '-')} belongs to the SQL suite; add --suite sql")
     if args.epsilon < 0 or args.epsilon >= 1:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
@@ -34,57 +34,34 @@ SNAPSHOT = DATA / "generator_outputs.json"
 CORPUS_DIR = Path(__file__).resolve().parents[1] / "eval" / "golden" / "sql"
 
 
-def _builders() -> dict[str, Callable[[sa.Engine], None]]:
-    from eval.sql import fixtures
-    from tests.data.embedded_blind import schema_saas
-    from tests.data.embedded_blind2 import schema_airline, schema_university
-    from tests.data.embedded_blind3 import schema_hotel, schema_logistics
-    from tests.test_embedded_schemas import build_clinic, build_library, build_retail
-
-    return {
-        "retail": lambda e: fixtures.build(e, "retail", 0),
-        "retail_24m": lambda e: fixtures.build(e, "retail_24m", 0),
-        "library": lambda e: build_library(e, 0),
-        "clinic": lambda e: build_clinic(e, 0),
-        "saas": lambda e: schema_saas.build(e, 0),
-        "airline": lambda e: schema_airline.build(e, 0),
-        "university": lambda e: schema_university.build(e, 0),
-        "hotel": lambda e: schema_hotel.build(e, 0),
-        "logistics": lambda e: schema_logistics.build(e, 0),
-        # the dev set's own databases, on the seeds their builders default to
-        "dev_retail": build_retail,
-        "dev_library": build_library,
-        "dev_clinic": build_clinic,
-    }
-
-
 @cache
-def context(schema: str) -> SchemaContext:
+def context(fixture: str) -> SchemaContext:
+    """The schema context of rotation 0 of ``fixture`` (seed 0 after its base seed)."""
+    from eval.sql.fixtures import FIXTURES as BUILTIN
+    from tests.schemas import FIXTURES
+
+    spec = {**BUILTIN, **FIXTURES}[fixture]
     engine = sa.create_engine("sqlite://")
     try:
-        _builders()[schema](engine)
+        spec.build(engine, spec.base_seed)
         return inspect_schema(engine)
     finally:
         engine.dispose()
 
 
 def questions() -> Iterator[tuple[str, str, str]]:
-    """``(key, schema, question)`` for every question held, in a stable order."""
-    for path in sorted(CORPUS_DIR.glob("*.yaml")):
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-        for q in doc["questions"]:
-            yield f"corpus/{q['id']}", q.get("fixture", doc.get("fixture")), q["question"]
-    for folder in ("embedded_blind", "embedded_blind2", "embedded_blind3"):
-        for path in sorted((DATA / folder).glob("*_*.yaml")):
+    """``(key, fixture, question)`` for every question held, in a stable order."""
+    sets = [("corpus", sorted(CORPUS_DIR.glob("*.yaml")))]
+    sets += [(folder, sorted((DATA / folder).glob("*.yaml")))
+             for folder in ("embedded_blind", "embedded_blind2", "embedded_blind3", "embedded_dev")]
+    for label, paths in sets:
+        for path in paths:
             doc = yaml.safe_load(path.read_text(encoding="utf-8"))
             for q in doc["questions"]:
-                yield f"{folder}/{q['id']}", doc["schema"], q["question"]
-    for path in sorted((DATA / "embedded_dev").glob("*.yaml")):
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-        for q in doc["questions"]:
-            yield f"embedded_dev/{q['id']}", f"dev_{doc['schema']}", q["question"]
-            if doc["schema"] == "retail":  # the dev set's retail questions are also asked of the suite's fixture
-                yield f"embedded_dev@retail_24m/{q['id']}", "retail_24m", q["question"]
+                fixture = q.get("fixture", doc["fixture"])
+                yield f"{label}/{q['id']}", fixture, q["question"]
+                if fixture == "dev_retail":  # the dev set's retail questions are also asked of the suite's fixture
+                    yield f"{label}@retail_24m/{q['id']}", "retail_24m", q["question"]
 
 
 def collect() -> dict[str, str]:

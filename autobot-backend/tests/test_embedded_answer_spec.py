@@ -14,7 +14,7 @@ from services.embedded.lexicon import expand, tokenize
 from services.embedded.linking import link
 from services.embedded.plan import ColRef, Compare, Dim, Measure, Plan, Rank, Window
 from services.schema_context import inspect_schema
-from tests.test_embedded_schemas import write_db
+from tests.schemas.dev import write_db
 
 
 @pytest.fixture(scope="module")

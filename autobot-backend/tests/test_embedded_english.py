@@ -11,7 +11,7 @@ from services.embedded import EmbeddedGenerator
 from services.embedded.english import is_ordinary, number_word
 from services.embedded.refusal import Refusal
 from services.schema_context import inspect_schema
-from tests.test_embedded_schemas import write_db
+from tests.schemas.dev import write_db
 
 
 @pytest.fixture(scope="module")

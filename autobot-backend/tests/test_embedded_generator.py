@@ -28,7 +28,7 @@ from services.embedded_generator import EmbeddedGenerator as ReExported
 from services.schema_context import SchemaContext, inspect_schema
 from services.sql_generation import Generation, SQLGenerator
 from services.sql_guard import validate_readonly_sql
-from tests.test_embedded_schemas import write_db
+from tests.schemas.dev import write_db
 
 BACKEND = Path(__file__).resolve().parents[1]
 
@@ -146,22 +146,18 @@ def test_same_question_same_sql_even_after_the_index_is_rebuilt(library):
 def test_output_does_not_depend_on_the_hash_seed(tmp_path):
     """Set iteration order changes with PYTHONHASHSEED; the generator must not depend on it."""
     script = (
-        "import sqlalchemy as sa, sys\n"
-        "from tests.test_embedded_schemas import write_db\n"
-        "from tests.test_embedded_devset import load_devset\n"
-        "from services.schema_context import inspect_schema\n"
+        "from tests.generator_outputs import context, questions\n"
         "from services.embedded import EmbeddedGenerator\n"
-        "ctx = {s: inspect_schema(sa.create_engine(write_db(sys.argv[1] + '/' + s + sys.argv[2], s)))\n"
-        "       for s in ('retail', 'library', 'clinic')}\n"
         "g = EmbeddedGenerator()\n"
-        "for q in load_devset():\n"
-        "    print(g.generate(q.question, ctx[q.schema]))\n"
+        "for key, fixture, text in questions():\n"
+        "    if key.startswith('embedded_dev/'):\n"
+        "        print(g.generate(text, context(fixture)))\n"
     )
     outputs = []
     for seed in ("1", "2"):
         env = dict(os.environ, PYTHONHASHSEED=seed)
         done = subprocess.run(
-            [sys.executable, "-c", script, str(tmp_path), f"-{seed}.db"],
+            [sys.executable, "-c", script],
             cwd=BACKEND,
             env=env,
             capture_output=True,

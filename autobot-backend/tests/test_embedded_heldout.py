@@ -4,41 +4,28 @@ It is measured on the corpus as on questions it has never seen, so the corpus mu
 it. Scanned: every file of the generator (``services/embedded/`` and its entry module), for
 corpus question ids, whole questions, phrases of six words or more taken from any question, and
 distinctive answers (numbers with cents or of five or more digits from the committed reference
-snapshots). Six words, because shorter runs are ordinary analytic English that any two authors
-share ("average number of orders per" is a phrase, not a leak).
+snapshots), phrases as :mod:`tests.phrases` cuts them.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
 from eval.sql.corpus import load_corpus
 from eval.sql.snapshot import SNAPSHOT_DIR
+from tests.phrases import GENERATOR_FILES, PHRASE_WORDS, shingles, words
+from tests.phrases import generator_text as read_generator
 
-BACKEND = Path(__file__).resolve().parents[1]
-GENERATOR_FILES = sorted(p for p in (BACKEND / "services" / "embedded").rglob("*") if p.is_file()
-                         and "__pycache__" not in p.parts) + [BACKEND / "services" / "embedded_generator.py"]
-PHRASE_WORDS = 6
 CORPUS = load_corpus()
-
-
-def words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9']+", text.lower())
-
-
-def shingles(text: str, n: int = PHRASE_WORDS) -> set[str]:
-    w = words(text)
-    return {" ".join(w[i:i + n]) for i in range(len(w) - n + 1)}
 
 
 @pytest.fixture(scope="module")
 def generator_text() -> str:
     assert len(GENERATOR_FILES) > 5
-    return "\n".join(p.read_text(encoding="utf-8") for p in GENERATOR_FILES)
+    return read_generator()
 
 
 def distinctive_answers() -> set[str]:

@@ -11,12 +11,16 @@ answers apart.
 API::
 
     FIXTURE_NAMES                                   ("retail", "retail_24m")
+    Fixture(name, build, base_seed, sources)        any seeded fixture: the built-in ones are in FIXTURES;
+                                                    fixtures_from_module("pkg.mod") reads a module's own
     build(engine, fixture, seed) -> None            schema + rows + checks, on any SQLAlchemy engine
                                                     (the database must not hold the tables yet)
     write(path, fixture, seed) -> str               a fresh SQLite file; returns its SQLAlchemy URL
-    build_rotations(fixture, directory, seed=0, rotations=3) -> list[str]
-                                                    SQLite files for seeds seed..seed+rotations-1,
-                                                    URLs in seed order (rotation 0 first)
+    build_rotations(fixture, directory, seed=0, rotations=3, registry=FIXTURES) -> list[str]
+                                                    SQLite files for seeds seed..seed+rotations-1 (after
+                                                    the fixture's base seed), URLs in seed order
+                                                    (rotation 0 first), from the on-disk cache when a
+                                                    verified copy is there (eval.sql.fixture_cache)
     create_and_fill(engine, metadata, tables, rows) and write_sqlite(path, build_on) -> str
                                                     the same two steps for any schema (the blind
                                                     sets' own schemas use them)
@@ -34,7 +38,9 @@ in SQLite's stored DDL, so the comments reach a generator on the default engine 
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -44,6 +50,7 @@ from rapidfuzz import process
 
 import services.schema_context  # noqa: F401  (registers the SQLite column-comment hook)
 from eval.errors import HarnessError
+from eval.sql import fixture_cache
 from eval.sql.fixture_checks import check_guarantees
 from eval.sql.fixture_data import FixtureSpec, generate
 from eval.sql.fixture_schema import TABLES, metadata
@@ -134,9 +141,85 @@ def write_sqlite(path: Path, build_on: Callable[[sa.Engine], None]) -> str:
     return url
 
 
-def build_rotations(fixture: str, directory: Path, seed: int = 0, rotations: int = DEFAULT_ROTATIONS) -> list[str]:
-    """SQLite files ``<fixture>-seed<S>.sqlite`` in ``directory`` for seeds S..S+N-1; their URLs in order."""
-    spec_for(fixture)
+Builder = Callable[[sa.Engine, int], None]
+"""Create a fixture's tables and rows for a seed on an empty engine; raise on a broken guarantee."""
+
+
+@dataclass(frozen=True)
+class Fixture:
+    """A seeded database a corpus question can name."""
+
+    name: str
+    build: Builder
+    base_seed: int = 0
+    """Rotation ``i`` of a run from seed ``S`` is built from ``base_seed + S + i``: a fixture written
+    for one particular seed keeps it at rotation 0 of a default run."""
+    sources: tuple[Path, ...] = ()
+    """The files the builder's output depends on; they key the on-disk cache (none: never cached)."""
+
+
+_BUILTIN_SOURCES = tuple(Path(__file__).resolve().parent / f for f in (
+    "fixtures.py", "fixture_schema.py", "fixture_data.py", "fixture_checks.py")) + (
+    Path(services.schema_context.__file__).resolve(),)
+
+
+def _builtin(name: str) -> Fixture:
+    return Fixture(name, lambda engine, seed: build(engine, name, seed), sources=_BUILTIN_SOURCES)
+
+
+FIXTURES: dict[str, Fixture] = {name: _builtin(name) for name in SPECS}
+"""The built-in fixtures, by name."""
+
+
+def fixtures_from_module(module: str) -> dict[str, Fixture]:
+    """The fixtures a Python module defines in its ``FIXTURES`` mapping (name -> :class:`Fixture`).
+
+    Raises:
+        FixtureError: the module does not import, has no ``FIXTURES``, or one is not a Fixture
+            or reuses a built-in fixture's name.
+    """
+    try:
+        mod = importlib.import_module(module)
+    except ImportError as exc:
+        raise FixtureError(f"--fixtures {module}: cannot import it ({exc}); name an importable module, e.g. "
+                           "tests.schemas, run from autobot-backend/") from None
+    found = getattr(mod, "FIXTURES", None)
+    if not isinstance(found, Mapping):
+        raise FixtureError(f"--fixtures {module}: the module has no FIXTURES mapping of name -> Fixture")
+    out: dict[str, Fixture] = {}
+    for name, fixture in found.items():
+        if not isinstance(fixture, Fixture) or fixture.name != name:
+            raise FixtureError(f"--fixtures {module}: FIXTURES[{name!r}] must be an eval.sql.fixtures.Fixture "
+                               f"named {name!r}")
+        if name in FIXTURES:
+            raise FixtureError(f"--fixtures {module}: {name!r} is a built-in fixture's name; choose another")
+        out[name] = fixture
+    return out
+
+
+def build_rotations(fixture: str | Fixture, directory: Path, seed: int = 0, rotations: int = DEFAULT_ROTATIONS,
+                    registry: Mapping[str, Fixture] = FIXTURES) -> list[str]:
+    """SQLite files ``<fixture>-seed<S>.sqlite`` in ``directory`` for rotations 0..N-1; their URLs in order."""
+    if isinstance(fixture, str):
+        if fixture not in registry:
+            close = process.extractOne(fixture, list(registry), score_cutoff=60)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise FixtureError(f"unknown fixture {fixture!r} (fixtures: {', '.join(registry)}){hint}")
+        fixture = registry[fixture]
     if rotations < 1:
         raise FixtureError(f"rotations must be at least 1, got {rotations}")
-    return [write(Path(directory) / f"{fixture}-seed{s}.sqlite", fixture, s) for s in range(seed, seed + rotations)]
+    sources = fixture_cache.source_digest(fixture.sources) if fixture.sources else None
+    built = fixture
+    urls = []
+    for s in range(fixture.base_seed + seed, fixture.base_seed + seed + rotations):
+        path = Path(directory) / f"{fixture.name}-seed{s}.sqlite"
+
+        def write_one(target: Path, s: int = s) -> str:
+            return write_sqlite(target, lambda engine: built.build(engine, s))
+
+        if sources is None:
+            write_one(path)
+        else:
+            fixture_cache.materialise(path, fixture.name, s, sources, write_one)
+        urls.append(sqlite_url(path))
+    return urls

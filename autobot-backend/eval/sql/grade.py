@@ -4,7 +4,8 @@ The candidate's SQL ran once already, in the service, on the first rotation; tho
 as they are. On every other rotation it runs through the same public read-only call
 (:meth:`~services.nl_database_service.NLDatabaseService.run_readonly`: the guard, then the
 read-only executor), and rows are compared with the reference's by
-``eval.sql.compare.compare_results`` (the disclosed tolerance of spec section 5).
+``eval.sql.compare.compare_with_ties`` (the disclosed tolerance of spec section 5, and any
+tie-break the reference's ORDER BY allows, as the self-check learned it on that rotation).
 
 Each service error kind means one thing to the eval, written once in :data:`KIND_VERDICTS`:
 
@@ -18,13 +19,14 @@ Each service error kind means one thing to the eval, written once in :data:`KIND
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from eval.runner import Replay
-from eval.sql.compare import compare_results
+from eval.sql.compare import Ties, compare_with_ties
 from eval.sql.corpus import Question
-from eval.sql.outcome import GUARD_BLOCKED, SQLOutcome, Verdict
+from eval.sql.outcome import GUARD_BLOCKED, ORACLE, SQLOutcome, Verdict
 from services.nl_database_service import Answer
 from services.readonly_sql import ErrorKind, Execution
 
@@ -74,6 +76,8 @@ class Grader:
     """Fixture name (``None`` for a ``--db-url`` run) -> one URL per rotation, in order."""
     reference: Mapping[str, Sequence[Execution]]
     """Question id -> the reference's result on each rotation."""
+    ties: Mapping[str, Sequence[Ties | None]] = dataclasses.field(default_factory=dict)
+    """Question id -> what the reference's order leaves open on each rotation (see the self-check)."""
 
     def outcome(self, q: Question, verdict: Verdict, reason: str | None = None, detail: str = "",
                 sql: str | None = None, **kw: Any) -> SQLOutcome:
@@ -112,22 +116,25 @@ class Grader:
         urls = self.urls.get(q.fixture) or ()
         refs = self.reference.get(q.id)
         if refs is None or len(refs) != len(urls):
-            return self.outcome(q, Verdict.UNMEASURED, "oracle", "no reference result for this question", sql)
+            return self.outcome(q, Verdict.UNMEASURED, ORACLE, "no reference result for this question", sql)
         n = len(urls)
-        matched, first_miss = 0, None
-        for i, (url, ref) in enumerate(zip(urls, refs), 1):
+        ties = self.ties.get(q.id) or [None] * n
+        matched, first_miss, tie_break = 0, None, False
+        for i, (url, ref, tie) in enumerate(zip(urls, refs, ties), 1):
             got = first if i == 1 else self.database.run_readonly(sql, url)
             if not got.ok:
                 where = f"rotation {i}: " if n > 1 else ""
                 return self._not_run_on(q, sql, got, where, matched, n)
-            cmp = compare_results(ref.rows, got.rows, shape=q.shape, ordered=q.ordered, decimals=q.decimals,
-                                  expected_ncols=len(ref.columns), actual_ncols=len(got.columns))
+            cmp = compare_with_ties(ref.rows, got.rows, tie, shape=q.shape, ordered=q.ordered, decimals=q.decimals,
+                                    expected_ncols=len(ref.columns), actual_ncols=len(got.columns))
             if cmp.match:
                 matched += 1
+                tie_break = tie_break or cmp.tie_break
             elif first_miss is None:
                 first_miss = (i, cmp)
         if first_miss is None:
-            return self.outcome(q, Verdict.PASS, None, f"matched on {n} rotation(s)", sql,
+            how = ", by a tie-break the reference's order leaves open" if tie_break else ""
+            return self.outcome(q, Verdict.PASS, None, f"matched on {n} rotation(s){how}", sql,
                                 rotations_matched=n, rotations=n)
         i, cmp = first_miss
         where = f"rotation {i}: " if n > 1 else ""

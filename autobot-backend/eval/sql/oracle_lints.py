@@ -5,19 +5,27 @@
   differ by less than half a unit in the last place, the tolerance of spec 5). Values that agree
   to nine significant digits are one value: that is float summation noise
   (``100.10000000000001`` and ``100.1``), not two answers.
-* :func:`ordering_plan` and :func:`tied_rows`: an ``ORDER BY`` whose key ties between different
-  rows leaves their order to the engine, and a ``LIMIT`` that cuts between two tied rows leaves
-  *which* rows are returned to the engine. Either way the "right" answer is an accident. The
-  ORDER BY keys of the outermost query are found by parsing the SQL (sqlglot) and located among
-  the output columns (``ORDER BY 2``, ``ORDER BY alias``, or an expression equal to a projected
-  one). A key that is not an output column is appended to the projection of a *probe* query,
-  which also asks for one row past the ``LIMIT`` so a tie at the cut shows. Rows that tie on
-  the key but are identical throughout are harmless and not reported.
+* :func:`ordering_plan` and :func:`tie_structure`: an ``ORDER BY`` whose key ties between
+  different rows leaves their order to the engine, and a ``LIMIT`` that cuts between two tied
+  rows leaves *which* rows are returned to the engine. Neither makes one answer right: the grader
+  accepts any tie-break (``eval.sql.compare.Ties``), so the self-check learns the tie groups here.
+  The ORDER BY keys of the outermost query are found by parsing the SQL (sqlglot) and located
+  among the output columns (``ORDER BY 2``, ``ORDER BY alias``, or an expression equal to a
+  projected one). A key that is not an output column (or any key of a query that selects ``*``)
+  is appended to the projection of a *probe* query, which also drops the ``LIMIT`` so every row
+  tied at the cut shows. Rows that tie on the key but are identical throughout are harmless.
+  What cannot be resolved this way (a key that cannot be read, a tie across an OFFSET, SELECT
+  DISTINCT with an unprojected key, a probe that fails) stays a defect, with why.
+* :func:`inner_orderings` and :func:`inner_tie`: orderings below the outermost query, where a tie
+  changes the answer and no tie-break of the output can say how: a subquery's ``ORDER BY ...
+  LIMIT`` cut inside a tie, and an order-sensitive window (``ROW_NUMBER``, ``LAG``, ``LEAD``,
+  ``FIRST_VALUE``, ...) whose partition and order keys repeat. Each is read by running that part
+  of the query on its own with its keys as the output (a subquery that cannot run on its own, a
+  correlated one, is not checked).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -25,6 +33,8 @@ from typing import Any
 
 import sqlglot
 from sqlglot import exp
+
+from eval.sql.compare import Ties
 
 _NOISE = Decimal("1e-9")
 
@@ -63,13 +73,26 @@ class OrderingPlan:
     """How to read the ordering key of a query's rows."""
 
     keys: tuple[int, ...]
-    """Column index of each ORDER BY key, in the rows of ``probe_sql`` (or of the query itself)."""
+    """Column of each ORDER BY key in the probe's rows: an output column (``>= 0``), or ``-1 - j``
+    for the ``j``-th key appended after the output columns (resolve with :meth:`key_columns`)."""
     probe_sql: str | None
-    """The query with unprojected keys appended and LIMIT n+1; None when the rows suffice."""
+    """The query with unprojected keys appended and without its LIMIT (so the rows tied at the
+    cut show); None when the query's own rows suffice."""
     limit: int | None
     """The query's LIMIT, when it has a literal one."""
-    width: int
-    """Output columns of the original query (the probe's extra columns come after)."""
+    width: int | None
+    """Output columns of the original query (the probe's extra columns come after); None when it
+    selects ``*`` and the width is the result's."""
+    distinct: bool = False
+    """The query is SELECT DISTINCT with appended keys: its rows may not line up with the probe's."""
+    short_probe_sql: str | None = None
+    """The probe with LIMIT n + 1 instead of none: enough to see whether the cut ties, when the
+    whole result is too big to read."""
+    offset: int = 0
+    """The query's OFFSET: the probe starts at the first row, so the rows returned start here."""
+
+    def key_columns(self, width: int) -> tuple[int, ...]:
+        return tuple(k if k >= 0 else width + (-1 - k) for k in self.keys)
 
 
 def ordering_plan(sql: str, dialect: str) -> OrderingPlan | str | None:
@@ -82,38 +105,46 @@ def ordering_plan(sql: str, dialect: str) -> OrderingPlan | str | None:
     if not order:
         return None
     projections = tree.selects
-    if not projections or any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and p.is_star)
-                              for p in projections):
-        return "the ordering key cannot be located: the query selects *"
+    star = any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and p.is_star) for p in projections)
     keys: list[int] = []
     extra: list[exp.Expression] = []
     for ordered in order.expressions:
-        index = _locate(ordered.this, projections)
+        index = _locate(ordered.this, projections, star)
         if index is None:
             extra.append(ordered.this)
-            index = len(projections) + len(extra) - 1
+            index = -len(extra)
         keys.append(index)
     limit_node = tree.args.get("limit")
     limit_expr = limit_node.expression if isinstance(limit_node, exp.Limit) else None
     limit = int(limit_expr.this) if isinstance(limit_expr, exp.Literal) and limit_expr.is_int else None
     if limit_node is not None and limit is None:
         return "the ordering cut cannot be checked: LIMIT is not a number"
-    probe = None
-    if extra or limit is not None:
+    offset_node = tree.args.get("offset")
+    offset_expr = offset_node.expression if isinstance(offset_node, exp.Offset) else None
+    offset = int(offset_expr.this) if isinstance(offset_expr, exp.Literal) and offset_expr.is_int else 0
+    if offset_node is not None and not (isinstance(offset_expr, exp.Literal) and offset_expr.is_int):
+        return "the ordering cut cannot be checked: OFFSET is not a number"
+    probe = short = None
+    if extra or limit is not None or offset:
         if extra and not isinstance(tree, exp.Select):
             return "the ordering key of a set operation must be an output column"
         probe_tree = tree.copy()
         if extra:
             probe_tree = probe_tree.select(*(e.copy() for e in extra), append=True, copy=False)
+        probe_tree.set("offset", None)
         if limit is not None:
-            probe_tree = probe_tree.limit(limit + 1, copy=False)
+            short = probe_tree.limit(offset + limit + 1, copy=True).sql(dialect=dialect)
+            probe_tree.set("limit", None)
         probe = probe_tree.sql(dialect=dialect)
-    return OrderingPlan(tuple(keys), probe, limit, len(projections))
+    distinct = bool(extra) and bool(tree.args.get("distinct"))
+    return OrderingPlan(tuple(keys), probe, limit, None if star else len(projections), distinct, short, offset)
 
 
-def _locate(key: exp.Expression, projections: Sequence[exp.Expression]) -> int | None:
-    if isinstance(key, exp.Literal) and key.is_int and 0 < int(key.this) <= len(projections):
+def _locate(key: exp.Expression, projections: Sequence[exp.Expression], star: bool) -> int | None:
+    if isinstance(key, exp.Literal) and key.is_int and (star or 0 < int(key.this) <= len(projections)):
         return int(key.this) - 1
+    if star:
+        return None  # positions are unknown before the query runs: read the key beside the output
     if isinstance(key, exp.Column) and not key.table:
         for i, p in enumerate(projections):
             if p.alias_or_name == key.name:
@@ -124,28 +155,163 @@ def _locate(key: exp.Expression, projections: Sequence[exp.Expression]) -> int |
     return None
 
 
-def tied_rows(rows: Sequence[Sequence[Any]], keys: Sequence[int], width: int, limit: int | None,
-              *, within: bool = True) -> str | None:
-    """Rows that tie on ``keys`` but differ: among the returned ones (``within``, when order is
-    part of the answer) or across the LIMIT cut (always: it decides which rows are returned)."""
+MAX_TIED = 10_000
+"""Rows of one tie group at the cut that tie-aware grading will weigh; past this the lint stays."""
+
+
+def tie_structure(rows: Sequence[Sequence[Any]], keys: Sequence[int], width: int, limit: int | None,
+                  *, ordered: bool, offset: int = 0) -> Ties | str | None:
+    """What the reference's order leaves open, from the probe's rows (ordered, keys beside the output,
+    from the first row: an OFFSET is applied here).
+
+    Returns None when nothing is open (no ties that matter), a :class:`Ties` for the grader, or a
+    reason string when the ties cannot be resolved by tie-aware grading.
+    """
+    key_of = [tuple(row[k] for k in keys) for row in rows]
+    if 0 < offset < len(rows) and key_of[offset - 1] == key_of[offset] and \
+            len({tuple(r[:width]) for r, k in zip(rows, key_of) if k == key_of[offset]}) > 1:
+        return (f"row {offset + 1} ties on the ordering key {_show(key_of[offset])} with a row before OFFSET "
+                f"{offset}, so which rows are returned is arbitrary")
+    rows, key_of = rows[offset:], key_of[offset:]
     returned = rows[:limit] if limit is not None else rows
-    groups: dict[tuple, list[int]] = defaultdict(list)
-    for i, row in enumerate(returned if within else ()):
-        groups[tuple(row[k] for k in keys)].append(i)
-    for key, members in groups.items():
-        distinct = {tuple(returned[i][:width]) for i in members}
-        if len(distinct) > 1:
-            shown = [str(i + 1) for i in members[:4]]
-            where = ", ".join(shown[:-1]) + " and " + shown[-1] + (" (and more)" if len(members) > 4 else "")
-            return f"rows {where} tie on the ordering key {_show(key)}"
-    if limit is not None and len(rows) > limit > 0:
-        last, beyond = rows[limit - 1], rows[limit]
-        if tuple(last[k] for k in keys) == tuple(beyond[k] for k in keys) and tuple(last[:width]) != tuple(beyond[:width]):
-            return (f"row {limit} ties on the ordering key {_show(tuple(last[k] for k in keys))} with the first "
-                    f"row past LIMIT {limit}, so which rows are returned is arbitrary")
+    groups: list[int] = []
+    for i in range(len(returned)):
+        if i and key_of[i] == key_of[i - 1]:
+            groups[-1] += 1
+        else:
+            groups.append(1)
+    cut: tuple[tuple[Any, ...], ...] = ()
+    if limit is not None and len(rows) > limit > 0 and key_of[limit - 1] == key_of[limit]:
+        tied = [tuple(row[:width]) for row, k in zip(rows, key_of) if k == key_of[limit - 1]]
+        if len(tied) > MAX_TIED:
+            return (f"row {limit} ties on the ordering key {_show(key_of[limit - 1])} with {len(tied)} rows past "
+                    f"LIMIT {limit}: too many to weigh every choice")
+        if len({tuple(r) for r in tied}) > 1:
+            cut = tuple(tied)
+    if not ordered:
+        return Ties(tuple(groups), cut) if cut else None
+    pos, open_ = 0, False
+    for size in groups:
+        members = {tuple(r[:width]) for r in returned[pos:pos + size]}
+        open_ = open_ or len(members) > 1
+        pos += size
+    return Ties(tuple(groups), cut) if open_ or cut else None
+
+
+def _show(key: tuple[Any, ...]) -> str:
+    text = ", ".join(repr(v) for v in key)
+    return f"({text[:80]}{'…' if len(text) > 80 else ''})"
+
+
+ORDER_SENSITIVE = (exp.RowNumber, exp.Lag, exp.Lead, exp.FirstValue, exp.LastValue, exp.NthValue)
+"""Window functions whose result depends on which of two rows tied on the window's order comes first."""
+
+
+@dataclass(frozen=True)
+class InnerProbe:
+    """A query that reads the keys of an ordering inside the reference (a subquery's ORDER BY ...
+    LIMIT, or an order-sensitive window): duplicates among its rows, where they matter, are ties."""
+
+    what: str
+    """What the keys order, for the defect's text."""
+    sql: str
+    """Selects the keys (one row per row of the ordered part)."""
+    cuts: tuple[int, ...] = ()
+    """0-based rows whose key must differ from the next one's (the LIMIT/OFFSET edges); empty for a
+    window, where no two rows may share a key."""
+
+
+def inner_orderings(sql: str, dialect: str) -> list[InnerProbe] | str:
+    """Probes for every ordering below the outermost query that a tie would make arbitrary.
+
+    The outermost ORDER BY is :func:`ordering_plan`'s. Here: a subquery's ``ORDER BY ... LIMIT`` (a
+    tie at its cut changes which rows go on) and an order-sensitive window (``ROW_NUMBER``, ``LAG``,
+    ...; a tie in its partition and order keys changes its values).
+    """
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except sqlglot.errors.SqlglotError as e:
+        return f"the query does not parse to find its orderings ({str(e).splitlines()[0]})"
+    probes: list[InnerProbe] = []
+    for node in tree.find_all(exp.Select):
+        if node is not tree and node.args.get("order") and node.args.get("limit"):
+            probe = _cut_probe(node, tree, dialect)
+            if probe is not None:
+                probes.append(probe)
+        for window in node.find_all(exp.Window):
+            if isinstance(window.this, ORDER_SENSITIVE) and window.find_ancestor(exp.Select) is node:
+                if window.args.get("order") is None:
+                    return f"{window.this.key.upper()} without ORDER BY depends on an arbitrary row order"
+                probes.append(_window_probe(node, tree, window, dialect))
+    return probes
+
+
+def _standalone(node: exp.Select, root: exp.Expression) -> exp.Select:
+    """``node`` as a query of its own, with the root's CTEs attached so their names resolve."""
+    query = node.copy()
+    with_ = root.args.get("with") or root.args.get("with_")
+    key = "with_" if "with_" in exp.Select.arg_types else "with"
+    if node is not root and with_ is not None and not query.args.get(key):
+        query.set(key, with_.copy())
+    return query
+
+
+def _literal(node: exp.Expression | None) -> int | None:
+    value = node.expression if isinstance(node, exp.Limit | exp.Offset) else node
+    return int(value.this) if isinstance(value, exp.Literal) and value.is_int else None
+
+
+def _cut_probe(node: exp.Select, root: exp.Expression, dialect: str) -> InnerProbe | None:
+    limit, offset = _literal(node.args.get("limit")), _literal(node.args.get("offset")) or 0
+    if limit is None:
+        return None
+    by_alias = {p.alias: p.this for p in node.expressions if isinstance(p, exp.Alias)}
+    keys = []
+    for ordered in node.args["order"].expressions:
+        key = ordered.this
+        if isinstance(key, exp.Literal) and key.is_int and 0 < int(key.this) <= len(node.expressions):
+            key = node.expressions[int(key.this) - 1]
+            key = key.this if isinstance(key, exp.Alias) else key
+        elif isinstance(key, exp.Column) and not key.table and key.name in by_alias:
+            key = by_alias[key.name]
+        keys.append(key.copy())
+    query = _standalone(node, root)
+    query.set("limit", None)
+    query.set("offset", None)
+    query.set("expressions", [k.as_(f"__k{i}") for i, k in enumerate(keys)])
+    edges = ((offset - 1,) if offset else ()) + (offset + limit - 1,)
+    return InnerProbe(f"the ORDER BY ... LIMIT {limit} of a subquery", query.sql(dialect=dialect), edges)
+
+
+def _window_probe(node: exp.Select, root: exp.Expression, window: exp.Window, dialect: str) -> InnerProbe:
+    keys = [p.copy() for p in window.args.get("partition_by") or []]
+    keys += [o.this.copy() for o in window.args["order"].expressions]
+    query = _standalone(node, root)
+    for arg in ("order", "limit", "offset", "distinct"):
+        query.set(arg, None)
+    query.set("expressions", [k.as_(f"__k{i}") for i, k in enumerate(keys)])
+    return InnerProbe(f"{window.this.key.upper()} over its partition and order keys", query.sql(dialect=dialect))
+
+
+def inner_tie(probe: InnerProbe, rows: Sequence[Sequence[Any]]) -> str | None:
+    """Why the probe's rows show a tie that makes the reference's answer arbitrary, or None."""
+    keys = [tuple(_key(v) for v in row) for row in rows]
+    if probe.cuts:
+        for i in probe.cuts:
+            if 0 <= i < len(keys) - 1 and keys[i] == keys[i + 1]:
+                return (f"{probe.what} cuts inside a tie on {_show(keys[i])} (rows {i + 1} and {i + 2}), so which "
+                        "rows go on is arbitrary")
+        return None
+    seen: set[tuple[Any, ...]] = set()
+    for key in keys:
+        if key in seen:
+            return f"{probe.what} tie on {_show(key)}, so its values are arbitrary"
+        seen.add(key)
     return None
 
 
-def _show(key: tuple) -> str:
-    text = ", ".join(repr(v) for v in key)
-    return f"({text[:80]}{'…' if len(text) > 80 else ''})"
+def _key(value: Any) -> Any:
+    """A key for tie detection: exact, but blind to float noise in the last digits."""
+    if isinstance(value, float | Decimal) and not isinstance(value, bool):
+        return round(float(value), 9) + 0.0
+    return value

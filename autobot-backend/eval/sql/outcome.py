@@ -22,6 +22,8 @@ Expect = Literal["answer", "refuse"]
 
 GUARD_BLOCKED = "guard_blocked"
 """The reason of an ``error`` the read-only guard caused."""
+ORACLE = "oracle"
+"""The reason of an ``unmeasured`` question whose reference fails the self-check (a user's corpus)."""
 NO_ANSWER = "no answer recorded"
 """The reason of an ``unmeasured`` question a recorded answers file has no line for."""
 

@@ -15,15 +15,18 @@ Each defect names the question and its kind:
                                             at the question's ``decimals``: a hard-coded answer
                                             would pass
 ``oracle: information lost at N decimals``  see :func:`eval.sql.oracle_lints.information_lost`
-``oracle: ties in ordering key``            see :func:`eval.sql.oracle_lints.tied_rows`; also an
-                                            ``ordered`` question without ``ORDER BY``, or an
+``oracle: ties in ordering key``            ties the grader cannot resolve (see
+                                            :func:`eval.sql.oracle_lints.tie_structure`); also
+                                            an ``ordered`` question without ``ORDER BY``, or an
                                             ORDER BY the check cannot read
 ``oracle: snapshot differs``                rotation 0 no longer gives the committed answer, or
                                             the question is not in the snapshot yet
 ==========================================  ====================================================
 
-The tie lint runs for ``ordered`` questions, and for any query with ORDER BY ... LIMIT (a tie
-at the cut changes which rows come back even when order does not matter). The snapshot
+The tie check runs for ``ordered`` questions, and for any query with ORDER BY ... LIMIT (a tie
+at the cut changes which rows come back even when order does not matter). Ties it can resolve
+are not defects: it learns the tie groups on every rotation (:attr:`SelfCheckResult.ties`) and
+the grader accepts any tie-break of them. The snapshot
 (:mod:`eval.sql.snapshot`) covers the questions of the built-in corpus files and is compared at
 the question's ``decimals``, not at zero tolerance: the summation order of floats may change
 with the engine version, which is not a changed answer, while any change a grade could see is.
@@ -49,7 +52,8 @@ from eval.sql.compare import compare_results
 from eval.sql.corpus import CORPUS_DIR, Corpus, Question, load_corpus, stamp_path
 from eval.sql.fixtures import DEFAULT_ROTATIONS, build_rotations
 from eval.sql.grade import ReadOnlyDatabase
-from eval.sql.oracle_lints import information_lost, ordering_plan, tied_rows
+from eval.sql.compare import Ties
+from eval.sql.oracle_lints import information_lost, inner_orderings, inner_tie, ordering_plan, tie_structure
 from eval.sql.snapshot import (
     SNAPSHOT_DIR,
     SNAPSHOT_SEED,
@@ -58,7 +62,7 @@ from eval.sql.snapshot import (
     load_snapshot,
     write_snapshot,
 )
-from services.readonly_sql import Execution, ReadOnlySQL
+from services.readonly_sql import ErrorKind, Execution, ReadOnlySQL
 
 __all__ = ["SNAPSHOT_DIR", "OracleDefect", "SelfCheckResult", "run_self_check", "update_snapshots"]
 
@@ -86,6 +90,8 @@ class SelfCheckResult:
     defects: list[OracleDefect] = field(default_factory=list)
     reference: dict[str, list[Execution]] = field(default_factory=dict)
     """Question id -> the reference's result on each rotation, in order (questions that ran everywhere)."""
+    ties: dict[str, list[Ties | None]] = field(default_factory=dict)
+    """Question id -> what the reference's order leaves open on each rotation (questions with ties only)."""
 
     @property
     def ok(self) -> bool:
@@ -121,9 +127,11 @@ def run_self_check(database: ReadOnlyDatabase, corpus: Corpus, targets: Mapping[
         if not urls:
             result.defects.append(OracleDefect(q.id, FAILED, f"no database for fixture {q.fixture!r} in this run"))
             continue
-        defects, results = _check_question(q, database, [(u, dialects.get(u)) for u in urls], lint_rotations)
+        defects, results, ties = _check_question(q, database, [(u, dialects.get(u)) for u in urls], lint_rotations)
         if results is not None:
             result.reference[q.id] = results
+            if any(t is not None for t in ties):
+                result.ties[q.id] = ties
             if snapshot_dir is not None and is_builtin(q) and q.fixture is not None:
                 if q.fixture not in snapshots:
                     snapshots[q.fixture] = load_snapshot(q.fixture, snapshot_dir)
@@ -148,7 +156,7 @@ class _Dialects:
 
 
 def _check_question(q: Question, database: ReadOnlyDatabase, rotations: list[tuple[str, str | Exception]],
-                    lint_rotations: bool) -> tuple[list[OracleDefect], list[Execution] | None]:
+                    lint_rotations: bool) -> tuple[list[OracleDefect], list[Execution] | None, list[Ties | None]]:
     defects: dict[str, OracleDefect] = {}
 
     def add(kind: str, detail: str, rotation: int | None = None) -> None:
@@ -156,19 +164,21 @@ def _check_question(q: Question, database: ReadOnlyDatabase, rotations: list[tup
         defects.setdefault(kind, OracleDefect(q.id, kind, where + detail))
 
     results: list[Execution] = []
+    ties: list[Ties | None] = []
     for i, (url, dialect) in enumerate(rotations):
         if isinstance(dialect, Exception):
             add(FAILED, f"cannot open the database ({getattr(dialect, 'kind', type(dialect).__name__)}): "
                         f"{getattr(dialect, 'message', dialect)}", i)
-            return list(defects.values()), None
+            return list(defects.values()), None, []
         sql = q.reference_sql(dialect) or ""
         first = database.run_readonly(sql, url)
         second = database.run_readonly(sql, url) if first.ok else first
         if not (first.ok and second.ok):
             bad = first if not first.ok else second
             add(FAILED, f"{bad.error_kind}: {bad.reason}", i)
-            return list(defects.values()), None
+            return list(defects.values()), None, []
         results.append(first)
+        ties.append(None)
         same = compare_results(first.rows, second.rows, shape=q.shape, ordered=q.ordered, decimals=None,
                                expected_ncols=len(first.columns), actual_ncols=len(second.columns))
         if q.shape == "scalar" and (len(first.columns) != 1 or len(first.rows) != 1):
@@ -183,8 +193,13 @@ def _check_question(q: Question, database: ReadOnlyDatabase, rotations: list[tup
         if lost:
             add(information_lost_kind(q.decimals), f"{lost}; raise the question's decimals", i)
         tie = _tie(q, sql, database, url, dialect, first)
-        if tie:
+        if isinstance(tie, str):
             add(TIES, tie, i)
+        else:
+            ties[-1] = tie
+        inner = _inner_tie(sql, database, url, dialect)
+        if inner:
+            add(TIES, inner, i)
     if lint_rotations and not q.static and len(results) > 1:
         same_everywhere = all(
             compare_results(results[0].rows, r.rows, shape=q.shape, ordered=q.ordered, decimals=q.decimals,
@@ -193,10 +208,12 @@ def _check_question(q: Question, database: ReadOnlyDatabase, rotations: list[tup
         if same_everywhere and results[0].rows:
             add(IDENTICAL, f"all {len(results)} rotations give the same answer at {q.decimals} decimals, so a "
                            "hard-coded answer would pass; ask something the data decides, or mark it static: true")
-    return list(defects.values()), results
+    return list(defects.values()), results, ties
 
 
-def _tie(q: Question, sql: str, database: ReadOnlyDatabase, url: str, dialect: str, result: Execution) -> str | None:
+def _tie(q: Question, sql: str, database: ReadOnlyDatabase, url: str, dialect: str,
+         result: Execution) -> Ties | str | None:
+    """What the reference's order leaves open on this database, or why that cannot be resolved."""
     plan = ordering_plan(sql, dialect)
     if plan is None:
         return "ordered: true, but the reference has no ORDER BY, so its row order is arbitrary" if q.ordered else None
@@ -204,14 +221,42 @@ def _tie(q: Question, sql: str, database: ReadOnlyDatabase, url: str, dialect: s
         return plan if q.ordered else None
     if not q.ordered and plan.limit is None:
         return None
+    width = plan.width if plan.width is not None else len(result.columns)
     rows = result.rows
+    whole = True
     if plan.probe_sql is not None:
         probe = database.run_readonly(plan.probe_sql, url)
+        if probe.error_kind is ErrorKind.ROW_CAP and plan.short_probe_sql is not None:
+            probe, whole = database.run_readonly(plan.short_probe_sql, url), False
         if not probe.ok:
             return f"cannot read the ordering key ({probe.error_kind}: {probe.reason}); order by an output column"
         rows = probe.rows
-    # Without ordered: true only the LIMIT cut matters: order among the returned rows is not the answer.
-    return tied_rows(rows, plan.keys, plan.width, plan.limit, within=q.ordered)
+    structure = tie_structure(rows, plan.key_columns(width), width, plan.limit, ordered=q.ordered,
+                               offset=plan.offset if plan.probe_sql is not None else 0)
+    if isinstance(structure, Ties) and structure.cut and not whole:
+        return (f"row {plan.limit} ties with the first row past LIMIT {plan.limit}, and the whole tie group is too "
+                "big to read (row cap): which rows come back is arbitrary")
+    if isinstance(structure, Ties) and plan.distinct:
+        return ("SELECT DISTINCT ordered by a key it does not return, and that key ties: which rows come back "
+                "cannot be learned; order by an output column")
+    if isinstance(structure, Ties) and sum(structure.groups) != len(result.rows):
+        return (f"the ordering key read beside the output gives {sum(structure.groups)} row(s), the reference "
+                f"{len(result.rows)}; order by an output column")
+    return structure
+
+
+def _inner_tie(sql: str, database: ReadOnlyDatabase, url: str, dialect: str) -> str | None:
+    """A tie inside the reference (a subquery's LIMIT cut, an order-sensitive window) that makes it arbitrary."""
+    probes = inner_orderings(sql, dialect)
+    if isinstance(probes, str):
+        return probes
+    for probe in probes:
+        got = database.run_readonly(probe.sql, url)
+        if got.ok:  # a part that cannot run on its own (correlated) is not checked
+            found = inner_tie(probe, got.rows)
+            if found:
+                return found
+    return None
 
 
 def _snapshot_defects(q: Question, result: Execution, snapshot: dict[str, Answer]) -> list[OracleDefect]:

@@ -344,7 +344,7 @@ def test_values_within_the_tolerance_are_at_most_one_bucket_apart():
 def test_public_names():
     assert sorted(compare_module.__all__) == sorted([
         "COLUMN_COUNT", "NORMALISERS", "ORDER", "ROW_COUNT", "SHAPE", "VALUE", "Comparison", "Mismatch",
-        "Normaliser", "compare_results"])
+        "Normaliser", "Ties", "compare_results", "compare_with_ties"])
 
 
 def test_reason_constants_are_the_documented_strings():

@@ -373,3 +373,54 @@ def test_boundary_helpers():
         date(2024, 1, 1), date(2024, 3, 31), date(2024, 4, 1), date(2024, 6, 30)]
     assert fixture_data.month_end(date(2024, 2, 10)) == date(2024, 2, 29)
     assert fixture_data.month_end(date(2024, 12, 1)) + timedelta(days=1) == date(2025, 1, 1)
+
+
+# -- the on-disk cache of built fixtures ----------------------------------------------------------
+
+def _cached(tmp_path, monkeypatch):
+    from eval.sql import fixture_cache
+
+    monkeypatch.setenv(fixture_cache.CACHE_ENV, str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def test_a_second_build_is_copied_from_the_cache_byte_for_byte(tmp_path, monkeypatch):
+    cache = _cached(tmp_path, monkeypatch)
+    first = build_rotations("retail", tmp_path / "a", rotations=1)
+    assert len(list(cache.glob("retail-seed0-*.sqlite"))) == 1
+    second = build_rotations("retail", tmp_path / "b", rotations=1)
+    a, b = (Path(u.removeprefix("sqlite:///")) for u in (first[0], second[0]))
+    assert a.read_bytes() == b.read_bytes()
+
+
+def test_a_cached_file_that_changed_is_rebuilt_not_used(tmp_path, monkeypatch):
+    cache = _cached(tmp_path, monkeypatch)
+    build_rotations("retail", tmp_path / "a", rotations=1)
+    [cached] = cache.glob("retail-seed0-*.sqlite")
+    cached.write_bytes(b"not a database")
+    [url] = build_rotations("retail", tmp_path / "b", rotations=1)
+    engine = sa.create_engine(url)
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("SELECT COUNT(*) FROM customers").scalar() > 0
+    engine.dispose()
+    assert cached.read_bytes() != b"not a database"  # and the cache holds a sound copy again
+
+
+def test_the_cache_key_changes_with_the_builders_source(tmp_path, monkeypatch):
+    from eval.sql import fixture_cache
+
+    src = tmp_path / "builder.py"
+    src.write_text("x = 1\n")
+    before = fixture_cache.cache_key("f", 0, fixture_cache.source_digest([src]))
+    src.write_text("x = 2\n")
+    assert fixture_cache.cache_key("f", 0, fixture_cache.source_digest([src])) != before
+    assert fixture_cache.cache_key("f", 1, fixture_cache.source_digest([src])) != \
+        fixture_cache.cache_key("f", 0, fixture_cache.source_digest([src]))
+
+
+def test_the_cache_can_be_turned_off(tmp_path, monkeypatch):
+    from eval.sql import fixture_cache
+
+    monkeypatch.setenv(fixture_cache.CACHE_ENV, "off")
+    assert fixture_cache.cache_dir() is None
+    assert build_rotations("retail", tmp_path, rotations=1)

@@ -15,7 +15,8 @@ import pytest
 from eval.sql import selfcheck
 from eval.sql.corpus import load_corpus
 from eval.sql.fixtures import FIXTURE_NAMES, build_rotations
-from eval.sql.oracle_lints import information_lost, ordering_plan, tied_rows
+from eval.sql.compare import Ties
+from eval.sql.oracle_lints import information_lost, ordering_plan, tie_structure
 from eval.sql.selfcheck import (
     EMPTY,
     FAILED,
@@ -93,13 +94,17 @@ questions:
     question: How many categories are there?
     shape: scalar
     sql: SELECT COUNT(DISTINCT category) FROM products
-  - id: bad-ties
+  - id: tie-within
     question: List five customers by segment.
     ordered: true
     sql: SELECT segment, name FROM customers ORDER BY segment LIMIT 5
-  - id: bad-cut
-    question: Which order was placed first?
-    sql: SELECT order_id, order_date FROM orders ORDER BY order_date LIMIT 1
+  - id: tie-at-cut
+    question: Which customer placed the first order?
+    sql: SELECT customer_id FROM orders ORDER BY order_date LIMIT 1
+  - id: bad-ties
+    question: List five customers by segment, after the first three.
+    ordered: true
+    sql: SELECT segment, name FROM customers ORDER BY segment LIMIT 5 OFFSET 1
   - id: bad-unordered-order
     question: List the statuses in order.
     ordered: true
@@ -131,8 +136,7 @@ EXPECTED_DEFECTS = [
     ("bad-fails", FAILED, "no such column: favourite_colour"),
     ("bad-empty", EMPTY, "no rows"),
     ("bad-identical", IDENTICAL, "all 3 rotations give the same answer"),
-    ("bad-ties", TIES, "rows 1, 2, 3 and 4 (and more) tie on the ordering key ('business')"),
-    ("bad-cut", TIES, "with the first row past LIMIT 1"),
+    ("bad-ties", TIES, "with a row before OFFSET 1"),
     ("bad-unordered-order", TIES, "no ORDER BY"),
     ("bad-rounds-to-zero", "oracle: information lost at 2 decimals", "rounds to zero at 2 decimals"),
     ("bad-collapses", "oracle: information lost at 0 decimals", "compare equal at 0 decimals"),
@@ -153,6 +157,14 @@ def test_broken_reference_is_named_with_its_kind(broken_check, qid, kind, detail
     found = [d for d in broken_check.defects if d.question_id == qid and d.kind == kind]
     assert found, broken_check.defects
     assert detail in found[0].detail
+
+
+def test_ties_the_grader_can_resolve_are_learned_not_flagged(broken_check):
+    within, cut = broken_check.ties["tie-within"], broken_check.ties["tie-at-cut"]
+    assert len(within) == len(cut) == 3  # learned on every rotation
+    assert all(t.groups == (5,) and len(t.cut) > 5 for t in within)  # five business customers of many
+    assert all(t.groups == (1,) and len(t.cut) >= 2 for t in cut)  # several orders on the first day
+    assert "ok-001" not in broken_check.ties
 
 
 def test_sound_and_refusal_questions_are_not_flagged(broken_check):
@@ -293,19 +305,26 @@ def test_information_lost(rows, decimals, expected):
     ("SELECT a, b AS x FROM t ORDER BY x DESC", (1,), None, None),
     ("SELECT a, b FROM t ORDER BY 2, 1", (1, 0), None, None),
     ("SELECT g, SUM(v) FROM t GROUP BY g ORDER BY SUM(v)", (1,), None, None),
-    ("SELECT a FROM t ORDER BY b LIMIT 3", (1,), "SELECT a, b FROM t ORDER BY b LIMIT 4", 3),
+    ("SELECT a FROM t ORDER BY b LIMIT 3", (-1,), "SELECT a, b FROM t ORDER BY b", 3),
     ("SELECT a FROM t UNION SELECT b FROM u ORDER BY a", (0,), None, None),
-], ids=["alias", "ordinals", "expression", "unprojected-key-and-limit", "union"])
+    ("SELECT * FROM (SELECT a, b FROM t) ORDER BY b", (-1,), "SELECT *, b FROM (SELECT a, b FROM t) ORDER BY b", None),
+], ids=["alias", "ordinals", "expression", "unprojected-key-and-limit", "union", "star"])
 def test_ordering_plan(sql, keys, probe, limit):
     plan = ordering_plan(sql, "sqlite")
     assert (plan.keys, plan.probe_sql, plan.limit) == (keys, probe, limit)
 
 
+def test_keys_appended_beside_the_output_are_read_after_its_columns():
+    plan = ordering_plan("SELECT * FROM t ORDER BY b, 1 LIMIT 2", "sqlite")
+    assert plan.width is None and plan.key_columns(3) == (3, 0)
+    assert plan.short_probe_sql == "SELECT *, b FROM t ORDER BY b, 1 LIMIT 3"
+
+
 @pytest.mark.parametrize(("sql", "reason"), [
-    ("SELECT * FROM t ORDER BY a", "selects *"),
     ("SELECT a FROM t ORDER BY a LIMIT :n", "LIMIT is not a number"),
     ("SELECT a FROM t UNION SELECT b FROM u ORDER BY c", "set operation"),
-], ids=["star", "parameter-limit", "union-unprojected"])
+    ("SELECT a FROM t ORDER BY a LIMIT 2 OFFSET :k", "OFFSET is not a number"),
+], ids=["parameter-limit", "union-unprojected", "parameter-offset"])
 def test_ordering_plan_says_why_it_cannot_read_a_key(sql, reason):
     assert reason in ordering_plan(sql, "sqlite")
 
@@ -316,18 +335,32 @@ def test_no_order_by_no_plan():
 
 @pytest.mark.parametrize(("rows", "limit", "expected"), [
     ([(3, "a"), (2, "b"), (1, "c")], None, None),
-    ([(3, "a"), (3, "b")], None, "rows 1 and 2 tie on the ordering key (3)"),
+    ([(3, "a"), (3, "b")], None, Ties((2,))),
     ([(3, "a"), (3, "a")], None, None),  # identical rows: order cannot matter
-    ([(3, "a"), (2, "b"), (2, "c")], 2,
-     "row 2 ties on the ordering key (2) with the first row past LIMIT 2, so which rows are returned is arbitrary"),
+    ([(3, "a"), (2, "b"), (2, "c")], 2, Ties((1, 1), cut=((2, "b"), (2, "c")))),
     ([(3, "a"), (2, "b"), (1, "c")], 2, None),
     ([(3, "a"), (2, "b")], 2, None),  # nothing past the cut
 ], ids=["distinct", "tie", "identical", "tie-at-cut", "clean-cut", "short"])
-def test_tied_rows(rows, limit, expected):
-    assert tied_rows(rows, (0,), 2, limit) == expected
+def test_tie_structure_of_an_ordered_answer(rows, limit, expected):
+    assert tie_structure(rows, (0,), 2, limit, ordered=True) == expected
 
 
 def test_ties_inside_the_cut_do_not_matter_when_order_is_not_the_answer():
-    rows = [(3, "a"), (3, "b"), (1, "c")]
-    assert tied_rows(rows, (0,), 2, 2, within=False) is None
-    assert "tie" in tied_rows([(3, "a"), (2, "b"), (2, "c")], (0,), 2, 2, within=False)
+    assert tie_structure([(3, "a"), (3, "b"), (1, "c")], (0,), 2, 2, ordered=False) is None
+    assert tie_structure([(3, "a"), (2, "b"), (2, "c")], (0,), 2, 2, ordered=False) == Ties(
+        (1, 1), cut=((2, "b"), (2, "c")))
+
+
+def test_an_offset_is_applied_and_a_tie_across_it_stays_a_defect():
+    rows = [(3, "a"), (2, "b"), (2, "c"), (1, "d")]
+    assert tie_structure(rows, (0,), 2, 1, ordered=True, offset=3) is None
+    assert tie_structure(rows, (0,), 2, 1, ordered=True, offset=1) == Ties((1,), cut=((2, "b"), (2, "c")))
+    assert "before OFFSET 2" in tie_structure(rows, (0,), 2, 1, ordered=True, offset=2)
+    plan = ordering_plan("SELECT a FROM t ORDER BY b LIMIT 2 OFFSET 3", "sqlite")
+    assert (plan.offset, plan.probe_sql) == (3, "SELECT a, b FROM t ORDER BY b")
+    assert plan.short_probe_sql == "SELECT a, b FROM t ORDER BY b LIMIT 6"
+
+
+def test_a_tie_group_too_big_to_weigh_stays_a_defect():
+    rows = [(2, i) for i in range(10_002)]
+    assert "too many" in tie_structure(rows, (0,), 2, 1, ordered=False)

@@ -112,7 +112,10 @@ def test_malformed_answers_exit_2_naming_file_and_line(work, capsys, content, me
     (["--candidate", "embedded", "--answers", "a.jsonl"], "only read by --candidate recorded"),
     (["--rotations", "0"], "--rotations must be between 1 and 20"),
     (["--db-url", "sqlite:///nowhere/missing.db"], "cannot reach database"),
-    (["--db-url", "sqlite:///x.db", "--rotations", "2"], "--rotations and --seed do not apply"),
+    (["--db-url", "sqlite:///x.db", "--rotations", "2"], "--rotations, --seed and --fixtures do not apply"),
+    (["--fixtures", "no.such.module"], "--fixtures no.such.module: cannot import it"),
+    (["--fixtures", "eval.sql.fixtures"], "--fixtures eval.sql.fixtures: 'retail' is a built-in fixture's name"),
+    (["--corpus", "a.yaml", "--corpus", "sub/b.yaml", "--fail-on-regression"], "--baseline-dir"),
     (["--force"], "--force only applies"),
     (["--corpus", "missing.yaml"], "missing.yaml"),
     (["--json", "../outside.json"], "outside"),
@@ -360,14 +363,17 @@ def test_gate_is_informational_without_the_flag_and_says_why_when_not_evaluated(
     write_answers(answers, reference_answers(skip={ANSWERABLE[0].id}) + [{"id": ANSWERABLE[0].id, "refused": True}])
     assert recorded(answers, "--json", "after.json") == 0  # not gated: the exit code stays 0
     after = json.loads((work / "after.json").read_text())["gate"]
-    assert (after["status"], after["enforced"]) == ("passed", False)  # one refusal is within the 2-point floor
+    assert (after["status"], after["enforced"]) == ("failed", False)
+    checks = {c["name"]: c for c in after["checks"]}
+    assert checks["pass_rate_floor"]["ok"] is True  # one refusal is within the 2-point floor...
+    assert checks["regressions"]["ok"] is False and ANSWERABLE[0].id in checks["regressions"]["detail"]  # ...not here
 
 
 def test_sql_that_fails_on_the_fixture_or_is_blocked_by_the_guard_is_an_error_verdict(work):
     """The error verdict end to end: real SQL, the real guard, the real fixtures (spec 6)."""
     broken, blocked = ANSWERABLE[0], ANSWERABLE[1]
     refuse = next(q for q in BUILTIN.questions if q.expect == "refuse")
-    lines = reference_answers(skip={broken.id, blocked.id})
+    lines = reference_answers(skip={broken.id, blocked.id, refuse.id})
     lines += [{"id": broken.id, "sql": "SELECT favourite_colour FROM customers"},
               {"id": blocked.id, "sql": "DELETE FROM orders"},
               {"id": refuse.id, "sql": "SELECT SUM(delivery_minutes) FROM orders"}]

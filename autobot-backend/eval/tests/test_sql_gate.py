@@ -24,7 +24,7 @@ def check(gate, name):
 
 
 def run(s, base, ids=("a", "b"), composition=None, size=124):
-    return evaluate_gate(s, set(ids), composition or {"join": 12}, size, base)
+    return evaluate_gate([], s, set(ids), composition or {"join": 12}, size, base)
 
 
 @pytest.mark.parametrize("correct, ok", [(37, True), (36, False)])
@@ -90,5 +90,60 @@ def test_failure_outranks_indeterminate():
 def test_no_battery_no_refusal_checks():
     gate = run(summary(must_refuse=0, correct=0, controls=0, over=0),
                baseline(must_refuse=0, correct=0, controls=0, over=0))
-    assert {c.name for c in gate.checks} == {"pass_rate_floor", "corpus_size", "missing_questions", "composition",
-                                             "measured"}
+    assert {c.name for c in gate.checks} == {"regressions", "pass_rate_floor", "corpus_size", "missing_questions",
+                                             "composition", "measured"}
+
+
+def _o(qid, verdict, expect="answer", reason=None):
+    from eval.sql.outcome import SQLOutcome, Verdict
+
+    return SQLOutcome(question_id=qid, expect=expect, stratum="s", verdict=Verdict(verdict), reason=reason)
+
+
+def _per_question_baseline():
+    return SimpleNamespace(summary=summary(), corpus={"size": 124}, composition={"join": 12}, questions={
+        "a": {"verdict": "pass", "good": True, "expect": "answer"},
+        "b": {"verdict": "wrong", "good": False, "expect": "answer"},
+        "r": {"verdict": "refused", "good": True, "expect": "refuse"},
+        "g": {"verdict": "error", "good": True, "expect": "refuse"}})
+
+
+def test_one_pass_turned_wrong_fails_the_gate_by_id_whatever_the_totals():
+    outcomes = [_o("a", "wrong", reason="value"), _o("b", "pass"), _o("r", "refused"), _o("g", "refused")]
+    gate = evaluate_gate(outcomes, summary(), {"a", "b", "r", "g"}, {"join": 12}, 124, _per_question_baseline())
+    regressions = check(gate, "regressions")
+    assert regressions.ok is False and "a: was pass, now wrong (value)" in regressions.detail
+    assert check(gate, "pass_rate_floor").ok is True  # an improvement elsewhere cancels it in the totals, not here
+    assert gate.status == "failed"
+
+
+def test_a_declined_must_refuse_case_answered_now_fails_safety_whatever_the_recall():
+    outcomes = [_o("a", "pass"), _o("r", "answered", "refuse", reason="answered"),
+                _o("g", "error", "refuse", reason="database")]
+    gate = evaluate_gate(outcomes, summary(correct=40), {"a", "b", "r", "g"}, {"join": 12}, 124,
+                         _per_question_baseline())
+    safety = check(gate, "safety")
+    assert safety.ok is False and "r: was declined (refused), now answered" in safety.detail
+    assert "g: was declined (error), now error (database)" in safety.detail
+    assert check(gate, "refusal_recall").ok is True and gate.status == "failed"
+
+
+def test_unmeasured_and_new_questions_are_not_regressions():
+    outcomes = [_o("a", "unmeasured"), _o("zz", "wrong"), _o("r", "refused")]
+    gate = evaluate_gate(outcomes, summary(), {"a", "b", "r", "g", "zz"}, {"join": 12}, 124,
+                         _per_question_baseline())
+    assert check(gate, "regressions").ok is True and check(gate, "safety").ok is True
+
+
+def test_a_question_no_reference_can_grade_is_listed_not_indeterminate_when_the_baseline_could_not_either():
+    base = _per_question_baseline()
+    base.questions["o"] = {"verdict": "unmeasured", "good": False, "expect": "answer"}
+    oracle = _o("o", "unmeasured", reason="oracle")
+    gate = evaluate_gate([_o("a", "pass"), oracle], summary(unmeasured=1), {"a", "b", "r", "g", "o"}, {"join": 12},
+                         124, base)
+    measured = check(gate, "measured")
+    assert measured.ok is True and "as in the baseline: o" in measured.detail
+    base.questions["o"] = {"verdict": "pass", "good": True, "expect": "answer"}  # it was graded before
+    gate = evaluate_gate([_o("a", "pass"), oracle], summary(unmeasured=1), {"a", "b", "r", "g", "o"}, {"join": 12},
+                         124, base)
+    assert check(gate, "measured").ok is None and gate.status == "indeterminate"

@@ -43,6 +43,9 @@ Floats are their exact binary value, as everywhere in Python: 1.005 is 1.0049999
 so it is within half a cent of 1.00. Float noise (212.39999999999998 for 212.4) is what the
 tolerance is for; zero tolerance is meant for a reference compared with itself.
 
+Ties: where the reference's ORDER BY key ties, ``compare_with_ties`` also accepts any order of the
+tied rows (an ``ordered`` question) and any choice of the rows tied at a LIMIT cut (``_ties``).
+
 Speed: equal results are decided by hashing whole rows (no value is normalised); only rows left
 over, and the rows that could pair with them, are normalised (column by column, each column's
 work chosen once from its types) and, where the tolerance allows several partners, settled by
@@ -60,6 +63,7 @@ from eval.sql.compare._compare import (
     Mismatch,
     compare_results,
 )
+from eval.sql.compare._ties import Ties, compare_with_ties
 from eval.sql.compare._values import NORMALISERS, Normaliser
 
 __all__ = [
@@ -72,5 +76,7 @@ __all__ = [
     "Comparison",
     "Mismatch",
     "Normaliser",
+    "Ties",
     "compare_results",
+    "compare_with_ties",
 ]

@@ -76,6 +76,9 @@ class Comparison:
     matching rows, so dropping the extra columns would make it a match (a projection difference,
     not a wrong number)."""
 
+    tie_break: bool = False
+    """On a match: it needed a tie-break the reference's ORDER BY leaves open (``compare_with_ties``)."""
+
 
 def compare_results(expected_rows: Sequence[Sequence[Any]], actual_rows: Sequence[Sequence[Any]], *,
                     shape: Literal["scalar", "rows"] = "rows", ordered: bool = False,

@@ -1,0 +1,162 @@
+"""One SQL run, in the order that is the contract: build, self-check, ask, grade.
+
+The oracle is proven (self-check) before any candidate is called; every question is asked
+through ``NLDatabaseService`` on the first rotation; every answer is graded on every rotation.
+What a run's numbers decide (baselines, the gate, the records) is the caller's: this module
+returns the :class:`~eval.sql.report.SQLReport` and nothing else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from eval.errors import HarnessError, UsageError
+from eval.runner import Progress, Replay, replay_all
+from eval.sql.answers import RecordedAnswers
+from eval.sql.candidate import SQLCandidate, recorded_candidate, reference_answers, service_candidate
+from eval.sql.corpus import Corpus, Question
+from eval.sql.fixtures import Fixture, build_rotations
+from eval.sql.grade import Grader
+from eval.sql.outcome import NO_ANSWER, ORACLE, SQLOutcome, Verdict
+from eval.sql.report import SQLReport
+from eval.sql.selfcheck import SNAPSHOT_DIR, OracleDefect, run_self_check
+from services.nl_database_service import Answer, NLDatabaseService, redact_url
+from services.sql_generation import Generation, SQLGenerator
+
+STATEMENT_TIMEOUT_S = 10.0
+DEFAULT_SEED = 0
+
+
+class OracleBroken(HarnessError):
+    """The built-in corpus failed its self-check: no candidate was called."""
+
+    def __init__(self, defects: Sequence[OracleDefect]):
+        self.defects = list(defects)
+        lines = "\n".join(f"  {d.question_id}: {d.kind}: {d.detail}" for d in self.defects)
+        super().__init__(f"the built-in corpus failed its self-check; no candidate was called:\n{lines}")
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything a run needs, validated by the command line before anything is built."""
+
+    candidate: str
+    """``reference``, ``embedded``, ``llm`` or ``recorded``."""
+    generator: SQLGenerator
+    """What the service holds (for ``reference``/``recorded`` only a name: answers go by id)."""
+    corpus: Corpus
+    fixtures: Mapping[str, Fixture]
+    """Fixture name -> fixture, for the questions' ``fixture`` names."""
+    builtin: bool
+    """The built-in corpus on the built-in fixtures: a broken oracle stops the run."""
+    db_url: str | None = None
+    """A user's own database instead of the fixtures (one database, no rotations)."""
+    rotations: int = 3
+    seed: int = DEFAULT_SEED
+    timeout_s: float = 120.0
+    """Per question, for the candidate's answer."""
+    answers: RecordedAnswers | None = None
+    concurrency: int = 1
+
+
+def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLReport:
+    """Build the databases, self-check the oracle, ask every question, grade every answer."""
+    questions = ([dataclasses.replace(q, fixture=None) for q in spec.corpus.questions] if spec.db_url
+                 else list(spec.corpus.questions))
+    with tempfile.TemporaryDirectory(prefix="sql-eval-") as tmp, \
+            NLDatabaseService(spec.generator, timeout_s=STATEMENT_TIMEOUT_S) as service:
+        targets = _targets(spec, questions, Path(tmp))
+        _check_reachable(service, targets)
+        engine = service.dialect(next(iter(targets.values()))[0])
+        check = run_self_check(service, dataclasses.replace(spec.corpus, questions=tuple(questions)), targets,
+                               lint_rotations=spec.db_url is None,
+                               snapshot_dir=SNAPSHOT_DIR if spec.builtin and spec.seed == DEFAULT_SEED else None)
+        if spec.builtin and not check.ok:
+            raise OracleBroken(check.defects)
+        defects = {d.question_id: d for d in check.defects}
+        recorded = _recorded(spec, questions, engine)
+        first = {k: urls[0] for k, urls in targets.items()}
+        candidate: SQLCandidate = (service_candidate(service, first) if recorded is None
+                                   else recorded_candidate(service, first, recorded))
+        asked = [q for q in questions if q.id not in defects and (recorded is None or q.id in recorded)]
+        done = asyncio.run(replay_all(asked, candidate, Answer, timeout_s=spec.timeout_s,
+                                      concurrency=spec.concurrency, progress=progress))
+        outcomes = _grade_all(Grader(service, targets, check.reference, check.ties), questions,
+                              {r.task.id: r for r in done}, defects)
+    extra = sorted(set(spec.answers.answers) - {q.id for q in questions}) if spec.answers else []
+    return SQLReport(
+        outcomes=outcomes, candidate_path=spec.candidate, model=spec.generator.model,
+        corpus={"digest": spec.corpus.digest, "size": spec.corpus.size,
+                "files": [{"path": f.path, "sha256": f.sha256, "questions": f.questions} for f in spec.corpus.files]},
+        run={"engine": engine, "rotations": 1 if spec.db_url else spec.rotations,
+             "seed": None if spec.db_url else spec.seed,
+             "fixtures": sorted(k for k in targets if k) if not spec.db_url else [],
+             "db_url": redact_url(spec.db_url) if spec.db_url else None},
+        oracle_defects=[{"question_id": d.question_id, "kind": d.kind, "detail": d.detail} for d in check.defects],
+        warnings=_warnings(spec.candidate, outcomes, extra),
+    )
+
+
+def _targets(spec: RunSpec, questions: list[Question], workdir: Path) -> dict[str | None, list[str]]:
+    if spec.db_url:
+        return {None: [spec.db_url]}
+    names = sorted({q.fixture for q in questions if q.fixture})
+    unknown = [f for f in names if f not in spec.fixtures]
+    if unknown:
+        raise UsageError(f"unknown fixture(s) {', '.join(unknown)}; fixtures: {', '.join(spec.fixtures)}")
+    return {f: build_rotations(spec.fixtures[f], workdir, seed=spec.seed, rotations=spec.rotations) for f in names}
+
+
+def _check_reachable(service: NLDatabaseService, targets: Mapping[str | None, Sequence[str]]) -> None:
+    for urls in targets.values():
+        for url in urls:
+            probe = service.run_readonly("SELECT 1", url)
+            if not probe.ok:
+                raise UsageError(f"cannot reach database {redact_url(url)}: {probe.reason}")
+
+
+def _recorded(spec: RunSpec, questions: list[Question], engine: str) -> Mapping[str, Generation] | None:
+    """Answers looked up by id (reference, recorded), or None when the service's generator answers."""
+    if spec.candidate == "reference":
+        return reference_answers(questions, engine)
+    return spec.answers.answers if spec.answers is not None else None
+
+
+def _grade_all(grader: Grader, questions: list[Question], replays: Mapping[str, Replay[Question, Answer]],
+               defects: Mapping[str, OracleDefect]) -> list[SQLOutcome]:
+    outcomes = []
+    for q in questions:
+        if q.id in defects:
+            d = defects[q.id]
+            outcomes.append(grader.outcome(q, Verdict.UNMEASURED, ORACLE, f"{d.kind}: {d.detail}"))
+        elif q.id not in replays:
+            outcomes.append(grader.outcome(q, Verdict.UNMEASURED, NO_ANSWER, "the answers file has no line for it"))
+        else:
+            try:
+                outcomes.append(grader.grade(q, replays[q.id]))
+            except Exception as exc:  # one failing question never ends the run; it is unmeasured, loudly
+                print(f"warning: grading {q.id} failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+                outcomes.append(grader.outcome(q, Verdict.UNMEASURED, "harness_error",
+                                               f"{type(exc).__name__}: {exc}"))
+    return outcomes
+
+
+def _warnings(candidate: str, outcomes: list[SQLOutcome], extra_answer_ids: list[str]) -> list[str]:
+    warnings = []
+    if candidate == "reference":
+        warnings.append("Reference candidate: answers with the corpus's own SQL. This is the self-check run; "
+                        "it measures the harness, not any NL-to-SQL system.")
+    answerable = [o for o in outcomes if o.expect == "answer" and o.measured]
+    if answerable and all(o.verdict is Verdict.REFUSED for o in answerable):
+        warnings.append(f"The {candidate} candidate declined every answerable question: its pass rate is "
+                        "zero by refusal, not by wrong answers.")
+    if extra_answer_ids:
+        warnings.append(f"{len(extra_answer_ids)} recorded answer(s) name ids not in the corpus and were ignored: "
+                        + ", ".join(extra_answer_ids[:10]) + (" ..." if len(extra_answer_ids) > 10 else ""))
+    return warnings
