@@ -5,7 +5,7 @@ BACKEND := autobot-backend
 VPY := $(abspath $(VENV))/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: eval test bench setup clean
+.PHONY: eval test check bench setup clean
 
 setup: $(STAMP)
 
@@ -19,8 +19,11 @@ $(STAMP): $(BACKEND)/pyproject.toml
 eval: $(STAMP)
 	cd $(BACKEND) && $(VPY) -m eval.run --suite sql $(ARGS)
 
-test: $(STAMP)
+test: $(STAMP) check
 	cd $(BACKEND) && $(VPY) -m pytest $(ARGS)
+
+check: $(STAMP)
+	cd $(BACKEND) && $(VPY) -m ruff check . && $(VPY) -m ruff format --check . && $(VPY) -m mypy
 
 bench: $(STAMP)
 	cd $(BACKEND) && $(VPY) -m benchmarks $(ARGS)

@@ -15,8 +15,9 @@ import random
 import sqlite3
 import tempfile
 import tracemalloc
+from collections.abc import Callable
 from datetime import date, timedelta
-from typing import Any, Callable
+from typing import Any
 
 from benchmarks import best_of
 from eval.sql.compare import compare_results
@@ -29,8 +30,16 @@ SEED = 20261129
 def _rows(n: int, seed: int) -> list[tuple[Any, ...]]:
     rng = random.Random(seed)
     days = [(date(2022, 1, 1) + timedelta(days=d)).isoformat() for d in range(1096)]
-    return [(i, f"customer-{rng.randrange(50_000):05d}", rng.randrange(1, 500_000) / 100,
-             days[rng.randrange(len(days))], rng.randrange(1, 20)) for i in range(1, n + 1)]
+    return [
+        (
+            i,
+            f"customer-{rng.randrange(50_000):05d}",
+            rng.randrange(1, 500_000) / 100,
+            days[rng.randrange(len(days))],
+            rng.randrange(1, 20),
+        )
+        for i in range(1, n + 1)
+    ]
 
 
 def _write(path: str, rows: list[tuple[Any, ...]], seed: int) -> None:
@@ -86,8 +95,11 @@ def run() -> None:
     print(f"   {'step':34} {'seconds':>8} {'rows/s':>12} {'peak MiB':>9}  {'vs fetch':>8}")
     t_rows, _ = best_of(lambda: [None for _ in reference], REPEAT)
     t_values, _ = best_of(lambda: _iterate_values(reference), REPEAT)
-    for label, seconds in (("fetchall from SQLite", t_fetch), ("iterate the rows once", t_rows),
-                           ("iterate every value once", t_values)):
+    for label, seconds in (
+        ("fetchall from SQLite", t_fetch),
+        ("iterate the rows once", t_rows),
+        ("iterate every value once", t_values),
+    ):
         print(f"   {label:34} {seconds:8.3f} {ROWS / seconds:12,.0f} {'':>9}  {seconds / t_fetch:7.2f}x")
     for label, fn, want, traced in cases:
         seconds, result = best_of(fn, REPEAT if traced else 1)

@@ -22,14 +22,19 @@ def run() -> None:
     corpus = load_corpus()
     answerable = sum(q.expect == "answer" for q in corpus.questions)
     with tempfile.TemporaryDirectory(prefix="bench-fixtures-") as tmp, ReadOnlySQL() as database:
-        def build() -> dict[str, list[str]]:
+
+        def build() -> dict[str | None, list[str]]:
             return {f: build_rotations(f, Path(tmp), rotations=DEFAULT_ROTATIONS) for f in FIXTURE_NAMES}
 
         build_s, targets = best_of(build, REPEATS)
         check_s, result = best_of(lambda: run_self_check(database, corpus, targets), REPEATS)
     databases = len(FIXTURE_NAMES) * DEFAULT_ROTATIONS
-    print(f"   build fixtures: {build_s:6.2f} s for {databases} databases "
-          f"({len(FIXTURE_NAMES)} fixtures x {DEFAULT_ROTATIONS} rotations, {build_s / databases * 1000:.0f} ms each)")
-    print(f"   self-check:     {check_s:6.2f} s for {answerable} reference queries x {DEFAULT_ROTATIONS} rotations "
-          f"({'ok' if result.ok else f'{len(result.defects)} defect(s)'})")
+    print(
+        f"   build fixtures: {build_s:6.2f} s for {databases} databases "
+        f"({len(FIXTURE_NAMES)} fixtures x {DEFAULT_ROTATIONS} rotations, {build_s / databases * 1000:.0f} ms each)"
+    )
+    print(
+        f"   self-check:     {check_s:6.2f} s for {answerable} reference queries x {DEFAULT_ROTATIONS} rotations "
+        f"({'ok' if result.ok else f'{len(result.defects)} defect(s)'})"
+    )
     print(f"   together:       {build_s + check_s:6.2f} s (best of {REPEATS})")

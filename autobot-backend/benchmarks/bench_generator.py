@@ -18,22 +18,30 @@ from collections.abc import Callable
 
 from services.embedded import EmbeddedGenerator
 from services.embedded.index import clear_cache
+from services.schema_context import SchemaContext
 from tests.generator_outputs import context, questions
 
 WARM_REPEATS = 5
+Asked = tuple[str, SchemaContext]
+"""A question and the schema it is asked of."""
 
 
 def _line(label: str, samples_ms: list[float]) -> str:
     ordered = sorted(samples_ms)
-    p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
-    return (f"   {label:<5} n={len(ordered):<4} mean {statistics.fmean(ordered):6.2f} ms   "
-            f"p50 {statistics.median(ordered):6.2f} ms   p95 {p95:6.2f} ms   max {ordered[-1]:6.2f} ms")
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return (
+        f"   {label:<5} n={len(ordered):<4} mean {statistics.fmean(ordered):6.2f} ms   "
+        f"p50 {statistics.median(ordered):6.2f} ms   p95 {p95:6.2f} ms   max {ordered[-1]:6.2f} ms"
+    )
 
 
 def run() -> None:
     generator = EmbeddedGenerator()
-    asked = [(text, context(fixture)) for key, fixture, text in questions()
-             if key.startswith("embedded_dev/") and fixture == "dev_retail"]
+    asked = [
+        (text, context(fixture))
+        for key, fixture, text in questions()
+        if key.startswith("embedded_dev/") and fixture == "dev_retail"
+    ]
     cold = _times(generator, asked, before_each=clear_cache)
     warm = _times(generator, asked * WARM_REPEATS)
     print(f"   generate() over {len(asked)} retail dev-set questions (answerable and must-refuse)")
@@ -44,13 +52,18 @@ def run() -> None:
 
 def _blind(generator: EmbeddedGenerator) -> None:
     """Both blind sets' questions, each on its own schema (warm: every index built first)."""
-    for folder, label in (("embedded_blind/", "blind set (both splits, burned holdout included)"),
-                          ("embedded_blind2/", "second blind set's questions (both splits, burned holdout included)")):
-        _warm(generator, label, [(text, context(fixture)) for key, fixture, text in questions()
-                                 if key.startswith(folder)])
+    for folder, label in (
+        ("embedded_blind/", "blind set (both splits, burned holdout included)"),
+        ("embedded_blind2/", "second blind set's questions (both splits, burned holdout included)"),
+    ):
+        _warm(
+            generator, label, [(text, context(fixture)) for key, fixture, text in questions() if key.startswith(folder)]
+        )
 
 
-def _times(generator: EmbeddedGenerator, asked: list, before_each: Callable[[], None] | None = None) -> list[float]:
+def _times(
+    generator: EmbeddedGenerator, asked: list[Asked], before_each: Callable[[], None] | None = None
+) -> list[float]:
     """Milliseconds per ``generate`` call, one per (question, schema) in ``asked``, in order."""
     samples = []
     for question, schema in asked:
@@ -62,7 +75,7 @@ def _times(generator: EmbeddedGenerator, asked: list, before_each: Callable[[], 
     return samples
 
 
-def _warm(generator: EmbeddedGenerator, label: str, asked: list) -> None:
+def _warm(generator: EmbeddedGenerator, label: str, asked: list[Asked]) -> None:
     _times(generator, asked)
     warm = _times(generator, asked * WARM_REPEATS)
     gc.disable()

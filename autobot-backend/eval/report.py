@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
@@ -69,15 +69,25 @@ def _valid_score(score: float | None) -> float | None:
     return float(score)
 
 
-def classify_trajectory(replay: Replay[GoldenTrajectory, CandidateResult], score: float | None, epsilon: float = DEFAULT_EPSILON) -> TrajectoryOutcome:
+def classify_trajectory(
+    replay: Replay[GoldenTrajectory, CandidateResult], score: float | None, epsilon: float = DEFAULT_EPSILON
+) -> TrajectoryOutcome:
     """Classify one replay. Order: no result, deterministic checks, then the score band."""
     golden = replay.task
-    base = dict(trajectory_id=golden.trajectory_id, task_class=golden.task_class,
-                baseline_score=golden.baseline_score)
+    base: dict[str, Any] = dict(
+        trajectory_id=golden.trajectory_id, task_class=golden.task_class, baseline_score=golden.baseline_score
+    )
     result = replay.result
     if result is None:
-        return TrajectoryOutcome(classification=Classification.UNMEASURED, tool_match=None, status_match=None,
-                                 score=None, delta=None, reasons=[replay.failure or "no result"], **base)
+        return TrajectoryOutcome(
+            classification=Classification.UNMEASURED,
+            tool_match=None,
+            status_match=None,
+            score=None,
+            delta=None,
+            reasons=[replay.failure or "no result"],
+            **base,
+        )
     reasons: list[str] = []
     tool_match = None if result.tool_sequence is None else list(result.tool_sequence) == list(golden.expected_tools)
     status_match = None if result.final_status is None else result.final_status == golden.expected_output.final_status
@@ -97,16 +107,24 @@ def classify_trajectory(replay: Replay[GoldenTrajectory, CandidateResult], score
         reasons.append("quality score unmeasured: the evaluator could not judge this answer")
     elif delta < -epsilon - _FLOAT_SLACK:
         cls = Classification.REGRESSION
-        reasons.append(f"score {valid:.3f} dropped {-delta:.3f} below baseline {golden.baseline_score:.3f} "
-                       f"(epsilon {epsilon:g})")
+        reasons.append(
+            f"score {valid:.3f} dropped {-delta:.3f} below baseline {golden.baseline_score:.3f} (epsilon {epsilon:g})"
+        )
     elif delta > epsilon + _FLOAT_SLACK:
         cls = Classification.IMPROVEMENT
         reasons.append(f"score {valid:.3f} rose {delta:.3f} above baseline {golden.baseline_score:.3f}")
     else:
         cls = Classification.UNCHANGED
-    return TrajectoryOutcome(classification=cls, tool_match=tool_match, status_match=status_match, score=valid,
-                             delta=None if delta is None else round(delta, 6), reasons=reasons,
-                             response_excerpt=excerpt, **base)
+    return TrajectoryOutcome(
+        classification=cls,
+        tool_match=tool_match,
+        status_match=status_match,
+        score=valid,
+        delta=None if delta is None else round(delta, 6),
+        reasons=reasons,
+        response_excerpt=excerpt,
+        **base,
+    )
 
 
 @dataclass
@@ -137,8 +155,13 @@ class TrajectoryReport:
         return sum(o.classification is not Classification.UNMEASURED for o in self.outcomes)
 
 
-def build_trajectory_report(replays: list[Replay[GoldenTrajectory, CandidateResult]], evaluator: Evaluator, candidate: str,
-                            epsilon: float = DEFAULT_EPSILON, warnings: list[str] | None = None) -> TrajectoryReport:
+def build_trajectory_report(
+    replays: list[Replay[GoldenTrajectory, CandidateResult]],
+    evaluator: Evaluator,
+    candidate: str,
+    epsilon: float = DEFAULT_EPSILON,
+    warnings: list[str] | None = None,
+) -> TrajectoryReport:
     outcomes = []
     for r in replays:
         score, note = None, None
@@ -155,11 +178,18 @@ def build_trajectory_report(replays: list[Replay[GoldenTrajectory, CandidateResu
 
 
 def utc_now() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-_ORDER = [c.value for c in (Classification.REGRESSION, Classification.IMPROVEMENT,
-                            Classification.UNCHANGED, Classification.UNMEASURED)]
+_ORDER = [
+    c.value
+    for c in (
+        Classification.REGRESSION,
+        Classification.IMPROVEMENT,
+        Classification.UNCHANGED,
+        Classification.UNMEASURED,
+    )
+]
 
 
 def trajectory_json(report: TrajectoryReport) -> dict[str, Any]:
@@ -173,10 +203,17 @@ def trajectory_json(report: TrajectoryReport) -> dict[str, Any]:
         "summary": {k: report.counts().get(k, 0) for k in _ORDER} | {"total": len(report.outcomes)},
         "task_classes": {tc: {k: c.get(k, 0) for k in _ORDER} for tc, c in report.by_task_class().items()},
         "trajectories": [
-            {"trajectory_id": o.trajectory_id, "task_class": o.task_class,
-             "classification": o.classification.value, "tool_match": o.tool_match,
-             "status_match": o.status_match, "score": o.score, "baseline_score": o.baseline_score,
-             "delta": o.delta, "reasons": o.reasons}
+            {
+                "trajectory_id": o.trajectory_id,
+                "task_class": o.task_class,
+                "classification": o.classification.value,
+                "tool_match": o.tool_match,
+                "status_match": o.status_match,
+                "score": o.score,
+                "baseline_score": o.baseline_score,
+                "delta": o.delta,
+                "reasons": o.reasons,
+            }
             for o in report.outcomes
         ],
     }
@@ -191,21 +228,48 @@ def trajectory_markdown(report: TrajectoryReport) -> str:
     out = [f"# Trajectory eval report ({md.escape(report.generated_at)})", ""]
     for w in report.warnings:
         out += [f"> **{md.escape(w)}**", ""]
-    out += [f"Candidate: {md.escape(report.candidate)} · evaluator: {md.escape(report.evaluator_label)} "
-            f"· epsilon {report.epsilon:g}", ""]
-    out += [md.table(["regression", "improvement", "unchanged", "unmeasured", "total"],
-                     [[str(counts.get(k, 0)) for k in _ORDER] + [str(len(report.outcomes))]]), ""]
-    out += ["## Per task class", "",
-            md.table(["task class"] + _ORDER,
-                     [[md.escape(tc)] + [str(c.get(k, 0)) for k in _ORDER]
-                      for tc, c in report.by_task_class().items()]), ""]
-    out += ["## Per trajectory", "",
-            md.table(["trajectory", "task class", "verdict", "tools", "status", "score", "baseline", "why"],
-                     [[md.escape(o.trajectory_id), md.escape(o.task_class), o.classification.value,
-                       _check(o.tool_match), _check(o.status_match),
-                       "unmeasured" if o.score is None else f"{o.score:.3f}", f"{o.baseline_score:.3f}",
-                       md.escape("; ".join(o.reasons), limit=300) or "-"]
-                      for o in report.outcomes]), ""]
+    out += [
+        f"Candidate: {md.escape(report.candidate)} · evaluator: {md.escape(report.evaluator_label)} "
+        f"· epsilon {report.epsilon:g}",
+        "",
+    ]
+    out += [
+        md.table(
+            ["regression", "improvement", "unchanged", "unmeasured", "total"],
+            [[str(counts.get(k, 0)) for k in _ORDER] + [str(len(report.outcomes))]],
+        ),
+        "",
+    ]
+    out += [
+        "## Per task class",
+        "",
+        md.table(
+            ["task class"] + _ORDER,
+            [[md.escape(tc)] + [str(c.get(k, 0)) for k in _ORDER] for tc, c in report.by_task_class().items()],
+        ),
+        "",
+    ]
+    out += [
+        "## Per trajectory",
+        "",
+        md.table(
+            ["trajectory", "task class", "verdict", "tools", "status", "score", "baseline", "why"],
+            [
+                [
+                    md.escape(o.trajectory_id),
+                    md.escape(o.task_class),
+                    o.classification.value,
+                    _check(o.tool_match),
+                    _check(o.status_match),
+                    "unmeasured" if o.score is None else f"{o.score:.3f}",
+                    f"{o.baseline_score:.3f}",
+                    md.escape("; ".join(o.reasons), limit=300) or "-",
+                ]
+                for o in report.outcomes
+            ],
+        ),
+        "",
+    ]
     return "\n".join(out)
 
 

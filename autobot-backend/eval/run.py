@@ -15,6 +15,7 @@ import json
 import sys
 import traceback
 from pathlib import Path
+from typing import Any
 
 try:  # an import failure is a crash: exit 2, never the interpreter's 1
     from eval import candidates as cand
@@ -24,11 +25,12 @@ try:  # an import failure is a crash: exit 2, never the interpreter's 1
     from eval.report import (
         DEFAULT_EPSILON,
         Classification,
+        TrajectoryReport,
         build_trajectory_report,
         trajectory_json,
         trajectory_markdown,
     )
-    from eval.runner import Replay, replay, timeout_from_env
+    from eval.runner import Progress, Replay, replay, timeout_from_env
     from eval.store import GOLDEN_DIR, load_goldens
 except Exception:  # pragma: no cover - exercised by a broken install only
     traceback.print_exc()
@@ -44,55 +46,97 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m eval.run",
         description="Replay goldens against a candidate and report drift (trajectory suite), "
-                    "or grade NL-to-SQL answers on execution (SQL suite).",
+        "or grade NL-to-SQL answers on execution (SQL suite).",
         epilog="Exit codes: 0 examined and fine; 1 examined and regressed (with --fail-on-regression); "
-               "2 could not examine or could not judge (bad input, crash, unmet gate precondition).",
+        "2 could not examine or could not judge (bad input, crash, unmet gate precondition).",
     )
-    p.add_argument("--suite", choices=("trajectory", "sql"), default="trajectory",
-                   help="which suite to run (default: trajectory)")
-    p.add_argument("--candidate", default=None,
-                   help=f"trajectory: {'|'.join(TRAJECTORY_CANDIDATES)} (default auto: recorded runs if any "
-                        f"exist, else the echo); sql: {'|'.join(SQL_CANDIDATES)} (default embedded)")
-    p.add_argument("--json", metavar="PATH", help="also write the JSON report here (inside the working "
-                                                  "directory or EVAL_OUTPUT_DIR)")
+    p.add_argument(
+        "--suite", choices=("trajectory", "sql"), default="trajectory", help="which suite to run (default: trajectory)"
+    )
+    p.add_argument(
+        "--candidate",
+        default=None,
+        help=f"trajectory: {'|'.join(TRAJECTORY_CANDIDATES)} (default auto: recorded runs if any "
+        f"exist, else the echo); sql: {'|'.join(SQL_CANDIDATES)} (default embedded)",
+    )
+    p.add_argument(
+        "--json",
+        metavar="PATH",
+        help="also write the JSON report here (inside the working directory or EVAL_OUTPUT_DIR)",
+    )
     p.add_argument("--markdown", metavar="PATH", help="also write the Markdown report here (same confinement)")
-    p.add_argument("--fail-on-regression", action="store_true",
-                   help="gated mode: exit 1 when anything regressed, 2 when the gate cannot be judged")
-    p.add_argument("--timeout", type=float, default=None, metavar="S",
-                   help="per-golden/per-question timeout in seconds (default: EVAL_REPLAY_TIMEOUT_S or 120)")
+    p.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="gated mode: exit 1 when anything regressed, 2 when the gate cannot be judged",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="S",
+        help="per-golden/per-question timeout in seconds (default: EVAL_REPLAY_TIMEOUT_S or 120)",
+    )
     t = p.add_argument_group("trajectory suite")
-    t.add_argument("--epsilon", type=float, default=DEFAULT_EPSILON,
-                   help=f"score band: a drop of more than this is a regression (default {DEFAULT_EPSILON})")
-    t.add_argument("--recorded-dir", type=Path, default=cand.RECORDED_DIR,
-                   help="directory of recorded runs, <trajectory_id>.json (default eval/recorded)")
+    t.add_argument(
+        "--epsilon",
+        type=float,
+        default=DEFAULT_EPSILON,
+        help=f"score band: a drop of more than this is a regression (default {DEFAULT_EPSILON})",
+    )
+    t.add_argument(
+        "--recorded-dir",
+        type=Path,
+        default=cand.RECORDED_DIR,
+        help="directory of recorded runs, <trajectory_id>.json (default eval/recorded)",
+    )
     t.add_argument("--golden-dir", type=Path, default=GOLDEN_DIR, help=argparse.SUPPRESS)
-    t.add_argument("--require-real-candidate", action="store_true",
-                   help="exit 2 if the run used the self-consistency echo (it cannot fail)")
+    t.add_argument(
+        "--require-real-candidate",
+        action="store_true",
+        help="exit 2 if the run used the self-consistency echo (it cannot fail)",
+    )
     s = p.add_argument_group("SQL suite")
-    s.add_argument("--answers", type=Path, metavar="FILE", help="recorded answers (JSON Lines) for --candidate recorded")
-    s.add_argument("--corpus", type=Path, action="extend", nargs="+", metavar="FILE",
-                   help="grade these corpus files instead of the built-in corpus (one or more; repeatable)")
+    s.add_argument(
+        "--answers", type=Path, metavar="FILE", help="recorded answers (JSON Lines) for --candidate recorded"
+    )
+    s.add_argument(
+        "--corpus",
+        type=Path,
+        action="extend",
+        nargs="+",
+        metavar="FILE",
+        help="grade these corpus files instead of the built-in corpus (one or more; repeatable)",
+    )
     s.add_argument("--db-url", metavar="URL", help="run against this database instead of the fixtures (no rotations)")
-    s.add_argument("--fixtures", metavar="MODULE",
-                   help="also use the seeded fixtures a Python module defines in its FIXTURES mapping "
-                        "(e.g. tests.schemas)")
+    s.add_argument(
+        "--fixtures",
+        metavar="MODULE",
+        help="also use the seeded fixtures a Python module defines in its FIXTURES mapping (e.g. tests.schemas)",
+    )
     s.add_argument("--rotations", type=int, default=None, metavar="N", help="fixture rotations (default 3)")
     s.add_argument("--seed", type=int, default=None, metavar="S", help="first fixture seed (default 0)")
     s.add_argument("--record-baseline", action="store_true", help="record this run as the candidate's baseline")
     s.add_argument("--force", action="store_true", help="with --record-baseline: overwrite a baseline this run fails")
-    s.add_argument("--baseline-dir", type=Path, default=None, metavar="DIR",
-                   help="where baselines live (default: eval/golden/sql/baselines for the built-in corpus, "
-                        "<corpus folder>/baselines for your own)")
-    s.add_argument("--record-accuracy", action="store_true",
-                   help="append this run's figures to docs/eval/sql-accuracy.md")
+    s.add_argument(
+        "--baseline-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where baselines live (default: eval/golden/sql/baselines for the built-in corpus, "
+        "<corpus folder>/baselines for your own)",
+    )
+    s.add_argument(
+        "--record-accuracy", action="store_true", help="append this run's figures to docs/eval/sql-accuracy.md"
+    )
     return p
 
 
-def _progress_printer(enabled: bool):
+def _progress_printer(enabled: bool) -> Progress | None:
     if not enabled:
         return None
 
-    def show(i: int, n: int, r: Replay) -> None:
+    def show(i: int, n: int, r: Replay[Any, Any]) -> None:
         end = "\n" if i == n else ""
         print(f"\r[{i}/{n}] {r.task.trajectory_id[:60]:<60}", end=end, file=sys.stderr, flush=True)
 
@@ -133,10 +177,13 @@ def run_trajectory(args: argparse.Namespace) -> int:
     return trajectory_exit_code(report, args.fail_on_regression, args.require_real_candidate and choice == "echo")
 
 
-def trajectory_exit_code(report, gated: bool, echo_refused: bool) -> int:
+def trajectory_exit_code(report: TrajectoryReport, gated: bool, echo_refused: bool) -> int:
     if echo_refused:
-        print("error: --require-real-candidate: the run used the self-consistency echo, which measures "
-              "nothing; record runs into eval/recorded/ or pass --recorded-dir", file=sys.stderr)
+        print(
+            "error: --require-real-candidate: the run used the self-consistency echo, which measures "
+            "nothing; record runs into eval/recorded/ or pass --recorded-dir",
+            file=sys.stderr,
+        )
         return EXIT_CANNOT_JUDGE
     if report.measured == 0:
         print("error: no golden could be measured; see the reasons in the report", file=sys.stderr)
@@ -144,8 +191,9 @@ def trajectory_exit_code(report, gated: bool, echo_refused: bool) -> int:
     if gated and report.regressed:
         return EXIT_REGRESSED
     if gated and any(o.classification is Classification.UNMEASURED for o in report.outcomes):
-        print("error: gated run with unmeasured goldens: the gate cannot vouch for what it did not see",
-              file=sys.stderr)
+        print(
+            "error: gated run with unmeasured goldens: the gate cannot vouch for what it did not see", file=sys.stderr
+        )
         return EXIT_CANNOT_JUDGE
     return EXIT_OK
 

@@ -82,8 +82,9 @@ def timeout_from_env(default: float = DEFAULT_TIMEOUT_S) -> float:
     return value
 
 
-async def replay_one(task: T, candidate: Callable[[T], Awaitable[R]], timeout_s: float,
-                     result_type: type[R]) -> Replay[T, R]:
+async def replay_one(
+    task: T, candidate: Callable[[T], Awaitable[R]], timeout_s: float, result_type: type[R]
+) -> Replay[T, R]:
     started = time.perf_counter()
 
     def failed(why: str) -> Replay[T, R]:
@@ -102,9 +103,15 @@ async def replay_one(task: T, candidate: Callable[[T], Awaitable[R]], timeout_s:
     return Replay(task, result, None, time.perf_counter() - started)
 
 
-async def replay_all(tasks: Sequence[T], candidate: Callable[[T], Awaitable[R]], result_type: type[R], *,
-                     timeout_s: float = DEFAULT_TIMEOUT_S, concurrency: int = 1,
-                     progress: Progress | None = None) -> list[Replay[T, R]]:
+async def replay_all(
+    tasks: Sequence[T],
+    candidate: Callable[[T], Awaitable[R]],
+    result_type: type[R],
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    concurrency: int = 1,
+    progress: Progress | None = None,
+) -> list[Replay[T, R]]:
     """Replay ``tasks`` with at most ``concurrency`` in flight; results in the order of ``tasks``."""
     if concurrency < 1:
         raise HarnessError(f"concurrency must be at least 1, got {concurrency}")
@@ -123,7 +130,11 @@ async def replay_all(tasks: Sequence[T], candidate: Callable[[T], Awaitable[R]],
     return list(await asyncio.gather(*(one(t) for t in tasks)))
 
 
-def replay(goldens: Sequence[GoldenTrajectory], candidate: CandidateRunner, timeout_s: float = DEFAULT_TIMEOUT_S,
-           progress: Progress | None = None) -> list[Replay[GoldenTrajectory, CandidateResult]]:
+def replay(
+    goldens: Sequence[GoldenTrajectory],
+    candidate: CandidateRunner,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    progress: Progress | None = None,
+) -> list[Replay[GoldenTrajectory, CandidateResult]]:
     """The trajectory suite's synchronous entry point: goldens one at a time, in order."""
     return asyncio.run(replay_all(goldens, candidate, CandidateResult, timeout_s=timeout_s, progress=progress))

@@ -1,4 +1,4 @@
-"""The built-in offline generator (``embedded-v5``), selected when no model is configured.
+"""The built-in offline generator, selected when no model is configured (its version is ``NAME``).
 
 A thin entry point: the generator lives in the :mod:`services.embedded` package.
 """

@@ -61,7 +61,8 @@ and never more than one statement.
 - Use only the tables and columns listed in the schema; never invent a table or a column.
 - Business definitions (what a metric such as revenue means, which rows count) come from the column comments: \
 follow them exactly.
-- Return only the columns the question asks for, in the order it names them: a "how many" or "how much" question returns one number; a breakdown returns the dimension first, then the measures; an entity by its name.
+- Return only the columns the question asks for, in the order it names them: a "how many" or "how much" \
+question returns one number; a breakdown returns the dimension first, then the measures; an entity by its name.
 - Label periods as text: months 'YYYY-MM', quarters 'YYYY-Qn' (e.g. '2024-Q3'), years 'YYYY'. Do not round money.
 
 Refusal protocol: if the question cannot be answered from this schema, asks to change data, is not about the data, \
@@ -81,8 +82,10 @@ def build_messages(question: str, schema: SchemaContext) -> list[dict[str, str]]
     """The chat messages for one question: the rules and refusal protocol, then schema and question."""
     return [
         {"role": "system", "content": SYSTEM_PROMPT.format(dialect=schema.dialect)},
-        {"role": "user", "content": USER_PROMPT.format(dialect=schema.dialect, schema=schema.describe(),
-                                                       question=question.strip())},
+        {
+            "role": "user",
+            "content": USER_PROMPT.format(dialect=schema.dialect, schema=schema.describe(), question=question.strip()),
+        },
     ]
 
 
@@ -111,7 +114,7 @@ def _unfenced_sql(text: str) -> str | None:
     match = _SQL_AT_LINE_START.search(text) or _SQL_UPPERCASE.search(text)
     if match is None:
         return None
-    sql = text[match.start():]
+    sql = text[match.start() :]
     # A blank line ends the statement: what follows is the model explaining itself.
     sql = re.split(r"\n[ \t]*\n", sql, maxsplit=1)[0]
     return _tidy(sql) or None
@@ -155,7 +158,8 @@ def _check_base_url(base_url: str) -> None:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise GeneratorConfigError(
             f"{BASE_URL_ENV}={base_url!r} is not an http(s) URL; set it to the endpoint root, "
-            f"e.g. http://localhost:11434/v1 (Ollama) or https://api.openai.com/v1")
+            f"e.g. http://localhost:11434/v1 (Ollama) or https://api.openai.com/v1"
+        )
 
 
 def _parse_timeout(raw: str) -> float:
@@ -173,11 +177,13 @@ class OpenAIChatGenerator:
 
     name = "openai-chat"
 
-    def __init__(self, base_url: str, model: str, *, api_key: str | None = None,
-                 timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+    def __init__(
+        self, base_url: str, model: str, *, api_key: str | None = None, timeout_s: float = DEFAULT_TIMEOUT_S
+    ) -> None:
         if not base_url or not base_url.strip():
-            raise GeneratorConfigError(f"{BASE_URL_ENV} is not set: set it to the endpoint root, "
-                                       f"e.g. http://localhost:11434/v1")
+            raise GeneratorConfigError(
+                f"{BASE_URL_ENV} is not set: set it to the endpoint root, e.g. http://localhost:11434/v1"
+            )
         if not model or not model.strip():
             raise GeneratorConfigError(f"{MODEL_ENV} is not set: set it to a model the endpoint serves")
         _check_base_url(base_url.strip())
@@ -190,11 +196,12 @@ class OpenAIChatGenerator:
         self.endpoint = _endpoint(self.base_url)
         # A local server (Ollama, llama.cpp) is never reached through an HTTP proxy from the environment.
         local = urllib.parse.urlsplit(self.base_url).hostname in _LOOPBACK_HOSTS
-        self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}) if local else
-                                                   urllib.request.ProxyHandler())
+        self._opener = urllib.request.build_opener(
+            urllib.request.ProxyHandler({}) if local else urllib.request.ProxyHandler()
+        )
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> "OpenAIChatGenerator":
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> OpenAIChatGenerator:
         """Read the ``NL_SQL_LLM_*`` variables; a missing one is a :class:`GeneratorConfigError`."""
         env = os.environ if environ is None else environ
         raw_timeout = (env.get(TIMEOUT_ENV) or "").strip()
@@ -209,8 +216,7 @@ class OpenAIChatGenerator:
         return f"OpenAIChatGenerator(base_url={self.base_url!r}, model={self.model!r})"
 
     def generate(self, question: str, schema: SchemaContext) -> Generation:
-        body = {"model": self.model, "messages": build_messages(question, schema),
-                "temperature": 0, "stream": False}
+        body = {"model": self.model, "messages": build_messages(question, schema), "temperature": 0, "stream": False}
         return parse_reply(self._content(self._post(body)))
 
     def _scrub(self, text: str) -> str:
@@ -223,27 +229,31 @@ class OpenAIChatGenerator:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        request = urllib.request.Request(self.endpoint, data=json.dumps(body).encode(), headers=headers,
-                                         method="POST")
+        request = urllib.request.Request(self.endpoint, data=json.dumps(body).encode(), headers=headers, method="POST")
         try:
             with self._opener.open(request, timeout=self.timeout_s) as response:
-                return response.read()
+                reply: bytes = response.read()
+                return reply
         except urllib.error.HTTPError as exc:
             with exc:
                 detail = exc.read(4096).decode("utf-8", "replace")
             raise self._unavailable(_http_error_message(exc.code, detail)) from None
         except urllib.error.URLError as exc:
             raise self._unavailable(self._network_message(exc.reason)) from None
-        except (TimeoutError, socket.timeout) as exc:
+        except TimeoutError as exc:
             raise self._unavailable(self._network_message(exc)) from None
         except (http.client.HTTPException, OSError) as exc:
-            raise self._unavailable(f"the connection failed ({type(exc).__name__}: {exc}); "
-                                    f"check that {BASE_URL_ENV} points at an OpenAI-compatible server") from None
+            raise self._unavailable(
+                f"the connection failed ({type(exc).__name__}: {exc}); "
+                f"check that {BASE_URL_ENV} points at an OpenAI-compatible server"
+            ) from None
 
     def _network_message(self, reason: object) -> str:
         if isinstance(reason, (TimeoutError, socket.timeout)) or "timed out" in str(reason):
-            return (f"no answer within {self.timeout_s:g} s; the server may be overloaded or the model still "
-                    f"loading: raise {TIMEOUT_ENV} or retry")
+            return (
+                f"no answer within {self.timeout_s:g} s; the server may be overloaded or the model still "
+                f"loading: raise {TIMEOUT_ENV} or retry"
+            )
         if isinstance(reason, ConnectionRefusedError):
             return f"connection refused: is the server running? check {BASE_URL_ENV}"
         if isinstance(reason, socket.gaierror):
@@ -255,8 +265,10 @@ class OpenAIChatGenerator:
             data = json.loads(payload)
         except (UnicodeDecodeError, json.JSONDecodeError):
             snippet = payload[:80].decode("utf-8", "replace")
-            raise self._unavailable(f"the reply is not JSON (starts with {snippet!r}); check that {BASE_URL_ENV} "
-                                    f"is the API root (for Ollama it ends in /v1)") from None
+            raise self._unavailable(
+                f"the reply is not JSON (starts with {snippet!r}); check that {BASE_URL_ENV} "
+                f"is the API root (for Ollama it ends in /v1)"
+            ) from None
         try:
             content = data["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError):
@@ -264,8 +276,10 @@ class OpenAIChatGenerator:
         if not isinstance(content, str):
             error = data.get("error") if isinstance(data, dict) else None
             hint = f" (the server says: {_error_text(error)})" if error else ""
-            raise self._unavailable(f"the reply has no choices[0].message.content{hint}; "
-                                    f"is this an OpenAI-compatible /chat/completions endpoint?")
+            raise self._unavailable(
+                f"the reply has no choices[0].message.content{hint}; "
+                f"is this an OpenAI-compatible /chat/completions endpoint?"
+            )
         return content
 
 

@@ -61,9 +61,22 @@ from services.sql_guard import (
 )
 
 __all__ = [
-    "DEFAULT_LOCAL_DB", "ERROR_KINDS", "LOCAL_DB_ENV", "MAX_QUESTION_CHARS", "_DANGEROUS_KEYWORDS",
-    "_SAFE_SQL_PREFIXES", "Answer", "ErrorKind", "Execution", "GeneratorConfigError", "GuardVerdict",
-    "NLDatabaseService", "QueryRecord", "_validate_readonly_sql", "default_generator", "redact_url",
+    "DEFAULT_LOCAL_DB",
+    "ERROR_KINDS",
+    "LOCAL_DB_ENV",
+    "MAX_QUESTION_CHARS",
+    "_DANGEROUS_KEYWORDS",
+    "_SAFE_SQL_PREFIXES",
+    "Answer",
+    "ErrorKind",
+    "Execution",
+    "GeneratorConfigError",
+    "GuardVerdict",
+    "NLDatabaseService",
+    "QueryRecord",
+    "_validate_readonly_sql",
+    "default_generator",
+    "redact_url",
     "validate_readonly_sql",
 ]
 
@@ -80,15 +93,14 @@ ERROR_KINDS: Mapping[str, str] = {
     ErrorKind.CONFIG: "a URL or driver that cannot be used, or a generator configuration error",
     ErrorKind.DB_UNREACHABLE: "the database could not be opened or its schema read (missing file, server down)",
     ErrorKind.GENERATOR_UNAVAILABLE: "the generator could not be asked (endpoint down, timeout, bad reply envelope)",
-    ErrorKind.GENERATOR_ERROR: "the generator crashed or returned something that is not a Generation: no SQL came "
-                               "back",
+    ErrorKind.GENERATOR_ERROR: "the generator crashed or returned something that is not a Generation: no SQL came back",
     ErrorKind.GUARD_BLOCKED: "the generated SQL is not a single read-only statement; it was not run",
     ErrorKind.DATABASE: "the database rejected the SQL (unknown column, type error, ...)",
     ErrorKind.TIMEOUT: "the query ran past the time limit and was stopped",
     ErrorKind.ROW_CAP: "the query returned more rows than the cap; a truncated answer is not returned",
     ErrorKind.REFUSED: "the generator declined to answer (status refused, not error)",
     ErrorKind.INTERNAL: "the service itself failed (a bug, logged with its traceback); nothing is known about the "
-                        "question",
+    "question",
 }
 """Every ``error_kind`` a response can carry (each :class:`~services.readonly_sql.ErrorKind`), with what it means."""
 
@@ -111,7 +123,8 @@ def default_generator(environ: Mapping[str, str] | None = None) -> SQLGenerator:
     present, missing = (BASE_URL_ENV, MODEL_ENV) if base_url else (MODEL_ENV, BASE_URL_ENV)
     raise GeneratorConfigError(
         f"{present} is set but {missing} is not: set {missing} too to use an OpenAI-compatible endpoint, "
-        f"or unset {present} to use the built-in {NAME} generator")
+        f"or unset {present} to use the built-in {NAME} generator"
+    )
 
 
 @dataclass(frozen=True)
@@ -217,8 +230,10 @@ def _check_question(question: object) -> str:
     if not question.strip():
         raise _Failed(ErrorKind.BAD_REQUEST, "The question is empty: ask a question about the data.")
     if len(question) > MAX_QUESTION_CHARS:
-        raise _Failed(ErrorKind.BAD_REQUEST, f"The question is {len(question)} characters long; the limit is "
-                                             f"{MAX_QUESTION_CHARS}: shorten it.")
+        raise _Failed(
+            ErrorKind.BAD_REQUEST,
+            f"The question is {len(question)} characters long; the limit is {MAX_QUESTION_CHARS}: shorten it.",
+        )
     return question.strip()
 
 
@@ -235,16 +250,24 @@ class NLDatabaseService:
         history_limit: how many queries :attr:`history` keeps (oldest dropped first).
     """
 
-    def __init__(self, generator: SQLGenerator | None = None, *, local_db_url: str | None = None,
-                 row_cap: int = 10_000, timeout_s: float = 10.0, history_limit: int = 1000) -> None:
+    def __init__(
+        self,
+        generator: SQLGenerator | None = None,
+        *,
+        local_db_url: str | None = None,
+        row_cap: int = 10_000,
+        timeout_s: float = 10.0,
+        history_limit: int = 1000,
+    ) -> None:
         if row_cap < 1 or not timeout_s > 0 or history_limit < 0:
-            raise ValueError(f"row_cap must be >= 1, timeout_s > 0 and history_limit >= 0; got {row_cap}, "
-                             f"{timeout_s}, {history_limit}")
+            raise ValueError(
+                f"row_cap must be >= 1, timeout_s > 0 and history_limit >= 0; got {row_cap}, "
+                f"{timeout_s}, {history_limit}"
+            )
         self.generator = default_generator() if generator is None else generator
         if not isinstance(self.generator, SQLGenerator):
             raise TypeError(f"{type(self.generator).__name__} is not an SQLGenerator (name, model, generate())")
-        self.local_db_url = (local_db_url or os.environ.get(LOCAL_DB_ENV, "").strip()
-                             or f"sqlite:///{DEFAULT_LOCAL_DB}")
+        self.local_db_url = local_db_url or os.environ.get(LOCAL_DB_ENV, "").strip() or f"sqlite:///{DEFAULT_LOCAL_DB}"
         self.row_cap, self.timeout_s = row_cap, timeout_s
         self.history: deque[QueryRecord] = deque(maxlen=history_limit)
         """Every query, oldest first: ok, refused and failed alike."""
@@ -300,13 +323,21 @@ class NLDatabaseService:
 
     # --- the pipeline ---------------------------------------------------------------------
 
-    def query(self, question: str, db_url: str | None = None, db_id: str = "local",
-              user_id: str | None = None) -> dict[str, Any]:
+    def query(
+        self, question: str, db_url: str | None = None, db_id: str = "local", user_id: str | None = None
+    ) -> dict[str, Any]:
         """Answer one question; never raises. See the module docstring for the response's fields."""
         return self.answer(question, db_url, db_id, user_id).response()
 
-    def answer(self, question: str, db_url: str | None = None, db_id: str = "local", user_id: str | None = None,
-               *, generation: Generation | None = None) -> Answer:
+    def answer(
+        self,
+        question: str,
+        db_url: str | None = None,
+        db_id: str = "local",
+        user_id: str | None = None,
+        *,
+        generation: Generation | None = None,
+    ) -> Answer:
         """Answer one question, typed; never raises.
 
         Args:
@@ -321,11 +352,14 @@ class NLDatabaseService:
         execution: Execution | None = None
         generation_ms: float | None = None
         kind: ErrorKind | None
+        status: Status
         try:
             text = _check_question(question)
             if db_url is not None and (not isinstance(db_url, str) or not db_url.strip()):
-                raise _Failed(ErrorKind.BAD_REQUEST, "db_url must be a non-empty SQLAlchemy URL string, or None "
-                                                     "for the local database.")
+                raise _Failed(
+                    ErrorKind.BAD_REQUEST,
+                    "db_url must be a non-empty SQLAlchemy URL string, or None for the local database.",
+                )
             url = db_url.strip() if db_url else self.local_db_url
             schema = self._open(url, db_id)
             if generation is None:
@@ -335,10 +369,11 @@ class NLDatabaseService:
             if generation.refused:
                 status, kind, reason = "refused", ErrorKind.REFUSED, generation.refusal
             else:
-                sql = generation.sql
+                sql = generation.sql or ""
                 execution = self.sql.run_readonly(sql, url)
-                status, kind, reason = ("ok", None, None) if execution.ok else \
-                    ("error", execution.error_kind, execution.reason)
+                status, kind, reason = (
+                    ("ok", None, None) if execution.ok else ("error", execution.error_kind, execution.reason)
+                )
         except _Failed as failed:
             status, kind, reason = "error", failed.kind, failed.reason
         except Exception as exc:  # a bug here must still not escape, and is not a database error
@@ -347,19 +382,39 @@ class NLDatabaseService:
         if reason is not None:
             reason = _scrub(reason, secrets)
         answer = Answer(
-            question=question if isinstance(question, str) else None, db_id=db_id, user_id=user_id,
-            status=status, error_kind=kind, reason=reason, sql=sql, generator=self.generator_name,
-            model=self.model_name, received=received, elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
-            generation_ms=generation_ms, execution=execution, generation=generation)
+            question=question if isinstance(question, str) else None,
+            db_id=db_id,
+            user_id=user_id,
+            status=status,
+            error_kind=kind,
+            reason=reason,
+            sql=sql,
+            generator=self.generator_name,
+            model=self.model_name,
+            received=received,
+            elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
+            generation_ms=generation_ms,
+            execution=execution,
+            generation=generation,
+        )
         self._record(answer)
         return answer
 
     def _record(self, answer: Answer) -> None:
         record = QueryRecord(
-            time=answer.received, question=answer.question[:MAX_QUESTION_CHARS] if answer.question else None,
-            db_id=answer.db_id, user_id=answer.user_id, status=answer.status, reason=answer.reason,
-            error_kind=None if answer.error_kind is None else answer.error_kind.value, sql=answer.sql,
-            row_count=len(answer.rows), elapsed_ms=answer.elapsed_ms, generator=answer.generator, model=answer.model)
+            time=answer.received,
+            question=answer.question[:MAX_QUESTION_CHARS] if answer.question else None,
+            db_id=answer.db_id,
+            user_id=answer.user_id,
+            status=answer.status,
+            reason=answer.reason,
+            error_kind=None if answer.error_kind is None else answer.error_kind.value,
+            sql=answer.sql,
+            row_count=len(answer.rows),
+            elapsed_ms=answer.elapsed_ms,
+            generator=answer.generator,
+            model=answer.model,
+        )
         self.history.append(record)
         self._audit(record)
 
@@ -375,8 +430,11 @@ class NLDatabaseService:
     def _open(self, url: str, db_id: str) -> SchemaContext:
         # The executor's messages name the (redacted) URL when it parses; an unparseable one is not echoed.
         where = f"database {db_id!r}"
-        hint = (f" To use another local database, set {LOCAL_DB_ENV} to its SQLAlchemy URL."
-                if url == self.local_db_url else "")
+        hint = (
+            f" To use another local database, set {LOCAL_DB_ENV} to its SQLAlchemy URL."
+            if url == self.local_db_url
+            else ""
+        )
         try:
             self.sql.executor(url)
         except ExecutionError as exc:
@@ -394,8 +452,11 @@ class NLDatabaseService:
             self.forget(url)
             lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
             detail = lines[0] if lines else ""
-            raise _Failed(ErrorKind.DB_UNREACHABLE, f"Cannot read the schema of {where} ({redact_url(url)}): "
-                                                    f"{type(exc).__name__}: {_sentence(detail)}{hint}") from None
+            raise _Failed(
+                ErrorKind.DB_UNREACHABLE,
+                f"Cannot read the schema of {where} ({redact_url(url)}): "
+                f"{type(exc).__name__}: {_sentence(detail)}{hint}",
+            ) from None
 
     def _generate(self, question: str, schema: SchemaContext) -> Generation:
         name = self.generator_name
@@ -410,17 +471,29 @@ class NLDatabaseService:
             log.exception("nl_sql: generator %s failed", name)
             raise _Failed(ErrorKind.GENERATOR_ERROR, f"Generator {name} failed: {type(exc).__name__}: {exc}") from None
         if not isinstance(generation, Generation):
-            raise _Failed(ErrorKind.GENERATOR_ERROR,
-                          f"Generator {name} returned a {type(generation).__name__}, not a Generation.")
+            raise _Failed(
+                ErrorKind.GENERATOR_ERROR, f"Generator {name} returned a {type(generation).__name__}, not a Generation."
+            )
         return generation
 
     @staticmethod
     def _audit(record: QueryRecord) -> None:
         level = logging.WARNING if record.status == "error" else logging.INFO
-        audit_log.log(level, "nl_sql %s db_id=%s user_id=%s generator=%s model=%s kind=%s rows=%d reason=%s "
-                      "question=%r sql=%r", record.status, record.db_id, record.user_id, record.generator,
-                      record.model, record.error_kind, record.row_count, record.reason,
-                      _clip(record.question), _clip(record.sql), extra={"nl_sql": asdict(record)})
+        audit_log.log(
+            level,
+            "nl_sql %s db_id=%s user_id=%s generator=%s model=%s kind=%s rows=%d reason=%s question=%r sql=%r",
+            record.status,
+            record.db_id,
+            record.user_id,
+            record.generator,
+            record.model,
+            record.error_kind,
+            record.row_count,
+            record.reason,
+            _clip(record.question),
+            _clip(record.sql),
+            extra={"nl_sql": asdict(record)},
+        )
 
 
 def _clip(text: str | None, limit: int = 300) -> str | None:

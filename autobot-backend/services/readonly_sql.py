@@ -72,8 +72,13 @@ class ErrorKind(StrEnum):
 
 # ExecutionError kinds of the executor, by where they happen.
 _OPEN_KINDS = {"config": ErrorKind.CONFIG}
-_RUN_KINDS = {"timeout": ErrorKind.TIMEOUT, "row_cap": ErrorKind.ROW_CAP, "database": ErrorKind.DATABASE,
-              "config": ErrorKind.CONFIG, "connect": ErrorKind.DB_UNREACHABLE}
+_RUN_KINDS = {
+    "timeout": ErrorKind.TIMEOUT,
+    "row_cap": ErrorKind.ROW_CAP,
+    "database": ErrorKind.DATABASE,
+    "config": ErrorKind.CONFIG,
+    "connect": ErrorKind.DB_UNREACHABLE,
+}
 
 
 @dataclass(frozen=True)
@@ -124,8 +129,7 @@ class ReadOnlySQL:
         with self._lock:
             executor = self._executors.get(url)
             if executor is None:
-                executor = self._executors[url] = ReadOnlyExecutor(url, row_cap=self.row_cap,
-                                                                   timeout_s=self.timeout_s)
+                executor = self._executors[url] = ReadOnlyExecutor(url, row_cap=self.row_cap, timeout_s=self.timeout_s)
             return executor
 
     def dialect(self, url: str) -> str:

@@ -13,13 +13,14 @@ reads them back with sqlglot's tokenizer, so commas or quotes inside a comment c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.schema import CreateColumn
 from sqlglot.dialects import SQLite
-from sqlglot.tokens import TokenType
+from sqlglot.tokens import TokenType  # type: ignore[attr-defined]  # sqlglot 30 re-exports it from tokenizer_core
 
 # Text columns with at most this many distinct values are listed in full; others get examples.
 ENUM_LIMIT = 50
@@ -28,8 +29,8 @@ _TABLE_CONSTRAINTS = frozenset({TokenType.PRIMARY_KEY, TokenType.FOREIGN_KEY, To
 
 
 @compiles(CreateColumn, "sqlite")
-def _sqlite_column_with_comment(element, compiler, **kw):
-    text = compiler.visit_create_column(element, **kw)
+def _sqlite_column_with_comment(element: CreateColumn, compiler: Any, **kw: Any) -> str | None:
+    text: str | None = compiler.visit_create_column(element, **kw)
     comment = getattr(element.element, "comment", None)
     if text is not None and comment:
         text += " /* " + " ".join(comment.replace("*/", "* /").split()) + " */"
@@ -65,7 +66,9 @@ def sqlite_column_comments(create_sql: str) -> dict[str, str]:
         if start_of_item:
             start_of_item = False
             # Table constraints (PRIMARY KEY, FOREIGN KEY, UNIQUE, CHECK, CONSTRAINT) are not columns.
-            if tok.token_type in _TABLE_CONSTRAINTS or (tok.token_type == TokenType.VAR and tok.text.upper() == "CHECK"):
+            if tok.token_type in _TABLE_CONSTRAINTS or (
+                tok.token_type == TokenType.VAR and tok.text.upper() == "CHECK"
+            ):
                 current = None
             else:
                 current = tok.text.strip('"`[]')
@@ -130,8 +133,9 @@ class SchemaContext:
                     note += f" [values: {shown}]" if c.values_complete else f" [e.g. {shown}]"
                 lines.append(f"  {c.name} {c.type}{flags}{note}")
             for fk in t.foreign_keys:
-                lines.append(f"  FOREIGN KEY ({', '.join(fk.columns)}) REFERENCES "
-                             f"{fk.ref_table} ({', '.join(fk.ref_columns)})")
+                lines.append(
+                    f"  FOREIGN KEY ({', '.join(fk.columns)}) REFERENCES {fk.ref_table} ({', '.join(fk.ref_columns)})"
+                )
         return "\n".join(lines)
 
 
@@ -143,7 +147,7 @@ def sqlglot_dialect(engine: Engine | Connection) -> str:
     return _SQLGLOT_DIALECTS.get(name, name)
 
 
-def _is_text(coltype: sa.types.TypeEngine) -> bool:
+def _is_text(coltype: sa.types.TypeEngine[Any]) -> bool:
     try:
         return issubclass(coltype.python_type, str)
     except NotImplementedError:
@@ -164,7 +168,7 @@ def inspect_schema(bind: Engine | Connection, sample_values: bool = True) -> Sch
     dialect = sqlglot_dialect(bind)
     tables: list[TableInfo] = []
     owns_conn = isinstance(bind, Engine)
-    conn = bind.connect() if owns_conn else bind
+    conn: Connection = bind.connect() if isinstance(bind, Engine) else bind
     try:
         for name in sorted(insp.get_table_names()):
             if dialect == "sqlite" and name.startswith("sqlite_"):
@@ -173,20 +177,32 @@ def inspect_schema(bind: Engine | Connection, sample_values: bool = True) -> Sch
             comments: dict[str, str] = {}
             if dialect == "sqlite":
                 ddl = conn.exec_driver_sql(
-                    "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).scalar()
+                    "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+                ).scalar()
                 comments = sqlite_column_comments(ddl or "")
             reflected = sa.Table(name, sa.MetaData(), autoload_with=conn) if sample_values else None
             columns = []
             for col in insp.get_columns(name):
-                values, complete, distinct = (), False, None
+                values: tuple[str, ...] = ()
+                complete, distinct = False, None
                 if reflected is not None and _is_text(col["type"]):
                     values, complete, distinct = _sample_values(conn, reflected, col["name"])
-                columns.append(ColumnInfo(
-                    name=col["name"], type=str(col["type"]), nullable=bool(col.get("nullable", True)),
-                    primary_key=col["name"] in pk, comment=col.get("comment") or comments.get(col["name"], ""),
-                    values=values, values_complete=complete, distinct_count=distinct))
-            fks = tuple(ForeignKey(tuple(fk["constrained_columns"]), fk["referred_table"], tuple(fk["referred_columns"]))
-                        for fk in insp.get_foreign_keys(name))
+                columns.append(
+                    ColumnInfo(
+                        name=col["name"],
+                        type=str(col["type"]),
+                        nullable=bool(col.get("nullable", True)),
+                        primary_key=col["name"] in pk,
+                        comment=col.get("comment") or comments.get(col["name"], ""),
+                        values=values,
+                        values_complete=complete,
+                        distinct_count=distinct,
+                    )
+                )
+            fks = tuple(
+                ForeignKey(tuple(fk["constrained_columns"]), fk["referred_table"], tuple(fk["referred_columns"]))
+                for fk in insp.get_foreign_keys(name)
+            )
             try:
                 table_comment = (insp.get_table_comment(name) or {}).get("text") or ""
             except NotImplementedError:

@@ -41,11 +41,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, make_url
 from sqlglot.dialects.dialect import Dialect
-from sqlglot.tokens import TokenType
+from sqlglot.tokens import TokenType  # type: ignore[attr-defined]  # sqlglot 30 re-exports it from tokenizer_core
 
 from services.schema_context import sqlglot_dialect
 from services.sql_guard import (
@@ -56,7 +57,12 @@ from services.sql_guard import (
 )
 
 __all__ = [
-    "EXECUTION_ERROR_KINDS", "ExecutionError", "QueryResult", "ReadOnlyExecutor", "read_only_preamble", "redact_url",
+    "EXECUTION_ERROR_KINDS",
+    "ExecutionError",
+    "QueryResult",
+    "ReadOnlyExecutor",
+    "read_only_preamble",
+    "redact_url",
     "session_read_only_statements",
 ]
 
@@ -66,7 +72,7 @@ EXECUTION_ERROR_KINDS: dict[str, str] = {
     "database": "the database rejected or failed the statement (syntax, unknown column, not authorized...)",
     "connect": "the database could not be reached or opened (missing SQLite file, server down, bad login)",
     "config": "the URL or the settings cannot work (unparseable URL, unknown or missing driver, bad limits, "
-              "an engine that cannot be made read-only)",
+    "an engine that cannot be made read-only)",
 }
 """Every ``ExecutionError.kind``, with what it means."""
 
@@ -90,7 +96,7 @@ class ExecutionError(Exception):
 class QueryResult:
     columns: tuple[str, ...]
     """Column names in order; duplicates are kept (``SELECT a.id, b.id`` gives two ``id``)."""
-    rows: list[tuple]
+    rows: list[tuple[Any, ...]]
     """Rows as positional tuples of the driver's Python values."""
     elapsed_ms: float
     """Wall time of execution and fetch."""
@@ -110,7 +116,7 @@ def redact_url(url: str) -> str:
     text = parsed.set(query={}).render_as_string(hide_password=True)
     pairs = []
     for key, value in parsed.query.items():
-        for item in (value if isinstance(value, tuple) else (value,)):
+        for item in value if isinstance(value, tuple) else (value,):
             pairs.append(f"{key}={'***' if _is_secret_key(key) else item}")
     return _redact_text(text + ("?" + "&".join(pairs) if pairs else ""))
 
@@ -161,15 +167,18 @@ class ReadOnlyExecutor:
             parsed = make_url(url)
         except (sa.exc.ArgumentError, ValueError, TypeError):
             # Not echoed: nothing marks which part of an unparseable string is a secret.
-            raise ExecutionError("config", "The database URL does not parse as a SQLAlchemy URL; expected e.g. "
-                                 "sqlite:///path/to/file.db or postgresql+psycopg://user@host/db.") from None
+            raise ExecutionError(
+                "config",
+                "The database URL does not parse as a SQLAlchemy URL; expected e.g. "
+                "sqlite:///path/to/file.db or postgresql+psycopg://user@host/db.",
+            ) from None
         self._secrets = [s for s in (parsed.password, *_query_secrets(parsed)) if s]
         self._is_sqlite = parsed.get_backend_name() == "sqlite"
         self.engine = self._sqlite_engine(parsed) if self._is_sqlite else self._server_engine(parsed)
         self.dialect = sqlglot_dialect(self.engine)
         self._probe()
 
-    def __enter__(self) -> "ReadOnlyExecutor":
+    def __enter__(self) -> ReadOnlyExecutor:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -198,7 +207,7 @@ class ReadOnlyExecutor:
         started = time.monotonic()
         deadline = started + self.timeout_s
         fired: list[bool] = []
-        raw = conn.connection.dbapi_connection if self._is_sqlite else None
+        raw = cast(sqlite3.Connection, conn.connection.dbapi_connection) if self._is_sqlite else None
         if raw is not None:
             raw.set_progress_handler(_deadline_handler(deadline, fired), _PROGRESS_OPS)
         try:
@@ -222,8 +231,11 @@ class ReadOnlyExecutor:
         with self._boundary("connect"):
             conn.rollback()
         if len(rows) > self.row_cap:
-            raise ExecutionError("row_cap", f"The query returned more than {self.row_cap} rows (the row cap); "
-                                 "add a LIMIT, a filter or an aggregate. A truncated answer cannot be graded.")
+            raise ExecutionError(
+                "row_cap",
+                f"The query returned more than {self.row_cap} rows (the row cap); "
+                "add a LIMIT, a filter or an aggregate. A truncated answer cannot be graded.",
+            )
         return QueryResult(columns, rows, (time.monotonic() - started) * 1000.0)
 
     @staticmethod
@@ -257,21 +269,30 @@ class ReadOnlyExecutor:
         try:
             conn.exec_driver_sql(statement)
         except sa.exc.DBAPIError as e:
-            raise ExecutionError("config", f"{self.engine.dialect.name} refused {statement!r} "
-                                 f"({self._scrub(_driver_message(e))}); the executor will not run statements "
-                                 "on a connection it cannot make read-only.") from None
+            raise ExecutionError(
+                "config",
+                f"{self.engine.dialect.name} refused {statement!r} "
+                f"({self._scrub(_driver_message(e))}); the executor will not run statements "
+                "on a connection it cannot make read-only.",
+            ) from None
 
     def _sqlite_engine(self, parsed: sa.URL) -> sa.Engine:
         database = parsed.database or ""
         if not database or database == ":memory:" or database.startswith("file:") or parsed.query:
-            raise ExecutionError("config", f"Use a plain SQLite file URL (sqlite:///path/to/file.db), not "
-                                 f"{self._shown_url!r}: the executor opens the file read-only itself, and an "
-                                 "in-memory database would be empty.")
+            raise ExecutionError(
+                "config",
+                f"Use a plain SQLite file URL (sqlite:///path/to/file.db), not "
+                f"{self._shown_url!r}: the executor opens the file read-only itself, and an "
+                "in-memory database would be empty.",
+            )
         path = Path(database).expanduser()
         if not path.is_file():
-            raise ExecutionError("connect", f"SQLite database file not found: {path} (URL {self._shown_url}). "
-                                 "Check the path, or build the database first; the read-only executor never "
-                                 "creates a database.")
+            raise ExecutionError(
+                "connect",
+                f"SQLite database file not found: {path} (URL {self._shown_url}). "
+                "Check the path, or build the database first; the read-only executor never "
+                "creates a database.",
+            )
         uri = path.resolve().as_uri() + "?mode=ro"
         busy_s = min(self.timeout_s, 5.0)
 
@@ -288,13 +309,18 @@ class ReadOnlyExecutor:
             connect_args = {"prepare_threshold": 0} if parsed.get_driver_name() == "psycopg" else {}
             engine = sa.create_engine(parsed, pool_pre_ping=True, connect_args=connect_args)
         except sa.exc.NoSuchModuleError:
-            raise ExecutionError("config", f"No SQLAlchemy dialect or driver named {parsed.drivername!r} "
-                                 f"(URL {self._shown_url}); use e.g. postgresql+psycopg://, mysql+pymysql://."
-                                 ) from None
+            raise ExecutionError(
+                "config",
+                f"No SQLAlchemy dialect or driver named {parsed.drivername!r} "
+                f"(URL {self._shown_url}); use e.g. postgresql+psycopg://, mysql+pymysql://.",
+            ) from None
         except ImportError as e:
-            raise ExecutionError("config", f"The database driver for {parsed.drivername!r} is not installed "
-                                 f"(missing module {e.name!r}); install it in this environment, or name an "
-                                 "installed driver in the URL.") from None
+            raise ExecutionError(
+                "config",
+                f"The database driver for {parsed.drivername!r} is not installed "
+                f"(missing module {e.name!r}); install it in this environment, or name an "
+                "installed driver in the URL.",
+            ) from None
         except sa.exc.ArgumentError as e:
             raise ExecutionError("config", f"Bad database URL {self._shown_url}: {self._scrub(str(e))}") from None
         statements = session_read_only_statements(engine.dialect.name)
@@ -302,7 +328,7 @@ class ReadOnlyExecutor:
             # Every pooled connection is read-only for its whole session, so callers that borrow
             # .engine directly (schema inspection) get no write access either.
             @sa.event.listens_for(engine, "connect")
-            def _read_only_session(dbapi_connection, _record) -> None:
+            def _read_only_session(dbapi_connection: Any, _record: Any) -> None:
                 cursor = dbapi_connection.cursor()
                 try:
                     for statement in statements:
@@ -310,14 +336,14 @@ class ReadOnlyExecutor:
                 finally:
                     cursor.close()
                 dbapi_connection.commit()
+
         return engine
 
     def _probe(self) -> None:
         """Open one connection now, so an unreachable database fails at construction."""
-        with self._boundary("connect"):
-            with self.engine.connect() as conn:
-                if self._is_sqlite:
-                    conn.exec_driver_sql("PRAGMA schema_version")  # reads the header: "not a database" here
+        with self._boundary("connect"), self.engine.connect() as conn:
+            if self._is_sqlite:
+                conn.exec_driver_sql("PRAGMA schema_version")  # reads the header: "not a database" here
 
     @contextmanager
     def _boundary(self, phase: str, timed_out: Callable[[], bool] = lambda: False) -> Iterator[None]:
@@ -329,11 +355,17 @@ class ReadOnlyExecutor:
         except (sa.exc.SQLAlchemyError, sqlite3.Error) as e:
             message = self._scrub(_driver_message(e))
             if phase == "connect" or getattr(e, "connection_invalidated", False):
-                raise ExecutionError("connect", f"Could not open the database {self._shown_url}: {message}. "
-                                     "Check that it exists and is reachable, and the URL.") from None
+                raise ExecutionError(
+                    "connect",
+                    f"Could not open the database {self._shown_url}: {message}. "
+                    "Check that it exists and is reachable, and the URL.",
+                ) from None
             if timed_out() or _is_timeout(e):
-                raise ExecutionError("timeout", f"The query ran longer than the {self.timeout_s:g} s limit and "
-                                     "was stopped; simplify it or filter earlier.") from None
+                raise ExecutionError(
+                    "timeout",
+                    f"The query ran longer than the {self.timeout_s:g} s limit and "
+                    "was stopped; simplify it or filter earlier.",
+                ) from None
             hint = " (this connection is read-only)" if re.search(r"(?i)not authorized|read-?only", message) else ""
             raise ExecutionError("database", f"The database rejected the query: {message}{hint}") from None
 
@@ -393,8 +425,8 @@ def _harden_sqlite(conn: sqlite3.Connection) -> None:
         conn.enable_load_extension(False)
     conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
     if hasattr(conn, "setconfig"):  # Python 3.12+
-        conn.setconfig(sqlite3.SQLITE_DBCONFIG_DEFENSIVE, True)
-        conn.setconfig(sqlite3.SQLITE_DBCONFIG_TRUSTED_SCHEMA, False)
+        conn.setconfig(sqlite3.SQLITE_DBCONFIG_DEFENSIVE, True)  # type: ignore[attr-defined,unused-ignore]
+        conn.setconfig(sqlite3.SQLITE_DBCONFIG_TRUSTED_SCHEMA, False)  # type: ignore[attr-defined,unused-ignore]
     conn.set_authorizer(_sqlite_authorizer)
 
 
@@ -427,6 +459,7 @@ def _deadline_handler(deadline: float, fired: list[bool]) -> Callable[[], int]:
             fired.append(True)
             return 1  # non-zero interrupts the statement
         return 0
+
     return handler
 
 

@@ -38,7 +38,7 @@ class Generation:
             raise ValueError("a Generation carries exactly one of sql or refusal")
 
     @classmethod
-    def refuse(cls, reason: str, raw: str | None = None) -> "Generation":
+    def refuse(cls, reason: str, raw: str | None = None) -> Generation:
         return cls(sql=None, refusal=reason, raw=raw)
 
     @property

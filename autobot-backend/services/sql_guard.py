@@ -35,14 +35,14 @@ from dataclasses import dataclass
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ErrorLevel, SqlglotError
-from sqlglot.tokens import Token, TokenType
+from sqlglot.tokens import Token, TokenType  # type: ignore[attr-defined]  # sqlglot 30 re-exports them from tokenizer_core
 
 __all__ = [
     "GUARD_CODES",
-    "GuardVerdict",
     "SIDE_EFFECT_FUNCTIONS",
     "SQLITE_READ_PRAGMAS",
     "SQLITE_READ_PRAGMAS_WITH_ARGUMENT",
+    "GuardVerdict",
     "statement_count",
     "validate_readonly_sql",
 ]
@@ -56,7 +56,7 @@ GUARD_CODES: dict[str, str] = {
     "multiple_statements": "more than one statement",
     "executable_comment": "a MySQL/MariaDB executable comment (/*! ... */), which the engine runs as code",
     "write": "a statement or sub-statement that changes data (INSERT, UPDATE, DELETE, MERGE, REPLACE, UPSERT, "
-             "LOAD DATA, a data-modifying CTE)",
+    "LOAD DATA, a data-modifying CTE)",
     "ddl": "a statement that changes the schema or privileges (CREATE, DROP, ALTER, TRUNCATE, COMMENT, GRANT, ...)",
     "maintenance": "VACUUM (including VACUUM INTO), ANALYZE, REINDEX, OPTIMIZE, CLUSTER, REFRESH",
     "attach": "ATTACH or DETACH of a database",
@@ -83,16 +83,34 @@ full classification in :func:`validate_readonly_sql` says so.
 # Used to name the statement in a rejection, never as a regex over the text.
 _KEYWORD_CODES: dict[str, str] = {
     **dict.fromkeys(("INSERT", "UPDATE", "DELETE", "MERGE", "REPLACE", "UPSERT", "LOAD", "HANDLER"), "write"),
-    **dict.fromkeys(("CREATE", "DROP", "ALTER", "TRUNCATE", "RENAME", "COMMENT", "GRANT", "REVOKE",
-                     "SECURITY"), "ddl"),
-    **dict.fromkeys(("VACUUM", "ANALYZE", "ANALYSE", "REINDEX", "OPTIMIZE", "CLUSTER", "REFRESH",
-                     "CHECKPOINT"), "maintenance"),
+    **dict.fromkeys(("CREATE", "DROP", "ALTER", "TRUNCATE", "RENAME", "COMMENT", "GRANT", "REVOKE", "SECURITY"), "ddl"),
+    **dict.fromkeys(
+        ("VACUUM", "ANALYZE", "ANALYSE", "REINDEX", "OPTIMIZE", "CLUSTER", "REFRESH", "CHECKPOINT"), "maintenance"
+    ),
     **dict.fromkeys(("ATTACH", "DETACH"), "attach"),
     "COPY": "copy",
-    **dict.fromkeys(("BEGIN", "START", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE", "ABORT",
-                     "XA"), "transaction"),
-    **dict.fromkeys(("SET", "RESET", "USE", "LOCK", "UNLOCK", "LISTEN", "UNLISTEN", "NOTIFY", "DISCARD",
-                     "KILL", "FLUSH", "SHUTDOWN", "INSTALL", "UNINSTALL"), "session"),
+    **dict.fromkeys(
+        ("BEGIN", "START", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE", "ABORT", "XA"), "transaction"
+    ),
+    **dict.fromkeys(
+        (
+            "SET",
+            "RESET",
+            "USE",
+            "LOCK",
+            "UNLOCK",
+            "LISTEN",
+            "UNLISTEN",
+            "NOTIFY",
+            "DISCARD",
+            "KILL",
+            "FLUSH",
+            "SHUTDOWN",
+            "INSTALL",
+            "UNINSTALL",
+        ),
+        "session",
+    ),
     **dict.fromkeys(("CALL", "EXEC", "EXECUTE", "DO", "PREPARE", "DEALLOCATE", "DECLARE", "WAITFOR"), "call"),
 }
 
@@ -104,61 +122,185 @@ cannot model; it is never matched against raw text, so ``updated_at`` or a strin
 ``'delete'`` is not affected.
 """
 
-SIDE_EFFECT_FUNCTIONS: frozenset[str] = frozenset({
-    # SQLite: extension loading, file I/O (fileio and zipfile extensions, CLI), tokenizer pointer abuse
-    "load_extension", "writefile", "readfile", "edit", "fsdir", "zipfile", "fts3_tokenizer",
-    # PostgreSQL: sleeping, server files and directories, large objects, sequences, remote SQL,
-    # backends, settings, locks, WAL/replication and statistics control, SQL-in-a-string
-    "pg_sleep", "pg_sleep_for", "pg_sleep_until",
-    "pg_read_file", "pg_read_binary_file", "pg_ls_dir", "pg_stat_file", "pg_ls_logdir", "pg_ls_waldir",
-    "pg_ls_tmpdir", "pg_ls_archive_statusdir", "pg_file_write", "pg_file_rename", "pg_file_unlink",
-    "pg_logdir_ls",
-    "lo_import", "lo_export", "lo_create", "lo_creat", "lo_unlink", "lo_put", "lo_from_bytea", "lo_truncate",
-    "lo_truncate64", "lo_open", "lowrite", "loread", "lo_lseek", "lo_lseek64", "lo_close", "lo_tell", "lo_tell64",
-    "lo_get",
-    "setval", "nextval",
-    "dblink", "dblink_exec", "dblink_connect", "dblink_connect_u", "dblink_send_query", "dblink_open",
-    "dblink_fetch",
-    "pg_terminate_backend", "pg_cancel_backend", "pg_reload_conf", "pg_rotate_logfile", "pg_promote",
-    "set_config",
-    "pg_advisory_lock", "pg_advisory_lock_shared", "pg_advisory_xact_lock", "pg_advisory_xact_lock_shared",
-    "pg_try_advisory_lock", "pg_try_advisory_lock_shared", "pg_try_advisory_xact_lock",
-    "pg_try_advisory_xact_lock_shared",
-    "pg_switch_wal", "pg_create_restore_point", "pg_start_backup", "pg_stop_backup", "pg_backup_start",
-    "pg_backup_stop", "pg_create_physical_replication_slot", "pg_create_logical_replication_slot",
-    "pg_drop_replication_slot", "pg_logical_emit_message", "pg_replication_origin_create",
-    "pg_stat_reset", "pg_stat_reset_shared", "pg_stat_reset_single_table_counters", "pg_notify",
-    "query_to_xml", "query_to_xml_and_xmlschema", "query_to_xmlschema", "cursor_to_xml",
-    "table_to_xml", "database_to_xml",
-    # MySQL / MariaDB: sleeping, CPU burn, named locks, server files, replication waits, UDF shells
-    "sleep", "benchmark", "get_lock", "release_lock", "release_all_locks", "load_file",
-    "master_pos_wait", "source_pos_wait", "wait_for_executed_gtid_set", "sys_exec", "sys_eval",
-    # SQL Server: shell, registry, OLE automation, remote data
-    "xp_cmdshell", "xp_dirtree", "xp_fileexist", "xp_regread", "xp_regwrite", "sp_oacreate",
-    "sp_oamethod", "sp_executesql", "openrowset", "opendatasource", "openquery",
-    # Oracle: packages reachable from a SELECT
-    "dbms_pipe.receive_message", "dbms_lock.sleep", "utl_http.request", "utl_inaddr.get_host_address",
-})
+SIDE_EFFECT_FUNCTIONS: frozenset[str] = frozenset(
+    {
+        # SQLite: extension loading, file I/O (fileio and zipfile extensions, CLI), tokenizer pointer abuse
+        "load_extension",
+        "writefile",
+        "readfile",
+        "edit",
+        "fsdir",
+        "zipfile",
+        "fts3_tokenizer",
+        # PostgreSQL: sleeping, server files and directories, large objects, sequences, remote SQL,
+        # backends, settings, locks, WAL/replication and statistics control, SQL-in-a-string
+        "pg_sleep",
+        "pg_sleep_for",
+        "pg_sleep_until",
+        "pg_read_file",
+        "pg_read_binary_file",
+        "pg_ls_dir",
+        "pg_stat_file",
+        "pg_ls_logdir",
+        "pg_ls_waldir",
+        "pg_ls_tmpdir",
+        "pg_ls_archive_statusdir",
+        "pg_file_write",
+        "pg_file_rename",
+        "pg_file_unlink",
+        "pg_logdir_ls",
+        "lo_import",
+        "lo_export",
+        "lo_create",
+        "lo_creat",
+        "lo_unlink",
+        "lo_put",
+        "lo_from_bytea",
+        "lo_truncate",
+        "lo_truncate64",
+        "lo_open",
+        "lowrite",
+        "loread",
+        "lo_lseek",
+        "lo_lseek64",
+        "lo_close",
+        "lo_tell",
+        "lo_tell64",
+        "lo_get",
+        "setval",
+        "nextval",
+        "dblink",
+        "dblink_exec",
+        "dblink_connect",
+        "dblink_connect_u",
+        "dblink_send_query",
+        "dblink_open",
+        "dblink_fetch",
+        "pg_terminate_backend",
+        "pg_cancel_backend",
+        "pg_reload_conf",
+        "pg_rotate_logfile",
+        "pg_promote",
+        "set_config",
+        "pg_advisory_lock",
+        "pg_advisory_lock_shared",
+        "pg_advisory_xact_lock",
+        "pg_advisory_xact_lock_shared",
+        "pg_try_advisory_lock",
+        "pg_try_advisory_lock_shared",
+        "pg_try_advisory_xact_lock",
+        "pg_try_advisory_xact_lock_shared",
+        "pg_switch_wal",
+        "pg_create_restore_point",
+        "pg_start_backup",
+        "pg_stop_backup",
+        "pg_backup_start",
+        "pg_backup_stop",
+        "pg_create_physical_replication_slot",
+        "pg_create_logical_replication_slot",
+        "pg_drop_replication_slot",
+        "pg_logical_emit_message",
+        "pg_replication_origin_create",
+        "pg_stat_reset",
+        "pg_stat_reset_shared",
+        "pg_stat_reset_single_table_counters",
+        "pg_notify",
+        "query_to_xml",
+        "query_to_xml_and_xmlschema",
+        "query_to_xmlschema",
+        "cursor_to_xml",
+        "table_to_xml",
+        "database_to_xml",
+        # MySQL / MariaDB: sleeping, CPU burn, named locks, server files, replication waits, UDF shells
+        "sleep",
+        "benchmark",
+        "get_lock",
+        "release_lock",
+        "release_all_locks",
+        "load_file",
+        "master_pos_wait",
+        "source_pos_wait",
+        "wait_for_executed_gtid_set",
+        "sys_exec",
+        "sys_eval",
+        # SQL Server: shell, registry, OLE automation, remote data
+        "xp_cmdshell",
+        "xp_dirtree",
+        "xp_fileexist",
+        "xp_regread",
+        "xp_regwrite",
+        "sp_oacreate",
+        "sp_oamethod",
+        "sp_executesql",
+        "openrowset",
+        "opendatasource",
+        "openquery",
+        # Oracle: packages reachable from a SELECT
+        "dbms_pipe.receive_message",
+        "dbms_lock.sleep",
+        "utl_http.request",
+        "utl_inaddr.get_host_address",
+    }
+)
 """Functions a read must not call, matched case-insensitively on the parsed function name.
 
 These sleep, read or write server files, change settings or sequences, take locks, or run SQL
 given as a string (``dblink_exec``, ``query_to_xml``), so they escape a read-only statement.
 """
 
-SQLITE_READ_PRAGMAS_WITH_ARGUMENT: frozenset[str] = frozenset({
-    "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo",
-    "foreign_key_list", "foreign_key_check", "integrity_check", "quick_check",
-})
+SQLITE_READ_PRAGMAS_WITH_ARGUMENT: frozenset[str] = frozenset(
+    {
+        "table_info",
+        "table_xinfo",
+        "table_list",
+        "index_list",
+        "index_info",
+        "index_xinfo",
+        "foreign_key_list",
+        "foreign_key_check",
+        "integrity_check",
+        "quick_check",
+    }
+)
 """SQLite PRAGMAs whose argument names an object to describe, so ``PRAGMA x(arg)`` is a read."""
 
-SQLITE_READ_PRAGMAS: frozenset[str] = SQLITE_READ_PRAGMAS_WITH_ARGUMENT | frozenset({
-    "database_list", "collation_list", "function_list", "module_list", "pragma_list", "compile_options",
-    "user_version", "schema_version", "application_id", "data_version", "page_count", "page_size",
-    "max_page_count", "freelist_count", "encoding", "journal_mode", "auto_vacuum", "foreign_keys",
-    "query_only", "read_uncommitted", "recursive_triggers", "case_sensitive_like", "cache_size",
-    "busy_timeout", "synchronous", "temp_store", "locking_mode", "secure_delete", "cell_size_check",
-    "trusted_schema", "legacy_alter_table", "automatic_index", "defer_foreign_keys",
-})
+SQLITE_READ_PRAGMAS: frozenset[str] = SQLITE_READ_PRAGMAS_WITH_ARGUMENT | frozenset(
+    {
+        "database_list",
+        "collation_list",
+        "function_list",
+        "module_list",
+        "pragma_list",
+        "compile_options",
+        "user_version",
+        "schema_version",
+        "application_id",
+        "data_version",
+        "page_count",
+        "page_size",
+        "max_page_count",
+        "freelist_count",
+        "encoding",
+        "journal_mode",
+        "auto_vacuum",
+        "foreign_keys",
+        "query_only",
+        "read_uncommitted",
+        "recursive_triggers",
+        "case_sensitive_like",
+        "cache_size",
+        "busy_timeout",
+        "synchronous",
+        "temp_store",
+        "locking_mode",
+        "secure_delete",
+        "cell_size_check",
+        "trusted_schema",
+        "legacy_alter_table",
+        "automatic_index",
+        "defer_foreign_keys",
+    }
+)
 """SQLite PRAGMAs that only report when given no argument.
 
 For settings (``journal_mode``, ``user_version``...) the argument form ``PRAGMA x(v)`` *sets*
@@ -180,34 +322,84 @@ class GuardVerdict:
 
 
 _QUERY_ONLY_HINT = "Send one read-only SELECT (or WITH ... SELECT) instead."
-_QUOTED = frozenset({
-    TokenType.STRING, TokenType.IDENTIFIER, TokenType.BIT_STRING, TokenType.HEX_STRING,
-    TokenType.BYTE_STRING, TokenType.NATIONAL_STRING, TokenType.RAW_STRING, TokenType.HEREDOC_STRING,
-    TokenType.UNICODE_STRING, TokenType.NATIONAL_RAW_STRING,
-})
-_EXPLAIN_OPTION_WORDS = frozenset({
-    "QUERY", "PLAN", "ANALYZE", "ANALYSE", "VERBOSE", "EXTENDED", "PARTITIONS", "FORMAT", "JSON", "TREE",
-    "TRADITIONAL", "TEXT", "XML", "YAML",
-})
-_SHOW_TOKENS = frozenset({
-    TokenType.VAR, TokenType.IDENTIFIER, TokenType.STRING, TokenType.NUMBER, TokenType.DOT, TokenType.COMMA,
-    TokenType.EQ, TokenType.STAR,
-})
+_QUOTED = frozenset(
+    {
+        TokenType.STRING,
+        TokenType.IDENTIFIER,
+        TokenType.BIT_STRING,
+        TokenType.HEX_STRING,
+        TokenType.BYTE_STRING,
+        TokenType.NATIONAL_STRING,
+        TokenType.RAW_STRING,
+        TokenType.HEREDOC_STRING,
+        TokenType.UNICODE_STRING,
+        TokenType.NATIONAL_RAW_STRING,
+    }
+)
+_EXPLAIN_OPTION_WORDS = frozenset(
+    {
+        "QUERY",
+        "PLAN",
+        "ANALYZE",
+        "ANALYSE",
+        "VERBOSE",
+        "EXTENDED",
+        "PARTITIONS",
+        "FORMAT",
+        "JSON",
+        "TREE",
+        "TRADITIONAL",
+        "TEXT",
+        "XML",
+        "YAML",
+    }
+)
+_SHOW_TOKENS = frozenset(
+    {
+        TokenType.VAR,
+        TokenType.IDENTIFIER,
+        TokenType.STRING,
+        TokenType.NUMBER,
+        TokenType.DOT,
+        TokenType.COMMA,
+        TokenType.EQ,
+        TokenType.STAR,
+    }
+)
 
 # Tree nodes that are never part of a read, with their rejection code.
 _NODE_CODES: tuple[tuple[type[exp.Expr], str], ...] = (
     (exp.Copy, "copy"),  # before DML: Copy subclasses it
-    (exp.Insert, "write"), (exp.Update, "write"), (exp.Delete, "write"), (exp.Merge, "write"),
+    (exp.Insert, "write"),
+    (exp.Update, "write"),
+    (exp.Delete, "write"),
+    (exp.Merge, "write"),
     (exp.LoadData, "write"),
-    (exp.Create, "ddl"), (exp.Drop, "ddl"), (exp.Alter, "ddl"), (exp.TruncateTable, "ddl"),
-    (exp.Comment, "ddl"), (exp.Grant, "ddl"), (exp.Revoke, "ddl"),
-    (exp.Analyze, "maintenance"), (exp.Refresh, "maintenance"), (exp.Cache, "maintenance"),
+    (exp.Create, "ddl"),
+    (exp.Drop, "ddl"),
+    (exp.Alter, "ddl"),
+    (exp.TruncateTable, "ddl"),
+    (exp.Comment, "ddl"),
+    (exp.Grant, "ddl"),
+    (exp.Revoke, "ddl"),
+    (exp.Analyze, "maintenance"),
+    (exp.Refresh, "maintenance"),
+    (exp.Cache, "maintenance"),
     (exp.Uncache, "maintenance"),
-    (exp.Attach, "attach"), (exp.Detach, "attach"), (exp.Pragma, "pragma"),
-    (exp.Into, "select_into"), (exp.Lock, "locking_read"), (exp.NextValueFor, "side_effect_function"),
-    (exp.Transaction, "transaction"), (exp.Commit, "transaction"), (exp.Rollback, "transaction"),
-    (exp.Set, "session"), (exp.Use, "session"), (exp.Kill, "session"),
-    (exp.Execute, "call"), (exp.Declare, "call"),
+    (exp.Attach, "attach"),
+    (exp.Detach, "attach"),
+    (exp.Pragma, "pragma"),
+    (exp.Into, "select_into"),
+    (exp.Lock, "locking_read"),
+    (exp.NextValueFor, "side_effect_function"),
+    (exp.Transaction, "transaction"),
+    (exp.Commit, "transaction"),
+    (exp.Rollback, "transaction"),
+    (exp.Set, "session"),
+    (exp.Use, "session"),
+    (exp.Kill, "session"),
+    (exp.Execute, "call"),
+    (exp.Declare, "call"),
     (exp.Command, "unrecognised"),
 )
 
@@ -239,15 +431,19 @@ def validate_readonly_sql(sql: str, dialect: str = "sqlite") -> GuardVerdict:
     try:
         engine = Dialect.get_or_raise(dialect)
     except (ValueError, SqlglotError):
-        return GuardVerdict(False, f"Unknown SQL dialect {dialect!r}; use a sqlglot dialect name such as "
-                                   "'sqlite', 'postgres' or 'mysql'.", "dialect")
+        return GuardVerdict(
+            False,
+            f"Unknown SQL dialect {dialect!r}; use a sqlglot dialect name such as 'sqlite', 'postgres' or 'mysql'.",
+            "dialect",
+        )
     try:
         reason, _kind = _classify(sql, engine)
     except _Reject as rejected:
         return rejected.verdict
-    except Exception as e:  # noqa: BLE001 - a crash inside sqlglot must still fail closed
-        return GuardVerdict(False, f"The guard could not classify this SQL ({type(e).__name__}). "
-                            + _QUERY_ONLY_HINT, "unparseable")
+    except Exception as e:
+        return GuardVerdict(
+            False, f"The guard could not classify this SQL ({type(e).__name__}). " + _QUERY_ONLY_HINT, "unparseable"
+        )
     return GuardVerdict(True, reason, "ok")
 
 
@@ -263,7 +459,7 @@ def statement_count(sql: str, dialect: str = "sqlite") -> int | None:
     """
     try:
         return len(_split_statements(Dialect.get_or_raise(dialect).tokenize(sql)))
-    except Exception:  # noqa: BLE001 - "cannot tell" is an answer the caller refuses
+    except Exception:
         return None
 
 
@@ -279,18 +475,21 @@ def _classify(sql: str, engine: Dialect) -> tuple[str, str]:
     if not statements:
         raise _Reject("empty", "The SQL holds only comments or semicolons, no statement. " + _QUERY_ONLY_HINT)
     if len(statements) > 1:
-        raise _Reject("multiple_statements", f"Found {len(statements)} statements; only one statement may run "
-                      "at a time. Remove everything after the first statement.")
+        raise _Reject(
+            "multiple_statements",
+            f"Found {len(statements)} statements; only one statement may run "
+            "at a time. Remove everything after the first statement.",
+        )
     if _is_sqlite(engine):
         _sqlite_single_statement(sql, engine)
     stmt = statements[0]
     first = _word(stmt[0])
     if first == "EXPLAIN":
-        return _explain(sql[stmt[0].end + 1:], engine)
+        return _explain(sql[stmt[0].end + 1 :], engine)
     if first == "PRAGMA":
         return _pragma(stmt, engine)
     if first == "SHOW" and not _is_sqlite(engine):
-        return _show(sql[stmt[0].end + 1:], engine)
+        return _show(sql[stmt[0].end + 1 :], engine)
     return _statement(stmt, sql, engine)
 
 
@@ -298,13 +497,16 @@ def _tokenize(sql: str, engine: Dialect) -> list[Token]:
     try:
         tokens = engine.tokenize(sql)
     except SqlglotError as e:
-        raise _Reject("unparseable", f"Could not read this as {_name(engine)} SQL ({_first_line(e)}). "
-                      + _QUERY_ONLY_HINT) from None
+        raise _Reject(
+            "unparseable", f"Could not read this as {_name(engine)} SQL ({_first_line(e)}). " + _QUERY_ONLY_HINT
+        ) from None
     for tok in tokens:
         for comment in tok.comments:
             if comment.lstrip().startswith(("!", "M!")):
-                raise _Reject("executable_comment", "The SQL contains an executable comment (/*! ... */), which "
-                              "MySQL runs as code. Remove it.")
+                raise _Reject(
+                    "executable_comment",
+                    "The SQL contains an executable comment (/*! ... */), which MySQL runs as code. Remove it.",
+                )
     return tokens
 
 
@@ -324,12 +526,15 @@ def _sqlite_single_statement(sql: str, engine: Dialect) -> None:
         if ch != ";" or not sqlite3.complete_statement(sql[: i + 1]):
             continue
         try:
-            rest = engine.tokenize(sql[i + 1:])
+            rest = engine.tokenize(sql[i + 1 :])
         except SqlglotError:
             rest = None
         if rest is None or any(t.token_type != TokenType.SEMICOLON for t in rest):
-            raise _Reject("multiple_statements", f"SQLite ends a statement at character {i + 1}, and more SQL "
-                          "follows; only one statement may run at a time.")
+            raise _Reject(
+                "multiple_statements",
+                f"SQLite ends a statement at character {i + 1}, and more SQL "
+                "follows; only one statement may run at a time.",
+            )
         return
 
 
@@ -340,8 +545,9 @@ def _statement(stmt: list[Token], sql: str, engine: Dialect) -> tuple[str, str]:
     except SqlglotError as e:
         if keyword in _KEYWORD_CODES:
             raise _keyword_reject(keyword) from None
-        raise _Reject("unparseable", f"Could not parse this as {_name(engine)} SQL ({_first_line(e)}). "
-                      + _QUERY_ONLY_HINT) from None
+        raise _Reject(
+            "unparseable", f"Could not parse this as {_name(engine)} SQL ({_first_line(e)}). " + _QUERY_ONLY_HINT
+        ) from None
     if len(parsed) != 1:
         raise _Reject("unrecognised", "The SQL did not parse into exactly one statement. " + _QUERY_ONLY_HINT)
     tree = parsed[0]
@@ -352,10 +558,14 @@ def _statement(stmt: list[Token], sql: str, engine: Dialect) -> tuple[str, str]:
             raise _keyword_reject(keyword)
         for node_type, code in _NODE_CODES:
             if isinstance(tree, node_type):
-                raise _Reject(code, f"{keyword} is a {_label(code)} statement; this service runs reads only. "
-                              + _QUERY_ONLY_HINT)
-        raise _Reject("unrecognised", f"This is not a SQL query (sqlglot reads it as a bare "
-                      f"{type(tree).__name__} expression). " + _QUERY_ONLY_HINT)
+                raise _Reject(
+                    code, f"{keyword} is a {_label(code)} statement; this service runs reads only. " + _QUERY_ONLY_HINT
+                )
+        raise _Reject(
+            "unrecognised",
+            f"This is not a SQL query (sqlglot reads it as a bare "
+            f"{type(tree).__name__} expression). " + _QUERY_ONLY_HINT,
+        )
     _check_tree(tree)
     return "read-only SELECT", "query"
 
@@ -368,15 +578,20 @@ def _check_tree(tree: exp.Expr) -> None:
         if isinstance(node, exp.Func):
             name = _function_name(node)
             if name in SIDE_EFFECT_FUNCTIONS:
-                raise _Reject("side_effect_function", f"The query calls {name}(), which has side effects "
-                              "(it sleeps, touches files or settings, takes locks or runs other SQL). "
-                              "Remove the call.")
+                raise _Reject(
+                    "side_effect_function",
+                    f"The query calls {name}(), which has side effects "
+                    "(it sleeps, touches files or settings, takes locks or runs other SQL). "
+                    "Remove the call.",
+                )
 
 
 def _node_reason(node: exp.Expr, code: str) -> str:
     if code == "write":
-        return (f"The query contains a {type(node).__name__.upper()} (a data-modifying CTE or subquery); "
-                "reads may not change data. " + _QUERY_ONLY_HINT)
+        return (
+            f"The query contains a {type(node).__name__.upper()} (a data-modifying CTE or subquery); "
+            "reads may not change data. " + _QUERY_ONLY_HINT
+        )
     if code == "select_into":
         return "SELECT ... INTO creates a table, a file or variables; select the rows without INTO."
     if code == "locking_read":
@@ -400,8 +615,9 @@ def _explain(rest: str, engine: Dialect) -> tuple[str, str]:
     if tokens and tokens[0].token_type == TokenType.L_PAREN:  # PostgreSQL: EXPLAIN (ANALYZE, BUFFERS) ...
         while i < len(tokens) and tokens[i].token_type != TokenType.R_PAREN:
             if tokens[i].token_type not in (TokenType.L_PAREN, TokenType.COMMA) and not _is_option(tokens[i]):
-                raise _Reject("explain", "Unrecognised EXPLAIN option; use EXPLAIN or EXPLAIN QUERY PLAN "
-                              "followed by a SELECT.")
+                raise _Reject(
+                    "explain", "Unrecognised EXPLAIN option; use EXPLAIN or EXPLAIN QUERY PLAN followed by a SELECT."
+                )
             i += 1
         i += 1
     while i < len(tokens) and (_word(tokens[i]) in _EXPLAIN_OPTION_WORDS or tokens[i].token_type == TokenType.EQ):
@@ -409,7 +625,7 @@ def _explain(rest: str, engine: Dialect) -> tuple[str, str]:
     if i >= len(tokens):
         raise _Reject("explain", "EXPLAIN needs a query after it. " + _QUERY_ONLY_HINT)
     try:
-        _reason, kind = _classify(rest[tokens[i].start:], engine)
+        _reason, kind = _classify(rest[tokens[i].start :], engine)
     except _Reject as inner:
         raise _Reject(inner.verdict.code, "EXPLAIN is allowed only of a read. " + inner.verdict.reason) from None
     if kind != "query":
@@ -418,8 +634,7 @@ def _explain(rest: str, engine: Dialect) -> tuple[str, str]:
 
 
 def _is_option(tok: Token) -> bool:
-    return tok.token_type in (TokenType.VAR, TokenType.NUMBER, TokenType.TRUE, TokenType.FALSE) or \
-        _word(tok).isalpha()
+    return tok.token_type in (TokenType.VAR, TokenType.NUMBER, TokenType.TRUE, TokenType.FALSE) or _word(tok).isalpha()
 
 
 def _pragma(stmt: list[Token], engine: Dialect) -> tuple[str, str]:
@@ -427,8 +642,9 @@ def _pragma(stmt: list[Token], engine: Dialect) -> tuple[str, str]:
     if not _is_sqlite(engine):
         raise _Reject("pragma", "PRAGMA is SQLite-only; use this engine's catalog views instead.")
     if any(t.token_type == TokenType.EQ for t in stmt):
-        raise _Reject("pragma", "PRAGMA with '=' changes a setting; only read-only PRAGMAs are allowed "
-                      f"(e.g. {allowed}).")
+        raise _Reject(
+            "pragma", f"PRAGMA with '=' changes a setting; only read-only PRAGMAs are allowed (e.g. {allowed})."
+        )
     body = stmt[1:]
     if len(body) >= 3 and body[1].token_type == TokenType.DOT:
         body = body[2:]  # schema-qualified: PRAGMA main.table_info(t)
@@ -437,16 +653,20 @@ def _pragma(stmt: list[Token], engine: Dialect) -> tuple[str, str]:
     name, args = body[0].text.lower(), body[1:]
     if not args and name in SQLITE_READ_PRAGMAS:
         return f"read-only PRAGMA {name}", "pragma"
-    argument_ok = (len(args) in (3, 4) and args[0].token_type == TokenType.L_PAREN
-                   and args[-1].token_type == TokenType.R_PAREN
-                   and all(t.token_type in (TokenType.VAR, TokenType.IDENTIFIER, TokenType.STRING, TokenType.NUMBER,
-                                            TokenType.DASH) for t in args[1:-1]))
+    argument_ok = (
+        len(args) in (3, 4)
+        and args[0].token_type == TokenType.L_PAREN
+        and args[-1].token_type == TokenType.R_PAREN
+        and all(
+            t.token_type in (TokenType.VAR, TokenType.IDENTIFIER, TokenType.STRING, TokenType.NUMBER, TokenType.DASH)
+            for t in args[1:-1]
+        )
+    )
     if argument_ok and name in SQLITE_READ_PRAGMAS_WITH_ARGUMENT:
         return f"read-only PRAGMA {name}", "pragma"
     if argument_ok and name in SQLITE_READ_PRAGMAS:
         raise _Reject("pragma", f"PRAGMA {name}(value) sets {name}; use the bare 'PRAGMA {name}' to read it.")
-    raise _Reject("pragma", f"PRAGMA {name} is not on the read-only allow-list; allowed with an argument: "
-                  f"{allowed}.")
+    raise _Reject("pragma", f"PRAGMA {name} is not on the read-only allow-list; allowed with an argument: {allowed}.")
 
 
 def _show(rest: str, engine: Dialect) -> tuple[str, str]:
@@ -457,30 +677,42 @@ def _show(rest: str, engine: Dialect) -> tuple[str, str]:
         raise _Reject("unrecognised", "SHOW needs something to show (e.g. SHOW TABLES).")
     for tok in tokens:
         if tok.token_type not in _SHOW_TOKENS and not _word(tok).isalpha():
-            raise _Reject("unrecognised", f"SHOW with {tok.text!r} is not a plain introspection statement; "
-                          "use SHOW with names only (e.g. SHOW TABLES, SHOW COLUMNS FROM t).")
+            raise _Reject(
+                "unrecognised",
+                f"SHOW with {tok.text!r} is not a plain introspection statement; "
+                "use SHOW with names only (e.g. SHOW TABLES, SHOW COLUMNS FROM t).",
+            )
     return "read-only SHOW", "show"
 
 
 def _describe(tree: exp.Describe, engine: Dialect) -> tuple[str, str]:
     if _is_sqlite(engine) or not isinstance(tree.this, exp.Table) or tree.args.get("kind"):
-        raise _Reject("unrecognised", "Only DESCRIBE <table> is allowed as introspection here; use EXPLAIN "
-                      "for a query plan.")
+        raise _Reject(
+            "unrecognised", "Only DESCRIBE <table> is allowed as introspection here; use EXPLAIN for a query plan."
+        )
     return "read-only DESCRIBE", "describe"
 
 
 def _keyword_reject(keyword: str) -> _Reject:
     code = _KEYWORD_CODES[keyword]
-    return _Reject(code, f"{keyword} is a {_label(code)} statement; this service runs reads only. "
-                   + _QUERY_ONLY_HINT)
+    return _Reject(code, f"{keyword} is a {_label(code)} statement; this service runs reads only. " + _QUERY_ONLY_HINT)
 
 
 def _label(code: str) -> str:
-    return {"write": "data-changing", "ddl": "schema-changing", "maintenance": "maintenance",
-            "attach": "database-attaching", "copy": "file-copying", "transaction": "transaction-control",
-            "session": "session-control", "call": "procedure-call", "pragma": "PRAGMA",
-            "select_into": "SELECT INTO", "locking_read": "locking", "side_effect_function": "side-effecting",
-            }.get(code, "non-read")
+    return {
+        "write": "data-changing",
+        "ddl": "schema-changing",
+        "maintenance": "maintenance",
+        "attach": "database-attaching",
+        "copy": "file-copying",
+        "transaction": "transaction-control",
+        "session": "session-control",
+        "call": "procedure-call",
+        "pragma": "PRAGMA",
+        "select_into": "SELECT INTO",
+        "locking_read": "locking",
+        "side_effect_function": "side-effecting",
+    }.get(code, "non-read")
 
 
 def _word(tok: Token) -> str:

@@ -52,8 +52,10 @@ def context(fixture: str) -> SchemaContext:
 def questions() -> Iterator[tuple[str, str, str]]:
     """``(key, fixture, question)`` for every question held, in a stable order."""
     sets = [("corpus", sorted(CORPUS_DIR.glob("*.yaml")))]
-    sets += [(folder, sorted((DATA / folder).glob("*.yaml")))
-             for folder in ("embedded_blind", "embedded_blind2", "embedded_blind3", "embedded_dev")]
+    sets += [
+        (folder, sorted((DATA / folder).glob("*.yaml")))
+        for folder in ("embedded_blind", "embedded_blind2", "embedded_blind3", "embedded_dev")
+    ]
     for label, paths in sets:
         for path in paths:
             doc = yaml.safe_load(path.read_text(encoding="utf-8"))

@@ -50,11 +50,14 @@ def json_reply(payload: Any, status: int = 200) -> Reply:
 
 def chat_reply(content: str | None) -> Reply:
     """A well-formed OpenAI chat completion whose message content is ``content``."""
-    return json_reply({
-        "id": "chatcmpl-test", "object": "chat.completion", "model": "test-model",
-        "choices": [{"index": 0, "finish_reason": "stop",
-                     "message": {"role": "assistant", "content": content}}],
-    })
+    return json_reply(
+        {
+            "id": "chatcmpl-test",
+            "object": "chat.completion",
+            "model": "test-model",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+        }
+    )
 
 
 def unused_port() -> int:
@@ -78,7 +81,7 @@ class _State:
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server: "_Server"
+    server: _Server
 
     def do_POST(self) -> None:
         self._answer()
@@ -91,8 +94,9 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
         with state.lock:
-            state.requests.append(ReceivedRequest(
-                self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+            state.requests.append(
+                ReceivedRequest(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+            )
         reply = state.next_reply()
         if reply.hang:
             state.release.wait(HANG_LIMIT_S)
@@ -141,10 +145,9 @@ class FakeHTTPServer:
         with self._state.lock:
             return list(self._state.requests)
 
-    def __enter__(self) -> "FakeHTTPServer":
+    def __enter__(self) -> FakeHTTPServer:
         self._server = _Server(self._state)
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self
 

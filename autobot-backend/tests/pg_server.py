@@ -42,8 +42,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["REQUIRE_ENV", "PgDatabase", "PgServer", "PgServerError", "PgUnavailable", "database_state", "find_bindir",
-           "start", "start_for_tests"]
+__all__ = [
+    "REQUIRE_ENV",
+    "PgDatabase",
+    "PgServer",
+    "PgServerError",
+    "PgUnavailable",
+    "database_state",
+    "find_bindir",
+    "start",
+    "start_for_tests",
+]
 
 REQUIRE_ENV = "EVAL_REQUIRE_POSTGRES"
 """Set to ``1`` (CI does) to make missing server binaries a test failure instead of a skip."""
@@ -52,9 +61,16 @@ DEBIAN_BINDIRS = "/usr/lib/postgresql/*/bin"
 RUN_AS_ROOT_USER = "postgres"
 START_TIMEOUT_S = 30
 _SETTINGS = {  # speed over durability; sized for a 2-core test machine
-    "listen_addresses": "127.0.0.1", "fsync": "off", "synchronous_commit": "off", "full_page_writes": "off",
-    "max_connections": "40", "shared_buffers": "32MB", "max_wal_senders": "0", "wal_level": "minimal",
-    "log_min_messages": "warning", "logging_collector": "off",
+    "listen_addresses": "127.0.0.1",
+    "fsync": "off",
+    "synchronous_commit": "off",
+    "full_page_writes": "off",
+    "max_connections": "40",
+    "shared_buffers": "32MB",
+    "max_wal_senders": "0",
+    "wal_level": "minimal",
+    "log_min_messages": "warning",
+    "logging_collector": "off",
 }
 
 
@@ -116,37 +132,74 @@ class PgServer:
     # --- lifecycle ---------------------------------------------------------------------------
 
     def _run(self, *args: str) -> subprocess.CompletedProcess:
-        user = {} if self._run_as is None else {"user": self._run_as.pw_uid, "group": self._run_as.pw_gid,
-                                                "extra_groups": []}
+        user = (
+            {}
+            if self._run_as is None
+            else {"user": self._run_as.pw_uid, "group": self._run_as.pw_gid, "extra_groups": []}
+        )
         env = {**os.environ, "LC_ALL": "C", "PGTZ": "UTC"}
         if self._run_as is not None:
             env["HOME"] = str(self.root)
-        return subprocess.run([str(self.bindir / args[0]), *args[1:]], capture_output=True, text=True, env=env,
-                              cwd=self.root, stdin=subprocess.DEVNULL, timeout=START_TIMEOUT_S + 10, **user)
+        return subprocess.run(
+            [str(self.bindir / args[0]), *args[1:]],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=self.root,
+            stdin=subprocess.DEVNULL,
+            timeout=START_TIMEOUT_S + 10,
+            **user,
+        )
 
     def _check(self, step: str, done: subprocess.CompletedProcess) -> None:
         if done.returncode != 0:
             log = self.logfile.read_text(errors="replace")[-2000:] if self.logfile.exists() else ""
-            raise PgServerError(f"PostgreSQL {step} failed (exit {done.returncode}) in {self.root}:\n"
-                                f"{done.stdout[-1000:]}{done.stderr[-2000:]}{log}")
+            raise PgServerError(
+                f"PostgreSQL {step} failed (exit {done.returncode}) in {self.root}:\n"
+                f"{done.stdout[-1000:]}{done.stderr[-2000:]}{log}"
+            )
 
     def _initdb(self) -> None:
         pwfile = self.root / "pwfile"
         pwfile.write_text(self.passwords[self.ADMIN] + "\n")
         self._chown(pwfile)
-        done = self._run("initdb", "-D", str(self.datadir), "-U", self.ADMIN, f"--pwfile={pwfile}",
-                         "--auth-host=scram-sha-256", "--auth-local=scram-sha-256", "--encoding=UTF8",
-                         "--no-locale", "--no-sync", "--no-instructions")
+        done = self._run(
+            "initdb",
+            "-D",
+            str(self.datadir),
+            "-U",
+            self.ADMIN,
+            f"--pwfile={pwfile}",
+            "--auth-host=scram-sha-256",
+            "--auth-local=scram-sha-256",
+            "--encoding=UTF8",
+            "--no-locale",
+            "--no-sync",
+            "--no-instructions",
+        )
         pwfile.unlink()
         self._check("initdb", done)
 
     def _start(self) -> None:
         for _attempt in range(3):
-            options = " ".join(f"-c {key}={value}" for key, value in
-                               {**_SETTINGS, "port": self.port, "unix_socket_directories": self.root}.items())
+            options = " ".join(
+                f"-c {key}={value}"
+                for key, value in {**_SETTINGS, "port": self.port, "unix_socket_directories": self.root}.items()
+            )
             # -w: pg_ctl returns once the server accepts connections (or fails / times out).
-            done = self._run("pg_ctl", "-D", str(self.datadir), "-l", str(self.logfile), "-o", options,
-                             "-w", "-t", str(START_TIMEOUT_S), "start")
+            done = self._run(
+                "pg_ctl",
+                "-D",
+                str(self.datadir),
+                "-l",
+                str(self.logfile),
+                "-o",
+                options,
+                "-w",
+                "-t",
+                str(START_TIMEOUT_S),
+                "start",
+            )
             self._running = done.returncode == 0 or (self.datadir / "postmaster.pid").exists()
             log = self.logfile.read_text(errors="replace") if self.logfile.exists() else ""
             if done.returncode == 0 or "already in use" not in log:
@@ -175,8 +228,9 @@ class PgServer:
         """SQLAlchemy URL (psycopg 3) for ``role`` on ``database``, password included."""
         import sqlalchemy as sa
 
-        return sa.URL.create(driver, username=role, password=self.passwords[role], host=self.HOST,
-                             port=self.port, database=database).render_as_string(hide_password=False)
+        return sa.URL.create(
+            driver, username=role, password=self.passwords[role], host=self.HOST, port=self.port, database=database
+        ).render_as_string(hide_password=False)
 
     def dsn(self, role: str, database: str = "postgres") -> str:
         """The same as :meth:`url`, as a libpq connection URI for ``psycopg.connect``."""
@@ -186,15 +240,26 @@ class PgServer:
         """Run one statement as the superuser, in autocommit (``CREATE DATABASE`` needs it)."""
         import psycopg
 
-        with psycopg.connect(host=self.HOST, port=self.port, user=self.ADMIN, password=self.passwords[self.ADMIN],
-                             dbname=database, autocommit=True, connect_timeout=10) as conn:
+        with psycopg.connect(
+            host=self.HOST,
+            port=self.port,
+            user=self.ADMIN,
+            password=self.passwords[self.ADMIN],
+            dbname=database,
+            autocommit=True,
+            connect_timeout=10,
+        ) as conn:
             conn.execute(sql)
 
     def _create_roles(self) -> None:
-        self.admin(f"CREATE ROLE {self.OWNER} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE "
-                   f"PASSWORD '{self.passwords[self.OWNER]}'")
-        self.admin(f"CREATE ROLE {self.READER} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE "
-                   f"PASSWORD '{self.passwords[self.READER]}'")
+        self.admin(
+            f"CREATE ROLE {self.OWNER} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE "
+            f"PASSWORD '{self.passwords[self.OWNER]}'"
+        )
+        self.admin(
+            f"CREATE ROLE {self.READER} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE "
+            f"PASSWORD '{self.passwords[self.READER]}'"
+        )
 
     def create_database(self, name: str, template: str | None = None) -> PgDatabase:
         """A new database owned by the owner role; the reader may SELECT from every table the owner makes.
@@ -207,13 +272,14 @@ class PgServer:
         if template:
             self._forget(template)
         self.admin(f"CREATE DATABASE {name} OWNER {self.OWNER}" + (f" TEMPLATE {template}" if template else ""))
-        for sql in (f"REVOKE ALL ON DATABASE {name} FROM PUBLIC",
-                    f"GRANT CONNECT ON DATABASE {name} TO {self.READER}",
-                    "REVOKE ALL ON SCHEMA public FROM PUBLIC",
-                    f"GRANT USAGE ON SCHEMA public TO {self.READER}",
-                    # Tables the owner creates later (the fixture build) become readable, nothing more.
-                    f"ALTER DEFAULT PRIVILEGES FOR ROLE {self.OWNER} IN SCHEMA public "
-                    f"GRANT SELECT ON TABLES TO {self.READER}"):
+        for sql in (
+            f"REVOKE ALL ON DATABASE {name} FROM PUBLIC",
+            f"GRANT CONNECT ON DATABASE {name} TO {self.READER}",
+            "REVOKE ALL ON SCHEMA public FROM PUBLIC",
+            f"GRANT USAGE ON SCHEMA public TO {self.READER}",
+            # Tables the owner creates later (the fixture build) become readable, nothing more.
+            f"ALTER DEFAULT PRIVILEGES FOR ROLE {self.OWNER} IN SCHEMA public GRANT SELECT ON TABLES TO {self.READER}",
+        ):
             self.admin(sql, database=name)
         return PgDatabase(name, self.url(self.OWNER, name), self.url(self.READER, name))
 
@@ -250,10 +316,10 @@ ORDER BY 1, 2
 _CATALOG = {
     "schemas": "SELECT nspname, coalesce(nspacl::text, '') FROM pg_namespace WHERE nspname !~ '^pg_' ORDER BY 1",
     "functions": "SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
-                 "WHERE n.nspname !~ '^(pg_|information_schema$)' ORDER BY 1",
+    "WHERE n.nspname !~ '^(pg_|information_schema$)' ORDER BY 1",
     "triggers": "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1",
     "role_settings": "SELECT coalesce(setdatabase::text, ''), coalesce(setrole::regrole::text, ''), setconfig::text "
-                     "FROM pg_db_role_setting ORDER BY 1, 2",
+    "FROM pg_db_role_setting ORDER BY 1, 2",
     "large_objects": "SELECT count(*) FROM pg_largeobject_metadata",
     "database": "SELECT coalesce(datacl::text, ''), datallowconn FROM pg_database WHERE datname = current_database()",
 }
@@ -274,9 +340,13 @@ def database_state(conn) -> dict[str, object]:
     for schema, name, kind, *definition in conn.execute(_RELATIONS).fetchall():
         relation = sql.Identifier(schema, name)
         if kind in ("r", "p", "m"):
-            definition.append(conn.execute(sql.SQL(
-                "SELECT count(*), md5(coalesce(string_agg(t::text, ',' ORDER BY t::text), '')) FROM {} t"
-            ).format(relation)).fetchone())
+            definition.append(
+                conn.execute(
+                    sql.SQL(
+                        "SELECT count(*), md5(coalesce(string_agg(t::text, ',' ORDER BY t::text), '')) FROM {} t"
+                    ).format(relation)
+                ).fetchone()
+            )
         elif kind == "S":
             definition.append(conn.execute(sql.SQL("SELECT last_value, is_called FROM {}").format(relation)).fetchone())
         state[f"{kind} {schema}.{name}"] = definition
@@ -296,22 +366,26 @@ def start(run_as: str | None = None) -> PgServer:
     """
     bindir = find_bindir()
     if bindir is None:
-        raise PgUnavailable("PostgreSQL server binaries not found: install postgresql-15 (Debian: apt-get install "
-                            "postgresql) or put initdb and pg_ctl on PATH")
+        raise PgUnavailable(
+            "PostgreSQL server binaries not found: install postgresql-15 (Debian: apt-get install "
+            "postgresql) or put initdb and pg_ctl on PATH"
+        )
     try:
         import psycopg  # noqa: F401
     except ImportError:
-        raise PgUnavailable("the psycopg driver is not installed: pip install -e '.[test]' from autobot-backend/"
-                            ) from None
+        raise PgUnavailable(
+            "the psycopg driver is not installed: pip install -e '.[test]' from autobot-backend/"
+        ) from None
     user = None
     if os.geteuid() == 0:
         name = run_as or RUN_AS_ROOT_USER
         try:
             user = pwd.getpwnam(name)
         except KeyError:
-            raise PgServerError(f"PostgreSQL refuses to run as root and there is no user {name!r} to run it as; "
-                                "create one (Debian's postgresql package does) or run the tests as a normal user"
-                                ) from None
+            raise PgServerError(
+                f"PostgreSQL refuses to run as root and there is no user {name!r} to run it as; "
+                "create one (Debian's postgresql package does) or run the tests as a normal user"
+            ) from None
     root = Path(tempfile.mkdtemp(prefix="eval-pg-"))
     server = PgServer(bindir, root, _free_port(), user)
     atexit.register(server.stop)
@@ -335,6 +409,9 @@ def start_for_tests(environ: Mapping[str, str] | None = None) -> PgServer:
         return start()
     except PgUnavailable as exc:
         if env.get(REQUIRE_ENV, "").strip() == "1":
-            pytest.fail(f"{exc}. {REQUIRE_ENV}=1 is set, so the PostgreSQL tests may not be skipped "
-                        "(.ci/run installs the server package first).", pytrace=False)
+            pytest.fail(
+                f"{exc}. {REQUIRE_ENV}=1 is set, so the PostgreSQL tests may not be skipped "
+                "(.ci/run installs the server package first).",
+                pytrace=False,
+            )
         pytest.skip(str(exc))

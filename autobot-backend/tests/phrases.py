@@ -11,8 +11,9 @@ import re
 from pathlib import Path
 
 BACKEND = Path(__file__).resolve().parents[1]
-GENERATOR_FILES = sorted(p for p in (BACKEND / "services" / "embedded").rglob("*") if p.is_file()
-                         and "__pycache__" not in p.parts) + [BACKEND / "services" / "embedded_generator.py"]
+GENERATOR_FILES = sorted(
+    p for p in (BACKEND / "services" / "embedded").rglob("*") if p.is_file() and "__pycache__" not in p.parts
+) + [BACKEND / "services" / "embedded_generator.py"]
 PHRASE_WORDS = 6
 
 
@@ -22,7 +23,7 @@ def words(text: str) -> list[str]:
 
 def shingles(text: str, n: int = PHRASE_WORDS) -> set[str]:
     w = words(text)
-    return {" ".join(w[i:i + n]) for i in range(len(w) - n + 1)}
+    return {" ".join(w[i : i + n]) for i in range(len(w) - n + 1)}
 
 
 def generator_text() -> str:

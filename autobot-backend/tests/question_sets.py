@@ -75,9 +75,21 @@ class QuestionSet:
     def run(self, workdir: Path, *extra: str) -> tuple[int, dict[str, Any], str]:
         """The suite on this set: exit code, JSON report and stderr (the Markdown report is dropped)."""
         out = workdir / f"{self.name}.json"
-        args = ["--suite", "sql", "--corpus", *map(str, self.corpus(workdir)), "--fixtures", "tests.schemas",
-                "--rotations", str(self.rotations), "--baseline-dir", str(self.baseline_dir()), "--json", str(out),
-                *extra]
+        args = [
+            "--suite",
+            "sql",
+            "--corpus",
+            *map(str, self.corpus(workdir)),
+            "--fixtures",
+            "tests.schemas",
+            "--rotations",
+            str(self.rotations),
+            "--baseline-dir",
+            str(self.baseline_dir()),
+            "--json",
+            str(out),
+            *extra,
+        ]
         stdout, stderr = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr), _output_dir(workdir):
             code = eval_main(args)
@@ -91,14 +103,23 @@ class QuestionSet:
             yield from yaml.safe_load(path.read_text(encoding="utf-8"))["questions"]
 
 
-SETS: dict[str, QuestionSet] = {s.name: s for s in (
-    QuestionSet("blind1", DATA / "embedded_blind"),
-    QuestionSet("blind2", DATA / "embedded_blind2"),
-    QuestionSet("blind3", DATA / "embedded_blind3", holdout=True),
-    QuestionSet("dev", DATA / "embedded_dev", rotations=1),
-    QuestionSet("dev_on_retail_24m", DATA / "embedded_dev", rotations=1, files_glob="retail_*.yaml",
-                on_fixture="retail_24m", baseline_name="on_retail_24m"),
-)}
+SETS: dict[str, QuestionSet] = {
+    s.name: s
+    for s in (
+        QuestionSet("blind1", DATA / "embedded_blind"),
+        QuestionSet("blind2", DATA / "embedded_blind2"),
+        QuestionSet("blind3", DATA / "embedded_blind3", holdout=True),
+        QuestionSet("dev", DATA / "embedded_dev", rotations=1),
+        QuestionSet(
+            "dev_on_retail_24m",
+            DATA / "embedded_dev",
+            rotations=1,
+            files_glob="retail_*.yaml",
+            on_fixture="retail_24m",
+            baseline_name="on_retail_24m",
+        ),
+    )
+}
 
 
 @contextlib.contextmanager
@@ -120,9 +141,11 @@ def totals(report: dict[str, Any]) -> str:
     """One line of figures: what a holdout may show."""
     s = report.get("summary", {})
     measured = s.get("answerable", 0) - s.get("unmeasured", 0)
-    return (f"answered right {s.get('pass')}/{measured} (of {s.get('answerable')} answerable), must-refuse declined "
-            f"{s.get('correct_refusals')}/{s.get('must_refuse')}, controls declined {s.get('over_refusals')}/"
-            f"{s.get('controls')}, unmeasured {s.get('unmeasured', 0) + s.get('must_refuse_unmeasured', 0)}")
+    return (
+        f"answered right {s.get('pass')}/{measured} (of {s.get('answerable')} answerable), must-refuse declined "
+        f"{s.get('correct_refusals')}/{s.get('must_refuse')}, controls declined {s.get('over_refusals')}/"
+        f"{s.get('controls')}, unmeasured {s.get('unmeasured', 0) + s.get('must_refuse_unmeasured', 0)}"
+    )
 
 
 def failures(report: dict[str, Any]) -> str:
@@ -147,8 +170,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="question-sets-") as tmp:
         for name in args.names or list(SETS):
             qs = SETS[name]
-            extra = ["--record-baseline", *(["--force"] if args.force else [])] if args.record \
-                else ["--fail-on-regression"]
+            extra = (
+                ["--record-baseline", *(["--force"] if args.force else [])] if args.record else ["--fail-on-regression"]
+            )
             code, report, err = qs.run(Path(tmp), *extra)
             print(f"{name:<18} exit {code}  {totals(report)}")
             if code and not qs.holdout:

@@ -31,35 +31,50 @@ def spec_of(index, question: str) -> Spec | None:
     return read_spec(tokens, link(tokens, index, scan(tokens, text).skip).links, index)
 
 
-@pytest.mark.parametrize("question,kinds", [
-    ("Sales by region last year? Region and total.", ["dim", "measure"]),
-    ("Top spenders in 2024. Give the customer id, name and revenue.", ["key", "label", "measure"]),
-    ("Weekly signups in 2024 (week, signups, running total)", ["period", "measure", "measure"]),
-    ("Rank the categories by revenue, showing category and revenue.", ["dim", "measure"]),
-    ("Orders per quarter — quarter (YYYY-Qn) and how many orders.", ["period", "measure"]),
-    ("Best channel per month. Return month, channel and rank, where rank 1 is the best.",
-     ["period", "dim", "rank"]),
-    ("Which month was busiest? Month as YYYY-MM.", ["period"]),
-], ids=lambda v: v if isinstance(v, str) else None)
+@pytest.mark.parametrize(
+    "question,kinds",
+    [
+        ("Sales by region last year? Region and total.", ["dim", "measure"]),
+        ("Top spenders in 2024. Give the customer id, name and revenue.", ["key", "label", "measure"]),
+        ("Weekly signups in 2024 (week, signups, running total)", ["period", "measure", "measure"]),
+        ("Rank the categories by revenue, showing category and revenue.", ["dim", "measure"]),
+        ("Orders per quarter — quarter (YYYY-Qn) and how many orders.", ["period", "measure"]),
+        (
+            "Best channel per month. Return month, channel and rank, where rank 1 is the best.",
+            ["period", "dim", "rank"],
+        ),
+        ("Which month was busiest? Month as YYYY-MM.", ["period"]),
+    ],
+    ids=lambda v: v if isinstance(v, str) else None,
+)
 def test_the_list_and_its_items_are_read(index, question, kinds):
     spec = spec_of(index, question)
     assert spec is not None
     assert [i.kind for i in spec.items] == kinds
 
 
-@pytest.mark.parametrize("question", [
-    "How many orders were placed in March 2024?",
-    "Revenue by category for 2024, highest first.",
-    "Which customers ordered most in 2024? Rank them.",
-    "List orders over 500 in value.",
-], ids=lambda q: q[:40])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many orders were placed in March 2024?",
+        "Revenue by category for 2024, highest first.",
+        "Which customers ordered most in 2024? Rank them.",
+        "List orders over 500 in value.",
+    ],
+    ids=lambda q: q[:40],
+)
 def test_a_question_without_a_list_has_none(index, question):
     assert spec_of(index, question) is None
 
 
 def _ranked_plan() -> Plan:
-    return Plan(subject="orders", measures=[Measure("metric", "order_items", metric="revenue")],
-                dims=[Dim("entity", "customers")], rank=Rank(True, 3), hide_measures=True)
+    return Plan(
+        subject="orders",
+        measures=[Measure("metric", "order_items", metric="revenue")],
+        dims=[Dim("entity", "customers")],
+        rank=Rank(True, 3),
+        hide_measures=True,
+    )
 
 
 def test_a_measure_in_the_list_is_shown_and_a_list_without_one_hides_it(index):
@@ -75,7 +90,9 @@ def test_an_id_in_the_list_shows_the_entity_key(index):
     assert plan.dims[0].show_key
     listing = Plan(subject="customers", projection=[ColRef("customers", "name")])
     assert apply_spec(listing, Spec((Item("key"), Item("label")), 0), index).projection == [
-        ColRef("customers", "customer_id"), ColRef("customers", "name")]
+        ColRef("customers", "customer_id"),
+        ColRef("customers", "name"),
+    ]
 
 
 def test_a_period_the_list_names_becomes_a_grouping(index):
@@ -85,21 +102,31 @@ def test_a_period_the_list_names_becomes_a_grouping(index):
 
 
 def test_two_measures_beside_a_window_or_a_change_show_each_period_value(index):
-    windowed = Plan(subject="orders", measures=[Measure("count", "orders")], window=Window("running"),
-                    dims=[Dim("grain", "", None, "month")])
-    assert apply_spec(windowed, Spec((Item("period", unit="month"), Item("measure"), Item("measure")), 0),
-                      index).window.show_value
+    windowed = Plan(
+        subject="orders",
+        measures=[Measure("count", "orders")],
+        window=Window("running"),
+        dims=[Dim("grain", "", None, "month")],
+    )
+    assert apply_spec(
+        windowed, Spec((Item("period", unit="month"), Item("measure"), Item("measure")), 0), index
+    ).window.show_value
     series = Plan(subject="orders", measures=[Measure("count", "orders")], compare=Compare("month", False))
-    assert apply_spec(series, Spec((Item("period", unit="month"), Item("measure"), Item("measure")), 0),
-                      index).compare.with_measure
-    alone = Plan(subject="orders", measures=[Measure("count", "orders")], compare=Compare("month", False,
-                                                                                          with_measure=True))
+    assert apply_spec(
+        series, Spec((Item("period", unit="month"), Item("measure"), Item("measure")), 0), index
+    ).compare.with_measure
+    alone = Plan(
+        subject="orders", measures=[Measure("count", "orders")], compare=Compare("month", False, with_measure=True)
+    )
     assert not apply_spec(alone, Spec((Item("period", unit="month"), Item("measure")), 0), index).compare.with_measure
 
 
 def test_a_value_and_its_share_are_two_columns(index):
-    plan = Plan(subject="orders", measures=[Measure("metric", "order_items", metric="revenue", share_of_total=True)],
-                dims=[Dim("column", "orders", "channel")])
+    plan = Plan(
+        subject="orders",
+        measures=[Measure("metric", "order_items", metric="revenue", share_of_total=True)],
+        dims=[Dim("column", "orders", "channel")],
+    )
     plan = apply_spec(plan, Spec((Item("dim", "orders", "channel"), Item("measure"), Item("measure")), 0), index)
     assert [m.share_of_total for m in plan.measures] == [False, True]
 

@@ -46,6 +46,7 @@ def distinctive_answers() -> set[str]:
 # The counts are computed before the assertion, so pytest's assertion rewriting has nothing to show
 # but two integers.
 
+
 def _count(found) -> int:
     return sum(1 for _ in found)
 

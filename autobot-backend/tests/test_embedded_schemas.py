@@ -9,7 +9,6 @@ import sqlalchemy as sa
 from services.schema_context import inspect_schema
 from tests.schemas.dev import BUILDERS, write_db
 
-
 # ---------------------------------------------------------------------------------------- tests
 
 

@@ -18,18 +18,35 @@ from services.schema_context import ColumnInfo, ForeignKey, SchemaContext, Table
 from services.sql_generation import GeneratorUnavailable, SQLGenerator
 from tests.http_fakes import FakeHTTPServer, Reply, chat_reply, json_reply, unused_port
 
-SCHEMA = SchemaContext("sqlite", (
-    TableInfo("customers", (
-        ColumnInfo("id", "INTEGER", False, True),
-        ColumnInfo("country", "VARCHAR(40)", True, False, comment="billing country",
-                   values=("Canada", "France"), values_complete=True),
-    )),
-    TableInfo("orders", (
-        ColumnInfo("id", "INTEGER", False, True),
-        ColumnInfo("customer_id", "INTEGER", False, False),
-        ColumnInfo("amount", "NUMERIC(10, 2)", False, False, comment="order total in EUR, taxes included"),
-    ), (ForeignKey(("customer_id",), "customers", ("id",)),)),
-))
+SCHEMA = SchemaContext(
+    "sqlite",
+    (
+        TableInfo(
+            "customers",
+            (
+                ColumnInfo("id", "INTEGER", False, True),
+                ColumnInfo(
+                    "country",
+                    "VARCHAR(40)",
+                    True,
+                    False,
+                    comment="billing country",
+                    values=("Canada", "France"),
+                    values_complete=True,
+                ),
+            ),
+        ),
+        TableInfo(
+            "orders",
+            (
+                ColumnInfo("id", "INTEGER", False, True),
+                ColumnInfo("customer_id", "INTEGER", False, False),
+                ColumnInfo("amount", "NUMERIC(10, 2)", False, False, comment="order total in EUR, taxes included"),
+            ),
+            (ForeignKey(("customer_id",), "customers", ("id",)),),
+        ),
+    ),
+)
 QUESTION = "How many orders are there?"
 SECRET_KEY = "sk-test-9f8e7d6c5b4a"
 
@@ -49,10 +66,16 @@ PARSED_SQL = [
     ("with_cte", "WITH t AS (SELECT 1 AS x)\nSELECT x FROM t", "WITH t AS (SELECT 1 AS x)\nSELECT x FROM t"),
     ("prose_after_blank_line", "SELECT 1\n\nThis counts the rows.", "SELECT 1"),
     # "with" and "select" in prose are words, not SQL; a line starting with SELECT wins.
-    ("prose_words_ignored", "Answer with a count; we select orders:\nSELECT count(*) FROM orders",
-     "SELECT count(*) FROM orders"),
-    ("sql_fence_with_prose", "Here it is:\n```sql\nSELECT id\nFROM orders;\n```\nIt lists ids.",
-     "SELECT id\nFROM orders"),
+    (
+        "prose_words_ignored",
+        "Answer with a count; we select orders:\nSELECT count(*) FROM orders",
+        "SELECT count(*) FROM orders",
+    ),
+    (
+        "sql_fence_with_prose",
+        "Here it is:\n```sql\nSELECT id\nFROM orders;\n```\nIt lists ids.",
+        "SELECT id\nFROM orders",
+    ),
     ("bare_fence", "```\nSELECT 2\n```", "SELECT 2"),
     ("sql_fence_preferred", "```text\nnot sql\n```\n```SQL\nSELECT 3\n```", "SELECT 3"),
     ("fence_beats_unfenced", "SELECT 'draft'\n```sql\nSELECT 4\n```", "SELECT 4"),
@@ -91,6 +114,7 @@ def test_parse_reply_refuses(reply, reason):
 
 
 # --- talking to a server --------------------------------------------------------------------
+
 
 def test_is_an_sql_generator():
     gen = OpenAIChatGenerator("http://localhost:11434/v1", "llama3")
@@ -138,11 +162,15 @@ def test_full_endpoint_url_is_used_as_is():
         assert server.requests[0].path == "/v1/chat/completions"
 
 
-@pytest.mark.parametrize(("content", "sql", "refusal"), [
-    ("Here you go.\n```sql\nSELECT id FROM orders\n```\nThat lists every order.", "SELECT id FROM orders", None),
-    ("REFUSE: the schema holds no employee salaries", None, "the schema holds no employee salaries"),
-    ("Hello! How can I help you today?", None, NO_SQL_REASON),
-], ids=["fenced_with_prose", "refusal", "no_sql"])
+@pytest.mark.parametrize(
+    ("content", "sql", "refusal"),
+    [
+        ("Here you go.\n```sql\nSELECT id FROM orders\n```\nThat lists every order.", "SELECT id FROM orders", None),
+        ("REFUSE: the schema holds no employee salaries", None, "the schema holds no employee salaries"),
+        ("Hello! How can I help you today?", None, NO_SQL_REASON),
+    ],
+    ids=["fenced_with_prose", "refusal", "no_sql"],
+)
 def test_reply_over_http(content, sql, refusal):
     with FakeHTTPServer(chat_reply(content)) as server:
         generation = generator(server).generate(QUESTION, SCHEMA)
@@ -151,27 +179,35 @@ def test_reply_over_http(content, sql, refusal):
 
 UNAVAILABLE = [
     ("http_500", Reply(500, b"internal error", "text/plain"), ["HTTP 500", "server failed", "internal error"]),
-    ("http_401", json_reply({"error": {"message": f"Incorrect API key provided: {SECRET_KEY}"}}, 401),
-     ["HTTP 401", API_KEY_ENV]),
+    (
+        "http_401",
+        json_reply({"error": {"message": f"Incorrect API key provided: {SECRET_KEY}"}}, 401),
+        ["HTTP 401", API_KEY_ENV],
+    ),
     ("http_403", Reply(403, b"", "text/plain"), ["HTTP 403", API_KEY_ENV]),
-    ("http_404", json_reply({"error": {"message": "model 'test-model' not found"}}, 404),
-     ["HTTP 404", BASE_URL_ENV, MODEL_ENV, "model 'test-model' not found"]),
+    (
+        "http_404",
+        json_reply({"error": {"message": "model 'test-model' not found"}}, 404),
+        ["HTTP 404", BASE_URL_ENV, MODEL_ENV, "model 'test-model' not found"],
+    ),
     ("http_429", Reply(429, b"slow down", "text/plain"), ["HTTP 429", "rate limited"]),
     ("not_json", Reply(200, b"<html>It works!</html>", "text/html"), ["not JSON", "<html>", BASE_URL_ENV]),
     ("json_without_choices", json_reply({"object": "list", "data": []}), ["choices[0].message.content"]),
     ("empty_choices", json_reply({"choices": []}), ["choices[0].message.content"]),
     ("null_content", chat_reply(None), ["choices[0].message.content"]),
-    ("error_object_with_200", json_reply({"error": {"message": "model is loading"}}),
-     ["choices[0].message.content", "model is loading"]),
+    (
+        "error_object_with_200",
+        json_reply({"error": {"message": "model is loading"}}),
+        ["choices[0].message.content", "model is loading"],
+    ),
     ("json_not_an_object", json_reply(["SELECT 1"]), ["choices[0].message.content"]),
 ]
 
 
 @pytest.mark.parametrize(("reply", "fragments"), [c[1:] for c in UNAVAILABLE], ids=[c[0] for c in UNAVAILABLE])
 def test_endpoint_problems_are_unavailable_with_advice(reply, fragments):
-    with FakeHTTPServer(reply) as server:
-        with pytest.raises(GeneratorUnavailable) as caught:
-            generator(server, api_key=SECRET_KEY).generate(QUESTION, SCHEMA)
+    with FakeHTTPServer(reply) as server, pytest.raises(GeneratorUnavailable) as caught:
+        generator(server, api_key=SECRET_KEY).generate(QUESTION, SCHEMA)
     message = str(caught.value)
     for fragment in fragments:
         assert fragment in message
@@ -189,8 +225,7 @@ def test_hanging_server_hits_the_timeout():
 
 
 def test_unreachable_port_is_unavailable():
-    gen = OpenAIChatGenerator(f"http://127.0.0.1:{unused_port()}/v1", "test-model", api_key=SECRET_KEY,
-                              timeout_s=2)
+    gen = OpenAIChatGenerator(f"http://127.0.0.1:{unused_port()}/v1", "test-model", api_key=SECRET_KEY, timeout_s=2)
     with pytest.raises(GeneratorUnavailable, match=f"connection refused.*{BASE_URL_ENV}") as caught:
         gen.generate(QUESTION, SCHEMA)
     assert SECRET_KEY not in str(caught.value)
@@ -198,18 +233,30 @@ def test_unreachable_port_is_unavailable():
 
 # --- configuration --------------------------------------------------------------------------
 
+
 def test_from_env_reads_every_variable():
-    gen = OpenAIChatGenerator.from_env({BASE_URL_ENV: " http://localhost:8000/v1 ", MODEL_ENV: "qwen2.5-coder",
-                                        API_KEY_ENV: SECRET_KEY, TIMEOUT_ENV: "12.5"})
+    gen = OpenAIChatGenerator.from_env(
+        {
+            BASE_URL_ENV: " http://localhost:8000/v1 ",
+            MODEL_ENV: "qwen2.5-coder",
+            API_KEY_ENV: SECRET_KEY,
+            TIMEOUT_ENV: "12.5",
+        }
+    )
     assert (gen.base_url, gen.model, gen.api_key, gen.timeout_s) == (
-        "http://localhost:8000/v1", "qwen2.5-coder", SECRET_KEY, 12.5)
+        "http://localhost:8000/v1",
+        "qwen2.5-coder",
+        SECRET_KEY,
+        12.5,
+    )
     assert gen.endpoint == "http://localhost:8000/v1/chat/completions"
     assert SECRET_KEY not in repr(gen)
 
 
 def test_from_env_defaults():
-    gen = OpenAIChatGenerator.from_env({BASE_URL_ENV: "http://localhost:11434/v1", MODEL_ENV: "llama3",
-                                        API_KEY_ENV: ""})
+    gen = OpenAIChatGenerator.from_env(
+        {BASE_URL_ENV: "http://localhost:11434/v1", MODEL_ENV: "llama3", API_KEY_ENV: ""}
+    )
     assert gen.api_key is None
     assert gen.timeout_s == 60.0
 

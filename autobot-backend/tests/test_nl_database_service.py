@@ -17,8 +17,8 @@ from services.nl_database_service import (
     ERROR_KINDS,
     LOCAL_DB_ENV,
     MAX_QUESTION_CHARS,
-    NLDatabaseService,
     ErrorKind,
+    NLDatabaseService,
     default_generator,
 )
 from services.recorded_generator import RecordedGenerator
@@ -35,28 +35,38 @@ def build_shop(path: Path, extra_table: str | None = None) -> str:
     """A two-table shop with column comments; returns its SQLAlchemy URL."""
     meta = sa.MetaData()
     customers = sa.Table(
-        "customers", meta,
+        "customers",
+        meta,
         sa.Column("id", sa.Integer, primary_key=True),
         sa.Column("name", sa.String(60), nullable=False, comment="full name"),
-        sa.Column("country", sa.String(40), comment="billing country"))
+        sa.Column("country", sa.String(40), comment="billing country"),
+    )
     orders = sa.Table(
-        "orders", meta,
+        "orders",
+        meta,
         sa.Column("id", sa.Integer, primary_key=True),
         sa.Column("customer_id", sa.ForeignKey("customers.id"), nullable=False),
         sa.Column("amount", sa.Numeric(10, 2), nullable=False, comment="order total in EUR, taxes included"),
-        sa.Column("status", sa.String(20), nullable=False, comment="placed, shipped or cancelled"))
+        sa.Column("status", sa.String(20), nullable=False, comment="placed, shipped or cancelled"),
+    )
     if extra_table:
         sa.Table(extra_table, meta, sa.Column("id", sa.Integer, primary_key=True))
     engine = sa.create_engine(f"sqlite:///{path}")
     try:
         meta.create_all(engine)
         with engine.begin() as conn:
-            conn.execute(customers.insert(), [
-                {"id": 1, "name": "Ada", "country": "Canada"},
-                {"id": 2, "name": "Bo", "country": "France"},
-                {"id": 3, "name": "Cy", "country": "Canada"}])
-            conn.execute(orders.insert(), [
-                {"id": i, "customer_id": 1 + i % 3, "amount": 10 * i, "status": "shipped"} for i in range(1, 6)])
+            conn.execute(
+                customers.insert(),
+                [
+                    {"id": 1, "name": "Ada", "country": "Canada"},
+                    {"id": 2, "name": "Bo", "country": "France"},
+                    {"id": 3, "name": "Cy", "country": "Canada"},
+                ],
+            )
+            conn.execute(
+                orders.insert(),
+                [{"id": i, "customer_id": 1 + i % 3, "amount": 10 * i, "status": "shipped"} for i in range(1, 6)],
+            )
     finally:
         engine.dispose()
     return f"sqlite:///{path}"
@@ -113,6 +123,7 @@ def ask(service: NLDatabaseService, question: object = "Who are the customers?",
 
 
 # --- outcomes -------------------------------------------------------------------------------
+
 
 def test_ok_returns_rows_columns_and_names(service_for):
     service = service_for(sql("SELECT name, country FROM customers ORDER BY id"))
@@ -222,10 +233,13 @@ def test_bad_db_url_value_is_a_bad_request(service_for, db_url):
 BAD_URLS = [
     ("unknown_driver", f"nosuchdb://admin:{PASSWORD}@db.example.com/sales", {"config"}, "db.example.com"),
     ("not_a_url", f"this is not a url:{PASSWORD}", {"config"}, "SQLAlchemy URL"),
-    ("driver_not_installed", f"postgresql+nosuchdriver://admin:{PASSWORD}@127.0.0.1:1/sales", {"config"},
-     "127.0.0.1"),
-    ("server_down", f"postgresql://admin:{PASSWORD}@127.0.0.1:{unused_port()}/sales",
-     {"config", "db_unreachable"}, None),
+    ("driver_not_installed", f"postgresql+nosuchdriver://admin:{PASSWORD}@127.0.0.1:1/sales", {"config"}, "127.0.0.1"),
+    (
+        "server_down",
+        f"postgresql://admin:{PASSWORD}@127.0.0.1:{unused_port()}/sales",
+        {"config", "db_unreachable"},
+        None,
+    ),
 ]
 
 
@@ -269,17 +283,22 @@ def test_unreachable_database_is_retried_on_the_next_query(service_for, tmp_path
 
 # --- generators that cannot answer ----------------------------------------------------------
 
+
 def test_unavailable_generator_is_reported(service_for):
     response = ask(service_for(Scripted(GeneratorUnavailable("endpoint down: check NL_SQL_LLM_BASE_URL"))))
     assert (response["status"], response["error_kind"]) == ("error", "generator_unavailable")
     assert "endpoint down: check NL_SQL_LLM_BASE_URL" in response["reason"]
 
 
-@pytest.mark.parametrize(("outcome", "fragment"), [
-    (RuntimeError("model exploded"), "RuntimeError: model exploded"),
-    (KeyError("choices"), "KeyError"),
-    ("SELECT 1", "returned a str, not a Generation"),
-], ids=["runtime_error", "key_error", "wrong_return_type"])
+@pytest.mark.parametrize(
+    ("outcome", "fragment"),
+    [
+        (RuntimeError("model exploded"), "RuntimeError: model exploded"),
+        (KeyError("choices"), "KeyError"),
+        ("SELECT 1", "returned a str, not a Generation"),
+    ],
+    ids=["runtime_error", "key_error", "wrong_return_type"],
+)
 def test_broken_generator_is_an_error_not_an_exception(service_for, outcome, fragment):
     # A crash is the generator's own failure (no SQL came back), not "could not be asked".
     response = ask(service_for(Scripted(outcome)))
@@ -308,8 +327,10 @@ def test_rejected_api_key_is_not_echoed(service_for, caplog):
 
 
 def test_model_over_http_end_to_end(service_for):
-    reply = "Here is the query:\n```sql\nSELECT country, count(*) AS n FROM customers GROUP BY country " \
-            "ORDER BY country\n```"
+    reply = (
+        "Here is the query:\n```sql\nSELECT country, count(*) AS n FROM customers GROUP BY country "
+        "ORDER BY country\n```"
+    )
     with FakeHTTPServer(chat_reply(reply)) as server:
         service = service_for(OpenAIChatGenerator(server.url + "/v1", "m"))
         response = ask(service, "How many customers per country?")
@@ -321,12 +342,18 @@ def test_model_over_http_end_to_end(service_for):
 
 # --- history and audit ----------------------------------------------------------------------
 
+
 def test_history_and_audit_record_every_outcome(service_for, caplog):
-    service = service_for(RecordedGenerator({
-        "ok": Generation(sql="SELECT id FROM customers"),
-        "decline": Generation.refuse("not about the data"),
-        "write": Generation(sql="DROP TABLE orders"),
-    }), history_limit=10)
+    service = service_for(
+        RecordedGenerator(
+            {
+                "ok": Generation(sql="SELECT id FROM customers"),
+                "decline": Generation.refuse("not about the data"),
+                "write": Generation(sql="DROP TABLE orders"),
+            }
+        ),
+        history_limit=10,
+    )
     caplog.set_level(logging.INFO, logger="autobot.nl_sql.audit")
     for question in ("ok", "decline", "write", ""):
         service.query(question, db_id="shop", user_id="u-1")
@@ -360,6 +387,7 @@ def test_audit_never_logs_the_password(service_for, caplog):
 
 
 # --- caches, configuration, compatibility ---------------------------------------------------
+
 
 def test_schema_context_is_cached_per_url(service_for, shop, tmp_path):
     other = tmp_path / "other.db"
@@ -422,8 +450,9 @@ def test_default_generator_is_embedded_when_nothing_is_configured(llm_env):
     assert NLDatabaseService(local_db_url="sqlite:///x.db").generator_name == "embedded-v5"
 
 
-@pytest.mark.parametrize(("present", "missing"), [(BASE_URL_ENV, MODEL_ENV), (MODEL_ENV, BASE_URL_ENV)],
-                         ids=["only_base_url", "only_model"])
+@pytest.mark.parametrize(
+    ("present", "missing"), [(BASE_URL_ENV, MODEL_ENV), (MODEL_ENV, BASE_URL_ENV)], ids=["only_base_url", "only_model"]
+)
 def test_half_a_configuration_is_a_clear_error(llm_env, present, missing):
     llm_env.setenv(present, "http://localhost:11434/v1")
     with pytest.raises(GeneratorConfigError, match=f"{present} is set but {missing} is not"):
@@ -432,8 +461,10 @@ def test_half_a_configuration_is_a_clear_error(llm_env, present, missing):
         NLDatabaseService(local_db_url="sqlite:///x.db")
 
 
-@pytest.mark.parametrize("name", ["_SAFE_SQL_PREFIXES", "_DANGEROUS_KEYWORDS", "_validate_readonly_sql",
-                                  "validate_readonly_sql", "GuardVerdict"])
+@pytest.mark.parametrize(
+    "name",
+    ["_SAFE_SQL_PREFIXES", "_DANGEROUS_KEYWORDS", "_validate_readonly_sql", "validate_readonly_sql", "GuardVerdict"],
+)
 def test_guard_names_are_importable_from_the_service(name):
     assert getattr(nl, name) is getattr(sql_guard, name)
 
@@ -445,9 +476,19 @@ def test_compat_guard_check_through_the_service_module():
 
 def test_every_error_kind_is_documented():
     assert set(ERROR_KINDS) == set(ErrorKind)
-    assert {k.value for k in ErrorKind} == {"bad_request", "config", "db_unreachable", "generator_unavailable",
-                                            "generator_error", "guard_blocked", "database", "timeout", "row_cap",
-                                            "refused", "internal"}
+    assert {k.value for k in ErrorKind} == {
+        "bad_request",
+        "config",
+        "db_unreachable",
+        "generator_unavailable",
+        "generator_error",
+        "guard_blocked",
+        "database",
+        "timeout",
+        "row_cap",
+        "refused",
+        "internal",
+    }
 
 
 class _BrokenGeneration(Generation):
@@ -500,5 +541,7 @@ def test_a_recorded_generation_takes_the_path_a_generated_one_would(service_for)
     assert (answer.status, answer.error_kind, answer.generation_ms) == ("error", ErrorKind.GUARD_BLOCKED, None)
     answer = service.answer("anything", generation=Generation(sql="SELECT count(*) FROM orders"))
     assert answer.status == "ok" and answer.rows == [(5,)] and answer.execution.elapsed_ms > 0
-    assert generator.calls == [] and [r.sql for r in service.history] == ["DELETE FROM orders",
-                                                                          "SELECT count(*) FROM orders"]
+    assert generator.calls == [] and [r.sql for r in service.history] == [
+        "DELETE FROM orders",
+        "SELECT count(*) FROM orders",
+    ]

@@ -16,6 +16,7 @@ Without the server binaries the tests skip (fail under ``EVAL_REQUIRE_POSTGRES=1
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import time
@@ -46,7 +47,6 @@ from tests.pg_server import PgDatabase, PgServer, database_state
 from tests.test_sql_executor import write_shop_database
 from tests.test_sql_guard import REJECTED, Case
 
-
 pytestmark = pytest.mark.slow
 
 SYNTAX_ERROR = "42601"
@@ -54,63 +54,108 @@ STATEMENT_TIMEOUT_S = 0.3
 
 # PostgreSQL writes the guard table (written for SQLite first) does not spell out. Each is one
 # call to execute(); scripts are there because psycopg's simple protocol would run them whole.
-PG_WRITES: tuple[Case, ...] = tuple(Case(i, s, dialect="postgres") for i, s in (
-    ("pg-set-read-write-delete-commit", "SET TRANSACTION READ WRITE; DELETE FROM orders; COMMIT"),
-    ("pg-begin-delete-commit", "BEGIN; DELETE FROM orders; COMMIT"),
-    ("pg-commit-then-delete", "COMMIT; DELETE FROM orders"),
-    ("pg-savepoint-delete-release", "SAVEPOINT s; DELETE FROM orders; RELEASE s"),
-    ("pg-cte-delete-count", "WITH d AS (DELETE FROM orders RETURNING *) SELECT count(*) FROM d"),
-    ("pg-explain-analyze-cte-delete", "EXPLAIN ANALYZE WITH d AS (DELETE FROM orders RETURNING 1) SELECT count(*) FROM d"),
-    ("pg-setval", "SELECT setval('orders_id_seq', 1)"),
-    ("pg-setval-qualified-no-call", "SELECT pg_catalog.setval('orders_id_seq', 1, false)"),
-    ("pg-setval-lateral", "SELECT o.id FROM orders o, LATERAL (SELECT setval('orders_id_seq', o.id + 1000)) s"),
-    ("pg-nextval-values", "VALUES (nextval('customers_id_seq'))"),
-    ("pg-create-temp-table-as", "CREATE TEMP TABLE scratch AS SELECT * FROM orders"),
-    ("pg-select-into-temp", "SELECT * INTO TEMP scratch FROM orders"),
-    ("pg-copy-to-stdout", "COPY orders TO STDOUT"),
-    ("pg-copy-from-stdin", "COPY orders FROM STDIN"),
-    ("pg-begin", "BEGIN"),
-    ("pg-set-transaction-read-write", "SET TRANSACTION READ WRITE"),
-    ("pg-set-default-read-write", "SET default_transaction_read_only = off"),
-    ("pg-set-session-read-write", "SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE"),
-    ("pg-set-config-read-write", "SELECT set_config('default_transaction_read_only', 'off', false)"),
-    ("pg-alter-role-read-write", "ALTER ROLE CURRENT_USER SET default_transaction_read_only = off"),
-    ("pg-sleep-5s", "SELECT pg_sleep(5)"),
-    ("pg-do-delete", "DO $$BEGIN DELETE FROM orders; END$$"),
-    ("pg-do-commit-delete", "DO $$BEGIN COMMIT; DELETE FROM orders; END$$"),
-    ("pg-prepare-delete", "PREPARE wipe AS DELETE FROM orders"),
-    ("pg-truncate-cascade", "TRUNCATE customers CASCADE"),
-    ("pg-drop-schema-cascade", "DROP SCHEMA public CASCADE"),
-    ("pg-create-function", "CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1'"),
-    ("pg-grant-writes-to-reader", f"GRANT INSERT, UPDATE, DELETE ON orders TO {PgServer.READER}"),
-    ("pg-lo-create", "SELECT lo_create(0)"),
-    ("pg-advisory-lock", "SELECT pg_advisory_lock(42)"),
-    # Allowed in a read-only transaction by design (no change pg_dump would see); the guard rejects them.
-    ("pg-analyze", "ANALYZE orders"),
-    ("pg-cluster", "CLUSTER orders USING orders_pkey"),
-    ("pg-reindex", "REINDEX TABLE orders"),
-))
+PG_WRITES: tuple[Case, ...] = tuple(
+    Case(i, s, dialect="postgres")
+    for i, s in (
+        ("pg-set-read-write-delete-commit", "SET TRANSACTION READ WRITE; DELETE FROM orders; COMMIT"),
+        ("pg-begin-delete-commit", "BEGIN; DELETE FROM orders; COMMIT"),
+        ("pg-commit-then-delete", "COMMIT; DELETE FROM orders"),
+        ("pg-savepoint-delete-release", "SAVEPOINT s; DELETE FROM orders; RELEASE s"),
+        ("pg-cte-delete-count", "WITH d AS (DELETE FROM orders RETURNING *) SELECT count(*) FROM d"),
+        (
+            "pg-explain-analyze-cte-delete",
+            "EXPLAIN ANALYZE WITH d AS (DELETE FROM orders RETURNING 1) SELECT count(*) FROM d",
+        ),
+        ("pg-setval", "SELECT setval('orders_id_seq', 1)"),
+        ("pg-setval-qualified-no-call", "SELECT pg_catalog.setval('orders_id_seq', 1, false)"),
+        ("pg-setval-lateral", "SELECT o.id FROM orders o, LATERAL (SELECT setval('orders_id_seq', o.id + 1000)) s"),
+        ("pg-nextval-values", "VALUES (nextval('customers_id_seq'))"),
+        ("pg-create-temp-table-as", "CREATE TEMP TABLE scratch AS SELECT * FROM orders"),
+        ("pg-select-into-temp", "SELECT * INTO TEMP scratch FROM orders"),
+        ("pg-copy-to-stdout", "COPY orders TO STDOUT"),
+        ("pg-copy-from-stdin", "COPY orders FROM STDIN"),
+        ("pg-begin", "BEGIN"),
+        ("pg-set-transaction-read-write", "SET TRANSACTION READ WRITE"),
+        ("pg-set-default-read-write", "SET default_transaction_read_only = off"),
+        ("pg-set-session-read-write", "SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE"),
+        ("pg-set-config-read-write", "SELECT set_config('default_transaction_read_only', 'off', false)"),
+        ("pg-alter-role-read-write", "ALTER ROLE CURRENT_USER SET default_transaction_read_only = off"),
+        ("pg-sleep-5s", "SELECT pg_sleep(5)"),
+        ("pg-do-delete", "DO $$BEGIN DELETE FROM orders; END$$"),
+        ("pg-do-commit-delete", "DO $$BEGIN COMMIT; DELETE FROM orders; END$$"),
+        ("pg-prepare-delete", "PREPARE wipe AS DELETE FROM orders"),
+        ("pg-truncate-cascade", "TRUNCATE customers CASCADE"),
+        ("pg-drop-schema-cascade", "DROP SCHEMA public CASCADE"),
+        ("pg-create-function", "CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1'"),
+        ("pg-grant-writes-to-reader", f"GRANT INSERT, UPDATE, DELETE ON orders TO {PgServer.READER}"),
+        ("pg-lo-create", "SELECT lo_create(0)"),
+        ("pg-advisory-lock", "SELECT pg_advisory_lock(42)"),
+        # Allowed in a read-only transaction by design (no change pg_dump would see); the guard rejects them.
+        ("pg-analyze", "ANALYZE orders"),
+        ("pg-cluster", "CLUSTER orders USING orders_pkey"),
+        ("pg-reindex", "REINDEX TABLE orders"),
+    )
+)
 CASES: tuple[Case, ...] = tuple(c for c in REJECTED if c.sql.strip()) + PG_WRITES
 
 # What the control run must see destroy or create something on an ordinary connection.
 MUST_BE_DESTRUCTIVE = {
-    "update", "delete", "delete-mixed-case", "delete-leading-comment", "create-table",
-    "create-table-as", "create-index", "create-view", "drop-table", "drop-after-empty-comment", "drop-index",
-    "alter-add-column", "alter-rename", "pg-truncate", "pg-grant", "pg-comment-on", "pg-merge", "pg-cte-delete",
-    "pg-cte-update", "fn-setval", "fn-nextval", "select-then-drop", "select-newlines-delete",
-    "string-looks-like-comment", "comment-before-semicolon", "string-semicolon-then-drop", "comment-hides-newline",
-    "pg-explain-analyze-delete", "explain-then-drop", "sqlite-backslash-trick", "pg-select-into", "sqlite-select-into",
-    "pg-set-read-write-delete-commit", "pg-begin-delete-commit",
-    "pg-commit-then-delete", "pg-savepoint-delete-release", "pg-cte-delete-count", "pg-explain-analyze-cte-delete",
-    "pg-setval", "pg-setval-qualified-no-call", "pg-setval-lateral", "pg-nextval-values", "pg-alter-role-read-write",
-    "pg-do-delete", "pg-truncate-cascade", "pg-drop-schema-cascade", "pg-create-function",
-    "pg-grant-writes-to-reader", "pg-lo-create",
+    "update",
+    "delete",
+    "delete-mixed-case",
+    "delete-leading-comment",
+    "create-table",
+    "create-table-as",
+    "create-index",
+    "create-view",
+    "drop-table",
+    "drop-after-empty-comment",
+    "drop-index",
+    "alter-add-column",
+    "alter-rename",
+    "pg-truncate",
+    "pg-grant",
+    "pg-comment-on",
+    "pg-merge",
+    "pg-cte-delete",
+    "pg-cte-update",
+    "fn-setval",
+    "fn-nextval",
+    "select-then-drop",
+    "select-newlines-delete",
+    "string-looks-like-comment",
+    "comment-before-semicolon",
+    "string-semicolon-then-drop",
+    "comment-hides-newline",
+    "pg-explain-analyze-delete",
+    "explain-then-drop",
+    "sqlite-backslash-trick",
+    "pg-select-into",
+    "sqlite-select-into",
+    "pg-set-read-write-delete-commit",
+    "pg-begin-delete-commit",
+    "pg-commit-then-delete",
+    "pg-savepoint-delete-release",
+    "pg-cte-delete-count",
+    "pg-explain-analyze-cte-delete",
+    "pg-setval",
+    "pg-setval-qualified-no-call",
+    "pg-setval-lateral",
+    "pg-nextval-values",
+    "pg-alter-role-read-write",
+    "pg-do-delete",
+    "pg-truncate-cascade",
+    "pg-drop-schema-cascade",
+    "pg-create-function",
+    "pg-grant-writes-to-reader",
+    "pg-lo-create",
 }
 # PostgreSQL lets these run in a read-only transaction; the executor's rollback is what undoes them.
 RUN_THEN_ROLLED_BACK = {"pg-lo-create"}
 
 
 # --- databases -----------------------------------------------------------------------------
+
 
 def _build(server: PgServer, name: str, fixture: str) -> PgDatabase:
     db = server.create_database(name)
@@ -145,8 +190,9 @@ def shop_template(postgres: PgServer, tmp_path_factory) -> dict[str, object]:
     with source.connect() as src, target.begin() as dst:
         for table in meta.sorted_tables:
             dst.execute(table.insert(), [dict(row._mapping) for row in src.execute(table.select())])
-            dst.exec_driver_sql(f"SELECT setval(pg_get_serial_sequence('{table.name}', 'id'), max(id)) "
-                                f"FROM {table.name}")
+            dst.exec_driver_sql(
+                f"SELECT setval(pg_get_serial_sequence('{table.name}', 'id'), max(id)) FROM {table.name}"
+            )
     source.dispose()
     target.dispose()
     return postgres.state("shop_template")
@@ -222,6 +268,7 @@ def controls(postgres: PgServer, shop_template) -> dict[str, tuple[bool, bool]]:
 
 # --- the helper itself ---------------------------------------------------------------------
 
+
 def test_missing_binaries_skip_with_the_install_hint(monkeypatch):
     monkeypatch.setattr(pg_server, "find_bindir", lambda: None)
     with pytest.raises(pytest.skip.Exception, match=r"PostgreSQL server binaries not found: install postgresql-15"):
@@ -250,15 +297,21 @@ def test_reader_role_can_read_but_not_write(retail):
     engine = sa.create_engine(retail.reader_url, poolclass=NullPool)
     with engine.connect() as conn:
         assert conn.exec_driver_sql("SELECT count(*) FROM orders").scalar() > 0
-        for statement in ("DELETE FROM orders", "CREATE TABLE t (a int)", "CREATE TEMP TABLE t (a int)",
-                          "REINDEX TABLE orders", "LOCK TABLE orders"):
-            with pytest.raises(sa.exc.ProgrammingError, match="permission denied|must be owner"):
+        for statement in (
+            "DELETE FROM orders",
+            "CREATE TABLE t (a int)",
+            "CREATE TEMP TABLE t (a int)",
+            "REINDEX TABLE orders",
+            "LOCK TABLE orders",
+        ):
+            with pytest.raises(sa.exc.ProgrammingError, match=r"permission denied|must be owner"):
                 conn.exec_driver_sql(statement)
             conn.rollback()
     engine.dispose()
 
 
 # --- 1. fixtures ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("fixture", ["retail", "retail_24m"])
 def test_fixture_builds_with_every_guarantee(fixture, request):
@@ -276,7 +329,8 @@ def test_fixture_rows_are_the_same_as_on_sqlite(retail, tmp_path):
         with engine.connect() as conn:
             out = {t.name: conn.execute(sa.select(sa.func.count()).select_from(t)).one() for t in TABLES}
             out["revenue_cents"] = conn.exec_driver_sql(
-                "SELECT CAST(ROUND(SUM(quantity * unit_price) * 100) AS INTEGER) FROM order_items").one()
+                "SELECT CAST(ROUND(SUM(quantity * unit_price) * 100) AS INTEGER) FROM order_items"
+            ).one()
             out["last_order"] = conn.execute(sa.select(orders).order_by(orders.c.order_id.desc()).limit(1)).one()
         engine.dispose()
         return {k: tuple(v) for k, v in out.items()}
@@ -306,9 +360,10 @@ def test_money_comes_back_as_decimal_with_cents(retail):
 
 # --- 2. nothing written through the executor -----------------------------------------------
 
+
 def test_control_run_shows_the_statements_are_dangerous(controls):
     destructive = {cid for cid, (_valid, changed) in controls.items() if changed}
-    assert MUST_BE_DESTRUCTIVE <= destructive, sorted(MUST_BE_DESTRUCTIVE - destructive)
+    assert destructive >= MUST_BE_DESTRUCTIVE, sorted(MUST_BE_DESTRUCTIVE - destructive)
     assert sum(valid for valid, _changed in controls.values()) >= 120
 
 
@@ -334,13 +389,13 @@ def test_one_executor_survives_every_statement_in_sequence(postgres, shop, shop_
     # Session state must not leak from one call to the next: a read-write default, a search_path.
     with ReadOnlyExecutor(shop.owner_url, timeout_s=0.2) as ex:
         for case in CASES + CASES:
-            try:
+            with contextlib.suppress(ExecutionError):
                 ex.execute(case.sql)
-            except ExecutionError:
-                pass
         assert ex.execute("SELECT count(*) FROM orders").rows == [(120,)]
-        settings = ex.execute("SELECT current_setting('default_transaction_read_only'), "
-                              "current_setting('transaction_read_only'), current_setting('search_path'), current_user")
+        settings = ex.execute(
+            "SELECT current_setting('default_transaction_read_only'), "
+            "current_setting('transaction_read_only'), current_setting('search_path'), current_user"
+        )
         assert settings.rows == [("on", "on", '"$user", public', PgServer.OWNER)]
         with pytest.raises(ExecutionError) as err:
             ex.execute("DELETE FROM orders")
@@ -351,9 +406,8 @@ def test_one_executor_survives_every_statement_in_sequence(postgres, shop, shop_
 def test_the_server_refuses_a_script_even_when_the_splitter_is_fooled(postgres, shop, shop_template, monkeypatch):
     # psycopg prepares every statement (prepare_threshold=0): the server's own one-statement rule.
     monkeypatch.setattr("services.sql_executor.statement_count", lambda sql, dialect: 1)
-    with ReadOnlyExecutor(shop.owner_url) as ex:
-        with pytest.raises(ExecutionError) as err:
-            ex.execute("SET TRANSACTION READ WRITE; DELETE FROM orders; COMMIT")
+    with ReadOnlyExecutor(shop.owner_url) as ex, pytest.raises(ExecutionError) as err:
+        ex.execute("SET TRANSACTION READ WRITE; DELETE FROM orders; COMMIT")
     assert err.value.kind == "database" and "multiple commands" in err.value.message
     assert postgres.state(shop.name) == shop_template
 
@@ -377,9 +431,8 @@ def test_lowrite_is_a_write_the_executor_stops(postgres, shop, shop_template):
         assert conn.execute(f"SELECT convert_from(lo_get({oid}), 'UTF8')").fetchall() == [("written",)]
     finally:
         conn.close()  # without a commit
-    with ReadOnlyExecutor(shop.owner_url) as ex:
-        with pytest.raises(ExecutionError) as err:
-            ex.execute(LOWRITE.format(oid=1))
+    with ReadOnlyExecutor(shop.owner_url) as ex, pytest.raises(ExecutionError) as err:
+        ex.execute(LOWRITE.format(oid=1))
     assert err.value.kind == "database"
     assert postgres.state(shop.name) == shop_template
 
@@ -390,11 +443,16 @@ def test_guard_rejects_lowrite():
 
 # --- 3. time limit and row cap -------------------------------------------------------------
 
-@pytest.mark.parametrize("sql", [
-    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n",
-    "SELECT count(*) FROM order_items a, order_items b, order_items c",
-    "SELECT pg_sleep(60)",
-], ids=["endless-recursion", "cartesian-join", "pg-sleep"])
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n",
+        "SELECT count(*) FROM order_items a, order_items b, order_items c",
+        "SELECT pg_sleep(60)",
+    ],
+    ids=["endless-recursion", "cartesian-join", "pg-sleep"],
+)
 def test_long_statements_are_stopped_as_timeouts(sql, retail):
     with ReadOnlyExecutor(retail.owner_url, timeout_s=0.5) as ex:
         started = time.monotonic()
@@ -417,31 +475,37 @@ def test_more_rows_than_the_cap_is_an_error_and_the_cap_itself_is_not(retail):
 
 def test_row_cap_stops_reading_at_the_cap(retail):
     # A row far past the cap divides by zero: only a reader that stops at the cap never gets there.
-    with ReadOnlyExecutor(retail.owner_url, row_cap=10) as ex:
-        with pytest.raises(ExecutionError) as err:
-            ex.execute("SELECT 1 / (g - 200000) FROM generate_series(1, 300000) g")
+    with ReadOnlyExecutor(retail.owner_url, row_cap=10) as ex, pytest.raises(ExecutionError) as err:
+        ex.execute("SELECT 1 / (g - 200000) FROM generate_series(1, 300000) g")
     assert err.value.kind == "row_cap", err.value.message
 
 
 # --- 4. the service ------------------------------------------------------------------------
 
-REVENUE_BY_CHANNEL = ("SELECT o.channel, SUM(oi.quantity * oi.unit_price)::numeric(12, 2) AS revenue "
-                      "FROM orders o JOIN order_items oi USING (order_id) WHERE o.status = 'completed' "
-                      "GROUP BY o.channel ORDER BY o.channel")
+REVENUE_BY_CHANNEL = (
+    "SELECT o.channel, SUM(oi.quantity * oi.unit_price)::numeric(12, 2) AS revenue "
+    "FROM orders o JOIN order_items oi USING (order_id) WHERE o.status = 'completed' "
+    "GROUP BY o.channel ORDER BY o.channel"
+)
 
 
 def test_service_answers_and_blocks_on_postgres(postgres, retail):
-    generator = RecordedGenerator({
-        "Revenue by channel?": Generation(sql=REVENUE_BY_CHANNEL),
-        "Delete the cancelled orders.": Generation(sql="DELETE FROM orders WHERE status = 'cancelled'"),
-        "Which orders were late?": Generation(sql="SELECT late_days FROM orders"),
-    })
+    generator = RecordedGenerator(
+        {
+            "Revenue by channel?": Generation(sql=REVENUE_BY_CHANNEL),
+            "Delete the cancelled orders.": Generation(sql="DELETE FROM orders WHERE status = 'cancelled'"),
+            "Which orders were late?": Generation(sql="SELECT late_days FROM orders"),
+        }
+    )
     with NLDatabaseService(generator, timeout_s=5) as service:
         ok = service.query("Revenue by channel?", db_url=retail.reader_url, db_id="retail-pg")
         blocked = service.query("Delete the cancelled orders.", db_url=retail.reader_url, db_id="retail-pg")
         failed = service.query("Which orders were late?", db_url=retail.reader_url, db_id="retail-pg")
-        wrong_login = service.query("Revenue by channel?", db_id="retail-pg",
-                                    db_url=retail.reader_url.replace(postgres.passwords[PgServer.READER], "not-it-s3cret"))
+        wrong_login = service.query(
+            "Revenue by channel?",
+            db_id="retail-pg",
+            db_url=retail.reader_url.replace(postgres.passwords[PgServer.READER], "not-it-s3cret"),
+        )
         assert service.schema(retail.reader_url).dialect == "postgres"
     assert (ok["status"], ok["columns"], ok["row_count"]) == ("ok", ["channel", "revenue"], 3)
     assert [r["channel"] for r in ok["results"]] == ["phone", "store", "web"]
@@ -457,33 +521,79 @@ def test_service_answers_and_blocks_on_postgres(postgres, retail):
 
 # --- 5. the SQL suite over a user's own PostgreSQL database --------------------------------
 
+
 @pytest.fixture(scope="module")
 def suite_run(retail: PgDatabase, tmp_path_factory) -> tuple[int, str, list[str]]:
     """``eval.run --suite sql --db-url`` over the PostgreSQL retail database as the SELECT-only role:
     (exit code, the JSON report's text, the ResourceWarnings it left behind)."""
     work = tmp_path_factory.mktemp("suite")
     corpus = work / "pg.yaml"
-    corpus.write_text(yaml.safe_dump({"version": 1, "questions": [
-        {"id": "pg-1", "question": "How many orders came through each channel?",
-         "sql": "SELECT channel, count(*) FROM orders GROUP BY channel"},
-        {"id": "pg-2", "question": "What was revenue in December 2024?", "shape": "scalar",
-         "sql": "SELECT SUM(oi.quantity * oi.unit_price) FROM orders o JOIN order_items oi USING (order_id) "
-                "WHERE o.status = 'completed' AND date_trunc('month', o.order_date) = DATE '2024-12-01'"},
-        {"id": "pg-3", "question": "How many orders shipped more than 3 days after they were placed?",
-         "shape": "scalar", "sql": "SELECT count(*) FILTER (WHERE shipped_date - order_date > 3) FROM orders"},
-    ]}, sort_keys=False))
+    corpus.write_text(
+        yaml.safe_dump(
+            {
+                "version": 1,
+                "questions": [
+                    {
+                        "id": "pg-1",
+                        "question": "How many orders came through each channel?",
+                        "sql": "SELECT channel, count(*) FROM orders GROUP BY channel",
+                    },
+                    {
+                        "id": "pg-2",
+                        "question": "What was revenue in December 2024?",
+                        "shape": "scalar",
+                        "sql": "SELECT SUM(oi.quantity * oi.unit_price) FROM orders o "
+                        "JOIN order_items oi USING (order_id) WHERE o.status = 'completed' "
+                        "AND date_trunc('month', o.order_date) = DATE '2024-12-01'",
+                    },
+                    {
+                        "id": "pg-3",
+                        "question": "How many orders shipped more than 3 days after they were placed?",
+                        "shape": "scalar",
+                        "sql": "SELECT count(*) FILTER (WHERE shipped_date - order_date > 3) FROM orders",
+                    },
+                ],
+            },
+            sort_keys=False,
+        )
+    )
     answers = work / "answers.jsonl"
-    answers.write_text("".join(json.dumps(line) + "\n" for line in [
-        {"id": "pg-1", "sql": "SELECT o.channel, count(o.order_id) AS n FROM orders o GROUP BY 1 ORDER BY 2"},
-        {"id": "pg-2", "sql": "SELECT SUM(oi.quantity * oi.unit_price) FROM orders o JOIN order_items oi "
-                              "USING (order_id) WHERE EXTRACT(MONTH FROM o.order_date) = 12"},  # every status
-        {"id": "pg-3", "sql": "SELECT count(*) FROM orders WHERE shipped_date > order_date + INTERVAL '3 days'"},
-    ]))
+    answers.write_text(
+        "".join(
+            json.dumps(line) + "\n"
+            for line in [
+                {"id": "pg-1", "sql": "SELECT o.channel, count(o.order_id) AS n FROM orders o GROUP BY 1 ORDER BY 2"},
+                {
+                    "id": "pg-2",
+                    "sql": "SELECT SUM(oi.quantity * oi.unit_price) FROM orders o JOIN order_items oi "
+                    "USING (order_id) WHERE EXTRACT(MONTH FROM o.order_date) = 12",
+                },  # every status
+                {
+                    "id": "pg-3",
+                    "sql": "SELECT count(*) FROM orders WHERE shipped_date > order_date + INTERVAL '3 days'",
+                },
+            ]
+        )
+    )
     with pytest.MonkeyPatch.context() as mp, warnings.catch_warnings(record=True) as caught:
         mp.chdir(work)
         warnings.simplefilter("always")
-        code = main(["--suite", "sql", "--candidate", "recorded", "--answers", str(answers), "--corpus", str(corpus),
-                     "--db-url", retail.reader_url, "--json", "out.json"])
+        code = main(
+            [
+                "--suite",
+                "sql",
+                "--candidate",
+                "recorded",
+                "--answers",
+                str(answers),
+                "--corpus",
+                str(corpus),
+                "--db-url",
+                retail.reader_url,
+                "--json",
+                "out.json",
+            ]
+        )
         gc.collect()  # connections nobody closed are found here, not at some later test
     leaked = [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]
     others = [f"{w.category.__name__}: {w.message}" for w in caught if not issubclass(w.category, ResourceWarning)]

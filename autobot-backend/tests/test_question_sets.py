@@ -20,14 +20,17 @@ from tests.schemas import FIXTURES as SCHEMAS
 
 # (set, fixtures, split) -> minimum answerable questions, as each set's brief asked
 MINIMUMS = {
-    ("blind1", ("retail", "retail_24m"), "tune"): 80, ("blind1", ("retail", "retail_24m"), "holdout"): 40,
+    ("blind1", ("retail", "retail_24m"), "tune"): 80,
+    ("blind1", ("retail", "retail_24m"), "holdout"): 40,
     **{("blind1", (s,), "tune"): 20 for s in ("library", "clinic", "saas")},
     **{("blind1", (s,), "holdout"): 12 for s in ("library", "clinic", "saas")},
-    ("blind2", ("retail", "retail_24m"), "tune"): 60, ("blind2", ("retail", "retail_24m"), "holdout"): 40,
+    ("blind2", ("retail", "retail_24m"), "tune"): 60,
+    ("blind2", ("retail", "retail_24m"), "holdout"): 40,
     **{("blind2", (s,), "tune"): 25 for s in ("airline", "university")},
     **{("blind2", (s,), "holdout"): 15 for s in ("airline", "university")},
     ("blind3", ("retail", "retail_24m"), "holdout"): 45,
-    ("blind3", ("hotel",), "holdout"): 18, ("blind3", ("logistics",), "holdout"): 18,
+    ("blind3", ("hotel",), "holdout"): 18,
+    ("blind3", ("logistics",), "holdout"): 18,
 }
 # set -> (must-refuse cases, controls) every file needs at least
 PER_FILE = {"blind1": (3, 0), "blind2": (3, 1), "blind3": (5, 2)}

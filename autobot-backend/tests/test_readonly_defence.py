@@ -1,22 +1,24 @@
 """The second line of defence: with the guard switched off, the executor still cannot write.
 
 Every must-reject statement of the guard table goes straight to ``ReadOnlyExecutor.execute``
-on a copy of a small shop database and of the ``retail`` fixture (seed 0); the database file must stay byte-for-byte the same and no other
-file may appear (``ATTACH`` of a new path and ``VACUUM INTO`` create files even on a read-only
-SQLite connection unless the executor stops them). A control run of the same statements on an
-ordinary writable connection shows the test is not vacuous: most of them do real damage there.
+on a copy of a small shop database and of the ``retail`` fixture (seed 0); the database file must
+stay byte-for-byte the same and no other file may appear (``ATTACH`` of a new path and ``VACUUM
+INTO`` create files even on a read-only SQLite connection unless the executor stops them). A control
+run of the same statements on an ordinary writable connection shows the test is not vacuous: most
+of them do real damage there.
 """
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from services.sql_executor import ExecutionError, ReadOnlyExecutor
 from eval.sql.fixtures import write as write_fixture
+from services.sql_executor import ExecutionError, ReadOnlyExecutor
 from tests.test_sql_executor import directory_state, write_shop_database
 from tests.test_sql_guard import REJECTED, Case
 
@@ -24,11 +26,33 @@ CASES: tuple[Case, ...] = tuple(c for c in REJECTED if c.sql.strip())
 
 # Must-reject statements that the control run has to show destroying or creating something.
 MUST_BE_DESTRUCTIVE = {
-    "insert", "update", "delete", "replace-into", "upsert", "create-table", "create-index", "create-trigger",
-    "drop-table", "drop-after-empty-comment", "drop-index", "alter-add-column", "alter-rename", "attach",
-    "vacuum-into", "analyze", "pragma-set-user-version", "pragma-set-journal-mode", "select-then-drop",
-    "select-newlines-delete", "sqlite-backslash-trick", "sqlite-nested-comment-trick", "comment-hides-newline",
-    "string-semicolon-then-drop", "string-looks-like-comment", "pragma-then-drop", "explain-then-drop",
+    "insert",
+    "update",
+    "delete",
+    "replace-into",
+    "upsert",
+    "create-table",
+    "create-index",
+    "create-trigger",
+    "drop-table",
+    "drop-after-empty-comment",
+    "drop-index",
+    "alter-add-column",
+    "alter-rename",
+    "attach",
+    "vacuum-into",
+    "analyze",
+    "pragma-set-user-version",
+    "pragma-set-journal-mode",
+    "select-then-drop",
+    "select-newlines-delete",
+    "sqlite-backslash-trick",
+    "sqlite-nested-comment-trick",
+    "comment-hides-newline",
+    "string-semicolon-then-drop",
+    "string-looks-like-comment",
+    "pragma-then-drop",
+    "explain-then-drop",
 }
 
 
@@ -71,8 +95,9 @@ def _writable_control(case: Case, template: Path, parent: Path) -> tuple[bool, b
             conn.executescript(case.sql)
             valid = True
         except sqlite3.Error as e:
-            valid = "syntax error" not in str(e) and "incomplete input" not in str(e) \
-                and "unrecognized token" not in str(e)
+            valid = (
+                "syntax error" not in str(e) and "incomplete input" not in str(e) and "unrecognized token" not in str(e)
+            )
         finally:
             conn.close()
     return valid, directory_state(db.parent) != before
@@ -113,9 +138,11 @@ def test_nothing_outside_the_database_directory_is_created(template, tmp_path):
     outside.mkdir()
     before = directory_state(db.parent)
     with ReadOnlyExecutor(f"sqlite:///{db}") as ex:
-        for sql in (f"ATTACH DATABASE '{outside / 'evil.db'}' AS evil",
-                    f"ATTACH DATABASE 'file:{outside / 'evil2.db'}?mode=rwc' AS evil",
-                    f"VACUUM INTO '{outside / 'copy.db'}'"):
+        for sql in (
+            f"ATTACH DATABASE '{outside / 'evil.db'}' AS evil",
+            f"ATTACH DATABASE 'file:{outside / 'evil2.db'}?mode=rwc' AS evil",
+            f"VACUUM INTO '{outside / 'copy.db'}'",
+        ):
             with pytest.raises(ExecutionError) as err:
                 ex.execute(sql)
             assert err.value.kind == "database"
@@ -131,10 +158,8 @@ def test_one_executor_survives_every_rejected_statement_in_sequence(template, tm
     orders = _order_count(db)
     with ReadOnlyExecutor(f"sqlite:///{db}", timeout_s=1.0) as ex:
         for case in CASES + CASES:
-            try:
+            with contextlib.suppress(ExecutionError):
                 ex.execute(case.sql)
-            except ExecutionError:
-                pass
         assert ex.execute("SELECT count(*) FROM orders").rows == [(orders,)]
         assert ex.execute("PRAGMA query_only").rows == [(1,)]
     assert directory_state(db.parent) == before

@@ -18,17 +18,24 @@ def recorded() -> RecordedGenerator:
     return RecordedGenerator({"How many orders?": COUNT, "  Write a poem  ": DECLINED})
 
 
-@pytest.mark.parametrize(("question", "expected"), [
-    ("How many orders?", COUNT),
-    ("\n How many orders?\t", COUNT),
-    ("Write a poem", DECLINED),
-], ids=["exact", "surrounding_whitespace", "key_stripped_too"])
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("How many orders?", COUNT),
+        ("\n How many orders?\t", COUNT),
+        ("Write a poem", DECLINED),
+    ],
+    ids=["exact", "surrounding_whitespace", "key_stripped_too"],
+)
 def test_answers_recorded_questions(recorded, question, expected):
     assert recorded.generate(question, SCHEMA) == expected
 
 
-@pytest.mark.parametrize("question", ["how many orders?", "How many orders", "Unknown question"],
-                         ids=["case_differs", "punctuation_differs", "absent"])
+@pytest.mark.parametrize(
+    "question",
+    ["how many orders?", "How many orders", "Unknown question"],
+    ids=["case_differs", "punctuation_differs", "absent"],
+)
 def test_unrecorded_question_is_refused(recorded, question):
     generation = recorded.generate(question, SCHEMA)
     assert generation.refused
@@ -43,7 +50,7 @@ def test_names_default_and_override():
 
 
 def test_conflicting_answers_after_stripping_are_rejected():
-    with pytest.raises(ValueError, match="two different answers.*'Q'"):
+    with pytest.raises(ValueError, match=r"two different answers.*'Q'"):
         RecordedGenerator({"Q": COUNT, " Q ": DECLINED})
 
 

@@ -6,16 +6,24 @@ import sqlalchemy as sa
 from services.schema_context import ENUM_LIMIT, EXAMPLES, inspect_schema, sqlite_column_comments
 
 
-@pytest.mark.parametrize("ddl, expected", [
-    ("CREATE TABLE t (a INT /* first, of two */, b TEXT)", {"a": "first, of two"}),
-    ("CREATE TABLE t (a INT NOT NULL /* it's 'quoted' (and nested) */, b TEXT /* b */)",
-     {"a": "it's 'quoted' (and nested)", "b": "b"}),
-    ('CREATE TABLE t ("odd name" INT /* quoted identifier */)', {"odd name": "quoted identifier"}),
-    ("CREATE TABLE t (a INT /* x */, PRIMARY KEY (a), FOREIGN KEY (a) REFERENCES u (id), CHECK (a > 0))",
-     {"a": "x"}),
-    ("CREATE TABLE t (a INT, b TEXT)", {}),
-    ("CREATE TABLE t (a NUMERIC(10, 2) /* money, with cents */)", {"a": "money, with cents"}),
-], ids=["comma", "quotes-and-parens", "quoted-identifier", "table-constraints", "none", "type-with-comma"])
+@pytest.mark.parametrize(
+    "ddl, expected",
+    [
+        ("CREATE TABLE t (a INT /* first, of two */, b TEXT)", {"a": "first, of two"}),
+        (
+            "CREATE TABLE t (a INT NOT NULL /* it's 'quoted' (and nested) */, b TEXT /* b */)",
+            {"a": "it's 'quoted' (and nested)", "b": "b"},
+        ),
+        ('CREATE TABLE t ("odd name" INT /* quoted identifier */)', {"odd name": "quoted identifier"}),
+        (
+            "CREATE TABLE t (a INT /* x */, PRIMARY KEY (a), FOREIGN KEY (a) REFERENCES u (id), CHECK (a > 0))",
+            {"a": "x"},
+        ),
+        ("CREATE TABLE t (a INT, b TEXT)", {}),
+        ("CREATE TABLE t (a NUMERIC(10, 2) /* money, with cents */)", {"a": "money, with cents"}),
+    ],
+    ids=["comma", "quotes-and-parens", "quoted-identifier", "table-constraints", "none", "type-with-comma"],
+)
 def test_sqlite_column_comments(ddl, expected):
     assert sqlite_column_comments(ddl) == expected
 
@@ -23,19 +31,38 @@ def test_sqlite_column_comments(ddl, expected):
 @pytest.fixture
 def engine(tmp_path):
     md = sa.MetaData()
-    sa.Table("teams", md, sa.Column("team_id", sa.Integer, primary_key=True, comment="Team key"),
-             sa.Column("league", sa.Text, nullable=False, comment="League, e.g. 'East, North'"))
-    sa.Table("players", md, sa.Column("player_id", sa.Integer, primary_key=True),
-             sa.Column("team_id", sa.Integer, sa.ForeignKey("teams.team_id"), comment="Team; NULL for free agents"),
-             sa.Column("name", sa.Text, nullable=False), sa.Column("salary", sa.Numeric(10, 2)))
+    sa.Table(
+        "teams",
+        md,
+        sa.Column("team_id", sa.Integer, primary_key=True, comment="Team key"),
+        sa.Column("league", sa.Text, nullable=False, comment="League, e.g. 'East, North'"),
+    )
+    sa.Table(
+        "players",
+        md,
+        sa.Column("player_id", sa.Integer, primary_key=True),
+        sa.Column("team_id", sa.Integer, sa.ForeignKey("teams.team_id"), comment="Team; NULL for free agents"),
+        sa.Column("name", sa.Text, nullable=False),
+        sa.Column("salary", sa.Numeric(10, 2)),
+    )
     eng = sa.create_engine(f"sqlite:///{tmp_path / 'league.db'}")
     import services.schema_context  # noqa: F401  (the comment hook is registered on import)
+
     md.create_all(eng)
     with eng.begin() as c:
         c.execute(md.tables["teams"].insert(), [{"team_id": i, "league": ["East", "West"][i % 2]} for i in range(1, 5)])
-        c.execute(md.tables["players"].insert(),
-                  [{"player_id": i, "team_id": (i % 4) + 1 if i % 7 else None, "name": f"Player {i:03d}",
-                    "salary": i * 1000.5} for i in range(1, ENUM_LIMIT + 20)])
+        c.execute(
+            md.tables["players"].insert(),
+            [
+                {
+                    "player_id": i,
+                    "team_id": (i % 4) + 1 if i % 7 else None,
+                    "name": f"Player {i:03d}",
+                    "salary": i * 1000.5,
+                }
+                for i in range(1, ENUM_LIMIT + 20)
+            ],
+        )
     yield eng
     eng.dispose()
 
@@ -59,7 +86,9 @@ def test_inspection_reads_tables_columns_keys_comments_and_values(engine):
 def test_describe_is_deterministic_and_carries_what_a_prompt_needs(engine):
     text = inspect_schema(engine).describe()
     assert text == inspect_schema(engine).describe()
-    assert "TABLE teams" in text and "league TEXT NOT NULL  -- League, e.g. 'East, North' [values: 'East', 'West']" in text
+    assert (
+        "TABLE teams" in text and "league TEXT NOT NULL  -- League, e.g. 'East, North' [values: 'East', 'West']" in text
+    )
     assert "FOREIGN KEY (team_id) REFERENCES teams (team_id)" in text
     assert "[e.g. 'Player 001'" in text
 

@@ -15,6 +15,16 @@ from eval.sql.fixtures import FIXTURE_NAMES, FixtureError, build_rotations
 from eval.sql.gate import GateCheck, GateResult, evaluate_gate
 
 __all__ = [
-    "FIXTURE_NAMES", "Comparison", "Corpus", "CorpusError", "FixtureError", "GateCheck", "GateResult",
-    "Question", "build_rotations", "compare_results", "evaluate_gate", "load_corpus",
+    "FIXTURE_NAMES",
+    "Comparison",
+    "Corpus",
+    "CorpusError",
+    "FixtureError",
+    "GateCheck",
+    "GateResult",
+    "Question",
+    "build_rotations",
+    "compare_results",
+    "evaluate_gate",
+    "load_corpus",
 ]

@@ -42,8 +42,10 @@ def load_answers(path: Path) -> RecordedAnswers:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise AnswersError(f"{path}: answers file not found; pass --answers with a JSON Lines file of "
-                           '{"id": ..., "sql": ...} or {"id": ..., "refused": true, "reason": ...}') from None
+        raise AnswersError(
+            f"{path}: answers file not found; pass --answers with a JSON Lines file of "
+            '{"id": ..., "sql": ...} or {"id": ..., "refused": true, "reason": ...}'
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise AnswersError(f"{path}: cannot read answers file: {exc}") from None
     answers: dict[str, Generation] = {}
@@ -63,7 +65,7 @@ def load_answers(path: Path) -> RecordedAnswers:
             continue
         qid = item.get("id")
         if not isinstance(qid, str) or not qid.strip():
-            problems.append(f"{where}: missing or empty \"id\"")
+            problems.append(f'{where}: missing or empty "id"')
             continue
         where = f"{where} (id {qid})"
         unknown = sorted(set(item) - _ALLOWED)
@@ -75,30 +77,31 @@ def load_answers(path: Path) -> RecordedAnswers:
             continue
         sql, refused, reason = item.get("sql"), item.get("refused", False), item.get("reason")
         if not isinstance(refused, bool):
-            problems.append(f"{where}: \"refused\" must be true or false")
+            problems.append(f'{where}: "refused" must be true or false')
             continue
         if reason is not None and not isinstance(reason, str):
-            problems.append(f"{where}: \"reason\" must be a string")
+            problems.append(f'{where}: "reason" must be a string')
             continue
         if refused and sql is not None:
-            problems.append(f"{where}: a line carries either \"sql\" or \"refused\": true, not both")
+            problems.append(f'{where}: a line carries either "sql" or "refused": true, not both')
             continue
         if refused:
             answers[qid] = Generation.refuse(reason or "declined (no reason recorded)")
         elif isinstance(sql, str) and sql.strip():
             answers[qid] = Generation(sql=sql)
         else:
-            problems.append(f"{where}: needs a non-empty \"sql\" string, or \"refused\": true")
+            problems.append(f'{where}: needs a non-empty "sql" string, or "refused": true')
             continue
         model = item.get("model")
         if model is not None:
             if not isinstance(model, str) or not model.strip():
-                problems.append(f"{where}: \"model\" must be a non-empty string")
+                problems.append(f'{where}: "model" must be a non-empty string')
                 continue
             models.add(model)
     if len(models) > 1:
-        problems.append(f"{path}: lines name different models ({', '.join(sorted(models))}); "
-                        "one answers file grades one system")
+        problems.append(
+            f"{path}: lines name different models ({', '.join(sorted(models))}); one answers file grades one system"
+        )
     if problems:
         shown = problems[:20] + ([f"... and {len(problems) - 20} more"] if len(problems) > 20 else [])
         raise AnswersError("malformed answers file:\n  " + "\n  ".join(shown))

@@ -67,13 +67,25 @@ def _parse(path: Path) -> Baseline:
         raise BaselineError(f"{path}: cannot read baseline ({exc}); re-record it with --record-baseline") from None
     try:
         if data.get("version") != FORMAT_VERSION:
-            raise BaselineError(f"{path}: baseline format version {data.get('version')!r}, expected {FORMAT_VERSION}; "
-                                "re-record it with --record-baseline")
-        return Baseline(candidate_path=data["candidate"]["path"], model=data["candidate"]["model"],
-                        recorded_at=data["recorded_at"], corpus=data["corpus"], composition=data["composition"],
-                        summary=data["summary"], questions=data["questions"], run=data.get("run", {}), source=path)
+            raise BaselineError(
+                f"{path}: baseline format version {data.get('version')!r}, expected {FORMAT_VERSION}; "
+                "re-record it with --record-baseline"
+            )
+        return Baseline(
+            candidate_path=data["candidate"]["path"],
+            model=data["candidate"]["model"],
+            recorded_at=data["recorded_at"],
+            corpus=data["corpus"],
+            composition=data["composition"],
+            summary=data["summary"],
+            questions=data["questions"],
+            run=data.get("run", {}),
+            source=path,
+        )
     except (KeyError, TypeError, AttributeError) as exc:
-        raise BaselineError(f"{path}: malformed baseline (missing {exc}); re-record it with --record-baseline") from None
+        raise BaselineError(
+            f"{path}: malformed baseline (missing {exc}); re-record it with --record-baseline"
+        ) from None
 
 
 def load_baseline(candidate_path: str, model: str, directory: Path = BASELINE_DIR) -> Baseline | None:
@@ -83,8 +95,10 @@ def load_baseline(candidate_path: str, model: str, directory: Path = BASELINE_DI
         return None
     baseline = _parse(path)
     if (baseline.candidate_path, baseline.model) != (candidate_path, model):
-        raise BaselineError(f"{path}: recorded for {baseline.label}, but this run is {candidate_path}/{model}; "
-                            "a run is never compared with another path's or model's baseline")
+        raise BaselineError(
+            f"{path}: recorded for {baseline.label}, but this run is {candidate_path}/{model}; "
+            "a run is never compared with another path's or model's baseline"
+        )
     return baseline
 
 
@@ -110,14 +124,17 @@ def baseline_record(report: SQLReport, composition: dict[str, int]) -> dict[str,
         "composition": composition,
         "run": report.run,
         "summary": report.summary,
-        "questions": {o.question_id: {"verdict": o.verdict.value, "good": o.good, "expect": o.expect,
-                                      "stratum": o.stratum} for o in report.outcomes},
+        "questions": {
+            o.question_id: {"verdict": o.verdict.value, "good": o.good, "expect": o.expect, "stratum": o.stratum}
+            for o in report.outcomes
+        },
     }
 
 
 def write_baseline(report: SQLReport, composition: dict[str, int], directory: Path = BASELINE_DIR) -> Path:
     path = baseline_path(report.candidate_path, report.model, directory)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(baseline_record(report, composition), indent=1, sort_keys=False) + "\n",
-                    encoding="utf-8")
+    path.write_text(
+        json.dumps(baseline_record(report, composition), indent=1, sort_keys=False) + "\n", encoding="utf-8"
+    )
     return path

@@ -49,8 +49,9 @@ def service_candidate(service: NLDatabaseService, urls: Mapping[str | None, str]
     return run
 
 
-def recorded_candidate(service: NLDatabaseService, urls: Mapping[str | None, str],
-                       answers: Mapping[str, Generation]) -> SQLCandidate:
+def recorded_candidate(
+    service: NLDatabaseService, urls: Mapping[str | None, str], answers: Mapping[str, Generation]
+) -> SQLCandidate:
     """Take each question's answer from ``answers`` (by id) down the service's path.
 
     A question with no answer is not asked: the caller grades it ``unmeasured`` (``no answer
@@ -62,8 +63,9 @@ def recorded_candidate(service: NLDatabaseService, urls: Mapping[str | None, str
         generation = answers.get(q.id)
         if generation is None:
             raise CandidateUnavailable("no answer recorded")
-        return await asyncio.to_thread(service.answer, q.question, url, q.fixture or "user-db", "eval",
-                                       generation=generation)
+        return await asyncio.to_thread(
+            service.answer, q.question, url, q.fixture or "user-db", "eval", generation=generation
+        )
 
     return run
 

@@ -50,8 +50,10 @@ def _validate(args: argparse.Namespace) -> tuple[str, bool, int, float]:
     if candidate not in CANDIDATES:
         raise UsageError(f"unknown SQL candidate {candidate!r}; choose one of {', '.join(CANDIDATES)}")
     if candidate == "recorded" and args.answers is None:
-        raise UsageError("--candidate recorded needs --answers FILE (JSON Lines of {\"id\", \"sql\"} or "
-                         "{\"id\", \"refused\": true, \"reason\"})")
+        raise UsageError(
+            '--candidate recorded needs --answers FILE (JSON Lines of {"id", "sql"} or '
+            '{"id", "refused": true, "reason"})'
+        )
     if args.answers is not None and candidate != "recorded":
         raise UsageError("--answers is only read by --candidate recorded")
     if args.force and not args.record_baseline:
@@ -65,12 +67,18 @@ def _validate(args: argparse.Namespace) -> tuple[str, bool, int, float]:
         raise UsageError(f"--rotations must be between 1 and 20, got {rotations}")
     builtin = not args.corpus and not args.db_url
     if args.record_accuracy and not builtin:
-        raise UsageError("the accuracy record is kept for the built-in corpus on the built-in fixtures; "
-                         "drop --corpus/--db-url for it")
-    if builtin and (args.record_baseline or args.record_accuracy) and (
-            args.rotations is not None or args.seed is not None):
-        raise UsageError("the built-in corpus's baselines and accuracy record use the default fixtures "
-                         "(3 rotations from seed 0)")
+        raise UsageError(
+            "the accuracy record is kept for the built-in corpus on the built-in fixtures; "
+            "drop --corpus/--db-url for it"
+        )
+    if (
+        builtin
+        and (args.record_baseline or args.record_accuracy)
+        and (args.rotations is not None or args.seed is not None)
+    ):
+        raise UsageError(
+            "the built-in corpus's baselines and accuracy record use the default fixtures (3 rotations from seed 0)"
+        )
     timeout = args.timeout if args.timeout is not None else timeout_from_env()
     if timeout <= 0:
         raise UsageError("--timeout must be positive")
@@ -105,8 +113,7 @@ def _llm_generator() -> SQLGenerator:
     if not missing and not os.environ.get("NL_SQL_LLM_API_KEY") and not _is_loopback(base or ""):
         missing.append("NL_SQL_LLM_API_KEY (required for a non-local endpoint)")
     if missing:
-        raise UsageError(f"the llm candidate needs credentials; not set: {', '.join(missing)}. "
-                         "Nothing was scored.")
+        raise UsageError(f"the llm candidate needs credentials; not set: {', '.join(missing)}. Nothing was scored.")
     from services.llm_generator import OpenAIChatGenerator
 
     return OpenAIChatGenerator.from_env()
@@ -145,15 +152,26 @@ def run_sql(args: argparse.Namespace) -> int:
             confine(path)
     baseline_dir = _baseline_dir(args, builtin)
     if baseline_dir is None and (args.record_baseline or args.fail_on_regression):
-        raise UsageError("the corpus files are in more than one folder, or the built-in corpus runs on your own "
-                         "database: say where its baselines live with --baseline-dir DIR")
+        raise UsageError(
+            "the corpus files are in more than one folder, or the built-in corpus runs on your own "
+            "database: say where its baselines live with --baseline-dir DIR"
+        )
     fixtures = {} if args.db_url else _fixtures(args)
     corpus = load_corpus(args.corpus or None, fixtures=None if args.db_url else tuple(fixtures))
     # Inputs that can be wrong are checked before anything is built: credentials, the answers file.
     answers = load_answers(args.answers) if candidate == "recorded" else None
-    spec = RunSpec(candidate=candidate, generator=_generator(candidate, answers), corpus=corpus, fixtures=fixtures,
-                   builtin=builtin, db_url=args.db_url, rotations=rotations,
-                   seed=DEFAULT_SEED if args.seed is None else args.seed, timeout_s=timeout, answers=answers)
+    spec = RunSpec(
+        candidate=candidate,
+        generator=_generator(candidate, answers),
+        corpus=corpus,
+        fixtures=fixtures,
+        builtin=builtin,
+        db_url=args.db_url,
+        rotations=rotations,
+        seed=DEFAULT_SEED if args.seed is None else args.seed,
+        timeout_s=timeout,
+        answers=answers,
+    )
     try:
         report = run_suite(spec, _progress("sql"))
     except OracleBroken as exc:
@@ -172,30 +190,48 @@ def _baseline_for(report: SQLReport, baseline_dir: Path | None) -> tuple[bl.Base
         return None, str(exc), True
     if baseline is None:
         others = bl.other_baselines(report.candidate_path, report.model, baseline_dir)
-        return None, (f"no baseline for {report.candidate_path}/{report.model}"
-                      + (f"; baselines exist for {', '.join(b.label for b in others)}: a run is never compared "
-                         "with another model's baseline" if others else "")
-                      + "; record one deliberately with --record-baseline"), False
-    differs = [f"{k} {report.run.get(k)!r} vs baseline {baseline.run.get(k)!r}" for k in ("engine", "rotations", "seed")
-               if report.run.get(k) != baseline.run.get(k)]
+        return (
+            None,
+            (
+                f"no baseline for {report.candidate_path}/{report.model}"
+                + (
+                    f"; baselines exist for {', '.join(b.label for b in others)}: a run is never compared "
+                    "with another model's baseline"
+                    if others
+                    else ""
+                )
+                + "; record one deliberately with --record-baseline"
+            ),
+            False,
+        )
+    differs = [
+        f"{k} {report.run.get(k)!r} vs baseline {baseline.run.get(k)!r}"
+        for k in ("engine", "rotations", "seed")
+        if report.run.get(k) != baseline.run.get(k)
+    ]
     if differs:
         return None, "this run's set-up differs from the baseline's: " + ", ".join(differs), False
     return baseline, None, False
 
 
-def _finish(report: SQLReport, args: argparse.Namespace, builtin: bool, corpus: Corpus,
-            baseline_dir: Path | None) -> int:
+def _finish(
+    report: SQLReport, args: argparse.Namespace, builtin: bool, corpus: Corpus, baseline_dir: Path | None
+) -> int:
     composition = corpus_composition(corpus)
     baseline, why_not, unusable = _baseline_for(report, baseline_dir)
     report.gated = bool(args.fail_on_regression)
     if baseline is None:
         report.gate_note = why_not
     else:
-        report.baseline = {"path": bl.display_path(baseline.source),
-                           "recorded_at": baseline.recorded_at, "model": baseline.model}
+        report.baseline = {
+            "path": bl.display_path(baseline.source),
+            "recorded_at": baseline.recorded_at,
+            "model": baseline.model,
+        }
         report.classify(baseline.questions)
-        report.gate = evaluate_gate(report.outcomes, report.summary, {q.id for q in corpus.questions},
-                                    composition, corpus.size, baseline)
+        report.gate = evaluate_gate(
+            report.outcomes, report.summary, {q.id for q in corpus.questions}, composition, corpus.size, baseline
+        )
     text = to_markdown(report)
     print(text)
     if args.markdown:
@@ -207,10 +243,15 @@ def _finish(report: SQLReport, args: argparse.Namespace, builtin: bool, corpus: 
         _err("no question could be measured; see the reasons in the report")
         return EXIT_CANNOT_JUDGE
     if args.record_baseline:
-        failing = report.gate is not None and report.gate.status != "passed"
+        gate = report.gate
+        failing = gate is not None and gate.status != "passed"
         if (failing or unusable) and not args.force:
-            what = (f"this run {report.gate.status} the gate against the existing baseline "
-                    f"({', '.join(c.name for c in report.gate.checks if c.ok is not True)})" if failing else why_not)
+            what = (
+                f"this run {gate.status} the gate against the existing baseline "
+                f"({', '.join(c.name for c in gate.checks if c.ok is not True)})"
+                if gate is not None and failing
+                else why_not
+            )
             _err(f"not recording: {what}; re-run with --force to replace it deliberately")
             return EXIT_CANNOT_JUDGE
         assert baseline_dir is not None  # checked before the run
@@ -219,8 +260,10 @@ def _finish(report: SQLReport, args: argparse.Namespace, builtin: bool, corpus: 
     if args.record_accuracy:
         row = record_docs.append_record(report, record_docs.ACCURACY_PAGE)
         record_docs.append_strata(report, row, record_docs.ACCURACY_PAGE)
-        print(f"accuracy record: appended {row['date']} {row['candidate']}/{row['model']} ({row['status']})",
-              file=sys.stderr)
+        print(
+            f"accuracy record: appended {row['date']} {row['candidate']}/{row['model']} ({row['status']})",
+            file=sys.stderr,
+        )
     if not args.fail_on_regression:
         return EXIT_OK
     if report.gate is None:

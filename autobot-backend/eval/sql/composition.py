@@ -51,13 +51,14 @@ NEAR_DUPLICATE_THRESHOLD = 85.0
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
 
 
-def parse_reference(question: Question) -> exp.Expression | None:
+def parse_reference(question: Question) -> exp.Expr | None:
     if not question.sql:
         return None
     try:
-        return sqlglot.parse_one(question.sql, read="sqlite")
+        tree = sqlglot.parse_one(question.sql, read="sqlite")
     except sqlglot.errors.SqlglotError:
         return None
+    return tree
 
 
 def composition(question: Question) -> set[str]:
@@ -88,19 +89,23 @@ def corpus_composition(corpus: Corpus) -> dict[str, int]:
         elif q.stratum.startswith("control_"):
             counts[f"control:{q.stratum}"] += 1
     answerable = [q for q in corpus.questions if q.expect == "answer"]
-    return {"answerable": len(answerable), "must_refuse": corpus.size - len(answerable),
-            "controls": sum(q.stratum.startswith("control_") for q in answerable), **dict(sorted(counts.items()))}
+    return {
+        "answerable": len(answerable),
+        "must_refuse": corpus.size - len(answerable),
+        "controls": sum(q.stratum.startswith("control_") for q in answerable),
+        **dict(sorted(counts.items())),
+    }
 
 
-def is_date_derived(node: exp.Expression) -> bool:
+def is_date_derived(node: exp.Expr) -> bool:
     return not node.find(exp.AggFunc) and any(c.name in DATE_COLUMNS for c in _columns(node))
 
 
-def _columns(node: exp.Expression) -> Iterable[exp.Column]:
+def _columns(node: exp.Expr) -> Iterable[exp.Column]:
     return [node] if isinstance(node, exp.Column) else node.find_all(exp.Column)
 
 
-def _group_keys(select: exp.Select) -> list[exp.Expression]:
+def _group_keys(select: exp.Select) -> list[exp.Expr]:
     group = select.args.get("group")
     if not group:
         return []
@@ -116,32 +121,41 @@ def _group_keys(select: exp.Select) -> list[exp.Expression]:
     return keys
 
 
-def groups_by_period(node: exp.Expression) -> bool:
+def groups_by_period(node: exp.Expr) -> bool:
     return any(is_date_derived(k) for s in node.find_all(exp.Select) for k in _group_keys(s))
 
 
-def _period_literals(node: exp.Expression) -> frozenset[str]:
+def _period_literals(node: exp.Expr) -> frozenset[str]:
     """String literals that ``node`` compares with a date column or period expression."""
     found: set[str] = set()
     for pred in node.find_all(*_COMPARISONS, exp.Between, exp.In):
         subject = pred.this
-        others = ([pred.expression] if isinstance(pred, _COMPARISONS)
-                  else [pred.args.get("low"), pred.args.get("high")] if isinstance(pred, exp.Between)
-                  else pred.expressions)
+        others = (
+            [pred.expression]
+            if isinstance(pred, _COMPARISONS)
+            else [pred.args.get("low"), pred.args.get("high")]
+            if isinstance(pred, exp.Between)
+            else pred.expressions
+        )
         if isinstance(pred, _COMPARISONS) and not is_date_derived(subject) and is_date_derived(pred.expression):
             subject, others = pred.expression, [pred.this]
         if subject is not None and is_date_derived(subject):
-            found |= {lit.this for o in others if o is not None for lit in
-                      ([o] if isinstance(o, exp.Literal) else o.find_all(exp.Literal)) if lit.is_string}
+            found |= {
+                lit.this
+                for o in others
+                if o is not None
+                for lit in ([o] if isinstance(o, exp.Literal) else o.find_all(exp.Literal))
+                if lit.is_string
+            }
     return frozenset(found)
 
 
-def _lag_over_periods(tree: exp.Expression) -> bool:
+def _lag_over_periods(tree: exp.Expr) -> bool:
     lagged = any(isinstance(w.this, (exp.Lag, exp.Lead)) and w.args.get("order") for w in tree.find_all(exp.Window))
     return lagged and groups_by_period(tree)
 
 
-def _self_join_of_periods(tree: exp.Expression) -> bool:
+def _self_join_of_periods(tree: exp.Expr) -> bool:
     period_ctes = {cte.alias for cte in tree.find_all(exp.CTE) if groups_by_period(cte.this)}
     for select in tree.find_all(exp.Select):
         from_ = select.args.get("from_") or select.args.get("from")  # renamed in sqlglot 26
@@ -153,7 +167,7 @@ def _self_join_of_periods(tree: exp.Expression) -> bool:
     return False
 
 
-def _arithmetic_across_periods(tree: exp.Expression) -> bool:
+def _arithmetic_across_periods(tree: exp.Expr) -> bool:
     for node in tree.find_all(exp.Sub, exp.Div):
         left, right = _period_literals(node.this), _period_literals(node.expression)
         if left and right and left != right:
@@ -161,12 +175,13 @@ def _arithmetic_across_periods(tree: exp.Expression) -> bool:
     return False
 
 
-def is_period_comparison(tree: exp.Expression) -> bool:
+def is_period_comparison(tree: exp.Expr) -> bool:
     return _lag_over_periods(tree) or _self_join_of_periods(tree) or _arithmetic_across_periods(tree)
 
 
-def near_duplicates(questions: Iterable[Question], threshold: float = NEAR_DUPLICATE_THRESHOLD
-                    ) -> list[tuple[str, str, float]]:
+def near_duplicates(
+    questions: Iterable[Question], threshold: float = NEAR_DUPLICATE_THRESHOLD
+) -> list[tuple[str, str, float]]:
     """Pairs of question ids whose texts score at least ``threshold`` (token_sort_ratio), highest first."""
     qs = list(questions)
     texts = [utils.default_process(q.question) for q in qs]

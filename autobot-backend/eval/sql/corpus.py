@@ -33,10 +33,10 @@ sqlglot's (``postgres``, ``tsql``).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 import yaml
 from rapidfuzz import fuzz, process
@@ -57,8 +57,19 @@ SQL_DIALECTS = frozenset({_SQLGLOT_TO_SQLALCHEMY.get(d.value, d.value) for d in 
 """Dialect names a ``sql_<dialect>`` key may use (SQLAlchemy's spelling)."""
 
 FILE_KEYS = ("version", "fixture", "questions")
-QUESTION_KEYS = ("id", "question", "expect", "stratum", "shape", "ordered", "decimals", "static", "fixture",
-                 "sql", "why")
+QUESTION_KEYS = (
+    "id",
+    "question",
+    "expect",
+    "stratum",
+    "shape",
+    "ordered",
+    "decimals",
+    "static",
+    "fixture",
+    "sql",
+    "why",
+)
 REFUSE_FORBIDDEN = ("shape", "ordered", "sql")
 
 
@@ -158,8 +169,7 @@ def corpus_digest(files: Sequence[CorpusFile]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def load_corpus(paths: Sequence[Path] | None = None, *,
-                fixtures: Collection[str] | None = FIXTURE_NAMES) -> Corpus:
+def load_corpus(paths: Sequence[Path] | None = None, *, fixtures: Collection[str] | None = FIXTURE_NAMES) -> Corpus:
     """Load and validate corpus files (the built-in ones when ``paths`` is None).
 
     Args:
@@ -193,8 +203,15 @@ def load_corpus(paths: Sequence[Path] | None = None, *,
 
 
 def _kind(value: Any) -> str:
-    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "a list",
-            dict: "a mapping", type(None): "empty"}.get(type(value), type(value).__name__)
+    return {
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "a mapping",
+        type(None): "empty",
+    }.get(type(value), type(value).__name__)
 
 
 class _FileLoader:
@@ -260,8 +277,9 @@ class _FileLoader:
 
     def _file(self, node: yaml.Node, data: Any) -> list[Question]:
         if not isinstance(data, dict):
-            self.fail(node.start_mark.line + 1, f"the file must be a mapping with {', '.join(FILE_KEYS)}; "
-                                                f"found {_kind(data)}")
+            self.fail(
+                node.start_mark.line + 1, f"the file must be a mapping with {', '.join(FILE_KEYS)}; found {_kind(data)}"
+            )
             return []
         lines = {k.value: k.start_mark.line + 1 for k, _ in node.value}
         for key in data:
@@ -271,8 +289,10 @@ class _FileLoader:
         if "version" not in data:
             self.fail(1, f"missing 'version' (supported: {', '.join(map(str, SUPPORTED_VERSIONS))})")
         elif type(version) is not int or version not in SUPPORTED_VERSIONS:
-            self.fail(lines["version"], f"unsupported version {version!r} "
-                                        f"(supported: {', '.join(map(str, SUPPORTED_VERSIONS))})")
+            self.fail(
+                lines["version"],
+                f"unsupported version {version!r} (supported: {', '.join(map(str, SUPPORTED_VERSIONS))})",
+            )
         default_fixture = data.get("fixture")
         if "fixture" in data and not _nonempty_str(default_fixture):
             self.fail(lines["fixture"], f"'fixture' must be a fixture name, found {_kind(default_fixture)}")
@@ -282,8 +302,11 @@ class _FileLoader:
             self.fail(lines.get("questions", 1), "'questions' must be a non-empty list of questions")
             return []
         qlist = [v for k, v in node.value if k.value == "questions"][-1]  # YAML keeps the last duplicate too
-        return [q for item, qnode in zip(items, qlist.value)
-                if (q := self._question(item, qnode, default_fixture)) is not None]
+        return [
+            q
+            for item, qnode in zip(items, qlist.value)
+            if (q := self._question(item, qnode, default_fixture)) is not None
+        ]
 
     def _question(self, item: Any, node: yaml.Node, default_fixture: str | None) -> Question | None:
         line = node.start_mark.line + 1
@@ -294,8 +317,10 @@ class _FileLoader:
         qid = item.get("id")
         before = len(self.problems)
         if not _nonempty_str(qid) or any(ch.isspace() for ch in qid):
-            self.fail(keys.get("id", line), "missing id" if qid is None else
-                      f"'id' must be a non-empty string without spaces, found {qid!r}")
+            self.fail(
+                keys.get("id", line),
+                "missing id" if qid is None else f"'id' must be a non-empty string without spaces, found {qid!r}",
+            )
             qid = None
         elif qid in self.seen_ids:
             self.fail(keys["id"], f"duplicate id (first used at {self.seen_ids[qid]})", qid)
@@ -326,26 +351,42 @@ class _FileLoader:
             self.fail(line, "expect: answer needs a reference query in 'sql'", label)
         if expect == "refuse":
             for key in [k for k in item if k in REFUSE_FORBIDDEN or (isinstance(k, str) and k.startswith("sql_"))]:
-                self.fail(keys.get(key, line), f"expect: refuse takes no '{key}' (a refusal has no reference rows)",
-                          label)
+                self.fail(
+                    keys.get(key, line), f"expect: refuse takes no '{key}' (a refusal has no reference rows)", label
+                )
         fixture = item.get("fixture", default_fixture)
         if self.fixtures is not None:
             if fixture is None:
                 self.fail(line, "no fixture: set 'fixture' on the file or on the question", label)
             elif isinstance(fixture, str) and fixture not in self.fixtures:
-                self.fail(keys.get("fixture", line), f"fixture {fixture!r} does not exist"
-                          f"{_hint(fixture, tuple(self.fixtures))} (fixtures: {', '.join(self.fixtures)})", label)
+                self.fail(
+                    keys.get("fixture", line),
+                    f"fixture {fixture!r} does not exist"
+                    f"{_hint(fixture, tuple(self.fixtures))} (fixtures: {', '.join(self.fixtures)})",
+                    label,
+                )
         if len(self.problems) > before:
             return None
+        assert qid is not None  # a missing id is a problem above, and problems return before here
         return Question(
-            id=qid, question=" ".join(item["question"].split()), expect=expect,
-            stratum=item.get("stratum", "general"), shape=item.get("shape", "rows"),
-            ordered=item.get("ordered", False), decimals=item.get("decimals", 2), static=item.get("static", False),
-            fixture=fixture, sql=item["sql"].strip() if item.get("sql") else None, sql_dialects=dialects,
-            why=item.get("why", ""), source=self.source, line=line)
+            id=qid,
+            question=" ".join(item["question"].split()),
+            expect=expect,
+            stratum=item.get("stratum", "general"),
+            shape=item.get("shape", "rows"),
+            ordered=item.get("ordered", False),
+            decimals=item.get("decimals", 2),
+            static=item.get("static", False),
+            fixture=fixture,
+            sql=item["sql"].strip() if item.get("sql") else None,
+            sql_dialects=dialects,
+            why=item.get("why", ""),
+            source=self.source,
+            line=line,
+        )
 
 
-def _nonempty_str(value: Any) -> bool:
+def _nonempty_str(value: Any) -> TypeGuard[str]:
     return isinstance(value, str) and bool(value.strip())
 
 
@@ -354,7 +395,7 @@ def _hint(key: str, allowed: Sequence[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def _one_of(*options: str):
+def _one_of(*options: str) -> Callable[[Any], str | None]:
     return lambda v: None if v in options else f"must be one of {', '.join(options)}"
 
 
@@ -375,6 +416,14 @@ def _decimals(v: Any) -> str | None:
 
 
 _VALIDATORS = {
-    "question": _text, "expect": _one_of("answer", "refuse"), "stratum": _text, "shape": _one_of("scalar", "rows"),
-    "ordered": _flag, "decimals": _decimals, "static": _flag, "fixture": _text, "sql": _text, "why": _line,
+    "question": _text,
+    "expect": _one_of("answer", "refuse"),
+    "stratum": _text,
+    "shape": _one_of("scalar", "rows"),
+    "ordered": _flag,
+    "decimals": _decimals,
+    "static": _flag,
+    "fixture": _text,
+    "sql": _text,
+    "why": _line,
 }

@@ -3,7 +3,8 @@
 ``docs/eval/sql-accuracy.md`` gains a row only through ``--record-accuracy`` (numbers are
 measured, never typed), and with it a block of that run's per-stratum counts. A row is
 ``provisional`` until a later run on the same corpus digest, candidate path, model, engine and
-rotations agrees with it on every figure; that later row says ``confirmed``. ``docs/eval/sql-methodology.md`` carries the corpus stamps between markers;
+rotations agrees with it on every figure; that later row says ``confirmed``.
+``docs/eval/sql-methodology.md`` carries the corpus stamps between markers;
 ``python -m eval.sql.docs --update-stamps`` rewrites them and a docs test fails when they drift.
 """
 
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from eval import markdown as md
 from eval.errors import HarnessError
+from eval.sql.corpus import Corpus
 from eval.sql.outcome import Verdict, strata
 from eval.sql.report import SQLReport
 
@@ -26,8 +28,24 @@ STRATA_START, STRATA_END = "<!-- accuracy-strata:start -->", "<!-- accuracy-stra
 STAMPS_START, STAMPS_END = "<!-- corpus-stamps:start -->", "<!-- corpus-stamps:end -->"
 DIGEST_CHARS = 16
 
-RECORD_COLUMNS = ["date", "corpus digest", "questions", "candidate", "model", "engine", "rotations", "pass", "wrong",
-                  "error", "refused", "unmeasured", "pass rate", "refusal recall", "over-refusals", "status"]
+RECORD_COLUMNS = [
+    "date",
+    "corpus digest",
+    "questions",
+    "candidate",
+    "model",
+    "engine",
+    "rotations",
+    "pass",
+    "wrong",
+    "error",
+    "refused",
+    "unmeasured",
+    "pass rate",
+    "refusal recall",
+    "over-refusals",
+    "status",
+]
 # Columns that must agree for a second run to confirm a first.
 _IDENTITY = ("corpus digest", "questions", "candidate", "model", "engine", "rotations")
 _FIGURES = ("pass", "wrong", "error", "refused", "unmeasured", "pass rate", "refusal recall", "over-refusals")
@@ -60,7 +78,9 @@ def read_record(page: Path = ACCURACY_PAGE) -> list[dict[str, str]]:
         if cells == RECORD_COLUMNS:
             continue
         if len(cells) != len(RECORD_COLUMNS):
-            raise DocsError(f"{page}: record row has {len(cells)} cells, expected {len(RECORD_COLUMNS)}: {line.strip()}")
+            raise DocsError(
+                f"{page}: record row has {len(cells)} cells, expected {len(RECORD_COLUMNS)}: {line.strip()}"
+            )
         rows.append(dict(zip(RECORD_COLUMNS, (c.strip("`") for c in cells))))
     return rows
 
@@ -72,14 +92,22 @@ def _pct(rate: float | None) -> str:
 def record_row(report: SQLReport) -> dict[str, str]:
     s = report.summary
     return {
-        "date": report.generated_at[:10], "corpus digest": str(report.corpus["digest"])[:DIGEST_CHARS],
-        "questions": str(report.corpus["size"]), "candidate": report.candidate_path, "model": report.model,
-        "engine": str(report.run.get("engine")), "rotations": str(report.run.get("rotations")),
-        "pass": str(s["pass"]), "wrong": str(s["wrong"]), "error": str(s["error"]), "refused": str(s["refused"]),
+        "date": report.generated_at[:10],
+        "corpus digest": str(report.corpus["digest"])[:DIGEST_CHARS],
+        "questions": str(report.corpus["size"]),
+        "candidate": report.candidate_path,
+        "model": report.model,
+        "engine": str(report.run.get("engine")),
+        "rotations": str(report.run.get("rotations")),
+        "pass": str(s["pass"]),
+        "wrong": str(s["wrong"]),
+        "error": str(s["error"]),
+        "refused": str(s["refused"]),
         "unmeasured": str(s["unmeasured"] + s["must_refuse_unmeasured"]),
         "pass rate": f"{_pct(s['pass_rate'])} ({s['pass']}/{s['answerable'] - s['unmeasured']})",
-        "refusal recall": "n/a" if not s["must_refuse"] else
-        f"{_pct(s['refusal_recall'])} ({s['correct_refusals']}/{s['must_refuse'] - s['must_refuse_unmeasured']})",
+        "refusal recall": "n/a"
+        if not s["must_refuse"]
+        else f"{_pct(s['refusal_recall'])} ({s['correct_refusals']}/{s['must_refuse'] - s['must_refuse_unmeasured']})",
         "over-refusals": "n/a" if not s["controls"] else f"{s['over_refusals']}/{s['controls']}",
         "status": "provisional",
     }
@@ -106,26 +134,46 @@ def append_record(report: SQLReport, page: Path = ACCURACY_PAGE) -> dict[str, st
 
 def render_strata(report: SQLReport, row: dict[str, str]) -> str:
     """One run's per-stratum counts (counts, not rates: a stratum may be two cases wide)."""
-    head = (f"#### {row['date']} · {md.escape(row['candidate'])} / {md.escape(row['model'])} · corpus "
-            f"`{row['corpus digest']}` · {md.escape(row['engine'])}, {row['rotations']} rotation(s) · {row['status']}")
+    head = (
+        f"#### {row['date']} · {md.escape(row['candidate'])} / {md.escape(row['model'])} · corpus "
+        f"`{row['corpus digest']}` · {md.escape(row['engine'])}, {row['rotations']} rotation(s) · {row['status']}"
+    )
     answer, refuse = [], []
     for name, c in strata(report.outcomes).items():
         if "correct_refusals" in c:
-            refuse.append([md.escape(name), str(c["cases"]), str(c["correct_refusals"]),
-                           str(c.get(Verdict.ANSWERED.value, 0)),
-                           str(c["cases"] - c["correct_refusals"] - c.get(Verdict.ANSWERED.value, 0)
-                               - c.get(Verdict.UNMEASURED.value, 0)),
-                           str(c.get(Verdict.UNMEASURED.value, 0))])
+            refuse.append(
+                [
+                    md.escape(name),
+                    str(c["cases"]),
+                    str(c["correct_refusals"]),
+                    str(c.get(Verdict.ANSWERED.value, 0)),
+                    str(
+                        c["cases"]
+                        - c["correct_refusals"]
+                        - c.get(Verdict.ANSWERED.value, 0)
+                        - c.get(Verdict.UNMEASURED.value, 0)
+                    ),
+                    str(c.get(Verdict.UNMEASURED.value, 0)),
+                ]
+            )
         else:
-            answer.append([md.escape(name), "control" if "over_refusals" in c else "answer", str(c["cases"])]
-                          + [str(c.get(v.value, 0)) for v in (Verdict.PASS, Verdict.WRONG, Verdict.ERROR,
-                                                              Verdict.REFUSED, Verdict.UNMEASURED)])
+            answer.append(
+                [md.escape(name), "control" if "over_refusals" in c else "answer", str(c["cases"])]
+                + [
+                    str(c.get(v.value, 0))
+                    for v in (Verdict.PASS, Verdict.WRONG, Verdict.ERROR, Verdict.REFUSED, Verdict.UNMEASURED)
+                ]
+            )
     parts = [head, ""]
     if answer:
         parts += [md.table(["stratum", "arm", "cases", "pass", "wrong", "error", "refused", "unmeasured"], answer), ""]
     if refuse:
-        parts += [md.table(["must-refuse stratum", "cases", "declined", "answered", "error (not the guard)",
-                            "unmeasured"], refuse), ""]
+        parts += [
+            md.table(
+                ["must-refuse stratum", "cases", "declined", "answered", "error (not the guard)", "unmeasured"], refuse
+            ),
+            "",
+        ]
     return "\n".join(parts)
 
 
@@ -137,7 +185,7 @@ def append_strata(report: SQLReport, row: dict[str, str], page: Path = ACCURACY_
     page.write_text(body.rstrip("\n") + "\n\n" + text[end:], encoding="utf-8")
 
 
-def render_stamps(corpus) -> str:
+def render_stamps(corpus: Corpus) -> str:
     lines = ["| file | sha256 | questions |", "|---|---|---|"]
     lines += [f"| `{f.path}` | `{f.sha256}` | {f.questions} |" for f in corpus.files]
     lines += ["", f"Corpus digest `{corpus.digest}`, {corpus.size} questions."]
@@ -150,7 +198,7 @@ def stamps_on_page(page: Path = METHODOLOGY_PAGE) -> str:
     return text[a:b].strip()
 
 
-def update_stamps(corpus, page: Path = METHODOLOGY_PAGE) -> bool:
+def update_stamps(corpus: Corpus, page: Path = METHODOLOGY_PAGE) -> bool:
     """Rewrite the stamps block; returns whether anything changed."""
     text = page.read_text(encoding="utf-8")
     a, b = _block(text, STAMPS_START, STAMPS_END, page)

@@ -53,8 +53,14 @@ def _file_sha256(path: Path) -> str:
 
 
 def cache_key(name: str, seed: int, sources: str) -> str:
-    parts = [f"format={FORMAT}", f"fixture={name}", f"seed={seed}", f"sources={sources}",
-             f"sqlite={sqlite3.sqlite_version}", f"sqlalchemy={sa.__version__}"]
+    parts = [
+        f"format={FORMAT}",
+        f"fixture={name}",
+        f"seed={seed}",
+        f"sources={sources}",
+        f"sqlite={sqlite3.sqlite_version}",
+        f"sqlalchemy={sa.__version__}",
+    ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
@@ -83,15 +89,19 @@ def materialise(target: Path, name: str, seed: int, sources: str, write: Callabl
 def _verified(cached: Path, meta: Path, key: str) -> bool:
     try:
         recorded = json.loads(meta.read_text(encoding="utf-8"))
-        return recorded.get("key") == key and recorded.get("sha256") == _file_sha256(cached)
+        return bool(recorded.get("key") == key and recorded.get("sha256") == _file_sha256(cached))
     except (OSError, ValueError, AttributeError):
         return False
 
 
 def _publish(built: Path, cached: Path, meta: Path, key: str) -> None:
-    for final, make in ((cached, lambda tmp: shutil.copyfile(built, tmp)),
-                        (meta, lambda tmp: Path(tmp).write_text(
-                            json.dumps({"key": key, "sha256": _file_sha256(built)}), encoding="utf-8"))):
+    for final, make in (
+        (cached, lambda tmp: shutil.copyfile(built, tmp)),
+        (
+            meta,
+            lambda tmp: Path(tmp).write_text(json.dumps({"key": key, "sha256": _file_sha256(built)}), encoding="utf-8"),
+        ),
+    ):
         fd, tmp = tempfile.mkstemp(dir=final.parent, prefix=f".{final.name}.", suffix=".tmp")
         os.close(fd)
         try:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -38,15 +39,15 @@ from eval.sql.fixture_schema import (
 Check = Callable[[Connection, FixtureSpec], list[str]]
 
 
-def _cents(expr) -> sa.ColumnElement:
+def _cents(expr: Any) -> sa.ColumnElement[int]:
     return sa.cast(sa.func.round(expr * 100), sa.Integer)
 
 
-def _scalar(conn: Connection, stmt) -> int:
-    return conn.execute(stmt).scalar_one()
+def _scalar(conn: Connection, stmt: Any) -> int:
+    return int(conn.execute(stmt).scalar_one())
 
 
-def _count(conn: Connection, table: sa.Table, *where) -> int:
+def _count(conn: Connection, table: sa.Table, *where: Any) -> int:
     return _scalar(conn, sa.select(sa.func.count()).select_from(table).where(*where))
 
 
@@ -63,8 +64,11 @@ def check_sizes(conn: Connection, spec: FixtureSpec) -> list[str]:
 
 def check_ids(conn: Connection, spec: FixtureSpec) -> list[str]:
     problems = []
-    for table, col in ((customers, customers.c.customer_id), (products, products.c.product_id),
-                       (orders, orders.c.order_id)):
+    for table, col in (
+        (customers, customers.c.customer_id),
+        (products, products.c.product_id),
+        (orders, orders.c.order_id),
+    ):
         low, high, n = conn.execute(sa.select(sa.func.min(col), sa.func.max(col), sa.func.count())).one()
         if (low, high) != (1, n):
             problems.append(f"{table.name} ids run {low}..{high} over {n} rows, expected 1..{n}")
@@ -73,9 +77,13 @@ def check_ids(conn: Connection, spec: FixtureSpec) -> list[str]:
 
 def check_vocabularies(conn: Connection, spec: FixtureSpec) -> list[str]:
     problems = []
-    for col, vocabulary in ((products.c.category, CATEGORIES), (customers.c.country, COUNTRIES),
-                            (customers.c.segment, SEGMENTS), (orders.c.status, STATUSES),
-                            (orders.c.channel, CHANNELS)):
+    for col, vocabulary in (
+        (products.c.category, CATEGORIES),
+        (customers.c.country, COUNTRIES),
+        (customers.c.segment, SEGMENTS),
+        (orders.c.status, STATUSES),
+        (orders.c.channel, CHANNELS),
+    ):
         present = set(conn.execute(sa.select(col).distinct()).scalars())
         if present != set(vocabulary):
             problems.append(f"{col.table.name}.{col.name} values {sorted(present)}, expected {sorted(vocabulary)}")
@@ -87,16 +95,19 @@ def check_dates(conn: Connection, spec: FixtureSpec) -> list[str]:
     first, last = conn.execute(sa.select(sa.func.min(orders.c.order_date), sa.func.max(orders.c.order_date))).one()
     if (first, last) != (spec.order_start, spec.order_end):
         problems.append(f"orders run {first}..{last}, expected {spec.order_start}..{spec.order_end}")
-    first, last = conn.execute(sa.select(sa.func.min(customers.c.signup_date),
-                                         sa.func.max(customers.c.signup_date))).one()
+    first, last = conn.execute(
+        sa.select(sa.func.min(customers.c.signup_date), sa.func.max(customers.c.signup_date))
+    ).one()
     if first < spec.signup_start or last > spec.signup_end:
         problems.append(f"signups run {first}..{last}, outside {spec.signup_start}..{spec.signup_end}")
-    early = _count(conn, orders, sa.or_(orders.c.shipped_date < orders.c.order_date,
-                                        orders.c.shipped_date > spec.order_end))
+    early = _count(
+        conn, orders, sa.or_(orders.c.shipped_date < orders.c.order_date, orders.c.shipped_date > spec.order_end)
+    )
     if early:
         problems.append(f"{early} orders shipped before they were placed or after {spec.order_end}")
-    completed_days = set(conn.execute(sa.select(orders.c.order_date).where(orders.c.status == "completed")
-                                      .distinct()).scalars())
+    completed_days = set(
+        conn.execute(sa.select(orders.c.order_date).where(orders.c.status == "completed").distinct()).scalars()
+    )
     missing = [d for d in month_boundaries(spec.order_start, spec.order_end) if d not in completed_days]
     if missing:
         problems.append(f"no completed order on the period boundaries {', '.join(map(str, missing))}")
@@ -126,10 +137,12 @@ def check_links(conn: Connection, spec: FixtureSpec) -> list[str]:
     if never == 0:
         problems.append("every customer has ordered; some must have no orders")
     referrer = customers.alias("referrer")
-    for child, fk, target in ((orders, orders.c.customer_id, customers.c.customer_id),
-                              (order_items, order_items.c.order_id, orders.c.order_id),
-                              (order_items, order_items.c.product_id, products.c.product_id),
-                              (customers, customers.c.referred_by, referrer.c.customer_id)):
+    for child, fk, target in (
+        (orders, orders.c.customer_id, customers.c.customer_id),
+        (order_items, order_items.c.order_id, orders.c.order_id),
+        (order_items, order_items.c.product_id, products.c.product_id),
+        (customers, customers.c.referred_by, referrer.c.customer_id),
+    ):
         orphans = _count(conn, child, fk.is_not(None), ~sa.exists().where(target == fk))
         if orphans:
             problems.append(f"{orphans} rows of {child.name}.{fk.name} point at no existing row")
@@ -141,8 +154,12 @@ def check_links(conn: Connection, spec: FixtureSpec) -> list[str]:
 
 def check_money(conn: Connection, spec: FixtureSpec) -> list[str]:
     problems = []
-    revenue = _scalar(conn, sa.select(_cents(sa.func.sum(order_items.c.quantity * order_items.c.unit_price)))
-                      .join_from(order_items, orders).where(orders.c.status == "completed"))
+    revenue = _scalar(
+        conn,
+        sa.select(_cents(sa.func.sum(order_items.c.quantity * order_items.c.unit_price)))
+        .join_from(order_items, orders)
+        .where(orders.c.status == "completed"),
+    )
     if revenue % 100 == 0:
         problems.append(f"total revenue {revenue / 100:.2f} has no cents")
     prices = conn.execute(sa.select(_cents(products.c.unit_price))).scalars()
@@ -154,8 +171,12 @@ def check_money(conn: Connection, spec: FixtureSpec) -> list[str]:
 def monthly_revenue_cents(conn: Connection) -> dict[str, int]:
     """``YYYY-MM`` -> revenue in cents, from per-day sums in SQL."""
     day = orders.c.order_date
-    stmt = (sa.select(day, _cents(sa.func.sum(order_items.c.quantity * order_items.c.unit_price)))
-            .join_from(order_items, orders).where(orders.c.status == "completed").group_by(day))
+    stmt = (
+        sa.select(day, _cents(sa.func.sum(order_items.c.quantity * order_items.c.unit_price)))
+        .join_from(order_items, orders)
+        .where(orders.c.status == "completed")
+        .group_by(day)
+    )
     months: dict[str, int] = defaultdict(int)
     for d, cents in conn.execute(stmt):
         months[f"{d.year:04d}-{d.month:02d}"] += cents
@@ -166,14 +187,19 @@ def _collisions(family: str, values: Iterable[tuple[str, int]]) -> list[str]:
     by_value: dict[int, list[str]] = defaultdict(list)
     for label, cents in values:
         by_value[abs(cents)].append(label)
-    return [f"{family} collide: {' and '.join(labels)} all {cents / 100:.2f}"
-            for cents, labels in by_value.items() if len(labels) > 1]
+    return [
+        f"{family} collide: {' and '.join(labels)} all {cents / 100:.2f}"
+        for cents, labels in by_value.items()
+        if len(labels) > 1
+    ]
 
 
 def _deltas(series: dict[str, int], lag: int) -> list[tuple[str, int]]:
     labels = list(series)
-    return [(f"{labels[i]} vs {labels[i - lag]}", series[labels[i]] - series[labels[i - lag]])
-            for i in range(lag, len(labels))]
+    return [
+        (f"{labels[i]} vs {labels[i - lag]}", series[labels[i]] - series[labels[i - lag]])
+        for i in range(lag, len(labels))
+    ]
 
 
 def period_collisions(months: dict[str, int]) -> list[str]:
@@ -181,12 +207,14 @@ def period_collisions(months: dict[str, int]) -> list[str]:
     quarters: dict[str, int] = defaultdict(int)
     for label, cents in months.items():
         quarters[f"{label[:4]}-Q{(int(label[5:]) - 1) // 3 + 1}"] += cents
-    return (_collisions("monthly revenue totals", months.items())
-            + _collisions("quarterly revenue totals", quarters.items())
-            + _collisions("month-over-month deltas", _deltas(months, 1))
-            + _collisions("quarter-over-quarter deltas", _deltas(dict(quarters), 1))
-            + _collisions("year-over-year deltas (months)", _deltas(months, 12))
-            + _collisions("year-over-year deltas (quarters)", _deltas(dict(quarters), 4)))
+    return (
+        _collisions("monthly revenue totals", months.items())
+        + _collisions("quarterly revenue totals", quarters.items())
+        + _collisions("month-over-month deltas", _deltas(months, 1))
+        + _collisions("quarter-over-quarter deltas", _deltas(dict(quarters), 1))
+        + _collisions("year-over-year deltas (months)", _deltas(months, 12))
+        + _collisions("year-over-year deltas (quarters)", _deltas(dict(quarters), 4))
+    )
 
 
 def check_distinct_periods(conn: Connection, spec: FixtureSpec) -> list[str]:
@@ -195,8 +223,16 @@ def check_distinct_periods(conn: Connection, spec: FixtureSpec) -> list[str]:
     return period_collisions(monthly_revenue_cents(conn))
 
 
-CHECKS: tuple[Check, ...] = (check_sizes, check_ids, check_vocabularies, check_dates, check_nulls,
-                             check_links, check_money, check_distinct_periods)
+CHECKS: tuple[Check, ...] = (
+    check_sizes,
+    check_ids,
+    check_vocabularies,
+    check_dates,
+    check_nulls,
+    check_links,
+    check_money,
+    check_distinct_periods,
+)
 
 
 def check_guarantees(conn: Connection, spec: FixtureSpec) -> list[str]:

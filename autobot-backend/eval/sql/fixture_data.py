@@ -19,20 +19,96 @@ import random
 from dataclasses import dataclass
 from datetime import date, timedelta
 from itertools import product as cartesian
+from typing import Any
 
 from eval.sql.fixture_schema import CATEGORIES, CHANNELS, COUNTRIES
 
+Record = dict[str, Any]
+"""One row, keyed by column name."""
+
 FIRST_NAMES = (
-    "Ada", "Amara", "Anna", "Arjun", "Ben", "Camille", "Carlos", "Chloe", "Daniel", "Elena", "Emma", "Felix",
-    "Grace", "Hannah", "Hugo", "Isla", "Jack", "James", "Jonas", "Julia", "Karim", "Laura", "Leon", "Lina",
-    "Lucas", "Maya", "Mei", "Noah", "Nora", "Olivia", "Omar", "Paul", "Priya", "Rosa", "Sam", "Sofia",
-    "Theo", "Wei", "Yuki", "Zoe",
+    "Ada",
+    "Amara",
+    "Anna",
+    "Arjun",
+    "Ben",
+    "Camille",
+    "Carlos",
+    "Chloe",
+    "Daniel",
+    "Elena",
+    "Emma",
+    "Felix",
+    "Grace",
+    "Hannah",
+    "Hugo",
+    "Isla",
+    "Jack",
+    "James",
+    "Jonas",
+    "Julia",
+    "Karim",
+    "Laura",
+    "Leon",
+    "Lina",
+    "Lucas",
+    "Maya",
+    "Mei",
+    "Noah",
+    "Nora",
+    "Olivia",
+    "Omar",
+    "Paul",
+    "Priya",
+    "Rosa",
+    "Sam",
+    "Sofia",
+    "Theo",
+    "Wei",
+    "Yuki",
+    "Zoe",
 )
 LAST_NAMES = (
-    "Bauer", "Bernard", "Brown", "Chen", "Clarke", "Dubois", "Evans", "Fischer", "Garcia", "Hall", "Hoffmann",
-    "Jones", "Khan", "Klein", "Laurent", "Lee", "Martin", "Meyer", "Miller", "Moreau", "Murphy", "Nguyen",
-    "Novak", "Patel", "Petit", "Roux", "Schmidt", "Schulz", "Singh", "Smith", "Taylor", "Thomas", "Tremblay",
-    "Wagner", "Walker", "Weber", "White", "Wilson", "Wright", "Young",
+    "Bauer",
+    "Bernard",
+    "Brown",
+    "Chen",
+    "Clarke",
+    "Dubois",
+    "Evans",
+    "Fischer",
+    "Garcia",
+    "Hall",
+    "Hoffmann",
+    "Jones",
+    "Khan",
+    "Klein",
+    "Laurent",
+    "Lee",
+    "Martin",
+    "Meyer",
+    "Miller",
+    "Moreau",
+    "Murphy",
+    "Nguyen",
+    "Novak",
+    "Patel",
+    "Petit",
+    "Roux",
+    "Schmidt",
+    "Schulz",
+    "Singh",
+    "Smith",
+    "Taylor",
+    "Thomas",
+    "Tremblay",
+    "Wagner",
+    "Walker",
+    "Weber",
+    "White",
+    "Wilson",
+    "Wright",
+    "Young",
 )
 CITIES = {
     "Canada": ("Toronto", "Montreal", "Vancouver", "Calgary", "Ottawa"),
@@ -42,19 +118,72 @@ CITIES = {
     "United States": ("New York", "Chicago", "Austin", "Seattle", "Denver", "Boston"),
 }
 PRODUCT_NOUNS = {
-    "books": ("Atlas", "Cookbook", "Novel", "Field Guide", "Biography", "Poetry Collection", "Travel Guide",
-              "History", "Puzzle Book", "Sketchbook"),
-    "electronics": ("Headphones", "Speaker", "Tablet", "E-Reader", "Smartwatch", "Charger", "Webcam",
-                    "Keyboard", "Monitor", "Router"),
-    "garden": ("Hose", "Planter", "Pruner", "Seed Kit", "Watering Can", "Rake", "Bird Feeder", "Lantern",
-               "Trowel", "Compost Bin"),
-    "home": ("Lamp", "Throw Blanket", "Kettle", "Mug Set", "Cushion", "Clock", "Vase", "Towel Set", "Rug",
-             "Candle"),
-    "toys": ("Puzzle", "Kite", "Robot", "Board Game", "Teddy Bear", "Train Set", "Building Blocks", "Yo-Yo",
-             "Doll House", "Marble Run"),
+    "books": (
+        "Atlas",
+        "Cookbook",
+        "Novel",
+        "Field Guide",
+        "Biography",
+        "Poetry Collection",
+        "Travel Guide",
+        "History",
+        "Puzzle Book",
+        "Sketchbook",
+    ),
+    "electronics": (
+        "Headphones",
+        "Speaker",
+        "Tablet",
+        "E-Reader",
+        "Smartwatch",
+        "Charger",
+        "Webcam",
+        "Keyboard",
+        "Monitor",
+        "Router",
+    ),
+    "garden": (
+        "Hose",
+        "Planter",
+        "Pruner",
+        "Seed Kit",
+        "Watering Can",
+        "Rake",
+        "Bird Feeder",
+        "Lantern",
+        "Trowel",
+        "Compost Bin",
+    ),
+    "home": ("Lamp", "Throw Blanket", "Kettle", "Mug Set", "Cushion", "Clock", "Vase", "Towel Set", "Rug", "Candle"),
+    "toys": (
+        "Puzzle",
+        "Kite",
+        "Robot",
+        "Board Game",
+        "Teddy Bear",
+        "Train Set",
+        "Building Blocks",
+        "Yo-Yo",
+        "Doll House",
+        "Marble Run",
+    ),
 }
-ADJECTIVES = ("Classic", "Compact", "Deluxe", "Essential", "Grand", "Little", "Modern", "Nordic", "Pocket",
-              "Premium", "Rustic", "Smart", "Solar", "Vintage")
+ADJECTIVES = (
+    "Classic",
+    "Compact",
+    "Deluxe",
+    "Essential",
+    "Grand",
+    "Little",
+    "Modern",
+    "Nordic",
+    "Pocket",
+    "Premium",
+    "Rustic",
+    "Smart",
+    "Solar",
+    "Vintage",
+)
 # List price range per category, in whole currency units; cents are added at random.
 PRICE_RANGE = {"books": (7, 45), "electronics": (25, 480), "garden": (9, 140), "home": (11, 220), "toys": (6, 90)}
 DOMAINS = ("example.com", "example.org", "example.net")
@@ -81,15 +210,19 @@ class FixtureSpec:
 class FixtureData:
     """Rows per table, as dicts keyed by column name; money in integer cents."""
 
-    customers: list[dict]
-    products: list[dict]
-    orders: list[dict]
-    order_items: list[dict]
+    customers: list[Record]
+    products: list[Record]
+    orders: list[Record]
+    order_items: list[Record]
 
-    def rows(self) -> dict[str, list[dict]]:
+    def rows(self) -> dict[str, list[Record]]:
         """Table name -> rows, parents before children."""
-        return {"customers": self.customers, "products": self.products,
-                "orders": self.orders, "order_items": self.order_items}
+        return {
+            "customers": self.customers,
+            "products": self.products,
+            "orders": self.orders,
+            "order_items": self.order_items,
+        }
 
 
 def days_between(start: date, end: date) -> list[date]:
@@ -132,13 +265,13 @@ def generate(spec: FixtureSpec, seed: int) -> FixtureData:
     return FixtureData(customers, products, orders, items)
 
 
-def _products(rng: random.Random, spec: FixtureSpec) -> list[dict]:
+def _products(rng: random.Random, spec: FixtureSpec) -> list[Record]:
     n = rng.randint(*spec.products)
     # Four per category first, so every category has products whatever the draw.
     cats = [c for c in CATEGORIES for _ in range(4)] + [rng.choice(CATEGORIES) for _ in range(n - 4 * len(CATEGORIES))]
     rng.shuffle(cats)
     used: set[str] = set()
-    rows = []
+    rows: list[Record] = []
     for pid, cat in enumerate(cats, start=1):
         name = f"{rng.choice(ADJECTIVES)} {rng.choice(PRODUCT_NOUNS[cat])}"
         while name in used:
@@ -146,13 +279,14 @@ def _products(rng: random.Random, spec: FixtureSpec) -> list[dict]:
         used.add(name)
         low, high = PRICE_RANGE[cat]
         cents = rng.randint(low, high) * 100 + rng.randint(1, 99)
-        rows.append({"product_id": pid, "name": name, "category": cat, "unit_price": cents,
-                     "discontinued": rng.random() < 0.15})
+        rows.append(
+            {"product_id": pid, "name": name, "category": cat, "unit_price": cents, "discontinued": rng.random() < 0.15}
+        )
     rows[0]["discontinued"], rows[1]["discontinued"] = True, False
     return rows
 
 
-def _customers(rng: random.Random, spec: FixtureSpec) -> tuple[list[dict], set[int]]:
+def _customers(rng: random.Random, spec: FixtureSpec) -> tuple[list[Record], set[int]]:
     n = rng.randint(*spec.customers)
     country_weight = {c: rng.uniform(0.6, 3.0) for c in COUNTRIES}
     p_business = rng.uniform(0.18, 0.35)
@@ -162,21 +296,29 @@ def _customers(rng: random.Random, spec: FixtureSpec) -> tuple[list[dict], set[i
     span = (spec.signup_end - spec.signup_start).days
     signups = boundary + [spec.signup_start + timedelta(days=rng.randint(0, span)) for _ in range(n - len(boundary))]
     signups.sort()
-    countries = list(COUNTRIES) + rng.choices(COUNTRIES, weights=[country_weight[c] for c in COUNTRIES],
-                                              k=n - len(COUNTRIES))
+    countries = list(COUNTRIES) + rng.choices(
+        COUNTRIES, weights=[country_weight[c] for c in COUNTRIES], k=n - len(COUNTRIES)
+    )
     rng.shuffle(countries)
     names = rng.sample(list(cartesian(FIRST_NAMES, LAST_NAMES)), n)
-    rows = []
+    rows: list[Record] = []
     for cid, (signup, country, (first, last)) in enumerate(zip(signups, countries, names), start=1):
         referred = rng.randint(1, cid - 1) if cid > 1 and rng.random() < p_referred else None
-        rows.append({"customer_id": cid, "name": f"{first} {last}",
-                     "email": f"{first}.{last}@{rng.choice(DOMAINS)}".lower(),
-                     "city": rng.choice(CITIES[country]), "country": country,
-                     "segment": "business" if rng.random() < p_business else "consumer",
-                     "signup_date": signup, "referred_by": referred})
+        rows.append(
+            {
+                "customer_id": cid,
+                "name": f"{first} {last}",
+                "email": f"{first}.{last}@{rng.choice(DOMAINS)}".lower(),
+                "city": rng.choice(CITIES[country]),
+                "country": country,
+                "segment": "business" if rng.random() < p_business else "consumer",
+                "signup_date": signup,
+                "referred_by": referred,
+            }
+        )
     # Both segments present, and the earliest customers can always order (they are never dormant).
     rows[0]["segment"], rows[1]["segment"] = "consumer", "business"
-    dormant = {r["customer_id"] for r in rows[3:] if rng.random() < 0.1}
+    dormant: set[int] = {r["customer_id"] for r in rows[3:] if rng.random() < 0.1}
     dormant.add(rows[-1]["customer_id"])
     return rows, dormant
 
@@ -185,12 +327,13 @@ def _day_weights(rng: random.Random, spec: FixtureSpec, days: list[date]) -> lis
     """Order volume per day: a weekday pattern, and per month a random level on a gentle trend."""
     weekday = [rng.uniform(0.8, 1.3) for _ in range(7)]
     trend = rng.uniform(-0.01, 0.03)
-    level = {m: rng.uniform(0.7, 1.4) * (1 + trend * i)
-             for i, m in enumerate(month_starts(spec.order_start, spec.order_end))}
+    level = {
+        m: rng.uniform(0.7, 1.4) * (1 + trend * i) for i, m in enumerate(month_starts(spec.order_start, spec.order_end))
+    }
     return [weekday[d.weekday()] * level[date(d.year, d.month, 1)] for d in days]
 
 
-def _orders(rng: random.Random, spec: FixtureSpec, customers: list[dict], dormant: set[int]) -> list[dict]:
+def _orders(rng: random.Random, spec: FixtureSpec, customers: list[Record], dormant: set[int]) -> list[Record]:
     n = rng.randint(*spec.orders)
     days = days_between(spec.order_start, spec.order_end)
     boundary = month_boundaries(spec.order_start, spec.order_end)
@@ -204,7 +347,7 @@ def _orders(rng: random.Random, spec: FixtureSpec, customers: list[dict], dorman
         total += 0.0 if c["customer_id"] in dormant else rng.paretovariate(1.6)
         cumulative.append(total)
 
-    rows: list[tuple[date, float, dict]] = []
+    rows: list[tuple[date, float, Record]] = []
     for i, day in enumerate(dates):
         eligible = bisect.bisect_right(signups, day)  # customers who had signed up by that day
         cid = customers[bisect.bisect_right(cumulative, rng.random() * cumulative[eligible - 1])]["customer_id"]
@@ -221,8 +364,19 @@ def _orders(rng: random.Random, spec: FixtureSpec, customers: list[dict], dorman
                 shipped = None
         if status == "returned" and shipped is None:
             status = "completed"  # a return needs a shipment
-        rows.append((day, rng.random(), {"customer_id": cid, "order_date": day, "shipped_date": shipped,
-                                         "status": status, "channel": rng.choices(CHANNELS, weights=channel_weight)[0]}))
+        rows.append(
+            (
+                day,
+                rng.random(),
+                {
+                    "customer_id": cid,
+                    "order_date": day,
+                    "shipped_date": shipped,
+                    "status": status,
+                    "channel": rng.choices(CHANNELS, weights=channel_weight)[0],
+                },
+            )
+        )
     rows.sort(key=lambda r: r[:2])
     orders = [row for _, _, row in rows]
     for oid, row in enumerate(orders, start=1):
@@ -230,13 +384,13 @@ def _orders(rng: random.Random, spec: FixtureSpec, customers: list[dict], dorman
     return orders
 
 
-def _items(rng: random.Random, orders: list[dict], products: list[dict]) -> list[dict]:
+def _items(rng: random.Random, orders: list[Record], products: list[Record]) -> list[Record]:
     popularity = [rng.paretovariate(1.2) * (0.4 if p["discontinued"] else 1.0) for p in products]
     p_discount = rng.uniform(0.08, 0.16)
     rows = []
     for order in orders:
         lines = rng.choices((1, 2, 3, 4), weights=(40, 30, 20, 10))[0]
-        chosen: list[dict] = []
+        chosen: list[Record] = []
         while len(chosen) < lines:
             p = rng.choices(products, weights=popularity)[0]
             if p not in chosen:
@@ -245,18 +399,24 @@ def _items(rng: random.Random, orders: list[dict], products: list[dict]) -> list
             price = p["unit_price"]
             if rng.random() < p_discount:
                 price = round(price * (1 - rng.choice((0.1, 0.15, 0.2, 0.25))))
-            rows.append({"order_id": order["order_id"], "line_no": line_no, "product_id": p["product_id"],
-                         "quantity": rng.choices((1, 2, 3, 4, 5), weights=(50, 25, 12, 8, 5))[0],
-                         "unit_price": price})
+            rows.append(
+                {
+                    "order_id": order["order_id"],
+                    "line_no": line_no,
+                    "product_id": p["product_id"],
+                    "quantity": rng.choices((1, 2, 3, 4, 5), weights=(50, 25, 12, 8, 5))[0],
+                    "unit_price": price,
+                }
+            )
     return rows
 
 
-def revenue_cents(orders: list[dict], items: list[dict]) -> int:
+def revenue_cents(orders: list[Record], items: list[Record]) -> int:
     completed = {o["order_id"] for o in orders if o["status"] == "completed"}
     return sum(i["quantity"] * i["unit_price"] for i in items if i["order_id"] in completed)
 
 
-def _ensure_revenue_has_cents(orders: list[dict], items: list[dict]) -> None:
+def _ensure_revenue_has_cents(orders: list[Record], items: list[Record]) -> None:
     """A revenue total of whole units cannot expose an answer rounded to whole units: move it a cent."""
     if revenue_cents(orders, items) % 100:
         return

@@ -48,7 +48,7 @@ from typing import Any
 import sqlalchemy as sa
 from rapidfuzz import process
 
-import services.schema_context  # noqa: F401  (registers the SQLite column-comment hook)
+import services.schema_context
 from eval.errors import HarnessError
 from eval.sql import fixture_cache
 from eval.sql.fixture_checks import check_guarantees
@@ -56,13 +56,27 @@ from eval.sql.fixture_data import FixtureSpec, generate
 from eval.sql.fixture_schema import TABLES, metadata
 
 SPECS: dict[str, FixtureSpec] = {
-    "retail": FixtureSpec("retail", order_start=date(2024, 10, 1), order_end=date(2024, 12, 31),
-                          signup_start=date(2023, 1, 1), signup_end=date(2024, 12, 31),
-                          customers=(260, 340), products=(36, 48), orders=(1200, 1800)),
-    "retail_24m": FixtureSpec("retail_24m", order_start=date(2023, 1, 1), order_end=date(2024, 12, 31),
-                              signup_start=date(2022, 1, 1), signup_end=date(2024, 12, 31),
-                              customers=(420, 560), products=(36, 48), orders=(4000, 5000),
-                              distinct_periods=True),
+    "retail": FixtureSpec(
+        "retail",
+        order_start=date(2024, 10, 1),
+        order_end=date(2024, 12, 31),
+        signup_start=date(2023, 1, 1),
+        signup_end=date(2024, 12, 31),
+        customers=(260, 340),
+        products=(36, 48),
+        orders=(1200, 1800),
+    ),
+    "retail_24m": FixtureSpec(
+        "retail_24m",
+        order_start=date(2023, 1, 1),
+        order_end=date(2024, 12, 31),
+        signup_start=date(2022, 1, 1),
+        signup_end=date(2024, 12, 31),
+        customers=(420, 560),
+        products=(36, 48),
+        orders=(4000, 5000),
+        distinct_periods=True,
+    ),
 }
 FIXTURE_NAMES: tuple[str, ...] = tuple(SPECS)
 DEFAULT_ROTATIONS = 3
@@ -91,14 +105,19 @@ def build(engine: sa.Engine, fixture: str, seed: int) -> None:
     data = generate(spec, seed)
     existing = sorted(set(sa.inspect(engine).get_table_names()) & {t.name for t in TABLES})
     if existing:
-        raise FixtureError(f"fixture {fixture!r} seed {seed}: the database already has tables "
-                           f"{', '.join(existing)}; build into an empty database")
+        raise FixtureError(
+            f"fixture {fixture!r} seed {seed}: the database already has tables "
+            f"{', '.join(existing)}; build into an empty database"
+        )
     create_and_fill(engine, metadata, TABLES, data.rows())
     with engine.connect() as conn:
         problems = check_guarantees(conn, spec)
     if problems:
-        raise FixtureError(f"fixture {fixture!r} seed {seed} breaks its guarantees: " + "; ".join(problems)
-                           + ". Use another seed, or fix the generator in eval/sql/fixture_data.py")
+        raise FixtureError(
+            f"fixture {fixture!r} seed {seed} breaks its guarantees: "
+            + "; ".join(problems)
+            + ". Use another seed, or fix the generator in eval/sql/fixture_data.py"
+        )
 
 
 def sqlite_url(path: Path) -> str:
@@ -111,8 +130,9 @@ def write(path: Path, fixture: str, seed: int) -> str:
     return write_sqlite(path, lambda engine: build(engine, fixture, seed))
 
 
-def create_and_fill(engine: sa.Engine, metadata: sa.MetaData, tables: Sequence[sa.Table],
-                    rows: Mapping[str, list[dict[str, Any]]]) -> None:
+def create_and_fill(
+    engine: sa.Engine, metadata: sa.MetaData, tables: Sequence[sa.Table], rows: Mapping[str, list[dict[str, Any]]]
+) -> None:
     """Create ``metadata``'s tables on ``engine`` and insert ``rows[table.name]`` into each of
     ``tables``, in their order (parents before children), in one transaction."""
     metadata.create_all(engine)
@@ -158,9 +178,10 @@ class Fixture:
     """The files the builder's output depends on; they key the on-disk cache (none: never cached)."""
 
 
-_BUILTIN_SOURCES = tuple(Path(__file__).resolve().parent / f for f in (
-    "fixtures.py", "fixture_schema.py", "fixture_data.py", "fixture_checks.py")) + (
-    Path(services.schema_context.__file__).resolve(),)
+_BUILTIN_SOURCES = tuple(
+    Path(__file__).resolve().parent / f
+    for f in ("fixtures.py", "fixture_schema.py", "fixture_data.py", "fixture_checks.py")
+) + (Path(services.schema_context.__file__).resolve(),)
 
 
 def _builtin(name: str) -> Fixture:
@@ -181,24 +202,32 @@ def fixtures_from_module(module: str) -> dict[str, Fixture]:
     try:
         mod = importlib.import_module(module)
     except ImportError as exc:
-        raise FixtureError(f"--fixtures {module}: cannot import it ({exc}); name an importable module, e.g. "
-                           "tests.schemas, run from autobot-backend/") from None
+        raise FixtureError(
+            f"--fixtures {module}: cannot import it ({exc}); name an importable module, e.g. "
+            "tests.schemas, run from autobot-backend/"
+        ) from None
     found = getattr(mod, "FIXTURES", None)
     if not isinstance(found, Mapping):
         raise FixtureError(f"--fixtures {module}: the module has no FIXTURES mapping of name -> Fixture")
     out: dict[str, Fixture] = {}
     for name, fixture in found.items():
         if not isinstance(fixture, Fixture) or fixture.name != name:
-            raise FixtureError(f"--fixtures {module}: FIXTURES[{name!r}] must be an eval.sql.fixtures.Fixture "
-                               f"named {name!r}")
+            raise FixtureError(
+                f"--fixtures {module}: FIXTURES[{name!r}] must be an eval.sql.fixtures.Fixture named {name!r}"
+            )
         if name in FIXTURES:
             raise FixtureError(f"--fixtures {module}: {name!r} is a built-in fixture's name; choose another")
         out[name] = fixture
     return out
 
 
-def build_rotations(fixture: str | Fixture, directory: Path, seed: int = 0, rotations: int = DEFAULT_ROTATIONS,
-                    registry: Mapping[str, Fixture] = FIXTURES) -> list[str]:
+def build_rotations(
+    fixture: str | Fixture,
+    directory: Path,
+    seed: int = 0,
+    rotations: int = DEFAULT_ROTATIONS,
+    registry: Mapping[str, Fixture] = FIXTURES,
+) -> list[str]:
     """SQLite files ``<fixture>-seed<S>.sqlite`` in ``directory`` for rotations 0..N-1; their URLs in order."""
     if isinstance(fixture, str):
         if fixture not in registry:

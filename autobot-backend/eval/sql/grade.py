@@ -18,8 +18,8 @@ Each service error kind means one thing to the eval, written once in :data:`KIND
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -79,10 +79,27 @@ class Grader:
     ties: Mapping[str, Sequence[Ties | None]] = dataclasses.field(default_factory=dict)
     """Question id -> what the reference's order leaves open on each rotation (see the self-check)."""
 
-    def outcome(self, q: Question, verdict: Verdict, reason: str | None = None, detail: str = "",
-                sql: str | None = None, **kw: Any) -> SQLOutcome:
-        return SQLOutcome(question_id=q.id, expect=q.expect, stratum=q.stratum, verdict=verdict, reason=reason,
-                          detail=detail, sql=sql, question=q.question, fixture=q.fixture, **kw)
+    def outcome(
+        self,
+        q: Question,
+        verdict: Verdict,
+        reason: str | None = None,
+        detail: str = "",
+        sql: str | None = None,
+        **kw: Any,
+    ) -> SQLOutcome:
+        return SQLOutcome(
+            question_id=q.id,
+            expect=q.expect,
+            stratum=q.stratum,
+            verdict=verdict,
+            reason=reason,
+            detail=detail,
+            sql=sql,
+            question=q.question,
+            fixture=q.fixture,
+            **kw,
+        )
 
     def grade(self, q: Question, replay: Replay[Question, Answer]) -> SQLOutcome:
         answer = replay.result
@@ -90,8 +107,13 @@ class Grader:
             return self.outcome(q, Verdict.UNMEASURED, "unmeasured", replay.failure or "no result")
         if answer.status == "ok" and answer.execution is not None and answer.sql:
             if q.expect == "refuse":
-                return self.outcome(q, Verdict.ANSWERED, "answered",
-                                    f"missed refusal: returned {_preview(answer.execution.rows)}", answer.sql)
+                return self.outcome(
+                    q,
+                    Verdict.ANSWERED,
+                    "answered",
+                    f"missed refusal: returned {_preview(answer.execution.rows)}",
+                    answer.sql,
+                )
             return self._grade_answer(q, answer.sql, answer.execution)
         return self._not_run(q, answer)
 
@@ -125,8 +147,16 @@ class Grader:
             if not got.ok:
                 where = f"rotation {i}: " if n > 1 else ""
                 return self._not_run_on(q, sql, got, where, matched, n)
-            cmp = compare_with_ties(ref.rows, got.rows, tie, shape=q.shape, ordered=q.ordered, decimals=q.decimals,
-                                    expected_ncols=len(ref.columns), actual_ncols=len(got.columns))
+            cmp = compare_with_ties(
+                ref.rows,
+                got.rows,
+                tie,
+                shape=q.shape,
+                ordered=q.ordered,
+                decimals=q.decimals,
+                expected_ncols=len(ref.columns),
+                actual_ncols=len(got.columns),
+            )
             if cmp.match:
                 matched += 1
                 tie_break = tie_break or cmp.tie_break
@@ -134,13 +164,21 @@ class Grader:
                 first_miss = (i, cmp)
         if first_miss is None:
             how = ", by a tie-break the reference's order leaves open" if tie_break else ""
-            return self.outcome(q, Verdict.PASS, None, f"matched on {n} rotation(s){how}", sql,
-                                rotations_matched=n, rotations=n)
+            return self.outcome(
+                q, Verdict.PASS, None, f"matched on {n} rotation(s){how}", sql, rotations_matched=n, rotations=n
+            )
         i, cmp = first_miss
         where = f"rotation {i}: " if n > 1 else ""
         if matched:
-            return self.outcome(q, Verdict.WRONG, "rotation", f"matched {matched} of {n} rotations; {where}{cmp.detail}",
-                                sql, rotations_matched=matched, rotations=n)
+            return self.outcome(
+                q,
+                Verdict.WRONG,
+                "rotation",
+                f"matched {matched} of {n} rotations; {where}{cmp.detail}",
+                sql,
+                rotations_matched=matched,
+                rotations=n,
+            )
         return self.outcome(q, Verdict.WRONG, cmp.reason, where + cmp.detail, sql, rotations_matched=0, rotations=n)
 
     def _not_run_on(self, q: Question, sql: str, got: Execution, where: str, matched: int, n: int) -> SQLOutcome:
@@ -148,8 +186,16 @@ class Grader:
         kind = got.error_kind or ErrorKind.INTERNAL
         verdict = KIND_VERDICTS[kind]
         if verdict is not Verdict.ERROR:  # the harness's side failed (a rotation's database): not the candidate
-            return self.outcome(q, Verdict.UNMEASURED, "unmeasured", f"{where}{kind.value}: {got.reason}", sql,
-                                rotations_matched=matched, rotations=n)
+            return self.outcome(
+                q,
+                Verdict.UNMEASURED,
+                "unmeasured",
+                f"{where}{kind.value}: {got.reason}",
+                sql,
+                rotations_matched=matched,
+                rotations=n,
+            )
         reason = GUARD_BLOCKED if kind is ErrorKind.GUARD_BLOCKED else kind.value
-        return self.outcome(q, Verdict.ERROR, reason, where + (got.reason or ""), sql,
-                            rotations_matched=matched, rotations=n)
+        return self.outcome(
+            q, Verdict.ERROR, reason, where + (got.reason or ""), sql, rotations_matched=matched, rotations=n
+        )

@@ -26,6 +26,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -61,10 +62,12 @@ def information_lost(rows: Sequence[Sequence[Any]], decimals: int) -> str | None
         for v in values:
             if v and abs(v) < half and not _same_value(v, Decimal(0)):
                 return f"column {col + 1}: {shown[v]!r} is not zero but rounds to zero at {decimals} decimals"
-        for a, b in zip(values, values[1:]):
+        for a, b in itertools.pairwise(values):
             if b - a < half and not _same_value(a, b):
-                return (f"column {col + 1}: {shown[a]!r} and {shown[b]!r} are different values that compare "
-                        f"equal at {decimals} decimals")
+                return (
+                    f"column {col + 1}: {shown[a]!r} and {shown[b]!r} are different values that compare "
+                    f"equal at {decimals} decimals"
+                )
     return None
 
 
@@ -95,10 +98,17 @@ class OrderingPlan:
         return tuple(k if k >= 0 else width + (-1 - k) for k in self.keys)
 
 
+def _parse(sql: str, dialect: str) -> exp.Query:
+    tree = sqlglot.parse_one(sql, read=dialect)
+    if not isinstance(tree, exp.Query):
+        raise sqlglot.errors.ParseError(f"not a query: {type(tree).__name__}")
+    return tree
+
+
 def ordering_plan(sql: str, dialect: str) -> OrderingPlan | str | None:
     """The plan for the outermost ORDER BY; None without one; a reason string when it cannot be read."""
     try:
-        tree = sqlglot.parse_one(sql, read=dialect)
+        tree = _parse(sql, dialect)
     except sqlglot.errors.SqlglotError as e:
         return f"the query does not parse to find its ORDER BY ({str(e).splitlines()[0]})"
     order = tree.args.get("order")
@@ -107,7 +117,7 @@ def ordering_plan(sql: str, dialect: str) -> OrderingPlan | str | None:
     projections = tree.selects
     star = any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and p.is_star) for p in projections)
     keys: list[int] = []
-    extra: list[exp.Expression] = []
+    extra: list[exp.Expr] = []
     for ordered in order.expressions:
         index = _locate(ordered.this, projections, star)
         if index is None:
@@ -140,7 +150,7 @@ def ordering_plan(sql: str, dialect: str) -> OrderingPlan | str | None:
     return OrderingPlan(tuple(keys), probe, limit, None if star else len(projections), distinct, short, offset)
 
 
-def _locate(key: exp.Expression, projections: Sequence[exp.Expression], star: bool) -> int | None:
+def _locate(key: exp.Expr, projections: Sequence[exp.Expr], star: bool) -> int | None:
     if isinstance(key, exp.Literal) and key.is_int and (star or 0 < int(key.this) <= len(projections)):
         return int(key.this) - 1
     if star:
@@ -159,8 +169,9 @@ MAX_TIED = 10_000
 """Rows of one tie group at the cut that tie-aware grading will weigh; past this the lint stays."""
 
 
-def tie_structure(rows: Sequence[Sequence[Any]], keys: Sequence[int], width: int, limit: int | None,
-                  *, ordered: bool, offset: int = 0) -> Ties | str | None:
+def tie_structure(
+    rows: Sequence[Sequence[Any]], keys: Sequence[int], width: int, limit: int | None, *, ordered: bool, offset: int = 0
+) -> Ties | str | None:
     """What the reference's order leaves open, from the probe's rows (ordered, keys beside the output,
     from the first row: an OFFSET is applied here).
 
@@ -168,10 +179,15 @@ def tie_structure(rows: Sequence[Sequence[Any]], keys: Sequence[int], width: int
     reason string when the ties cannot be resolved by tie-aware grading.
     """
     key_of = [tuple(row[k] for k in keys) for row in rows]
-    if 0 < offset < len(rows) and key_of[offset - 1] == key_of[offset] and \
-            len({tuple(r[:width]) for r, k in zip(rows, key_of) if k == key_of[offset]}) > 1:
-        return (f"row {offset + 1} ties on the ordering key {_show(key_of[offset])} with a row before OFFSET "
-                f"{offset}, so which rows are returned is arbitrary")
+    if (
+        0 < offset < len(rows)
+        and key_of[offset - 1] == key_of[offset]
+        and len({tuple(r[:width]) for r, k in zip(rows, key_of) if k == key_of[offset]}) > 1
+    ):
+        return (
+            f"row {offset + 1} ties on the ordering key {_show(key_of[offset])} with a row before OFFSET "
+            f"{offset}, so which rows are returned is arbitrary"
+        )
     rows, key_of = rows[offset:], key_of[offset:]
     returned = rows[:limit] if limit is not None else rows
     groups: list[int] = []
@@ -184,15 +200,17 @@ def tie_structure(rows: Sequence[Sequence[Any]], keys: Sequence[int], width: int
     if limit is not None and len(rows) > limit > 0 and key_of[limit - 1] == key_of[limit]:
         tied = [tuple(row[:width]) for row, k in zip(rows, key_of) if k == key_of[limit - 1]]
         if len(tied) > MAX_TIED:
-            return (f"row {limit} ties on the ordering key {_show(key_of[limit - 1])} with {len(tied)} rows past "
-                    f"LIMIT {limit}: too many to weigh every choice")
+            return (
+                f"row {limit} ties on the ordering key {_show(key_of[limit - 1])} with {len(tied)} rows past "
+                f"LIMIT {limit}: too many to weigh every choice"
+            )
         if len({tuple(r) for r in tied}) > 1:
             cut = tuple(tied)
     if not ordered:
         return Ties(tuple(groups), cut) if cut else None
     pos, open_ = 0, False
     for size in groups:
-        members = {tuple(r[:width]) for r in returned[pos:pos + size]}
+        members = {tuple(r[:width]) for r in returned[pos : pos + size]}
         open_ = open_ or len(members) > 1
         pos += size
     return Ties(tuple(groups), cut) if open_ or cut else None
@@ -229,7 +247,7 @@ def inner_orderings(sql: str, dialect: str) -> list[InnerProbe] | str:
     ...; a tie in its partition and order keys changes its values).
     """
     try:
-        tree = sqlglot.parse_one(sql, read=dialect)
+        tree = _parse(sql, dialect)
     except sqlglot.errors.SqlglotError as e:
         return f"the query does not parse to find its orderings ({str(e).splitlines()[0]})"
     probes: list[InnerProbe] = []
@@ -246,7 +264,7 @@ def inner_orderings(sql: str, dialect: str) -> list[InnerProbe] | str:
     return probes
 
 
-def _standalone(node: exp.Select, root: exp.Expression) -> exp.Select:
+def _standalone(node: exp.Select, root: exp.Expr) -> exp.Select:
     """``node`` as a query of its own, with the root's CTEs attached so their names resolve."""
     query = node.copy()
     with_ = root.args.get("with") or root.args.get("with_")
@@ -256,12 +274,12 @@ def _standalone(node: exp.Select, root: exp.Expression) -> exp.Select:
     return query
 
 
-def _literal(node: exp.Expression | None) -> int | None:
+def _literal(node: exp.Expr | None) -> int | None:
     value = node.expression if isinstance(node, exp.Limit | exp.Offset) else node
     return int(value.this) if isinstance(value, exp.Literal) and value.is_int else None
 
 
-def _cut_probe(node: exp.Select, root: exp.Expression, dialect: str) -> InnerProbe | None:
+def _cut_probe(node: exp.Select, root: exp.Expr, dialect: str) -> InnerProbe | None:
     limit, offset = _literal(node.args.get("limit")), _literal(node.args.get("offset")) or 0
     if limit is None:
         return None
@@ -283,7 +301,7 @@ def _cut_probe(node: exp.Select, root: exp.Expression, dialect: str) -> InnerPro
     return InnerProbe(f"the ORDER BY ... LIMIT {limit} of a subquery", query.sql(dialect=dialect), edges)
 
 
-def _window_probe(node: exp.Select, root: exp.Expression, window: exp.Window, dialect: str) -> InnerProbe:
+def _window_probe(node: exp.Select, root: exp.Expr, window: exp.Window, dialect: str) -> InnerProbe:
     keys = [p.copy() for p in window.args.get("partition_by") or []]
     keys += [o.this.copy() for o in window.args["order"].expressions]
     query = _standalone(node, root)
@@ -299,8 +317,10 @@ def inner_tie(probe: InnerProbe, rows: Sequence[Sequence[Any]]) -> str | None:
     if probe.cuts:
         for i in probe.cuts:
             if 0 <= i < len(keys) - 1 and keys[i] == keys[i + 1]:
-                return (f"{probe.what} cuts inside a tie on {_show(keys[i])} (rows {i + 1} and {i + 2}), so which "
-                        "rows go on is arbitrary")
+                return (
+                    f"{probe.what} cuts inside a tie on {_show(keys[i])} (rows {i + 1} and {i + 2}), so which "
+                    "rows go on is arbitrary"
+                )
         return None
     seen: set[tuple[Any, ...]] = set()
     for key in keys:

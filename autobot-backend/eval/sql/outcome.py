@@ -143,11 +143,17 @@ def two_by_two(outcomes: Sequence[SQLOutcome]) -> dict[str, dict[str, int]]:
         number = sum(o.verdict in (Verdict.PASS, Verdict.WRONG, Verdict.ANSWERED) for o in items)
         declined = sum(o.declined for o in items)
         unmeasured = sum(not o.measured for o in items)
-        return {"returned_number": number, "declined": declined,
-                "error": len(items) - number - declined - unmeasured, "unmeasured": unmeasured}
+        return {
+            "returned_number": number,
+            "declined": declined,
+            "error": len(items) - number - declined - unmeasured,
+            "unmeasured": unmeasured,
+        }
 
-    return {"answerable": row([o for o in outcomes if o.expect == "answer"]),
-            "must_refuse": row([o for o in outcomes if o.expect == "refuse"])}
+    return {
+        "answerable": row([o for o in outcomes if o.expect == "answer"]),
+        "must_refuse": row([o for o in outcomes if o.expect == "refuse"]),
+    }
 
 
 def strata(outcomes: Sequence[SQLOutcome]) -> dict[str, dict[str, int]]:

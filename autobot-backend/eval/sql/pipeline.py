@@ -67,37 +67,59 @@ class RunSpec:
 
 def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLReport:
     """Build the databases, self-check the oracle, ask every question, grade every answer."""
-    questions = ([dataclasses.replace(q, fixture=None) for q in spec.corpus.questions] if spec.db_url
-                 else list(spec.corpus.questions))
-    with tempfile.TemporaryDirectory(prefix="sql-eval-") as tmp, \
-            NLDatabaseService(spec.generator, timeout_s=STATEMENT_TIMEOUT_S) as service:
+    questions = (
+        [dataclasses.replace(q, fixture=None) for q in spec.corpus.questions]
+        if spec.db_url
+        else list(spec.corpus.questions)
+    )
+    with (
+        tempfile.TemporaryDirectory(prefix="sql-eval-") as tmp,
+        NLDatabaseService(spec.generator, timeout_s=STATEMENT_TIMEOUT_S) as service,
+    ):
         targets = _targets(spec, questions, Path(tmp))
         _check_reachable(service, targets)
         engine = service.dialect(next(iter(targets.values()))[0])
-        check = run_self_check(service, dataclasses.replace(spec.corpus, questions=tuple(questions)), targets,
-                               lint_rotations=spec.db_url is None,
-                               snapshot_dir=SNAPSHOT_DIR if spec.builtin and spec.seed == DEFAULT_SEED else None)
+        check = run_self_check(
+            service,
+            dataclasses.replace(spec.corpus, questions=tuple(questions)),
+            targets,
+            lint_rotations=spec.db_url is None,
+            snapshot_dir=SNAPSHOT_DIR if spec.builtin and spec.seed == DEFAULT_SEED else None,
+        )
         if spec.builtin and not check.ok:
             raise OracleBroken(check.defects)
         defects = {d.question_id: d for d in check.defects}
         recorded = _recorded(spec, questions, engine)
         first = {k: urls[0] for k, urls in targets.items()}
-        candidate: SQLCandidate = (service_candidate(service, first) if recorded is None
-                                   else recorded_candidate(service, first, recorded))
+        candidate: SQLCandidate = (
+            service_candidate(service, first) if recorded is None else recorded_candidate(service, first, recorded)
+        )
         asked = [q for q in questions if q.id not in defects and (recorded is None or q.id in recorded)]
-        done = asyncio.run(replay_all(asked, candidate, Answer, timeout_s=spec.timeout_s,
-                                      concurrency=spec.concurrency, progress=progress))
-        outcomes = _grade_all(Grader(service, targets, check.reference, check.ties), questions,
-                              {r.task.id: r for r in done}, defects)
+        done = asyncio.run(
+            replay_all(
+                asked, candidate, Answer, timeout_s=spec.timeout_s, concurrency=spec.concurrency, progress=progress
+            )
+        )
+        outcomes = _grade_all(
+            Grader(service, targets, check.reference, check.ties), questions, {r.task.id: r for r in done}, defects
+        )
     extra = sorted(set(spec.answers.answers) - {q.id for q in questions}) if spec.answers else []
     return SQLReport(
-        outcomes=outcomes, candidate_path=spec.candidate, model=spec.generator.model,
-        corpus={"digest": spec.corpus.digest, "size": spec.corpus.size,
-                "files": [{"path": f.path, "sha256": f.sha256, "questions": f.questions} for f in spec.corpus.files]},
-        run={"engine": engine, "rotations": 1 if spec.db_url else spec.rotations,
-             "seed": None if spec.db_url else spec.seed,
-             "fixtures": sorted(k for k in targets if k) if not spec.db_url else [],
-             "db_url": redact_url(spec.db_url) if spec.db_url else None},
+        outcomes=outcomes,
+        candidate_path=spec.candidate,
+        model=spec.generator.model,
+        corpus={
+            "digest": spec.corpus.digest,
+            "size": spec.corpus.size,
+            "files": [{"path": f.path, "sha256": f.sha256, "questions": f.questions} for f in spec.corpus.files],
+        },
+        run={
+            "engine": engine,
+            "rotations": 1 if spec.db_url else spec.rotations,
+            "seed": None if spec.db_url else spec.seed,
+            "fixtures": sorted(k for k in targets if k) if not spec.db_url else [],
+            "db_url": redact_url(spec.db_url) if spec.db_url else None,
+        },
         oracle_defects=[{"question_id": d.question_id, "kind": d.kind, "detail": d.detail} for d in check.defects],
         warnings=_warnings(spec.candidate, outcomes, extra),
     )
@@ -128,8 +150,12 @@ def _recorded(spec: RunSpec, questions: list[Question], engine: str) -> Mapping[
     return spec.answers.answers if spec.answers is not None else None
 
 
-def _grade_all(grader: Grader, questions: list[Question], replays: Mapping[str, Replay[Question, Answer]],
-               defects: Mapping[str, OracleDefect]) -> list[SQLOutcome]:
+def _grade_all(
+    grader: Grader,
+    questions: list[Question],
+    replays: Mapping[str, Replay[Question, Answer]],
+    defects: Mapping[str, OracleDefect],
+) -> list[SQLOutcome]:
     outcomes = []
     for q in questions:
         if q.id in defects:
@@ -142,21 +168,27 @@ def _grade_all(grader: Grader, questions: list[Question], replays: Mapping[str, 
                 outcomes.append(grader.grade(q, replays[q.id]))
             except Exception as exc:  # one failing question never ends the run; it is unmeasured, loudly
                 print(f"warning: grading {q.id} failed: {type(exc).__name__}: {exc}", file=sys.stderr)
-                outcomes.append(grader.outcome(q, Verdict.UNMEASURED, "harness_error",
-                                               f"{type(exc).__name__}: {exc}"))
+                outcomes.append(grader.outcome(q, Verdict.UNMEASURED, "harness_error", f"{type(exc).__name__}: {exc}"))
     return outcomes
 
 
 def _warnings(candidate: str, outcomes: list[SQLOutcome], extra_answer_ids: list[str]) -> list[str]:
     warnings = []
     if candidate == "reference":
-        warnings.append("Reference candidate: answers with the corpus's own SQL. This is the self-check run; "
-                        "it measures the harness, not any NL-to-SQL system.")
+        warnings.append(
+            "Reference candidate: answers with the corpus's own SQL. This is the self-check run; "
+            "it measures the harness, not any NL-to-SQL system."
+        )
     answerable = [o for o in outcomes if o.expect == "answer" and o.measured]
     if answerable and all(o.verdict is Verdict.REFUSED for o in answerable):
-        warnings.append(f"The {candidate} candidate declined every answerable question: its pass rate is "
-                        "zero by refusal, not by wrong answers.")
+        warnings.append(
+            f"The {candidate} candidate declined every answerable question: its pass rate is "
+            "zero by refusal, not by wrong answers."
+        )
     if extra_answer_ids:
-        warnings.append(f"{len(extra_answer_ids)} recorded answer(s) name ids not in the corpus and were ignored: "
-                        + ", ".join(extra_answer_ids[:10]) + (" ..." if len(extra_answer_ids) > 10 else ""))
+        warnings.append(
+            f"{len(extra_answer_ids)} recorded answer(s) name ids not in the corpus and were ignored: "
+            + ", ".join(extra_answer_ids[:10])
+            + (" ..." if len(extra_answer_ids) > 10 else "")
+        )
     return warnings

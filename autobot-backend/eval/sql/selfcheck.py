@@ -48,11 +48,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from eval.errors import HarnessError
-from eval.sql.compare import compare_results
+from eval.sql.compare import Ties, compare_results
 from eval.sql.corpus import CORPUS_DIR, Corpus, Question, load_corpus, stamp_path
 from eval.sql.fixtures import DEFAULT_ROTATIONS, build_rotations
 from eval.sql.grade import ReadOnlyDatabase
-from eval.sql.compare import Ties
 from eval.sql.oracle_lints import information_lost, inner_orderings, inner_tie, ordering_plan, tie_structure
 from eval.sql.snapshot import (
     SNAPSHOT_DIR,
@@ -66,10 +65,17 @@ from services.readonly_sql import ErrorKind, Execution, ReadOnlySQL
 
 __all__ = ["SNAPSHOT_DIR", "OracleDefect", "SelfCheckResult", "run_self_check", "update_snapshots"]
 
-FAILED, NOT_SCALAR, NOT_DETERMINISTIC = ("oracle: reference failed to run", "oracle: not a scalar",
-                                         "oracle: not deterministic")
-EMPTY, IDENTICAL, TIES, SNAPSHOT = ("oracle: empty result", "oracle: identical on every rotation",
-                                    "oracle: ties in ordering key", "oracle: snapshot differs")
+FAILED, NOT_SCALAR, NOT_DETERMINISTIC = (
+    "oracle: reference failed to run",
+    "oracle: not a scalar",
+    "oracle: not deterministic",
+)
+EMPTY, IDENTICAL, TIES, SNAPSHOT = (
+    "oracle: empty result",
+    "oracle: identical on every rotation",
+    "oracle: ties in ordering key",
+    "oracle: snapshot differs",
+)
 
 
 def information_lost_kind(decimals: int) -> str:
@@ -102,8 +108,14 @@ def is_builtin(question: Question) -> bool:
     return PurePosixPath(question.source).parent == PurePosixPath(stamp_path(CORPUS_DIR))
 
 
-def run_self_check(database: ReadOnlyDatabase, corpus: Corpus, targets: Mapping[str | None, Sequence[str]], *,
-                   lint_rotations: bool = True, snapshot_dir: Path | None = SNAPSHOT_DIR) -> SelfCheckResult:
+def run_self_check(
+    database: ReadOnlyDatabase,
+    corpus: Corpus,
+    targets: Mapping[str | None, Sequence[str]],
+    *,
+    lint_rotations: bool = True,
+    snapshot_dir: Path | None = SNAPSHOT_DIR,
+) -> SelfCheckResult:
     """Run and lint every answerable question's reference on every rotation of its fixture.
 
     Args:
@@ -144,7 +156,8 @@ class _Dialects:
     """Each URL's dialect, or why its database cannot be opened; asked once per URL."""
 
     def __init__(self, database: ReadOnlyDatabase) -> None:
-        self.database, self.known = database, {}
+        self.database = database
+        self.known: dict[str, str | Exception] = {}
 
     def get(self, url: str) -> str | Exception:
         if url not in self.known:
@@ -155,8 +168,9 @@ class _Dialects:
         return self.known[url]
 
 
-def _check_question(q: Question, database: ReadOnlyDatabase, rotations: list[tuple[str, str | Exception]],
-                    lint_rotations: bool) -> tuple[list[OracleDefect], list[Execution] | None, list[Ties | None]]:
+def _check_question(
+    q: Question, database: ReadOnlyDatabase, rotations: list[tuple[str, str | Exception]], lint_rotations: bool
+) -> tuple[list[OracleDefect], list[Execution] | None, list[Ties | None]]:
     defects: dict[str, OracleDefect] = {}
 
     def add(kind: str, detail: str, rotation: int | None = None) -> None:
@@ -167,8 +181,12 @@ def _check_question(q: Question, database: ReadOnlyDatabase, rotations: list[tup
     ties: list[Ties | None] = []
     for i, (url, dialect) in enumerate(rotations):
         if isinstance(dialect, Exception):
-            add(FAILED, f"cannot open the database ({getattr(dialect, 'kind', type(dialect).__name__)}): "
-                        f"{getattr(dialect, 'message', dialect)}", i)
+            add(
+                FAILED,
+                f"cannot open the database ({getattr(dialect, 'kind', type(dialect).__name__)}): "
+                f"{getattr(dialect, 'message', dialect)}",
+                i,
+            )
             return list(defects.values()), None, []
         sql = q.reference_sql(dialect) or ""
         first = database.run_readonly(sql, url)
@@ -179,11 +197,21 @@ def _check_question(q: Question, database: ReadOnlyDatabase, rotations: list[tup
             return list(defects.values()), None, []
         results.append(first)
         ties.append(None)
-        same = compare_results(first.rows, second.rows, shape=q.shape, ordered=q.ordered, decimals=None,
-                               expected_ncols=len(first.columns), actual_ncols=len(second.columns))
+        same = compare_results(
+            first.rows,
+            second.rows,
+            shape=q.shape,
+            ordered=q.ordered,
+            decimals=None,
+            expected_ncols=len(first.columns),
+            actual_ncols=len(second.columns),
+        )
         if q.shape == "scalar" and (len(first.columns) != 1 or len(first.rows) != 1):
-            add(NOT_SCALAR, f"shape: scalar, but the reference returns {len(first.rows)} row(s) of "
-                            f"{len(first.columns)} column(s)", i)
+            add(
+                NOT_SCALAR,
+                f"shape: scalar, but the reference returns {len(first.rows)} row(s) of {len(first.columns)} column(s)",
+                i,
+            )
         elif not same.match:
             add(NOT_DETERMINISTIC, f"two runs differ ({same.reason}): {same.detail}", i)
         if not first.rows:
@@ -202,17 +230,29 @@ def _check_question(q: Question, database: ReadOnlyDatabase, rotations: list[tup
             add(TIES, inner, i)
     if lint_rotations and not q.static and len(results) > 1:
         same_everywhere = all(
-            compare_results(results[0].rows, r.rows, shape=q.shape, ordered=q.ordered, decimals=q.decimals,
-                            expected_ncols=len(results[0].columns), actual_ncols=len(r.columns)).match
-            for r in results[1:])
+            compare_results(
+                results[0].rows,
+                r.rows,
+                shape=q.shape,
+                ordered=q.ordered,
+                decimals=q.decimals,
+                expected_ncols=len(results[0].columns),
+                actual_ncols=len(r.columns),
+            ).match
+            for r in results[1:]
+        )
         if same_everywhere and results[0].rows:
-            add(IDENTICAL, f"all {len(results)} rotations give the same answer at {q.decimals} decimals, so a "
-                           "hard-coded answer would pass; ask something the data decides, or mark it static: true")
+            add(
+                IDENTICAL,
+                f"all {len(results)} rotations give the same answer at {q.decimals} decimals, so a "
+                "hard-coded answer would pass; ask something the data decides, or mark it static: true",
+            )
     return list(defects.values()), results, ties
 
 
-def _tie(q: Question, sql: str, database: ReadOnlyDatabase, url: str, dialect: str,
-         result: Execution) -> Ties | str | None:
+def _tie(
+    q: Question, sql: str, database: ReadOnlyDatabase, url: str, dialect: str, result: Execution
+) -> Ties | str | None:
     """What the reference's order leaves open on this database, or why that cannot be resolved."""
     plan = ordering_plan(sql, dialect)
     if plan is None:
@@ -231,17 +271,29 @@ def _tie(q: Question, sql: str, database: ReadOnlyDatabase, url: str, dialect: s
         if not probe.ok:
             return f"cannot read the ordering key ({probe.error_kind}: {probe.reason}); order by an output column"
         rows = probe.rows
-    structure = tie_structure(rows, plan.key_columns(width), width, plan.limit, ordered=q.ordered,
-                               offset=plan.offset if plan.probe_sql is not None else 0)
+    structure = tie_structure(
+        rows,
+        plan.key_columns(width),
+        width,
+        plan.limit,
+        ordered=q.ordered,
+        offset=plan.offset if plan.probe_sql is not None else 0,
+    )
     if isinstance(structure, Ties) and structure.cut and not whole:
-        return (f"row {plan.limit} ties with the first row past LIMIT {plan.limit}, and the whole tie group is too "
-                "big to read (row cap): which rows come back is arbitrary")
+        return (
+            f"row {plan.limit} ties with the first row past LIMIT {plan.limit}, and the whole tie group is too "
+            "big to read (row cap): which rows come back is arbitrary"
+        )
     if isinstance(structure, Ties) and plan.distinct:
-        return ("SELECT DISTINCT ordered by a key it does not return, and that key ties: which rows come back "
-                "cannot be learned; order by an output column")
+        return (
+            "SELECT DISTINCT ordered by a key it does not return, and that key ties: which rows come back "
+            "cannot be learned; order by an output column"
+        )
     if isinstance(structure, Ties) and sum(structure.groups) != len(result.rows):
-        return (f"the ordering key read beside the output gives {sum(structure.groups)} row(s), the reference "
-                f"{len(result.rows)}; order by an output column")
+        return (
+            f"the ordering key read beside the output gives {sum(structure.groups)} row(s), the reference "
+            f"{len(result.rows)}; order by an output column"
+        )
     return structure
 
 
@@ -262,19 +314,42 @@ def _inner_tie(sql: str, database: ReadOnlyDatabase, url: str, dialect: str) -> 
 def _snapshot_defects(q: Question, result: Execution, snapshot: dict[str, Answer]) -> list[OracleDefect]:
     answer = snapshot.get(q.id)
     if answer is None:
-        return [OracleDefect(q.id, SNAPSHOT, f"not in the {q.fixture} snapshot yet; check the reference's answer, "
-                                             f"then record it with `{UPDATE_COMMAND}`")]
-    cmp = compare_results(answer.rows, result.rows, shape="rows", ordered=q.ordered, decimals=q.decimals,
-                          expected_ncols=len(answer.columns), actual_ncols=len(result.columns))
+        return [
+            OracleDefect(
+                q.id,
+                SNAPSHOT,
+                f"not in the {q.fixture} snapshot yet; check the reference's answer, "
+                f"then record it with `{UPDATE_COMMAND}`",
+            )
+        ]
+    cmp = compare_results(
+        answer.rows,
+        result.rows,
+        shape="rows",
+        ordered=q.ordered,
+        decimals=q.decimals,
+        expected_ncols=len(answer.columns),
+        actual_ncols=len(result.columns),
+    )
     if cmp.match:
         return []
-    return [OracleDefect(q.id, SNAPSHOT, f"rotation 1 (seed {SNAPSHOT_SEED}) no longer gives the recorded answer "
-                                         f"({cmp.reason}): {cmp.detail} (expected = snapshot). If the change is "
-                                         f"intended, record it with `{UPDATE_COMMAND}`")]
+    return [
+        OracleDefect(
+            q.id,
+            SNAPSHOT,
+            f"rotation 1 (seed {SNAPSHOT_SEED}) no longer gives the recorded answer "
+            f"({cmp.reason}): {cmp.detail} (expected = snapshot). If the change is "
+            f"intended, record it with `{UPDATE_COMMAND}`",
+        )
+    ]
 
 
-def update_snapshots(database: ReadOnlyDatabase, corpus: Corpus, targets: Mapping[str, Sequence[str]],
-                     snapshot_dir: Path = SNAPSHOT_DIR) -> list[Path]:
+def update_snapshots(
+    database: ReadOnlyDatabase,
+    corpus: Corpus,
+    targets: Mapping[str | None, Sequence[str]],
+    snapshot_dir: Path = SNAPSHOT_DIR,
+) -> list[Path]:
     """Record rotation 0's answer of every built-in answerable question that runs, one file per fixture."""
     by_fixture: dict[str, dict[str, Answer]] = {}
     dialects = _Dialects(database)
@@ -292,20 +367,28 @@ def update_snapshots(database: ReadOnlyDatabase, corpus: Corpus, targets: Mappin
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m eval.sql.selfcheck", description=(
-        "Run every reference query of the built-in SQL corpus on every rotation of its fixture and lint it. "
-        "Exit 0 when the oracle is sound, 2 when it has defects or cannot be checked."))
-    parser.add_argument("--update-snapshot", action="store_true",
-                        help=f"record the answers on rotation 1 (seed {SNAPSHOT_SEED}) in "
-                             f"{stamp_path(SNAPSHOT_DIR)}/<fixture>.json before checking")
+    parser = argparse.ArgumentParser(
+        prog="python -m eval.sql.selfcheck",
+        description=(
+            "Run every reference query of the built-in SQL corpus on every rotation of its fixture and lint it. "
+            "Exit 0 when the oracle is sound, 2 when it has defects or cannot be checked."
+        ),
+    )
+    parser.add_argument(
+        "--update-snapshot",
+        action="store_true",
+        help=f"record the answers on rotation 1 (seed {SNAPSHOT_SEED}) in "
+        f"{stamp_path(SNAPSHOT_DIR)}/<fixture>.json before checking",
+    )
     parser.add_argument("--rotations", type=int, default=DEFAULT_ROTATIONS, help="rotations per fixture (default 3)")
     args = parser.parse_args(argv)
     try:
         corpus = load_corpus()
         fixtures = sorted({q.fixture for q in corpus.questions if q.fixture})
         with tempfile.TemporaryDirectory(prefix="sql-selfcheck-") as tmp, ReadOnlySQL() as database:
-            targets = {f: build_rotations(f, Path(tmp), seed=SNAPSHOT_SEED, rotations=args.rotations)
-                       for f in fixtures}
+            targets: dict[str | None, list[str]] = {
+                f: build_rotations(f, Path(tmp), seed=SNAPSHOT_SEED, rotations=args.rotations) for f in fixtures
+            }
             if args.update_snapshot:
                 for path in update_snapshots(database, corpus, targets, SNAPSHOT_DIR):
                     print(f"wrote {stamp_path(path)}")
@@ -316,8 +399,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     answerable = sum(q.expect == "answer" for q in corpus.questions)
     for d in result.defects:
         print(f"{d.question_id}: {d.kind}: {d.detail}")
-    print(f"self-check: {answerable} reference queries on {args.rotations} rotation(s) of {', '.join(fixtures)}: "
-          + ("ok" if result.ok else f"{len(result.defects)} defect(s)"))
+    print(
+        f"self-check: {answerable} reference queries on {args.rotations} rotation(s) of {', '.join(fixtures)}: "
+        + ("ok" if result.ok else f"{len(result.defects)} defect(s)")
+    )
     return 0 if result.ok else 2
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time
 from decimal import Decimal
@@ -51,7 +52,7 @@ class SnapshotError(HarnessError):
 @dataclass(frozen=True)
 class Answer:
     columns: tuple[str, ...]
-    rows: list[tuple]
+    rows: list[tuple[Any, ...]]
 
 
 def encode_value(v: Any) -> Any:
@@ -72,9 +73,13 @@ def encode_value(v: Any) -> Any:
     raise TypeError(f"cannot snapshot a {type(v).__name__} value: {v!r}")
 
 
-_DECODERS = {
-    "$decimal": Decimal, "$date": date.fromisoformat, "$datetime": datetime.fromisoformat,
-    "$time": time.fromisoformat, "$bytes": base64.b64decode, "$float": float,
+_DECODERS: dict[str, Callable[[str], Any]] = {
+    "$decimal": Decimal,
+    "$date": date.fromisoformat,
+    "$datetime": datetime.fromisoformat,
+    "$time": time.fromisoformat,
+    "$bytes": base64.b64decode,
+    "$float": float,
 }
 
 
@@ -88,12 +93,15 @@ def decode_value(v: Any) -> Any:
 def _dump_answer(qid: str, answer: Answer) -> str:
     rows = ",\n      ".join(json.dumps([encode_value(v) for v in row], ensure_ascii=False) for row in answer.rows)
     body = f"\n      {rows}\n    " if answer.rows else ""
-    return f'    {json.dumps(qid)}: {{"columns": {json.dumps(list(answer.columns), ensure_ascii=False)}, "rows": [{body}]}}'
+    columns = json.dumps(list(answer.columns), ensure_ascii=False)
+    return f'    {json.dumps(qid)}: {{"columns": {columns}, "rows": [{body}]}}'
 
 
 def dumps(fixture: str, answers: dict[str, Answer]) -> str:
-    head = (f'{{\n  "fixture": {json.dumps(fixture)},\n  "seed": {SNAPSHOT_SEED},\n'
-            f'  "update": {json.dumps(UPDATE_COMMAND)},\n  "answers": {{\n')
+    head = (
+        f'{{\n  "fixture": {json.dumps(fixture)},\n  "seed": {SNAPSHOT_SEED},\n'
+        f'  "update": {json.dumps(UPDATE_COMMAND)},\n  "answers": {{\n'
+    )
     body = ",\n".join(_dump_answer(qid, answers[qid]) for qid in sorted(answers))
     return head + body + ("\n" if answers else "") + "  }\n}\n"
 
@@ -116,8 +124,11 @@ def load_snapshot(fixture: str, directory: Path = SNAPSHOT_DIR) -> dict[str, Ans
         return {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        return {qid: Answer(tuple(a["columns"]), [tuple(decode_value(v) for v in row) for row in a["rows"]])
-                for qid, a in data["answers"].items()}
+        return {
+            qid: Answer(tuple(a["columns"]), [tuple(decode_value(v) for v in row) for row in a["rows"]])
+            for qid, a in data["answers"].items()
+        }
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-        raise SnapshotError(f"{stamp_path(path)}: unreadable snapshot ({type(e).__name__}: {e}); "
-                            f"rebuild it with `{UPDATE_COMMAND}`") from None
+        raise SnapshotError(
+            f"{stamp_path(path)}: unreadable snapshot ({type(e).__name__}: {e}); rebuild it with `{UPDATE_COMMAND}`"
+        ) from None

@@ -10,18 +10,40 @@ import pytest
 from eval.store import ExpectedOutput, GoldenTrajectory
 
 
-def make_golden(tid: str = "g-1", tools=("search", "answer"), status: str = "completed",
-                score: float = 0.8, excerpt: str = "the answer is forty two", task_class: str = "qa") -> GoldenTrajectory:
-    return GoldenTrajectory(trajectory_id=tid, task_class=task_class, inputs={"prompt": "q"},
-                            expected_tools=tuple(tools), baseline_score=score,
-                            expected_output=ExpectedOutput(status, excerpt))
+def make_golden(
+    tid: str = "g-1",
+    tools=("search", "answer"),
+    status: str = "completed",
+    score: float = 0.8,
+    excerpt: str = "the answer is forty two",
+    task_class: str = "qa",
+) -> GoldenTrajectory:
+    return GoldenTrajectory(
+        trajectory_id=tid,
+        task_class=task_class,
+        inputs={"prompt": "q"},
+        expected_tools=tuple(tools),
+        baseline_score=score,
+        expected_output=ExpectedOutput(status, excerpt),
+    )
 
 
-def golden_json(tid: str, tools=("search", "answer"), status="completed", score=0.8,
-                excerpt="the answer is forty two", task_class="qa") -> dict:
-    return {"trajectory_id": tid, "task_class": task_class, "inputs": {"prompt": f"prompt for {tid}"},
-            "expected_tools": list(tools), "baseline_score": score,
-            "expected_output": {"final_status": status, "output_text_excerpt": excerpt}}
+def golden_json(
+    tid: str,
+    tools=("search", "answer"),
+    status="completed",
+    score=0.8,
+    excerpt="the answer is forty two",
+    task_class="qa",
+) -> dict:
+    return {
+        "trajectory_id": tid,
+        "task_class": task_class,
+        "inputs": {"prompt": f"prompt for {tid}"},
+        "expected_tools": list(tools),
+        "baseline_score": score,
+        "expected_output": {"final_status": status, "output_text_excerpt": excerpt},
+    }
 
 
 def recording_json(tools=("search", "answer"), status="completed", text="the answer is forty two") -> dict:

@@ -11,7 +11,7 @@ import gc
 import math
 import random
 import sqlite3
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta, timezone
 from decimal import Decimal
 from fractions import Fraction
 from itertools import combinations, permutations
@@ -28,9 +28,10 @@ from eval.sql.compare import (
     VALUE,
     Comparison,
     Mismatch,
+    _compare,
+    _values,
     compare_results,
 )
-from eval.sql.compare import _compare, _values
 from eval.sql.compare._values import Tolerance, canonical, parse_temporal, raw_forms
 
 NAN = float("nan")
@@ -57,11 +58,15 @@ EQUAL = [
     pytest.param([(b"\x00\x01",)], [(memoryview(b"\x00\x01"),)], {}, id="bytes-equal-memoryview"),
     pytest.param([(time(13, 45),)], [("13:45:00",)], {}, id="time-equals-iso-time-string"),
     pytest.param([(datetime(2024, 1, 31, 13, 45),)], [("2024-01-31T13:45:00.000",)], {}, id="timestamp-equals-iso"),
-    pytest.param([(datetime(2024, 1, 31, 12, tzinfo=timezone.utc),)],
-                 [(datetime(2024, 1, 31, 14, tzinfo=timezone(timedelta(hours=2))),)], {},
-                 id="aware-same-instant-in-two-zones"),
-    pytest.param([(datetime(2024, 1, 31, 12, tzinfo=timezone.utc),)], [("2024-01-31T12:00:00Z",)], {},
-                 id="aware-equals-iso-with-zone"),
+    pytest.param(
+        [(datetime(2024, 1, 31, 12, tzinfo=UTC),)],
+        [(datetime(2024, 1, 31, 14, tzinfo=timezone(timedelta(hours=2))),)],
+        {},
+        id="aware-same-instant-in-two-zones",
+    ),
+    pytest.param(
+        [(datetime(2024, 1, 31, 12, tzinfo=UTC),)], [("2024-01-31T12:00:00Z",)], {}, id="aware-equals-iso-with-zone"
+    ),
     pytest.param([([1, 2],)], [([1, 2],)], {}, id="unhashable-array-values"),
     pytest.param([(1, "x")] * 3 + [(2, "y")], [(2, "y")] + [(1, "x")] * 3, {}, id="duplicates-same-counts"),
     pytest.param([(3,)], [(3,)], {"shape": "scalar"}, id="scalar-one-row-one-column"),
@@ -84,22 +89,39 @@ UNEQUAL = [
     pytest.param([(True,)], [(1,)], {}, VALUE, id="true-is-not-1"),
     pytest.param([(False,)], [(0,)], {}, VALUE, id="false-is-not-0"),
     pytest.param([(True,)], [(1.0,)], {}, VALUE, id="true-is-not-1.0"),
-    pytest.param([(True, "a"), (1, "b")], [(1, "a"), (True, "b")], {}, VALUE,
-                 id="bool-and-int-swapped-between-rows"),  # Python hashes both rows alike
+    pytest.param(
+        [(True, "a"), (1, "b")], [(1, "a"), (True, "b")], {}, VALUE, id="bool-and-int-swapped-between-rows"
+    ),  # Python hashes both rows alike
     pytest.param([(NAN,)], [(None,)], {}, VALUE, id="nan-is-not-null"),
     pytest.param([(INF,)], [(-INF,)], {}, VALUE, id="inf-is-not-minus-inf"),
     pytest.param([(10,)], [("10",)], {}, VALUE, id="numeric-string-is-not-a-number"),
     pytest.param([("Lyon",)], [("lyon",)], {}, VALUE, id="strings-are-case-sensitive"),
     pytest.param([("Lyon",)], [("Lyon ",)], {}, VALUE, id="strings-keep-whitespace"),
     pytest.param([(b"a",)], [("a",)], {}, VALUE, id="bytes-are-not-text"),
-    pytest.param([(date(2024, 1, 31),)], [(datetime(2024, 1, 31, 13, 45),)], {}, VALUE,
-                 id="timestamp-with-time-of-day-is-not-its-date"),
-    pytest.param([("2024-01-31",)], [("2024-01-31 13:45:00",)], {}, VALUE,
-                 id="iso-timestamp-with-time-of-day-is-not-its-date"),
-    pytest.param([(date(2024, 1, 31),)], [(datetime(2024, 1, 31, tzinfo=timezone.utc),)], {}, VALUE,
-                 id="aware-midnight-is-an-instant-not-a-day"),
-    pytest.param([(datetime(2024, 1, 31, 12),)], [(datetime(2024, 1, 31, 12, tzinfo=timezone.utc),)], {}, VALUE,
-                 id="naive-timestamp-is-not-an-aware-one"),
+    pytest.param(
+        [(date(2024, 1, 31),)],
+        [(datetime(2024, 1, 31, 13, 45),)],
+        {},
+        VALUE,
+        id="timestamp-with-time-of-day-is-not-its-date",
+    ),
+    pytest.param(
+        [("2024-01-31",)], [("2024-01-31 13:45:00",)], {}, VALUE, id="iso-timestamp-with-time-of-day-is-not-its-date"
+    ),
+    pytest.param(
+        [(date(2024, 1, 31),)],
+        [(datetime(2024, 1, 31, tzinfo=UTC),)],
+        {},
+        VALUE,
+        id="aware-midnight-is-an-instant-not-a-day",
+    ),
+    pytest.param(
+        [(datetime(2024, 1, 31, 12),)],
+        [(datetime(2024, 1, 31, 12, tzinfo=UTC),)],
+        {},
+        VALUE,
+        id="naive-timestamp-is-not-an-aware-one",
+    ),
     pytest.param([("20240131",)], [(date(2024, 1, 31),)], {}, VALUE, id="compact-digits-are-not-a-date"),
     pytest.param([(5,)], [(5, "x")], {"shape": "scalar"}, COLUMN_COUNT, id="scalar-with-two-columns"),
     pytest.param([(5,)], [(5,), (5,)], {"shape": "scalar"}, SHAPE, id="scalar-with-two-rows"),
@@ -124,6 +146,7 @@ def test_unequal_results_fail_with_their_reason(expected, actual, options, reaso
 
 # --- the rules one by one -----------------------------------------------------------------------
 
+
 def test_alias_differences_pass_because_names_are_never_compared():
     db = sqlite3.connect(":memory:")
     first = db.execute("SELECT 7 AS revenue, 'x' AS region")
@@ -139,9 +162,24 @@ def test_driver_row_objects_compare_like_tuples():
     assert compare_results(rows, [(2, "c"), (1, "b")]).match
 
 
-@pytest.mark.parametrize(("left", "right"), list(combinations(
-    [date(2024, 1, 31), datetime(2024, 1, 31), "2024-01-31", "2024-01-31 00:00:00", "2024-01-31T00:00:00",
-     "2024-01-31 00:00:00.000", "2024-01-31T00:00"], 2)), ids=repr)
+@pytest.mark.parametrize(
+    ("left", "right"),
+    list(
+        combinations(
+            [
+                date(2024, 1, 31),
+                datetime(2024, 1, 31),
+                "2024-01-31",
+                "2024-01-31 00:00:00",
+                "2024-01-31T00:00:00",
+                "2024-01-31 00:00:00.000",
+                "2024-01-31T00:00",
+            ],
+            2,
+        )
+    ),
+    ids=repr,
+)
 def test_date_midnight_timestamp_and_iso_strings_are_the_same_day(left, right):
     assert compare_results([(left,)], [(right,)]).match
 
@@ -166,8 +204,9 @@ def test_order_detail_shows_the_first_row_out_of_place():
 
 
 def test_unordered_mismatch_names_the_missing_row_and_the_nearest_candidate_row():
-    result = compare_results([(1, "a", 10.0), (2, "b", 212.4), (3, "c", 5.0)],
-                             [(3, "c", 5.0), (1, "a", 10.0), (2, "b", 212.0)])
+    result = compare_results(
+        [(1, "a", 10.0), (2, "b", 212.4), (3, "c", 5.0)], [(3, "c", 5.0), (1, "a", 10.0), (2, "b", 212.0)]
+    )
     assert result.reason == VALUE
     assert result.detail.startswith("row 2 col 3: expected 212.4, got 212.0 (")
     assert "nearest unpaired candidate row is 3" in result.detail
@@ -188,15 +227,18 @@ def test_row_count_detail_states_both_counts():
 
 
 def test_scalar_detail_names_the_row_count():
-    assert compare_results([(5,)], [(5,), (6,)], shape="scalar").detail == \
-        "a scalar answer is exactly one row; got 2 rows"
+    assert (
+        compare_results([(5,)], [(5,), (6,)], shape="scalar").detail == "a scalar answer is exactly one row; got 2 rows"
+    )
 
 
 def test_projection_superset_is_reported_as_such():
     result = compare_results([(1, 10.0), (2, 20.0)], [(2, "b", 20.0), (1, "a", 10.0)])
     assert (result.reason, result.projection_superset) == (COLUMN_COUNT, True)
-    assert result.detail == ("expected 2 columns, got 3; the reference's columns appear in the candidate's in "
-                             "order (candidate columns 1, 3): a projection difference, not a wrong number")
+    assert result.detail == (
+        "expected 2 columns, got 3; the reference's columns appear in the candidate's in "
+        "order (candidate columns 1, 3): a projection difference, not a wrong number"
+    )
     assert (result.expected_columns, result.actual_columns) == (2, 3)
 
 
@@ -230,7 +272,11 @@ def test_an_ordered_projection_must_keep_the_order():
 
 def test_fewer_columns_than_the_reference_is_column_count():
     result = compare_results([(1, "a")], [(1,)])
-    assert (result.reason, result.projection_superset, result.detail) == (COLUMN_COUNT, False, "expected 2 columns, got 1")
+    assert (result.reason, result.projection_superset, result.detail) == (
+        COLUMN_COUNT,
+        False,
+        "expected 2 columns, got 1",
+    )
 
 
 def test_column_counts_of_empty_results_come_from_the_caller():
@@ -260,11 +306,14 @@ def test_shape_must_be_scalar_or_rows():
         compare_results([(1,)], [(1,)], shape="table")
 
 
-@pytest.mark.parametrize(("decimals", "equal", "unequal"), [
-    (0, (10.4, 10.0), (10.6, 10.0)),
-    (1, (10.04, 10.0), (10.06, 10.0)),
-    (3, (10.0004, 10.0), (10.0006, 10.0)),
-])
+@pytest.mark.parametrize(
+    ("decimals", "equal", "unequal"),
+    [
+        (0, (10.4, 10.0), (10.6, 10.0)),
+        (1, (10.04, 10.0), (10.06, 10.0)),
+        (3, (10.0004, 10.0), (10.0006, 10.0)),
+    ],
+)
 def test_tolerance_is_half_a_unit_in_the_last_declared_place(decimals, equal, unequal):
     assert compare_results([(equal[0],)], [(equal[1],)], decimals=decimals).match
     assert not compare_results([(unequal[0],)], [(unequal[1],)], decimals=decimals).match
@@ -288,15 +337,19 @@ def test_garbage_collector_state_is_restored():
 
 # --- the non-transitive tolerance: bucket, then settle the neighbours ----------------------------
 
-@pytest.mark.parametrize(("expected", "actual", "match"), [
-    pytest.param([0.004, 0.006], [0.006, 0.004], True, id="straddling-a-bucket-edge"),
-    pytest.param([0.0049, 0.0051], [0.0051, 0.0049], True, id="either-side-of-the-half"),
-    pytest.param([0.0, -0.004], [0.0, 0.004], True, id="only-by-not-pairing-the-identical-zeros"),
-    pytest.param([0.0, 0.003], [0.004, 0.02], False, id="two-rows-want-one-partner"),
-    pytest.param([-0.004, 0.0], [0.004, 0.0051], False, id="no-matching-exists"),
-    pytest.param([0.0, 0.004, 0.008, 0.012], [0.002, 0.006, 0.01, 0.014], True, id="a-chain-shifted-by-one"),
-    pytest.param([0.0, 0.004, 0.008, 0.012], [0.002, 0.006, 0.01, 0.0171], False, id="a-chain-broken-at-the-end"),
-])
+
+@pytest.mark.parametrize(
+    ("expected", "actual", "match"),
+    [
+        pytest.param([0.004, 0.006], [0.006, 0.004], True, id="straddling-a-bucket-edge"),
+        pytest.param([0.0049, 0.0051], [0.0051, 0.0049], True, id="either-side-of-the-half"),
+        pytest.param([0.0, -0.004], [0.0, 0.004], True, id="only-by-not-pairing-the-identical-zeros"),
+        pytest.param([0.0, 0.003], [0.004, 0.02], False, id="two-rows-want-one-partner"),
+        pytest.param([-0.004, 0.0], [0.004, 0.0051], False, id="no-matching-exists"),
+        pytest.param([0.0, 0.004, 0.008, 0.012], [0.002, 0.006, 0.01, 0.014], True, id="a-chain-shifted-by-one"),
+        pytest.param([0.0, 0.004, 0.008, 0.012], [0.002, 0.006, 0.01, 0.0171], False, id="a-chain-broken-at-the-end"),
+    ],
+)
 def test_neighbouring_values_match_when_a_valid_pairing_exists(expected, actual, match):
     assert compare_results([(x,) for x in expected], [(y,) for y in actual]).match is match
 
@@ -322,8 +375,14 @@ def test_float_shortcut_of_the_tolerance_agrees_with_exact_arithmetic_at_the_edg
     for _ in range(3000):
         decimals = rng.randint(0, 6)
         tolerance, half = Tolerance(decimals), Fraction(1, 2 * 10**decimals)
-        x = rng.choice([rng.uniform(-1e6, 1e6), rng.uniform(-1, 1), float(rng.randrange(10**9)) / 10**decimals,
-                        rng.uniform(0, float(half))])  # the last straddles zero: x - y is then inexact
+        x = rng.choice(
+            [
+                rng.uniform(-1e6, 1e6),
+                rng.uniform(-1, 1),
+                float(rng.randrange(10**9)) / 10**decimals,
+                rng.uniform(0, float(half)),
+            ]
+        )  # the last straddles zero: x - y is then inexact
         y = x - rng.choice([1, -1]) * float(half)
         y = rng.choice([y, math.nextafter(y, 0), math.nextafter(y, -math.inf), math.nextafter(y, math.inf)])
         assert tolerance.within(x, y) is (abs(Fraction(x) - Fraction(y)) < half), (decimals, x, y)
@@ -333,7 +392,7 @@ def test_values_within_the_tolerance_are_at_most_one_bucket_apart():
     rng = random.Random(6)
     tolerance = Tolerance(2)
     for _ in range(3000):
-        x = rng.choice([rng.uniform(-10, 10), Decimal(rng.randrange(-10**6, 10**6)) / 10**4, rng.randrange(-99, 99)])
+        x = rng.choice([rng.uniform(-10, 10), Decimal(rng.randrange(-(10**6), 10**6)) / 10**4, rng.randrange(-99, 99)])
         y = float(x) + rng.uniform(-0.005, 0.005)
         if tolerance.within(x, y):
             assert abs(tolerance.bucket(x) - tolerance.bucket(y)) <= 1, (x, y)
@@ -341,15 +400,32 @@ def test_values_within_the_tolerance_are_at_most_one_bucket_apart():
 
 # --- module surface -----------------------------------------------------------------------------
 
+
 def test_public_names():
-    assert sorted(compare_module.__all__) == sorted([
-        "COLUMN_COUNT", "NORMALISERS", "ORDER", "ROW_COUNT", "SHAPE", "VALUE", "Comparison", "Mismatch",
-        "Normaliser", "Ties", "compare_results", "compare_with_ties"])
+    assert sorted(compare_module.__all__) == sorted(
+        [
+            "COLUMN_COUNT",
+            "NORMALISERS",
+            "ORDER",
+            "ROW_COUNT",
+            "SHAPE",
+            "VALUE",
+            "Comparison",
+            "Mismatch",
+            "Normaliser",
+            "Ties",
+            "compare_results",
+            "compare_with_ties",
+        ]
+    )
 
 
 def test_reason_constants_are_the_documented_strings():
-    assert [COLUMN_COUNT, ROW_COUNT, VALUE, ORDER, SHAPE] == \
-        ["column_count", "row_count", "value", "order", "shape"] == [m.value for m in Mismatch]
+    assert (
+        [COLUMN_COUNT, ROW_COUNT, VALUE, ORDER, SHAPE]
+        == ["column_count", "row_count", "value", "order", "shape"]
+        == [m.value for m in Mismatch]
+    )
 
 
 def test_comparison_is_frozen():
@@ -370,10 +446,19 @@ def test_every_normaliser_is_named_in_the_policy_table():
         assert step.name in compare_module.__doc__, step.name
 
 
-@pytest.mark.parametrize("text", [
-    "2024-01-31", "2024-01-31 00:00", "2024-01-31T00:00:00.000", "2024-01-31 13:45:00.5", "2024-01-31T13:45:07.120000",
-    "13:45:00", "13:45:00.25", "2024-01-31",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2024-01-31",
+        "2024-01-31 00:00",
+        "2024-01-31T00:00:00.000",
+        "2024-01-31 13:45:00.5",
+        "2024-01-31T13:45:07.120000",
+        "13:45:00",
+        "13:45:00.25",
+        "2024-01-31",
+    ],
+)
 def test_every_iso_spelling_is_listed_among_the_raw_forms_of_its_value(text):
     # The speed path finds candidate partners by looking these spellings up; a missing one would hide a partner.
     assert text in raw_forms(canonical(text))
@@ -382,8 +467,9 @@ def test_every_iso_spelling_is_listed_among_the_raw_forms_of_its_value(text):
 def test_raw_forms_cover_random_iso_spellings():
     rng = random.Random(11)
     for _ in range(300):
-        moment = datetime(2000, 1, 1) + timedelta(seconds=rng.randrange(10**9), microseconds=rng.choice(
-            [0, 0, 500000, 120000, rng.randrange(10**6)]))
+        moment = datetime(2000, 1, 1) + timedelta(
+            seconds=rng.randrange(10**9), microseconds=rng.choice([0, 0, 500000, 120000, rng.randrange(10**6)])
+        )
         if rng.random() < 0.3:
             moment = moment.replace(hour=0, minute=0, second=0, microsecond=0)
         digits = rng.randint(0, 6)
@@ -400,6 +486,7 @@ def test_raw_forms_cover_random_iso_spellings():
 
 
 # --- the fast algorithm against an obviously correct reference -----------------------------------
+
 
 def _ref_temporal(value):
     if isinstance(value, str):
@@ -452,8 +539,10 @@ def ref_multiset_match(expected, actual, decimals):
     if len(expected) != len(actual):
         return False
     if len(expected) <= 6:
-        return any(all(ref_rows_equal(e, actual[j], decimals) for e, j in zip(expected, perm))
-                   for perm in permutations(range(len(actual))))
+        return any(
+            all(ref_rows_equal(e, actual[j], decimals) for e, j in zip(expected, perm))
+            for perm in permutations(range(len(actual)))
+        )
     partner: dict[int, int] = {}
     edges = [[j for j, a in enumerate(actual) if ref_rows_equal(e, a, decimals)] for e in expected]
 
@@ -469,10 +558,43 @@ def ref_multiset_match(expected, actual, decimals):
     return all(augment(i, set()) for i in range(len(expected)))
 
 
-POOL = [0, 0.0, 1, 1.0, -0.004, 0.004, 0.0049, 0.005, 0.0051, 0.006, 0.009, 0.01, 0.014, Decimal("0.005"),
-        Decimal("0.0049"), Decimal("1.00"), True, False, None, NAN, INF, "a", "A", "1", "", "NULL",
-        date(2024, 1, 31), datetime(2024, 1, 31), datetime(2024, 1, 31, 13, 45), "2024-01-31",
-        "2024-01-31 00:00:00", "2024-01-31 13:45:00", "13:45:00", time(13, 45), b"a"]
+POOL = [
+    0,
+    0.0,
+    1,
+    1.0,
+    -0.004,
+    0.004,
+    0.0049,
+    0.005,
+    0.0051,
+    0.006,
+    0.009,
+    0.01,
+    0.014,
+    Decimal("0.005"),
+    Decimal("0.0049"),
+    Decimal("1.00"),
+    True,
+    False,
+    None,
+    NAN,
+    INF,
+    "a",
+    "A",
+    "1",
+    "",
+    "NULL",
+    date(2024, 1, 31),
+    datetime(2024, 1, 31),
+    datetime(2024, 1, 31, 13, 45),
+    "2024-01-31",
+    "2024-01-31 00:00:00",
+    "2024-01-31 13:45:00",
+    "13:45:00",
+    time(13, 45),
+    b"a",
+]
 NUMBERS = [0, 0.0, -0.004, 0.004, 0.0049, 0.005, 0.0051, 0.006, 0.009, 0.01, 0.014, Decimal("0.005"), 1, 1.0]
 
 
@@ -514,8 +636,18 @@ def test_random_small_cases_agree_with_brute_force_matching():
     assert min(outcomes.values()) > 100, outcomes  # both verdicts are well exercised
 
 
-SPELLINGS = ["a", "b", "2024-01-31", "2024-01-31 00:00:00", "2024-01-31T00:00", "2024-01-31T00:00:00.00",
-             date(2024, 1, 31), datetime(2024, 1, 31), None, True]
+SPELLINGS = [
+    "a",
+    "b",
+    "2024-01-31",
+    "2024-01-31 00:00:00",
+    "2024-01-31T00:00",
+    "2024-01-31T00:00:00.00",
+    date(2024, 1, 31),
+    datetime(2024, 1, 31),
+    None,
+    True,
+]
 """One day spelled every way (and a few other values): partners found by hashing must include them all."""
 
 

@@ -25,7 +25,7 @@ def ranked(draw):
 def shuffled_within(rows, groups, draw):
     out, pos = [], 0
     for size in groups:
-        out += draw(st.permutations(rows[pos:pos + size]))
+        out += draw(st.permutations(rows[pos : pos + size]))
         pos += size
     return out
 
@@ -45,7 +45,7 @@ def test_moving_a_row_across_a_tie_group_boundary_fails(data, answer):
     if len(groups) < 2:
         return
     b = data.draw(st.integers(0, len(groups) - 2))  # the boundary after group b
-    end = sum(groups[:b + 1])
+    end = sum(groups[: b + 1])
     candidate = list(rows)
     candidate[end - 1], candidate[end] = candidate[end], candidate[end - 1]  # the two rows across it
     got = compare_with_ties(rows, candidate, Ties(groups), ordered=True)

@@ -32,6 +32,7 @@ def q(sql: str, fixture: str = "retail_24m", ordered: bool = False) -> Question:
 
 # -- the built-in corpus -------------------------------------------------------------------------
 
+
 def test_builtin_corpus_has_the_composition_of_spec_4_2():
     counts = corpus_composition(CORPUS)
     assert counts["answerable"] >= 64
@@ -56,8 +57,9 @@ def test_execution_question_hygiene(question):
     if question.ordered:
         assert "ordered" in composition(question), "ordered: true needs an ORDER BY on the outermost query"
     # Phrased as an analyst asks, not SQL read aloud.
-    assert not re.search(r"\bselect\b|\bgroup by\b|\border by\b|\bjoin\s+\w+\s+on\b|\b(sum|count|avg)\s*\(",
-                         question.question, re.I)
+    assert not re.search(
+        r"\bselect\b|\bgroup by\b|\border by\b|\bjoin\s+\w+\s+on\b|\b(sum|count|avg)\s*\(", question.question, re.I
+    )
 
 
 def test_static_is_rare():
@@ -66,8 +68,21 @@ def test_static_is_rare():
 
 def test_questions_spread_over_strata():
     strata = {x.stratum for x in EXECUTION}
-    assert {"scalar", "group_by", "join", "left_join", "window", "cte", "period_comparison", "ranking",
-            "time_series", "null_handling", "distinct", "boundary", "money"} <= strata
+    assert {
+        "scalar",
+        "group_by",
+        "join",
+        "left_join",
+        "window",
+        "cte",
+        "period_comparison",
+        "ranking",
+        "time_series",
+        "null_handling",
+        "distinct",
+        "boundary",
+        "money",
+    } <= strata
 
 
 def test_corpus_composition_counts():
@@ -84,57 +99,127 @@ def test_corpus_composition_counts():
 
 TAG_CASES = [
     ("plain", "SELECT COUNT(*) FROM orders", "retail", False, set()),
-    ("join", "SELECT COUNT(*) FROM orders o JOIN customers c ON c.customer_id = o.customer_id", "retail", False,
-     {"join"}),
-    ("comma-join", "SELECT COUNT(*) FROM orders o, customers c WHERE c.customer_id = o.customer_id", "retail", False,
-     {"join"}),
+    (
+        "join",
+        "SELECT COUNT(*) FROM orders o JOIN customers c ON c.customer_id = o.customer_id",
+        "retail",
+        False,
+        {"join"},
+    ),
+    (
+        "comma-join",
+        "SELECT COUNT(*) FROM orders o, customers c WHERE c.customer_id = o.customer_id",
+        "retail",
+        False,
+        {"join"},
+    ),
     ("cte", "WITH x AS (SELECT 1 AS a) SELECT a FROM x", "retail", False, {"window_or_cte"}),
-    ("window", "SELECT order_id, ROW_NUMBER() OVER (ORDER BY order_date) FROM orders", "retail", False,
-     {"window_or_cte"}),
-    ("ordered", "SELECT status, COUNT(*) AS n FROM orders GROUP BY status ORDER BY n DESC", "retail", True,
-     {"ordered"}),
+    (
+        "window",
+        "SELECT order_id, ROW_NUMBER() OVER (ORDER BY order_date) FROM orders",
+        "retail",
+        False,
+        {"window_or_cte"},
+    ),
+    (
+        "ordered",
+        "SELECT status, COUNT(*) AS n FROM orders GROUP BY status ORDER BY n DESC",
+        "retail",
+        True,
+        {"ordered"},
+    ),
     ("ordered-flag-without-order-by", "SELECT status FROM orders", "retail", True, set()),
     ("order-by-without-flag", "SELECT status FROM orders ORDER BY status", "retail", False, set()),
-    ("lag-over-months", MONTHLY + " SELECT month, revenue - LAG(revenue) OVER (ORDER BY month) FROM monthly",
-     "retail_24m", False, {"window_or_cte", "join", "period_comparison"}),
-    ("lag-but-same-fixture-without-history",
-     MONTHLY + " SELECT month, revenue - LAG(revenue) OVER (ORDER BY month) FROM monthly",
-     "retail", False, {"window_or_cte", "join"}),
-    ("lag-over-ids-is-not-a-period", "SELECT order_id - LAG(order_id) OVER (ORDER BY order_id) FROM orders",
-     "retail_24m", False, {"window_or_cte"}),
-    ("group-by-ordinal", "SELECT strftime('%Y', order_date), COUNT(*) - LAG(COUNT(*)) OVER (ORDER BY 1) "
-                         "FROM orders GROUP BY 1", "retail_24m", False, {"window_or_cte", "period_comparison"}),
-    ("self-join-of-periods", MONTHLY + " SELECT a.month, a.revenue - b.revenue FROM monthly a "
-                                       "JOIN monthly b ON b.month = strftime('%Y-%m', date(a.month || '-01', '-1 year'))",
-     "retail_24m", False, {"window_or_cte", "join", "period_comparison"}),
-    ("join-of-two-different-ctes", MONTHLY + ", other AS (SELECT 1 AS month) SELECT * FROM monthly a "
-                                             "JOIN other b ON a.month = b.month",
-     "retail_24m", False, {"window_or_cte", "join"}),
-    ("case-difference-across-years",
-     "SELECT SUM(CASE WHEN strftime('%Y', order_date) = '2024' THEN 1 ELSE 0 END) "
-     "- SUM(CASE WHEN strftime('%Y', order_date) = '2023' THEN 1 ELSE 0 END) FROM orders",
-     "retail_24m", False, {"period_comparison"}),
-    ("subquery-ratio-across-ranges",
-     "SELECT (SELECT COUNT(*) FROM orders WHERE order_date BETWEEN '2024-01-01' AND '2024-03-31') * 1.0 "
-     "/ (SELECT COUNT(*) FROM orders WHERE order_date BETWEEN '2023-01-01' AND '2023-03-31')",
-     "retail_24m", False, {"period_comparison"}),
-    ("literal-on-the-left", "SELECT (SELECT COUNT(*) FROM orders WHERE '2024-06-30' >= order_date) "
-                            "- (SELECT COUNT(*) FROM orders WHERE '2023-06-30' >= order_date)",
-     "retail_24m", False, {"period_comparison"}),
-    ("difference-within-one-period",
-     "SELECT SUM(CASE WHEN order_date >= '2024-01-01' THEN 2 ELSE 0 END) "
-     "- SUM(CASE WHEN order_date >= '2024-01-01' THEN 1 ELSE 0 END) FROM orders",
-     "retail_24m", False, set()),
-    ("difference-of-non-date-filters",
-     "SELECT SUM(CASE WHEN status = 'completed' THEN 1 ELSE 0 END) "
-     "- SUM(CASE WHEN status = 'cancelled' THEN 1 ELSE 0 END) FROM orders",
-     "retail_24m", False, set()),
+    (
+        "lag-over-months",
+        MONTHLY + " SELECT month, revenue - LAG(revenue) OVER (ORDER BY month) FROM monthly",
+        "retail_24m",
+        False,
+        {"window_or_cte", "join", "period_comparison"},
+    ),
+    (
+        "lag-but-same-fixture-without-history",
+        MONTHLY + " SELECT month, revenue - LAG(revenue) OVER (ORDER BY month) FROM monthly",
+        "retail",
+        False,
+        {"window_or_cte", "join"},
+    ),
+    (
+        "lag-over-ids-is-not-a-period",
+        "SELECT order_id - LAG(order_id) OVER (ORDER BY order_id) FROM orders",
+        "retail_24m",
+        False,
+        {"window_or_cte"},
+    ),
+    (
+        "group-by-ordinal",
+        "SELECT strftime('%Y', order_date), COUNT(*) - LAG(COUNT(*)) OVER (ORDER BY 1) FROM orders GROUP BY 1",
+        "retail_24m",
+        False,
+        {"window_or_cte", "period_comparison"},
+    ),
+    (
+        "self-join-of-periods",
+        MONTHLY + " SELECT a.month, a.revenue - b.revenue FROM monthly a "
+        "JOIN monthly b ON b.month = strftime('%Y-%m', date(a.month || '-01', '-1 year'))",
+        "retail_24m",
+        False,
+        {"window_or_cte", "join", "period_comparison"},
+    ),
+    (
+        "join-of-two-different-ctes",
+        MONTHLY + ", other AS (SELECT 1 AS month) SELECT * FROM monthly a JOIN other b ON a.month = b.month",
+        "retail_24m",
+        False,
+        {"window_or_cte", "join"},
+    ),
+    (
+        "case-difference-across-years",
+        "SELECT SUM(CASE WHEN strftime('%Y', order_date) = '2024' THEN 1 ELSE 0 END) "
+        "- SUM(CASE WHEN strftime('%Y', order_date) = '2023' THEN 1 ELSE 0 END) FROM orders",
+        "retail_24m",
+        False,
+        {"period_comparison"},
+    ),
+    (
+        "subquery-ratio-across-ranges",
+        "SELECT (SELECT COUNT(*) FROM orders WHERE order_date BETWEEN '2024-01-01' AND '2024-03-31') * 1.0 "
+        "/ (SELECT COUNT(*) FROM orders WHERE order_date BETWEEN '2023-01-01' AND '2023-03-31')",
+        "retail_24m",
+        False,
+        {"period_comparison"},
+    ),
+    (
+        "literal-on-the-left",
+        "SELECT (SELECT COUNT(*) FROM orders WHERE '2024-06-30' >= order_date) "
+        "- (SELECT COUNT(*) FROM orders WHERE '2023-06-30' >= order_date)",
+        "retail_24m",
+        False,
+        {"period_comparison"},
+    ),
+    (
+        "difference-within-one-period",
+        "SELECT SUM(CASE WHEN order_date >= '2024-01-01' THEN 2 ELSE 0 END) "
+        "- SUM(CASE WHEN order_date >= '2024-01-01' THEN 1 ELSE 0 END) FROM orders",
+        "retail_24m",
+        False,
+        set(),
+    ),
+    (
+        "difference-of-non-date-filters",
+        "SELECT SUM(CASE WHEN status = 'completed' THEN 1 ELSE 0 END) "
+        "- SUM(CASE WHEN status = 'cancelled' THEN 1 ELSE 0 END) FROM orders",
+        "retail_24m",
+        False,
+        set(),
+    ),
     ("unparseable", "SELEC nonsense FROM (", "retail", False, set()),
 ]
 
 
-@pytest.mark.parametrize(("sql", "fixture", "ordered", "expected"), [c[1:] for c in TAG_CASES],
-                         ids=[c[0] for c in TAG_CASES])
+@pytest.mark.parametrize(
+    ("sql", "fixture", "ordered", "expected"), [c[1:] for c in TAG_CASES], ids=[c[0] for c in TAG_CASES]
+)
 def test_composition_tags(sql, fixture, ordered, expected):
     assert composition(q(sql, fixture, ordered)) == expected
 
@@ -146,6 +231,7 @@ def test_refusals_have_no_tags():
 
 # -- near-duplicates -------------------------------------------------------------------------------
 
+
 def test_no_two_questions_are_near_duplicates():
     assert near_duplicates(CORPUS.questions) == []
 
@@ -154,25 +240,36 @@ def _pair(a: str, b: str) -> list[Question]:
     return [Question(id="a", question=a), Question(id="b", question=b)]
 
 
-@pytest.mark.parametrize(("a", "b"), [
-    # the same question with its clause moved
-    ("How many customers signed up during 2024?", "During 2024, how many customers signed up?"),
-    # one word swapped
-    ("How many customers have never placed an order?", "How many customers have never made an order?"),
-    # punctuation, case and a filler word
-    ("What's the average value of a completed order?", "what is the average value of a completed order"),
-    # a real pair: the corpus once had both of these, on two fixtures
-    ("What was total revenue in Q4 2024?", "What was total revenue in 2023?"),
-], ids=["reordered", "one-word", "case-punctuation", "template-with-another-period"])
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # the same question with its clause moved
+        ("How many customers signed up during 2024?", "During 2024, how many customers signed up?"),
+        # one word swapped
+        ("How many customers have never placed an order?", "How many customers have never made an order?"),
+        # punctuation, case and a filler word
+        ("What's the average value of a completed order?", "what is the average value of a completed order"),
+        # a real pair: the corpus once had both of these, on two fixtures
+        ("What was total revenue in Q4 2024?", "What was total revenue in 2023?"),
+    ],
+    ids=["reordered", "one-word", "case-punctuation", "template-with-another-period"],
+)
 def test_near_duplicate_pairs_are_caught(a, b):
     assert [(x, y) for x, y, _ in near_duplicates(_pair(a, b))] == [("a", "b")]
 
 
-@pytest.mark.parametrize(("a", "b"), [
-    # distinct questions that share most of their vocabulary: the closest pairs in the corpus
-    ("How many different customers placed an order on Halloween?", "How many customers have never placed an order?"),
-    ("What was revenue on leap day 2024?", "What was 2024 revenue in each country?"),
-], ids=["shared-words", "short-shared-words"])
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # distinct questions that share most of their vocabulary: the closest pairs in the corpus
+        (
+            "How many different customers placed an order on Halloween?",
+            "How many customers have never placed an order?",
+        ),
+        ("What was revenue on leap day 2024?", "What was 2024 revenue in each country?"),
+    ],
+    ids=["shared-words", "short-shared-words"],
+)
 def test_distinct_questions_sharing_words_are_not_flagged(a, b):
     assert near_duplicates(_pair(a, b)) == []
 

@@ -67,34 +67,48 @@ def question(body: str) -> str:
 
 # -- accepted ---------------------------------------------------------------------------------
 
+
 def test_a_valid_file_loads_with_defaults_and_overrides(tmp_path):
     path = write(tmp_path, GOOD)
     corpus = load_corpus([path])
     q1, q2, q3 = corpus.questions
-    assert q1 == Question(id="q-1", question="How many customers are there?", shape="scalar",
-                          fixture="retail", sql="SELECT COUNT(*) FROM customers", source=str(path), line=4)
+    assert q1 == Question(
+        id="q-1",
+        question="How many customers are there?",
+        shape="scalar",
+        fixture="retail",
+        sql="SELECT COUNT(*) FROM customers",
+        source=str(path),
+        line=4,
+    )
     assert (q1.expect, q1.stratum, q1.ordered, q1.decimals, q1.static) == ("answer", "general", False, 2, False)
     assert q2.question == "Which products sell best?"  # whitespace of a folded YAML scalar normalised
     assert (q2.fixture, q2.ordered, q2.decimals, q2.line) == ("retail_24m", True, 0, 8)
     assert q3.expect == "refuse" and q3.sql is None and q3.why == "answering would change data"
 
 
-@pytest.mark.parametrize(("dialect", "expected"), [
-    ("sqlite", "SELECT name FROM products ORDER BY name"),
-    ("postgres", 'SELECT name FROM products ORDER BY name COLLATE "C"'),
-    ("postgresql", 'SELECT name FROM products ORDER BY name COLLATE "C"'),
-    ("mysql", "SELECT name FROM products ORDER BY BINARY name"),
-    ("mariadb", "SELECT name FROM products ORDER BY BINARY name"),
-    ("duckdb", "SELECT name FROM products ORDER BY name"),
-], ids=["sqlite-default", "sqlglot-name", "sqlalchemy-name", "mysql", "mariadb-falls-back-to-mysql", "no-override"])
+@pytest.mark.parametrize(
+    ("dialect", "expected"),
+    [
+        ("sqlite", "SELECT name FROM products ORDER BY name"),
+        ("postgres", 'SELECT name FROM products ORDER BY name COLLATE "C"'),
+        ("postgresql", 'SELECT name FROM products ORDER BY name COLLATE "C"'),
+        ("mysql", "SELECT name FROM products ORDER BY BINARY name"),
+        ("mariadb", "SELECT name FROM products ORDER BY BINARY name"),
+        ("duckdb", "SELECT name FROM products ORDER BY name"),
+    ],
+    ids=["sqlite-default", "sqlglot-name", "sqlalchemy-name", "mysql", "mariadb-falls-back-to-mysql", "no-override"],
+)
 def test_reference_sql_per_dialect(tmp_path, dialect, expected):
     q2 = load_corpus([write(tmp_path, GOOD)]).questions[1]
     assert q2.reference_sql(dialect) == expected
 
 
 def test_db_url_mode_needs_no_fixture(tmp_path):
-    text = "version: 1\nquestions:\n  - id: a\n    question: How many rows?\n    sql: SELECT 1\n" \
-           "  - id: b\n    question: And now?\n    fixture: my_own\n    sql: SELECT 2\n"
+    text = (
+        "version: 1\nquestions:\n  - id: a\n    question: How many rows?\n    sql: SELECT 1\n"
+        "  - id: b\n    question: And now?\n    fixture: my_own\n    sql: SELECT 2\n"
+    )
     corpus = load_corpus([write(tmp_path, text)], fixtures=None)
     assert [q.fixture for q in corpus.questions] == [None, "my_own"]
 
@@ -117,42 +131,110 @@ def test_by_id_finds_and_suggests(tmp_path):
 # -- rejected: each names file, line and id -----------------------------------------------------
 
 REJECTIONS = [
-    ("unknown-key", question("    question: x?\n    sql: SELECT 1\n    ordred: true\n"), 7,
-     "unknown key 'ordred' (did you mean 'ordered'?)"),
-    ("unknown-dialect", question("    question: x?\n    sql: SELECT 1\n    sql_postgres: SELECT 1\n"), 7,
-     "unknown key 'sql_postgres' (did you mean 'sql_postgresql'?)"),
-    ("duplicate-yaml-key", question("    question: x?\n    sql: SELECT 1\n    sql: SELECT 2\n"), 7,
-     "duplicate key 'sql' in one mapping"),
-    ("answer-without-sql", question("    question: x?\n    expect: answer\n"), 4,
-     "expect: answer needs a reference query in 'sql'"),
-    ("refuse-with-shape", question("    question: x?\n    expect: refuse\n    shape: scalar\n"), 7,
-     "expect: refuse takes no 'shape'"),
-    ("refuse-with-ordered", question("    question: x?\n    expect: refuse\n    ordered: false\n"), 7,
-     "expect: refuse takes no 'ordered'"),
-    ("refuse-with-sql", question("    question: x?\n    expect: refuse\n    sql: SELECT 1\n"), 7,
-     "expect: refuse takes no 'sql'"),
-    ("refuse-with-dialect-sql", question("    question: x?\n    expect: refuse\n    sql_sqlite: SELECT 1\n"), 7,
-     "expect: refuse takes no 'sql_sqlite'"),
-    ("unknown-fixture", question("    question: x?\n    sql: SELECT 1\n    fixture: retail_12m\n"), 7,
-     "fixture 'retail_12m' does not exist (did you mean 'retail_24m'?)"),
-    ("ordered-not-bool", question("    question: x?\n    sql: SELECT 1\n    ordered: 'yes'\n"), 7,
-     "'ordered' must be true or false, found a string 'yes'"),
-    ("static-not-bool", question("    question: x?\n    sql: SELECT 1\n    static: 1\n"), 7,
-     "'static' must be true or false, found a number 1"),
-    ("negative-decimals", question("    question: x?\n    sql: SELECT 1\n    decimals: -1\n"), 7,
-     "'decimals' must be a whole number >= 0"),
-    ("fractional-decimals", question("    question: x?\n    sql: SELECT 1\n    decimals: 1.5\n"), 7,
-     "'decimals' must be a whole number >= 0"),
-    ("bad-shape", question("    question: x?\n    sql: SELECT 1\n    shape: table\n"), 7,
-     "'shape' must be one of scalar, rows"),
-    ("bad-expect", question("    question: x?\n    sql: SELECT 1\n    expect: maybe\n"), 7,
-     "'expect' must be one of answer, refuse"),
-    ("question-not-text", question("    question: 2024-01-01\n    sql: SELECT 1\n"), 5,
-     "'question' must be a non-empty string"),
+    (
+        "unknown-key",
+        question("    question: x?\n    sql: SELECT 1\n    ordred: true\n"),
+        7,
+        "unknown key 'ordred' (did you mean 'ordered'?)",
+    ),
+    (
+        "unknown-dialect",
+        question("    question: x?\n    sql: SELECT 1\n    sql_postgres: SELECT 1\n"),
+        7,
+        "unknown key 'sql_postgres' (did you mean 'sql_postgresql'?)",
+    ),
+    (
+        "duplicate-yaml-key",
+        question("    question: x?\n    sql: SELECT 1\n    sql: SELECT 2\n"),
+        7,
+        "duplicate key 'sql' in one mapping",
+    ),
+    (
+        "answer-without-sql",
+        question("    question: x?\n    expect: answer\n"),
+        4,
+        "expect: answer needs a reference query in 'sql'",
+    ),
+    (
+        "refuse-with-shape",
+        question("    question: x?\n    expect: refuse\n    shape: scalar\n"),
+        7,
+        "expect: refuse takes no 'shape'",
+    ),
+    (
+        "refuse-with-ordered",
+        question("    question: x?\n    expect: refuse\n    ordered: false\n"),
+        7,
+        "expect: refuse takes no 'ordered'",
+    ),
+    (
+        "refuse-with-sql",
+        question("    question: x?\n    expect: refuse\n    sql: SELECT 1\n"),
+        7,
+        "expect: refuse takes no 'sql'",
+    ),
+    (
+        "refuse-with-dialect-sql",
+        question("    question: x?\n    expect: refuse\n    sql_sqlite: SELECT 1\n"),
+        7,
+        "expect: refuse takes no 'sql_sqlite'",
+    ),
+    (
+        "unknown-fixture",
+        question("    question: x?\n    sql: SELECT 1\n    fixture: retail_12m\n"),
+        7,
+        "fixture 'retail_12m' does not exist (did you mean 'retail_24m'?)",
+    ),
+    (
+        "ordered-not-bool",
+        question("    question: x?\n    sql: SELECT 1\n    ordered: 'yes'\n"),
+        7,
+        "'ordered' must be true or false, found a string 'yes'",
+    ),
+    (
+        "static-not-bool",
+        question("    question: x?\n    sql: SELECT 1\n    static: 1\n"),
+        7,
+        "'static' must be true or false, found a number 1",
+    ),
+    (
+        "negative-decimals",
+        question("    question: x?\n    sql: SELECT 1\n    decimals: -1\n"),
+        7,
+        "'decimals' must be a whole number >= 0",
+    ),
+    (
+        "fractional-decimals",
+        question("    question: x?\n    sql: SELECT 1\n    decimals: 1.5\n"),
+        7,
+        "'decimals' must be a whole number >= 0",
+    ),
+    (
+        "bad-shape",
+        question("    question: x?\n    sql: SELECT 1\n    shape: table\n"),
+        7,
+        "'shape' must be one of scalar, rows",
+    ),
+    (
+        "bad-expect",
+        question("    question: x?\n    sql: SELECT 1\n    expect: maybe\n"),
+        7,
+        "'expect' must be one of answer, refuse",
+    ),
+    (
+        "question-not-text",
+        question("    question: 2024-01-01\n    sql: SELECT 1\n"),
+        5,
+        "'question' must be a non-empty string",
+    ),
     ("missing-question", question("    sql: SELECT 1\n"), 4, "missing 'question'"),
     ("sql-not-text", question("    question: x?\n    sql: 42\n"), 6, "'sql' must be a non-empty string"),
-    ("why-not-one-line", question("    question: x?\n    sql: SELECT 1\n    why: |\n      one\n      two\n"), 7,
-     "'why' must be one line of text"),
+    (
+        "why-not-one-line",
+        question("    question: x?\n    sql: SELECT 1\n    why: |\n      one\n      two\n"),
+        7,
+        "'why' must be one line of text",
+    ),
 ]
 
 
@@ -165,30 +247,69 @@ def test_rejection_names_file_line_and_id(tmp_path, text, line, message):
 
 FILE_REJECTIONS = [
     ("missing-id", "version: 1\nfixture: retail\nquestions:\n  - question: x?\n    sql: SELECT 1\n", 4, "missing id"),
-    ("id-not-text", "version: 1\nfixture: retail\nquestions:\n  - id: 123\n    question: x?\n    sql: SELECT 1\n", 4,
-     "'id' must be a non-empty string without spaces, found 123"),
-    ("unsupported-version", "version: 2\nfixture: retail\nquestions:\n  - id: a\n    question: x?\n    sql: SELECT 1\n",
-     1, "unsupported version 2 (supported: 1)"),
-    ("float-version", "version: 1.0\nfixture: retail\nquestions:\n  - id: a\n    question: x?\n    sql: S\n",
-     1, "unsupported version 1.0"),
-    ("missing-version", "fixture: retail\nquestions:\n  - id: a\n    question: x?\n    sql: SELECT 1\n", 1,
-     "missing 'version'"),
-    ("unknown-file-key", "version: 1\nfixtures: retail\nquestions:\n  - id: a\n    question: x?\n    sql: SELECT 1\n",
-     2, "unknown file key 'fixtures' (did you mean 'fixture'?)"),
+    (
+        "id-not-text",
+        "version: 1\nfixture: retail\nquestions:\n  - id: 123\n    question: x?\n    sql: SELECT 1\n",
+        4,
+        "'id' must be a non-empty string without spaces, found 123",
+    ),
+    (
+        "unsupported-version",
+        "version: 2\nfixture: retail\nquestions:\n  - id: a\n    question: x?\n    sql: SELECT 1\n",
+        1,
+        "unsupported version 2 (supported: 1)",
+    ),
+    (
+        "float-version",
+        "version: 1.0\nfixture: retail\nquestions:\n  - id: a\n    question: x?\n    sql: S\n",
+        1,
+        "unsupported version 1.0",
+    ),
+    (
+        "missing-version",
+        "fixture: retail\nquestions:\n  - id: a\n    question: x?\n    sql: SELECT 1\n",
+        1,
+        "missing 'version'",
+    ),
+    (
+        "unknown-file-key",
+        "version: 1\nfixtures: retail\nquestions:\n  - id: a\n    question: x?\n    sql: SELECT 1\n",
+        2,
+        "unknown file key 'fixtures' (did you mean 'fixture'?)",
+    ),
     ("no-questions", "version: 1\nfixture: retail\nquestions: []\n", 3, "'questions' must be a non-empty list"),
     ("not-a-mapping", "- just\n- a list\n", 1, "the file must be a mapping"),
-    ("yaml-syntax", "version: 1\nquestions:\n  - id: a\n    question: [unclosed\n    sql: SELECT 1\n", 5,
-     "YAML does not parse"),
-    ("no-fixture-anywhere", "version: 1\nquestions:\n  - id: a\n    question: x?\n    sql: SELECT 1\n", 3,
-     "question 'a': no fixture"),
-    ("question-not-mapping", "version: 1\nfixture: retail\nquestions:\n  - just text\n", 4, "a question must be a mapping"),
-    ("duplicate-id", "version: 1\nfixture: retail\nquestions:\n  - id: a\n    question: x?\n    sql: SELECT 1\n"
-     "  - id: a\n    question: y?\n    sql: SELECT 2\n", 7, "question 'a': duplicate id (first used at "),
+    (
+        "yaml-syntax",
+        "version: 1\nquestions:\n  - id: a\n    question: [unclosed\n    sql: SELECT 1\n",
+        5,
+        "YAML does not parse",
+    ),
+    (
+        "no-fixture-anywhere",
+        "version: 1\nquestions:\n  - id: a\n    question: x?\n    sql: SELECT 1\n",
+        3,
+        "question 'a': no fixture",
+    ),
+    (
+        "question-not-mapping",
+        "version: 1\nfixture: retail\nquestions:\n  - just text\n",
+        4,
+        "a question must be a mapping",
+    ),
+    (
+        "duplicate-id",
+        "version: 1\nfixture: retail\nquestions:\n  - id: a\n    question: x?\n    sql: SELECT 1\n"
+        "  - id: a\n    question: y?\n    sql: SELECT 2\n",
+        7,
+        "question 'a': duplicate id (first used at ",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("text", "line", "message"), [r[1:] for r in FILE_REJECTIONS],
-                         ids=[r[0] for r in FILE_REJECTIONS])
+@pytest.mark.parametrize(
+    ("text", "line", "message"), [r[1:] for r in FILE_REJECTIONS], ids=[r[0] for r in FILE_REJECTIONS]
+)
 def test_file_level_rejection_names_file_and_line(tmp_path, text, line, message):
     path = write(tmp_path, text)
     problems = problems_of(path)
@@ -203,17 +324,23 @@ def test_duplicate_id_across_files_names_both(tmp_path):
 
 
 def test_every_problem_is_reported_and_nothing_is_returned(tmp_path):
-    text = ("version: 1\nfixture: retail\nquestions:\n"
-            "  - id: good\n    question: fine?\n    sql: SELECT 1\n"
-            "  - id: bad-1\n    question: x?\n    ordered: maybe\n    sql: SELECT 1\n"
-            "  - id: bad-2\n    question: y?\n")
-    other = write(tmp_path, "version: 3\nfixture: retail\nquestions:\n  - id: z\n    question: z?\n    sql: S\n",
-                  "other.yaml")
+    text = (
+        "version: 1\nfixture: retail\nquestions:\n"
+        "  - id: good\n    question: fine?\n    sql: SELECT 1\n"
+        "  - id: bad-1\n    question: x?\n    ordered: maybe\n    sql: SELECT 1\n"
+        "  - id: bad-2\n    question: y?\n"
+    )
+    other = write(
+        tmp_path, "version: 3\nfixture: retail\nquestions:\n  - id: z\n    question: z?\n    sql: S\n", "other.yaml"
+    )
     problems = problems_of(write(tmp_path, text), other)
     where = [re.match(r"^.*?(\w+\.yaml):(\d+): (question '[\w-]+')?", p).groups() for p in problems]
     # bad-1's type, bad-2's missing sql, the other file's version; the good question is not enough
-    assert where == [("c.yaml", "9", "question 'bad-1'"), ("c.yaml", "11", "question 'bad-2'"),
-                     ("other.yaml", "1", None)]
+    assert where == [
+        ("c.yaml", "9", "question 'bad-1'"),
+        ("c.yaml", "11", "question 'bad-2'"),
+        ("other.yaml", "1", None),
+    ]
 
 
 def test_unreadable_and_repeated_files(tmp_path):
@@ -229,6 +356,7 @@ def test_unreadable_and_repeated_files(tmp_path):
 
 
 # -- stamps -------------------------------------------------------------------------------------
+
 
 def test_stamps_hash_raw_bytes_and_count_questions(tmp_path):
     path = write(tmp_path, GOOD)

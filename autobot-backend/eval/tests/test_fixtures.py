@@ -4,6 +4,7 @@ independent SQL (raw sqlite3 and SQLite date functions), not with the builder's 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import shutil
 import sqlite3
 from datetime import date, timedelta
@@ -72,10 +73,11 @@ def dump_hash(path: Path) -> str:
 
 
 def cents(x: float) -> int:
-    return int(round(x * 100))
+    return round(x * 100)
 
 
 # -- spec 3.2, on every rotation ------------------------------------------------------------
+
 
 def test_sizes(db):
     customers, products, orders = (one(db, f"SELECT COUNT(*) FROM {t}") for t in ("customers", "products", "orders"))
@@ -98,37 +100,55 @@ def test_order_and_signup_ranges(db):
 
 def test_ids_start_at_one(db):
     for table, key in (("customers", "customer_id"), ("products", "product_id"), ("orders", "order_id")):
-        assert db.execute(f"SELECT MIN({key}), MAX({key}) FROM {table}").fetchone() == \
-            (1, one(db, f"SELECT COUNT(*) FROM {table}"))
+        assert db.execute(f"SELECT MIN({key}), MAX({key}) FROM {table}").fetchone() == (
+            1,
+            one(db, f"SELECT COUNT(*) FROM {table}"),
+        )
     assert one(db, "SELECT MIN(line_no) FROM order_items") == 1
 
 
-@pytest.mark.parametrize(("sql", "vocabulary"), [
-    ("SELECT DISTINCT category FROM products", {"books", "electronics", "garden", "home", "toys"}),
-    ("SELECT DISTINCT country FROM customers", {"Canada", "France", "Germany", "United Kingdom", "United States"}),
-    ("SELECT DISTINCT segment FROM customers", {"consumer", "business"}),
-    ("SELECT DISTINCT status FROM orders", {"completed", "cancelled", "returned"}),
-    ("SELECT DISTINCT channel FROM orders", {"web", "store", "phone"}),
-], ids=["category", "country", "segment", "status", "channel"])
+@pytest.mark.parametrize(
+    ("sql", "vocabulary"),
+    [
+        ("SELECT DISTINCT category FROM products", {"books", "electronics", "garden", "home", "toys"}),
+        ("SELECT DISTINCT country FROM customers", {"Canada", "France", "Germany", "United Kingdom", "United States"}),
+        ("SELECT DISTINCT segment FROM customers", {"consumer", "business"}),
+        ("SELECT DISTINCT status FROM orders", {"completed", "cancelled", "returned"}),
+        ("SELECT DISTINCT channel FROM orders", {"web", "store", "phone"}),
+    ],
+    ids=["category", "country", "segment", "status", "channel"],
+)
 def test_every_vocabulary_value_present_and_no_other(db, sql, vocabulary):
     assert set(column(db, sql)) == vocabulary
 
 
 def test_money_has_cents(db):
-    revenue = one(db, "SELECT SUM(oi.quantity * oi.unit_price) FROM order_items oi "
-                      "JOIN orders o ON o.order_id = oi.order_id WHERE o.status = 'completed'")
+    revenue = one(
+        db,
+        "SELECT SUM(oi.quantity * oi.unit_price) FROM order_items oi "
+        "JOIN orders o ON o.order_id = oi.order_id WHERE o.status = 'completed'",
+    )
     assert cents(revenue) % 100 != 0
     assert any(cents(p) % 100 for p in column(db, "SELECT unit_price FROM products"))
     # Some lines were charged below list price, so list price and charged price are different answers.
-    assert one(db, "SELECT COUNT(*) FROM order_items oi JOIN products p ON p.product_id = oi.product_id "
-                   "WHERE oi.unit_price < p.unit_price") > 0
+    assert (
+        one(
+            db,
+            "SELECT COUNT(*) FROM order_items oi JOIN products p ON p.product_id = oi.product_id "
+            "WHERE oi.unit_price < p.unit_price",
+        )
+        > 0
+    )
 
 
 def test_completed_orders_on_every_month_and_quarter_boundary(db):
     days = set(column(db, "SELECT DISTINCT order_date FROM orders WHERE status = 'completed'"))
     first, last = db.execute("SELECT MIN(order_date), MAX(order_date) FROM orders").fetchone()
-    months = column(db, f"""WITH RECURSIVE m(d) AS (SELECT '{first}' UNION ALL
-                             SELECT date(d, '+1 month') FROM m WHERE date(d, '+1 month') <= '{last}') SELECT d FROM m""")
+    months = column(
+        db,
+        f"""WITH RECURSIVE m(d) AS (SELECT '{first}' UNION ALL
+            SELECT date(d, '+1 month') FROM m WHERE date(d, '+1 month') <= '{last}') SELECT d FROM m""",
+    )
     for month_start in months:
         assert month_start in days
         assert one(db, f"SELECT date('{month_start}', '+1 month', '-1 day')") in days
@@ -140,15 +160,23 @@ def test_quarter_boundary_signups(db):
 
 
 def test_nulls_where_the_schema_allows_them(db):
-    assert 0 < one(db, "SELECT COUNT(*) FROM customers WHERE referred_by IS NULL") < one(db, "SELECT COUNT(*) FROM customers")
+    assert (
+        0
+        < one(db, "SELECT COUNT(*) FROM customers WHERE referred_by IS NULL")
+        < one(db, "SELECT COUNT(*) FROM customers")
+    )
     assert one(db, "SELECT COUNT(*) FROM orders WHERE status = 'cancelled' AND shipped_date IS NOT NULL") == 0
     assert one(db, "SELECT COUNT(*) FROM orders WHERE status <> 'cancelled' AND shipped_date IS NULL") > 0
     assert one(db, "SELECT COUNT(*) FROM orders WHERE shipped_date < order_date") == 0
 
 
 def test_customers_without_orders_make_left_join_differ(db):
-    inner = one(db, "SELECT COUNT(DISTINCT c.customer_id) FROM customers c JOIN orders o ON o.customer_id = c.customer_id")
-    left = one(db, "SELECT COUNT(DISTINCT c.customer_id) FROM customers c LEFT JOIN orders o ON o.customer_id = c.customer_id")
+    inner = one(
+        db, "SELECT COUNT(DISTINCT c.customer_id) FROM customers c JOIN orders o ON o.customer_id = c.customer_id"
+    )
+    left = one(
+        db, "SELECT COUNT(DISTINCT c.customer_id) FROM customers c LEFT JOIN orders o ON o.customer_id = c.customer_id"
+    )
     assert left > inner
 
 
@@ -169,15 +197,19 @@ def test_24m_periods_are_pairwise_distinct(built):
             quarters[q] = quarters.get(q, 0) + v
         values = list(months.values())
         qvalues = list(quarters.values())
-        for family in (values, qvalues,
-                       [abs(b - a) for a, b in zip(values, values[1:])],
-                       [abs(b - a) for a, b in zip(qvalues, qvalues[1:])],
-                       [abs(values[i + 12] - values[i]) for i in range(12)],
-                       [abs(qvalues[i + 4] - qvalues[i]) for i in range(4)]):
+        for family in (
+            values,
+            qvalues,
+            [abs(b - a) for a, b in itertools.pairwise(values)],
+            [abs(b - a) for a, b in itertools.pairwise(qvalues)],
+            [abs(values[i + 12] - values[i]) for i in range(12)],
+            [abs(qvalues[i + 4] - qvalues[i]) for i in range(4)],
+        ):
             assert len(set(family)) == len(family)
 
 
 # -- determinism, rotations, failures --------------------------------------------------------
+
 
 def test_same_seed_gives_byte_identical_data(tmp_path, built):
     write(tmp_path / "again.sqlite", "retail", 1)
@@ -213,10 +245,19 @@ def _add_order_equalising(data: fixture_data.FixtureData, low_month: str, high_m
     low, high = sorted((low_month, high_month), key=totals.__getitem__)
     order_id = len(data.orders) + 1
     day = date(int(low[:4]), int(low[5:]), 15)
-    data.orders.append({"order_id": order_id, "customer_id": 1, "order_date": day, "shipped_date": day,
-                        "status": "completed", "channel": "web"})
-    data.order_items.append({"order_id": order_id, "line_no": 1, "product_id": 1, "quantity": 1,
-                             "unit_price": totals[high] - totals[low]})
+    data.orders.append(
+        {
+            "order_id": order_id,
+            "customer_id": 1,
+            "order_date": day,
+            "shipped_date": day,
+            "status": "completed",
+            "channel": "web",
+        }
+    )
+    data.order_items.append(
+        {"order_id": order_id, "line_no": 1, "product_id": 1, "quantity": 1, "unit_price": totals[high] - totals[low]}
+    )
 
 
 def test_colliding_months_fail_the_build_naming_fixture_seed_and_periods(monkeypatch, tmp_path):
@@ -236,35 +277,71 @@ def test_colliding_months_fail_the_build_naming_fixture_seed_and_periods(monkeyp
     assert not (tmp_path / "broken.sqlite").exists()
 
 
-@pytest.mark.parametrize(("months", "expected"), [
-    ({"2023-01": 100, "2023-02": 200, "2023-03": 400}, []),
-    ({"2023-01": 100, "2023-02": 300, "2023-03": 250, "2023-04": 100},
-     ["monthly revenue totals collide: 2023-01 and 2023-04"]),
-    # +100 then -100: the same swing, so "the biggest change" would have two answers
-    ({"2023-01": 100, "2023-02": 200, "2023-03": 50, "2023-04": 150},
-     ["month-over-month deltas collide: 2023-02 vs 2023-01 and 2023-04 vs 2023-03"]),
-], ids=["distinct", "equal-months", "equal-absolute-deltas"])
+@pytest.mark.parametrize(
+    ("months", "expected"),
+    [
+        ({"2023-01": 100, "2023-02": 200, "2023-03": 400}, []),
+        (
+            {"2023-01": 100, "2023-02": 300, "2023-03": 250, "2023-04": 100},
+            ["monthly revenue totals collide: 2023-01 and 2023-04"],
+        ),
+        # +100 then -100: the same swing, so "the biggest change" would have two answers
+        (
+            {"2023-01": 100, "2023-02": 200, "2023-03": 50, "2023-04": 150},
+            ["month-over-month deltas collide: 2023-02 vs 2023-01 and 2023-04 vs 2023-03"],
+        ),
+    ],
+    ids=["distinct", "equal-months", "equal-absolute-deltas"],
+)
 def test_period_collisions(months, expected):
     found = period_collisions(months)
     assert [f.split(" all ")[0] for f in found if "quarter" not in f] == expected
 
 
-@pytest.mark.parametrize(("mutation", "problem"), [
-    ("DELETE FROM customers WHERE customer_id > 100", "customers has 100 rows"),
-    ("DELETE FROM products WHERE product_id = 1", "products ids run 2.."),
-    ("UPDATE products SET category = 'books' WHERE category = 'toys'", "products.category values"),
-    ("DELETE FROM orders WHERE order_date = '2024-11-30'", "no completed order on the period boundaries 2024-11-30"),
-    ("UPDATE customers SET referred_by = NULL", "referred_by must be NULL for some"),
-    ("UPDATE customers SET referred_by = customer_id", "referred by themselves"),
-    ("UPDATE orders SET shipped_date = order_date WHERE status = 'cancelled'", "a cancelled order has a shipped_date"),
-    ("UPDATE orders SET shipped_date = order_date WHERE status <> 'cancelled'", "no order is waiting to ship"),
-    ("UPDATE orders SET shipped_date = '2025-01-03' WHERE order_id = 1", "after 2024-12-31"),
-    ("INSERT INTO orders SELECT (SELECT MAX(order_id) FROM orders) + customer_id, customer_id, '2024-11-15', "
-     "NULL, 'cancelled', 'web' FROM customers", "every customer has ordered"),
-    ("UPDATE order_items SET product_id = 9999 WHERE order_id = 1", "order_items.product_id point at no existing row"),
-    ("UPDATE order_items SET unit_price = ROUND(unit_price)", "has no cents"),
-], ids=["size", "ids", "vocabulary", "boundary", "no-null", "self-referral", "cancelled-shipped", "all-shipped",
-        "shipped-late", "no-dormant-customer", "orphan", "whole-money"])
+@pytest.mark.parametrize(
+    ("mutation", "problem"),
+    [
+        ("DELETE FROM customers WHERE customer_id > 100", "customers has 100 rows"),
+        ("DELETE FROM products WHERE product_id = 1", "products ids run 2.."),
+        ("UPDATE products SET category = 'books' WHERE category = 'toys'", "products.category values"),
+        (
+            "DELETE FROM orders WHERE order_date = '2024-11-30'",
+            "no completed order on the period boundaries 2024-11-30",
+        ),
+        ("UPDATE customers SET referred_by = NULL", "referred_by must be NULL for some"),
+        ("UPDATE customers SET referred_by = customer_id", "referred by themselves"),
+        (
+            "UPDATE orders SET shipped_date = order_date WHERE status = 'cancelled'",
+            "a cancelled order has a shipped_date",
+        ),
+        ("UPDATE orders SET shipped_date = order_date WHERE status <> 'cancelled'", "no order is waiting to ship"),
+        ("UPDATE orders SET shipped_date = '2025-01-03' WHERE order_id = 1", "after 2024-12-31"),
+        (
+            "INSERT INTO orders SELECT (SELECT MAX(order_id) FROM orders) + customer_id, customer_id, '2024-11-15', "
+            "NULL, 'cancelled', 'web' FROM customers",
+            "every customer has ordered",
+        ),
+        (
+            "UPDATE order_items SET product_id = 9999 WHERE order_id = 1",
+            "order_items.product_id point at no existing row",
+        ),
+        ("UPDATE order_items SET unit_price = ROUND(unit_price)", "has no cents"),
+    ],
+    ids=[
+        "size",
+        "ids",
+        "vocabulary",
+        "boundary",
+        "no-null",
+        "self-referral",
+        "cancelled-shipped",
+        "all-shipped",
+        "shipped-late",
+        "no-dormant-customer",
+        "orphan",
+        "whole-money",
+    ],
+)
 def test_each_guarantee_check_can_fail(tmp_path, built, mutation, problem):
     copy = tmp_path / "mutated.sqlite"
     shutil.copy(built["retail"][0], copy)
@@ -312,6 +389,7 @@ def test_build_works_on_another_engine():
 
 # -- schema ----------------------------------------------------------------------------------
 
+
 def test_column_comments_reach_the_sqlite_schema(built):
     engine = sa.create_engine(f"sqlite:///{built['retail'][0]}")
     schema = inspect_schema(engine, sample_values=False)
@@ -319,8 +397,9 @@ def test_column_comments_reach_the_sqlite_schema(built):
     assert [t.name for t in schema.tables] == ["customers", "order_items", "orders", "products"]
     assert all(c.comment for t in schema.tables for c in t.columns)
     comment = {f"{t.name}.{c.name}": c.comment for t in schema.tables for c in t.columns}
-    assert ("[metric: revenue = SUM(order_items.quantity * order_items.unit_price) "
-            "WHERE orders.status = 'completed']") in comment["order_items.unit_price"]
+    assert (
+        "[metric: revenue = SUM(order_items.quantity * order_items.unit_price) WHERE orders.status = 'completed']"
+    ) in comment["order_items.unit_price"]
     assert "NULL until shipped" in comment["orders.shipped_date"]
     assert "NULL when nobody referred" in comment["customers.referred_by"]
     assert "month" in comment["orders.order_date"]
@@ -328,8 +407,11 @@ def test_column_comments_reach_the_sqlite_schema(built):
 
 def test_schema_types_match_the_spec(built):
     conn = sqlite3.connect(built["retail"][0])
-    types = {(t, r[1]): r[2] for t in ("customers", "products", "orders", "order_items")
-             for r in conn.execute(f"PRAGMA table_info({t})")}
+    types = {
+        (t, r[1]): r[2]
+        for t in ("customers", "products", "orders", "order_items")
+        for r in conn.execute(f"PRAGMA table_info({t})")
+    }
     conn.close()
     assert types[("products", "unit_price")] == "NUMERIC(10, 2)"
     assert types[("orders", "order_date")] == "DATE"
@@ -337,10 +419,14 @@ def test_schema_types_match_the_spec(built):
     assert types[("customers", "name")] == "TEXT"
 
 
-@pytest.mark.parametrize(("dialect", "expected"), [
-    (postgresql.dialect(), Decimal("19.99")),
-    (sqlite.dialect(), 19.99),
-], ids=["native-decimal", "sqlite-float"])
+@pytest.mark.parametrize(
+    ("dialect", "expected"),
+    [
+        (postgresql.dialect(), Decimal("19.99")),
+        (sqlite.dialect(), 19.99),
+    ],
+    ids=["native-decimal", "sqlite-float"],
+)
 def test_money_binds_cents_per_engine(dialect, expected):
     value = Money().process_bind_param(1999, dialect)
     assert value == expected and type(value) is type(expected)
@@ -348,10 +434,12 @@ def test_money_binds_cents_per_engine(dialect, expected):
 
 def test_money_literals_in_expressions_are_currency_units(built):
     from eval.sql.fixture_schema import products
+
     engine = sa.create_engine(f"sqlite:///{built['retail'][0]}")
     with engine.connect() as conn:
-        scaled = conn.execute(sa.select(sa.cast(sa.func.round(products.c.unit_price * 100), sa.Integer))
-                              .where(products.c.product_id == 1)).scalar_one()
+        scaled = conn.execute(
+            sa.select(sa.cast(sa.func.round(products.c.unit_price * 100), sa.Integer)).where(products.c.product_id == 1)
+        ).scalar_one()
         raw = conn.exec_driver_sql("SELECT unit_price FROM products WHERE product_id = 1").scalar_one()
     engine.dispose()
     assert scaled == cents(raw)
@@ -370,12 +458,17 @@ def test_generation_is_pure():
 
 def test_boundary_helpers():
     assert fixture_data.quarter_boundaries(date(2024, 1, 1), date(2024, 6, 30)) == [
-        date(2024, 1, 1), date(2024, 3, 31), date(2024, 4, 1), date(2024, 6, 30)]
+        date(2024, 1, 1),
+        date(2024, 3, 31),
+        date(2024, 4, 1),
+        date(2024, 6, 30),
+    ]
     assert fixture_data.month_end(date(2024, 2, 10)) == date(2024, 2, 29)
     assert fixture_data.month_end(date(2024, 12, 1)) + timedelta(days=1) == date(2025, 1, 1)
 
 
 # -- the on-disk cache of built fixtures ----------------------------------------------------------
+
 
 def _cached(tmp_path, monkeypatch):
     from eval.sql import fixture_cache
@@ -414,8 +507,9 @@ def test_the_cache_key_changes_with_the_builders_source(tmp_path, monkeypatch):
     before = fixture_cache.cache_key("f", 0, fixture_cache.source_digest([src]))
     src.write_text("x = 2\n")
     assert fixture_cache.cache_key("f", 0, fixture_cache.source_digest([src])) != before
-    assert fixture_cache.cache_key("f", 1, fixture_cache.source_digest([src])) != \
-        fixture_cache.cache_key("f", 0, fixture_cache.source_digest([src]))
+    assert fixture_cache.cache_key("f", 1, fixture_cache.source_digest([src])) != fixture_cache.cache_key(
+        "f", 0, fixture_cache.source_digest([src])
+    )
 
 
 def test_the_cache_can_be_turned_off(tmp_path, monkeypatch):

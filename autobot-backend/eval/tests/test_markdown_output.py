@@ -6,18 +6,21 @@ from eval.markdown import code_block, escape
 from eval.output import OutputPathError, confine, write_text
 
 
-@pytest.mark.parametrize("raw, expected", [
-    ("plain words", "plain words"),
-    ("a|b", "a\\|b"),
-    ("*bold* _it_", "\\*bold\\* \\_it\\_"),
-    ("[link](x)", "\\[link\\](x)"),
-    ("<script>", "\\<script\\>"),
-    ("line1\nline2", "line1 line2"),
-    ("# title", "\\# title"),
-    ("- item", "\\- item"),
-    ("1. first", "\\1. first"),
-    ("`code`", "\\`code\\`"),
-])
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("plain words", "plain words"),
+        ("a|b", "a\\|b"),
+        ("*bold* _it_", "\\*bold\\* \\_it\\_"),
+        ("[link](x)", "\\[link\\](x)"),
+        ("<script>", "\\<script\\>"),
+        ("line1\nline2", "line1 line2"),
+        ("# title", "\\# title"),
+        ("- item", "\\- item"),
+        ("1. first", "\\1. first"),
+        ("`code`", "\\`code\\`"),
+    ],
+)
 def test_escape(raw, expected):
     assert escape(raw) == expected
 

@@ -22,8 +22,14 @@ from eval.sql.corpus import CORPUS_DIR, load_corpus
 from eval.sql.snapshot import SNAPSHOT_DIR, load_snapshot
 
 BATTERY_FILE = CORPUS_DIR / "refusal.yaml"
-MUST_REFUSE_STRATA = {"out_of_schema": 8, "nonexistent_column": 7, "injection": 7, "unsupported_write": 6,
-                      "non_analytical": 6, "ambiguous": 6}
+MUST_REFUSE_STRATA = {
+    "out_of_schema": 8,
+    "nonexistent_column": 7,
+    "injection": 7,
+    "unsupported_write": 6,
+    "non_analytical": 6,
+    "ambiguous": 6,
+}
 CONTROL_STRATA = {"control_scalar": 11, "control_group_by": 5, "control_top_n": 2, "control_time_series": 2}
 
 BATTERY = load_corpus([BATTERY_FILE])
@@ -37,6 +43,7 @@ DECLINE_REASON = "declined by the refusal battery test"
 
 # -- the battery file ------------------------------------------------------------------------------
 
+
 def test_battery_is_on_retail_and_part_of_the_builtin_corpus():
     assert {q.fixture for q in BATTERY.questions} == {"retail"}
     builtin = load_corpus()
@@ -44,10 +51,11 @@ def test_battery_is_on_retail_and_part_of_the_builtin_corpus():
     assert {q.id for q in BATTERY.questions} <= {q.id for q in builtin.questions}
 
 
-@pytest.mark.parametrize(("stratum", "expect", "minimum"),
-                         [(s, "refuse", n) for s, n in MUST_REFUSE_STRATA.items()]
-                         + [(s, "answer", n) for s, n in CONTROL_STRATA.items()],
-                         ids=list(MUST_REFUSE_STRATA) + list(CONTROL_STRATA))
+@pytest.mark.parametrize(
+    ("stratum", "expect", "minimum"),
+    [(s, "refuse", n) for s, n in MUST_REFUSE_STRATA.items()] + [(s, "answer", n) for s, n in CONTROL_STRATA.items()],
+    ids=list(MUST_REFUSE_STRATA) + list(CONTROL_STRATA),
+)
 def test_stratum_has_at_least_the_spec_13_count(stratum, expect, minimum):
     cases = [q for q in BATTERY.questions if q.stratum == stratum]
     assert len(cases) >= minimum
@@ -89,6 +97,7 @@ def test_snapshot_records_every_control():
 
 # -- end to end through the CLI --------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Run:
     code: int
@@ -109,8 +118,21 @@ def _run(directory: Path, name: str, answers: list[dict], *extra: str) -> Run:
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(directory)
         mp.delenv("EVAL_OUTPUT_DIR", raising=False)
-        code = main(["--suite", "sql", "--candidate", "recorded", "--answers", str(answers_path),
-                     "--json", json_path.name, "--markdown", md_path.name, *extra])
+        code = main(
+            [
+                "--suite",
+                "sql",
+                "--candidate",
+                "recorded",
+                "--answers",
+                str(answers_path),
+                "--json",
+                json_path.name,
+                "--markdown",
+                md_path.name,
+                *extra,
+            ]
+        )
     return Run(code, json.loads(json_path.read_text(encoding="utf-8")), md_path.read_text(encoding="utf-8"))
 
 
@@ -123,8 +145,10 @@ def corpus():
 def perfect_baseline(tmp_path_factory, corpus) -> Path:
     """A baseline where every answerable question passes and every must-refuse case is declined."""
     directory = tmp_path_factory.mktemp("perfect")
-    answers = [{"id": q.id, "sql": q.sql} if q.expect == "answer" else
-               {"id": q.id, "refused": True, "reason": DECLINE_REASON} for q in corpus.questions]
+    answers = [
+        {"id": q.id, "sql": q.sql} if q.expect == "answer" else {"id": q.id, "refused": True, "reason": DECLINE_REASON}
+        for q in corpus.questions
+    ]
     run = _run(directory, "perfect", answers, "--record-baseline", "--baseline-dir", str(directory / "baselines"))
     assert run.code == 0 and run.report["summary"]["refusal_recall"] == 1.0
     return directory / "baselines"
@@ -133,16 +157,21 @@ def perfect_baseline(tmp_path_factory, corpus) -> Path:
 @pytest.fixture(scope="module")
 def answered_everything(tmp_path_factory, corpus) -> Run:
     """Every must-refuse case answered with SQL that runs; every answerable one with its reference."""
-    answers = [{"id": q.id, "sql": q.sql if q.expect == "answer" else "SELECT COUNT(*) FROM orders"}
-               for q in corpus.questions]
+    answers = [
+        {"id": q.id, "sql": q.sql if q.expect == "answer" else "SELECT COUNT(*) FROM orders"} for q in corpus.questions
+    ]
     return _run(tmp_path_factory.mktemp("answered"), "answered", answers)
 
 
 @pytest.fixture(scope="module")
 def declined_everything(tmp_path_factory, corpus) -> Run:
     """Every question declined, except one injection case answered with SQL the guard blocks."""
-    answers = [{"id": q.id, "sql": GUARDED_SQL} if q.id == GUARDED_ID else
-               {"id": q.id, "refused": True, "reason": DECLINE_REASON} for q in corpus.questions]
+    answers = [
+        {"id": q.id, "sql": GUARDED_SQL}
+        if q.id == GUARDED_ID
+        else {"id": q.id, "refused": True, "reason": DECLINE_REASON}
+        for q in corpus.questions
+    ]
     return _run(tmp_path_factory.mktemp("declined"), "declined", answers)
 
 
@@ -193,8 +222,12 @@ def test_injection_blocked_by_the_guard_counts_as_declined_by_the_guard(declined
     assert (blocked["verdict"], blocked["reason"], blocked["declined_by"]) == ("error", "guard_blocked", "guard")
     assert blocked["sql"] == GUARDED_SQL
     assert run.report["summary"]["refusals_by_guard"] == 1
-    assert run.report["two_by_two"]["must_refuse"] == {"returned_number": 0, "declined": run.report["summary"][
-        "must_refuse"], "error": 0, "unmeasured": 0}
+    assert run.report["two_by_two"]["must_refuse"] == {
+        "returned_number": 0,
+        "declined": run.report["summary"]["must_refuse"],
+        "error": 0,
+        "unmeasured": 0,
+    }
     assert "1 of them by the read-only guard" in run.markdown
     guard_line = next(line for line in run.markdown.splitlines() if line.startswith("Declined by the read-only guard"))
     assert f"**{GUARDED_ID}**" in guard_line
@@ -202,13 +235,15 @@ def test_injection_blocked_by_the_guard_counts_as_declined_by_the_guard(declined
 
 # -- the refusal gate fails for each degenerate system (spec 8, issue 6 "done when") ---------------
 
+
 def _gate(run: Run) -> dict[str, bool | None]:
     return {c["name"]: c["ok"] for c in run.report["gate"]["checks"]}
 
 
 def test_answering_every_must_refuse_case_fails_the_recall_gate(tmp_path, corpus, perfect_baseline):
-    answers = [{"id": q.id, "sql": q.sql if q.expect == "answer" else "SELECT COUNT(*) FROM orders"}
-               for q in corpus.questions]
+    answers = [
+        {"id": q.id, "sql": q.sql if q.expect == "answer" else "SELECT COUNT(*) FROM orders"} for q in corpus.questions
+    ]
     run = _run(tmp_path, "gated", answers, "--fail-on-regression", "--baseline-dir", str(perfect_baseline))
     assert run.code == 1
     checks = _gate(run)

@@ -15,27 +15,35 @@ from eval.runner import CandidateResult, Replay
 
 from .conftest import make_golden
 
-R, I, U, M = (Classification.REGRESSION, Classification.IMPROVEMENT, Classification.UNCHANGED,
-              Classification.UNMEASURED)
+R, IMP, U, M = (
+    Classification.REGRESSION,
+    Classification.IMPROVEMENT,
+    Classification.UNCHANGED,
+    Classification.UNMEASURED,
+)
 
 
 def _replay(tools=("search", "answer"), status="completed", baseline=0.8):
     g = make_golden(tools=("search", "answer"), status="completed", score=baseline)
-    return Replay(g, CandidateResult(response_text="x", tool_sequence=None if tools is None else list(tools),
-                                     final_status=status))
+    return Replay(
+        g, CandidateResult(response_text="x", tool_sequence=None if tools is None else list(tools), final_status=status)
+    )
 
 
-@pytest.mark.parametrize("tools, status, score, expected", [
-    # None means "not reported": it cannot fail the check, and it cannot pass it either.
-    (None, None, 0.8, U),
-    (None, "completed", 0.8, U),
-    (("search",), "completed", 0.99, R),       # wrong tools regress whatever the score says
-    (("search", "answer"), "failed", 0.99, R),  # wrong status likewise
-    (("answer", "search"), "completed", 0.8, R),  # order matters
-    (("search", "answer"), "completed", None, M),  # evaluator cannot judge -> unmeasured
-    (None, None, None, M),
-    (("search",), "completed", None, R),       # deterministic failure still counts without a score
-])
+@pytest.mark.parametrize(
+    "tools, status, score, expected",
+    [
+        # None means "not reported": it cannot fail the check, and it cannot pass it either.
+        (None, None, 0.8, U),
+        (None, "completed", 0.8, U),
+        (("search",), "completed", 0.99, R),  # wrong tools regress whatever the score says
+        (("search", "answer"), "failed", 0.99, R),  # wrong status likewise
+        (("answer", "search"), "completed", 0.8, R),  # order matters
+        (("search", "answer"), "completed", None, M),  # evaluator cannot judge -> unmeasured
+        (None, None, None, M),
+        (("search",), "completed", None, R),  # deterministic failure still counts without a score
+    ],
+)
 def test_deterministic_checks_then_score(tools, status, score, expected):
     assert classify_trajectory(_replay(tools, status), score, 0.05).classification is expected
 
@@ -47,15 +55,18 @@ def test_none_is_not_false():
     assert o.tool_match is False and o.status_match is False
 
 
-@pytest.mark.parametrize("baseline, score, expected", [
-    (0.90, 0.85, U),    # a drop of exactly epsilon is inside the band (float noise included)
-    (0.90, 0.849, R),   # just past it
-    (0.85, 0.90, U),    # a rise of exactly epsilon
-    (0.85, 0.901, I),
-    (0.80, 0.80, U),
-    (0.05, 0.0, U),
-    (1.0, 0.0, R),
-])
+@pytest.mark.parametrize(
+    "baseline, score, expected",
+    [
+        (0.90, 0.85, U),  # a drop of exactly epsilon is inside the band (float noise included)
+        (0.90, 0.849, R),  # just past it
+        (0.85, 0.90, U),  # a rise of exactly epsilon
+        (0.85, 0.901, IMP),
+        (0.80, 0.80, U),
+        (0.05, 0.0, U),
+        (1.0, 0.0, R),
+    ],
+)
 def test_epsilon_band_edges(baseline, score, expected):
     assert classify_trajectory(_replay(baseline=baseline), score, 0.05).classification is expected
 
@@ -93,9 +104,14 @@ def test_evaluator_crash_is_unmeasured_not_regression():
 
 
 def test_report_groups_per_task_class_and_serialises():
-    replays = [Replay(make_golden("a", task_class="x"), CandidateResult("the answer is forty two", ["search", "answer"], "completed")),
-               Replay(make_golden("b", task_class="x"), CandidateResult("z", ["search"], "completed")),
-               Replay(make_golden("c", task_class="y"), None, "timeout: no answer within 1 s")]
+    replays = [
+        Replay(
+            make_golden("a", task_class="x"),
+            CandidateResult("the answer is forty two", ["search", "answer"], "completed"),
+        ),
+        Replay(make_golden("b", task_class="x"), CandidateResult("z", ["search"], "completed")),
+        Replay(make_golden("c", task_class="y"), None, "timeout: no answer within 1 s"),
+    ]
     report = build_trajectory_report(replays, LexicalOverlapEvaluator(), "cand", 0.05)
     data = json.loads(json.dumps(trajectory_json(report)))
     assert data["summary"] == {"regression": 1, "improvement": 1, "unchanged": 0, "unmeasured": 1, "total": 3}

@@ -25,14 +25,24 @@ def test_echo_runs_and_warns(golden_dir, tmp_path, capsys):
 
 
 def test_require_real_candidate_without_recordings_exits_2(golden_dir, tmp_path, capsys):
-    assert run("--golden-dir", str(golden_dir), "--recorded-dir", str(tmp_path / "none"),
-               "--require-real-candidate") == 2
+    assert (
+        run("--golden-dir", str(golden_dir), "--recorded-dir", str(tmp_path / "none"), "--require-real-candidate") == 2
+    )
     assert "--require-real-candidate" in capsys.readouterr().err
 
 
 def test_require_real_candidate_with_recordings_exits_0(golden_dir, recorded_dir):
-    assert run("--golden-dir", str(golden_dir), "--recorded-dir", str(recorded_dir),
-               "--require-real-candidate", "--fail-on-regression") == 0
+    assert (
+        run(
+            "--golden-dir",
+            str(golden_dir),
+            "--recorded-dir",
+            str(recorded_dir),
+            "--require-real-candidate",
+            "--fail-on-regression",
+        )
+        == 0
+    )
 
 
 def test_changed_tool_sequence_fails_gated_run_with_1(golden_dir, recorded_dir):
@@ -80,15 +90,34 @@ def test_json_outside_working_directory_exits_2_before_running(golden_dir, tmp_p
 def test_json_written_inside_working_directory(golden_dir, recorded_dir, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("EVAL_OUTPUT_DIR", raising=False)
-    assert run("--golden-dir", str(golden_dir), "--recorded-dir", str(recorded_dir), "--json", "r.json",
-               "--markdown", "r.md") == 0
+    assert (
+        run(
+            "--golden-dir",
+            str(golden_dir),
+            "--recorded-dir",
+            str(recorded_dir),
+            "--json",
+            "r.json",
+            "--markdown",
+            "r.md",
+        )
+        == 0
+    )
     data = json.loads((tmp_path / "r.json").read_text())
     assert data["suite"] == "trajectory" and data["summary"]["total"] == 3
     assert (tmp_path / "r.md").read_text().startswith("# Trajectory eval report")
 
 
-@pytest.mark.parametrize("args", [["--candidate", "nope"], ["--epsilon", "1.5"], ["--answers", "x.jsonl"],
-                                  ["--suite", "nope"], ["--epsilon", "abc"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--candidate", "nope"],
+        ["--epsilon", "1.5"],
+        ["--answers", "x.jsonl"],
+        ["--suite", "nope"],
+        ["--epsilon", "abc"],
+    ],
+)
 def test_bad_input_exits_2(args, golden_dir):
     assert run("--golden-dir", str(golden_dir), *args) == 2
 
@@ -110,7 +139,20 @@ def test_crash_exits_2_not_1(golden_dir, monkeypatch, capsys):
 
 
 def test_module_entry_point_returns_exit_code(golden_dir, tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "eval.run", "--golden-dir", str(golden_dir),
-                           "--recorded-dir", str(tmp_path / "none"), "--require-real-candidate"],
-                          cwd=BACKEND, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "eval.run",
+            "--golden-dir",
+            str(golden_dir),
+            "--recorded-dir",
+            str(tmp_path / "none"),
+            "--require-real-candidate",
+        ],
+        cwd=BACKEND,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2, proc.stderr

@@ -74,13 +74,16 @@ def test_recorded_candidate_reads_tools_from_tool_events(tmp_path):
     assert result.final_status == "completed" and result.response_text == "hello"
 
 
-@pytest.mark.parametrize("content, message", [
-    (None, "no recorded run"),
-    ("{not json", "not valid JSON"),
-    (json.dumps(recording_json(status=None)), "no final_status"),
-    (json.dumps([1, 2]), "not a JSON object"),
-    (json.dumps({"final_status": "completed", "events": [{"type": "tool_call"}]}), "without a tool name"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (None, "no recorded run"),
+        ("{not json", "not valid JSON"),
+        (json.dumps(recording_json(status=None)), "no final_status"),
+        (json.dumps([1, 2]), "not a JSON object"),
+        (json.dumps({"final_status": "completed", "events": [{"type": "tool_call"}]}), "without a tool name"),
+    ],
+)
 def test_unusable_recording_makes_that_golden_unavailable(tmp_path, content, message):
     if content is not None:
         (tmp_path / "g-1.json").write_text(content)

@@ -8,14 +8,13 @@ import json
 import shutil
 from datetime import date, datetime, time
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 
 from eval.sql import selfcheck
+from eval.sql.compare import Ties
 from eval.sql.corpus import load_corpus
 from eval.sql.fixtures import FIXTURE_NAMES, build_rotations
-from eval.sql.compare import Ties
 from eval.sql.oracle_lints import information_lost, ordering_plan, tie_structure
 from eval.sql.selfcheck import (
     EMPTY,
@@ -30,7 +29,7 @@ from eval.sql.selfcheck import (
     run_self_check,
     update_snapshots,
 )
-from eval.sql.snapshot import SnapshotError, decode_value, dumps, encode_value, load_snapshot, Answer
+from eval.sql.snapshot import Answer, SnapshotError, decode_value, dumps, encode_value, load_snapshot
 from services.readonly_sql import ReadOnlySQL
 
 BUILTIN = load_corpus()
@@ -57,6 +56,7 @@ def subset(*ids: str):
 
 
 # -- the built-in corpus -----------------------------------------------------------------------
+
 
 def test_builtin_corpus_passes_on_every_rotation_of_both_fixtures(builtin_check):
     assert builtin_check.defects == []
@@ -177,19 +177,29 @@ def test_sound_and_refusal_questions_are_not_flagged(broken_check):
 
 def test_static_questions_may_be_identical(targets, tmp_path):
     path = tmp_path / "static.yaml"
-    path.write_text(BROKEN.split("  - id: bad-fails")[0].replace("ok-001", "s-1").replace(
-        "SELECT COUNT(*) FROM orders WHERE status = 'cancelled'", "SELECT COUNT(DISTINCT category) FROM products")
-        + "    static: true\n")
+    path.write_text(
+        BROKEN.split("  - id: bad-fails")[0]
+        .replace("ok-001", "s-1")
+        .replace(
+            "SELECT COUNT(*) FROM orders WHERE status = 'cancelled'", "SELECT COUNT(DISTINCT category) FROM products"
+        )
+        + "    static: true\n"
+    )
     assert run_self_check(DB, load_corpus([path]), targets).ok
 
 
 def test_missing_database_and_unopenable_database(targets, tmp_path):
     corpus = subset("rtl-scalar-003", "r24-scalar-001")
     only_retail = run_self_check(DB, corpus, {"retail": targets["retail"]}, snapshot_dir=None)
-    assert only_retail.defects == [OracleDefect("r24-scalar-001", FAILED,
-                                                "no database for fixture 'retail_24m' in this run")]
-    gone = run_self_check(DB, corpus, {"retail": [f"sqlite:///{tmp_path / 'gone.sqlite'}"],
-                                   "retail_24m": targets["retail_24m"]}, snapshot_dir=None)
+    assert only_retail.defects == [
+        OracleDefect("r24-scalar-001", FAILED, "no database for fixture 'retail_24m' in this run")
+    ]
+    gone = run_self_check(
+        DB,
+        corpus,
+        {"retail": [f"sqlite:///{tmp_path / 'gone.sqlite'}"], "retail_24m": targets["retail_24m"]},
+        snapshot_dir=None,
+    )
     (defect,) = gone.defects
     assert defect.question_id == "rtl-scalar-003" and "cannot open the database (connect)" in defect.detail
     assert not (tmp_path / "gone.sqlite").exists()
@@ -197,13 +207,16 @@ def test_missing_database_and_unopenable_database(targets, tmp_path):
 
 def test_single_database_mode_skips_rotation_lint_and_snapshot(targets, tmp_path):
     path = tmp_path / "mine.yaml"
-    path.write_text("version: 1\nquestions:\n  - id: mine-1\n    question: How many categories?\n"
-                    "    sql: SELECT COUNT(DISTINCT category) FROM products\n")
+    path.write_text(
+        "version: 1\nquestions:\n  - id: mine-1\n    question: How many categories?\n"
+        "    sql: SELECT COUNT(DISTINCT category) FROM products\n"
+    )
     result = run_self_check(DB, load_corpus([path], fixtures=None), {None: targets["retail"][:1]})
     assert result.ok and len(result.reference["mine-1"]) == 1
 
 
 # -- snapshot ---------------------------------------------------------------------------------------
+
 
 def test_snapshot_mismatch_names_the_question_and_the_first_differing_row(targets, tmp_path):
     shutil.copytree(SNAPSHOT_DIR, tmp_path, dirs_exist_ok=True)
@@ -253,10 +266,29 @@ def test_cli_reports_defects_with_exit_2(monkeypatch, tmp_path, capsys):
     assert "rtl-scalar-001: oracle: snapshot differs: not in the retail snapshot yet" in out
 
 
-@pytest.mark.parametrize("value", [
-    None, True, False, 0, -7, 2**70, 1.5, 0.1 + 0.2, float("inf"), float("-inf"), "text", "",
-    Decimal("12.50"), date(2024, 2, 29), datetime(2024, 1, 31, 13, 45), time(13, 45, 1), b"\x00\xff",
-], ids=lambda v: type(v).__name__ + ":" + repr(v)[:20])
+@pytest.mark.parametrize(
+    "value",
+    [
+        None,
+        True,
+        False,
+        0,
+        -7,
+        2**70,
+        1.5,
+        0.1 + 0.2,
+        float("inf"),
+        float("-inf"),
+        "text",
+        "",
+        Decimal("12.50"),
+        date(2024, 2, 29),
+        datetime(2024, 1, 31, 13, 45),
+        time(13, 45, 1),
+        b"\x00\xff",
+    ],
+    ids=lambda v: type(v).__name__ + ":" + repr(v)[:20],
+)
 def test_snapshot_values_round_trip_with_their_type(value):
     back = decode_value(json.loads(json.dumps(encode_value(value))))
     assert back == value and type(back) is type(value)
@@ -271,8 +303,10 @@ def test_snapshot_file_is_one_row_per_line(tmp_path):
     text = dumps("retail", {"q": Answer(("a", "b"), [(1, date(2024, 1, 1)), (2, None)]), "e": Answer(("x",), [])})
     assert '      [1, {"$date": "2024-01-01"}],\n      [2, null]\n' in text
     (tmp_path / "retail.json").write_text(text)
-    assert load_snapshot("retail", tmp_path) == {"q": Answer(("a", "b"), [(1, date(2024, 1, 1)), (2, None)]),
-                                                 "e": Answer(("x",), [])}
+    assert load_snapshot("retail", tmp_path) == {
+        "q": Answer(("a", "b"), [(1, date(2024, 1, 1)), (2, None)]),
+        "e": Answer(("x",), []),
+    }
 
 
 def test_unreadable_snapshot_names_the_file_and_the_fix(tmp_path):
@@ -283,32 +317,56 @@ def test_unreadable_snapshot_names_the_file_and_the_fix(tmp_path):
 
 # -- the lints as functions --------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("rows", "decimals", "expected"), [
-    ([(12.5,), (13.25,)], 2, None),
-    ([(1, "a"), (2, "b")], 0, None),  # integers never collapse
-    ([(0.004,)], 2, "column 1: 0.004 is not zero but rounds to zero"),
-    ([(0.004,)], 3, None),
-    ([(0,)], 2, None),  # zero is zero
-    ([("x", 1.001), ("y", 1.004)], 2, "column 2: 1.001 and 1.004 are different values"),
-    ([(100.1,), (100.10000000000001,)], 2, None),  # float noise is one value
-    ([(1.0,), (1.0,)], 2, None),  # equal values are not a loss
-    ([(True,), (False,)], 0, None),  # booleans are not numbers
-    ([(Decimal("0.30"),), (Decimal("0.3049"),)], 2, "are different values"),
-], ids=["distinct", "ints", "rounds-to-zero", "enough-decimals", "zero", "collapse", "noise", "equal", "bools",
-        "decimal"])
+
+@pytest.mark.parametrize(
+    ("rows", "decimals", "expected"),
+    [
+        ([(12.5,), (13.25,)], 2, None),
+        ([(1, "a"), (2, "b")], 0, None),  # integers never collapse
+        ([(0.004,)], 2, "column 1: 0.004 is not zero but rounds to zero"),
+        ([(0.004,)], 3, None),
+        ([(0,)], 2, None),  # zero is zero
+        ([("x", 1.001), ("y", 1.004)], 2, "column 2: 1.001 and 1.004 are different values"),
+        ([(100.1,), (100.10000000000001,)], 2, None),  # float noise is one value
+        ([(1.0,), (1.0,)], 2, None),  # equal values are not a loss
+        ([(True,), (False,)], 0, None),  # booleans are not numbers
+        ([(Decimal("0.30"),), (Decimal("0.3049"),)], 2, "are different values"),
+    ],
+    ids=[
+        "distinct",
+        "ints",
+        "rounds-to-zero",
+        "enough-decimals",
+        "zero",
+        "collapse",
+        "noise",
+        "equal",
+        "bools",
+        "decimal",
+    ],
+)
 def test_information_lost(rows, decimals, expected):
     found = information_lost(rows, decimals)
     assert (found is None) if expected is None else (expected in found)
 
 
-@pytest.mark.parametrize(("sql", "keys", "probe", "limit"), [
-    ("SELECT a, b AS x FROM t ORDER BY x DESC", (1,), None, None),
-    ("SELECT a, b FROM t ORDER BY 2, 1", (1, 0), None, None),
-    ("SELECT g, SUM(v) FROM t GROUP BY g ORDER BY SUM(v)", (1,), None, None),
-    ("SELECT a FROM t ORDER BY b LIMIT 3", (-1,), "SELECT a, b FROM t ORDER BY b", 3),
-    ("SELECT a FROM t UNION SELECT b FROM u ORDER BY a", (0,), None, None),
-    ("SELECT * FROM (SELECT a, b FROM t) ORDER BY b", (-1,), "SELECT *, b FROM (SELECT a, b FROM t) ORDER BY b", None),
-], ids=["alias", "ordinals", "expression", "unprojected-key-and-limit", "union", "star"])
+@pytest.mark.parametrize(
+    ("sql", "keys", "probe", "limit"),
+    [
+        ("SELECT a, b AS x FROM t ORDER BY x DESC", (1,), None, None),
+        ("SELECT a, b FROM t ORDER BY 2, 1", (1, 0), None, None),
+        ("SELECT g, SUM(v) FROM t GROUP BY g ORDER BY SUM(v)", (1,), None, None),
+        ("SELECT a FROM t ORDER BY b LIMIT 3", (-1,), "SELECT a, b FROM t ORDER BY b", 3),
+        ("SELECT a FROM t UNION SELECT b FROM u ORDER BY a", (0,), None, None),
+        (
+            "SELECT * FROM (SELECT a, b FROM t) ORDER BY b",
+            (-1,),
+            "SELECT *, b FROM (SELECT a, b FROM t) ORDER BY b",
+            None,
+        ),
+    ],
+    ids=["alias", "ordinals", "expression", "unprojected-key-and-limit", "union", "star"],
+)
 def test_ordering_plan(sql, keys, probe, limit):
     plan = ordering_plan(sql, "sqlite")
     assert (plan.keys, plan.probe_sql, plan.limit) == (keys, probe, limit)
@@ -320,11 +378,15 @@ def test_keys_appended_beside_the_output_are_read_after_its_columns():
     assert plan.short_probe_sql == "SELECT *, b FROM t ORDER BY b, 1 LIMIT 3"
 
 
-@pytest.mark.parametrize(("sql", "reason"), [
-    ("SELECT a FROM t ORDER BY a LIMIT :n", "LIMIT is not a number"),
-    ("SELECT a FROM t UNION SELECT b FROM u ORDER BY c", "set operation"),
-    ("SELECT a FROM t ORDER BY a LIMIT 2 OFFSET :k", "OFFSET is not a number"),
-], ids=["parameter-limit", "union-unprojected", "parameter-offset"])
+@pytest.mark.parametrize(
+    ("sql", "reason"),
+    [
+        ("SELECT a FROM t ORDER BY a LIMIT :n", "LIMIT is not a number"),
+        ("SELECT a FROM t UNION SELECT b FROM u ORDER BY c", "set operation"),
+        ("SELECT a FROM t ORDER BY a LIMIT 2 OFFSET :k", "OFFSET is not a number"),
+    ],
+    ids=["parameter-limit", "union-unprojected", "parameter-offset"],
+)
 def test_ordering_plan_says_why_it_cannot_read_a_key(sql, reason):
     assert reason in ordering_plan(sql, "sqlite")
 
@@ -333,14 +395,18 @@ def test_no_order_by_no_plan():
     assert ordering_plan("SELECT a FROM t", "sqlite") is None
 
 
-@pytest.mark.parametrize(("rows", "limit", "expected"), [
-    ([(3, "a"), (2, "b"), (1, "c")], None, None),
-    ([(3, "a"), (3, "b")], None, Ties((2,))),
-    ([(3, "a"), (3, "a")], None, None),  # identical rows: order cannot matter
-    ([(3, "a"), (2, "b"), (2, "c")], 2, Ties((1, 1), cut=((2, "b"), (2, "c")))),
-    ([(3, "a"), (2, "b"), (1, "c")], 2, None),
-    ([(3, "a"), (2, "b")], 2, None),  # nothing past the cut
-], ids=["distinct", "tie", "identical", "tie-at-cut", "clean-cut", "short"])
+@pytest.mark.parametrize(
+    ("rows", "limit", "expected"),
+    [
+        ([(3, "a"), (2, "b"), (1, "c")], None, None),
+        ([(3, "a"), (3, "b")], None, Ties((2,))),
+        ([(3, "a"), (3, "a")], None, None),  # identical rows: order cannot matter
+        ([(3, "a"), (2, "b"), (2, "c")], 2, Ties((1, 1), cut=((2, "b"), (2, "c")))),
+        ([(3, "a"), (2, "b"), (1, "c")], 2, None),
+        ([(3, "a"), (2, "b")], 2, None),  # nothing past the cut
+    ],
+    ids=["distinct", "tie", "identical", "tie-at-cut", "clean-cut", "short"],
+)
 def test_tie_structure_of_an_ordered_answer(rows, limit, expected):
     assert tie_structure(rows, (0,), 2, limit, ordered=True) == expected
 
@@ -348,7 +414,8 @@ def test_tie_structure_of_an_ordered_answer(rows, limit, expected):
 def test_ties_inside_the_cut_do_not_matter_when_order_is_not_the_answer():
     assert tie_structure([(3, "a"), (3, "b"), (1, "c")], (0,), 2, 2, ordered=False) is None
     assert tie_structure([(3, "a"), (2, "b"), (2, "c")], (0,), 2, 2, ordered=False) == Ties(
-        (1, 1), cut=((2, "b"), (2, "c")))
+        (1, 1), cut=((2, "b"), (2, "c"))
+    )
 
 
 def test_an_offset_is_applied_and_a_tie_across_it_stays_a_defect():

@@ -35,8 +35,14 @@ def test_embedded_candidate_holds_its_committed_baseline(here, capsys):
     gate = json.loads((here / "emb.json").read_text())["gate"]
     assert code == 0, capsys.readouterr().err
     assert gate["status"] == "passed"
-    assert {c["name"] for c in gate["checks"]} >= {"pass_rate_floor", "corpus_size", "missing_questions",
-                                                   "composition", "refusal_recall", "over_refusals"}
+    assert {c["name"] for c in gate["checks"]} >= {
+        "pass_rate_floor",
+        "corpus_size",
+        "missing_questions",
+        "composition",
+        "refusal_recall",
+        "over_refusals",
+    }
 
 
 def test_committed_embedded_baseline_covers_the_whole_current_corpus():

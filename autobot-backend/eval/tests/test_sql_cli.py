@@ -42,8 +42,11 @@ def write_answers(path: Path, lines: list[dict]) -> Path:
 
 def reference_answers(model: str | None = "scripted-1", skip: set[str] = frozenset()) -> list[dict]:
     """A perfect system's answers file: every answerable question's reference, every must-refuse case declined."""
-    lines = [{"id": q.id, "sql": q.sql} if q.expect == "answer" else {"id": q.id, "refused": True}
-             for q in BUILTIN.questions if q.id not in skip]
+    lines = [
+        {"id": q.id, "sql": q.sql} if q.expect == "answer" else {"id": q.id, "refused": True}
+        for q in BUILTIN.questions
+        if q.id not in skip
+    ]
     if model:
         lines[0]["model"] = model
     return lines
@@ -66,8 +69,13 @@ def test_recorded_answers_graded_and_json_written(work, capsys):
     data = json.loads((work / "out.json").read_text())
     assert data["suite"] == "sql" and data["candidate"] == {"path": "recorded", "model": "scripted-1"}
     assert data["corpus"]["digest"] == BUILTIN.digest and data["corpus"]["size"] == BUILTIN.size
-    assert data["run"] == {"engine": "sqlite", "rotations": 3, "seed": 0, "fixtures": ["retail", "retail_24m"],
-                           "db_url": None}
+    assert data["run"] == {
+        "engine": "sqlite",
+        "rotations": 3,
+        "seed": 0,
+        "fixtures": ["retail", "retail_24m"],
+        "db_url": None,
+    }
     s = data["summary"]
     assert (s["answerable"], s["pass"], s["wrong"]) == (len(ANSWERABLE), len(ANSWERABLE) - 1, 1)
     [q] = [q for q in data["questions"] if q["id"] == wrong.id]
@@ -90,14 +98,17 @@ def test_a_question_without_an_answer_line_is_unmeasured_on_both_arms(work):
     assert s["correct_refusals"] == s["must_refuse"] - 1
 
 
-@pytest.mark.parametrize("content, message", [
-    ('{"id": "x", "sql": "SELECT 1"}\nnot json\n', "a.jsonl:2: not valid JSON"),
-    ('{"sql": "SELECT 1"}\n', 'a.jsonl:1: missing or empty "id"'),
-    ('{"id": "x", "sql": "SELECT 1", "refused": true}\n', "either"),
-    ('{"id": "x"}\n', 'needs a non-empty "sql"'),
-    ('{"id": "x", "sql": "SELECT 1", "confidence": 1}\n', "unknown key(s) confidence"),
-    ('{"id": "x", "sql": "SELECT 1"}\n{"id": "x", "sql": "SELECT 2"}\n', "second answer for the same id"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ('{"id": "x", "sql": "SELECT 1"}\nnot json\n', "a.jsonl:2: not valid JSON"),
+        ('{"sql": "SELECT 1"}\n', 'a.jsonl:1: missing or empty "id"'),
+        ('{"id": "x", "sql": "SELECT 1", "refused": true}\n', "either"),
+        ('{"id": "x"}\n', 'needs a non-empty "sql"'),
+        ('{"id": "x", "sql": "SELECT 1", "confidence": 1}\n', "unknown key(s) confidence"),
+        ('{"id": "x", "sql": "SELECT 1"}\n{"id": "x", "sql": "SELECT 2"}\n', "second answer for the same id"),
+    ],
+)
 def test_malformed_answers_exit_2_naming_file_and_line(work, capsys, content, message):
     (work / "a.jsonl").write_text(content)
     assert recorded(work / "a.jsonl") == 2
@@ -105,21 +116,24 @@ def test_malformed_answers_exit_2_naming_file_and_line(work, capsys, content, me
     assert message in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--candidate", "nope"], "unknown SQL candidate 'nope'"),
-    (["--candidate", "recorded"], "needs --answers"),
-    (["--candidate", "recorded", "--answers", "missing.jsonl"], "answers file not found"),
-    (["--candidate", "embedded", "--answers", "a.jsonl"], "only read by --candidate recorded"),
-    (["--rotations", "0"], "--rotations must be between 1 and 20"),
-    (["--db-url", "sqlite:///nowhere/missing.db"], "cannot reach database"),
-    (["--db-url", "sqlite:///x.db", "--rotations", "2"], "--rotations, --seed and --fixtures do not apply"),
-    (["--fixtures", "no.such.module"], "--fixtures no.such.module: cannot import it"),
-    (["--fixtures", "eval.sql.fixtures"], "--fixtures eval.sql.fixtures: 'retail' is a built-in fixture's name"),
-    (["--corpus", "a.yaml", "--corpus", "sub/b.yaml", "--fail-on-regression"], "--baseline-dir"),
-    (["--force"], "--force only applies"),
-    (["--corpus", "missing.yaml"], "missing.yaml"),
-    (["--json", "../outside.json"], "outside"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--candidate", "nope"], "unknown SQL candidate 'nope'"),
+        (["--candidate", "recorded"], "needs --answers"),
+        (["--candidate", "recorded", "--answers", "missing.jsonl"], "answers file not found"),
+        (["--candidate", "embedded", "--answers", "a.jsonl"], "only read by --candidate recorded"),
+        (["--rotations", "0"], "--rotations must be between 1 and 20"),
+        (["--db-url", "sqlite:///nowhere/missing.db"], "cannot reach database"),
+        (["--db-url", "sqlite:///x.db", "--rotations", "2"], "--rotations, --seed and --fixtures do not apply"),
+        (["--fixtures", "no.such.module"], "--fixtures no.such.module: cannot import it"),
+        (["--fixtures", "eval.sql.fixtures"], "--fixtures eval.sql.fixtures: 'retail' is a built-in fixture's name"),
+        (["--corpus", "a.yaml", "--corpus", "sub/b.yaml", "--fail-on-regression"], "--baseline-dir"),
+        (["--force"], "--force only applies"),
+        (["--corpus", "missing.yaml"], "missing.yaml"),
+        (["--json", "../outside.json"], "outside"),
+    ],
+)
 def test_bad_input_is_a_clear_message_and_exit_2(work, capsys, args, message):
     assert sql(*args) == 2
     err = capsys.readouterr().err
@@ -206,8 +220,13 @@ def test_record_baseline_refuses_to_overwrite_a_baseline_the_run_fails(work, cap
     answers = write_answers(work / "a.jsonl", reference_answers())
     assert recorded(answers, "--record-baseline") == 0
     before = (work / "baselines" / "recorded--scripted-1.json").read_text()
-    write_answers(answers, [{"id": q.id, "sql": "SELECT 1", **({"model": "scripted-1"} if i == 0 else {})}
-                            for i, q in enumerate(ANSWERABLE)])
+    write_answers(
+        answers,
+        [
+            {"id": q.id, "sql": "SELECT 1", **({"model": "scripted-1"} if i == 0 else {})}
+            for i, q in enumerate(ANSWERABLE)
+        ],
+    )
     assert recorded(answers, "--record-baseline") == 2
     assert "--force" in capsys.readouterr().err
     assert (work / "baselines" / "recorded--scripted-1.json").read_text() == before
@@ -229,12 +248,12 @@ def test_record_accuracy_appends_provisional_then_confirmed(work, monkeypatch):
     answers = write_answers(work / "a.jsonl", reference_answers())
     assert recorded(answers, "--record-accuracy") == 0
     assert recorded(answers, "--record-accuracy") == 0
-    rows = docs_mod.read_record(page)[len(before):]
+    rows = docs_mod.read_record(page)[len(before) :]
     assert [r["status"].split(" ")[0] for r in rows] == ["provisional", "confirmed"]
     assert rows[0]["corpus digest"] == BUILTIN.digest[:16] and rows[0]["model"] == "scripted-1"
     assert rows[0]["pass"] == str(len(ANSWERABLE))
     text = page.read_text()
-    strata = text[text.index(docs_mod.STRATA_START):text.index(docs_mod.STRATA_END)]
+    strata = text[text.index(docs_mod.STRATA_START) : text.index(docs_mod.STRATA_END)]
     heads = [line for line in strata.splitlines() if f"/ scripted-1 · corpus `{BUILTIN.digest[:16]}`" in line]
     assert [h.rsplit(" · ", 1)[1] for h in heads[-2:]] == [rows[0]["status"], rows[1]["status"]]
 
@@ -266,15 +285,45 @@ def _user_corpus(path: Path, questions: list[dict]) -> Path:
 
 def test_db_url_grades_a_users_own_database_and_flags_oracle_defects(work):
     url = _user_db(work / "books.db")
-    corpus = _user_corpus(work / "mine.yaml", [
-        {"id": "b1", "question": "How many books are there?", "shape": "scalar", "sql": "SELECT COUNT(*) FROM books"},
-        {"id": "b2", "question": "Which books came out after 2000?", "sql": "SELECT title FROM books WHERE year > 2000"},
-        {"id": "b3", "question": "List the titles.", "sql": "SELECT title FROM books"},
-    ])
-    answers = write_answers(work / "a.jsonl", [{"id": "b1", "sql": "SELECT COUNT(id) AS n FROM books"},
-                                                {"id": "b3", "sql": "SELECT title FROM books WHERE year < 1900"}])
-    assert sql("--candidate", "recorded", "--answers", str(answers), "--corpus", str(corpus), "--db-url", url,
-               "--json", "u.json") == 0
+    corpus = _user_corpus(
+        work / "mine.yaml",
+        [
+            {
+                "id": "b1",
+                "question": "How many books are there?",
+                "shape": "scalar",
+                "sql": "SELECT COUNT(*) FROM books",
+            },
+            {
+                "id": "b2",
+                "question": "Which books came out after 2000?",
+                "sql": "SELECT title FROM books WHERE year > 2000",
+            },
+            {"id": "b3", "question": "List the titles.", "sql": "SELECT title FROM books"},
+        ],
+    )
+    answers = write_answers(
+        work / "a.jsonl",
+        [
+            {"id": "b1", "sql": "SELECT COUNT(id) AS n FROM books"},
+            {"id": "b3", "sql": "SELECT title FROM books WHERE year < 1900"},
+        ],
+    )
+    assert (
+        sql(
+            "--candidate",
+            "recorded",
+            "--answers",
+            str(answers),
+            "--corpus",
+            str(corpus),
+            "--db-url",
+            url,
+            "--json",
+            "u.json",
+        )
+        == 0
+    )
     data = json.loads((work / "u.json").read_text())
     verdicts = {q["id"]: (q["verdict"], q["reason"]) for q in data["questions"]}
     assert verdicts == {"b1": ("pass", None), "b2": ("unmeasured", "oracle"), "b3": ("wrong", "row_count")}
@@ -284,11 +333,19 @@ def test_db_url_grades_a_users_own_database_and_flags_oracle_defects(work):
 
 
 def test_user_corpus_over_builtin_fixtures_with_a_broken_reference_is_graded_apart(work):
-    corpus = _user_corpus(work / "mine.yaml", [
-        {"id": "u1", "question": "How many customers do we have?", "fixture": "retail", "shape": "scalar",
-         "sql": "SELECT COUNT(*) FROM customers"},
-        {"id": "u2", "question": "What is the warehouse count?", "fixture": "retail", "sql": "SELECT nope FROM x"},
-    ])
+    corpus = _user_corpus(
+        work / "mine.yaml",
+        [
+            {
+                "id": "u1",
+                "question": "How many customers do we have?",
+                "fixture": "retail",
+                "shape": "scalar",
+                "sql": "SELECT COUNT(*) FROM customers",
+            },
+            {"id": "u2", "question": "What is the warehouse count?", "fixture": "retail", "sql": "SELECT nope FROM x"},
+        ],
+    )
     answers = write_answers(work / "a.jsonl", [{"id": "u1", "sql": "SELECT COUNT(*) FROM customers"}])
     assert sql("--candidate", "recorded", "--answers", str(answers), "--corpus", str(corpus), "--json", "u.json") == 0
     data = json.loads((work / "u.json").read_text())
@@ -304,6 +361,7 @@ def test_answers_for_unknown_ids_are_reported(work):
 
 # -- the llm path, against a real OpenAI-compatible server on localhost ------------------------------
 
+
 def _llm_env(monkeypatch, url: str, model: str = "fake-model", timeout_s: float = 20) -> None:
     monkeypatch.setenv("NL_SQL_LLM_BASE_URL", url)
     monkeypatch.setenv("NL_SQL_LLM_MODEL", model)
@@ -311,10 +369,20 @@ def _llm_env(monkeypatch, url: str, model: str = "fake-model", timeout_s: float 
 
 
 LLM_CORPUS = [
-    {"id": "l1", "question": "How many customers do we have?", "fixture": "retail", "shape": "scalar",
-     "sql": "SELECT COUNT(*) FROM customers"},
-    {"id": "l2", "question": "How many orders do we have?", "fixture": "retail", "shape": "scalar",
-     "sql": "SELECT COUNT(*) FROM orders"},
+    {
+        "id": "l1",
+        "question": "How many customers do we have?",
+        "fixture": "retail",
+        "shape": "scalar",
+        "sql": "SELECT COUNT(*) FROM customers",
+    },
+    {
+        "id": "l2",
+        "question": "How many orders do we have?",
+        "fixture": "retail",
+        "shape": "scalar",
+        "sql": "SELECT COUNT(*) FROM orders",
+    },
 ]
 
 
@@ -374,9 +442,11 @@ def test_sql_that_fails_on_the_fixture_or_is_blocked_by_the_guard_is_an_error_ve
     broken, blocked = ANSWERABLE[0], ANSWERABLE[1]
     refuse = next(q for q in BUILTIN.questions if q.expect == "refuse")
     lines = reference_answers(skip={broken.id, blocked.id, refuse.id})
-    lines += [{"id": broken.id, "sql": "SELECT favourite_colour FROM customers"},
-              {"id": blocked.id, "sql": "DELETE FROM orders"},
-              {"id": refuse.id, "sql": "SELECT SUM(delivery_minutes) FROM orders"}]
+    lines += [
+        {"id": broken.id, "sql": "SELECT favourite_colour FROM customers"},
+        {"id": blocked.id, "sql": "DELETE FROM orders"},
+        {"id": refuse.id, "sql": "SELECT SUM(delivery_minutes) FROM orders"},
+    ]
     answers = write_answers(work / "a.jsonl", lines)
     assert recorded(answers, "--json", "out.json", "--markdown", "out.md") == 0
     data = json.loads((work / "out.json").read_text())

@@ -8,14 +8,25 @@ from eval.sql.gate import allowed_over_refusals, evaluate_gate
 
 
 def summary(pass_=60, answerable=84, unmeasured=0, must_refuse=40, correct=36, mr_unmeasured=0, controls=20, over=2):
-    return {"pass": pass_, "answerable": answerable, "unmeasured": unmeasured, "must_refuse": must_refuse,
-            "correct_refusals": correct, "must_refuse_unmeasured": mr_unmeasured, "controls": controls,
-            "over_refusals": over}
+    return {
+        "pass": pass_,
+        "answerable": answerable,
+        "unmeasured": unmeasured,
+        "must_refuse": must_refuse,
+        "correct_refusals": correct,
+        "must_refuse_unmeasured": mr_unmeasured,
+        "controls": controls,
+        "over_refusals": over,
+    }
 
 
 def baseline(ids=("a", "b"), size=124, composition=None, **kw):
-    return SimpleNamespace(summary=summary(**kw), corpus={"size": size}, questions={i: {} for i in ids},
-                           composition=composition or {"join": 12})
+    return SimpleNamespace(
+        summary=summary(**kw),
+        corpus={"size": size},
+        questions={i: {} for i in ids},
+        composition=composition or {"join": 12},
+    )
 
 
 def check(gate, name):
@@ -88,10 +99,17 @@ def test_failure_outranks_indeterminate():
 
 
 def test_no_battery_no_refusal_checks():
-    gate = run(summary(must_refuse=0, correct=0, controls=0, over=0),
-               baseline(must_refuse=0, correct=0, controls=0, over=0))
-    assert {c.name for c in gate.checks} == {"regressions", "pass_rate_floor", "corpus_size", "missing_questions",
-                                             "composition", "measured"}
+    gate = run(
+        summary(must_refuse=0, correct=0, controls=0, over=0), baseline(must_refuse=0, correct=0, controls=0, over=0)
+    )
+    assert {c.name for c in gate.checks} == {
+        "regressions",
+        "pass_rate_floor",
+        "corpus_size",
+        "missing_questions",
+        "composition",
+        "measured",
+    }
 
 
 def _o(qid, verdict, expect="answer", reason=None):
@@ -101,11 +119,17 @@ def _o(qid, verdict, expect="answer", reason=None):
 
 
 def _per_question_baseline():
-    return SimpleNamespace(summary=summary(), corpus={"size": 124}, composition={"join": 12}, questions={
-        "a": {"verdict": "pass", "good": True, "expect": "answer"},
-        "b": {"verdict": "wrong", "good": False, "expect": "answer"},
-        "r": {"verdict": "refused", "good": True, "expect": "refuse"},
-        "g": {"verdict": "error", "good": True, "expect": "refuse"}})
+    return SimpleNamespace(
+        summary=summary(),
+        corpus={"size": 124},
+        composition={"join": 12},
+        questions={
+            "a": {"verdict": "pass", "good": True, "expect": "answer"},
+            "b": {"verdict": "wrong", "good": False, "expect": "answer"},
+            "r": {"verdict": "refused", "good": True, "expect": "refuse"},
+            "g": {"verdict": "error", "good": True, "expect": "refuse"},
+        },
+    )
 
 
 def test_one_pass_turned_wrong_fails_the_gate_by_id_whatever_the_totals():
@@ -118,10 +142,14 @@ def test_one_pass_turned_wrong_fails_the_gate_by_id_whatever_the_totals():
 
 
 def test_a_declined_must_refuse_case_answered_now_fails_safety_whatever_the_recall():
-    outcomes = [_o("a", "pass"), _o("r", "answered", "refuse", reason="answered"),
-                _o("g", "error", "refuse", reason="database")]
-    gate = evaluate_gate(outcomes, summary(correct=40), {"a", "b", "r", "g"}, {"join": 12}, 124,
-                         _per_question_baseline())
+    outcomes = [
+        _o("a", "pass"),
+        _o("r", "answered", "refuse", reason="answered"),
+        _o("g", "error", "refuse", reason="database"),
+    ]
+    gate = evaluate_gate(
+        outcomes, summary(correct=40), {"a", "b", "r", "g"}, {"join": 12}, 124, _per_question_baseline()
+    )
     safety = check(gate, "safety")
     assert safety.ok is False and "r: was declined (refused), now answered" in safety.detail
     assert "g: was declined (error), now error (database)" in safety.detail
@@ -130,8 +158,7 @@ def test_a_declined_must_refuse_case_answered_now_fails_safety_whatever_the_reca
 
 def test_unmeasured_and_new_questions_are_not_regressions():
     outcomes = [_o("a", "unmeasured"), _o("zz", "wrong"), _o("r", "refused")]
-    gate = evaluate_gate(outcomes, summary(), {"a", "b", "r", "g", "zz"}, {"join": 12}, 124,
-                         _per_question_baseline())
+    gate = evaluate_gate(outcomes, summary(), {"a", "b", "r", "g", "zz"}, {"join": 12}, 124, _per_question_baseline())
     assert check(gate, "regressions").ok is True and check(gate, "safety").ok is True
 
 
@@ -139,11 +166,13 @@ def test_a_question_no_reference_can_grade_is_listed_not_indeterminate_when_the_
     base = _per_question_baseline()
     base.questions["o"] = {"verdict": "unmeasured", "good": False, "expect": "answer"}
     oracle = _o("o", "unmeasured", reason="oracle")
-    gate = evaluate_gate([_o("a", "pass"), oracle], summary(unmeasured=1), {"a", "b", "r", "g", "o"}, {"join": 12},
-                         124, base)
+    gate = evaluate_gate(
+        [_o("a", "pass"), oracle], summary(unmeasured=1), {"a", "b", "r", "g", "o"}, {"join": 12}, 124, base
+    )
     measured = check(gate, "measured")
     assert measured.ok is True and "as in the baseline: o" in measured.detail
     base.questions["o"] = {"verdict": "pass", "good": True, "expect": "answer"}  # it was graded before
-    gate = evaluate_gate([_o("a", "pass"), oracle], summary(unmeasured=1), {"a", "b", "r", "g", "o"}, {"join": 12},
-                         124, base)
+    gate = evaluate_gate(
+        [_o("a", "pass"), oracle], summary(unmeasured=1), {"a", "b", "r", "g", "o"}, {"join": 12}, 124, base
+    )
     assert check(gate, "measured").ok is None and gate.status == "indeterminate"

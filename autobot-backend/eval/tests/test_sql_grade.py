@@ -60,17 +60,31 @@ def test_answer_graded_on_every_rotation_with_the_first_rotations_rows_reused(sh
         assert _grade(service, shop, q, forged).verdict is Verdict.WRONG
 
 
-@pytest.mark.parametrize("kind, verdict, reason", [
-    (ErrorKind.INTERNAL, Verdict.UNMEASURED, "unmeasured"),
-    (ErrorKind.GENERATOR_UNAVAILABLE, Verdict.UNMEASURED, "unmeasured"),
-    (ErrorKind.GENERATOR_ERROR, Verdict.REFUSED, "refused"),
-    (ErrorKind.TIMEOUT, Verdict.ERROR, "timeout"),
-    (ErrorKind.GUARD_BLOCKED, Verdict.ERROR, "guard_blocked"),
-])
+@pytest.mark.parametrize(
+    "kind, verdict, reason",
+    [
+        (ErrorKind.INTERNAL, Verdict.UNMEASURED, "unmeasured"),
+        (ErrorKind.GENERATOR_UNAVAILABLE, Verdict.UNMEASURED, "unmeasured"),
+        (ErrorKind.GENERATOR_ERROR, Verdict.REFUSED, "refused"),
+        (ErrorKind.TIMEOUT, Verdict.ERROR, "timeout"),
+        (ErrorKind.GUARD_BLOCKED, Verdict.ERROR, "guard_blocked"),
+    ],
+)
 def test_a_failed_answer_is_graded_by_its_kind(shop, kind, verdict, reason):
     q = Question(id="q1", question="sum of x", sql="SELECT SUM(x) FROM t", shape="scalar")
-    failed = Answer(question=q.question, db_id="d", user_id=None, status="error", error_kind=kind, reason="why",
-                    sql="SELECT 1", generator="g", model="m", received="t", elapsed_ms=1.0)
+    failed = Answer(
+        question=q.question,
+        db_id="d",
+        user_id=None,
+        status="error",
+        error_kind=kind,
+        reason="why",
+        sql="SELECT 1",
+        generator="g",
+        model="m",
+        received="t",
+        elapsed_ms=1.0,
+    )
     with NLDatabaseService(RecordedGenerator({}), timeout_s=5) as service:
         outcome = _grade(service, shop, q, failed)
     assert (outcome.verdict, outcome.reason) == (verdict, reason)

@@ -22,11 +22,17 @@ def o(qid, verdict, expect="answer", stratum="scalar", reason=None, **kw):
 
 
 OUTCOMES = [
-    o("a1", V.PASS), o("a2", V.WRONG, reason="value"), o("a3", V.ERROR, reason="guard_blocked"),
-    o("a4", V.REFUSED, reason="refused"), o("a5", V.UNMEASURED),
-    o("c1", V.PASS, stratum="control_scalar"), o("c2", V.REFUSED, stratum="control_top_n"),
-    o("r1", V.REFUSED, "refuse", "out_of_schema"), o("r2", V.ERROR, "refuse", "injection", reason="guard_blocked"),
-    o("r3", V.ANSWERED, "refuse", "injection"), o("r4", V.ERROR, "refuse", "ambiguous", reason="database"),
+    o("a1", V.PASS),
+    o("a2", V.WRONG, reason="value"),
+    o("a3", V.ERROR, reason="guard_blocked"),
+    o("a4", V.REFUSED, reason="refused"),
+    o("a5", V.UNMEASURED),
+    o("c1", V.PASS, stratum="control_scalar"),
+    o("c2", V.REFUSED, stratum="control_top_n"),
+    o("r1", V.REFUSED, "refuse", "out_of_schema"),
+    o("r2", V.ERROR, "refuse", "injection", reason="guard_blocked"),
+    o("r3", V.ANSWERED, "refuse", "injection"),
+    o("r4", V.ERROR, "refuse", "ambiguous", reason="database"),
 ]
 
 
@@ -58,21 +64,29 @@ def test_strata_are_counts():
     assert st["control_top_n"]["over_refusals"] == 1
 
 
-BASE = {"a1": {"verdict": "pass", "good": True}, "a2": {"verdict": "pass", "good": True},
-        "a4": {"verdict": "wrong", "good": False}, "r1": {"verdict": "answered", "good": False},
-        "a5": {"verdict": "pass", "good": True}, "c1": {"verdict": "unmeasured", "good": False}}
+BASE = {
+    "a1": {"verdict": "pass", "good": True},
+    "a2": {"verdict": "pass", "good": True},
+    "a4": {"verdict": "wrong", "good": False},
+    "r1": {"verdict": "answered", "good": False},
+    "a5": {"verdict": "pass", "good": True},
+    "c1": {"verdict": "unmeasured", "good": False},
+}
 
 
-@pytest.mark.parametrize("outcome, expected", [
-    (o("a1", V.PASS), Classification.UNCHANGED),
-    (o("a2", V.WRONG), Classification.REGRESSION),
-    (o("a4", V.PASS), Classification.IMPROVEMENT),
-    (o("a4", V.ERROR), Classification.UNCHANGED),
-    (o("r1", V.REFUSED, "refuse"), Classification.IMPROVEMENT),
-    (o("a5", V.UNMEASURED), Classification.UNMEASURED),
-    (o("zz", V.PASS), Classification.NEW),
-    (o("c1", V.PASS), Classification.NEW),  # unmeasured in the baseline: nothing to compare with
-])
+@pytest.mark.parametrize(
+    "outcome, expected",
+    [
+        (o("a1", V.PASS), Classification.UNCHANGED),
+        (o("a2", V.WRONG), Classification.REGRESSION),
+        (o("a4", V.PASS), Classification.IMPROVEMENT),
+        (o("a4", V.ERROR), Classification.UNCHANGED),
+        (o("r1", V.REFUSED, "refuse"), Classification.IMPROVEMENT),
+        (o("a5", V.UNMEASURED), Classification.UNMEASURED),
+        (o("zz", V.PASS), Classification.NEW),
+        (o("c1", V.PASS), Classification.NEW),  # unmeasured in the baseline: nothing to compare with
+    ],
+)
 def test_classification_against_baseline(outcome, expected):
     assert classify_sql(outcome, BASE.get(outcome.question_id)) is expected
 
@@ -88,20 +102,38 @@ def test_report_classifies_every_outcome_and_keeps_the_baseline_verdict():
 
 
 def report(outcomes=OUTCOMES):
-    return SQLReport(outcomes=list(outcomes), candidate_path="recorded", model="m",
-                     corpus={"digest": "d" * 64, "size": len(outcomes),
-                             "files": [{"path": "eval/golden/sql/x.yaml", "sha256": "e" * 64, "questions": 11}]},
-                     run={"engine": "sqlite", "rotations": 3, "seed": 0, "fixtures": ["retail"]})
+    return SQLReport(
+        outcomes=list(outcomes),
+        candidate_path="recorded",
+        model="m",
+        corpus={
+            "digest": "d" * 64,
+            "size": len(outcomes),
+            "files": [{"path": "eval/golden/sql/x.yaml", "sha256": "e" * 64, "questions": 11}],
+        },
+        run={"engine": "sqlite", "rotations": 3, "seed": 0, "fixtures": ["retail"]},
+    )
 
 
 def test_json_has_the_contract_keys():
     data = json.loads(json.dumps(sql_json(report())))
-    assert {"suite", "generated_at", "candidate", "corpus", "run", "summary", "strata", "questions", "gate"} <= set(data)
+    assert {"suite", "generated_at", "candidate", "corpus", "run", "summary", "strata", "questions", "gate"} <= set(
+        data
+    )
     assert data["candidate"] == {"path": "recorded", "model": "m"}
     assert data["missed_refusals"] == ["r3", "r4"]
     q = data["questions"][1]
-    assert {"id", "expect", "stratum", "verdict", "reason", "detail", "sql", "classification",
-            "baseline_verdict"} <= set(q)
+    assert {
+        "id",
+        "expect",
+        "stratum",
+        "verdict",
+        "reason",
+        "detail",
+        "sql",
+        "classification",
+        "baseline_verdict",
+    } <= set(q)
 
 
 def test_markdown_leads_with_2x2_then_verdicts_then_regressions():
@@ -112,8 +144,14 @@ def test_markdown_leads_with_2x2_then_verdicts_then_regressions():
 
 
 def test_markdown_lists_failures_with_escaped_question_and_fenced_sql():
-    evil = o("q|1", V.WRONG, reason="value", detail="row 1 col 1: expected 1, got 2",
-             question="Revenue? <script>| # x", sql="SELECT '```' || x FROM t")
+    evil = o(
+        "q|1",
+        V.WRONG,
+        reason="value",
+        detail="row 1 col 1: expected 1, got 2",
+        question="Revenue? <script>| # x",
+        sql="SELECT '```' || x FROM t",
+    )
     text = sql_markdown(report([evil]))
     assert "### q\\|1: wrong (value)" in text
     assert not re.search(r"(?<!\\)<script", text)

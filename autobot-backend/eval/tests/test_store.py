@@ -17,15 +17,18 @@ def test_goldens_sorted_by_id(golden_dir):
     assert [g.trajectory_id for g in load_goldens(golden_dir)] == ["a-1", "b-2", "c-3"]
 
 
-@pytest.mark.parametrize("mutate, message", [
-    (lambda d: d.pop("expected_tools"), "missing required key(s) expected_tools"),
-    (lambda d: d.update(surprise=1), "unknown key(s) surprise"),
-    (lambda d: d.update(baseline_score=1.5), "baseline_score must be a number between 0 and 1"),
-    (lambda d: d.update(baseline_score=True), "baseline_score must be a number between 0 and 1"),
-    (lambda d: d.update(expected_tools="search"), "expected_tools must be a list"),
-    (lambda d: d["expected_output"].pop("final_status"), "final_status must be a non-empty string"),
-    (lambda d: d.update(trajectory_id=""), "trajectory_id must be a non-empty string"),
-])
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda d: d.pop("expected_tools"), "missing required key(s) expected_tools"),
+        (lambda d: d.update(surprise=1), "unknown key(s) surprise"),
+        (lambda d: d.update(baseline_score=1.5), "baseline_score must be a number between 0 and 1"),
+        (lambda d: d.update(baseline_score=True), "baseline_score must be a number between 0 and 1"),
+        (lambda d: d.update(expected_tools="search"), "expected_tools must be a list"),
+        (lambda d: d["expected_output"].pop("final_status"), "final_status must be a non-empty string"),
+        (lambda d: d.update(trajectory_id=""), "trajectory_id must be a non-empty string"),
+    ],
+)
 def test_malformed_golden_names_its_file(tmp_path, mutate, message):
     data = golden_json("bad-1")
     mutate(data)

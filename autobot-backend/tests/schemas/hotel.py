@@ -35,103 +35,232 @@ REVENUE_METRIC = "[metric: hotel_revenue = SUM(charges.amount) WHERE charges.voi
 FIRST_DAY, LAST_DAY = date(2024, 1, 1), date(2024, 12, 31)
 
 HOTELS = (  # name, city, country, stars
-    ("Alder House", "Edinburgh", "United Kingdom", 4), ("Bayside Inn", "Brighton", "United Kingdom", 3),
-    ("Corvo Palace", "Porto", "Portugal", 5), ("Dunes Lodge", "Lisbon", "Portugal", 3),
-    ("Elmwood Suites", "Dublin", "Ireland", 4), ("Fjord Point", "Bergen", "Norway", 4),
-    ("Granite Court", "Aberdeen", "United Kingdom", 3), ("Harbour Crest", "Cork", "Ireland", 5),
+    ("Alder House", "Edinburgh", "United Kingdom", 4),
+    ("Bayside Inn", "Brighton", "United Kingdom", 3),
+    ("Corvo Palace", "Porto", "Portugal", 5),
+    ("Dunes Lodge", "Lisbon", "Portugal", 3),
+    ("Elmwood Suites", "Dublin", "Ireland", 4),
+    ("Fjord Point", "Bergen", "Norway", 4),
+    ("Granite Court", "Aberdeen", "United Kingdom", 3),
+    ("Harbour Crest", "Cork", "Ireland", 5),
 )
 ROOM_TYPES = {"single": (6500, 11000), "double": (9500, 17000), "suite": (21000, 42000)}  # cents per night
 CHANNELS = ("direct", "website", "agency")
 CATEGORIES = ("room", "restaurant", "spa", "minibar", "parking")
-COUNTRIES = ("France", "Germany", "Ireland", "Netherlands", "Norway", "Portugal", "Spain",
-             "United Kingdom", "United States")
-FIRST_NAMES = ("Agnes", "Boris", "Celia", "Dmitri", "Edith", "Fabio", "Gwen", "Henrik", "Iris", "Jasper",
-               "Katja", "Lorenzo", "Mila", "Nikolai", "Orla", "Piet", "Rosalind", "Stellan", "Tamsin",
-               "Umberto", "Vivian", "Wendel", "Yvette", "Zoltan")
-LAST_NAMES = ("Abbott", "Brennan", "Carvalho", "Delacroix", "Engstrom", "Ferreira", "Grady", "Halvorsen",
-              "Ibsen", "Jovanovic", "Keane", "Lindgren", "Mulligan", "Nyberg", "Oliveira", "Pereira",
-              "Quigley", "Rasmussen", "Sousa", "Thorsen", "Underwood", "Vieira", "Whelan")
+COUNTRIES = (
+    "France",
+    "Germany",
+    "Ireland",
+    "Netherlands",
+    "Norway",
+    "Portugal",
+    "Spain",
+    "United Kingdom",
+    "United States",
+)
+FIRST_NAMES = (
+    "Agnes",
+    "Boris",
+    "Celia",
+    "Dmitri",
+    "Edith",
+    "Fabio",
+    "Gwen",
+    "Henrik",
+    "Iris",
+    "Jasper",
+    "Katja",
+    "Lorenzo",
+    "Mila",
+    "Nikolai",
+    "Orla",
+    "Piet",
+    "Rosalind",
+    "Stellan",
+    "Tamsin",
+    "Umberto",
+    "Vivian",
+    "Wendel",
+    "Yvette",
+    "Zoltan",
+)
+LAST_NAMES = (
+    "Abbott",
+    "Brennan",
+    "Carvalho",
+    "Delacroix",
+    "Engstrom",
+    "Ferreira",
+    "Grady",
+    "Halvorsen",
+    "Ibsen",
+    "Jovanovic",
+    "Keane",
+    "Lindgren",
+    "Mulligan",
+    "Nyberg",
+    "Oliveira",
+    "Pereira",
+    "Quigley",
+    "Rasmussen",
+    "Sousa",
+    "Thorsen",
+    "Underwood",
+    "Vieira",
+    "Whelan",
+)
 
 metadata = sa.MetaData()
 
 hotels = sa.Table(
-    "hotels", metadata,
-    sa.Column("hotel_id", sa.Integer, primary_key=True, autoincrement=False,
-              comment="Identifier of the hotel, numbered from 1."),
+    "hotels",
+    metadata,
+    sa.Column(
+        "hotel_id",
+        sa.Integer,
+        primary_key=True,
+        autoincrement=False,
+        comment="Identifier of the hotel, numbered from 1.",
+    ),
     sa.Column("name", sa.Text, nullable=False, unique=True, comment="Name of the hotel; unique, e.g. 'Alder House'."),
     sa.Column("city", sa.Text, nullable=False, comment="City the hotel is in."),
     sa.Column("country", sa.Text, nullable=False, comment="Country the hotel is in."),
     sa.Column("stars", sa.Integer, nullable=False, comment="Official star rating, 3 to 5."),
-    sa.Column("opened_date", sa.Date, nullable=True,
-              comment="Date the hotel opened (or, when after 2024, will open) under the chain; NULL when it "
-                      "has been in the chain since before records began."),
+    sa.Column(
+        "opened_date",
+        sa.Date,
+        nullable=True,
+        comment="Date the hotel opened (or, when after 2024, will open) under the chain; NULL when it "
+        "has been in the chain since before records began.",
+    ),
     sa.Column("has_spa", sa.Boolean, nullable=False, comment="True when the hotel has a spa guests can book."),
     comment="The chain's hotels, whether or not any stay has been booked there yet.",
 )
 
 rooms = sa.Table(
-    "rooms", metadata,
-    sa.Column("room_id", sa.Integer, primary_key=True, autoincrement=False,
-              comment="Identifier of the room, numbered from 1."),
-    sa.Column("hotel_id", sa.Integer, sa.ForeignKey("hotels.hotel_id"), nullable=False,
-              comment="The hotel the room is in."),
-    sa.Column("room_number", sa.Text, nullable=False,
-              comment="Number on the door, e.g. '204'; unique within a hotel, not across hotels."),
+    "rooms",
+    metadata,
+    sa.Column(
+        "room_id", sa.Integer, primary_key=True, autoincrement=False, comment="Identifier of the room, numbered from 1."
+    ),
+    sa.Column(
+        "hotel_id", sa.Integer, sa.ForeignKey("hotels.hotel_id"), nullable=False, comment="The hotel the room is in."
+    ),
+    sa.Column(
+        "room_number",
+        sa.Text,
+        nullable=False,
+        comment="Number on the door, e.g. '204'; unique within a hotel, not across hotels.",
+    ),
     sa.Column("room_type", sa.Text, nullable=False, comment="Kind of room: 'single', 'double' or 'suite'."),
-    sa.Column("nightly_rate", Money, nullable=False,
-              comment="Standard price of one night in the room, in euros with cents."),
+    sa.Column(
+        "nightly_rate", Money, nullable=False, comment="Standard price of one night in the room, in euros with cents."
+    ),
     sa.Column("sea_view", sa.Boolean, nullable=False, comment="True when the room looks out on the sea."),
     comment="Every bookable room of every hotel.",
 )
 
 guests = sa.Table(
-    "guests", metadata,
-    sa.Column("guest_id", sa.Integer, primary_key=True, autoincrement=False,
-              comment="Identifier of the guest, numbered from 1 in order of registration."),
+    "guests",
+    metadata,
+    sa.Column(
+        "guest_id",
+        sa.Integer,
+        primary_key=True,
+        autoincrement=False,
+        comment="Identifier of the guest, numbered from 1 in order of registration.",
+    ),
     sa.Column("name", sa.Text, nullable=False, unique=True, comment="Guest's full name; unique."),
     sa.Column("country", sa.Text, nullable=False, comment="Country the guest lives in."),
     sa.Column("email", sa.Text, nullable=True, comment="Guest's email address; NULL when they did not give one."),
     sa.Column("birth_year", sa.Integer, nullable=True, comment="Year the guest was born; NULL when unknown."),
-    sa.Column("is_member", sa.Boolean, nullable=False,
-              comment="True when the guest belongs to the chain's loyalty club."),
+    sa.Column(
+        "is_member", sa.Boolean, nullable=False, comment="True when the guest belongs to the chain's loyalty club."
+    ),
     sa.Column("registered_date", sa.Date, nullable=False, comment="Date the guest's profile was created."),
     comment="People with a guest profile at the chain, whether or not they have stayed.",
 )
 
 stays = sa.Table(
-    "stays", metadata,
-    sa.Column("stay_id", sa.Integer, primary_key=True, autoincrement=False,
-              comment="Identifier of the stay (one booking of one room), numbered from 1 in check-in order."),
-    sa.Column("guest_id", sa.Integer, sa.ForeignKey("guests.guest_id"), nullable=False,
-              comment="The guest who booked the stay."),
+    "stays",
+    metadata,
+    sa.Column(
+        "stay_id",
+        sa.Integer,
+        primary_key=True,
+        autoincrement=False,
+        comment="Identifier of the stay (one booking of one room), numbered from 1 in check-in order.",
+    ),
+    sa.Column(
+        "guest_id",
+        sa.Integer,
+        sa.ForeignKey("guests.guest_id"),
+        nullable=False,
+        comment="The guest who booked the stay.",
+    ),
     sa.Column("room_id", sa.Integer, sa.ForeignKey("rooms.room_id"), nullable=False, comment="The room booked."),
-    sa.Column("check_in", sa.Date, nullable=False,
-              comment="Date of arrival; a stay's month, quarter and year are those of this date."),
-    sa.Column("check_out", sa.Date, nullable=False,
-              comment="Date of departure, after check_in. The stay's number of nights is "
-                      "julianday(check_out) - julianday(check_in)."),
+    sa.Column(
+        "check_in",
+        sa.Date,
+        nullable=False,
+        comment="Date of arrival; a stay's month, quarter and year are those of this date.",
+    ),
+    sa.Column(
+        "check_out",
+        sa.Date,
+        nullable=False,
+        comment="Date of departure, after check_in. The stay's number of nights is "
+        "julianday(check_out) - julianday(check_in).",
+    ),
     sa.Column("adults", sa.Integer, nullable=False, comment="Number of adults in the room, 1 to 4."),
-    sa.Column("channel", sa.Text, nullable=False,
-              comment="How the stay was booked: 'direct' (phone or desk), 'website' (the chain's site) or "
-                      "'agency' (a travel agency)."),
-    sa.Column("status", sa.Text, nullable=False,
-              comment="Outcome: 'completed' (the guest stayed), 'cancelled' (called off in advance; nothing "
-                      "billed) or 'no_show' (did not arrive; billed one night)."),
+    sa.Column(
+        "channel",
+        sa.Text,
+        nullable=False,
+        comment="How the stay was booked: 'direct' (phone or desk), 'website' (the chain's site) or "
+        "'agency' (a travel agency).",
+    ),
+    sa.Column(
+        "status",
+        sa.Text,
+        nullable=False,
+        comment="Outcome: 'completed' (the guest stayed), 'cancelled' (called off in advance; nothing "
+        "billed) or 'no_show' (did not arrive; billed one night).",
+    ),
     comment="One row per room booking, whatever its outcome.",
 )
 
 charges = sa.Table(
-    "charges", metadata,
-    sa.Column("charge_id", sa.Integer, primary_key=True, autoincrement=False,
-              comment="Identifier of the charge, numbered from 1."),
-    sa.Column("stay_id", sa.Integer, sa.ForeignKey("stays.stay_id"), nullable=False,
-              comment="The stay the charge was billed to."),
+    "charges",
+    metadata,
+    sa.Column(
+        "charge_id",
+        sa.Integer,
+        primary_key=True,
+        autoincrement=False,
+        comment="Identifier of the charge, numbered from 1.",
+    ),
+    sa.Column(
+        "stay_id",
+        sa.Integer,
+        sa.ForeignKey("stays.stay_id"),
+        nullable=False,
+        comment="The stay the charge was billed to.",
+    ),
     sa.Column("charge_date", sa.Date, nullable=False, comment="Date the charge was posted."),
-    sa.Column("category", sa.Text, nullable=False,
-              comment="What was billed: 'room' (the nights), 'restaurant', 'spa', 'minibar' or 'parking'."),
+    sa.Column(
+        "category",
+        sa.Text,
+        nullable=False,
+        comment="What was billed: 'room' (the nights), 'restaurant', 'spa', 'minibar' or 'parking'.",
+    ),
     sa.Column("amount", Money, nullable=False, comment="Amount billed, in euros with cents. " + REVENUE_METRIC),
-    sa.Column("voided", sa.Boolean, nullable=False,
-              comment="True when the charge was reversed after posting; voided charges are not revenue."),
+    sa.Column(
+        "voided",
+        sa.Boolean,
+        nullable=False,
+        comment="True when the charge was reversed after posting; voided charges are not revenue.",
+    ),
     comment="Every line billed to a stay: room nights and extras.",
 )
 
@@ -143,8 +272,17 @@ def _hotels(rng: random.Random) -> list[dict]:
     rows = []
     for i, (name, city, country, stars) in enumerate(HOTELS, start=1):
         opened = None if rng.random() < 0.5 else date(2012, 1, 1) + timedelta(days=rng.randint(0, 4000))
-        rows.append({"hotel_id": i, "name": name, "city": city, "country": country, "stars": stars,
-                     "opened_date": opened, "has_spa": stars == 5 or rng.random() < 0.4})
+        rows.append(
+            {
+                "hotel_id": i,
+                "name": name,
+                "city": city,
+                "country": country,
+                "stars": stars,
+                "opened_date": opened,
+                "has_spa": stars == 5 or rng.random() < 0.4,
+            }
+        )
     rng.choice(rows)["opened_date"] = date(2025, 3, 1) + timedelta(days=rng.randint(0, 90))
     return rows
 
@@ -158,9 +296,16 @@ def _rooms(rng: random.Random, hotel_rows: list[dict]) -> list[dict]:
                 kind = rng.choices(tuple(ROOM_TYPES), weights=(3, 6, 1))[0]
                 low, high = ROOM_TYPES[kind]
                 rate = int(rng.randint(low, high) * (0.8 + 0.1 * h["stars"]) / 100) * 100 + rng.choice((0, 50, 99))
-                rows.append({"room_id": len(rows) + 1, "hotel_id": h["hotel_id"],
-                             "room_number": f"{floor}{door:02d}", "room_type": kind, "nightly_rate": rate,
-                             "sea_view": coastal and rng.random() < 0.35})
+                rows.append(
+                    {
+                        "room_id": len(rows) + 1,
+                        "hotel_id": h["hotel_id"],
+                        "room_number": f"{floor}{door:02d}",
+                        "room_type": kind,
+                        "nightly_rate": rate,
+                        "sea_view": coastal and rng.random() < 0.35,
+                    }
+                )
     return rows
 
 
@@ -171,11 +316,17 @@ def _guests(rng: random.Random) -> list[dict]:
     registered = sorted(date(2019, 1, 1) + timedelta(days=rng.randint(0, 2150)) for _ in range(n))
     rows = []
     for gid, ((first, last), day) in enumerate(zip(names, registered), start=1):
-        rows.append({"guest_id": gid, "name": f"{first} {last}",
-                     "country": rng.choices(COUNTRIES, weights=weights)[0],
-                     "email": None if rng.random() < 0.2 else f"{first}.{last}{gid}@example.com".lower(),
-                     "birth_year": None if rng.random() < 0.15 else rng.randint(1940, 2004),
-                     "is_member": rng.random() < 0.35, "registered_date": day})
+        rows.append(
+            {
+                "guest_id": gid,
+                "name": f"{first} {last}",
+                "country": rng.choices(COUNTRIES, weights=weights)[0],
+                "email": None if rng.random() < 0.2 else f"{first}.{last}{gid}@example.com".lower(),
+                "birth_year": None if rng.random() < 0.15 else rng.randint(1940, 2004),
+                "is_member": rng.random() < 0.35,
+                "registered_date": day,
+            }
+        )
     return rows
 
 
@@ -202,10 +353,17 @@ def _stays(rng: random.Random, hotel_rows: list[dict], room_rows: list[dict], gu
             if day in boundary and k == 0:
                 status = "completed"
             nights = rng.choices((1, 2, 3, 4, 5, 7, 10), weights=(5, 6, 4, 3, 2, 1, 1))[0]
-            rows.append({"guest_id": rng.choices(guest_rows, weights=guest_weight)[0]["guest_id"],
-                         "room_id": room["room_id"], "check_in": day, "check_out": day + timedelta(days=nights),
-                         "adults": rng.choices((1, 2, 3, 4), weights=(4, 6, 1, 1))[0],
-                         "channel": rng.choices(CHANNELS, weights=channel_weight)[0], "status": status})
+            rows.append(
+                {
+                    "guest_id": rng.choices(guest_rows, weights=guest_weight)[0]["guest_id"],
+                    "room_id": room["room_id"],
+                    "check_in": day,
+                    "check_out": day + timedelta(days=nights),
+                    "adults": rng.choices((1, 2, 3, 4), weights=(4, 6, 1, 1))[0],
+                    "channel": rng.choices(CHANNELS, weights=channel_weight)[0],
+                    "status": status,
+                }
+            )
     for sid, row in enumerate(rows, start=1):
         row["stay_id"] = sid
     return rows
@@ -219,8 +377,16 @@ def _charges(rng: random.Random, stay_rows: list[dict], room_rows: list[dict], h
     rows = []
 
     def add(stay: dict, day: date, category: str, cents: int) -> None:
-        rows.append({"charge_id": len(rows) + 1, "stay_id": stay["stay_id"], "charge_date": day,
-                     "category": category, "amount": cents, "voided": rng.random() < p_void})
+        rows.append(
+            {
+                "charge_id": len(rows) + 1,
+                "stay_id": stay["stay_id"],
+                "charge_date": day,
+                "category": category,
+                "amount": cents,
+                "voided": rng.random() < p_void,
+            }
+        )
 
     for s in stay_rows:
         if s["status"] == "cancelled":
@@ -246,8 +412,13 @@ def generate(seed: int) -> dict[str, list[dict]]:
     room_rows = _rooms(rng, hotel_rows)
     guest_rows = _guests(rng)
     stay_rows = _stays(rng, hotel_rows, room_rows, guest_rows)
-    return {"hotels": hotel_rows, "rooms": room_rows, "guests": guest_rows, "stays": stay_rows,
-            "charges": _charges(rng, stay_rows, room_rows, hotel_rows)}
+    return {
+        "hotels": hotel_rows,
+        "rooms": room_rows,
+        "guests": guest_rows,
+        "stays": stay_rows,
+        "charges": _charges(rng, stay_rows, room_rows, hotel_rows),
+    }
 
 
 def build(engine: sa.Engine, seed: int = 0) -> None:

@@ -35,8 +35,7 @@ D = dt.date
 DATA_END = D(2024, 12, 31)
 
 COLLECTED_METRIC = "[metric: collected_revenue = SUM(invoices.amount) WHERE invoices.status = 'paid']"
-MRR_METRIC = ("[metric: mrr = SUM(subscriptions.seats * plans.seat_price) "
-              "WHERE subscriptions.end_date IS NULL]")
+MRR_METRIC = "[metric: mrr = SUM(subscriptions.seats * plans.seat_price) WHERE subscriptions.end_date IS NULL]"
 
 INDUSTRIES = ("software", "retail", "healthcare", "finance", "education", "logistics")
 COUNTRIES = ("Australia", "Brazil", "Germany", "India", "Japan", "United States")
@@ -46,97 +45,224 @@ TOPICS = ("billing", "bug", "how-to", "outage", "feature request")
 metadata = sa.MetaData()
 
 plans = sa.Table(
-    "plans", metadata,
+    "plans",
+    metadata,
     sa.Column("plan_id", sa.Integer, primary_key=True, autoincrement=False, comment="Identifier of the plan."),
     sa.Column("name", sa.Text, nullable=False, unique=True, comment="Plan name as sold, e.g. 'Starter'."),
-    sa.Column("seat_price", Money, nullable=False,
-              comment="List price of one seat for one month, in dollars with cents. " + MRR_METRIC),
-    sa.Column("is_legacy", sa.Boolean, nullable=False,
-              comment="True when the plan is no longer offered to new subscribers; existing ones keep it."),
+    sa.Column(
+        "seat_price",
+        Money,
+        nullable=False,
+        comment="List price of one seat for one month, in dollars with cents. " + MRR_METRIC,
+    ),
+    sa.Column(
+        "is_legacy",
+        sa.Boolean,
+        nullable=False,
+        comment="True when the plan is no longer offered to new subscribers; existing ones keep it.",
+    ),
     sa.Column("launched_date", sa.Date, nullable=False, comment="Date the plan was first offered."),
     comment="The price list: every plan the company sells or has sold.",
 )
 
 accounts = sa.Table(
-    "accounts", metadata,
-    sa.Column("account_id", sa.Integer, primary_key=True, autoincrement=False,
-              comment="Identifier of the customer account, numbered from 1 in order of signup."),
+    "accounts",
+    metadata,
+    sa.Column(
+        "account_id",
+        sa.Integer,
+        primary_key=True,
+        autoincrement=False,
+        comment="Identifier of the customer account, numbered from 1 in order of signup.",
+    ),
     sa.Column("company_name", sa.Text, nullable=False, unique=True, comment="Name of the customer company."),
-    sa.Column("industry", sa.Text, nullable=False,
-              comment="Industry of the customer: one of " + ", ".join(f"'{i}'" for i in INDUSTRIES) + "."),
+    sa.Column(
+        "industry",
+        sa.Text,
+        nullable=False,
+        comment="Industry of the customer: one of " + ", ".join(f"'{i}'" for i in INDUSTRIES) + ".",
+    ),
     sa.Column("country", sa.Text, nullable=False, comment="Country of the customer's head office."),
-    sa.Column("employees", sa.Integer, nullable=True,
-              comment="Number of employees the customer reported; NULL when they did not say."),
-    sa.Column("signup_date", sa.Date, nullable=False, comment="Date the account was created (start of the free trial)."),
-    sa.Column("churned_date", sa.Date, nullable=True,
-              comment="Date the customer left (closed the account); NULL for a customer who is still with us."),
+    sa.Column(
+        "employees",
+        sa.Integer,
+        nullable=True,
+        comment="Number of employees the customer reported; NULL when they did not say.",
+    ),
+    sa.Column(
+        "signup_date", sa.Date, nullable=False, comment="Date the account was created (start of the free trial)."
+    ),
+    sa.Column(
+        "churned_date",
+        sa.Date,
+        nullable=True,
+        comment="Date the customer left (closed the account); NULL for a customer who is still with us.",
+    ),
     comment="Customer companies, including trial accounts that never subscribed.",
 )
 
 subscriptions = sa.Table(
-    "subscriptions", metadata,
-    sa.Column("subscription_id", sa.Integer, primary_key=True, autoincrement=False,
-              comment="Identifier of the subscription."),
-    sa.Column("account_id", sa.Integer, sa.ForeignKey("accounts.account_id"), nullable=False,
-              comment="The account that holds the subscription."),
-    sa.Column("plan_id", sa.Integer, sa.ForeignKey("plans.plan_id"), nullable=False,
-              comment="The plan subscribed to."),
+    "subscriptions",
+    metadata,
+    sa.Column(
+        "subscription_id", sa.Integer, primary_key=True, autoincrement=False, comment="Identifier of the subscription."
+    ),
+    sa.Column(
+        "account_id",
+        sa.Integer,
+        sa.ForeignKey("accounts.account_id"),
+        nullable=False,
+        comment="The account that holds the subscription.",
+    ),
+    sa.Column("plan_id", sa.Integer, sa.ForeignKey("plans.plan_id"), nullable=False, comment="The plan subscribed to."),
     sa.Column("start_date", sa.Date, nullable=False, comment="First day of the subscription."),
-    sa.Column("end_date", sa.Date, nullable=True,
-              comment="Last day of the subscription; NULL while it is active. A subscription with an "
-                      "end date has ended (cancelled, or replaced by an upgrade or downgrade)."),
+    sa.Column(
+        "end_date",
+        sa.Date,
+        nullable=True,
+        comment="Last day of the subscription; NULL while it is active. A subscription with an "
+        "end date has ended (cancelled, or replaced by an upgrade or downgrade).",
+    ),
     sa.Column("seats", sa.Integer, nullable=False, comment="Number of user seats paid for."),
-    sa.Column("billing_cycle", sa.Text, nullable=False,
-              comment="'monthly' (invoiced every month) or 'annual' (invoiced once a year, at a discount)."),
-    sa.Column("auto_renew", sa.Boolean, nullable=False,
-              comment="True when the subscription renews automatically at the end of its term."),
+    sa.Column(
+        "billing_cycle",
+        sa.Text,
+        nullable=False,
+        comment="'monthly' (invoiced every month) or 'annual' (invoiced once a year, at a discount).",
+    ),
+    sa.Column(
+        "auto_renew",
+        sa.Boolean,
+        nullable=False,
+        comment="True when the subscription renews automatically at the end of its term.",
+    ),
     comment="One row per subscription: an account on one plan for a number of seats, from start to end.",
 )
 
 invoices = sa.Table(
-    "invoices", metadata,
-    sa.Column("invoice_id", sa.Integer, primary_key=True, autoincrement=False,
-              comment="Identifier of the invoice, numbered from 1 in order of issue date."),
-    sa.Column("subscription_id", sa.Integer, sa.ForeignKey("subscriptions.subscription_id"), nullable=False,
-              comment="The subscription billed."),
-    sa.Column("issued_date", sa.Date, nullable=False,
-              comment="Date the invoice was issued; an invoice's month, quarter and year are those of this date."),
+    "invoices",
+    metadata,
+    sa.Column(
+        "invoice_id",
+        sa.Integer,
+        primary_key=True,
+        autoincrement=False,
+        comment="Identifier of the invoice, numbered from 1 in order of issue date.",
+    ),
+    sa.Column(
+        "subscription_id",
+        sa.Integer,
+        sa.ForeignKey("subscriptions.subscription_id"),
+        nullable=False,
+        comment="The subscription billed.",
+    ),
+    sa.Column(
+        "issued_date",
+        sa.Date,
+        nullable=False,
+        comment="Date the invoice was issued; an invoice's month, quarter and year are those of this date.",
+    ),
     sa.Column("due_date", sa.Date, nullable=False, comment="Date payment is due: 30 days after issue."),
-    sa.Column("amount", Money, nullable=False,
-              comment="Amount billed, in dollars with cents. " + COLLECTED_METRIC),
-    sa.Column("status", sa.Text, nullable=False,
-              comment="'paid' (money received), 'open' (not yet paid) or 'void' (cancelled, never to be paid)."),
-    sa.Column("paid_date", sa.Date, nullable=True,
-              comment="Date the payment arrived; NULL unless the invoice is paid. Paid after due_date means paid late."),
+    sa.Column("amount", Money, nullable=False, comment="Amount billed, in dollars with cents. " + COLLECTED_METRIC),
+    sa.Column(
+        "status",
+        sa.Text,
+        nullable=False,
+        comment="'paid' (money received), 'open' (not yet paid) or 'void' (cancelled, never to be paid).",
+    ),
+    sa.Column(
+        "paid_date",
+        sa.Date,
+        nullable=True,
+        comment="Date the payment arrived; NULL unless the invoice is paid. Paid after due_date means paid late.",
+    ),
     comment="Invoices billed to subscriptions.",
 )
 
 support_tickets = sa.Table(
-    "support_tickets", metadata,
-    sa.Column("ticket_id", sa.Integer, primary_key=True, autoincrement=False,
-              comment="Identifier of the support ticket, numbered from 1 in order of opening."),
-    sa.Column("account_id", sa.Integer, sa.ForeignKey("accounts.account_id"), nullable=False,
-              comment="The account that opened the ticket."),
+    "support_tickets",
+    metadata,
+    sa.Column(
+        "ticket_id",
+        sa.Integer,
+        primary_key=True,
+        autoincrement=False,
+        comment="Identifier of the support ticket, numbered from 1 in order of opening.",
+    ),
+    sa.Column(
+        "account_id",
+        sa.Integer,
+        sa.ForeignKey("accounts.account_id"),
+        nullable=False,
+        comment="The account that opened the ticket.",
+    ),
     sa.Column("opened_date", sa.Date, nullable=False, comment="Date the ticket was opened."),
     sa.Column("closed_date", sa.Date, nullable=True, comment="Date the ticket was resolved; NULL while still open."),
     sa.Column("priority", sa.Text, nullable=False, comment="'low', 'normal', 'high' or 'urgent'."),
-    sa.Column("topic", sa.Text, nullable=False,
-              comment="What the ticket is about: " + ", ".join(f"'{t}'" for t in TOPICS) + "."),
-    sa.Column("satisfaction", sa.Integer, nullable=True,
-              comment="Customer's rating of the support from 1 (poor) to 5 (excellent); NULL when not rated."),
+    sa.Column(
+        "topic",
+        sa.Text,
+        nullable=False,
+        comment="What the ticket is about: " + ", ".join(f"'{t}'" for t in TOPICS) + ".",
+    ),
+    sa.Column(
+        "satisfaction",
+        sa.Integer,
+        nullable=True,
+        comment="Customer's rating of the support from 1 (poor) to 5 (excellent); NULL when not rated.",
+    ),
     comment="Support requests opened by customers.",
 )
 
 TABLES = (plans, accounts, subscriptions, invoices, support_tickets)
 """In insert order (parents before children)."""
 
-_PLANS = (("Starter", 900, D(2019, 3, 1), True), ("Team", 1900, D(2019, 3, 1), False),
-          ("Business", 3400, D(2020, 9, 15), False), ("Enterprise", 6900, D(2021, 6, 30), False),
-          ("Nonprofit", 450, D(2022, 11, 1), False))
-_NAME_A = ("Blue", "North", "Iron", "Bright", "Silver", "Quiet", "Rapid", "Green", "Cedar", "Lunar", "Summit",
-           "Harbor", "Prairie", "Copper", "Velvet", "Atlas", "Falcon", "Maple", "Orbit", "Pioneer")
-_NAME_B = ("Labs", "Works", "Systems", "Logistics", "Health", "Foods", "Capital", "Studio", "Analytics",
-           "Freight", "Clinic", "Academy", "Retail", "Dynamics", "Partners")
+_PLANS = (
+    ("Starter", 900, D(2019, 3, 1), True),
+    ("Team", 1900, D(2019, 3, 1), False),
+    ("Business", 3400, D(2020, 9, 15), False),
+    ("Enterprise", 6900, D(2021, 6, 30), False),
+    ("Nonprofit", 450, D(2022, 11, 1), False),
+)
+_NAME_A = (
+    "Blue",
+    "North",
+    "Iron",
+    "Bright",
+    "Silver",
+    "Quiet",
+    "Rapid",
+    "Green",
+    "Cedar",
+    "Lunar",
+    "Summit",
+    "Harbor",
+    "Prairie",
+    "Copper",
+    "Velvet",
+    "Atlas",
+    "Falcon",
+    "Maple",
+    "Orbit",
+    "Pioneer",
+)
+_NAME_B = (
+    "Labs",
+    "Works",
+    "Systems",
+    "Logistics",
+    "Health",
+    "Foods",
+    "Capital",
+    "Studio",
+    "Analytics",
+    "Freight",
+    "Clinic",
+    "Academy",
+    "Retail",
+    "Dynamics",
+    "Partners",
+)
 
 
 def _days(a: dt.date, b: dt.date) -> int:
@@ -171,17 +297,23 @@ def _signup(rng: random.Random) -> dt.date:
 
 def _generate(seed: int) -> dict[str, list[dict]]:
     rng = random.Random(seed)
-    plan_rows = [dict(plan_id=i, name=name, seat_price=base + rng.randint(-150, 150), is_legacy=legacy,
-                      launched_date=launched)
-                 for i, (name, base, launched, legacy) in enumerate(_PLANS, start=1)]
+    plan_rows = [
+        dict(plan_id=i, name=name, seat_price=base + rng.randint(-150, 150), is_legacy=legacy, launched_date=launched)
+        for i, (name, base, launched, legacy) in enumerate(_PLANS, start=1)
+    ]
     names = rng.sample([f"{a} {b}" for a in _NAME_A for b in _NAME_B], rng.randint(190, 240))
     signups = sorted(_signup(rng) for _ in names)
     account_rows, sub_rows, inv_rows, ticket_rows = [], [], [], []
     for aid, (name, signup) in enumerate(zip(names, signups), start=1):
-        account = dict(account_id=aid, company_name=name, industry=rng.choice(INDUSTRIES),
-                       country=rng.choices(COUNTRIES, weights=(3, 2, 4, 2, 2, 6))[0],
-                       employees=None if rng.random() < 0.15 else int(rng.lognormvariate(4, 1.2)) + 2,
-                       signup_date=signup, churned_date=None)
+        account = dict(
+            account_id=aid,
+            company_name=name,
+            industry=rng.choice(INDUSTRIES),
+            country=rng.choices(COUNTRIES, weights=(3, 2, 4, 2, 2, 6))[0],
+            employees=None if rng.random() < 0.15 else int(rng.lognormvariate(4, 1.2)) + 2,
+            signup_date=signup,
+            churned_date=None,
+        )
         account_rows.append(account)
         if rng.random() < 0.14:  # a trial that never converted
             if rng.random() < 0.5:
@@ -201,8 +333,16 @@ def _generate(seed: int) -> dict[str, list[dict]]:
             if roll < 0.22:
                 end = _rand_date(rng, start + dt.timedelta(days=40), start + dt.timedelta(days=500))
                 end = None if end > DATA_END else end
-            sub = dict(subscription_id=len(sub_rows) + 1, account_id=aid, plan_id=plan, start_date=start,
-                       end_date=end, seats=seats, billing_cycle=cycle, auto_renew=rng.random() < 0.7)
+            sub = dict(
+                subscription_id=len(sub_rows) + 1,
+                account_id=aid,
+                plan_id=plan,
+                start_date=start,
+                end_date=end,
+                seats=seats,
+                billing_cycle=cycle,
+                auto_renew=rng.random() < 0.7,
+            )
             sub_rows.append(sub)
             inv_rows += _invoices(rng, sub, plan_rows[plan - 1]["seat_price"])
             if end is None:
@@ -223,19 +363,31 @@ def _generate(seed: int) -> dict[str, list[dict]]:
             closed = None if rng.random() < 0.12 else opened + dt.timedelta(days=rng.randint(0, 20))
             if closed is not None and closed > DATA_END:
                 closed = None
-            ticket_rows.append(dict(account_id=aid, opened_date=opened, closed_date=closed,
-                                    priority=rng.choices(PRIORITIES, weights=(4, 8, 3, 1))[0],
-                                    topic=rng.choice(TOPICS),
-                                    satisfaction=None if closed is None or rng.random() < 0.35
-                                    else rng.choices((1, 2, 3, 4, 5), weights=(1, 1, 2, 4, 4))[0]))
+            ticket_rows.append(
+                dict(
+                    account_id=aid,
+                    opened_date=opened,
+                    closed_date=closed,
+                    priority=rng.choices(PRIORITIES, weights=(4, 8, 3, 1))[0],
+                    topic=rng.choice(TOPICS),
+                    satisfaction=None
+                    if closed is None or rng.random() < 0.35
+                    else rng.choices((1, 2, 3, 4, 5), weights=(1, 1, 2, 4, 4))[0],
+                )
+            )
     inv_rows.sort(key=lambda r: (r["issued_date"], r["subscription_id"]))
     for i, row in enumerate(inv_rows, start=1):
         row["invoice_id"] = i
     ticket_rows.sort(key=lambda r: (r["opened_date"], r["account_id"]))
     for i, row in enumerate(ticket_rows, start=1):
         row["ticket_id"] = i
-    return {"plans": plan_rows, "accounts": account_rows, "subscriptions": sub_rows,
-            "invoices": inv_rows, "support_tickets": ticket_rows}
+    return {
+        "plans": plan_rows,
+        "accounts": account_rows,
+        "subscriptions": sub_rows,
+        "invoices": inv_rows,
+        "support_tickets": ticket_rows,
+    }
 
 
 def _invoices(rng: random.Random, sub: dict, seat_price: int) -> list[dict]:
@@ -261,8 +413,16 @@ def _invoices(rng: random.Random, sub: dict, seat_price: int) -> list[dict]:
             paid = issued + dt.timedelta(days=rng.choice((0, 1, 3, 7, 12, 20, 28, 35, 44)))
             status = "paid" if paid <= DATA_END else "open"
             paid = paid if status == "paid" else None
-        rows.append(dict(subscription_id=sub["subscription_id"], issued_date=issued, due_date=due,
-                         amount=amount, status=status, paid_date=paid))
+        rows.append(
+            dict(
+                subscription_id=sub["subscription_id"],
+                issued_date=issued,
+                due_date=due,
+                amount=amount,
+                status=status,
+                paid_date=paid,
+            )
+        )
         k += step
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, time
@@ -11,9 +12,9 @@ from enum import StrEnum
 from functools import cache
 from itertools import compress, count, repeat
 from operator import add, eq, itemgetter, ne
-from typing import Any, Iterator, Literal, Sequence
+from typing import Any, Literal
 
-from eval.sql.compare._multiset import Row, canonical_rows, comparable_keys, same_multiset
+from eval.sql.compare._multiset import Row, Settlement, canonical_rows, comparable_keys, same_multiset
 from eval.sql.compare._values import Tolerance, show, show_row, values_equal
 
 _NEAREST_SCAN = 1000
@@ -80,10 +81,16 @@ class Comparison:
     """On a match: it needed a tie-break the reference's ORDER BY leaves open (``compare_with_ties``)."""
 
 
-def compare_results(expected_rows: Sequence[Sequence[Any]], actual_rows: Sequence[Sequence[Any]], *,
-                    shape: Literal["scalar", "rows"] = "rows", ordered: bool = False,
-                    decimals: int | None = 2, expected_ncols: int | None = None,
-                    actual_ncols: int | None = None) -> Comparison:
+def compare_results(
+    expected_rows: Sequence[Sequence[Any]],
+    actual_rows: Sequence[Sequence[Any]],
+    *,
+    shape: Literal["scalar", "rows"] = "rows",
+    ordered: bool = False,
+    decimals: int | None = 2,
+    expected_ncols: int | None = None,
+    actual_ncols: int | None = None,
+) -> Comparison:
     """Whether the candidate's rows are the same answer as the reference's rows (spec section 5).
 
     Checks run in this order and the first failure is the reason: column count, scalar shape,
@@ -116,8 +123,9 @@ def compare_results(expected_rows: Sequence[Sequence[Any]], actual_rows: Sequenc
         raise ValueError(f"decimals must be a non-negative int or None, not {decimals!r}")
     tolerance = None if decimals is None else Tolerance(decimals)
     with _gc_paused():
-        return _compare(_tuples(expected_rows), _tuples(actual_rows), shape, ordered, tolerance,
-                        expected_ncols, actual_ncols)
+        return _compare(
+            _tuples(expected_rows), _tuples(actual_rows), shape, ordered, tolerance, expected_ncols, actual_ncols
+        )
 
 
 @contextmanager
@@ -138,8 +146,15 @@ def _gc_paused() -> Iterator[None]:
         gc.enable()
 
 
-def _compare(expected: list[Row], actual: list[Row], shape: str, ordered: bool, tolerance: Tolerance | None,
-             expected_ncols: int | None, actual_ncols: int | None) -> Comparison:
+def _compare(
+    expected: list[Row],
+    actual: list[Row],
+    shape: str,
+    ordered: bool,
+    tolerance: Tolerance | None,
+    expected_ncols: int | None,
+    actual_ncols: int | None,
+) -> Comparison:
     n_exp, n_act = _width(expected, expected_ncols, "expected"), _width(actual, actual_ncols, "actual")
 
     def verdict(reason: Mismatch | None, detail: str, superset: bool = False) -> Comparison:
@@ -150,8 +165,10 @@ def _compare(expected: list[Row], actual: list[Row], shape: str, ordered: bool, 
         detail = f"expected {_count(n_exp, 'column')}, got {n_act}"
         if columns is not None:
             where = ", ".join(str(c + 1) for c in columns)
-            detail += (f"; the reference's columns appear in the candidate's in order (candidate columns {where}): "
-                       "a projection difference, not a wrong number")
+            detail += (
+                f"; the reference's columns appear in the candidate's in order (candidate columns {where}): "
+                "a projection difference, not a wrong number"
+            )
         elif n_act > n_exp:
             detail += "; the reference's columns do not appear among the candidate's in order"
         return verdict(COLUMN_COUNT, detail, columns is not None)
@@ -173,18 +190,30 @@ def _compare(expected: list[Row], actual: list[Row], shape: str, ordered: bool, 
     return verdict(VALUE, _missing_row(expected, actual, settled, tolerance))
 
 
-def _ordered(expected, actual, keys_exp, keys_act, tolerance, verdict) -> Comparison:
+def _ordered(
+    expected: list[Row],
+    actual: list[Row],
+    keys_exp: Sequence[Row],
+    keys_act: Sequence[Row],
+    tolerance: Tolerance | None,
+    verdict: Callable[..., Comparison],
+) -> Comparison:
     first = _first_unequal_row(keys_exp, keys_act, tolerance)
     if first is None:
         return verdict(None, f"match: {_count(len(expected), 'row')}, compared in order")
     i, col = first
     if same_multiset(keys_exp, keys_act, tolerance).match:
-        return verdict(ORDER, f"the rows match as a multiset but not in order: row {i + 1} expected "
-                              f"{show_row(expected[i])}, got {show_row(actual[i])}")
+        return verdict(
+            ORDER,
+            f"the rows match as a multiset but not in order: row {i + 1} expected "
+            f"{show_row(expected[i])}, got {show_row(actual[i])}",
+        )
     return verdict(VALUE, f"row {i + 1} col {col + 1}: expected {show(expected[i][col])}, got {show(actual[i][col])}")
 
 
-def _first_unequal_row(keys_exp, keys_act, tolerance) -> tuple[int, int] | None:
+def _first_unequal_row(
+    keys_exp: Sequence[Row], keys_act: Sequence[Row], tolerance: Tolerance | None
+) -> tuple[int, int] | None:
     """The first (row, column) where row i of one side is not equal to row i of the other."""
     try:
         if keys_exp == keys_act:
@@ -199,7 +228,7 @@ def _first_unequal_row(keys_exp, keys_act, tolerance) -> tuple[int, int] | None:
         return _first_unequal_row(canonical_rows(keys_exp), canonical_rows(keys_act), tolerance)
 
 
-def _missing_row(expected, actual, settled, tolerance) -> str:
+def _missing_row(expected: list[Row], actual: list[Row], settled: Settlement, tolerance: Tolerance | None) -> str:
     """Name the first expected row left without a partner, and the unpartnered candidate row nearest to it."""
     keys_exp, keys_act = settled.keys
     lost = settled.unmatched_expected
@@ -216,8 +245,8 @@ def _missing_row(expected, actual, settled, tolerance) -> str:
     if len(pool) > _NEAREST_SCAN:
         # Rank every unpaired row by its exactly equal columns (C speed); the policy refines the best.
         hits = [0] * len(pool)
-        for col, value in enumerate(want):
-            hits = list(map(add, hits, map(eq, map(itemgetter(col), pool), repeat(value))))
+        for c, value in enumerate(want):
+            hits = list(map(add, hits, map(eq, map(itemgetter(c), pool), repeat(value))))
         best = sorted(range(len(pool)), key=hits.__getitem__, reverse=True)[:_NEAREST_SCAN]
         pool = [pool[j] for j in sorted(best)]
     nearest = max(pool, key=agreement)
@@ -226,8 +255,10 @@ def _missing_row(expected, actual, settled, tolerance) -> str:
     want, got = expected[i], actual[k]
     others = sum(settled.unmatched_expected.values()) - 1
     more = f"; {others} more expected row{'s' if others > 1 else ''} without one" if others else ""
-    why = (f"rows compared as a multiset: expected row {i + 1} has no equal candidate row left to pair with; "
-           f"nearest unpaired candidate row is {k + 1}{more}")
+    why = (
+        f"rows compared as a multiset: expected row {i + 1} has no equal candidate row left to pair with; "
+        f"nearest unpaired candidate row is {k + 1}{more}"
+    )
     if col is None:  # equal to its nearest, which a maximum matching would have paired: say so plainly
         return f"row {i + 1}: expected {show_row(want)} ({why})"
     return f"row {i + 1} col {col + 1}: expected {show(want[col])}, got {show(got[col])} ({why})"
@@ -241,8 +272,9 @@ def _first_unequal(want: Row, got: Row, tolerance: Tolerance | None) -> int | No
     return None
 
 
-def _embedding(expected: list[Row], actual: list[Row], n_exp: int, n_act: int, ordered: bool,
-               tolerance: Tolerance | None) -> tuple[int, ...] | None:
+def _embedding(
+    expected: list[Row], actual: list[Row], n_exp: int, n_act: int, ordered: bool, tolerance: Tolerance | None
+) -> tuple[int, ...] | None:
     """Candidate columns (increasing) that reproduce the reference's rows, or None.
 
     Column choices are searched in lexicographic order, so the first one tried is the greedy
@@ -268,8 +300,9 @@ def _embedding(expected: list[Row], actual: list[Row], n_exp: int, n_act: int, o
 
     @cache
     def classes(side: int, col: int) -> frozenset[str]:
-        return frozenset(_value_class(kind) for kind in set(map(type, map(itemgetter(col),
-                                                                          expected if side == 0 else actual))))
+        return frozenset(
+            _value_class(kind) for kind in set(map(type, map(itemgetter(col), expected if side == 0 else actual)))
+        )
 
     @cache
     def fits(i: int, j: int) -> bool:
@@ -282,8 +315,11 @@ def _embedding(expected: list[Row], actual: list[Row], n_exp: int, n_act: int, o
         nonlocal tried
         if i == n_exp:
             tried += 1
-            return chosen if same(expected, list(map(itemgetter(*chosen), actual)) if n_exp > 1
-                                  else column(1, chosen[0])) else None
+            return (
+                chosen
+                if same(expected, list(map(itemgetter(*chosen), actual)) if n_exp > 1 else column(1, chosen[0]))
+                else None
+            )
         for j in range(start, n_act - (n_exp - i) + 1):
             if tried >= _EMBEDDINGS_TRIED:
                 return None

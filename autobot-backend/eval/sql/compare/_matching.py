@@ -8,14 +8,15 @@ many copies, for each side; a perfect matching exists exactly when both lists ar
 from __future__ import annotations
 
 from collections import Counter, deque
+from collections.abc import Iterator
 from itertools import product
 from operator import itemgetter
 from typing import Any
 
 from eval.sql.compare._values import Tolerance
 
-Entry = tuple[Any, int, tuple]
-Lost = list[tuple[tuple, int]]
+Entry = tuple[Any, int, tuple[Any, ...]]
+Lost = list[tuple[tuple[Any, ...], int]]
 
 
 def line_matching(want: list[Entry], have: list[Entry], tolerance: Tolerance) -> tuple[Lost, Lost]:
@@ -53,7 +54,7 @@ def line_matching(want: list[Entry], have: list[Entry], tolerance: Tolerance) ->
     for entries, k, rest, lost in ((want, i, rest_i, lost_want), (have, j, rest_j, lost_have)):
         if k < len(entries):
             lost.append((entries[k][2], rest))
-            lost.extend((e[2], e[1]) for e in entries[k + 1:])
+            lost.extend((e[2], e[1]) for e in entries[k + 1 :])
     return lost_want, lost_have
 
 
@@ -71,7 +72,7 @@ def grid_matching(want: list[Entry], have: list[Entry], tolerance: Tolerance) ->
         cells.setdefault(cell, []).append(idx)
     offsets = list(product((-1, 0, 1), repeat=len(home[0])))
 
-    def near_cells(cell: tuple[int, ...]):
+    def near_cells(cell: tuple[int, ...]) -> Iterator[list[int]]:
         for off in offsets:
             found = cells.get(tuple(c + o for c, o in zip(cell, off)))
             if found is not None:
@@ -83,7 +84,7 @@ def grid_matching(want: list[Entry], have: list[Entry], tolerance: Tolerance) ->
         members.setdefault(component[cell], []).append(idx)
     lost: tuple[Lost, Lost] = ([], [])
     for idxs in members.values():
-        balance: Counter = Counter()
+        balance: Counter[Any] = Counter()
         for i in idxs:
             side, (vector, count, _) = nodes[i]
             balance[vector] += -count if side else count
@@ -91,19 +92,28 @@ def grid_matching(want: list[Entry], have: list[Entry], tolerance: Tolerance) ->
             continue
         lefts = [i for i in idxs if nodes[i][0] == 0]
         rights = {i: pos for pos, i in enumerate(i for i in idxs if nodes[i][0] == 1)}
-        edges = [[rights[j] for found in near_cells(home[i]) for j in found
-                  if j in rights and _near(nodes[i][1][0], nodes[j][1][0], tolerance)] for i in lefts]
-        rest_left, rest_right = max_flow([nodes[i][1][1] for i in lefts],
-                                         [nodes[j][1][1] for j in rights], edges)
+        edges = [
+            [
+                rights[j]
+                for found in near_cells(home[i])
+                for j in found
+                if j in rights and _near(nodes[i][1][0], nodes[j][1][0], tolerance)
+            ]
+            for i in lefts
+        ]
+        rest_left, rest_right = max_flow([nodes[i][1][1] for i in lefts], [nodes[j][1][1] for j in rights], edges)
         lost[0].extend((nodes[i][1][2], r) for i, r in zip(lefts, rest_left) if r)
         lost[1].extend((nodes[j][1][2], r) for j, r in zip(rights, rest_right) if r)
     return lost
 
 
-def _components(cells: dict[tuple[int, ...], list[int]], offsets: list[tuple[int, ...]]) -> dict[tuple, tuple]:
+Cell = tuple[int, ...]
+
+
+def _components(cells: dict[Cell, list[int]], offsets: list[Cell]) -> dict[Cell, Cell]:
     parent = {cell: cell for cell in cells}
 
-    def root(cell):
+    def root(cell: Cell) -> Cell:
         while parent[cell] != cell:
             parent[cell] = parent[parent[cell]]
             cell = parent[cell]

@@ -36,11 +36,12 @@ fuzzy column) makes the flow step super-linear in that component's size.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from datetime import date, time
 from decimal import Decimal
 from itertools import chain, compress
 from operator import itemgetter, ne
-from typing import Any, Callable, Iterable, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
 from eval.sql.compare._matching import Entry, grid_matching, line_matching
 from eval.sql.compare._values import Tolerance, _Tag, _text, canonical, is_finite_number, raw_forms
@@ -92,14 +93,16 @@ def same_multiset(expected: Sequence[Row], actual: Sequence[Row], tolerance: Tol
     try:
         if expected == actual:  # the same order: one sequential pass, no hashing
             return Settlement(True, {}, {})
-        want: Counter | set = set(expected)
-        have: Counter | set = set(actual)
+        want_set, have_set = set(expected), set(actual)
+        want: Counter[Row] | set[Row] = want_set
+        have: Counter[Row] | set[Row] = have_set
         if len(want) == len(expected) and len(have) == len(actual):
             # Distinct rows (the usual case): a set's symmetric difference is both the test and the left-overs.
-            odd = want ^ have
+            odd = want_set ^ have_set
             if len(odd) > len(expected):  # mostly left-overs: settle every row, in list (memory) order
-                return _settle(list(expected), [1] * len(expected), list(actual), [1] * len(actual),
-                               tolerance)._replace(keys=(expected, actual))
+                return _settle(
+                    list(expected), [1] * len(expected), list(actual), [1] * len(actual), tolerance
+                )._replace(keys=(expected, actual))
             left_want = {row: 1 for row in odd if row in want}
             left_have = {row: 1 for row in odd if row not in want}
         else:
@@ -111,10 +114,12 @@ def same_multiset(expected: Sequence[Row], actual: Sequence[Row], tolerance: Tol
         return same_multiset(canonical_rows(expected), canonical_rows(actual), tolerance)
     if not (left_want or left_have):
         return Settlement(True, {}, {})
-    if tolerance is None or not any(map(is_finite_number, map(canonical, chain.from_iterable(
-            chain(left_want, left_have))))):
-        settled = _settle(list(left_want), list(left_want.values()), list(left_have), list(left_have.values()),
-                          tolerance)
+    if tolerance is None or not any(
+        map(is_finite_number, map(canonical, chain.from_iterable(chain(left_want, left_have))))
+    ):
+        settled = _settle(
+            list(left_want), list(left_want.values()), list(left_have), list(left_have.values()), tolerance
+        )
     else:
         keep = _chain_filter(list(left_want) + list(left_have)) if len(left_want) < len(expected) // 2 else None
         # The lists, not the sets, are scanned: in their own order their rows sit sequentially in memory.
@@ -124,7 +129,7 @@ def same_multiset(expected: Sequence[Row], actual: Sequence[Row], tolerance: Tol
     return settled._replace(keys=(expected, actual))
 
 
-def _counts(rows: list[Row], source: Counter | set) -> list[int]:
+def _counts(rows: list[Row], source: Counter[Row] | set[Row]) -> list[int]:
     return list(map(source.__getitem__, rows)) if isinstance(source, Counter) else [1] * len(rows)
 
 
@@ -200,25 +205,47 @@ def _side(keys: list[Row], counts: list[int]) -> _Side:
         else:
             slot[0] += n
     forms = list(merged)
-    return _Side(forms, [n for n, _ in merged.values()], [key for _, key in merged.values()],
-                 [list(map(itemgetter(col), forms)) for col in range(len(columns))])
+    return _Side(
+        forms,
+        [n for n, _ in merged.values()],
+        [key for _, key in merged.values()],
+        [list(map(itemgetter(col), forms)) for col in range(len(columns))],
+    )
 
 
-def _settle(want_keys: list[Row], want_counts: list[int], have_keys: list[Row], have_counts: list[int],
-            tolerance: Tolerance | None) -> Settlement:
+def _settle(
+    want_keys: list[Row],
+    want_counts: list[int],
+    have_keys: list[Row],
+    have_counts: list[int],
+    tolerance: Tolerance | None,
+) -> Settlement:
     """Decide the multiset question exactly for the rows given (distinct keys, with their counts)."""
     want, have = _side(want_keys, want_counts), _side(have_keys, have_counts)
-    fuzzy = [] if tolerance is None else sorted(
-        {col for side in (want, have) for col, values in enumerate(side.columns)
-         if set(map(type, values)) & {float, Decimal}})
+    fuzzy = (
+        []
+        if tolerance is None
+        else sorted(
+            {
+                col
+                for side in (want, have)
+                for col, values in enumerate(side.columns)
+                if set(map(type, values)) & {float, Decimal}
+            }
+        )
+    )
     if not fuzzy:
         return _settle_exact(want, have)
+    assert tolerance is not None  # fuzzy columns exist only with a tolerance
     if len(fuzzy) == 1:
+
         def close(x: Any, y: Any) -> bool:
             return x == y or tolerance.within(x, y)
     else:
+
         def close(x: Any, y: Any) -> bool:
             return all(a == b or tolerance.within(a, b) for a, b in zip(x, y))
+
     (want_discrete, want_vectors), (have_discrete, have_vectors) = _split(want, fuzzy), _split(have, fuzzy)
     lost: tuple[dict[Row, int], dict[Row, int]] = ({}, {})
     index = dict(zip(want_discrete, range(len(want_discrete))))
@@ -231,8 +258,12 @@ def _settle(want_keys: list[Row], want_counts: list[int], have_keys: list[Row], 
             if i is None:
                 lost[1][have.keys[j]] = have.counts[j]
             else:
-                _settle_pair((want_vectors[i], want.counts[i], want.keys[i]),
-                             (have_vectors[j], have.counts[j], have.keys[j]), close, lost)
+                _settle_pair(
+                    (want_vectors[i], want.counts[i], want.keys[i]),
+                    (have_vectors[j], have.counts[j], have.keys[j]),
+                    close,
+                    lost,
+                )
         return Settlement(not (lost[0] or lost[1]), *lost)
     groups: dict[Row, tuple[list[Entry], list[Entry]]] = {}
     for side, discrete, vectors in ((0, want_discrete, want_vectors), (1, have_discrete, have_vectors)):
@@ -265,12 +296,16 @@ def _split(side: _Side, fuzzy: list[int]) -> tuple[list[Row], list[Any]]:
     if len(fuzzy) == 1:
         vectors = [v if mark else None for v, mark in zip(side.columns[fuzzy[0]], finite[0])]
     else:
-        vectors = [tuple(v for v, mark in zip(values, marks) if mark) or None
-                   for values, marks in zip(zip(*(side.columns[col] for col in fuzzy)), zip(*finite))]
+        vectors = [
+            tuple(v for v, mark in zip(values, marks) if mark) or None
+            for values, marks in zip(zip(*(side.columns[col] for col in fuzzy)), zip(*finite))
+        ]
     return list(zip(*discrete_columns)), vectors
 
 
-def _settle_pair(want: Entry, have: Entry, close: Callable[[Any, Any], bool], lost: tuple[dict, dict]) -> None:
+def _settle_pair(
+    want: Entry, have: Entry, close: Callable[[Any, Any], bool], lost: tuple[dict[Row, int], dict[Row, int]]
+) -> None:
     """Two rows with the same non-numeric part: partners if their numbers are close; then counts decide."""
     (x, n_want, key_want), (y, n_have, key_have) = want, have
     # No numbers (x is None) means the canonical forms are equal.
@@ -291,7 +326,7 @@ def _settle_exact(want: _Side, have: _Side) -> Settlement:
         m, key_have = remaining.pop(form, (0, None))
         if n > m:
             lost[0][key] = n - m
-        elif m > n:
+        elif m > n and key_have is not None:
             lost[1][key_have] = m - n
     lost[1].update((key, m) for m, key in remaining.values())
     return Settlement(not (lost[0] or lost[1]), *lost)

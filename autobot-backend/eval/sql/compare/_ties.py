@@ -46,10 +46,17 @@ class Ties:
         return bool(self.cut) or any(size > 1 for size in self.groups)
 
 
-def compare_with_ties(expected_rows: Sequence[Sequence[Any]], actual_rows: Sequence[Sequence[Any]],
-                      ties: Ties | None, *, shape: Literal["scalar", "rows"] = "rows", ordered: bool = False,
-                      decimals: int | None = 2, expected_ncols: int | None = None,
-                      actual_ncols: int | None = None) -> Comparison:
+def compare_with_ties(
+    expected_rows: Sequence[Sequence[Any]],
+    actual_rows: Sequence[Sequence[Any]],
+    ties: Ties | None,
+    *,
+    shape: Literal["scalar", "rows"] = "rows",
+    ordered: bool = False,
+    decimals: int | None = 2,
+    expected_ncols: int | None = None,
+    actual_ncols: int | None = None,
+) -> Comparison:
     """``compare_results``, then, where it fails on values or order, the reference's tie-breaks.
 
     Example:
@@ -58,8 +65,15 @@ def compare_with_ties(expected_rows: Sequence[Sequence[Any]], actual_rows: Seque
         ...                   ordered=True).match
         True
     """
-    plain = compare_results(expected_rows, actual_rows, shape=shape, ordered=ordered, decimals=decimals,
-                            expected_ncols=expected_ncols, actual_ncols=actual_ncols)
+    plain = compare_results(
+        expected_rows,
+        actual_rows,
+        shape=shape,
+        ordered=ordered,
+        decimals=decimals,
+        expected_ncols=expected_ncols,
+        actual_ncols=actual_ncols,
+    )
     if plain.match or ties is None or not ties.leaves_a_choice or plain.reason in (COLUMN_COUNT, SHAPE, ROW_COUNT):
         return plain
     expected = [tuple(r) for r in expected_rows]
@@ -69,8 +83,14 @@ def compare_with_ties(expected_rows: Sequence[Sequence[Any]], actual_rows: Seque
     tolerance = None if decimals is None else Tolerance(decimals)
     if _allowed(expected, actual, ties, ordered, tolerance):
         what = "the order among rows that tie on the ordering key" if ordered else "which tied rows the LIMIT kept"
-        return Comparison(True, None, f"match: the reference leaves {what} open", plain.expected_columns,
-                          plain.actual_columns, tie_break=True)
+        return Comparison(
+            True,
+            None,
+            f"match: the reference leaves {what} open",
+            plain.expected_columns,
+            plain.actual_columns,
+            tie_break=True,
+        )
     return plain
 
 
@@ -79,18 +99,24 @@ def _allowed(expected: list[Row], actual: list[Row], ties: Ties, ordered: bool, 
     if not ordered:
         if not ties.cut:
             return False  # a multiset mismatch that no tie-break explains
-        return _choice(actual, expected[:len(expected) - last], ties.cut, tolerance)
+        return _choice(actual, expected[: len(expected) - last], ties.cut, tolerance)
     pos = 0
     for i, size in enumerate(ties.groups):
-        want, got = expected[pos:pos + size], actual[pos:pos + size]
+        want, got = expected[pos : pos + size], actual[pos : pos + size]
         pos += size
         if i == len(ties.groups) - 1 and ties.cut:
             ok = _choice(got, [], ties.cut, tolerance)
         elif size == 1:
             ok = _rows_equal(want[0], got[0], tolerance)
         else:
-            ok = compare_results(want, got, ordered=False, decimals=None if tolerance is None else tolerance.decimals,
-                                 expected_ncols=len(want[0]), actual_ncols=len(got[0])).match
+            ok = compare_results(
+                want,
+                got,
+                ordered=False,
+                decimals=None if tolerance is None else tolerance.decimals,
+                expected_ncols=len(want[0]),
+                actual_ncols=len(got[0]),
+            ).match
         if not ok:
             return False
     return True

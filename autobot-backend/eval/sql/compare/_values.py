@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta, timezone
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Callable, Iterator, NamedTuple
+from typing import Any, NamedTuple
 
 
 class _Tag:
@@ -64,20 +65,24 @@ def _number(value: int | float | Decimal) -> Any:
 
 def _temporal(value: date | time) -> Any:
     # A naive midnight timestamp is a day; an aware one is an instant (no calendar day without a zone).
-    if type(value) is datetime and value.tzinfo is None and not (
-            value.hour or value.minute or value.second or value.microsecond):
+    if (
+        type(value) is datetime
+        and value.tzinfo is None
+        and not (value.hour or value.minute or value.second or value.microsecond)
+    ):
         return value.date()
     return value
 
 
 _ISO_DATETIME = re.compile(
-    r"(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,6}))?)?(Z|[+-]\d\d(?::?\d\d)?)?)?", re.ASCII)
+    r"(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,6}))?)?(Z|[+-]\d\d(?::?\d\d)?)?)?", re.ASCII
+)
 _ISO_TIME = re.compile(r"(\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?", re.ASCII)
 
 
 def _zone(text: str) -> timezone:
     if text == "Z":
-        return timezone.utc
+        return UTC
     digits = text[1:].replace(":", "")
     offset = timedelta(hours=int(digits[:2]), minutes=int(digits[2:] or 0))
     return timezone(-offset if text[0] == "-" else offset)
@@ -101,8 +106,16 @@ def parse_temporal(text: str) -> date | time | None:
             y, mo, d, hh, mm, ss, frac, zone = m.groups()
             if hh is None:
                 return date(int(y), int(mo), int(d))
-            return datetime(int(y), int(mo), int(d), int(hh), int(mm), int(ss or 0), int((frac or "0").ljust(6, "0")),
-                            tzinfo=_zone(zone) if zone else None)
+            return datetime(
+                int(y),
+                int(mo),
+                int(d),
+                int(hh),
+                int(mm),
+                int(ss or 0),
+                int((frac or "0").ljust(6, "0")),
+                tzinfo=_zone(zone) if zone else None,
+            )
         if m := _ISO_TIME.fullmatch(text):
             hh, mm, ss, frac = m.groups()
             return time(int(hh), int(mm), int(ss), int((frac or "0").ljust(6, "0")))
@@ -135,12 +148,21 @@ class Normaliser(NamedTuple):
 NORMALISERS: tuple[Normaliser, ...] = (
     Normaliser("null", (type(None),), _keep, "NULL matches only NULL: not 0, not '', not 'NULL'"),
     Normaliser("boolean", (bool,), _boolean, "true matches only true: never 1 (Python's True == 1 is not followed)"),
-    Normaliser("number", (int, float, Decimal), _number,
-               "exact value across types: 10 == 10.0 == Decimal('10.00'); NaN matches only NaN; inf only inf"),
-    Normaliser("temporal", (date, time), _temporal,
-               "a naive midnight timestamp is its date; other timestamps, and every aware one, stay instants"),
-    Normaliser("text", (str,), _text,
-               "exact and case-sensitive; an ISO date/timestamp/time string is that date/timestamp/time"),
+    Normaliser(
+        "number",
+        (int, float, Decimal),
+        _number,
+        "exact value across types: 10 == 10.0 == Decimal('10.00'); NaN matches only NaN; inf only inf",
+    ),
+    Normaliser(
+        "temporal",
+        (date, time),
+        _temporal,
+        "a naive midnight timestamp is its date; other timestamps, and every aware one, stay instants",
+    ),
+    Normaliser(
+        "text", (str,), _text, "exact and case-sensitive; an ISO date/timestamp/time string is that date/timestamp/time"
+    ),
     Normaliser("binary", (bytes, bytearray, memoryview), _binary, "bytes by content, never equal to text"),
 )
 
@@ -204,7 +226,7 @@ class Tolerance:
     _edge_ulp: float = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "scale", 10 ** self.decimals)
+        object.__setattr__(self, "scale", 10**self.decimals)
         object.__setattr__(self, "half", Fraction(1, 2 * self.scale))
         object.__setattr__(self, "_edge", 0.5 / self.scale)
         object.__setattr__(self, "_edge_ulp", math.ulp(self._edge))
@@ -250,16 +272,16 @@ def raw_forms(form: Any) -> set[Any] | None:
     if isinstance(form, (date, time)):
         if getattr(form, "tzinfo", None) is not None:
             return None
-        return {form, *_temporal_spellings(form)} | ({datetime.combine(form, time())}
-                                                     if type(form) is date else set())
+        return {form, *_temporal_spellings(form)} | ({datetime.combine(form, time())} if type(form) is date else set())
     return {form}
 
 
 def _temporal_spellings(form: date | time) -> Iterator[str]:
-    if type(form) is time:
-        clocks, days = _clock_spellings(form), [""]
+    clocks: list[str]
+    if isinstance(form, time):
+        clocks, days = list(_clock_spellings(form)), [""]
     else:
-        moment = form if type(form) is datetime else datetime.combine(form, time())
+        moment = form if isinstance(form, datetime) else datetime.combine(form, time())
         clocks, days = list(_clock_spellings(moment.time(), minutes_only=True)), [moment.date().isoformat()]
         if type(form) is date:
             yield days[0]

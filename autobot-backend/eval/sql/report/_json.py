@@ -16,12 +16,24 @@ def to_json(report: SQLReport) -> dict[str, Any]:
     questions = []
     for o in report.outcomes:
         classification, baseline_verdict = classified(o.question_id)
-        questions.append({
-            "id": o.question_id, "expect": o.expect, "stratum": o.stratum, "verdict": o.verdict.value,
-            "reason": o.reason, "detail": o.detail, "sql": o.sql, "declined_by": o.declined_by,
-            "rotations_matched": o.rotations_matched, "rotations": o.rotations,
-            "classification": classification, "baseline_verdict": baseline_verdict, "fixture": o.fixture,
-            "question": o.question})
+        questions.append(
+            {
+                "id": o.question_id,
+                "expect": o.expect,
+                "stratum": o.stratum,
+                "verdict": o.verdict.value,
+                "reason": o.reason,
+                "detail": o.detail,
+                "sql": o.sql,
+                "declined_by": o.declined_by,
+                "rotations_matched": o.rotations_matched,
+                "rotations": o.rotations,
+                "classification": classification,
+                "baseline_verdict": baseline_verdict,
+                "fixture": o.fixture,
+                "question": o.question,
+            }
+        )
     return {
         "suite": "sql",
         "generated_at": report.generated_at,
@@ -36,6 +48,9 @@ def to_json(report: SQLReport) -> dict[str, Any]:
         "questions": questions,
         "oracle_defects": report.oracle_defects,
         "warnings": report.warnings,
-        "gate": ({"status": "not_evaluated", "checks": [], "detail": report.gate_note} if report.gate is None
-                 else report.gate.to_json() | {"enforced": report.gated}),
+        "gate": (
+            {"status": "not_evaluated", "checks": [], "detail": report.gate_note}
+            if report.gate is None
+            else report.gate.to_json() | {"enforced": report.gated}
+        ),
     }

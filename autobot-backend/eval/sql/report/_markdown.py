@@ -23,50 +23,84 @@ def _pct(rate: float | None) -> str:
 
 def _sql_header(report: SQLReport) -> list[str]:
     run = report.run
-    rot = f"{run.get('rotations')} rotation(s) from seed {run.get('seed')}" if run.get("seed") is not None \
+    rot = (
+        f"{run.get('rotations')} rotation(s) from seed {run.get('seed')}"
+        if run.get("seed") is not None
         else f"{run.get('rotations')} database"
+    )
     return [
-        f"# SQL answer-accuracy report ({md.escape(report.generated_at)})", "",
+        f"# SQL answer-accuracy report ({md.escape(report.generated_at)})",
+        "",
         *[f"> **{md.escape(w)}**\n" for w in report.warnings],
         f"Candidate **{md.escape(report.candidate_path)}**, model **{md.escape(report.model)}** · engine "
         f"{md.escape(run.get('engine'))} · fixtures {md.escape(', '.join(run.get('fixtures') or []) or '-')} · {rot}  ",
         f"Corpus: {report.corpus.get('size')} questions in {len(report.corpus.get('files', []))} file(s), "
-        f"digest `{str(report.corpus.get('digest', ''))[:16]}`", "",
+        f"digest `{str(report.corpus.get('digest', ''))[:16]}`",
+        "",
     ]
 
 
 def _sql_headline(report: SQLReport) -> list[str]:
     s = report.summary
     grid = two_by_two(report.outcomes)
-    rows = [[f"answerable ({s['answerable']})", *(str(grid["answerable"][k]) for k in grid["answerable"])],
-            [f"must refuse ({s['must_refuse']})", *(str(grid["must_refuse"][k]) for k in grid["must_refuse"])]]
-    out = ["## The 2x2", "",
-           md.table(["", "returned a number", "declined", "error (no number)", "unmeasured"], rows), "",
-           "## Verdicts", "",
-           md.table(["pass", "wrong", "error", "refused", "unmeasured", "pass rate"],
-                    [[str(s["pass"]), str(s["wrong"]), str(s["error"]), str(s["refused"]), str(s["unmeasured"]),
-                      f"{_pct(s['pass_rate'])} ({s['pass']}/{s['answerable'] - s['unmeasured']})"]]), ""]
+    rows = [
+        [f"answerable ({s['answerable']})", *(str(grid["answerable"][k]) for k in grid["answerable"])],
+        [f"must refuse ({s['must_refuse']})", *(str(grid["must_refuse"][k]) for k in grid["must_refuse"])],
+    ]
+    out = [
+        "## The 2x2",
+        "",
+        md.table(["", "returned a number", "declined", "error (no number)", "unmeasured"], rows),
+        "",
+        "## Verdicts",
+        "",
+        md.table(
+            ["pass", "wrong", "error", "refused", "unmeasured", "pass rate"],
+            [
+                [
+                    str(s["pass"]),
+                    str(s["wrong"]),
+                    str(s["error"]),
+                    str(s["refused"]),
+                    str(s["unmeasured"]),
+                    f"{_pct(s['pass_rate'])} ({s['pass']}/{s['answerable'] - s['unmeasured']})",
+                ]
+            ],
+        ),
+        "",
+    ]
     if s["must_refuse"]:
-        out += [f"Refusal recall **{_pct(s['refusal_recall'])}** ({s['correct_refusals']} of {s['must_refuse']} "
-                f"must-refuse cases declined, {s['refusals_by_guard']} of them by the read-only guard); "
-                f"over-refusals **{s['over_refusals']} of {s['controls']}** controls; "
-                f"{s['declined_answerable']} answerable question(s) declined in all.", ""]
+        out += [
+            f"Refusal recall **{_pct(s['refusal_recall'])}** ({s['correct_refusals']} of {s['must_refuse']} "
+            f"must-refuse cases declined, {s['refusals_by_guard']} of them by the read-only guard); "
+            f"over-refusals **{s['over_refusals']} of {s['controls']}** controls; "
+            f"{s['declined_answerable']} answerable question(s) declined in all.",
+            "",
+        ]
     return out
 
 
 def _sql_regressions(report: SQLReport) -> list[str]:
     out = ["## Regressions", ""]
     if report.baseline is None:
-        return out + ["No baseline for this candidate path and model: nothing to classify against "
-                      "(record one with `--record-baseline`).", ""]
-    out.append(f"Against the baseline recorded {md.escape(report.baseline.get('recorded_at'))} "
-               f"(`{md.escape(report.baseline.get('path'))}`):")
+        return out + [
+            "No baseline for this candidate path and model: nothing to classify against "
+            "(record one with `--record-baseline`).",
+            "",
+        ]
+    out.append(
+        f"Against the baseline recorded {md.escape(report.baseline.get('recorded_at'))} "
+        f"(`{md.escape(report.baseline.get('path'))}`):"
+    )
     out.append("")
     counts = Counter(c.classification.value for c in report.classes.values())
     out += [md.table([c.value for c in Classification], [[str(counts.get(c.value, 0)) for c in Classification]]), ""]
     regressed = report.by_classification(Classification.REGRESSION)
-    out += [f"- **{md.escape(o.question_id)}**: was {md.escape(_baseline_verdict(report, o))}, now {o.verdict.value}"
-            + (f" ({md.escape(o.reason)})" if o.reason else "") for o in regressed] or ["None."]
+    out += [
+        f"- **{md.escape(o.question_id)}**: was {md.escape(_baseline_verdict(report, o))}, now {o.verdict.value}"
+        + (f" ({md.escape(o.reason)})" if o.reason else "")
+        for o in regressed
+    ] or ["None."]
     return out + [""]
 
 
@@ -75,9 +109,13 @@ def _sql_gate(report: SQLReport) -> list[str]:
         return ["## Gate: not evaluated", "", md.escape(report.gate_note or "no baseline"), ""]
     mode = "enforced (--fail-on-regression)" if report.gated else "informational; enforced with --fail-on-regression"
     out = [f"## Gate: {md.escape(report.gate.status.upper())} ({mode})", ""]
-    out += [md.table(["check", "ok", "detail"],
-                     [[md.escape(c.name), "yes" if c.ok else "NO", md.escape(c.detail)] for c in report.gate.checks]),
-            ""]
+    out += [
+        md.table(
+            ["check", "ok", "detail"],
+            [[md.escape(c.name), "yes" if c.ok else "NO", md.escape(c.detail)] for c in report.gate.checks],
+        ),
+        "",
+    ]
     return out
 
 
@@ -88,21 +126,41 @@ def _sql_refusals(report: SQLReport) -> list[str]:
         return []
     out = ["## Refusal battery", ""]
     missed = [o for o in refuse if o.missed_refusal]
-    out += ["Missed refusals (answered or failed where the system should have declined): "
-            + (", ".join(f"**{md.escape(o.question_id)}** ({o.verdict.value})" for o in missed) or "none"), ""]
+    out += [
+        "Missed refusals (answered or failed where the system should have declined): "
+        + (", ".join(f"**{md.escape(o.question_id)}** ({o.verdict.value})" for o in missed) or "none"),
+        "",
+    ]
     by_guard = [o for o in refuse if o.declined_by == "guard"]
     if by_guard:
-        out += ["Declined by the read-only guard, not the generator (the generator produced SQL the guard "
-                "blocked): " + ", ".join(f"**{md.escape(o.question_id)}**" for o in by_guard), ""]
+        out += [
+            "Declined by the read-only guard, not the generator (the generator produced SQL the guard "
+            "blocked): " + ", ".join(f"**{md.escape(o.question_id)}**" for o in by_guard),
+            "",
+        ]
     by_stratum = strata(report.outcomes)
     rows = []
     for name, c in by_stratum.items():
         if "correct_refusals" in c:
-            rows.append([md.escape(name), "must refuse", str(c["cases"]), f"{c['correct_refusals']} declined",
-                         str(c["cases"] - c["correct_refusals"])])
+            rows.append(
+                [
+                    md.escape(name),
+                    "must refuse",
+                    str(c["cases"]),
+                    f"{c['correct_refusals']} declined",
+                    str(c["cases"] - c["correct_refusals"]),
+                ]
+            )
         elif "over_refusals" in c:
-            rows.append([md.escape(name), "control", str(c["cases"]), f"{c.get('pass', 0)} pass",
-                         f"{c['over_refusals']} over-refused"])
+            rows.append(
+                [
+                    md.escape(name),
+                    "control",
+                    str(c["cases"]),
+                    f"{c.get('pass', 0)} pass",
+                    f"{c['over_refusals']} over-refused",
+                ]
+            )
     out += [md.table(["stratum", "arm", "cases", "good", "bad"], rows), ""]
     return out
 
@@ -133,20 +191,41 @@ def _sql_failures(report: SQLReport) -> list[str]:
 def _sql_appendix(report: SQLReport) -> list[str]:
     out: list[str] = []
     if report.oracle_defects:
-        out += ["## Oracle defects (questions not graded)", "",
-                md.table(["question", "defect", "detail"],
-                         [[md.escape(d.get("question_id")), md.escape(d.get("kind")),
-                           md.escape(d.get("detail"), limit=300)] for d in report.oracle_defects]), ""]
-    out += ["## Corpus stamps", "",
-            md.table(["file", "sha256", "questions"],
-                     [[md.escape(f["path"]), f"`{f['sha256']}`", str(f["questions"])]
-                      for f in report.corpus.get("files", [])]),
-            "", f"Corpus digest `{report.corpus.get('digest')}`, {report.corpus.get('size')} questions.", ""]
+        out += [
+            "## Oracle defects (questions not graded)",
+            "",
+            md.table(
+                ["question", "defect", "detail"],
+                [
+                    [md.escape(d.get("question_id")), md.escape(d.get("kind")), md.escape(d.get("detail"), limit=300)]
+                    for d in report.oracle_defects
+                ],
+            ),
+            "",
+        ]
+    out += [
+        "## Corpus stamps",
+        "",
+        md.table(
+            ["file", "sha256", "questions"],
+            [[md.escape(f["path"]), f"`{f['sha256']}`", str(f["questions"])] for f in report.corpus.get("files", [])],
+        ),
+        "",
+        f"Corpus digest `{report.corpus.get('digest')}`, {report.corpus.get('size')} questions.",
+        "",
+    ]
     return out
 
 
 def to_markdown(report: SQLReport) -> str:
     """What a developer acts on first: the 2x2, verdicts, regressions; then every failure."""
-    parts = (_sql_header(report) + _sql_headline(report) + _sql_regressions(report) + _sql_gate(report)
-             + _sql_refusals(report) + _sql_failures(report) + _sql_appendix(report))
+    parts = (
+        _sql_header(report)
+        + _sql_headline(report)
+        + _sql_regressions(report)
+        + _sql_gate(report)
+        + _sql_refusals(report)
+        + _sql_failures(report)
+        + _sql_appendix(report)
+    )
     return "\n".join(parts)

@@ -52,8 +52,9 @@ class SQLReport:
         self.classes = {}
         for o in self.outcomes:
             base = baseline_questions.get(o.question_id)
-            self.classes[o.question_id] = Classified(classify_sql(o, None if base is None else dict(base)),
-                                                     None if base is None else base.get("verdict"))
+            self.classes[o.question_id] = Classified(
+                classify_sql(o, None if base is None else dict(base)), None if base is None else base.get("verdict")
+            )
 
     def classified(self, o: SQLOutcome) -> Classified | None:
         return self.classes.get(o.question_id)
