@@ -17,7 +17,7 @@ $(STAMP): $(BACKEND)/pyproject.toml
 	@touch $@
 
 eval: $(STAMP)
-	cd $(BACKEND) && $(VPY) -m eval.run --suite sql $(ARGS)
+	cd $(BACKEND) && EVAL_CALLER_DIR="$(CURDIR)" $(VPY) -m eval.run --suite sql $(ARGS)
 
 test: $(STAMP) check
 	cd $(BACKEND) && $(VPY) -m pytest $(ARGS)

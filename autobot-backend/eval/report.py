@@ -161,9 +161,16 @@ def build_trajectory_report(
     candidate: str,
     epsilon: float = DEFAULT_EPSILON,
     warnings: list[str] | None = None,
+    *,
+    echo: bool = False,
 ) -> TrajectoryReport:
+    """Classify every replay. ``echo``: the candidate echoed each golden's own recording, which cannot
+    fail, so nothing was measured: every trajectory is unmeasured (never an improvement)."""
     outcomes = []
     for r in replays:
+        if echo:
+            outcomes.append(_echoed(r.task))
+            continue
         score, note = None, None
         if r.result is not None:
             try:
@@ -175,6 +182,23 @@ def build_trajectory_report(
             outcome.reasons.append(note)
         outcomes.append(outcome)
     return TrajectoryReport(outcomes, candidate, evaluator.name, evaluator.label, epsilon, list(warnings or []))
+
+
+ECHO_REASON = "echo: the self-consistency candidate answers with the golden's own recording; nothing was measured"
+
+
+def _echoed(golden: GoldenTrajectory) -> TrajectoryOutcome:
+    return TrajectoryOutcome(
+        trajectory_id=golden.trajectory_id,
+        task_class=golden.task_class,
+        classification=Classification.UNMEASURED,
+        tool_match=None,
+        status_match=None,
+        score=None,
+        baseline_score=golden.baseline_score,
+        delta=None,
+        reasons=[ECHO_REASON],
+    )
 
 
 def utc_now() -> str:

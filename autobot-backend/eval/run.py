@@ -21,7 +21,7 @@ try:  # an import failure is a crash: exit 2, never the interpreter's 1
     from eval import candidates as cand
     from eval.errors import HarnessError, UsageError
     from eval.evaluator import DEFAULT_EVALUATOR
-    from eval.output import confine, write_text
+    from eval.output import confine, resolve_input, write_text
     from eval.report import (
         DEFAULT_EPSILON,
         Classification,
@@ -62,13 +62,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--json",
         metavar="PATH",
-        help="also write the JSON report here (inside the working directory or EVAL_OUTPUT_DIR)",
+        help="also write the JSON report here (inside the directory you ran the command from, or EVAL_OUTPUT_DIR)",
     )
     p.add_argument("--markdown", metavar="PATH", help="also write the Markdown report here (same confinement)")
     p.add_argument(
         "--fail-on-regression",
         action="store_true",
-        help="gated mode: exit 1 when anything regressed, 2 when the gate cannot be judged",
+        help="gated mode, against the baseline: exit 1 when any question the baseline passed is not a pass now, "
+        "any must-refuse case it declined is answered now, or an aggregate check fails (pass rate, corpus size, "
+        "missing questions, composition, refusal recall, over-refusals); 2 when the gate cannot be judged "
+        "(no baseline, unmeasured questions)",
     )
     p.add_argument(
         "--timeout",
@@ -117,7 +120,23 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--rotations", type=int, default=None, metavar="N", help="fixture rotations (default 3)")
     s.add_argument("--seed", type=int, default=None, metavar="S", help="first fixture seed (default 0)")
     s.add_argument("--record-baseline", action="store_true", help="record this run as the candidate's baseline")
-    s.add_argument("--force", action="store_true", help="with --record-baseline: overwrite a baseline this run fails")
+    s.add_argument(
+        "--force",
+        action="store_true",
+        help="with --record-baseline: record a run that fails the gate against the existing baseline, "
+        "or that left questions unmeasured",
+    )
+    s.add_argument(
+        "--reason",
+        metavar="TEXT",
+        help="with --record-baseline --force: why the regressions are accepted (written into the baseline)",
+    )
+    s.add_argument(
+        "--model",
+        metavar="NAME",
+        help="name the system whose recorded answers are graded (--candidate recorded); the answers "
+        "file's own model field must agree",
+    )
     s.add_argument(
         "--baseline-dir",
         type=Path,
@@ -127,7 +146,13 @@ def build_parser() -> argparse.ArgumentParser:
         "<corpus folder>/baselines for your own)",
     )
     s.add_argument(
-        "--record-accuracy", action="store_true", help="append this run's figures to docs/eval/sql-accuracy.md"
+        "--record-accuracy",
+        nargs="?",
+        const=True,
+        default=None,
+        metavar="PATH",
+        help="append this run's dated figures to docs/eval/sql-accuracy.md (the built-in corpus), or to your own "
+        "record at PATH (created when missing)",
     )
     return p
 
@@ -147,7 +172,19 @@ def run_trajectory(args: argparse.Namespace) -> int:
     choice = args.candidate or "auto"
     if choice not in TRAJECTORY_CANDIDATES:
         raise UsageError(f"unknown trajectory candidate {choice!r}; choose one of {', '.join(TRAJECTORY_CANDIDATES)}")
-    for flag in ("answers", "corpus", "db_url", "rotations", "seed", "fixtures"):
+    sql_only = (
+        "answers",
+        "corpus",
+        "db_url",
+        "rotations",
+        "seed",
+        "fixtures",
+        "baseline_dir",
+        "model",
+        "reason",
+        "record_accuracy",
+    )
+    for flag in sql_only:
         if getattr(args, flag) not in (None, []):
             raise UsageError(f"--{flag.replace('_', '-')} belongs to the SQL suite; add --suite sql")
     if args.epsilon < 0 or args.epsilon >= 1:
@@ -155,6 +192,7 @@ def run_trajectory(args: argparse.Namespace) -> int:
     for path in (args.json, args.markdown):
         if path:
             confine(path)  # fail before running, not after
+    args.golden_dir, args.recorded_dir = resolve_input(args.golden_dir), resolve_input(args.recorded_dir)
     goldens = load_goldens(args.golden_dir)
     warnings: list[str] = []
     if choice == "auto":
@@ -167,17 +205,19 @@ def run_trajectory(args: argparse.Namespace) -> int:
         candidate, name = cand.recorded_candidate(args.recorded_dir), f"recorded ({args.recorded_dir})"
     timeout = args.timeout if args.timeout is not None else timeout_from_env()
     replays = replay(goldens, candidate, timeout, _progress_printer(sys.stderr.isatty()))
-    report = build_trajectory_report(replays, DEFAULT_EVALUATOR, name, args.epsilon, warnings)
+    report = build_trajectory_report(replays, DEFAULT_EVALUATOR, name, args.epsilon, warnings, echo=choice == "echo")
     text = trajectory_markdown(report)
     print(text)
     if args.markdown:
         write_text(args.markdown, text + "\n")
     if args.json:
         write_text(args.json, json.dumps(trajectory_json(report), indent=2) + "\n")
-    return trajectory_exit_code(report, args.fail_on_regression, args.require_real_candidate and choice == "echo")
+    return trajectory_exit_code(
+        report, args.fail_on_regression, args.require_real_candidate and choice == "echo", echo=choice == "echo"
+    )
 
 
-def trajectory_exit_code(report: TrajectoryReport, gated: bool, echo_refused: bool) -> int:
+def trajectory_exit_code(report: TrajectoryReport, gated: bool, echo_refused: bool, *, echo: bool = False) -> int:
     if echo_refused:
         print(
             "error: --require-real-candidate: the run used the self-consistency echo, which measures "
@@ -185,6 +225,8 @@ def trajectory_exit_code(report: TrajectoryReport, gated: bool, echo_refused: bo
             file=sys.stderr,
         )
         return EXIT_CANNOT_JUDGE
+    if echo and not gated:
+        return EXIT_OK  # it measured nothing and says so loudly (UNMEASURED); --require-real-candidate makes it 2
     if report.measured == 0:
         print("error: no golden could be measured; see the reasons in the report", file=sys.stderr)
         return EXIT_CANNOT_JUDGE

@@ -120,6 +120,19 @@ class SchemaContext:
     def table(self, name: str) -> TableInfo | None:
         return next((t for t in self.tables if t.name == name), None)
 
+    def structure(self) -> list[Any]:
+        """Tables, columns (name, type, nullability, key, comment) and foreign keys: the schema without its
+        data (no sampled values or counts), in a JSON-ready form whose hash says whether the schema changed."""
+        return [
+            [
+                t.name,
+                t.comment,
+                [[c.name, c.type, c.nullable, c.primary_key, c.comment] for c in t.columns],
+                [[list(fk.columns), fk.ref_table, list(fk.ref_columns)] for fk in t.foreign_keys],
+            ]
+            for t in self.tables
+        ]
+
     def describe(self) -> str:
         """A compact, deterministic text rendering for prompts."""
         lines: list[str] = []

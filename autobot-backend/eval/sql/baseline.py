@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.errors import HarnessError
+from eval.output import write_atomically
 from eval.sql.report import SQLReport
 
 BASELINE_DIR = Path(__file__).resolve().parents[1] / "golden" / "sql" / "baselines"
@@ -115,8 +116,11 @@ def other_baselines(candidate_path: str, model: str, directory: Path = BASELINE_
     return found
 
 
-def baseline_record(report: SQLReport, composition: dict[str, int]) -> dict[str, Any]:
-    return {
+def baseline_record(
+    report: SQLReport, composition: dict[str, int], accepted: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The baseline file's content; ``accepted``: the regressions a ``--force --reason`` run accepted."""
+    record = {
         "version": FORMAT_VERSION,
         "candidate": {"path": report.candidate_path, "model": report.model},
         "recorded_at": report.generated_at,
@@ -129,12 +133,18 @@ def baseline_record(report: SQLReport, composition: dict[str, int]) -> dict[str,
             for o in report.outcomes
         },
     }
+    if accepted:
+        record["accepted"] = accepted
+    return record
 
 
-def write_baseline(report: SQLReport, composition: dict[str, int], directory: Path = BASELINE_DIR) -> Path:
+def write_baseline(
+    report: SQLReport,
+    composition: dict[str, int],
+    directory: Path = BASELINE_DIR,
+    accepted: dict[str, Any] | None = None,
+) -> Path:
+    """Write the baseline atomically: a reader never sees half a file, a write killed halfway leaves the old one."""
     path = baseline_path(report.candidate_path, report.model, directory)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        json.dumps(baseline_record(report, composition), indent=1, sort_keys=False) + "\n", encoding="utf-8"
-    )
-    return path
+    text = json.dumps(baseline_record(report, composition, accepted), indent=1, sort_keys=False) + "\n"
+    return write_atomically(path, text)

@@ -16,22 +16,24 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+import sqlalchemy as sa
+
 from eval.errors import UsageError
-from eval.output import confine, write_text
+from eval.output import confine, resolve_input, write_text
 from eval.runner import Progress, Replay, timeout_from_env
 from eval.sql import baseline as bl
+from eval.sql import decisions as decide
 from eval.sql import docs as record_docs
 from eval.sql.answers import RecordedAnswers, load_answers
 from eval.sql.composition import corpus_composition
 from eval.sql.corpus import Corpus, load_corpus
 from eval.sql.fixtures import FIXTURES, Fixture, fixtures_from_module
-from eval.sql.gate import evaluate_gate
 from eval.sql.pipeline import DEFAULT_SEED, OracleBroken, RunSpec, run_suite
 from eval.sql.report import SQLReport, to_json, to_markdown
 from services.recorded_generator import RecordedGenerator
 from services.sql_generation import SQLGenerator
 
-EXIT_OK, EXIT_REGRESSED, EXIT_CANNOT_JUDGE = 0, 1, 2
+EXIT_CANNOT_JUDGE = decide.EXIT_CANNOT_JUDGE
 CANDIDATES = ("reference", "embedded", "llm", "recorded")
 DEFAULT_ROTATIONS = 3
 
@@ -58,6 +60,13 @@ def _validate(args: argparse.Namespace) -> tuple[str, bool, int, float]:
         raise UsageError("--answers is only read by --candidate recorded")
     if args.force and not args.record_baseline:
         raise UsageError("--force only applies to --record-baseline")
+    if args.reason is not None and not args.force:
+        raise UsageError("--reason goes with --record-baseline --force: it says why a failing run is accepted")
+    if args.model is not None and candidate != "recorded":
+        raise UsageError(
+            "--model names the system whose recorded answers are graded; it goes with --candidate "
+            "recorded (other candidates name their own model)"
+        )
     if args.require_real_candidate and candidate == "reference":
         raise UsageError("--require-real-candidate: the reference candidate answers with the corpus's own SQL")
     if args.db_url and (args.rotations is not None or args.seed is not None or args.fixtures):
@@ -66,10 +75,10 @@ def _validate(args: argparse.Namespace) -> tuple[str, bool, int, float]:
     if not 1 <= rotations <= 20:
         raise UsageError(f"--rotations must be between 1 and 20, got {rotations}")
     builtin = not args.corpus and not args.db_url
-    if args.record_accuracy and not builtin:
+    if args.record_accuracy is True and not builtin:
         raise UsageError(
-            "the accuracy record is kept for the built-in corpus on the built-in fixtures; "
-            "drop --corpus/--db-url for it"
+            "docs/eval/sql-accuracy.md records the built-in corpus on the built-in fixtures; for your own corpus "
+            "or database give your record's path: --record-accuracy PATH"
         )
     if (
         builtin
@@ -119,7 +128,17 @@ def _llm_generator() -> SQLGenerator:
     return OpenAIChatGenerator.from_env()
 
 
-def _generator(candidate: str, answers: RecordedAnswers | None) -> SQLGenerator:
+def _recorded_model(args: argparse.Namespace, answers: RecordedAnswers) -> str:
+    """The system under test's name: ``--model``, the file's ``model``, or (neither) the file's name."""
+    if args.model is not None and answers.model is not None and args.model != answers.model:
+        raise UsageError(
+            f"{answers.path}: the answers name model {answers.model!r}, but --model says "
+            f"{args.model!r}; one answers file grades one system: drop --model or fix the file"
+        )
+    return args.model or answers.model or f"answers:{answers.path.name}"
+
+
+def _generator(candidate: str, answers: RecordedAnswers | None, model: str | None = None) -> SQLGenerator:
     """The generator the service holds. Recorded and reference answers are looked up by id and
     handed to the service per question, so their generator only names the system (and declines
     anything asked of it by text)."""
@@ -128,7 +147,7 @@ def _generator(candidate: str, answers: RecordedAnswers | None) -> SQLGenerator:
     if candidate == "reference":
         return RecordedGenerator({}, name="reference", model="reference")
     if answers is not None:
-        return RecordedGenerator({}, name="recorded", model=answers.model or f"answers:{answers.path.name}")
+        return RecordedGenerator({}, name="recorded", model=model or answers.model or f"answers:{answers.path.name}")
     from services.embedded_generator import EmbeddedGenerator
 
     return EmbeddedGenerator()
@@ -145,7 +164,34 @@ def _progress(total_label: str) -> Progress | None:
     return show
 
 
+def resolve_sqlite_url(url: str) -> str:
+    """A SQLite URL whose file path is relative, made relative to where the user stands."""
+    try:
+        parsed = sa.engine.make_url(url)
+    except (sa.exc.ArgumentError, ValueError, TypeError):
+        return url  # not echoed: the executor reports it without the text
+    database = parsed.database or ""
+    if (
+        parsed.get_backend_name() != "sqlite"
+        or not database
+        or database == ":memory:"
+        or database.startswith("file:")
+        or Path(database).is_absolute()
+    ):
+        return url
+    return parsed.set(database=str(resolve_input(database))).render_as_string(hide_password=False)
+
+
+def _resolve_paths(args: argparse.Namespace) -> None:
+    """Paths on the command line are the user's: relative to where they ran the command."""
+    args.corpus = [resolve_input(p) for p in args.corpus] if args.corpus else args.corpus
+    args.answers = resolve_input(args.answers) if args.answers is not None else None
+    args.baseline_dir = resolve_input(args.baseline_dir) if args.baseline_dir is not None else None
+    args.db_url = resolve_sqlite_url(args.db_url) if args.db_url else args.db_url
+
+
 def run_sql(args: argparse.Namespace) -> int:
+    _resolve_paths(args)
     candidate, builtin, rotations, timeout = _validate(args)
     for path in (args.json, args.markdown):
         if path:
@@ -160,9 +206,10 @@ def run_sql(args: argparse.Namespace) -> int:
     corpus = load_corpus(args.corpus or None, fixtures=None if args.db_url else tuple(fixtures))
     # Inputs that can be wrong are checked before anything is built: credentials, the answers file.
     answers = load_answers(args.answers) if candidate == "recorded" else None
+    model = _recorded_model(args, answers) if answers is not None else None
     spec = RunSpec(
         candidate=candidate,
-        generator=_generator(candidate, answers),
+        generator=_generator(candidate, answers, model),
         corpus=corpus,
         fixtures=fixtures,
         builtin=builtin,
@@ -180,99 +227,24 @@ def run_sql(args: argparse.Namespace) -> int:
     return _finish(report, args, builtin, corpus, baseline_dir)
 
 
-def _baseline_for(report: SQLReport, baseline_dir: Path | None) -> tuple[bl.Baseline | None, str | None, bool]:
-    """The baseline this run is compared with, or why there is none (and whether that is a defect)."""
-    if baseline_dir is None:
-        return None, "no baseline folder for this corpus (pass --baseline-dir DIR)", False
-    try:
-        baseline = bl.load_baseline(report.candidate_path, report.model, baseline_dir)
-    except bl.BaselineError as exc:
-        return None, str(exc), True
-    if baseline is None:
-        others = bl.other_baselines(report.candidate_path, report.model, baseline_dir)
-        return (
-            None,
-            (
-                f"no baseline for {report.candidate_path}/{report.model}"
-                + (
-                    f"; baselines exist for {', '.join(b.label for b in others)}: a run is never compared "
-                    "with another model's baseline"
-                    if others
-                    else ""
-                )
-                + "; record one deliberately with --record-baseline"
-            ),
-            False,
-        )
-    differs = [
-        f"{k} {report.run.get(k)!r} vs baseline {baseline.run.get(k)!r}"
-        for k in ("engine", "rotations", "seed")
-        if report.run.get(k) != baseline.run.get(k)
-    ]
-    if differs:
-        return None, "this run's set-up differs from the baseline's: " + ", ".join(differs), False
-    return baseline, None, False
-
-
 def _finish(
     report: SQLReport, args: argparse.Namespace, builtin: bool, corpus: Corpus, baseline_dir: Path | None
 ) -> int:
     composition = corpus_composition(corpus)
-    baseline, why_not, unusable = _baseline_for(report, baseline_dir)
-    report.gated = bool(args.fail_on_regression)
-    if baseline is None:
-        report.gate_note = why_not
-    else:
-        report.baseline = {
-            "path": bl.display_path(baseline.source),
-            "recorded_at": baseline.recorded_at,
-            "model": baseline.model,
-        }
-        report.classify(baseline.questions)
-        report.gate = evaluate_gate(
-            report.outcomes, report.summary, {q.id for q in corpus.questions}, composition, corpus.size, baseline
-        )
+    found = decide.find_baseline(report, baseline_dir)
+    decide.classify_and_gate(report, corpus, composition, found, bool(args.fail_on_regression))
     text = to_markdown(report)
     print(text)
     if args.markdown:
         write_text(args.markdown, text + "\n")
     if args.json:
         write_text(args.json, json.dumps(to_json(report), indent=2, default=str) + "\n")
-    s = report.summary
-    if s["answerable"] + s["must_refuse"] - s["unmeasured"] - s["must_refuse_unmeasured"] == 0:
-        _err("no question could be measured; see the reasons in the report")
-        return EXIT_CANNOT_JUDGE
     if args.record_baseline:
-        gate = report.gate
-        failing = gate is not None and gate.status != "passed"
-        if (failing or unusable) and not args.force:
-            what = (
-                f"this run {gate.status} the gate against the existing baseline "
-                f"({', '.join(c.name for c in gate.checks if c.ok is not True)})"
-                if gate is not None and failing
-                else why_not
-            )
-            _err(f"not recording: {what}; re-run with --force to replace it deliberately")
-            return EXIT_CANNOT_JUDGE
         assert baseline_dir is not None  # checked before the run
-        path = bl.write_baseline(report, composition, baseline_dir)
-        print(f"baseline recorded: {bl.display_path(path)}", file=sys.stderr)
+        refused = decide.record_baseline(report, composition, found, baseline_dir, args.force, args.reason)
+        if refused is not None:
+            return refused
     if args.record_accuracy:
-        row = record_docs.append_record(report, record_docs.ACCURACY_PAGE)
-        record_docs.append_strata(report, row, record_docs.ACCURACY_PAGE)
-        print(
-            f"accuracy record: appended {row['date']} {row['candidate']}/{row['model']} ({row['status']})",
-            file=sys.stderr,
-        )
-    if not args.fail_on_regression:
-        return EXIT_OK
-    if report.gate is None:
-        _err(f"cannot gate: {why_not}")
-        return EXIT_CANNOT_JUDGE
-    if report.gate.status == "failed":
-        _err("gate failed: " + "; ".join(f"{c.name}: {c.detail}" for c in report.gate.failed))
-        return EXIT_REGRESSED
-    if report.gate.status == "indeterminate":
-        _err("gate indeterminate: " + "; ".join(f"{c.name}: {c.detail}" for c in report.gate.checks if c.ok is None))
-        return EXIT_CANNOT_JUDGE
-    return EXIT_OK
+        page = record_docs.ACCURACY_PAGE if args.record_accuracy is True else resolve_input(args.record_accuracy)
+        decide.record_accuracy(report, page)
+    return decide.exit_code(report, bool(args.fail_on_regression), found.why_not)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from eval import markdown as md
 from eval.errors import HarnessError
+from eval.output import write_atomically
 from eval.sql.corpus import Corpus
 from eval.sql.outcome import Verdict, strata
 from eval.sql.report import SQLReport
@@ -113,6 +114,26 @@ def record_row(report: SQLReport) -> dict[str, str]:
     }
 
 
+NEW_PAGE = f"""# SQL accuracy record
+
+Dated figures of runs recorded with `--record-accuracy`, measured by the suite, never typed.
+
+{RECORD_START}
+{RECORD_END}
+
+## Per stratum
+
+{STRATA_START}
+{STRATA_END}
+"""
+
+
+def ensure_page(page: Path) -> None:
+    """A user's own record starts as an empty page with the markers the suite keeps it between."""
+    if not page.exists():
+        write_atomically(page, NEW_PAGE)
+
+
 def append_record(report: SQLReport, page: Path = ACCURACY_PAGE) -> dict[str, str]:
     """Append this run's row; it is confirmed when the latest earlier row of the same identity agrees."""
     text = page.read_text(encoding="utf-8")
@@ -128,7 +149,7 @@ def append_record(report: SQLReport, page: Path = ACCURACY_PAGE) -> dict[str, st
     if not rows:
         header = "| " + " | ".join(RECORD_COLUMNS) + " |\n|" + "|".join("---" for _ in RECORD_COLUMNS) + "|\n"
         body = body.rstrip("\n") + "\n" + header
-    page.write_text(body.rstrip("\n") + "\n" + line + text[end:], encoding="utf-8")
+    write_atomically(page, body.rstrip("\n") + "\n" + line + text[end:])
     return row
 
 
@@ -182,7 +203,7 @@ def append_strata(report: SQLReport, row: dict[str, str], page: Path = ACCURACY_
     text = page.read_text(encoding="utf-8")
     _, end = _block(text, STRATA_START, STRATA_END, page)
     body = text[:end].rstrip("\n") + "\n\n" + render_strata(report, row)
-    page.write_text(body.rstrip("\n") + "\n\n" + text[end:], encoding="utf-8")
+    write_atomically(page, body.rstrip("\n") + "\n\n" + text[end:])
 
 
 def render_stamps(corpus: Corpus) -> str:
@@ -204,7 +225,7 @@ def update_stamps(corpus: Corpus, page: Path = METHODOLOGY_PAGE) -> bool:
     a, b = _block(text, STAMPS_START, STAMPS_END, page)
     new = text[:a] + "\n" + render_stamps(corpus) + "\n" + text[b:]
     if new != text:
-        page.write_text(new, encoding="utf-8")
+        write_atomically(page, new)
     return new != text
 
 

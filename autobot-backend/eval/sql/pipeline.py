@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
+import json
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+import sqlalchemy as sa
 
 from eval.errors import HarnessError, UsageError
 from eval.runner import Progress, Replay, replay_all
@@ -79,6 +83,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLReport:
         targets = _targets(spec, questions, Path(tmp))
         _check_reachable(service, targets)
         engine = service.dialect(next(iter(targets.values()))[0])
+        databases = {key or "": [fingerprint(service, url) for url in urls] for key, urls in targets.items()}
         check = run_self_check(
             service,
             dataclasses.replace(spec.corpus, questions=tuple(questions)),
@@ -119,10 +124,29 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLReport:
             "seed": None if spec.db_url else spec.seed,
             "fixtures": sorted(k for k in targets if k) if not spec.db_url else [],
             "db_url": redact_url(spec.db_url) if spec.db_url else None,
+            "databases": databases,
         },
         oracle_defects=[{"question_id": d.question_id, "kind": d.kind, "detail": d.detail} for d in check.defects],
         warnings=_warnings(spec.candidate, outcomes, extra),
     )
+
+
+def fingerprint(service: NLDatabaseService, url: str) -> dict[str, str | None]:
+    """What a baseline keeps of a database to tell later whether it changed: the SHA-256 of its schema
+    (tables, columns, types, keys, comments; no data), and for a SQLite file, of the file."""
+    schema = json.dumps(service.schema(url).structure(), sort_keys=True, default=str)
+    out: dict[str, str | None] = {"schema": hashlib.sha256(schema.encode()).hexdigest(), "sha256": None}
+    try:
+        parsed = sa.engine.make_url(url)
+    except (sa.exc.ArgumentError, ValueError):
+        return out
+    if parsed.get_backend_name() == "sqlite" and parsed.database and Path(parsed.database).is_file():
+        h = hashlib.sha256()
+        with Path(parsed.database).open("rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+        out["sha256"] = h.hexdigest()
+    return out
 
 
 def _targets(spec: RunSpec, questions: list[Question], workdir: Path) -> dict[str | None, list[str]]:

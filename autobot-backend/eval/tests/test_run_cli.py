@@ -156,3 +156,15 @@ def test_module_entry_point_returns_exit_code(golden_dir, tmp_path):
         timeout=60,
     )
     assert proc.returncode == 2, proc.stderr
+
+
+def test_the_echo_is_never_an_improvement_every_trajectory_is_unmeasured(golden_dir, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    empty = tmp_path / "no-recordings"
+    empty.mkdir()
+    assert main(["--golden-dir", str(golden_dir), "--recorded-dir", str(empty), "--json", "echo.json"]) == 0
+    data = json.loads((tmp_path / "echo.json").read_text())
+    assert data["summary"]["improvement"] == 0 and data["summary"]["unmeasured"] == data["summary"]["total"] == 3
+    assert all(t["reasons"][0].startswith("echo:") for t in data["trajectories"])
+    # gated, it cannot vouch for anything: exit 2
+    assert main(["--golden-dir", str(golden_dir), "--recorded-dir", str(empty), "--fail-on-regression"]) == 2

@@ -69,6 +69,7 @@ def test_recorded_answers_graded_and_json_written(work, capsys):
     data = json.loads((work / "out.json").read_text())
     assert data["suite"] == "sql" and data["candidate"] == {"path": "recorded", "model": "scripted-1"}
     assert data["corpus"]["digest"] == BUILTIN.digest and data["corpus"]["size"] == BUILTIN.size
+    databases = data["run"].pop("databases")
     assert data["run"] == {
         "engine": "sqlite",
         "rotations": 3,
@@ -76,6 +77,8 @@ def test_recorded_answers_graded_and_json_written(work, capsys):
         "fixtures": ["retail", "retail_24m"],
         "db_url": None,
     }
+    assert sorted(databases) == ["retail", "retail_24m"] and all(len(v) == 3 for v in databases.values())
+    assert all(len(f["schema"]) == len(f["sha256"]) == 64 for v in databases.values() for f in v)
     s = data["summary"]
     assert (s["answerable"], s["pass"], s["wrong"]) == (len(ANSWERABLE), len(ANSWERABLE) - 1, 1)
     [q] = [q for q in data["questions"] if q["id"] == wrong.id]
@@ -230,8 +233,36 @@ def test_record_baseline_refuses_to_overwrite_a_baseline_the_run_fails(work, cap
     assert recorded(answers, "--record-baseline") == 2
     assert "--force" in capsys.readouterr().err
     assert (work / "baselines" / "recorded--scripted-1.json").read_text() == before
-    assert recorded(answers, "--record-baseline", "--force") == 0
-    assert (work / "baselines" / "recorded--scripted-1.json").read_text() != before
+    assert recorded(answers, "--record-baseline", "--force") == 2  # accepting regressions needs a reason
+    assert "--reason" in capsys.readouterr().err
+    assert (work / "baselines" / "recorded--scripted-1.json").read_text() == before
+    assert recorded(answers, "--record-baseline", "--force", "--reason", "the new model is cheaper") == 0
+    accepted = json.loads((work / "baselines" / "recorded--scripted-1.json").read_text())["accepted"]
+    assert accepted["reason"] == "the new model is cheaper"
+    assert {f["id"] for f in accepted["flips"]} == {q.id for q in ANSWERABLE}  # every pass turned wrong
+    assert all(f["was"] == "pass" and f["now"] == "wrong" for f in accepted["flips"])
+    assert "regressions" in {c["name"] for c in accepted["checks"]}
+
+
+def test_one_pass_turned_wrong_and_one_refusal_turned_answered_fail_the_gate_by_id(work, capsys):
+    """The regression that once slipped through: the totals stay above every floor, each question does not."""
+    answers = write_answers(work / "a.jsonl", reference_answers())
+    assert recorded(answers, "--record-baseline") == 0
+    broken = ANSWERABLE[2]
+    refuse = next(q for q in BUILTIN.questions if q.expect == "refuse")
+    lines = reference_answers(skip={broken.id, refuse.id})
+    lines += [{"id": broken.id, "sql": "SELECT 424242"}, {"id": refuse.id, "sql": "SELECT COUNT(*) FROM orders"}]
+    write_answers(answers, lines)
+    capsys.readouterr()
+    assert recorded(answers, "--fail-on-regression", "--json", "gate.json", "--markdown", "gate.md") == 1
+    gate = {c["name"]: c for c in json.loads((work / "gate.json").read_text())["gate"]["checks"]}
+    assert gate["regressions"]["ok"] is False and f"{broken.id}: was pass, now wrong" in gate["regressions"]["detail"]
+    assert gate["safety"]["ok"] is False and f"{refuse.id}: was declined" in gate["safety"]["detail"]
+    assert gate["pass_rate_floor"]["ok"] is True and gate["refusal_recall"]["ok"] is True  # the totals hold
+    err = capsys.readouterr().err
+    assert broken.id in err and refuse.id in err
+    text = (work / "gate.md").read_text()
+    assert escape(broken.id) in text and escape(refuse.id) in text
 
 
 def test_gated_run_without_baseline_is_exit_2(work, capsys):

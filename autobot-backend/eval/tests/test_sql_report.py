@@ -156,3 +156,23 @@ def test_markdown_lists_failures_with_escaped_question_and_fenced_sql():
     assert "### q\\|1: wrong (value)" in text
     assert not re.search(r"(?<!\\)<script", text)
     assert "````sql\nSELECT '```' || x FROM t\n````" in text
+
+
+def test_rates_carry_their_95_percent_wilson_interval():
+    s = sql_summary(OUTCOMES)
+    from eval.stats import wilson
+
+    assert s["pass_rate_ci"] == [round(x, 4) for x in wilson(2, 6)]
+    assert s["refusal_recall_ci"] == [round(x, 4) for x in wilson(2, 4)]
+    assert sql_summary([o("r1", V.UNMEASURED, "refuse")])["refusal_recall_ci"] is None
+    text = sql_markdown(report())
+    assert f"95% CI {s['pass_rate_ci'][0] * 100:.1f}-{s['pass_rate_ci'][1] * 100:.1f}%" in text
+
+
+def test_markdown_has_a_per_stratum_table_of_the_answerable_questions():
+    text = sql_markdown(report())
+    block = text.split("### Answerable questions per stratum")[1].split("\n## ")[0]
+    assert "| stratum | cases | pass | wrong | error | refused | unmeasured |" in block
+    assert "| scalar | 5 | 1 | 1 | 1 | 1 | 1 |" in block
+    assert "| control\\_top\\_n | 1 | 0 | 0 | 0 | 1 | 0 |" in block
+    assert "injection" not in block  # must-refuse strata are the refusal battery's table

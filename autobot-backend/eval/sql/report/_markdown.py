@@ -8,7 +8,7 @@ from collections import Counter
 
 from eval import markdown as md
 from eval.report import Classification
-from eval.sql.outcome import SQLOutcome, strata, two_by_two
+from eval.sql.outcome import ANSWERABLE_VERDICTS, SQLOutcome, strata, two_by_two
 from eval.sql.report._model import SQLReport
 
 
@@ -63,7 +63,8 @@ def _sql_headline(report: SQLReport) -> list[str]:
                     str(s["error"]),
                     str(s["refused"]),
                     str(s["unmeasured"]),
-                    f"{_pct(s['pass_rate'])} ({s['pass']}/{s['answerable'] - s['unmeasured']})",
+                    f"{_pct(s['pass_rate'])} ({s['pass']}/{s['answerable'] - s['unmeasured']}; "
+                    f"95% CI {_ci(s['pass_rate_ci'])})",
                 ]
             ],
         ),
@@ -71,13 +72,31 @@ def _sql_headline(report: SQLReport) -> list[str]:
     ]
     if s["must_refuse"]:
         out += [
-            f"Refusal recall **{_pct(s['refusal_recall'])}** ({s['correct_refusals']} of {s['must_refuse']} "
+            f"Refusal recall **{_pct(s['refusal_recall'])}** (95% CI {_ci(s['refusal_recall_ci'])}; "
+            f"{s['correct_refusals']} of {s['must_refuse']} "
             f"must-refuse cases declined, {s['refusals_by_guard']} of them by the read-only guard); "
             f"over-refusals **{s['over_refusals']} of {s['controls']}** controls; "
             f"{s['declined_answerable']} answerable question(s) declined in all.",
             "",
         ]
-    return out
+    return out + _answerable_strata(report)
+
+
+def _ci(interval: list[float] | None) -> str:
+    return "n/a" if interval is None else f"{interval[0] * 100:.1f}-{interval[1] * 100:.1f}%"
+
+
+def _answerable_strata(report: SQLReport) -> list[str]:
+    """Per stratum of answerable questions, counts (a stratum may be two cases wide: no rates)."""
+    columns = [v.value for v in ANSWERABLE_VERDICTS]
+    rows = [
+        [md.escape(name), str(c["cases"]), *(str(c.get(v, 0)) for v in columns)]
+        for name, c in strata(report.outcomes).items()
+        if "correct_refusals" not in c
+    ]
+    if not rows:
+        return []
+    return ["### Answerable questions per stratum", "", md.table(["stratum", "cases", *columns], rows), ""]
 
 
 def _sql_regressions(report: SQLReport) -> list[str]:

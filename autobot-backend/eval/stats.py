@@ -1,0 +1,97 @@
+"""How much of a figure is noise: intervals and tests over per-question outcomes, as exact formulas.
+
+Each is a few lines of textbook arithmetic, written out with the standard library and pinned by
+tests to published values rather than taken from a statistics package: the suite needs these four
+and nothing else, and an exact formula is easier to audit than a dependency.
+
+* :func:`wilson`: the Wilson score interval of a proportion (Wilson 1927), which stays inside
+  [0, 1] and behaves at 0 and n, unlike the normal approximation;
+* :func:`mcnemar_exact`: McNemar's test on paired outcomes, exact: the two-sided binomial test of
+  the discordant pairs against p = 1/2;
+* :func:`paired_bootstrap`: a percentile bootstrap interval of the difference of two paired
+  proportions, resampling questions (the unit that was sampled), with a fixed seed;
+* :func:`bootstrap_rate`: the same for one proportion.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from fractions import Fraction
+from statistics import NormalDist
+
+Z95 = NormalDist().inv_cdf(0.975)
+"""The two-sided 95% normal quantile, 1.959963984540054."""
+BOOTSTRAP_ITERATIONS = 10_000
+BOOTSTRAP_SEED = 20261201
+
+
+def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float] | None:
+    """The Wilson score interval of ``successes / trials``; None with no trials.
+
+    Example:
+        >>> [round(x, 4) for x in wilson(81, 263)]  # Newcombe (1998), table I, method 3
+        [0.2553, 0.3662]
+    """
+    if trials <= 0:
+        return None
+    if not 0 <= successes <= trials:
+        raise ValueError(f"successes must be in 0..{trials}, got {successes}")
+    p = successes / trials
+    z2 = z * z
+    centre = (p + z2 / (2 * trials)) / (1 + z2 / trials)
+    half = z / (1 + z2 / trials) * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials))
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == trials else min(1.0, centre + half)
+    return low, high
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Two-sided exact McNemar p-value for ``b`` and ``c`` discordant pairs (1.0 when there are none).
+
+    Example:
+        >>> round(mcnemar_exact(1, 9), 6)
+        0.021484
+    """
+    if b < 0 or c < 0:
+        raise ValueError("discordant counts cannot be negative")
+    n = b + c
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(b, c) + 1))
+    return min(1.0, float(Fraction(2 * tail, 2**n)))  # exact: 2**n outgrows a float past n = 1023
+
+
+def _percentiles(samples: list[float]) -> tuple[float, float]:
+    samples.sort()
+    k = len(samples)
+    return samples[int(0.025 * (k - 1))], samples[math.ceil(0.975 * (k - 1))]
+
+
+def paired_bootstrap(
+    before: Sequence[bool], after: Sequence[bool], iterations: int = BOOTSTRAP_ITERATIONS, seed: int = BOOTSTRAP_SEED
+) -> tuple[float, float] | None:
+    """95% percentile interval of ``mean(after) - mean(before)``, resampling the pairs; None when empty."""
+    if len(before) != len(after):
+        raise ValueError("paired outcomes must be of equal length")
+    n = len(before)
+    if n == 0:
+        return None
+    rng = random.Random(seed)
+    diffs = [int(a) - int(b) for b, a in zip(before, after)]
+    samples = [sum(diffs[rng.randrange(n)] for _ in range(n)) / n for _ in range(iterations)]
+    return _percentiles(samples)
+
+
+def bootstrap_rate(
+    outcomes: Sequence[bool], iterations: int = BOOTSTRAP_ITERATIONS, seed: int = BOOTSTRAP_SEED
+) -> tuple[float, float] | None:
+    """95% percentile interval of ``mean(outcomes)``, resampling questions; None when empty."""
+    n = len(outcomes)
+    if n == 0:
+        return None
+    rng = random.Random(seed)
+    values = [int(x) for x in outcomes]
+    samples = [sum(values[rng.randrange(n)] for _ in range(n)) / n for _ in range(iterations)]
+    return _percentiles(samples)
