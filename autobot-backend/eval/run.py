@@ -145,6 +145,45 @@ def build_parser() -> argparse.ArgumentParser:
         help="where baselines live (default: eval/golden/sql/baselines for the built-in corpus, "
         "<corpus folder>/baselines for your own)",
     )
+    m = p.add_argument_group("SQL suite: model runs")
+    m.add_argument(
+        "--concurrency",
+        type=int,
+        default=None,
+        metavar="N",
+        help="questions in flight at once (default 4 for --candidate llm, 1 otherwise); the report is the "
+        "same for every N",
+    )
+    m.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        metavar="K",
+        help="ask each question K times (a model's run-to-run variance: pass@K, pass^K, flaky questions; "
+        "the headline is the majority verdict); refused for deterministic candidates",
+    )
+    m.add_argument(
+        "--stop-after-unavailable",
+        type=int,
+        default=5,
+        metavar="N",
+        help="after N unavailable answers in a row (a dead endpoint) ask no more: the rest is unmeasured "
+        "at once (default 5; 0 never stops)",
+    )
+    m.add_argument(
+        "--max-run-seconds",
+        type=float,
+        default=None,
+        metavar="S",
+        help="the whole run's time budget; past it, what is not answered is unmeasured",
+    )
+    m.add_argument(
+        "--statement-timeout",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="time limit of one SQL statement on the database (default 10)",
+    )
     s.add_argument(
         "--record-accuracy",
         nargs="?",
@@ -153,6 +192,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="append this run's dated figures to docs/eval/sql-accuracy.md (the built-in corpus), or to your own "
         "record at PATH (created when missing)",
+    )
+    s.add_argument(
+        "--allow-off-suite",
+        action="store_true",
+        help="with --record-accuracy: keep a run of another suite (corpus, fixtures, seed, rotations) than the "
+        "record's, in the record's off-suite table",
     )
     return p
 
@@ -183,6 +228,8 @@ def run_trajectory(args: argparse.Namespace) -> int:
         "model",
         "reason",
         "record_accuracy",
+        "concurrency",
+        "max_run_seconds",
     )
     for flag in sql_only:
         if getattr(args, flag) not in (None, []):

@@ -103,6 +103,20 @@ async def replay_one(
     return Replay(task, result, None, time.perf_counter() - started)
 
 
+UNAVAILABLE = "unavailable: "
+INTERRUPTED = "interrupted: the run was stopped (Ctrl-C) before this was answered"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """When a run stops asking, and the tasks not asked yet become unmeasured at once."""
+
+    stop_after_unavailable: int | None = None
+    """Consecutive unavailable answers (a dead endpoint) after which the rest is not asked."""
+    run_budget_s: float | None = None
+    """The whole run's time; past it, what is in flight is stopped and the rest not asked."""
+
+
 async def replay_all(
     tasks: Sequence[T],
     candidate: Callable[[T], Awaitable[R]],
@@ -111,23 +125,51 @@ async def replay_all(
     timeout_s: float = DEFAULT_TIMEOUT_S,
     concurrency: int = 1,
     progress: Progress | None = None,
+    limits: Limits | None = None,
 ) -> list[Replay[T, R]]:
-    """Replay ``tasks`` with at most ``concurrency`` in flight; results in the order of ``tasks``."""
+    """Replay ``tasks`` with at most ``concurrency`` in flight; results in the order of ``tasks``.
+
+    A cancelled run (Ctrl-C) returns what was answered, the rest marked :data:`INTERRUPTED`.
+    """
     if concurrency < 1:
         raise HarnessError(f"concurrency must be at least 1, got {concurrency}")
+    limits = limits or Limits()
     gate = asyncio.Semaphore(concurrency)
-    done = 0
+    loop = asyncio.get_running_loop()
+    end = None if limits.run_budget_s is None else loop.time() + limits.run_budget_s
+    done, streak, stopped = 0, 0, None
+    results: dict[int, Replay[T, R]] = {}
 
-    async def one(task: T) -> Replay[T, R]:
-        nonlocal done
+    async def one(i: int, task: T) -> None:
+        nonlocal done, streak, stopped
         async with gate:
-            replay = await replay_one(task, candidate, timeout_s, result_type)
+            left = None if end is None else end - loop.time()
+            if stopped is None and left is not None and left <= 0:
+                stopped = f"not asked: the run's time budget ({limits.run_budget_s:g} s) was spent"
+            if stopped is not None:
+                replay: Replay[T, R] = Replay(task, None, stopped)
+            else:
+                replay = await replay_one(
+                    task, candidate, timeout_s if left is None else min(timeout_s, left), result_type
+                )
+                if left is not None and replay.failure and replay.failure.startswith("timeout") and loop.time() >= end:  # type: ignore[operator]
+                    replay.failure = f"not answered: the run's time budget ({limits.run_budget_s:g} s) was spent"
+                streak = streak + 1 if (replay.failure or "").startswith(UNAVAILABLE) else 0
+                if limits.stop_after_unavailable and streak >= limits.stop_after_unavailable and stopped is None:
+                    stopped = (
+                        f"not asked: the candidate was unavailable for {streak} questions in a row "
+                        f"(the last: {(replay.failure or '')[len(UNAVAILABLE) :][:200]})"
+                    )
+        results[i] = replay
         done += 1
         if progress is not None:
             progress(done, len(tasks), replay)
-        return replay
 
-    return list(await asyncio.gather(*(one(t) for t in tasks)))
+    try:
+        await asyncio.gather(*(one(i, t) for i, t in enumerate(tasks)))
+    except asyncio.CancelledError:
+        return [results.get(i) or Replay(t, None, INTERRUPTED) for i, t in enumerate(tasks)]
+    return [results[i] for i in range(len(tasks))]
 
 
 def replay(

@@ -1,17 +1,20 @@
 """SQL from a model behind any OpenAI-compatible ``/chat/completions`` endpoint.
 
 Works with OpenAI, vLLM, Ollama (``http://localhost:11434/v1``) and a llama.cpp server: all of
-them accept the same request. The standard library does the HTTP so the backend gains no
-dependency.
+them accept the same request. The HTTP, its timeouts and its retries are
+:class:`services.openai_chat.ChatClient`'s (httpx and tenacity).
 
 Configuration comes from the environment (:meth:`OpenAIChatGenerator.from_env`):
 
-=========================  ==========================================================
-``NL_SQL_LLM_BASE_URL``    endpoint root, e.g. ``http://localhost:11434/v1`` (required)
-``NL_SQL_LLM_MODEL``       model name the endpoint serves (required)
-``NL_SQL_LLM_API_KEY``     sent as ``Authorization: Bearer``; optional for local servers
-``NL_SQL_LLM_TIMEOUT_S``   seconds to wait for the endpoint (default 60)
-=========================  ==========================================================
+===============================  ====================================================================
+``NL_SQL_LLM_BASE_URL``          endpoint root, e.g. ``http://localhost:11434/v1`` (required)
+``NL_SQL_LLM_MODEL``             model name the endpoint serves (required)
+``NL_SQL_LLM_API_KEY``           sent as ``Authorization: Bearer``; optional for local servers
+``NL_SQL_LLM_TIMEOUT_S``         seconds one attempt may take, headers and whole body (default 60)
+``NL_SQL_LLM_TEMPERATURE``       sampling temperature sent with every request (default 0)
+``NL_SQL_LLM_MAX_ATTEMPTS``      attempts per question, retries included (default 4)
+``NL_SQL_LLM_RETRY_BUDGET_S``    seconds all attempts of one question may take together (default 180)
+===============================  ====================================================================
 
 Three outcomes, kept apart (see :mod:`services.sql_generation`): SQL; a refusal (the model
 said ``REFUSE: <reason>``, or its reply held no SQL); :class:`GeneratorUnavailable` when the
@@ -21,17 +24,17 @@ Missing configuration is a :class:`GeneratorConfigError` at construction, never 
 
 from __future__ import annotations
 
-import http.client
-import json
+import dataclasses
+import hashlib
 import os
 import re
-import socket
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Mapping
 from typing import Any
 
+import httpx
+
+from services.openai_chat import ChatClient, ChatPolicy, ChatReply, ChatUnavailable, Names, redact_http_url
 from services.schema_context import SchemaContext
 from services.sql_generation import Generation, GeneratorUnavailable
 
@@ -39,11 +42,12 @@ BASE_URL_ENV = "NL_SQL_LLM_BASE_URL"
 MODEL_ENV = "NL_SQL_LLM_MODEL"
 API_KEY_ENV = "NL_SQL_LLM_API_KEY"
 TIMEOUT_ENV = "NL_SQL_LLM_TIMEOUT_S"
+TEMPERATURE_ENV = "NL_SQL_LLM_TEMPERATURE"
+ATTEMPTS_ENV = "NL_SQL_LLM_MAX_ATTEMPTS"
+BUDGET_ENV = "NL_SQL_LLM_RETRY_BUDGET_S"
 DEFAULT_TIMEOUT_S = 60.0
 
 NO_SQL_REASON = "no SQL in the model's reply"
-_LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
-_ERROR_SNIPPET_CHARS = 200
 
 
 class GeneratorConfigError(ValueError):
@@ -148,37 +152,59 @@ def parse_reply(text: str) -> Generation:
     return Generation(sql=sql, raw=text)
 
 
-def _endpoint(base_url: str) -> str:
-    base = base_url.rstrip("/")
-    return base if base.endswith("/chat/completions") else base + "/chat/completions"
-
-
 def _check_base_url(base_url: str) -> None:
-    parts = urllib.parse.urlsplit(base_url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    try:
+        parts = urllib.parse.urlsplit(base_url)
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname)
+    except ValueError:
+        ok = False
+    if not ok:
         raise GeneratorConfigError(
-            f"{BASE_URL_ENV}={base_url!r} is not an http(s) URL; set it to the endpoint root, "
+            f"{BASE_URL_ENV}={redact_http_url(base_url)!r} is not an http(s) URL; set it to the endpoint root, "
             f"e.g. http://localhost:11434/v1 (Ollama) or https://api.openai.com/v1"
         )
 
 
-def _parse_timeout(raw: str) -> float:
+def _positive(raw: str, env: str, integer: bool = False) -> float:
     try:
         value = float(raw)
     except ValueError:
         value = float("nan")
-    if not value > 0:
-        raise GeneratorConfigError(f"{TIMEOUT_ENV}={raw!r} must be a positive number of seconds")
+    if not value > 0 or (integer and value != int(value)):
+        kind = "a positive whole number" if integer else "a positive number of seconds"
+        raise GeneratorConfigError(f"{env}={raw!r} must be {kind}")
     return value
+
+
+def _temperature(raw: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not 0 <= value <= 2:
+        raise GeneratorConfigError(f"{TEMPERATURE_ENV}={raw!r} must be a number from 0 to 2")
+    return value
+
+
+PROMPT_HASH = hashlib.sha256((SYSTEM_PROMPT + "\n" + USER_PROMPT).encode()).hexdigest()[:16]
+"""The prompt template's identity: two runs are comparable only on the same one (part of the run's cohort)."""
 
 
 class OpenAIChatGenerator:
     """:class:`~services.sql_generation.SQLGenerator` backed by an OpenAI-compatible chat endpoint."""
 
     name = "openai-chat"
+    prompt_hash = PROMPT_HASH
 
     def __init__(
-        self, base_url: str, model: str, *, api_key: str | None = None, timeout_s: float = DEFAULT_TIMEOUT_S
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key: str | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        temperature: float = 0.0,
+        policy: ChatPolicy | None = None,
     ) -> None:
         if not base_url or not base_url.strip():
             raise GeneratorConfigError(
@@ -193,116 +219,78 @@ class OpenAIChatGenerator:
         self.model = model.strip()
         self.api_key = api_key or None
         self.timeout_s = float(timeout_s)
-        self.endpoint = _endpoint(self.base_url)
-        # A local server (Ollama, llama.cpp) is never reached through an HTTP proxy from the environment.
-        local = urllib.parse.urlsplit(self.base_url).hostname in _LOOPBACK_HOSTS
-        self._opener = urllib.request.build_opener(
-            urllib.request.ProxyHandler({}) if local else urllib.request.ProxyHandler()
+        self.temperature = float(temperature)
+        policy = policy or ChatPolicy()
+        self.client = ChatClient(
+            self.base_url,
+            api_key=self.api_key,
+            label=f"{self.name} (model {self.model!r})",
+            policy=dataclasses.replace(policy, timeout_s=self.timeout_s),
+            names=Names(BASE_URL_ENV, API_KEY_ENV, MODEL_ENV, TIMEOUT_ENV),
         )
+        self.endpoint = self.client.shown
+        """The endpoint as shown in messages: credentials in the URL masked."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> OpenAIChatGenerator:
-        """Read the ``NL_SQL_LLM_*`` variables; a missing one is a :class:`GeneratorConfigError`."""
+        """Read the ``NL_SQL_LLM_*`` variables; a missing or bad one is a :class:`GeneratorConfigError`."""
         env = os.environ if environ is None else environ
-        raw_timeout = (env.get(TIMEOUT_ENV) or "").strip()
+
+        def get(name: str) -> str:
+            return (env.get(name) or "").strip()
+
+        policy = ChatPolicy()
+        if get(ATTEMPTS_ENV):
+            policy = dataclasses.replace(policy, max_attempts=int(_positive(get(ATTEMPTS_ENV), ATTEMPTS_ENV, True)))
+        if get(BUDGET_ENV):
+            policy = dataclasses.replace(policy, budget_s=_positive(get(BUDGET_ENV), BUDGET_ENV))
         return cls(
-            (env.get(BASE_URL_ENV) or "").strip(),
-            (env.get(MODEL_ENV) or "").strip(),
-            api_key=(env.get(API_KEY_ENV) or "").strip() or None,
-            timeout_s=_parse_timeout(raw_timeout) if raw_timeout else DEFAULT_TIMEOUT_S,
+            get(BASE_URL_ENV),
+            get(MODEL_ENV),
+            api_key=get(API_KEY_ENV) or None,
+            timeout_s=_positive(get(TIMEOUT_ENV), TIMEOUT_ENV) if get(TIMEOUT_ENV) else DEFAULT_TIMEOUT_S,
+            temperature=_temperature(get(TEMPERATURE_ENV)) if get(TEMPERATURE_ENV) else 0.0,
+            policy=policy,
         )
 
-    def __repr__(self) -> str:  # never shows the key
-        return f"OpenAIChatGenerator(base_url={self.base_url!r}, model={self.model!r})"
+    def __repr__(self) -> str:  # never shows the key or a secret in the URL
+        return f"OpenAIChatGenerator(base_url={redact_http_url(self.base_url)!r}, model={self.model!r})"
+
+    def _body(self, question: str, schema: SchemaContext) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "messages": build_messages(question, schema),
+            "temperature": self.temperature,
+            "stream": False,
+        }
 
     def generate(self, question: str, schema: SchemaContext) -> Generation:
-        body = {"model": self.model, "messages": build_messages(question, schema), "temperature": 0, "stream": False}
-        return parse_reply(self._content(self._post(body)))
-
-    def _scrub(self, text: str) -> str:
-        return text.replace(self.api_key, "***") if self.api_key else text
-
-    def _unavailable(self, message: str) -> GeneratorUnavailable:
-        return GeneratorUnavailable(self._scrub(f"{self.name} at {self.endpoint} (model {self.model!r}): {message}"))
-
-    def _post(self, body: dict[str, Any]) -> bytes:
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        request = urllib.request.Request(self.endpoint, data=json.dumps(body).encode(), headers=headers, method="POST")
         try:
-            with self._opener.open(request, timeout=self.timeout_s) as response:
-                reply: bytes = response.read()
-                return reply
-        except urllib.error.HTTPError as exc:
-            with exc:
-                detail = exc.read(4096).decode("utf-8", "replace")
-            raise self._unavailable(_http_error_message(exc.code, detail)) from None
-        except urllib.error.URLError as exc:
-            raise self._unavailable(self._network_message(exc.reason)) from None
-        except TimeoutError as exc:
-            raise self._unavailable(self._network_message(exc)) from None
-        except (http.client.HTTPException, OSError) as exc:
-            raise self._unavailable(
-                f"the connection failed ({type(exc).__name__}: {exc}); "
-                f"check that {BASE_URL_ENV} points at an OpenAI-compatible server"
-            ) from None
+            reply = self.client.complete(self._body(question, schema))
+        except ChatUnavailable as exc:
+            raise GeneratorUnavailable(str(exc)) from None
+        return _generation(reply)
 
-    def _network_message(self, reason: object) -> str:
-        if isinstance(reason, (TimeoutError, socket.timeout)) or "timed out" in str(reason):
-            return (
-                f"no answer within {self.timeout_s:g} s; the server may be overloaded or the model still "
-                f"loading: raise {TIMEOUT_ENV} or retry"
-            )
-        if isinstance(reason, ConnectionRefusedError):
-            return f"connection refused: is the server running? check {BASE_URL_ENV}"
-        if isinstance(reason, socket.gaierror):
-            return f"cannot resolve the host name ({reason}); check {BASE_URL_ENV}"
-        return f"cannot connect ({reason}); check {BASE_URL_ENV} and that the server is running"
+    def session(self) -> httpx.AsyncClient:
+        """An HTTP session a run's :meth:`agenerate` calls share (see :meth:`ChatClient.session`)."""
+        return self.client.session()
 
-    def _content(self, payload: bytes) -> str:
+    async def agenerate(
+        self, question: str, schema: SchemaContext, session: httpx.AsyncClient | None = None
+    ) -> Generation:
+        """:meth:`generate` as a coroutine: many questions at once, and a cancelled one really stops."""
         try:
-            data = json.loads(payload)
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            snippet = payload[:80].decode("utf-8", "replace")
-            raise self._unavailable(
-                f"the reply is not JSON (starts with {snippet!r}); check that {BASE_URL_ENV} "
-                f"is the API root (for Ollama it ends in /v1)"
-            ) from None
-        try:
-            content = data["choices"][0]["message"]["content"]
-        except (KeyError, IndexError, TypeError):
-            content = None
-        if not isinstance(content, str):
-            error = data.get("error") if isinstance(data, dict) else None
-            hint = f" (the server says: {_error_text(error)})" if error else ""
-            raise self._unavailable(
-                f"the reply has no choices[0].message.content{hint}; "
-                f"is this an OpenAI-compatible /chat/completions endpoint?"
-            )
-        return content
+            reply = await self.client.acomplete(self._body(question, schema), session)
+        except ChatUnavailable as exc:
+            raise GeneratorUnavailable(str(exc)) from None
+        return _generation(reply)
 
 
-def _error_text(error: object) -> str:
-    if isinstance(error, dict):
-        error = error.get("message") or error
-    return str(error)[:_ERROR_SNIPPET_CHARS]
-
-
-def _http_error_message(status: int, body: str) -> str:
-    try:
-        detail = _error_text(json.loads(body).get("error") or body)
-    except (json.JSONDecodeError, AttributeError):
-        detail = body.strip()[:_ERROR_SNIPPET_CHARS]
-    said = f" (the server says: {detail})" if detail else ""
-    if status in (401, 403):
-        advice = f"the endpoint rejected the credentials: check {API_KEY_ENV}"
-    elif status == 404:
-        advice = f"not found: check {BASE_URL_ENV} (the API root, e.g. ending in /v1) and {MODEL_ENV}"
-    elif status == 429:
-        advice = "rate limited or out of quota: retry later or check the account"
-    elif status >= 500:
-        advice = "the server failed; check its logs or retry"
-    else:
-        advice = f"the request was rejected; check {MODEL_ENV} and the server's API"
-    return f"HTTP {status}: {advice}{said}"
+def _generation(reply: ChatReply) -> Generation:
+    return dataclasses.replace(
+        parse_reply(reply.content),
+        latency_ms=reply.latency_ms,
+        prompt_tokens=reply.prompt_tokens,
+        completion_tokens=reply.completion_tokens,
+        attempts=reply.attempts,
+    )

@@ -199,6 +199,10 @@ class NLDatabaseService:
         """The schema context of ``db_url``, inspected once per URL and then cached."""
         return self.sql.schema(db_url or self.local_db_url)
 
+    def structure(self, db_url: str | None = None) -> list[Any]:
+        """The schema of ``db_url`` without its data, for telling whether it changed."""
+        return self.sql.structure(db_url or self.local_db_url)
+
     def dialect(self, db_url: str | None = None) -> str:
         """The sqlglot dialect of ``db_url``'s engine; raises :class:`ExecutionError` like :meth:`executor`."""
         return self.sql.dialect(db_url or self.local_db_url)

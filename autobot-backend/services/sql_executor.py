@@ -76,7 +76,7 @@ EXECUTION_ERROR_KINDS: dict[str, str] = {
 }
 """Every ``ExecutionError.kind``, with what it means."""
 
-_PROGRESS_OPS = 1000  # SQLite VM instructions between deadline checks (well under a millisecond)
+_PROGRESS_OPS = 10_000  # SQLite VM instructions between deadline checks (well under a millisecond)
 _SECRET_KEY_PARTS = ("password", "passwd", "pwd", "token", "secret", "key", "auth", "credential", "signature")
 _TIMEOUT_CODES = {"57014", 3024, 1969}  # PostgreSQL query_canceled; MySQL 3024; MariaDB 1969
 

@@ -32,6 +32,13 @@ class Generation:
     """Why no SQL: the generator's stated refusal, or why nothing usable came back."""
     raw: str | None = None
     """The generator's raw output (a model's reply), kept as evidence."""
+    latency_ms: float | None = None
+    """A model's wall time for this answer, retries included (None for an offline generator)."""
+    prompt_tokens: int | None = None
+    """From the endpoint's ``usage``; None when it does not report it."""
+    completion_tokens: int | None = None
+    attempts: int | None = None
+    """Requests it took (1 without a retry)."""
 
     def __post_init__(self) -> None:
         if (self.sql is None) == (self.refusal is None):

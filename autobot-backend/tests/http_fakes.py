@@ -1,7 +1,10 @@
 """A tiny real HTTP server on localhost for tests: scripted replies, recorded requests.
 
 Tests talk to it over a real socket, so the code under test runs its own HTTP stack end to end
-(timeouts, status codes, bodies that are not JSON) with no mock in the middle.
+(timeouts, status codes, bodies that are not JSON, retries) with no mock in the middle. A reply can
+come late (``delay_s``), trickle a byte at a time (``trickle_s``), carry headers (``Retry-After``),
+hang, or drop the connection; a ``handler`` computes each reply from its request instead of a
+script (an endpoint that answers each question, or changes its mind between asks).
 
     with FakeHTTPServer(chat_reply("SELECT 1")) as server:
         OpenAIChatGenerator(server.url + "/v1", "m").generate(...)
@@ -13,6 +16,8 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -30,6 +35,13 @@ class Reply:
     content_type: str = "application/json"
     hang: bool = False
     """Read the request, then never answer (until the server stops)."""
+    delay_s: float = 0.0
+    """Wait this long before answering."""
+    trickle_s: float | None = None
+    """Send the headers, then the body one byte every ``trickle_s`` seconds."""
+    headers: tuple[tuple[str, str], ...] = ()
+    drop: bool = False
+    """Read the request, then close the connection without a word."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +51,8 @@ class ReceivedRequest:
     headers: dict[str, str]
     """Header names lower-cased."""
     body: bytes
+    at: float = field(default_factory=time.monotonic)
+    """When it arrived."""
 
     def json(self) -> Any:
         return json.loads(self.body)
@@ -48,16 +62,21 @@ def json_reply(payload: Any, status: int = 200) -> Reply:
     return Reply(status=status, body=json.dumps(payload).encode())
 
 
-def chat_reply(content: str | None) -> Reply:
-    """A well-formed OpenAI chat completion whose message content is ``content``."""
-    return json_reply(
-        {
-            "id": "chatcmpl-test",
-            "object": "chat.completion",
-            "model": "test-model",
-            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+def chat_reply(content: str | None, usage: tuple[int, int] | None = None, **kw: Any) -> Reply:
+    """A well-formed OpenAI chat completion whose message content is ``content`` (``usage``: tokens in, out)."""
+    payload: dict[str, Any] = {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "model": "test-model",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+    }
+    if usage is not None:
+        payload["usage"] = {
+            "prompt_tokens": usage[0],
+            "completion_tokens": usage[1],
+            "total_tokens": usage[0] + usage[1],
         }
-    )
+    return Reply(body=json.dumps(payload).encode(), **kw)
 
 
 def unused_port() -> int:
@@ -70,11 +89,14 @@ def unused_port() -> int:
 @dataclass
 class _State:
     replies: list[Reply]
+    handler: Callable[[ReceivedRequest], Reply] | None = None
     requests: list[ReceivedRequest] = field(default_factory=list)
     release: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def next_reply(self) -> Reply:
+    def next_reply(self, request: ReceivedRequest) -> Reply:
+        if self.handler is not None:
+            return self.handler(request)
         # The last scripted reply repeats, so one reply serves any number of requests.
         with self.lock:
             return self.replies.pop(0) if len(self.replies) > 1 else self.replies[0]
@@ -93,20 +115,34 @@ class _Handler(BaseHTTPRequestHandler):
         state = self.server.state
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
+        request = ReceivedRequest(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body)
         with state.lock:
-            state.requests.append(
-                ReceivedRequest(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body)
-            )
-        reply = state.next_reply()
+            state.requests.append(request)
+        reply = state.next_reply(request)
         if reply.hang:
             state.release.wait(HANG_LIMIT_S)
             self.close_connection = True
             return
+        if reply.drop:
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        if reply.delay_s and state.release.wait(reply.delay_s):
+            return
         self.send_response(reply.status)
         self.send_header("Content-Type", reply.content_type)
         self.send_header("Content-Length", str(len(reply.body)))
+        for name, value in reply.headers:
+            self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(reply.body)
+        if reply.trickle_s is None:
+            self.wfile.write(reply.body)
+            return
+        for i in range(len(reply.body)):
+            if state.release.wait(reply.trickle_s):
+                return
+            self.wfile.write(reply.body[i : i + 1])
+            self.wfile.flush()
 
     def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
         pass
@@ -127,10 +163,10 @@ class _Server(ThreadingHTTPServer):
 class FakeHTTPServer:
     """Serves scripted :class:`Reply` objects in order (the last one repeats) on 127.0.0.1."""
 
-    def __init__(self, *replies: Reply) -> None:
-        if not replies:
-            raise ValueError("give the fake server at least one reply")
-        self._state = _State(list(replies))
+    def __init__(self, *replies: Reply, handler: Callable[[ReceivedRequest], Reply] | None = None) -> None:
+        if not replies and handler is None:
+            raise ValueError("give the fake server at least one reply, or a handler")
+        self._state = _State(list(replies), handler)
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -144,6 +180,12 @@ class FakeHTTPServer:
     def requests(self) -> list[ReceivedRequest]:
         with self._state.lock:
             return list(self._state.requests)
+
+    @property
+    def request_times(self) -> list[float]:
+        """When each request arrived (``time.monotonic``)."""
+        with self._state.lock:
+            return [r.at for r in self._state.requests]
 
     def __enter__(self) -> FakeHTTPServer:
         self._server = _Server(self._state)

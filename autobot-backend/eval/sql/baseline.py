@@ -130,6 +130,7 @@ def baseline_record(
         "summary": report.summary,
         "questions": {
             o.question_id: {"verdict": o.verdict.value, "good": o.good, "expect": o.expect, "stratum": o.stratum}
+            | ({"passes": sum(v.value == "pass" for v in o.samples), "samples": len(o.samples)} if o.samples else {})
             for o in report.outcomes
         },
     }

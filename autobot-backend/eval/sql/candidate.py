@@ -4,7 +4,8 @@ A SQL candidate is an async callable ``Question -> Answer`` (:data:`SQLCandidate
 the harness's runner like any candidate. Every candidate path goes through the same service
 call and differs only in where the SQL comes from:
 
-* ``embedded`` and ``llm``: the generator the service holds writes it from the question's text;
+* ``embedded`` and ``llm``: the generator the service holds writes it from the question's text (the
+  model is asked as a coroutine, so many questions can wait on it at once);
 * ``reference`` and ``recorded``: it was written beforehand, and is looked up by question id
   (never by the question's text); the service then takes it down the path a generated answer
   takes (guard, read-only execution, audit).
@@ -18,14 +19,24 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol
 
 from eval.runner import CandidateUnavailable
 from eval.sql.corpus import Question
 from services.nl_database_service import Answer, NLDatabaseService
-from services.sql_generation import Generation
+from services.schema_context import SchemaContext
+from services.sql_generation import Generation, GeneratorUnavailable
 
 SQLCandidate = Callable[[Question], Awaitable[Answer]]
 """The SQL suite's candidate contract."""
+
+
+class AsyncGenerator(Protocol):
+    """A generator that can also be asked as a coroutine (the model-backed one)."""
+
+    def session(self) -> Any: ...
+
+    async def agenerate(self, question: str, schema: SchemaContext, session: Any = None) -> Generation: ...
 
 
 def _url(urls: Mapping[str | None, str], q: Question) -> str:
@@ -47,6 +58,40 @@ def service_candidate(service: NLDatabaseService, urls: Mapping[str | None, str]
         return await asyncio.to_thread(service.answer, q.question, url, q.fixture or "user-db", "eval")
 
     return run
+
+
+class ModelCandidate:
+    """Ask a model each question as a coroutine (many at once; a cancelled call stops), then take its
+    answer down the service's path (guard, read-only execution, audit) in a thread.
+
+    One HTTP session serves the whole run (connections and TLS set-up made once); :meth:`aclose`
+    ends it, in the event loop the run used.
+    """
+
+    def __init__(self, service: NLDatabaseService, urls: Mapping[str | None, str], generator: AsyncGenerator) -> None:
+        self.service, self.urls, self.generator = service, urls, generator
+        self._session: Any = None
+
+    async def __call__(self, q: Question) -> Answer:
+        url = _url(self.urls, q)
+        try:
+            schema = await asyncio.to_thread(self.service.schema, url)
+        except Exception as exc:  # the executor's ExecutionError: the database, not the model
+            raise CandidateUnavailable(f"cannot read the schema of {q.fixture or 'the database'}: {exc}") from None
+        if self._session is None:
+            self._session = self.generator.session()
+        try:
+            generation = await self.generator.agenerate(q.question, schema, self._session)
+        except GeneratorUnavailable as exc:
+            raise CandidateUnavailable(str(exc)) from None
+        return await asyncio.to_thread(
+            self.service.answer, q.question, url, q.fixture or "user-db", "eval", generation=generation
+        )
+
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.aclose()
+            self._session = None
 
 
 def recorded_candidate(

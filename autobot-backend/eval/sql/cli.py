@@ -13,20 +13,21 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlparse
 
 import sqlalchemy as sa
 
 from eval.errors import UsageError
 from eval.output import confine, resolve_input, write_text
-from eval.runner import Progress, Replay, timeout_from_env
+from eval.progress import ProgressLine
+from eval.runner import Limits, timeout_from_env
 from eval.sql import baseline as bl
 from eval.sql import decisions as decide
-from eval.sql import docs as record_docs
+from eval.sql import docs
 from eval.sql.answers import RecordedAnswers, load_answers
 from eval.sql.composition import corpus_composition
 from eval.sql.corpus import Corpus, load_corpus
+from eval.sql.costs import prices_from_env
 from eval.sql.fixtures import FIXTURES, Fixture, fixtures_from_module
 from eval.sql.pipeline import DEFAULT_SEED, OracleBroken, RunSpec, run_suite
 from eval.sql.report import SQLReport, to_json, to_markdown
@@ -44,6 +45,16 @@ def _err(msg: str) -> None:
 
 def _fixtures(args: argparse.Namespace) -> dict[str, Fixture]:
     return {**FIXTURES, **(fixtures_from_module(args.fixtures) if args.fixtures else {})}
+
+
+DETERMINISTIC = ("reference", "embedded", "recorded")
+
+
+def _concurrency(args: argparse.Namespace, candidate: str) -> int:
+    """``--concurrency``, else 4 for a model (it waits on the network) and 1 where more cannot help."""
+    if args.concurrency is not None:
+        return int(args.concurrency)
+    return 4 if candidate == "llm" else 1
 
 
 def _validate(args: argparse.Namespace) -> tuple[str, bool, int, float]:
@@ -80,17 +91,27 @@ def _validate(args: argparse.Namespace) -> tuple[str, bool, int, float]:
             "docs/eval/sql-accuracy.md records the built-in corpus on the built-in fixtures; for your own corpus "
             "or database give your record's path: --record-accuracy PATH"
         )
-    if (
-        builtin
-        and (args.record_baseline or args.record_accuracy)
-        and (args.rotations is not None or args.seed is not None)
-    ):
-        raise UsageError(
-            "the built-in corpus's baselines and accuracy record use the default fixtures (3 rotations from seed 0)"
-        )
+    if builtin and args.record_baseline and (args.rotations is not None or args.seed is not None):
+        raise UsageError("the built-in corpus's baselines use the default fixtures (3 rotations from seed 0)")
+    if args.allow_off_suite and not args.record_accuracy:
+        raise UsageError("--allow-off-suite goes with --record-accuracy")
     timeout = args.timeout if args.timeout is not None else timeout_from_env()
     if timeout <= 0:
         raise UsageError("--timeout must be positive")
+    if args.concurrency is not None and not 1 <= args.concurrency <= 64:
+        raise UsageError(f"--concurrency must be between 1 and 64, got {args.concurrency}")
+    if not 1 <= args.repeats <= 20:
+        raise UsageError(f"--repeats must be between 1 and 20, got {args.repeats}")
+    if args.repeats > 1 and candidate in DETERMINISTIC:
+        raise UsageError(
+            f"--repeats {args.repeats}: the {candidate} candidate is deterministic, so asking again "
+            "gives the same answer; repeats measure a model's run-to-run variance (--candidate llm)"
+        )
+    for flag, value in (("--statement-timeout", args.statement_timeout), ("--max-run-seconds", args.max_run_seconds)):
+        if value is not None and not value > 0:
+            raise UsageError(f"{flag} must be a positive number of seconds, got {value}")
+    if args.stop_after_unavailable is not None and args.stop_after_unavailable < 0:
+        raise UsageError("--stop-after-unavailable must be 0 (never stop) or more")
     return candidate, builtin, rotations, timeout
 
 
@@ -153,17 +174,6 @@ def _generator(candidate: str, answers: RecordedAnswers | None, model: str | Non
     return EmbeddedGenerator()
 
 
-def _progress(total_label: str) -> Progress | None:
-    if not sys.stderr.isatty():
-        return None
-
-    def show(i: int, n: int, r: Replay[Any, Any]) -> None:
-        end = "\n" if i == n else ""
-        print(f"\r{total_label} [{i}/{n}] {r.task.id[:50]:<50}", end=end, file=sys.stderr, flush=True)
-
-    return show
-
-
 def resolve_sqlite_url(url: str) -> str:
     """A SQLite URL whose file path is relative, made relative to where the user stands."""
     try:
@@ -218,12 +228,20 @@ def run_sql(args: argparse.Namespace) -> int:
         seed=DEFAULT_SEED if args.seed is None else args.seed,
         timeout_s=timeout,
         answers=answers,
+        concurrency=_concurrency(args, candidate),
+        repeats=args.repeats,
+        limits=Limits(stop_after_unavailable=args.stop_after_unavailable or None, run_budget_s=args.max_run_seconds),
+        statement_timeout_s=args.statement_timeout,
+        prices=prices_from_env(),
     )
+    progress = ProgressLine("sql")
     try:
-        report = run_suite(spec, _progress("sql"))
+        report = run_suite(spec, progress)
     except OracleBroken as exc:
         _err(str(exc))
         return EXIT_CANNOT_JUDGE
+    finally:
+        progress.close()
     return _finish(report, args, builtin, corpus, baseline_dir)
 
 
@@ -239,12 +257,15 @@ def _finish(
         write_text(args.markdown, text + "\n")
     if args.json:
         write_text(args.json, json.dumps(to_json(report), indent=2, default=str) + "\n")
+    if report.partial:
+        _err("interrupted: the report so far is written (marked partial); nothing was recorded")
+        return EXIT_CANNOT_JUDGE
     if args.record_baseline:
         assert baseline_dir is not None  # checked before the run
         refused = decide.record_baseline(report, composition, found, baseline_dir, args.force, args.reason)
         if refused is not None:
             return refused
     if args.record_accuracy:
-        page = record_docs.ACCURACY_PAGE if args.record_accuracy is True else resolve_input(args.record_accuracy)
-        decide.record_accuracy(report, page)
+        page = docs.ACCURACY_PAGE if args.record_accuracy is True else resolve_input(args.record_accuracy)
+        decide.record_accuracy(report, page, builtin=args.record_accuracy is True, allow_off_suite=args.allow_off_suite)
     return decide.exit_code(report, bool(args.fail_on_regression), found.why_not)

@@ -18,10 +18,12 @@ from typing import Any
 from eval.errors import UsageError
 from eval.report import Classification
 from eval.sql import baseline as bl
-from eval.sql import docs as record_docs
-from eval.sql.corpus import Corpus
+from eval.sql import fixture_cache, record
+from eval.sql.corpus import Corpus, load_corpus
+from eval.sql.fixtures import DEFAULT_ROTATIONS, FIXTURES
 from eval.sql.gate import GateCheck, evaluate_gate
 from eval.sql.outcome import ORACLE
+from eval.sql.pipeline import DEFAULT_SEED
 from eval.sql.report import SQLReport
 
 EXIT_OK, EXIT_REGRESSED, EXIT_CANNOT_JUDGE = 0, 1, 2
@@ -173,10 +175,28 @@ def _names(checks: list[GateCheck]) -> str:
     return ", ".join(c.name for c in checks)
 
 
-def record_accuracy(report: SQLReport, page: Path) -> None:
-    record_docs.ensure_page(page)
-    row = record_docs.append_record(report, page)
-    record_docs.append_strata(report, row, page)
+def builtin_suite(report: SQLReport) -> dict[str, Any]:
+    """The suite the built-in record keeps: the built-in corpus on the default built-in fixtures."""
+    corpus = load_corpus()
+    names = sorted({q.fixture for q in corpus.questions if q.fixture})
+    measured = (report.cohort or {}).get("keys", {}).get("fixtures", {})
+    fixtures = {
+        n: {
+            "generator": fixture_cache.source_digest(FIXTURES[n].sources)[:16],
+            "schema": measured.get(n, {}).get("schema"),
+        }
+        for n in names
+    }
+    return {"corpus": corpus.digest, "fixtures": fixtures, "seed": DEFAULT_SEED, "rotations": DEFAULT_ROTATIONS}
+
+
+def record_accuracy(report: SQLReport, page: Path, *, builtin: bool, allow_off_suite: bool) -> None:
+    record.ensure_page(page)
+    row = record.append_record(
+        report, page, suite=builtin_suite(report) if builtin else None, allow_off_suite=allow_off_suite
+    )
+    if "differs in" not in row:
+        record.append_strata(report, row, page)
     print(
         f"accuracy record: appended {row['date']} {row['candidate']}/{row['model']} ({row['status']}) to "
         f"{bl.display_path(page)}",

@@ -5,6 +5,9 @@
   differ by less than half a unit in the last place, the tolerance of spec 5). Values that agree
   to nine significant digits are one value: that is float summation noise
   (``100.10000000000001`` and ``100.1``), not two answers.
+Both readings of the SQL are cached per (query, dialect): a reference is parsed once per run,
+not once per rotation.
+
 * :func:`ordering_plan` and :func:`tie_structure`: an ``ORDER BY`` whose key ties between
   different rows leaves their order to the engine, and a ``LIMIT`` that cuts between two tied
   rows leaves *which* rows are returned to the engine. Neither makes one answer right: the grader
@@ -30,6 +33,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 import sqlglot
@@ -105,6 +109,7 @@ def _parse(sql: str, dialect: str) -> exp.Query:
     return tree
 
 
+@lru_cache(maxsize=4096)
 def ordering_plan(sql: str, dialect: str) -> OrderingPlan | str | None:
     """The plan for the outermost ORDER BY; None without one; a reason string when it cannot be read."""
     try:
@@ -239,7 +244,8 @@ class InnerProbe:
     window, where no two rows may share a key."""
 
 
-def inner_orderings(sql: str, dialect: str) -> list[InnerProbe] | str:
+@lru_cache(maxsize=4096)
+def inner_orderings(sql: str, dialect: str) -> tuple[InnerProbe, ...] | str:
     """Probes for every ordering below the outermost query that a tie would make arbitrary.
 
     The outermost ORDER BY is :func:`ordering_plan`'s. Here: a subquery's ``ORDER BY ... LIMIT`` (a
@@ -261,7 +267,7 @@ def inner_orderings(sql: str, dialect: str) -> list[InnerProbe] | str:
                 if window.args.get("order") is None:
                     return f"{window.this.key.upper()} without ORDER BY depends on an arbitrary row order"
                 probes.append(_window_probe(node, tree, window, dialect))
-    return probes
+    return tuple(probes)
 
 
 def _standalone(node: exp.Select, root: exp.Expr) -> exp.Select:

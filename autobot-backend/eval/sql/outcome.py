@@ -54,6 +54,21 @@ MUST_REFUSE_VERDICTS = (Verdict.REFUSED, Verdict.ANSWERED, Verdict.ERROR, Verdic
 
 
 @dataclass(frozen=True)
+class Cost:
+    """What one answer took: the model's time and tokens, and the SQL's time against the reference's."""
+
+    model_ms: float | None = None
+    """The generator's wall time (a model's, retries included); None when it was not asked (recorded)."""
+    prompt_tokens: int | None = None
+    """From the endpoint's ``usage``; None when it does not report it."""
+    completion_tokens: int | None = None
+    candidate_ms: float | None = None
+    """The candidate's SQL on the first rotation (execution and fetch)."""
+    reference_ms: float | None = None
+    """The reference on the same database."""
+
+
+@dataclass(frozen=True)
 class SQLOutcome:
     """One question's verdict and the evidence for it."""
 
@@ -71,6 +86,9 @@ class SQLOutcome:
     fixture: str | None = None
     rotations_matched: int | None = None
     rotations: int | None = None
+    cost: Cost | None = None
+    samples: tuple[Verdict, ...] = ()
+    """With ``--repeats K``: the K verdicts this question got (the outcome is their majority)."""
 
     @property
     def is_control(self) -> bool:

@@ -8,29 +8,33 @@ returns the :class:`~eval.sql.report.SQLReport` and nothing else.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-import hashlib
-import json
-import sys
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-
-import sqlalchemy as sa
+from typing import Any
 
 from eval.errors import HarnessError, UsageError
-from eval.runner import Progress, Replay, replay_all
+from eval.runner import Limits, Progress
 from eval.sql.answers import RecordedAnswers
-from eval.sql.candidate import SQLCandidate, recorded_candidate, reference_answers, service_candidate
+from eval.sql.asking import Sample, ask_all, combine
+from eval.sql.candidate import (
+    ModelCandidate,
+    SQLCandidate,
+    recorded_candidate,
+    reference_answers,
+    service_candidate,
+)
 from eval.sql.corpus import Corpus, Question
+from eval.sql.costs import cost_summary, repeat_summary
 from eval.sql.fixtures import Fixture, build_rotations
 from eval.sql.grade import Grader
+from eval.sql.identity import cohort, fingerprint
 from eval.sql.outcome import NO_ANSWER, ORACLE, SQLOutcome, Verdict
 from eval.sql.report import SQLReport
 from eval.sql.selfcheck import SNAPSHOT_DIR, OracleDefect, run_self_check
-from services.nl_database_service import Answer, NLDatabaseService, redact_url
+from services.nl_database_service import NLDatabaseService, redact_url
 from services.sql_generation import Generation, SQLGenerator
 
 STATEMENT_TIMEOUT_S = 10.0
@@ -64,9 +68,13 @@ class RunSpec:
     rotations: int = 3
     seed: int = DEFAULT_SEED
     timeout_s: float = 120.0
-    """Per question, for the candidate's answer."""
+    """Per question, for the candidate's answer and its grading."""
     answers: RecordedAnswers | None = None
     concurrency: int = 1
+    repeats: int = 1
+    limits: Limits = field(default_factory=Limits)
+    statement_timeout_s: float = STATEMENT_TIMEOUT_S
+    prices: tuple[float, float] | None = None
 
 
 def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLReport:
@@ -78,7 +86,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLReport:
     )
     with (
         tempfile.TemporaryDirectory(prefix="sql-eval-") as tmp,
-        NLDatabaseService(spec.generator, timeout_s=STATEMENT_TIMEOUT_S) as service,
+        NLDatabaseService(spec.generator, timeout_s=spec.statement_timeout_s) as service,
     ):
         targets = _targets(spec, questions, Path(tmp))
         _check_reachable(service, targets)
@@ -95,20 +103,40 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLReport:
             raise OracleBroken(check.defects)
         defects = {d.question_id: d for d in check.defects}
         recorded = _recorded(spec, questions, engine)
-        first = {k: urls[0] for k, urls in targets.items()}
-        candidate: SQLCandidate = (
-            service_candidate(service, first) if recorded is None else recorded_candidate(service, first, recorded)
-        )
+        grader = Grader(service, targets, check.reference, check.ties)
         asked = [q for q in questions if q.id not in defects and (recorded is None or q.id in recorded)]
-        done = asyncio.run(
-            replay_all(
-                asked, candidate, Answer, timeout_s=spec.timeout_s, concurrency=spec.concurrency, progress=progress
-            )
+        samples = [Sample(q, k) for q in asked for k in range(spec.repeats)]
+        graded, interrupted = ask_all(
+            samples,
+            _candidate(spec, service, targets, recorded),
+            grader,
+            timeout_s=spec.timeout_s,
+            concurrency=spec.concurrency,
+            limits=spec.limits,
+            progress=progress,
         )
-        outcomes = _grade_all(
-            Grader(service, targets, check.reference, check.ties), questions, {r.task.id: r for r in done}, defects
-        )
+        by_question: dict[str, list[SQLOutcome]] = {}
+        for sample, outcome in zip(samples, graded):
+            by_question.setdefault(sample.question.id, []).append(outcome)
+        outcomes = _all_questions(grader, questions, combine(by_question), defects)
     extra = sorted(set(spec.answers.answers) - {q.id for q in questions}) if spec.answers else []
+    run: dict[str, Any] = {
+        "engine": engine,
+        "rotations": 1 if spec.db_url else spec.rotations,
+        "seed": None if spec.db_url else spec.seed,
+        "fixtures": sorted(k for k in targets if k) if not spec.db_url else [],
+        "db_url": redact_url(spec.db_url) if spec.db_url else None,
+        "databases": databases,
+        "concurrency": spec.concurrency,
+        "repeats": spec.repeats,
+    }
+    warnings = _warnings(spec.candidate, outcomes, extra)
+    if interrupted:
+        warnings.insert(
+            0,
+            "PARTIAL: the run was interrupted (Ctrl-C); questions not answered are unmeasured, and "
+            "these figures describe only what was answered.",
+        )
     return SQLReport(
         outcomes=outcomes,
         candidate_path=spec.candidate,
@@ -118,35 +146,39 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLReport:
             "size": spec.corpus.size,
             "files": [{"path": f.path, "sha256": f.sha256, "questions": f.questions} for f in spec.corpus.files],
         },
-        run={
-            "engine": engine,
-            "rotations": 1 if spec.db_url else spec.rotations,
-            "seed": None if spec.db_url else spec.seed,
-            "fixtures": sorted(k for k in targets if k) if not spec.db_url else [],
-            "db_url": redact_url(spec.db_url) if spec.db_url else None,
-            "databases": databases,
-        },
+        run=run,
         oracle_defects=[{"question_id": d.question_id, "kind": d.kind, "detail": d.detail} for d in check.defects],
-        warnings=_warnings(spec.candidate, outcomes, extra),
+        warnings=warnings,
+        cohort=cohort(
+            corpus_digest=spec.corpus.digest,
+            fixtures=spec.fixtures,
+            databases=databases,
+            seed=None if spec.db_url else spec.seed,
+            rotations=1 if spec.db_url else spec.rotations,
+            engine=engine,
+            candidate=spec.candidate,
+            generator=spec.generator,
+            repeats=spec.repeats,
+        ),
+        costs=cost_summary(outcomes, spec.prices),
+        repeats=repeat_summary(outcomes, spec.repeats),
+        partial=interrupted,
     )
 
 
-def fingerprint(service: NLDatabaseService, url: str) -> dict[str, str | None]:
-    """What a baseline keeps of a database to tell later whether it changed: the SHA-256 of its schema
-    (tables, columns, types, keys, comments; no data), and for a SQLite file, of the file."""
-    schema = json.dumps(service.schema(url).structure(), sort_keys=True, default=str)
-    out: dict[str, str | None] = {"schema": hashlib.sha256(schema.encode()).hexdigest(), "sha256": None}
-    try:
-        parsed = sa.engine.make_url(url)
-    except (sa.exc.ArgumentError, ValueError):
-        return out
-    if parsed.get_backend_name() == "sqlite" and parsed.database and Path(parsed.database).is_file():
-        h = hashlib.sha256()
-        with Path(parsed.database).open("rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                h.update(block)
-        out["sha256"] = h.hexdigest()
-    return out
+def _candidate(
+    spec: RunSpec,
+    service: NLDatabaseService,
+    targets: Mapping[str | None, Sequence[str]],
+    recorded: Mapping[str, Generation] | None,
+) -> SQLCandidate:
+    first = {k: urls[0] for k, urls in targets.items()}
+    if recorded is not None:
+        return recorded_candidate(service, first, recorded)
+    agenerate = getattr(spec.generator, "agenerate", None)
+    if agenerate is not None:
+        return ModelCandidate(service, first, spec.generator)  # type: ignore[arg-type]
+    return service_candidate(service, first)
 
 
 def _targets(spec: RunSpec, questions: list[Question], workdir: Path) -> dict[str | None, list[str]]:
@@ -174,25 +206,20 @@ def _recorded(spec: RunSpec, questions: list[Question], engine: str) -> Mapping[
     return spec.answers.answers if spec.answers is not None else None
 
 
-def _grade_all(
-    grader: Grader,
-    questions: list[Question],
-    replays: Mapping[str, Replay[Question, Answer]],
-    defects: Mapping[str, OracleDefect],
+def _all_questions(
+    grader: Grader, questions: list[Question], graded: list[SQLOutcome], defects: Mapping[str, OracleDefect]
 ) -> list[SQLOutcome]:
+    """Every question in corpus order: its graded outcome, or why it was not asked."""
+    by_id = {o.question_id: o for o in graded}
     outcomes = []
     for q in questions:
         if q.id in defects:
             d = defects[q.id]
             outcomes.append(grader.outcome(q, Verdict.UNMEASURED, ORACLE, f"{d.kind}: {d.detail}"))
-        elif q.id not in replays:
+        elif q.id not in by_id:
             outcomes.append(grader.outcome(q, Verdict.UNMEASURED, NO_ANSWER, "the answers file has no line for it"))
         else:
-            try:
-                outcomes.append(grader.grade(q, replays[q.id]))
-            except Exception as exc:  # one failing question never ends the run; it is unmeasured, loudly
-                print(f"warning: grading {q.id} failed: {type(exc).__name__}: {exc}", file=sys.stderr)
-                outcomes.append(grader.outcome(q, Verdict.UNMEASURED, "harness_error", f"{type(exc).__name__}: {exc}"))
+            outcomes.append(by_id[q.id])
     return outcomes
 
 

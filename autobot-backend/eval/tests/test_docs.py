@@ -2,7 +2,9 @@
 
 import re
 
-from eval.sql import docs
+import pytest
+
+from eval.sql import docs, record
 from eval.sql.corpus import load_corpus
 
 CORPUS = load_corpus()
@@ -16,7 +18,7 @@ def test_methodology_stamps_match_the_corpus_files():
 
 
 def test_accuracy_record_has_a_row_and_its_latest_names_the_current_corpus():
-    rows = docs.read_record()
+    rows = record.read_record()
     assert rows, "docs/eval/sql-accuracy.md has no measured row; add one with --record-accuracy"
     latest = rows[-1]
     assert latest["corpus digest"] == CORPUS.digest[: docs.DIGEST_CHARS], (
@@ -26,7 +28,7 @@ def test_accuracy_record_has_a_row_and_its_latest_names_the_current_corpus():
 
 
 def test_accuracy_rows_are_dated_and_labelled():
-    for row in docs.read_record():
+    for row in record.read_record():
         assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", row["date"])
         assert row["status"] == "provisional" or row["status"].startswith("confirmed (agrees with ")
         assert row["candidate"] in {"reference", "embedded", "llm", "recorded"}
@@ -45,9 +47,9 @@ def test_record_row_round_trips_through_the_page(tmp_path):
         corpus={"digest": "ab" * 32, "size": 1, "files": []},
         run={"engine": "sqlite", "rotations": 3, "seed": 0},
     )
-    first = docs.append_record(report, page)
-    second = docs.append_record(report, page)
-    rows = docs.read_record(page)
+    first = record.append_record(report, page)
+    second = record.append_record(report, page)
+    rows = record.read_record(page)
     assert [r["status"] for r in rows] == ["provisional", f"confirmed (agrees with {first['date']})"]
     assert rows[0]["pass rate"] == "100.0% (1/1)" and second["corpus digest"] == "ab" * 8
 
@@ -73,8 +75,8 @@ def test_strata_block_is_appended_with_the_row_identity_and_escaped_names(tmp_pa
         corpus={"digest": "cd" * 32, "size": 6, "files": []},
         run={"engine": "sqlite", "rotations": 3, "seed": 0},
     )
-    row = docs.append_record(report, page)
-    docs.append_strata(report, row, page)
+    row = record.append_record(report, page)
+    record.append_strata(report, row, page)
     text = page.read_text()
     block = text[text.index(docs.STRATA_START) : text.index(docs.STRATA_END)]
     assert (
@@ -101,4 +103,77 @@ def test_strata_block_needs_its_markers(tmp_path):
         run={"engine": "sqlite", "rotations": 1},
     )
     with pytest.raises(docs.DocsError, match="accuracy-strata:start"):
-        docs.append_strata(report, {"date": "2026-11-29"}, page)
+        record.append_strata(report, {"date": "2026-11-29"}, page)
+
+
+def _report(model="m1", fingerprint="c1", corpus="ab", seed=0):
+    from eval.sql.outcome import SQLOutcome, Verdict
+    from eval.sql.report import SQLReport
+
+    suite = {
+        "corpus": corpus * 32,
+        "fixtures": {"retail": {"generator": "g", "schema": "s"}},
+        "seed": seed,
+        "rotations": 3,
+    }
+    return SQLReport(
+        outcomes=[SQLOutcome("a", "answer", "s", Verdict.PASS)],
+        candidate_path="llm",
+        model=model,
+        corpus={"digest": corpus * 32, "size": 1, "files": []},
+        run={"engine": "sqlite", "rotations": 3, "seed": seed},
+        cohort={"fingerprint": fingerprint, "keys": {**suite, "temperature": 0}},
+    )
+
+
+def test_rows_of_one_cohort_stay_together(tmp_path):
+    page = tmp_path / "own.md"
+    record.ensure_page(page)
+    for model, cohort in (("a", "c1"), ("b", "c2"), ("c", "c1")):
+        record.append_record(_report(model, cohort), page)
+    assert [(r["model"], r["cohort"]) for r in record.read_record(page)] == [("a", "c1"), ("c", "c1"), ("b", "c2")]
+
+
+def test_a_run_of_another_suite_is_refused_unless_kept_off_suite(tmp_path):
+    from eval.errors import UsageError
+
+    page = tmp_path / "own.md"
+    record.ensure_page(page)
+    record.append_record(_report(), page)  # the page's first row sets its suite
+    with pytest.raises(UsageError, match=r"differs in corpus, seed.*--allow-off-suite"):
+        record.append_record(_report(corpus="cd", seed=5), page)
+    row = record.append_record(_report(corpus="cd", seed=5), page, allow_off_suite=True)
+    assert row["differs in"] == "corpus, seed"
+    text = page.read_text()
+    assert "## Off-suite runs" in text and len(record.read_record(page)) == 1  # not among the comparable rows
+
+
+def test_a_record_from_before_cohorts_gains_the_column(tmp_path):
+    page = tmp_path / "old.md"
+    old = [c for c in record.RECORD_COLUMNS if c != "cohort"]
+    row = [
+        "2026-11-29",
+        "`ab`",
+        "1",
+        "embedded",
+        "e1",
+        "sqlite",
+        "3",
+        "1",
+        "0",
+        "0",
+        "0",
+        "0",
+        "100.0% (1/1)",
+        "n/a",
+        "n/a",
+        "provisional",
+    ]
+    page.write_text(
+        f"{docs.RECORD_START}\n| {' | '.join(old)} |\n|{'|'.join('---' for _ in old)}|\n"
+        f"| {' | '.join(row)} |\n{docs.RECORD_END}\n"
+    )
+    [upgraded] = record.read_record(page)
+    assert upgraded["cohort"] == record.PRE_COHORT and upgraded["model"] == "e1"
+    record.append_record(_report(), page, suite=None)
+    assert [r["cohort"] for r in record.read_record(page)] == ["-", "c1"]

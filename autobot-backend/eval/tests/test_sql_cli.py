@@ -18,6 +18,7 @@ from eval.markdown import escape
 from eval.run import main
 from eval.sql import corpus as corpus_mod
 from eval.sql import docs as docs_mod
+from eval.sql import record as record_mod
 from eval.sql.corpus import load_corpus
 
 BUILTIN = load_corpus()
@@ -76,6 +77,8 @@ def test_recorded_answers_graded_and_json_written(work, capsys):
         "seed": 0,
         "fixtures": ["retail", "retail_24m"],
         "db_url": None,
+        "concurrency": 1,
+        "repeats": 1,
     }
     assert sorted(databases) == ["retail", "retail_24m"] and all(len(v) == 3 for v in databases.values())
     assert all(len(f["schema"]) == len(f["sha256"]) == 64 for v in databases.values() for f in v)
@@ -274,17 +277,17 @@ def test_gated_run_without_baseline_is_exit_2(work, capsys):
 def test_record_accuracy_appends_provisional_then_confirmed(work, monkeypatch):
     page = work / "sql-accuracy.md"
     shutil.copy(docs_mod.ACCURACY_PAGE, page)
-    before = docs_mod.read_record(page)
+    before = record_mod.read_record(page)
     monkeypatch.setattr(docs_mod, "ACCURACY_PAGE", page)
     answers = write_answers(work / "a.jsonl", reference_answers())
     assert recorded(answers, "--record-accuracy") == 0
     assert recorded(answers, "--record-accuracy") == 0
-    rows = docs_mod.read_record(page)[len(before) :]
+    rows = record_mod.read_record(page)[len(before) :]
     assert [r["status"].split(" ")[0] for r in rows] == ["provisional", "confirmed"]
     assert rows[0]["corpus digest"] == BUILTIN.digest[:16] and rows[0]["model"] == "scripted-1"
     assert rows[0]["pass"] == str(len(ANSWERABLE))
     text = page.read_text()
-    strata = text[text.index(docs_mod.STRATA_START) : text.index(docs_mod.STRATA_END)]
+    strata = text[text.index(record_mod.STRATA_START) : text.index(record_mod.STRATA_END)]
     heads = [line for line in strata.splitlines() if f"/ scripted-1 · corpus `{BUILTIN.digest[:16]}`" in line]
     assert [h.rsplit(" · ", 1)[1] for h in heads[-2:]] == [rows[0]["status"], rows[1]["status"]]
 

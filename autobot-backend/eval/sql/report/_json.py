@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from eval.sql.outcome import strata, two_by_two
@@ -32,12 +33,16 @@ def to_json(report: SQLReport) -> dict[str, Any]:
                 "baseline_verdict": baseline_verdict,
                 "fixture": o.fixture,
                 "question": o.question,
+                "cost": None if o.cost is None else dataclasses.asdict(o.cost),
+                "samples": [v.value for v in o.samples] if o.samples else None,
             }
         )
     return {
         "suite": "sql",
         "generated_at": report.generated_at,
+        "partial": report.partial,
         "candidate": {"path": report.candidate_path, "model": report.model},
+        "cohort": report.cohort,
         "corpus": report.corpus,
         "run": report.run,
         "summary": report.summary,
@@ -46,6 +51,8 @@ def to_json(report: SQLReport) -> dict[str, Any]:
         "missed_refusals": [o.question_id for o in report.outcomes if o.missed_refusal],
         "baseline": report.baseline,
         "questions": questions,
+        "costs": report.costs,
+        "repeats": report.repeats,
         "oracle_defects": report.oracle_defects,
         "warnings": report.warnings,
         "gate": (

@@ -9,6 +9,7 @@ from collections import Counter
 from eval import markdown as md
 from eval.report import Classification
 from eval.sql.outcome import ANSWERABLE_VERDICTS, SQLOutcome, strata, two_by_two
+from eval.sql.report._markdown_run import cohort_line, costs_section, repeats_section
 from eval.sql.report._model import SQLReport
 
 
@@ -37,6 +38,7 @@ def _sql_header(report: SQLReport) -> list[str]:
         f"Corpus: {report.corpus.get('size')} questions in {len(report.corpus.get('files', []))} file(s), "
         f"digest `{str(report.corpus.get('digest', ''))[:16]}`",
         "",
+        *cohort_line(report),
     ]
 
 
@@ -241,10 +243,12 @@ def to_markdown(report: SQLReport) -> str:
     parts = (
         _sql_header(report)
         + _sql_headline(report)
+        + repeats_section(report)
         + _sql_regressions(report)
         + _sql_gate(report)
         + _sql_refusals(report)
         + _sql_failures(report)
+        + costs_section(report)
         + _sql_appendix(report)
     )
     return "\n".join(parts)

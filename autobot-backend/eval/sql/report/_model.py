@@ -42,6 +42,14 @@ class SQLReport:
     oracle_defects: list[dict[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     generated_at: str = field(default_factory=utc_now)
+    cohort: dict[str, Any] | None = None
+    """The run's identity: what makes two runs comparable (``eval.sql.identity``)."""
+    costs: dict[str, Any] | None = None
+    """Latency, tokens, money and efficiency (``eval.sql.costs``)."""
+    repeats: dict[str, Any] | None = None
+    """With ``--repeats K``: pass@K, pass^K, the flaky questions, the majority pass rate's interval."""
+    partial: bool = False
+    """The run was interrupted: only what was answered is in it."""
 
     @property
     def summary(self) -> dict[str, Any]:

@@ -1,0 +1,415 @@
+"""An OpenAI-compatible ``/chat/completions`` client: httpx for the transport, tenacity for retries.
+
+OpenAI, vLLM, Ollama and a llama.cpp server accept the same request. The SQL generator and the
+judge both call them through :class:`ChatClient`, synchronously (:meth:`ChatClient.complete`, for
+the service's own ``query`` path) or as a coroutine (:meth:`ChatClient.acomplete`, for the eval's
+concurrent runs, where a cancelled call really stops).
+
+What a call may cost is bounded (:class:`ChatPolicy`):
+
+* one attempt has a total deadline, headers and the whole body together, checked as the body
+  arrives: a server that trickles its reply a byte at a time cannot hold a call past it;
+* a reply body larger than ``max_reply_bytes`` is abandoned, never read into memory;
+* 429, 502, 503, 504 and a dropped connection are retried, with exponential backoff and full
+  jitter, honouring ``Retry-After``, within ``max_attempts`` attempts and a total ``budget_s`` (no
+  wait that would end past it is started); 400, 401, 403, 404, any other answer, a refused
+  connection and an attempt past its deadline are not (a hung server would cost a full deadline per
+  retry; the eval stops asking a dead endpoint after a few in a row instead).
+
+Credentials never reach a message: an API key is sent only as a header, and a key in the base
+URL's query (``?api-key=``) or user info (``user:secret@``) is masked wherever the URL is shown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import time
+import urllib.parse
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    Retrying,
+    retry_if_exception,
+    stop_after_attempt,
+    stop_before_delay,
+    wait_random_exponential,
+)
+
+RETRYABLE_STATUS = frozenset({429, 502, 503, 504})
+"""HTTP statuses a later attempt may get past: rate limits and gateways. 500 is the server's own failure."""
+_SECRET_KEY_PARTS = ("password", "passwd", "pwd", "token", "secret", "key", "auth", "credential", "signature")
+_LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+_SNIPPET = 200
+
+
+@dataclass(frozen=True)
+class ChatPolicy:
+    """What one call may cost."""
+
+    timeout_s: float = 60.0
+    """One attempt: connecting, the headers and the whole body, in seconds."""
+    connect_timeout_s: float = 10.0
+    max_attempts: int = 4
+    budget_s: float = 180.0
+    """Every attempt and every wait between them, together."""
+    backoff_s: float = 1.0
+    """The scale of the first wait between attempts; it doubles per attempt, with full jitter."""
+    backoff_max_s: float = 30.0
+    max_reply_bytes: int = 4_000_000
+
+
+class ChatUnavailable(Exception):
+    """The endpoint could not be asked, or did not answer with a chat completion; already phrased."""
+
+    def __init__(
+        self, message: str, *, retryable: bool = False, status: int | None = None, retry_after_s: float | None = None
+    ) -> None:
+        super().__init__(message)
+        self.retryable, self.status, self.retry_after_s = retryable, status, retry_after_s
+        self.attempts = 1
+
+
+@dataclass(frozen=True)
+class Names:
+    """How messages name the settings a user can change (the caller's environment variables)."""
+
+    base_url: str = "the base URL"
+    api_key: str = "the API key"
+    model: str = "the model name"
+    timeout: str = "the timeout"
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    content: str
+    """``choices[0].message.content``."""
+    prompt_tokens: int | None
+    """From the reply's ``usage``; None when the endpoint does not report it."""
+    completion_tokens: int | None
+    latency_ms: float
+    """The whole call, retries and waits included."""
+    attempts: int
+
+
+def chat_endpoint(base_url: str) -> str:
+    """``base_url`` with ``/chat/completions`` appended to its path (never after its query string)."""
+    parts = urllib.parse.urlsplit(base_url.strip())
+    path = parts.path.rstrip("/")
+    if not path.endswith("/chat/completions"):
+        path += "/chat/completions"
+    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, path, parts.query, parts.fragment))
+
+
+def redact_http_url(url: str) -> str:
+    """The URL with a password in its user info and secret-looking query values replaced by ``***``.
+
+    Example:
+        >>> redact_http_url("https://bob:hunter2@api.example.com/v1?api-key=abc&region=eu")
+        'https://bob:***@api.example.com/v1?api-key=***&region=eu'
+    """
+    try:
+        parts = urllib.parse.urlsplit(url)
+        netloc = parts.netloc
+        if "@" in netloc:
+            userinfo, host = netloc.rsplit("@", 1)
+            user = userinfo.split(":", 1)[0]
+            netloc = f"{user}:***@{host}" if ":" in userinfo else f"{user}@{host}"
+        pairs = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+        query = "&".join(f"{k}={'***' if any(p in k.lower() for p in _SECRET_KEY_PARTS) else v}" for k, v in pairs)
+        return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    except ValueError:
+        return "<an endpoint URL that does not parse>"
+
+
+def url_secrets(url: str) -> set[str]:
+    """The password and secret query values in ``url``, to scrub from any text that may echo them."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        found = {parts.password} if parts.password else set()
+        found |= {
+            v for k, v in urllib.parse.parse_qsl(parts.query) if v and any(p in k.lower() for p in _SECRET_KEY_PARTS)
+        }
+        return {s for s in found if s} | {urllib.parse.unquote(s) for s in found if s}
+    except ValueError:
+        return set()
+
+
+def _retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+class _Wait:
+    """Honour ``Retry-After`` when the server sent one; otherwise exponential backoff with full jitter."""
+
+    def __init__(self, policy: ChatPolicy) -> None:
+        self.jitter = wait_random_exponential(multiplier=policy.backoff_s, max=policy.backoff_max_s)
+
+    def __call__(self, state: RetryCallState) -> float:
+        error = state.outcome.exception() if state.outcome is not None else None
+        after = getattr(error, "retry_after_s", None)
+        return float(after) if after is not None else float(self.jitter(state))
+
+
+class ChatClient:
+    """Calls one OpenAI-compatible endpoint under a :class:`ChatPolicy`.
+
+    Args:
+        base_url: the API root (``http://localhost:11434/v1``) or the full ``.../chat/completions``.
+        api_key: sent as ``Authorization: Bearer``; optional for local servers.
+        label: how messages name the caller (``openai-chat``, ``judge``).
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key: str | None = None,
+        policy: ChatPolicy | None = None,
+        label: str = "chat endpoint",
+        names: Names | None = None,
+    ) -> None:
+        self.endpoint = chat_endpoint(base_url)
+        self.shown = redact_http_url(self.endpoint)
+        self.policy = policy or ChatPolicy()
+        self.label = label
+        self.names = names or Names()
+        self._secrets = url_secrets(base_url) | ({api_key} if api_key else set())
+        self._headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if api_key:
+            self._headers["Authorization"] = f"Bearer {api_key}"
+        # A local server (Ollama, llama.cpp) is never reached through a proxy from the environment.
+        self._trust_env = urllib.parse.urlsplit(self.endpoint).hostname not in _LOOPBACK_HOSTS
+
+    def scrub(self, text: str) -> str:
+        for secret in sorted(self._secrets, key=len, reverse=True):
+            text = text.replace(secret, "***")
+        return text
+
+    def _timeout(self, remaining: float) -> httpx.Timeout:
+        return httpx.Timeout(
+            max(0.01, min(self.policy.timeout_s, remaining)),
+            connect=max(0.01, min(self.policy.connect_timeout_s, remaining)),
+        )
+
+    def _retrying_args(self) -> dict[str, Any]:
+        p = self.policy
+        return {
+            "stop": stop_after_attempt(p.max_attempts) | stop_before_delay(p.budget_s),
+            "wait": _Wait(p),
+            "retry": retry_if_exception(lambda e: isinstance(e, ChatUnavailable) and e.retryable),
+            "reraise": True,
+        }
+
+    def complete(self, body: dict[str, Any]) -> ChatReply:
+        """One chat completion, retried under the policy; raises :class:`ChatUnavailable`."""
+        started = time.monotonic()
+        budget_end = started + self.policy.budget_s
+        attempts = 0
+        with httpx.Client(trust_env=self._trust_env) as client:
+
+            def attempt() -> tuple[int, bytes, str | None]:
+                nonlocal attempts
+                attempts += 1
+                deadline = min(time.monotonic() + self.policy.timeout_s, budget_end)
+                try:
+                    with client.stream(
+                        "POST",
+                        self.endpoint,
+                        json=body,
+                        headers=self._headers,
+                        timeout=self._timeout(deadline - time.monotonic()),
+                    ) as response:
+                        data = bytearray()
+                        for chunk in response.iter_bytes():
+                            self._grow(data, chunk, deadline)
+                        return response.status_code, bytes(data), response.headers.get("retry-after")
+                except httpx.HTTPError as exc:
+                    raise self._transport_error(exc) from None
+
+            try:
+                status, data, _ = Retrying(**self._retrying_args())(lambda: self._checked(attempt()))
+            except ChatUnavailable as exc:
+                exc.attempts = attempts
+                raise
+        return self._reply(status, data, started, attempts)
+
+    def session(self) -> httpx.AsyncClient:
+        """An HTTP session many :meth:`acomplete` calls of one run can share (its connections and TLS set-up
+        are made once); the caller closes it (``await session.aclose()``) in the loop that made it."""
+        return httpx.AsyncClient(trust_env=self._trust_env)
+
+    async def acomplete(self, body: dict[str, Any], session: httpx.AsyncClient | None = None) -> ChatReply:
+        """:meth:`complete` as a coroutine; cancelling it closes the connection.
+
+        Args:
+            session: from :meth:`session`, shared by a run's calls; None: a session of this call's own.
+        """
+        if session is None:
+            async with self.session() as own:
+                return await self.acomplete(body, own)
+        started = time.monotonic()
+        budget_end = started + self.policy.budget_s
+        attempts = 0
+        client = session
+
+        async def attempt() -> tuple[int, bytes, str | None]:
+            nonlocal attempts
+            attempts += 1
+            deadline = min(time.monotonic() + self.policy.timeout_s, budget_end)
+            try:
+                async with asyncio.timeout(max(0.01, deadline - time.monotonic())):
+                    async with client.stream(
+                        "POST",
+                        self.endpoint,
+                        json=body,
+                        headers=self._headers,
+                        timeout=self._timeout(deadline - time.monotonic()),
+                    ) as response:
+                        data = bytearray()
+                        async for chunk in response.aiter_bytes():
+                            self._grow(data, chunk, deadline)
+                        return response.status_code, bytes(data), response.headers.get("retry-after")
+            except TimeoutError:
+                raise self._slow() from None
+            except httpx.HTTPError as exc:
+                raise self._transport_error(exc) from None
+
+        async def checked() -> tuple[int, bytes, str | None]:
+            return self._checked(await attempt())
+
+        try:
+            status, data, _ = await _aretry(self._retrying_args(), checked)
+        except ChatUnavailable as exc:
+            exc.attempts = attempts
+            raise
+        return self._reply(status, data, started, attempts)
+
+    # --- one attempt's outcome -------------------------------------------------------------
+
+    def _grow(self, data: bytearray, chunk: bytes, deadline: float) -> None:
+        data.extend(chunk)
+        if len(data) > self.policy.max_reply_bytes:
+            raise self._error(
+                f"the reply is over {self.policy.max_reply_bytes:,} bytes; abandoned (is this a "
+                "chat completion endpoint?)"
+            )
+        if time.monotonic() > deadline:
+            raise self._slow()
+
+    def _slow(self) -> ChatUnavailable:
+        return self._error(
+            f"no answer within {self.policy.timeout_s:g} s (none, or too slow in coming): the server may be "
+            f"overloaded or the model still loading: raise {self.names.timeout} or retry"
+        )
+
+    def _transport_error(self, exc: httpx.HTTPError) -> ChatUnavailable:
+        if isinstance(exc, httpx.TimeoutException):
+            return self._slow()
+        if isinstance(exc, httpx.ConnectError):
+            what = "connection refused" if "refused" in str(exc).lower() else f"cannot connect ({_first_line(exc)})"
+            return self._error(f"{what}: is the server running? check {self.names.base_url}")
+        if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
+            return self._error(f"the connection dropped ({type(exc).__name__})", retryable=True)
+        return self._error(f"the request failed ({type(exc).__name__}: {_first_line(exc)})")
+
+    def _checked(self, result: tuple[int, bytes, str | None]) -> tuple[int, bytes, str | None]:
+        status, data, after = result
+        if status >= 400:
+            raise self._error(
+                _http_error_message(status, data, self.names),
+                retryable=status in RETRYABLE_STATUS,
+                status=status,
+                retry_after_s=_retry_after(after) if status in RETRYABLE_STATUS else None,
+            )
+        return result
+
+    def _error(self, message: str, **kw: Any) -> ChatUnavailable:
+        return ChatUnavailable(self.scrub(f"{self.label} at {self.shown}: {message}"), **kw)
+
+    def _reply(self, status: int, data: bytes, started: float, attempts: int) -> ChatReply:
+        try:
+            payload = json.loads(data)
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            snippet = data[:80].decode("utf-8", "replace")
+            raise self._error(
+                f"the reply is not JSON (starts with {snippet!r}); check that {self.names.base_url} is the API "
+                "root (for Ollama it ends in /v1)"
+            ) from None
+        try:
+            content = payload["choices"][0]["message"]["content"]
+        except (KeyError, IndexError, TypeError):
+            content = None
+        if not isinstance(content, str):
+            error = payload.get("error") if isinstance(payload, dict) else None
+            hint = f" (the server says: {_error_text(error)})" if error else ""
+            raise self._error(
+                f"the reply has no choices[0].message.content{hint}; is this an OpenAI-compatible "
+                "/chat/completions endpoint?"
+            )
+        usage = payload.get("usage") if isinstance(payload.get("usage"), dict) else {}
+        return ChatReply(
+            content,
+            _count(usage.get("prompt_tokens")),
+            _count(usage.get("completion_tokens")),
+            round((time.monotonic() - started) * 1000, 3),
+            attempts,
+        )
+
+
+async def _aretry(args: dict[str, Any], call: Callable[[], Awaitable[Any]]) -> Any:
+    async for attempt in AsyncRetrying(**args):
+        with attempt:
+            return await call()
+    raise AssertionError("unreachable: tenacity reraises the last error")  # pragma: no cover
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _error_text(error: object) -> str:
+    if isinstance(error, dict):
+        error = error.get("message") or error
+    return str(error)[:_SNIPPET]
+
+
+def _http_error_message(status: int, body: bytes, names: Names) -> str:
+    text = body[:4096].decode("utf-8", "replace")
+    try:
+        detail = _error_text(json.loads(text).get("error") or text)
+    except (json.JSONDecodeError, AttributeError):
+        detail = text.strip()[:_SNIPPET]
+    said = f" (the server says: {detail})" if detail else ""
+    if status in (401, 403):
+        advice = f"the endpoint rejected the credentials: check {names.api_key}"
+    elif status == 404:
+        advice = f"not found: check {names.base_url} (the API root, e.g. ending in /v1) and {names.model}"
+    elif status == 429:
+        advice = "rate limited or out of quota: retried, still limited; retry later or check the account"
+    elif status >= 500:
+        advice = "the server failed; check its logs or retry"
+    else:
+        advice = f"the request was rejected; check {names.model} and the server's API"
+    return f"HTTP {status}: {advice}{said}"
