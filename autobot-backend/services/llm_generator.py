@@ -34,7 +34,8 @@ from typing import Any
 
 import httpx
 
-from services.openai_chat import ChatClient, ChatPolicy, ChatReply, ChatUnavailable, Names, redact_http_url
+from services.openai_chat import ChatClient, ChatPolicy, ChatReply, ChatUnavailable, Names
+from services.redaction import redact_http_url
 from services.schema_context import SchemaContext
 from services.sql_generation import Generation, GeneratorUnavailable
 

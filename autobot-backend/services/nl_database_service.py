@@ -33,7 +33,6 @@ from __future__ import annotations
 import logging
 import os
 import time
-import urllib.parse
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import asdict
@@ -41,6 +40,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from services import limits
 from services.llm_generator import (
     API_KEY_ENV,
     BASE_URL_ENV,
@@ -50,8 +50,9 @@ from services.llm_generator import (
 )
 from services.nl_answer import ERROR_KINDS, Answer, QueryRecord, Status
 from services.readonly_sql import ErrorKind, Execution, ReadOnlySQL
+from services.redaction import redact_url, url_secrets
 from services.schema_context import SchemaContext
-from services.sql_executor import ExecutionError, ReadOnlyExecutor, redact_url
+from services.sql_executor import ExecutionError, ReadOnlyExecutor
 from services.sql_generation import Generation, GeneratorUnavailable, SQLGenerator
 from services.sql_guard import (
     _DANGEROUS_KEYWORDS,
@@ -119,14 +120,6 @@ class _Failed(Exception):
         self.kind, self.reason = kind, reason
 
 
-def _url_secrets(url: str) -> set[str]:
-    try:
-        password = urllib.parse.urlsplit(url).password
-    except (ValueError, TypeError):
-        return set()
-    return {password, urllib.parse.unquote(password)} - {""} if password else set()
-
-
 def _check_question(question: object) -> str:
     if not isinstance(question, str):
         raise _Failed(ErrorKind.BAD_REQUEST, f"The question must be a string, got {type(question).__name__}.")
@@ -151,6 +144,11 @@ class NLDatabaseService:
         row_cap: most rows a query may return; more is an error, never a silent truncation.
         timeout_s: time limit of one query on the database.
         history_limit: how many queries :attr:`history` keeps (oldest dropped first).
+        max_sql_bytes: longer SQL is ``guard_blocked`` unread; ``None``: ``NL_SQL_MAX_SQL_BYTES``, else 100,000.
+        max_result_bytes: a bigger result is ``row_cap``; ``None``: ``NL_SQL_MAX_RESULT_BYTES``, else 64 MiB.
+
+    Raises:
+        ValueError: a limit (or its variable) that is not a number > 0.
     """
 
     def __init__(
@@ -161,6 +159,8 @@ class NLDatabaseService:
         row_cap: int = 10_000,
         timeout_s: float = 10.0,
         history_limit: int = 1000,
+        max_sql_bytes: int | None = None,
+        max_result_bytes: int | None = None,
     ) -> None:
         if row_cap < 1 or not timeout_s > 0 or history_limit < 0:
             raise ValueError(
@@ -174,7 +174,12 @@ class NLDatabaseService:
         self.row_cap, self.timeout_s = row_cap, timeout_s
         self.history: deque[QueryRecord] = deque(maxlen=history_limit)
         """Every query, oldest first: ok, refused and failed alike."""
-        self.sql = ReadOnlySQL(row_cap=row_cap, timeout_s=timeout_s)
+        self.sql = ReadOnlySQL(
+            row_cap=row_cap,
+            timeout_s=timeout_s,
+            max_sql_bytes=limits.sql_bytes() if max_sql_bytes is None else max_sql_bytes,
+            max_result_bytes=limits.result_bytes() if max_result_bytes is None else max_result_bytes,
+        )
         """The guard and the read-only executors, one per database URL."""
 
     @property
@@ -326,9 +331,9 @@ class NLDatabaseService:
         self._audit(record)
 
     def _secrets(self, db_url: object) -> set[str]:
-        secrets = _url_secrets(self.local_db_url)
+        secrets = url_secrets(self.local_db_url)
         if isinstance(db_url, str):
-            secrets |= _url_secrets(db_url)
+            secrets |= url_secrets(db_url)
         for key in (os.environ.get(API_KEY_ENV), getattr(self.generator, "api_key", None)):
             if isinstance(key, str) and key.strip():
                 secrets.add(key.strip())

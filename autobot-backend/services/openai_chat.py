@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import logging
 import time
 import urllib.parse
 from collections.abc import Awaitable, Callable
@@ -43,9 +44,10 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from services.redaction import redact_http_url, url_secrets
+
 RETRYABLE_STATUS = frozenset({429, 502, 503, 504})
 """HTTP statuses a later attempt may get past: rate limits and gateways. 500 is the server's own failure."""
-_SECRET_KEY_PARTS = ("password", "passwd", "pwd", "token", "secret", "key", "auth", "credential", "signature")
 _LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 _SNIPPET = 200
 
@@ -108,40 +110,6 @@ def chat_endpoint(base_url: str) -> str:
     return urllib.parse.urlunsplit((parts.scheme, parts.netloc, path, parts.query, parts.fragment))
 
 
-def redact_http_url(url: str) -> str:
-    """The URL with a password in its user info and secret-looking query values replaced by ``***``.
-
-    Example:
-        >>> redact_http_url("https://bob:hunter2@api.example.com/v1?api-key=abc&region=eu")
-        'https://bob:***@api.example.com/v1?api-key=***&region=eu'
-    """
-    try:
-        parts = urllib.parse.urlsplit(url)
-        netloc = parts.netloc
-        if "@" in netloc:
-            userinfo, host = netloc.rsplit("@", 1)
-            user = userinfo.split(":", 1)[0]
-            netloc = f"{user}:***@{host}" if ":" in userinfo else f"{user}@{host}"
-        pairs = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
-        query = "&".join(f"{k}={'***' if any(p in k.lower() for p in _SECRET_KEY_PARTS) else v}" for k, v in pairs)
-        return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-    except ValueError:
-        return "<an endpoint URL that does not parse>"
-
-
-def url_secrets(url: str) -> set[str]:
-    """The password and secret query values in ``url``, to scrub from any text that may echo them."""
-    try:
-        parts = urllib.parse.urlsplit(url)
-        found = {parts.password} if parts.password else set()
-        found |= {
-            v for k, v in urllib.parse.parse_qsl(parts.query) if v and any(p in k.lower() for p in _SECRET_KEY_PARTS)
-        }
-        return {s for s in found if s} | {urllib.parse.unquote(s) for s in found if s}
-    except ValueError:
-        return set()
-
-
 def _retry_after(value: str | None) -> float | None:
     if not value:
         return None
@@ -165,6 +133,27 @@ class _Wait:
         error = state.outcome.exception() if state.outcome is not None else None
         after = getattr(error, "retry_after_s", None)
         return float(after) if after is not None else float(self.jitter(state))
+
+
+class _ScrubSecrets(logging.Filter):
+    """Masks every endpoint secret in the HTTP libraries' own log records: httpx logs each request's
+    full URL at INFO, user info and ``?api-key=`` included."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.secrets: set[str] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if self.secrets:
+            text = record.getMessage()
+            for secret in sorted(self.secrets, key=len, reverse=True):
+                text = text.replace(secret, "***")
+            record.msg, record.args = text, ()
+        return True
+
+
+_LOG_SCRUB = _ScrubSecrets()
+logging.getLogger("httpx").addFilter(_LOG_SCRUB)  # httpcore logs no URLs
 
 
 class ChatClient:
@@ -191,6 +180,7 @@ class ChatClient:
         self.label = label
         self.names = names or Names()
         self._secrets = url_secrets(base_url) | ({api_key} if api_key else set())
+        _LOG_SCRUB.secrets |= self._secrets
         self._headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if api_key:
             self._headers["Authorization"] = f"Bearer {api_key}"

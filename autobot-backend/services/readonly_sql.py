@@ -33,9 +33,10 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 
+from services.redaction import redact_url
 from services.schema_context import SchemaContext, inspect_schema
-from services.sql_executor import ExecutionError, ReadOnlyExecutor, redact_url
-from services.sql_guard import validate_readonly_sql
+from services.sql_executor import MAX_RESULT_BYTES, ExecutionError, ReadOnlyExecutor
+from services.sql_guard import MAX_SQL_BYTES, too_long, validate_readonly_sql
 
 __all__ = ["ErrorKind", "Execution", "ReadOnlySQL", "Row", "redact_url"]
 
@@ -113,10 +114,20 @@ class ReadOnlySQL:
     Args:
         row_cap: most rows a statement may return; more is ``row_cap``, never a silent truncation.
         timeout_s: time limit of one statement on the database.
+        max_sql_bytes: longer SQL is ``guard_blocked`` without being parsed.
+        max_result_bytes: a bigger result (or any one value over it) is ``row_cap``, never fetched whole.
     """
 
-    def __init__(self, *, row_cap: int = 10_000, timeout_s: float = 10.0) -> None:
+    def __init__(
+        self,
+        *,
+        row_cap: int = 10_000,
+        timeout_s: float = 10.0,
+        max_sql_bytes: int = MAX_SQL_BYTES,
+        max_result_bytes: int = MAX_RESULT_BYTES,
+    ) -> None:
         self.row_cap, self.timeout_s = row_cap, timeout_s
+        self.max_sql_bytes, self.max_result_bytes = max_sql_bytes, max_result_bytes
         self._executors: dict[str, ReadOnlyExecutor] = {}
         self._schemas: dict[str, SchemaContext] = {}
         self._lock = threading.Lock()
@@ -130,7 +141,9 @@ class ReadOnlySQL:
         with self._lock:
             executor = self._executors.get(url)
             if executor is None:
-                executor = self._executors[url] = ReadOnlyExecutor(url, row_cap=self.row_cap, timeout_s=self.timeout_s)
+                executor = self._executors[url] = ReadOnlyExecutor(
+                    url, row_cap=self.row_cap, timeout_s=self.timeout_s, max_result_bytes=self.max_result_bytes
+                )
             return executor
 
     def dialect(self, url: str) -> str:
@@ -159,7 +172,7 @@ class ReadOnlySQL:
                 executor = self.executor(url)
             except ExecutionError as exc:
                 return Execution.failed(sql, _OPEN_KINDS.get(exc.kind, ErrorKind.DB_UNREACHABLE), exc.message)
-            blocked = guard(sql, executor.dialect)
+            blocked = guard(sql, executor.dialect, self.max_sql_bytes)
             if blocked is not None:
                 return Execution.failed(sql, ErrorKind.GUARD_BLOCKED, blocked)
             try:
@@ -190,15 +203,21 @@ class ReadOnlySQL:
         self.close()
 
 
-@lru_cache(maxsize=8192)
-def guard(sql: str, dialect: str) -> str | None:
+def guard(sql: str, dialect: str, max_bytes: int = MAX_SQL_BYTES) -> str | None:
     """Why ``sql`` may not run (fail closed: a guard that cannot classify it blocks it), or None.
 
-    Cached per (SQL, dialect): the verdict is a function of the text alone, and a grader runs one
-    statement on every rotation (a self-check, twice).
+    SQL over ``max_bytes`` is blocked before anything else, and never kept in the cache.
     """
+    longer = too_long(sql, max_bytes) if isinstance(sql, str) else None
+    return longer.reason if longer is not None else _guard(sql, dialect, max_bytes)
+
+
+@lru_cache(maxsize=8192)
+def _guard(sql: str, dialect: str, max_bytes: int) -> str | None:
+    """Cached per (SQL, dialect): the verdict is a function of the text alone, and a grader runs one
+    statement on every rotation (a self-check, twice)."""
     try:
-        verdict = validate_readonly_sql(sql, dialect)
+        verdict = validate_readonly_sql(sql, dialect, max_bytes=max_bytes)
     except Exception as exc:
         return f"The read-only guard could not classify the SQL ({type(exc).__name__}: {exc}); it was not run"
     return None if verdict.allowed else verdict.reason

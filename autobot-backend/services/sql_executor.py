@@ -3,33 +3,36 @@
 Whatever SQL reaches :meth:`ReadOnlyExecutor.execute` (the guard is the caller's job), the
 connection it runs on cannot write:
 
-* SQLite is opened through a ``file:...?mode=ro`` URI (so a missing file is never created),
-  with ``PRAGMA query_only = ON``, no attached databases (``SQLITE_LIMIT_ATTACHED = 0``: this
-  also stops ``VACUUM INTO``, which attaches its target) and an authorizer that allows only
-  reads, allow-listed PRAGMAs and functions off the side-effect deny-list. ``ATTACH`` of a new
-  path would otherwise *create the file* even on a read-only connection, and ``VACUUM INTO``
-  would create its target before failing.
+* SQLite is opened read-only and hardened by :mod:`services.sqlite_readonly` (``mode=ro``, or
+  ``immutable=1`` for a WAL file no writer has open, so no ``-wal``/``-shm`` appears beside it;
+  ``query_only``; no attached databases, which also stops ``VACUUM INTO``; a cap on any one value's
+  size; an authorizer that allows only reads, allow-listed PRAGMAs and functions off the
+  side-effect deny-list).
 * PostgreSQL runs each statement in ``SET TRANSACTION READ ONLY`` with ``SET LOCAL
   statement_timeout``; MySQL in ``START TRANSACTION READ ONLY`` with ``max_execution_time``
   (MariaDB: ``max_statement_time``); any other engine must accept ``SET TRANSACTION READ ONLY``
   or the executor refuses to run. Every transaction is rolled back. PostgreSQL and MySQL
-  connections are also made read-only for their whole session when they are opened.
+  connections are also made read-only for their whole session when they are opened. Before a
+  PostgreSQL connection goes back to the pool, ``pg_advisory_unlock_all()`` releases any advisory
+  lock a statement took, so no later statement or session waits on it.
 * One statement per call, always: inside a script, ``COMMIT`` or ``SET TRANSACTION READ WRITE``
   would end read-only mode. SQLite's driver refuses scripts itself; for servers the executor
   splits with the dialect's tokenizer (:func:`services.sql_guard.statement_count`), and with
   psycopg 3 every statement is prepared, so the server also refuses more than one.
 
-Every statement has a time limit (SQLite: a progress handler; servers: the statement timeout)
-and a row cap: at most ``row_cap + 1`` rows are fetched, and more than ``row_cap`` is an error,
-because a truncated answer cannot be graded.
+Every statement has a time limit (SQLite: a progress handler; servers: the statement timeout),
+a row cap and a byte budget: rows are fetched in batches, at most ``row_cap + 1`` of them and
+while their values add up to no more than ``max_result_bytes``; past either the statement is a
+``row_cap`` error, because a truncated answer cannot be graded. On SQLite no single value can
+even be built past the budget (``SQLITE_LIMIT_LENGTH``).
 
-Known limitations: a SQLite database in WAL mode needs its ``-shm`` file to be readable or
-creatable, which a read-only open cannot do; engines other than SQLite, PostgreSQL and MySQL get
-no server-side time limit; with psycopg2 the one-statement rule rests on sqlglot's tokenizer
-alone. A read-only transaction does not stop a PostgreSQL superuser (or a member of
-pg_write_server_files / pg_execute_server_program) from ``COPY ... TO PROGRAM``, ``lo_export``
+Known limitations: engines other than SQLite, PostgreSQL and MySQL get no server-side time limit;
+on a server, one row is fetched whole before it is measured (PostgreSQL caps a value at 1 GB);
+with psycopg2 the one-statement rule rests on sqlglot's tokenizer alone. A read-only transaction
+does not stop a PostgreSQL superuser (or a member of pg_write_server_files /
+pg_execute_server_program) from ``COPY ... TO PROGRAM``, ``lo_export``
 or ``pg_terminate_backend``: for SQL that may not have passed the guard, connect as a role
-with only SELECT privileges.
+with only SELECT privileges, used by nothing else (any role may still end its own role's sessions).
 """
 
 from __future__ import annotations
@@ -48,13 +51,10 @@ from sqlalchemy.engine import Connection, make_url
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.tokens import TokenType  # type: ignore[attr-defined]  # sqlglot 30 re-exports it from tokenizer_core
 
+from services.redaction import is_secret_key, redact_url
 from services.schema_context import sqlglot_dialect
-from services.sql_guard import (
-    SIDE_EFFECT_FUNCTIONS,
-    SQLITE_READ_PRAGMAS,
-    SQLITE_READ_PRAGMAS_WITH_ARGUMENT,
-    statement_count,
-)
+from services.sql_guard import statement_count
+from services.sqlite_readonly import TOO_BIG, deadline_handler, sqlite_engine
 
 __all__ = [
     "EXECUTION_ERROR_KINDS",
@@ -66,9 +66,13 @@ __all__ = [
     "session_read_only_statements",
 ]
 
+MAX_RESULT_BYTES = 64 * 1024 * 1024
+"""Default byte budget of one result (64 MiB): 10,000 rows of a few hundred bytes fit many times over."""
+_FETCH_BATCH = 500
+
 EXECUTION_ERROR_KINDS: dict[str, str] = {
     "timeout": "the statement ran past the time limit and was stopped",
-    "row_cap": "the statement returned more rows than the row cap",
+    "row_cap": "the statement returned more rows than the row cap, or more bytes than the result budget",
     "database": "the database rejected or failed the statement (syntax, unknown column, not authorized...)",
     "connect": "the database could not be reached or opened (missing SQLite file, server down, bad login)",
     "config": "the URL or the settings cannot work (unparseable URL, unknown or missing driver, bad limits, "
@@ -77,7 +81,6 @@ EXECUTION_ERROR_KINDS: dict[str, str] = {
 """Every ``ExecutionError.kind``, with what it means."""
 
 _PROGRESS_OPS = 10_000  # SQLite VM instructions between deadline checks (well under a millisecond)
-_SECRET_KEY_PARTS = ("password", "passwd", "pwd", "token", "secret", "key", "auth", "credential", "signature")
 _TIMEOUT_CODES = {"57014", 3024, 1969}  # PostgreSQL query_canceled; MySQL 3024; MariaDB 1969
 
 
@@ -102,35 +105,6 @@ class QueryResult:
     """Wall time of execution and fetch."""
 
 
-def redact_url(url: str) -> str:
-    """The URL with its password and secret-looking query parameters replaced by ``***``.
-
-    Example:
-        >>> redact_url("postgresql://bob:hunter2@db:5432/shop?sslmode=require&token=abc")
-        'postgresql://bob:***@db:5432/shop?sslmode=require&token=***'
-    """
-    try:
-        parsed = make_url(url)
-    except (sa.exc.ArgumentError, ValueError, TypeError):
-        return _redact_text(str(url))
-    text = parsed.set(query={}).render_as_string(hide_password=True)
-    pairs = []
-    for key, value in parsed.query.items():
-        for item in value if isinstance(value, tuple) else (value,):
-            pairs.append(f"{key}={'***' if _is_secret_key(key) else item}")
-    return _redact_text(text + ("?" + "&".join(pairs) if pairs else ""))
-
-
-def _is_secret_key(key: str) -> bool:
-    return any(part in key.lower() for part in _SECRET_KEY_PARTS)
-
-
-def _redact_text(text: str) -> str:
-    # Not a parseable URL: mask what looks like user:password@ and secret=value anyway.
-    text = re.sub(r"(://[^:/@\s]*:)[^@\s]*@", r"\1***@", text)
-    return re.sub(r"(?i)\b([\w.-]*(?:" + "|".join(_SECRET_KEY_PARTS) + r")[\w.-]*=)[^&\s]*", r"\1***", text)
-
-
 class ReadOnlyExecutor:
     """Runs single statements read-only on one database, with a row cap and a time limit.
 
@@ -143,6 +117,8 @@ class ReadOnlyExecutor:
         url: a SQLAlchemy URL (``sqlite:///path.db``, ``postgresql+psycopg://user:pw@host/db``).
         row_cap: the most rows a statement may return.
         timeout_s: the longest a statement may run, in seconds.
+        max_result_bytes: the most bytes a result's values may add up to (strings and blobs by their
+            length, other values 8 or 16 bytes); on SQLite also the largest any one value may be.
 
     Raises:
         ExecutionError: ``config`` for an unusable URL or settings, ``connect`` when the database
@@ -154,9 +130,14 @@ class ReadOnlyExecutor:
     engine: sa.Engine
     """The read-only configured engine; fine for ``sqlalchemy.inspect`` (reflection is a read)."""
 
-    def __init__(self, url: str, *, row_cap: int = 10_000, timeout_s: float = 10.0) -> None:
+    def __init__(
+        self, url: str, *, row_cap: int = 10_000, timeout_s: float = 10.0, max_result_bytes: int = MAX_RESULT_BYTES
+    ) -> None:
         if isinstance(row_cap, bool) or not isinstance(row_cap, int) or row_cap < 0:
             raise ExecutionError("config", f"row_cap must be a whole number >= 0, got {row_cap!r}.")
+        if isinstance(max_result_bytes, bool) or not isinstance(max_result_bytes, int) or max_result_bytes < 1:
+            raise ExecutionError("config", f"max_result_bytes must be a whole number > 0, got {max_result_bytes!r}.")
+        self.max_result_bytes = max_result_bytes
         if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or not timeout_s > 0:
             raise ExecutionError("config", f"timeout_s must be a number of seconds > 0, got {timeout_s!r}.")
         self.row_cap = row_cap
@@ -209,7 +190,7 @@ class ReadOnlyExecutor:
         fired: list[bool] = []
         raw = cast(sqlite3.Connection, conn.connection.dbapi_connection) if self._is_sqlite else None
         if raw is not None:
-            raw.set_progress_handler(_deadline_handler(deadline, fired), _PROGRESS_OPS)
+            raw.set_progress_handler(deadline_handler(deadline, fired), _PROGRESS_OPS)
         try:
             with self._boundary("execute", timed_out=lambda: bool(fired)):
                 options: dict[str, object] = {"no_parameters": True}
@@ -221,22 +202,49 @@ class ReadOnlyExecutor:
                     options["stream_results"] = _streamable(sql, self.dialect)
                 # no_parameters: the text goes to the driver as is, so '%' in a literal is not a placeholder.
                 result = conn.exec_driver_sql(sql, execution_options=options)
-                columns = tuple(result.keys()) if result.returns_rows else ()
-                rows = [tuple(r) for r in result.fetchmany(self.row_cap + 1)] if result.returns_rows else []
-                result.close()
+                try:
+                    columns = tuple(result.keys()) if result.returns_rows else ()
+                    rows = self._fetch(result) if result.returns_rows else []
+                finally:
+                    result.close()  # a server-side cursor too, when the fetch stopped at a cap
         except BaseException:
             self._discard(conn, raw)
             raise
         self._release_hook(raw)
         with self._boundary("connect"):
             conn.rollback()
-        if len(rows) > self.row_cap:
-            raise ExecutionError(
-                "row_cap",
-                f"The query returned more than {self.row_cap} rows (the row cap); "
-                "add a LIMIT, a filter or an aggregate. A truncated answer cannot be graded.",
-            )
+            self._release_session(conn)
         return QueryResult(columns, rows, (time.monotonic() - started) * 1000.0)
+
+    def _fetch(self, result: sa.CursorResult[Any]) -> list[tuple[Any, ...]]:
+        """All rows, in batches, stopping at the row cap or the byte budget (an error either way)."""
+        rows: list[tuple[Any, ...]] = []
+        size = 0
+        while batch := result.fetchmany(min(_FETCH_BATCH, self.row_cap + 1 - len(rows)) or 1):
+            for row in batch:
+                size += sum(_value_bytes(v) for v in row)
+            rows.extend(tuple(r) for r in batch)
+            if len(rows) > self.row_cap:
+                raise ExecutionError(
+                    "row_cap",
+                    f"The query returned more than {self.row_cap} rows (the row cap); "
+                    "add a LIMIT, a filter or an aggregate. A truncated answer cannot be graded.",
+                )
+            if size > self.max_result_bytes:
+                raise ExecutionError("row_cap", self._too_large())
+        return rows
+
+    def _too_large(self) -> str:
+        return (
+            f"The result is larger than {self.max_result_bytes:,} bytes (the result budget); select fewer or "
+            "shorter columns, or aggregate. A truncated answer cannot be graded."
+        )
+
+    def _release_session(self, conn: Connection) -> None:
+        """Undo session state a statement may have left (PostgreSQL advisory locks) before the pool reuses it."""
+        if self.engine.dialect.name == "postgresql":
+            conn.exec_driver_sql("SELECT pg_advisory_unlock_all()")
+            conn.rollback()
 
     @staticmethod
     def _release_hook(raw: sqlite3.Connection | None) -> None:
@@ -252,6 +260,7 @@ class ReadOnlyExecutor:
         self._release_hook(raw)
         try:
             conn.rollback()
+            self._release_session(conn)
         except Exception:
             conn.invalidate()
 
@@ -293,15 +302,7 @@ class ReadOnlyExecutor:
                 "Check the path, or build the database first; the read-only executor never "
                 "creates a database.",
             )
-        uri = path.resolve().as_uri() + "?mode=ro"
-        busy_s = min(self.timeout_s, 5.0)
-
-        def connect() -> sqlite3.Connection:
-            conn = sqlite3.connect(uri, uri=True, timeout=busy_s, check_same_thread=False)
-            _harden_sqlite(conn)
-            return conn
-
-        return sa.create_engine(sa.URL.create("sqlite", database=str(path.resolve())), creator=connect)
+        return sqlite_engine(path, busy_s=min(self.timeout_s, 5.0), max_value_bytes=self.max_result_bytes)
 
     def _server_engine(self, parsed: sa.URL) -> sa.Engine:
         try:
@@ -360,6 +361,8 @@ class ReadOnlyExecutor:
                     f"Could not open the database {self._shown_url}: {message}. "
                     "Check that it exists and is reachable, and the URL.",
                 ) from None
+            if TOO_BIG in message:
+                raise ExecutionError("row_cap", self._too_large()) from None
             if timed_out() or _is_timeout(e):
                 raise ExecutionError(
                     "timeout",
@@ -419,56 +422,18 @@ def session_read_only_statements(dialect_name: str) -> tuple[str, ...]:
     return ()
 
 
-def _harden_sqlite(conn: sqlite3.Connection) -> None:
-    conn.execute("PRAGMA query_only = ON")  # before the authorizer, which forbids setting pragmas
-    if hasattr(conn, "enable_load_extension"):
-        conn.enable_load_extension(False)
-    conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
-    if hasattr(conn, "setconfig"):  # Python 3.12+
-        conn.setconfig(sqlite3.SQLITE_DBCONFIG_DEFENSIVE, True)  # type: ignore[attr-defined,unused-ignore]
-        conn.setconfig(sqlite3.SQLITE_DBCONFIG_TRUSTED_SCHEMA, False)  # type: ignore[attr-defined,unused-ignore]
-    conn.set_authorizer(_sqlite_authorizer)
-
-
-_SQLITE_READ_ACTIONS = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_RECURSIVE})
-# SQLite reports the first use of an eponymous virtual table on a connection (a read such as
-# ``SELECT * FROM pragma_table_info('t')``) as an UPDATE of the schema table's columns. A real
-# UPDATE of the schema table is still refused by SQLite itself (writable_schema is off, and
-# setting it is a denied PRAGMA), by query_only and by the read-only open.
-_SCHEMA_TABLES = frozenset({"sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema"})
-
-
-def _sqlite_authorizer(action: int, arg1: str | None, arg2: str | None, _db: str | None, _src: str | None) -> int:
-    """Allow reads only: everything not positively a read is denied."""
-    if action in _SQLITE_READ_ACTIONS:
-        return sqlite3.SQLITE_OK
-    if action == sqlite3.SQLITE_UPDATE and (arg1 or "").lower() in _SCHEMA_TABLES:
-        return sqlite3.SQLITE_OK
-    if action == sqlite3.SQLITE_FUNCTION:
-        return sqlite3.SQLITE_DENY if (arg2 or "").lower() in SIDE_EFFECT_FUNCTIONS else sqlite3.SQLITE_OK
-    if action == sqlite3.SQLITE_PRAGMA:
-        name = (arg1 or "").lower()
-        if name in SQLITE_READ_PRAGMAS_WITH_ARGUMENT or (name in SQLITE_READ_PRAGMAS and arg2 is None):
-            return sqlite3.SQLITE_OK
-    return sqlite3.SQLITE_DENY
-
-
-def _deadline_handler(deadline: float, fired: list[bool]) -> Callable[[], int]:
-    def handler() -> int:
-        if time.monotonic() > deadline:
-            fired.append(True)
-            return 1  # non-zero interrupts the statement
-        return 0
-
-    return handler
-
-
 def _query_secrets(parsed: sa.URL) -> list[str]:
     values: list[str] = []
     for key, value in parsed.query.items():
-        if _is_secret_key(key):
+        if is_secret_key(key):
             values.extend(value if isinstance(value, tuple) else (value,))
     return values
+
+
+def _value_bytes(value: Any) -> int:
+    if isinstance(value, (str, bytes, bytearray, memoryview)):
+        return len(value)
+    return 16 if value is not None else 0
 
 
 def _driver_message(error: BaseException) -> str:

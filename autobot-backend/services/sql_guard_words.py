@@ -9,6 +9,7 @@ from sqlglot.tokens import TokenType  # type: ignore[attr-defined]  # sqlglot 30
 GUARD_CODES: dict[str, str] = {
     "ok": "allowed: one read-only statement",
     "empty": "no SQL at all (empty, whitespace, only comments or semicolons)",
+    "too_long": "longer than the guard's length limit (default 100,000 bytes, NL_SQL_MAX_SQL_BYTES): not parsed",
     "dialect": "the dialect name is not one sqlglot knows",
     "unparseable": "the dialect's tokenizer or parser cannot read the text (including non-SQL prose)",
     "unrecognised": "parsed, but not into a statement the guard recognises as a read (fail closed)",

@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from services.openai_chat import ChatClient, ChatPolicy, ChatUnavailable, chat_endpoint, redact_http_url
+from services.openai_chat import ChatClient, ChatPolicy, ChatUnavailable, chat_endpoint
+from services.redaction import redact_http_url
 from tests.http_fakes import FakeHTTPServer, Reply, chat_reply, json_reply
 
 BODY = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}

@@ -102,6 +102,11 @@ def load_answers(path: Path) -> RecordedAnswers:
         problems.append(
             f"{path}: lines name different models ({', '.join(sorted(models))}); one answers file grades one system"
         )
+    if not answers and not problems:
+        raise AnswersError(
+            f"{path}: no answers (the file is empty): nothing could be graded; record one JSON line per question, "
+            '{"id": ..., "sql": ...} or {"id": ..., "refused": true}'
+        )
     if problems:
         shown = problems[:20] + ([f"... and {len(problems) - 20} more"] if len(problems) > 20 else [])
         raise AnswersError("malformed answers file:\n  " + "\n  ".join(shown))

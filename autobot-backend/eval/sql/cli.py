@@ -31,6 +31,7 @@ from eval.sql.costs import prices_from_env
 from eval.sql.fixtures import FIXTURES, Fixture, fixtures_from_module
 from eval.sql.pipeline import DEFAULT_SEED, OracleBroken, RunSpec, run_suite
 from eval.sql.report import SQLReport, to_json, to_markdown
+from services import limits
 from services.recorded_generator import RecordedGenerator
 from services.sql_generation import SQLGenerator
 
@@ -112,6 +113,10 @@ def _validate(args: argparse.Namespace) -> tuple[str, bool, int, float]:
             raise UsageError(f"{flag} must be a positive number of seconds, got {value}")
     if args.stop_after_unavailable is not None and args.stop_after_unavailable < 0:
         raise UsageError("--stop-after-unavailable must be 0 (never stop) or more")
+    try:
+        limits.sql_bytes(), limits.result_bytes()
+    except ValueError as exc:
+        raise UsageError(f"{exc}; nothing was run") from None
     return candidate, builtin, rotations, timeout
 
 

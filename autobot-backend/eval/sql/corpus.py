@@ -14,10 +14,12 @@ A file::
 Loading is all-or-nothing: every problem of every file is collected, each naming the file, the
 YAML line and the question id, and one :class:`CorpusError` lists them all; nothing is returned
 half-loaded. Rejected: YAML that does not parse, duplicate keys in a mapping (YAML itself keeps
-the last silently), an unsupported ``version``, unknown keys (with the closest known key as a
-hint), missing or duplicate ids (also across files), values of the wrong type, ``expect:
-answer`` without ``sql``, ``expect: refuse`` with ``shape``/``ordered``/``sql``/``sql_<dialect>``,
-and a fixture that does not exist (unless loaded for ``--db-url``, ``fixtures=None``).
+the last silently), YAML aliases and nesting past :data:`MAX_DEPTH` (an alias bomb or a deep
+file would make loading itself the attack), ``decimals`` outside 0-15, an unsupported
+``version``, unknown keys (with the closest known key as a hint), missing or duplicate ids (also
+across files), values of the wrong type, ``expect: answer`` without ``sql``, ``expect: refuse``
+with ``shape``/``ordered``/``sql``/``sql_<dialect>``, and a fixture that does not exist (unless
+loaded for ``--db-url``, ``fixtures=None``).
 
 Stamps: each file is stamped with the SHA-256 of its raw bytes, its question count and its path
 (relative to ``autobot-backend/`` in POSIX form when inside it, else as given). The corpus
@@ -48,6 +50,10 @@ from eval.sql.fixtures import FIXTURE_NAMES
 CORPUS_DIR = Path(__file__).resolve().parent.parent / "golden" / "sql"
 BACKEND_ROOT = Path(__file__).resolve().parents[2]
 SUPPORTED_VERSIONS = (1,)
+MAX_DEPTH = 16
+"""Deepest nesting a corpus file may have (it needs four: file, questions, question, value)."""
+MAX_DECIMALS = 15
+"""Largest ``decimals``: a double carries 15-17 significant digits, so more compares noise."""
 
 Expect = Literal["answer", "refuse"]
 Shape = Literal["scalar", "rows"]
@@ -256,28 +262,53 @@ class _FileLoader:
             if node is None:
                 self.fail(None, "the file is empty")
                 return None, None
-            self._duplicate_keys(node)
+            if not self._check_tree(node):
+                return None, None
             return node, loader.construct_document(node)
         except yaml.YAMLError as e:
             mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
             problem = getattr(e, "problem", None) or str(e)
             self.fail(mark.line + 1 if mark else None, f"YAML does not parse: {problem}")
             return None, None
+        except RecursionError:  # the pure-Python parser, where libyaml is missing, recurses per level
+            self.fail(None, f"nested deeper than the YAML parser can follow; a corpus needs {MAX_DEPTH} levels at most")
+            return None, None
         finally:
             loader.dispose()
 
-    def _duplicate_keys(self, node: yaml.Node) -> None:
-        if isinstance(node, yaml.MappingNode):
-            seen: set[Any] = set()
-            qid = next((v.value for k, v in node.value if k.value == "id" and isinstance(v, yaml.ScalarNode)), None)
-            for key, value in node.value:
-                if key.value in seen:
-                    self.fail(key.start_mark.line + 1, f"duplicate key {key.value!r} in one mapping", qid)
-                seen.add(key.value)
-                self._duplicate_keys(value)
-        elif isinstance(node, yaml.SequenceNode):
-            for item in node.value:
-                self._duplicate_keys(item)
+    def _check_tree(self, root: yaml.Node) -> bool:
+        """Duplicate keys (reported, loading goes on), and what would make loading itself the attack:
+        an alias (a node reached twice: nine nested aliases of nine expand to 387 million nodes)
+        or nesting past :data:`MAX_DEPTH`; False stops the file. Iterative, so depth cannot overflow."""
+        seen_nodes: set[int] = set()
+        stack: list[tuple[yaml.Node, int, str | None]] = [(root, 1, None)]
+        while stack:
+            node, depth, qid = stack.pop()
+            line = node.start_mark.line + 1
+            if id(node) in seen_nodes:
+                self.fail(
+                    None,
+                    f"YAML aliases (*name) are not allowed in a corpus: the value at line {line} is used "
+                    "again; write it out",
+                    qid,
+                )
+                return False
+            seen_nodes.add(id(node))
+            if depth > MAX_DEPTH:
+                self.fail(line, f"nested deeper than {MAX_DEPTH} levels; a corpus needs four", qid)
+                return False
+            if isinstance(node, yaml.MappingNode):
+                keys: set[Any] = set()
+                qid = next((v.value for k, v in node.value if k.value == "id" and isinstance(v, yaml.ScalarNode)), qid)
+                for key, _ in node.value:
+                    if isinstance(key, yaml.ScalarNode) and key.value in keys:  # reported in document order
+                        self.fail(key.start_mark.line + 1, f"duplicate key {key.value!r} in one mapping", qid)
+                    keys.add(key.value if isinstance(key, yaml.ScalarNode) else id(key))
+                for key, value in reversed(node.value):  # popped in document order: an alias after its anchor
+                    stack += [(value, depth + 1, qid), (key, depth + 1, qid)]
+            elif isinstance(node, yaml.SequenceNode):
+                stack += [(item, depth + 1, qid) for item in reversed(node.value)]
+        return True
 
     def _file(self, node: yaml.Node, data: Any) -> list[Question]:
         if not isinstance(data, dict):
@@ -416,7 +447,8 @@ def _flag(v: Any) -> str | None:
 
 
 def _decimals(v: Any) -> str | None:
-    return None if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else "must be a whole number >= 0"
+    ok = isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_DECIMALS
+    return None if ok else f"must be a whole number from 0 to {MAX_DECIMALS} (a double holds about 15 digits)"
 
 
 _VALIDATORS = {

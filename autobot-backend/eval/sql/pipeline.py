@@ -192,11 +192,18 @@ def _targets(spec: RunSpec, questions: list[Question], workdir: Path) -> dict[st
 
 
 def _check_reachable(service: NLDatabaseService, targets: Mapping[str | None, Sequence[str]]) -> None:
+    """Every database opens and has tables: on an empty one every answer is an error and every
+    must-refuse question a 'correct' refusal, a headline about nothing."""
     for urls in targets.values():
         for url in urls:
             probe = service.run_readonly("SELECT 1", url)
             if not probe.ok:
                 raise UsageError(f"cannot reach database {redact_url(url)}: {probe.reason}")
+            if not service.structure(url):
+                raise UsageError(
+                    f"the database {redact_url(url)} has no tables: nothing can be asked of it; check the URL "
+                    "or the file (a 0-byte .sqlite file is an empty database)"
+                )
 
 
 def _recorded(spec: RunSpec, questions: list[Question], engine: str) -> Mapping[str, Generation] | None:

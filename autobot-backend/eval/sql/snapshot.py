@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.errors import HarnessError
+from eval.output import write_atomically
 from eval.sql.corpus import CORPUS_DIR, stamp_path
 
 SNAPSHOT_DIR = CORPUS_DIR / "snapshots"
@@ -111,10 +112,7 @@ def snapshot_path(fixture: str, directory: Path = SNAPSHOT_DIR) -> Path:
 
 
 def write_snapshot(fixture: str, answers: dict[str, Answer], directory: Path = SNAPSHOT_DIR) -> Path:
-    path = snapshot_path(fixture, directory)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(dumps(fixture, answers), encoding="utf-8")
-    return path
+    return write_atomically(snapshot_path(fixture, directory), dumps(fixture, answers))
 
 
 def load_snapshot(fixture: str, directory: Path = SNAPSHOT_DIR) -> dict[str, Answer]:

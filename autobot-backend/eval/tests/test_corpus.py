@@ -7,7 +7,9 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
+from eval.sql import corpus as corpus_module
 from eval.sql.corpus import (
     CORPUS_DIR,
     Corpus,
@@ -201,13 +203,13 @@ REJECTIONS = [
         "negative-decimals",
         question("    question: x?\n    sql: SELECT 1\n    decimals: -1\n"),
         7,
-        "'decimals' must be a whole number >= 0",
+        "'decimals' must be a whole number from 0 to 15",
     ),
     (
         "fractional-decimals",
         question("    question: x?\n    sql: SELECT 1\n    decimals: 1.5\n"),
         7,
-        "'decimals' must be a whole number >= 0",
+        "'decimals' must be a whole number from 0 to 15",
     ),
     (
         "bad-shape",
@@ -396,3 +398,45 @@ def test_digest_does_not_depend_on_file_order(tmp_path):
 def test_corpus_size_counts_questions(tmp_path):
     corpus: Corpus = load_corpus([write(tmp_path, GOOD)])
     assert corpus.size == 3 == corpus.files[0].questions
+
+
+def _alias_bomb(levels: int = 9) -> str:
+    lines = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    for i in range(1, levels + 1):
+        lines.append(f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(params=["libyaml", "pure-python"])
+def yaml_parser(request, monkeypatch):
+    """Both YAML parsers PyYAML may have: libyaml's when built with it, its own Python one otherwise."""
+    if request.param == "pure-python":
+        monkeypatch.setattr(corpus_module, "_YAML_LOADER", yaml.SafeLoader)
+    return request.param
+
+
+def test_an_alias_bomb_is_refused_at_once(tmp_path, yaml_parser):
+    text = "version: 1\nfixture: retail\n" + _alias_bomb() + "questions: []\n"
+    assert len(text.encode()) < 800
+    (problem,) = problems_of(write(tmp_path, text))
+    assert re.match(r".*c\.yaml: YAML aliases \(\*name\) are not allowed in a corpus: the value at line 3", problem)
+
+
+def test_an_alias_inside_a_question_names_its_id(tmp_path):
+    text = GOOD.replace("question: How many customers are there?", "question: &q How many customers are there?")
+    text = text.replace("question: Delete every order.", "question: *q")
+    (problem,) = problems_of(write(tmp_path, text))
+    assert "question 'q-3'" in problem and "aliases" in problem
+
+
+@pytest.mark.parametrize("depth", [20, 5000])
+def test_nesting_past_the_limit_is_refused_with_its_line(tmp_path, depth, yaml_parser):
+    text = GOOD + "  - id: q-4\n    question: Deep?\n    why: " + "[" * depth + "]" * depth + "\n"
+    (problem,) = problems_of(write(tmp_path, text))
+    assert "c.yaml:" in problem and ("nested deeper than" in problem or "maximum nesting depth" in problem)
+
+
+@pytest.mark.parametrize("decimals", [-1, 16, 309])
+def test_decimals_outside_the_sane_range_are_refused(tmp_path, decimals):
+    (problem,) = problems_of(write(tmp_path, GOOD.replace("decimals: 0", f"decimals: {decimals}")))
+    assert "question 'q-2'" in problem and "from 0 to 15" in problem

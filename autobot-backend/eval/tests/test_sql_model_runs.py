@@ -262,3 +262,31 @@ def test_an_interrupt_writes_the_report_so_far_marked_partial_and_exits_2(work):
     assert data["partial"] is True
     assert any(q["verdict"] != "unmeasured" for q in data["questions"])
     assert any("interrupted" in (q["detail"] or "") for q in data["questions"])
+
+
+def test_a_trickling_model_cannot_hang_the_run(work, monkeypatch):
+    slow = chat_reply("SELECT 1", trickle_s=0.5)  # headers at once, then a byte every half second
+    with FakeHTTPServer(slow) as server:
+        llm(monkeypatch, server, NL_SQL_LLM_TIMEOUT_S="1", NL_SQL_LLM_MAX_ATTEMPTS="1")
+        started = time.monotonic()
+        assert run("--concurrency", "4", "--stop-after-unavailable", "0", "--json", "t.json") == 2
+        assert time.monotonic() - started < 60, "each call ends at its deadline, whatever the reply does"
+    questions = json.loads(Path("t.json").read_text())["questions"]
+    asked = [q for q in questions if q["reason"] != "oracle"]
+    assert asked and all(q["verdict"] == "unmeasured" for q in asked)
+    assert all("no answer within 1 s" in q["detail"] for q in asked)
+
+
+def test_credentials_in_the_endpoint_url_never_show(work, monkeypatch, capsys, caplog):
+    endpoint = Endpoint(wrong={PICKED[0].id})
+    with FakeHTTPServer(handler=endpoint) as server:
+        base = server.url.replace("http://", "http://bob:pa55word@") + "/v1?api-key=sk-t0ken&region=eu"
+        llm(monkeypatch, server, NL_SQL_LLM_BASE_URL=base)
+        caplog.set_level("DEBUG")
+        assert run("--json", "s.json", "--markdown", "s.md") in (0, 1)
+        assert endpoint.asked, "the endpoint was reached through the URL with credentials"
+        assert server.requests[0].path.startswith("/v1/chat/completions?api-key=sk-t0ken")
+    out, err = capsys.readouterr()
+    shown = "\n".join([out, err, caplog.text, Path("s.json").read_text(), Path("s.md").read_text()])
+    assert "pa55word" not in shown and "sk-t0ken" not in shown
+    assert "bob:***@127.0.0.1" in Path("s.json").read_text()
