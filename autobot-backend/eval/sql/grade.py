@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from eval.runner import Replay
-from eval.sql.compare import Ties, compare_with_ties
+from eval.sql.compare import Location, Ties, compare_with_ties, show
 from eval.sql.corpus import Question
-from eval.sql.outcome import GUARD_BLOCKED, ORACLE, SQLOutcome, Verdict
+from eval.sql.outcome import GUARD_BLOCKED, ORACLE, Excerpt, SQLOutcome, Verdict
 from services.nl_database_service import Answer
-from services.readonly_sql import ErrorKind, Execution
+from services.readonly_sql import ErrorKind, Execution, Row
 
 KIND_VERDICTS: Mapping[ErrorKind, Verdict] = {
     # The harness's side or the request, not the candidate: nothing to judge.
@@ -57,6 +57,41 @@ class ReadOnlyDatabase(Protocol):
     def dialect(self, db_url: str) -> str:
         """The sqlglot dialect of the database; raises when it cannot be opened."""
         ...
+
+
+EXCERPT_ROWS = 5
+"""Rows of each side an excerpt shows, around the row the comparison points at."""
+EXCERPT_COLUMNS = 12
+SQL_KEPT = 20_000
+"""Characters of a candidate's SQL a report keeps (a guard-blocked giant is clipped, with its size)."""
+
+
+def clip_sql(sql: str | None) -> str | None:
+    if sql is None or len(sql) <= SQL_KEPT:
+        return sql
+    return sql[:SQL_KEPT] + f"… [clipped: {len(sql):,} characters in all]"
+
+
+def _window(rows: Sequence[Row], at: int | None) -> tuple[tuple[int, tuple[str, ...]], ...]:
+    start = 0 if at is None else max(0, min(at - EXCERPT_ROWS // 2, len(rows) - EXCERPT_ROWS))
+    return tuple(
+        (i + 1, tuple(show(v) for v in rows[i][:EXCERPT_COLUMNS]))
+        for i in range(start, min(len(rows), start + EXCERPT_ROWS))
+    )
+
+
+def excerpt(rotation: int, ref: Execution, got: Execution, at: Location | None) -> Excerpt:
+    """Both results around the cell ``at`` points at (or their first rows), for a report to show."""
+    return Excerpt(
+        rotation=rotation,
+        expected_columns=tuple(ref.columns[:EXCERPT_COLUMNS]),
+        actual_columns=tuple(got.columns[:EXCERPT_COLUMNS]),
+        expected=_window(ref.rows, None if at is None else at.expected_row),
+        actual=_window(got.rows, None if at is None else at.actual_row),
+        expected_row=None if at is None else at.expected_row + 1,
+        actual_row=None if at is None else at.actual_row + 1,
+        column=None if at is None or at.column is None else at.column + 1,
+    )
 
 
 def _preview(rows: Sequence[tuple[Any, ...]], limit: int = 120) -> str:
@@ -88,6 +123,7 @@ class Grader:
         sql: str | None = None,
         **kw: Any,
     ) -> SQLOutcome:
+        refs = self.reference.get(q.id)
         return SQLOutcome(
             question_id=q.id,
             expect=q.expect,
@@ -95,9 +131,10 @@ class Grader:
             verdict=verdict,
             reason=reason,
             detail=detail,
-            sql=sql,
+            sql=clip_sql(sql),
             question=q.question,
             fixture=q.fixture,
+            reference_sql=refs[0].sql if refs else None,
             **kw,
         )
 
@@ -161,13 +198,13 @@ class Grader:
                 matched += 1
                 tie_break = tie_break or cmp.tie_break
             elif first_miss is None:
-                first_miss = (i, cmp)
+                first_miss = (i, cmp, excerpt(i, ref, got, cmp.at))
         if first_miss is None:
             how = ", by a tie-break the reference's order leaves open" if tie_break else ""
             return self.outcome(
                 q, Verdict.PASS, None, f"matched on {n} rotation(s){how}", sql, rotations_matched=n, rotations=n
             )
-        i, cmp = first_miss
+        i, cmp, shown = first_miss
         where = f"rotation {i}: " if n > 1 else ""
         if matched:
             return self.outcome(
@@ -178,8 +215,11 @@ class Grader:
                 sql,
                 rotations_matched=matched,
                 rotations=n,
+                excerpt=shown,
             )
-        return self.outcome(q, Verdict.WRONG, cmp.reason, where + cmp.detail, sql, rotations_matched=0, rotations=n)
+        return self.outcome(
+            q, Verdict.WRONG, cmp.reason, where + cmp.detail, sql, rotations_matched=0, rotations=n, excerpt=shown
+        )
 
     def _not_run_on(self, q: Question, sql: str, got: Execution, where: str, matched: int, n: int) -> SQLOutcome:
         """The SQL ran on the first rotation but not on a later one."""

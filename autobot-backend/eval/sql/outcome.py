@@ -69,6 +69,23 @@ class Cost:
 
 
 @dataclass(frozen=True)
+class Excerpt:
+    """A few rows of both results on the rotation that failed, around the first difference, as text."""
+
+    rotation: int
+    """1-based."""
+    expected_columns: tuple[str, ...]
+    actual_columns: tuple[str, ...]
+    expected: tuple[tuple[int, tuple[str, ...]], ...]
+    """(1-based row number, the row's values as shown) for a window of the reference's rows."""
+    actual: tuple[tuple[int, tuple[str, ...]], ...]
+    expected_row: int | None = None
+    """1-based rows and column the comparison points at; None where it points at no one cell."""
+    actual_row: int | None = None
+    column: int | None = None
+
+
+@dataclass(frozen=True)
 class SQLOutcome:
     """One question's verdict and the evidence for it."""
 
@@ -89,6 +106,10 @@ class SQLOutcome:
     cost: Cost | None = None
     samples: tuple[Verdict, ...] = ()
     """With ``--repeats K``: the K verdicts this question got (the outcome is their majority)."""
+    reference_sql: str | None = None
+    """The reference as it ran (in the engine's dialect); None for a must-refuse question."""
+    excerpt: Excerpt | None = None
+    """On ``wrong``: rows of both results around the first difference."""
 
     @property
     def is_control(self) -> bool:

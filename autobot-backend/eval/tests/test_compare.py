@@ -411,11 +411,13 @@ def test_public_names():
             "SHAPE",
             "VALUE",
             "Comparison",
+            "Location",
             "Mismatch",
             "Normaliser",
             "Ties",
             "compare_results",
             "compare_with_ties",
+            "show",
         ]
     )
 
@@ -666,3 +668,21 @@ def test_random_larger_cases_agree_with_augmenting_path_matching(duplicates):
         rng.shuffle(actual)
         result = compare_results(expected, actual)
         assert result.match is ref_multiset_match(expected, actual, 2), (case, result.detail)
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual", "ordered", "at"),
+    [
+        ([(1, "a"), (2, "b")], [(1, "a"), (2, "c")], True, (1, 1, 1)),
+        ([(1, "a"), (2, "b")], [(2, "b"), (1, "a")], True, (0, 0, None)),
+        ([(1, "a"), (2, "b"), (3, "c")], [(3, "c"), (9, "b"), (1, "a")], False, (1, 1, 0)),
+    ],
+)
+def test_a_mismatch_says_where_it_is_for_a_report_to_point_at(expected, actual, ordered, at):
+    got = compare_results(expected, actual, ordered=ordered)
+    assert not got.match and got.at is not None
+    assert (got.at.expected_row, got.at.actual_row, got.at.column) == at
+
+
+def test_a_shape_mismatch_points_at_no_cell():
+    assert compare_results([(1,), (2,)], [(1,)]).at is None

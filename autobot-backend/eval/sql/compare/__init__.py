@@ -60,11 +60,12 @@ from eval.sql.compare._compare import (
     SHAPE,
     VALUE,
     Comparison,
+    Location,
     Mismatch,
     compare_results,
 )
 from eval.sql.compare._ties import Ties, compare_with_ties
-from eval.sql.compare._values import NORMALISERS, Normaliser
+from eval.sql.compare._values import NORMALISERS, Normaliser, show
 
 __all__ = [
     "COLUMN_COUNT",
@@ -74,9 +75,11 @@ __all__ = [
     "SHAPE",
     "VALUE",
     "Comparison",
+    "Location",
     "Mismatch",
     "Normaliser",
     "Ties",
     "compare_results",
     "compare_with_ties",
+    "show",
 ]

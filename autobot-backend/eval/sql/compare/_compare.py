@@ -80,6 +80,21 @@ class Comparison:
     tie_break: bool = False
     """On a match: it needed a tie-break the reference's ORDER BY leaves open (``compare_with_ties``)."""
 
+    at: Location | None = None
+    """On ``value`` and ``order``: where the detail points, for a report to highlight; None otherwise."""
+
+
+@dataclass(frozen=True)
+class Location:
+    """The cell (or row) a mismatch's detail names, 0-based."""
+
+    expected_row: int
+    actual_row: int
+    """The candidate's row set against it (the same index when compared in order; the nearest unpaired
+    row when compared as a multiset)."""
+    column: int | None
+    """None when the whole row is the point (rows out of order, or equal to its nearest)."""
+
 
 def compare_results(
     expected_rows: Sequence[Sequence[Any]],
@@ -157,8 +172,8 @@ def _compare(
 ) -> Comparison:
     n_exp, n_act = _width(expected, expected_ncols, "expected"), _width(actual, actual_ncols, "actual")
 
-    def verdict(reason: Mismatch | None, detail: str, superset: bool = False) -> Comparison:
-        return Comparison(reason is None, reason, detail, n_exp, n_act, superset)
+    def verdict(reason: Mismatch | None, detail: str, superset: bool = False, at: Location | None = None) -> Comparison:
+        return Comparison(reason is None, reason, detail, n_exp, n_act, superset, at=at)
 
     if n_exp and n_act and n_exp != n_act:
         columns = _embedding(expected, actual, n_exp, n_act, ordered, tolerance)
@@ -187,7 +202,8 @@ def _compare(
     settled = same_multiset(keys_exp, keys_act, tolerance)
     if settled.match:
         return verdict(None, f"match: {_count(len(expected), 'row')}, compared as a multiset")
-    return verdict(VALUE, _missing_row(expected, actual, settled, tolerance))
+    detail, at = _missing_row(expected, actual, settled, tolerance)
+    return verdict(VALUE, detail, at=at)
 
 
 def _ordered(
@@ -207,8 +223,13 @@ def _ordered(
             ORDER,
             f"the rows match as a multiset but not in order: row {i + 1} expected "
             f"{show_row(expected[i])}, got {show_row(actual[i])}",
+            at=Location(i, i, None),
         )
-    return verdict(VALUE, f"row {i + 1} col {col + 1}: expected {show(expected[i][col])}, got {show(actual[i][col])}")
+    return verdict(
+        VALUE,
+        f"row {i + 1} col {col + 1}: expected {show(expected[i][col])}, got {show(actual[i][col])}",
+        at=Location(i, i, col),
+    )
 
 
 def _first_unequal_row(
@@ -228,7 +249,9 @@ def _first_unequal_row(
         return _first_unequal_row(canonical_rows(keys_exp), canonical_rows(keys_act), tolerance)
 
 
-def _missing_row(expected: list[Row], actual: list[Row], settled: Settlement, tolerance: Tolerance | None) -> str:
+def _missing_row(
+    expected: list[Row], actual: list[Row], settled: Settlement, tolerance: Tolerance | None
+) -> tuple[str, Location]:
     """Name the first expected row left without a partner, and the unpartnered candidate row nearest to it."""
     keys_exp, keys_act = settled.keys
     lost = settled.unmatched_expected
@@ -260,8 +283,8 @@ def _missing_row(expected: list[Row], actual: list[Row], settled: Settlement, to
         f"nearest unpaired candidate row is {k + 1}{more}"
     )
     if col is None:  # equal to its nearest, which a maximum matching would have paired: say so plainly
-        return f"row {i + 1}: expected {show_row(want)} ({why})"
-    return f"row {i + 1} col {col + 1}: expected {show(want[col])}, got {show(got[col])} ({why})"
+        return f"row {i + 1}: expected {show_row(want)} ({why})", Location(i, k, None)
+    return f"row {i + 1} col {col + 1}: expected {show(want[col])}, got {show(got[col])} ({why})", Location(i, k, col)
 
 
 def _first_unequal(want: Row, got: Row, tolerance: Tolerance | None) -> int | None:

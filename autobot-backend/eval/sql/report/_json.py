@@ -35,6 +35,8 @@ def to_json(report: SQLReport) -> dict[str, Any]:
                 "question": o.question,
                 "cost": None if o.cost is None else dataclasses.asdict(o.cost),
                 "samples": [v.value for v in o.samples] if o.samples else None,
+                "reference_sql": o.reference_sql,
+                "excerpt": None if o.excerpt is None else dataclasses.asdict(o.excerpt),
             }
         )
     return {
