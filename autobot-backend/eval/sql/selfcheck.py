@@ -121,7 +121,7 @@ def run_self_check(
     Args:
         database: where the references run (the service of the run, or a bare ``ReadOnlySQL``).
         corpus: the questions; ``expect: refuse`` ones are skipped.
-        targets: fixture name -> rotation URLs (rotation 0 first); the key ``None`` is the single
+        targets: ``Question.target`` -> rotation URLs (rotation 0 first); the key ``None`` is the single
             ``--db-url`` database every question runs on (then no rotation lint, no snapshot).
         lint_rotations: flag answers identical on every rotation.
         snapshot_dir: where the seed-0 snapshots live; None to skip the snapshot check.
@@ -135,9 +135,10 @@ def run_self_check(
     for q in corpus.questions:
         if q.expect != "answer":
             continue
-        urls = targets.get(None if single else q.fixture)
+        urls = targets.get(None if single else q.target)
         if not urls:
-            result.defects.append(OracleDefect(q.id, FAILED, f"no database for fixture {q.fixture!r} in this run"))
+            what = f"database {q.database!r}" if q.database else f"fixture {q.fixture!r}"
+            result.defects.append(OracleDefect(q.id, FAILED, f"no database for {what} in this run"))
             continue
         defects, results, ties = _check_question(q, database, [(u, dialects.get(u)) for u in urls], lint_rotations)
         if results is not None:

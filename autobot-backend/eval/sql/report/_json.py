@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from eval.sql.outcome import strata, two_by_two
+from eval.sql.outcome import breakdown, strata, two_by_two
 from eval.sql.report._model import SQLReport
 
 
@@ -31,6 +31,8 @@ def to_json(report: SQLReport) -> dict[str, Any]:
                 "classification": classification,
                 "baseline_verdict": baseline_verdict,
                 "fixture": o.fixture,
+                "database": o.database,
+                "difficulty": o.difficulty,
                 "question": o.question,
             }
         )
@@ -43,6 +45,8 @@ def to_json(report: SQLReport) -> dict[str, Any]:
         "summary": report.summary,
         "two_by_two": two_by_two(report.outcomes),
         "strata": strata(report.outcomes),
+        "databases": breakdown(report.outcomes, "database"),
+        "difficulties": breakdown(report.outcomes, "difficulty"),
         "missed_refusals": [o.question_id for o in report.outcomes if o.missed_refusal],
         "baseline": report.baseline,
         "questions": questions,
