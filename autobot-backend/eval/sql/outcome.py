@@ -62,8 +62,8 @@ class SQLOutcome:
     stratum: str
     verdict: Verdict
     reason: str | None = None
-    """Machine-readable: ``value``, ``row_count``, ``order``, ``column_count``, ``shape``, ``rotation``,
-    ``guard_blocked``, ``database``, ``timeout``, ``row_cap``, ``refused``, ``oracle``, ..."""
+    """Machine-readable: ``value``, ``row_count``, ``order``, ``column_count``, ``column_order``, ``shape``,
+    ``rotation``, ``guard_blocked``, ``database``, ``timeout``, ``row_cap``, ``refused``, ``oracle``, ..."""
     detail: str = ""
     """One line a human reads."""
     sql: str | None = None

@@ -319,3 +319,13 @@ def test_a_run_under_column_order_any_is_never_gated_against_a_positional_baseli
     )
     assert code == 2
     assert "column_order 'any' vs baseline None" in capsys.readouterr().err
+
+
+def test_the_markdown_report_breaks_results_down_by_database_and_difficulty(bird):
+    import_bird()
+    grade("out/bird.yaml", "out/bird.answers.jsonl", "bird/dev_databases", "--markdown", "report.md")
+    text = Path("report.md").read_text()
+    assert "### Answerable questions per database\n" in text
+    assert "| concert\\_singer | 2 | 1 | 1 | 0 | 0 | 0 |" in text
+    assert "### Answerable questions per difficulty (the benchmark's own label)\n" in text
+    assert "2 database(s) of --db-dir dev\\_databases/ (one file each, no rotations)" in text

@@ -51,8 +51,8 @@ def main(argv: list[str] | None = None) -> int:
             print("updated" if changed else "already current", docs.METHODOLOGY_PAGE.name, file=sys.stderr)
         stale = args.check_docs and docs.block_on_page(docs.NEAR_MISS_START, docs.NEAR_MISS_END) != block.strip()
         if stale:
-            print("error: the methodology page's near-miss figures differ: run python -m eval.sql.near_miss "
-                  "--update-docs and commit the page", file=sys.stderr)  # fmt: skip
+            fix = "run python -m eval.sql.near_miss --update-docs and commit the page"
+            print(f"error: the methodology page's near-miss figures differ: {fix}", file=sys.stderr)
         if result.problems:
             print(f"error: {len(result.problems)} problem(s) in the study; see the report", file=sys.stderr)
         return 1 if result.problems or stale else 0

@@ -201,8 +201,8 @@ def markdown(study: Study, result: Classified) -> str:
             "",
         ]
     if study.broken:
-        out += ["Questions left out (their reference failed the self-check or changed in sqlglot's round trip): "
-                + ", ".join(f"`{md.escape(q)}`" for q in study.broken), ""]  # fmt: skip
+        left_out = ", ".join(f"**{md.escape(q)}**" for q in study.broken)
+        out += [f"Questions left out (a failed self-check, or a reference sqlglot does not write back): {left_out}", ""]
     for cls in ("open", "outside", "equivalent"):
         found = [v for v in result.verdicts if v.cls == cls]
         if found:

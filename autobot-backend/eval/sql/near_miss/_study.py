@@ -16,10 +16,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import sqlglot
+
 from eval.sql.compare import compare_with_ties
 from eval.sql.corpus import Corpus, Question
 from eval.sql.fixtures import DEFAULT_ROTATIONS, SPECS, build_rotations
-from eval.sql.near_miss._mutant import DIALECT, Kind, Mutant, Periods
+from eval.sql.near_miss._mutant import DIALECT, Mutant, Periods
 from eval.sql.near_miss._mutate import mutants
 from eval.sql.selfcheck import SelfCheckResult, run_self_check
 from services.readonly_sql import Execution, ReadOnlySQL
@@ -95,20 +97,23 @@ def _round_trip_holds(
     q: Question, sql: str, database: ReadOnlySQL, urls: Sequence[str], check: SelfCheckResult
 ) -> bool:
     """The reference as sqlglot writes it back gives the reference's rows: mutants differ only by their mistake."""
-    import sqlglot
-
     again = sqlglot.parse_one(sql, read=DIALECT).sql(dialect=DIALECT)
-    probe = Mutant(q.id, Kind.DROP_CONJUNCT, "round trip", again)
-    return _judge(q, probe, database, urls, check).outcome == SURVIVED
+    return _run(q, again, database, urls, check)[0] == SURVIVED
 
 
 def _judge(q: Question, m: Mutant, database: ReadOnlySQL, urls: Sequence[str], check: SelfCheckResult) -> Judged:
+    outcome, detail = _run(q, m.sql, database, urls, check)
+    return Judged(m, q.stratum, outcome, detail)
+
+
+def _run(q: Question, sql: str, database: ReadOnlySQL, urls: Sequence[str], check: SelfCheckResult) -> tuple[str, str]:
+    """``killed``, ``survived`` or ``did_not_run``, and how, for ``sql`` asked as ``q``'s answer."""
     refs: list[Execution] = check.reference[q.id]
     ties = check.ties.get(q.id) or [None] * len(urls)
     for i, (url, ref, tie) in enumerate(zip(urls, refs, ties), 1):
-        got = database.run_readonly(m.sql, url)
+        got = database.run_readonly(sql, url)
         if not got.ok:
-            return Judged(m, q.stratum, DID_NOT_RUN, f"rotation {i}: {got.error_kind}: {got.reason}")
+            return DID_NOT_RUN, f"rotation {i}: {got.error_kind}: {got.reason}"
         cmp = compare_with_ties(
             ref.rows,
             got.rows,
@@ -121,5 +126,5 @@ def _judge(q: Question, m: Mutant, database: ReadOnlySQL, urls: Sequence[str], c
             column_order=q.column_order,
         )
         if not cmp.match:
-            return Judged(m, q.stratum, KILLED, f"rotation {i}: {cmp.reason}: {cmp.detail}")
-    return Judged(m, q.stratum, SURVIVED, f"matched on {len(urls)} rotation(s)")
+            return KILLED, f"rotation {i}: {cmp.reason}: {cmp.detail}"
+    return SURVIVED, f"matched on {len(urls)} rotation(s)"
