@@ -113,6 +113,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--db-url", metavar="URL", help="run against this database instead of the fixtures (no rotations)")
     s.add_argument(
+        "--db-dir",
+        type=Path,
+        metavar="DIR",
+        help="where questions with a 'database: NAME' key find it: DIR/NAME/NAME.sqlite (Spider's database/, "
+        "BIRD's dev_databases/)",
+    )
+    s.add_argument(
+        "--column-order",
+        choices=("positional", "any"),
+        default=None,
+        help="positional: columns compared by position (the default); any: the reference's columns in another "
+        "order pass (the Spider convention); overrides the corpus's column_order",
+    )
+    s.add_argument(
         "--fixtures",
         metavar="MODULE",
         help="also use the seeded fixtures a Python module defines in its FIXTURES mapping (e.g. tests.schemas)",
@@ -230,6 +244,8 @@ def run_trajectory(args: argparse.Namespace) -> int:
         "record_accuracy",
         "concurrency",
         "max_run_seconds",
+        "db_dir",
+        "column_order",
     )
     for flag in sql_only:
         if getattr(args, flag) not in (None, []):

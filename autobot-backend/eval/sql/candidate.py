@@ -40,9 +40,9 @@ class AsyncGenerator(Protocol):
 
 
 def _url(urls: Mapping[str | None, str], q: Question) -> str:
-    if q.fixture not in urls:
-        raise CandidateUnavailable(f"no database for fixture {q.fixture!r}")
-    return urls[q.fixture]
+    if q.target not in urls:
+        raise CandidateUnavailable(f"no database for {q.target!r}")
+    return urls[q.target]
 
 
 def service_candidate(service: NLDatabaseService, urls: Mapping[str | None, str]) -> SQLCandidate:
@@ -50,12 +50,12 @@ def service_candidate(service: NLDatabaseService, urls: Mapping[str | None, str]
 
     Args:
         service: the service, holding the generator of the candidate path.
-        urls: fixture name (``None`` for a ``--db-url`` run) -> URL of the first rotation.
+        urls: ``Question.target`` (``None`` for a ``--db-url`` run) -> URL of the first rotation.
     """
 
     async def run(q: Question) -> Answer:
         url = _url(urls, q)
-        return await asyncio.to_thread(service.answer, q.question, url, q.fixture or "user-db", "eval")
+        return await asyncio.to_thread(service.answer, q.question, url, q.fixture or q.database or "user-db", "eval")
 
     return run
 
@@ -85,7 +85,7 @@ class ModelCandidate:
         except GeneratorUnavailable as exc:
             raise CandidateUnavailable(str(exc)) from None
         return await asyncio.to_thread(
-            self.service.answer, q.question, url, q.fixture or "user-db", "eval", generation=generation
+            self.service.answer, q.question, url, q.fixture or q.database or "user-db", "eval", generation=generation
         )
 
     async def aclose(self) -> None:
@@ -109,7 +109,7 @@ def recorded_candidate(
         if generation is None:
             raise CandidateUnavailable("no answer recorded")
         return await asyncio.to_thread(
-            service.answer, q.question, url, q.fixture or "user-db", "eval", generation=generation
+            service.answer, q.question, url, q.fixture or q.database or "user-db", "eval", generation=generation
         )
 
     return run

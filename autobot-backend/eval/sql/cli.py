@@ -83,6 +83,8 @@ def _validate(args: argparse.Namespace) -> tuple[str, bool, int, float]:
         raise UsageError("--require-real-candidate: the reference candidate answers with the corpus's own SQL")
     if args.db_url and (args.rotations is not None or args.seed is not None or args.fixtures):
         raise UsageError("--db-url runs on one database: --rotations, --seed and --fixtures do not apply")
+    if args.db_url and args.db_dir is not None:
+        raise UsageError("--db-url runs every question on one database; --db-dir is for questions that name theirs")
     rotations = DEFAULT_ROTATIONS if args.rotations is None else args.rotations
     if not 1 <= rotations <= 20:
         raise UsageError(f"--rotations must be between 1 and 20, got {rotations}")
@@ -94,6 +96,8 @@ def _validate(args: argparse.Namespace) -> tuple[str, bool, int, float]:
         )
     if builtin and args.record_baseline and (args.rotations is not None or args.seed is not None):
         raise UsageError("the built-in corpus's baselines use the default fixtures (3 rotations from seed 0)")
+    if builtin and (args.record_baseline or args.record_accuracy) and args.column_order == "any":
+        raise UsageError("the built-in corpus's baselines and accuracy record grade columns by position")
     if args.allow_off_suite and not args.record_accuracy:
         raise UsageError("--allow-off-suite goes with --record-accuracy")
     timeout = args.timeout if args.timeout is not None else timeout_from_env()
@@ -203,6 +207,7 @@ def _resolve_paths(args: argparse.Namespace) -> None:
     args.answers = resolve_input(args.answers) if args.answers is not None else None
     args.baseline_dir = resolve_input(args.baseline_dir) if args.baseline_dir is not None else None
     args.db_url = resolve_sqlite_url(args.db_url) if args.db_url else args.db_url
+    args.db_dir = resolve_input(args.db_dir) if args.db_dir is not None else None
 
 
 def run_sql(args: argparse.Namespace) -> int:
@@ -219,6 +224,10 @@ def run_sql(args: argparse.Namespace) -> int:
         )
     fixtures = {} if args.db_url else _fixtures(args)
     corpus = load_corpus(args.corpus or None, fixtures=None if args.db_url else tuple(fixtures))
+    if args.column_order is not None:
+        corpus = corpus.with_column_order(args.column_order)
+    if args.db_dir is not None and not any(q.database for q in corpus.questions):
+        raise UsageError("--db-dir is given, but no question of the corpus names a database ('database: NAME')")
     # Inputs that can be wrong are checked before anything is built: credentials, the answers file.
     answers = load_answers(args.answers) if candidate == "recorded" else None
     model = _recorded_model(args, answers) if answers is not None else None
@@ -238,6 +247,7 @@ def run_sql(args: argparse.Namespace) -> int:
         limits=Limits(stop_after_unavailable=args.stop_after_unavailable or None, run_budget_s=args.max_run_seconds),
         statement_timeout_s=args.statement_timeout,
         prices=prices_from_env(),
+        db_dir=args.db_dir,
     )
     progress = ProgressLine("sql")
     try:
@@ -247,6 +257,8 @@ def run_sql(args: argparse.Namespace) -> int:
         return EXIT_CANNOT_JUDGE
     finally:
         progress.close()
+    if args.column_order is not None:
+        report.run["column_order"] = args.column_order  # a set-up of its own: never gated against another
     return _finish(report, args, builtin, corpus, baseline_dir)
 
 

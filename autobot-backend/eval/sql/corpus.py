@@ -3,7 +3,8 @@
 A file::
 
     version: 1
-    fixture: retail                  # default fixture of the file's questions
+    fixture: retail                  # default fixture of the file's questions (or database: NAME)
+    column_order: positional         # default; ``any`` accepts the reference's columns in another order
     questions:
       - id: rtl-scalar-001
         question: How many customers signed up in 2024?
@@ -18,8 +19,13 @@ the last silently), YAML aliases and nesting past :data:`MAX_DEPTH` (an alias bo
 file would make loading itself the attack), ``decimals`` outside 0-15, an unsupported
 ``version``, unknown keys (with the closest known key as a hint), missing or duplicate ids (also
 across files), values of the wrong type, ``expect: answer`` without ``sql``, ``expect: refuse``
-with ``shape``/``ordered``/``sql``/``sql_<dialect>``, and a fixture that does not exist (unless
-loaded for ``--db-url``, ``fixtures=None``).
+with ``shape``/``ordered``/``sql``/``sql_<dialect>``, a fixture that does not exist (unless
+loaded for ``--db-url``, ``fixtures=None``), and a question (or file) that names both a fixture
+and a database.
+
+A question runs on a seeded fixture (``fixture``) or on a database of the user's own
+(``database: NAME``, a standard benchmark's layout: ``<--db-dir>/NAME/NAME.sqlite``, checked when
+the run starts). The question's own key wins over the file's.
 
 Stamps: each file is stamped with the SHA-256 of its raw bytes, its question count and its path
 (relative to ``autobot-backend/`` in POSIX form when inside it, else as given). The corpus
@@ -34,6 +40,7 @@ sqlglot's (``postgres``, ``tsql``).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -45,6 +52,7 @@ from rapidfuzz import fuzz, process
 from sqlglot.dialects.dialect import Dialects
 
 from eval.errors import HarnessError
+from eval.sql.compare import COLUMN_ORDERS, ColumnOrder
 from eval.sql.fixtures import FIXTURE_NAMES
 
 CORPUS_DIR = Path(__file__).resolve().parent.parent / "golden" / "sql"
@@ -62,7 +70,7 @@ _SQLGLOT_TO_SQLALCHEMY = {"postgres": "postgresql", "tsql": "mssql"}
 SQL_DIALECTS = frozenset({_SQLGLOT_TO_SQLALCHEMY.get(d.value, d.value) for d in Dialects if d.value} | {"mariadb"})
 """Dialect names a ``sql_<dialect>`` key may use (SQLAlchemy's spelling)."""
 
-FILE_KEYS = ("version", "fixture", "questions")
+FILE_KEYS = ("version", "fixture", "database", "column_order", "questions")
 QUESTION_KEYS = (
     "id",
     "question",
@@ -73,6 +81,9 @@ QUESTION_KEYS = (
     "decimals",
     "static",
     "fixture",
+    "database",
+    "difficulty",
+    "column_order",
     "sql",
     "why",
 )
@@ -108,6 +119,12 @@ class Question:
     """The answer is the same on every rotation by design (exempt from the rotation lint)."""
     fixture: str | None = None
     """The fixture the question runs on (the question's own, else the file's); None with --db-url."""
+    database: str | None = None
+    """A database of the user's own the question runs on instead (``<--db-dir>/NAME/NAME.sqlite``)."""
+    difficulty: str | None = None
+    """A benchmark's own difficulty label (BIRD's ``simple``/``moderate``/``challenging``); reported apart."""
+    column_order: ColumnOrder = "positional"
+    """``any``: the reference's columns in another order pass (the Spider convention)."""
     sql: str | None = None
     """Reference query, SQLite (the default engine)."""
     sql_dialects: dict[str, str] = field(default_factory=dict)
@@ -118,6 +135,11 @@ class Question:
     """The file it came from, as stamped."""
     line: int = 0
     """Line of the question in that file (1-based)."""
+
+    @property
+    def target(self) -> str | None:
+        """The key of the databases the question runs on: its fixture, ``db:NAME``, or None (``--db-url``)."""
+        return f"db:{self.database}" if self.database else self.fixture
 
     def reference_sql(self, dialect: str) -> str | None:
         """The reference for ``dialect`` (SQLAlchemy or sqlglot name): its override, else ``sql``."""
@@ -147,6 +169,12 @@ class Corpus:
     @property
     def size(self) -> int:
         return len(self.questions)
+
+    def with_column_order(self, column_order: ColumnOrder) -> Corpus:
+        """Every question graded under ``column_order`` (``--column-order`` overrides the files')."""
+        return dataclasses.replace(
+            self, questions=tuple(dataclasses.replace(q, column_order=column_order) for q in self.questions)
+        )
 
     def by_id(self, question_id: str) -> Question:
         """The question with ``question_id``; a :class:`CorpusError` suggesting the closest id otherwise."""
@@ -332,18 +360,26 @@ class _FileLoader:
         if "fixture" in data and not _nonempty_str(default_fixture):
             self.fail(lines["fixture"], f"'fixture' must be a fixture name, found {_kind(default_fixture)}")
             default_fixture = None
+        defaults = {"fixture": default_fixture}
+        for key in ("database", "column_order"):
+            if key in data:
+                error = _VALIDATORS[key](data[key])
+                if error:
+                    self.fail(lines[key], f"'{key}' {error}, found {_kind(data[key])} {data[key]!r}")
+                else:
+                    defaults[key] = data[key]
+        if "fixture" in data and "database" in data:
+            self.fail(lines["database"], "a file names either a fixture or a database for its questions, not both")
         items = data.get("questions")
         if not isinstance(items, list) or not items:
             self.fail(lines.get("questions", 1), "'questions' must be a non-empty list of questions")
             return []
         qlist = [v for k, v in node.value if k.value == "questions"][-1]  # YAML keeps the last duplicate too
         return [
-            q
-            for item, qnode in zip(items, qlist.value)
-            if (q := self._question(item, qnode, default_fixture)) is not None
+            q for item, qnode in zip(items, qlist.value) if (q := self._question(item, qnode, defaults)) is not None
         ]
 
-    def _question(self, item: Any, node: yaml.Node, default_fixture: str | None) -> Question | None:
+    def _question(self, item: Any, node: yaml.Node, defaults: dict[str, Any]) -> Question | None:
         line = node.start_mark.line + 1
         if not isinstance(item, dict):
             self.fail(line, f"a question must be a mapping, found {_kind(item)}")
@@ -389,10 +425,13 @@ class _FileLoader:
                 self.fail(
                     keys.get(key, line), f"expect: refuse takes no '{key}' (a refusal has no reference rows)", label
                 )
-        fixture = item.get("fixture", default_fixture)
-        if self.fixtures is not None:
+        if "fixture" in item and "database" in item:
+            self.fail(keys["database"], "a question runs on either a fixture or a database, not both", label)
+        database = item.get("database", None if "fixture" in item else defaults.get("database"))
+        fixture = None if database is not None else item.get("fixture", defaults.get("fixture"))
+        if self.fixtures is not None and database is None:
             if fixture is None:
-                self.fail(line, "no fixture: set 'fixture' on the file or on the question", label)
+                self.fail(line, "no fixture: set 'fixture' (or 'database') on the file or on the question", label)
             elif isinstance(fixture, str) and fixture not in self.fixtures:
                 self.fail(
                     keys.get("fixture", line),
@@ -413,6 +452,9 @@ class _FileLoader:
             decimals=item.get("decimals", 2),
             static=item.get("static", False),
             fixture=fixture,
+            database=database,
+            difficulty=item.get("difficulty"),
+            column_order=item.get("column_order", defaults.get("column_order", "positional")),
             sql=item["sql"].strip() if item.get("sql") else None,
             sql_dialects=dialects,
             why=item.get("why", ""),
@@ -442,6 +484,15 @@ def _line(v: Any) -> str | None:
     return None if isinstance(v, str) and "\n" not in v.strip() else "must be one line of text"
 
 
+def _label(v: Any) -> str | None:
+    return None if _nonempty_str(v) and "\n" not in v.strip() else "must be a non-empty line of text"
+
+
+def _name(v: Any) -> str | None:
+    ok = _nonempty_str(v) and v == v.strip() and not any(c in v for c in "/\\\0") and v not in (".", "..")
+    return None if ok else "must be a database name (a folder name, no slashes)"
+
+
 def _flag(v: Any) -> str | None:
     return None if isinstance(v, bool) else "must be true or false"
 
@@ -460,6 +511,9 @@ _VALIDATORS = {
     "decimals": _decimals,
     "static": _flag,
     "fixture": _text,
+    "database": _name,
+    "difficulty": _label,
+    "column_order": _one_of(*COLUMN_ORDERS),
     "sql": _text,
     "why": _line,
 }

@@ -65,7 +65,7 @@ def find_baseline(report: SQLReport, baseline_dir: Path | None) -> Found:
         )
     differs = [
         f"{k} {report.run.get(k)!r} vs baseline {baseline.run.get(k)!r}"
-        for k in ("engine", "rotations", "seed")
+        for k in ("engine", "rotations", "seed", "column_order")
         if report.run.get(k) != baseline.run.get(k)
     ]
     if differs:

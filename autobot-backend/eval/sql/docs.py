@@ -21,6 +21,7 @@ METHODOLOGY_PAGE = REPO_ROOT / "docs" / "eval" / "sql-methodology.md"
 RECORD_START, RECORD_END = "<!-- accuracy-record:start -->", "<!-- accuracy-record:end -->"
 STRATA_START, STRATA_END = "<!-- accuracy-strata:start -->", "<!-- accuracy-strata:end -->"
 STAMPS_START, STAMPS_END = "<!-- corpus-stamps:start -->", "<!-- corpus-stamps:end -->"
+NEAR_MISS_START, NEAR_MISS_END = "<!-- near-miss:start -->", "<!-- near-miss:end -->"
 DIGEST_CHARS = 16
 
 
@@ -54,6 +55,23 @@ def update_stamps(corpus: Corpus, page: Path = METHODOLOGY_PAGE) -> bool:
     text = page.read_text(encoding="utf-8")
     a, b = block(text, STAMPS_START, STAMPS_END, page)
     new = text[:a] + "\n" + render_stamps(corpus) + "\n" + text[b:]
+    if new != text:
+        write_atomically(page, new)
+    return new != text
+
+
+def block_on_page(start: str, end: str, page: Path = METHODOLOGY_PAGE) -> str:
+    """The text between two markers of a page, stripped."""
+    text = page.read_text(encoding="utf-8")
+    a, b = block(text, start, end, page)
+    return text[a:b].strip()
+
+
+def update_block(start: str, end: str, body: str, page: Path = METHODOLOGY_PAGE) -> bool:
+    """Rewrite the text between two markers; returns whether anything changed."""
+    text = page.read_text(encoding="utf-8")
+    a, b = block(text, start, end, page)
+    new = text[:a] + "\n" + body.strip() + "\n" + text[b:]
     if new != text:
         write_atomically(page, new)
     return new != text

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable
+from datetime import date
 from typing import Any
 
 import sqlalchemy as sa
@@ -217,6 +218,36 @@ def period_collisions(months: dict[str, int]) -> list[str]:
     )
 
 
+def check_edges(conn: Connection, spec: FixtureSpec) -> list[str]:
+    """The rows :mod:`eval.sql.fixture_edges` places on purpose are there."""
+    problems = []
+    dearest = conn.execute(sa.select(products.c.discontinued).order_by(products.c.unit_price.desc()).limit(1))
+    if not dearest.scalar_one():
+        problems.append("the dearest product is not discontinued")
+    start = date(spec.order_end.year, spec.order_end.month, 1)
+    lines = conn.execute(sa.select(order_items.c.product_id, orders.c.order_date).join_from(order_items, orders)).all()
+    days: dict[int, set[date]] = defaultdict(set)
+    for product, day in lines:
+        days[product].add(day)
+    last_month = {p: {d for d in ds if d >= start} for p, ds in days.items()}
+    wanted = {
+        "a product sold before the last month and not in it": set(),
+        f"a product sold in the last month only on {start}": {start},
+        f"a product sold in the last month only on {spec.order_end}": {spec.order_end},
+    }
+    problems += [f"no {what}" for what, sold in wanted.items() if sold not in last_month.values()]
+    spend = (
+        sa.select(customers.c.name, sa.func.count(sa.distinct(customers.c.customer_id)))
+        .join_from(customers, orders)
+        .where(orders.c.status == "completed")
+        .group_by(customers.c.name)
+        .having(sa.func.count(sa.distinct(customers.c.customer_id)) > 1)
+    )
+    if not conn.execute(spend).first():
+        problems.append("no two customers with completed orders share a name")
+    return problems
+
+
 def check_distinct_periods(conn: Connection, spec: FixtureSpec) -> list[str]:
     if not spec.distinct_periods:
         return []
@@ -231,6 +262,7 @@ CHECKS: tuple[Check, ...] = (
     check_nulls,
     check_links,
     check_money,
+    check_edges,
     check_distinct_periods,
 )
 

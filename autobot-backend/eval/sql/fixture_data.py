@@ -8,8 +8,10 @@ row-level noise: an answer hard-coded from one rotation fails on the others.
 Built in, not left to chance: ids from 1; orders on the first and last day of every month of the
 order range (completed ones, so boundary days carry revenue); customers who never order;
 referrals and unshipped orders; list prices with cents, discounted order lines, and a revenue
-total with non-zero cents. Whether the result keeps every guarantee of spec 3.2 is checked
-afterwards, in SQL, by ``eval.sql.fixture_checks``.
+total with non-zero cents; and the edges of :mod:`eval.sql.fixture_edges` (namesakes, a
+discontinued dearest product, products that stop or start selling on a month's boundary, ...).
+Whether the result keeps every guarantee of spec 3.2 is checked afterwards, in SQL, by
+``eval.sql.fixture_checks``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from datetime import date, timedelta
 from itertools import product as cartesian
 from typing import Any
 
+from eval.sql.fixture_edges import add_edges
 from eval.sql.fixture_schema import CATEGORIES, CHANNELS, COUNTRIES
 
 Record = dict[str, Any]
@@ -261,6 +264,7 @@ def generate(spec: FixtureSpec, seed: int) -> FixtureData:
     customers, dormant = _customers(rng, spec)
     orders = _orders(rng, spec, customers, dormant)
     items = _items(rng, orders, products)
+    add_edges(spec.order_start, spec.order_end, customers, products, orders, items)
     _ensure_revenue_has_cents(orders, items)
     return FixtureData(customers, products, orders, items)
 

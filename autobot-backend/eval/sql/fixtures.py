@@ -180,7 +180,7 @@ class Fixture:
 
 _BUILTIN_SOURCES = tuple(
     Path(__file__).resolve().parent / f
-    for f in ("fixtures.py", "fixture_schema.py", "fixture_data.py", "fixture_checks.py")
+    for f in ("fixtures.py", "fixture_schema.py", "fixture_data.py", "fixture_edges.py", "fixture_checks.py")
 ) + (Path(services.schema_context.__file__).resolve(),)
 
 

@@ -108,7 +108,8 @@ class Grader:
 
     database: ReadOnlyDatabase
     urls: Mapping[str | None, Sequence[str]]
-    """Fixture name (``None`` for a ``--db-url`` run) -> one URL per rotation, in order."""
+    """``Question.target`` (a fixture name, ``db:NAME``, ``None`` for a ``--db-url`` run) -> one URL
+    per rotation, in order."""
     reference: Mapping[str, Sequence[Execution]]
     """Question id -> the reference's result on each rotation."""
     ties: Mapping[str, Sequence[Ties | None]] = dataclasses.field(default_factory=dict)
@@ -135,6 +136,8 @@ class Grader:
             question=q.question,
             fixture=q.fixture,
             reference_sql=refs[0].sql if refs else None,
+            database=q.database,
+            difficulty=q.difficulty,
             **kw,
         )
 
@@ -167,12 +170,12 @@ class Grader:
             return self.outcome(q, verdict, GUARD_BLOCKED, f"read-only guard: {why}", answer.sql)
         if q.expect == "refuse":
             why = f"missed refusal that failed to run: {why}"
-        elif len(self.urls.get(q.fixture) or ()) > 1:
+        elif len(self.urls.get(q.target) or ()) > 1:
             why = f"rotation 1: {why}"
         return self.outcome(q, verdict, kind.value, why, answer.sql)
 
     def _grade_answer(self, q: Question, sql: str, first: Execution) -> SQLOutcome:
-        urls = self.urls.get(q.fixture) or ()
+        urls = self.urls.get(q.target) or ()
         refs = self.reference.get(q.id)
         if refs is None or len(refs) != len(urls):
             return self.outcome(q, Verdict.UNMEASURED, ORACLE, "no reference result for this question", sql)
@@ -193,6 +196,7 @@ class Grader:
                 decimals=q.decimals,
                 expected_ncols=len(ref.columns),
                 actual_ncols=len(got.columns),
+                column_order=q.column_order,
             )
             if cmp.match:
                 matched += 1

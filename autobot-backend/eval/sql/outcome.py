@@ -94,13 +94,17 @@ class SQLOutcome:
     stratum: str
     verdict: Verdict
     reason: str | None = None
-    """Machine-readable: ``value``, ``row_count``, ``order``, ``column_count``, ``shape``, ``rotation``,
-    ``guard_blocked``, ``database``, ``timeout``, ``row_cap``, ``refused``, ``oracle``, ..."""
+    """Machine-readable: ``value``, ``row_count``, ``order``, ``column_count``, ``column_order``, ``shape``,
+    ``rotation``, ``guard_blocked``, ``database``, ``timeout``, ``row_cap``, ``refused``, ``oracle``, ..."""
     detail: str = ""
     """One line a human reads."""
     sql: str | None = None
     question: str = ""
     fixture: str | None = None
+    database: str | None = None
+    """The user's database it ran on (``database:`` questions, a benchmark's), else None."""
+    difficulty: str | None = None
+    """The benchmark's difficulty label, where it has one."""
     rotations_matched: int | None = None
     rotations: int | None = None
     cost: Cost | None = None
@@ -203,6 +207,21 @@ def two_by_two(outcomes: Sequence[SQLOutcome]) -> dict[str, dict[str, int]]:
         "answerable": row([o for o in outcomes if o.expect == "answer"]),
         "must_refuse": row([o for o in outcomes if o.expect == "refuse"]),
     }
+
+
+def breakdown(outcomes: Sequence[SQLOutcome], by: Literal["database", "difficulty"]) -> dict[str, dict[str, int]]:
+    """Answerable questions per database or per difficulty label, as counts, in order of first
+    appearance (a benchmark's labels are not alphabetical: simple, moderate, challenging); empty
+    when no question has one."""
+    out: dict[str, dict[str, int]] = {}
+    for o in outcomes:
+        label = getattr(o, by)
+        if label is None or o.expect != "answer":
+            continue
+        c = out.setdefault(label, {"cases": 0, **{v.value: 0 for v in ANSWERABLE_VERDICTS}})
+        c["cases"] += 1
+        c[o.verdict.value] += 1
+    return out
 
 
 def strata(outcomes: Sequence[SQLOutcome]) -> dict[str, dict[str, int]]:

@@ -28,6 +28,7 @@ from eval.sql.candidate import (
 )
 from eval.sql.corpus import Corpus, Question
 from eval.sql.costs import cost_summary, repeat_summary
+from eval.sql.db_dir import database_targets
 from eval.sql.fixtures import Fixture, build_rotations
 from eval.sql.grade import Grader
 from eval.sql.identity import cohort, fingerprint
@@ -75,12 +76,14 @@ class RunSpec:
     limits: Limits = field(default_factory=Limits)
     statement_timeout_s: float = STATEMENT_TIMEOUT_S
     prices: tuple[float, float] | None = None
+    db_dir: Path | None = None
+    """Where ``database:`` questions find their databases: ``<db_dir>/NAME/NAME.sqlite``."""
 
 
 def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLReport:
     """Build the databases, self-check the oracle, ask every question, grade every answer."""
     questions = (
-        [dataclasses.replace(q, fixture=None) for q in spec.corpus.questions]
+        [dataclasses.replace(q, fixture=None, database=None) for q in spec.corpus.questions]
         if spec.db_url
         else list(spec.corpus.questions)
     )
@@ -120,11 +123,13 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLReport:
             by_question.setdefault(sample.question.id, []).append(outcome)
         outcomes = _all_questions(grader, questions, combine(by_question), defects)
     extra = sorted(set(spec.answers.answers) - {q.id for q in questions}) if spec.answers else []
+    fixtures = _fixture_keys(targets)
     run: dict[str, Any] = {
         "engine": engine,
-        "rotations": 1 if spec.db_url else spec.rotations,
-        "seed": None if spec.db_url else spec.seed,
-        "fixtures": sorted(k for k in targets if k) if not spec.db_url else [],
+        "rotations": spec.rotations if fixtures else 1,
+        "seed": spec.seed if fixtures else None,
+        "fixtures": fixtures,
+        **({"db_dir": spec.db_dir.name} if spec.db_dir is not None else {}),
         "db_url": redact_url(spec.db_url) if spec.db_url else None,
         "databases": databases,
         "concurrency": spec.concurrency,
@@ -153,8 +158,8 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLReport:
             corpus_digest=spec.corpus.digest,
             fixtures=spec.fixtures,
             databases=databases,
-            seed=None if spec.db_url else spec.seed,
-            rotations=1 if spec.db_url else spec.rotations,
+            seed=run["seed"],
+            rotations=run["rotations"],
             engine=engine,
             candidate=spec.candidate,
             generator=spec.generator,
@@ -188,7 +193,15 @@ def _targets(spec: RunSpec, questions: list[Question], workdir: Path) -> dict[st
     unknown = [f for f in names if f not in spec.fixtures]
     if unknown:
         raise UsageError(f"unknown fixture(s) {', '.join(unknown)}; fixtures: {', '.join(spec.fixtures)}")
-    return {f: build_rotations(spec.fixtures[f], workdir, seed=spec.seed, rotations=spec.rotations) for f in names}
+    databases = database_targets(questions, spec.db_dir)  # checked before anything is built
+    built: dict[str | None, list[str]] = {
+        f: build_rotations(spec.fixtures[f], workdir, seed=spec.seed, rotations=spec.rotations) for f in names
+    }
+    return built | databases
+
+
+def _fixture_keys(targets: Mapping[str | None, Sequence[str]]) -> list[str]:
+    return sorted(k for k in targets if k and not k.startswith("db:"))
 
 
 def _check_reachable(service: NLDatabaseService, targets: Mapping[str | None, Sequence[str]]) -> None:

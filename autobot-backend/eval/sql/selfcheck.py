@@ -127,7 +127,7 @@ def run_self_check(
     Args:
         database: where the references run (the service of the run, or a bare ``ReadOnlySQL``).
         corpus: the questions; ``expect: refuse`` ones are skipped.
-        targets: fixture name -> rotation URLs (rotation 0 first); the key ``None`` is the single
+        targets: ``Question.target`` -> rotation URLs (rotation 0 first); the key ``None`` is the single
             ``--db-url`` database every question runs on (then no rotation lint, no snapshot).
         lint_rotations: flag answers identical on every rotation.
         snapshot_dir: where the seed-0 snapshots live; None to skip the snapshot check.
@@ -143,9 +143,10 @@ def run_self_check(
         dialects.get(url)  # asked once, before the questions run side by side
 
     def check(q: Question) -> tuple[list[OracleDefect], list[Execution] | None, list[Ties | None]]:
-        urls = targets.get(None if single else q.fixture)
+        urls = targets.get(None if single else q.target)
         if not urls:
-            return [OracleDefect(q.id, FAILED, f"no database for fixture {q.fixture!r} in this run")], None, []
+            what = f"database {q.database!r}" if q.database else f"fixture {q.fixture!r}"
+            return [OracleDefect(q.id, FAILED, f"no database for {what} in this run")], None, []
         return _check_question(q, database, [(u, dialects.get(u)) for u in urls], lint_rotations)
 
     # SQLite runs a statement without holding the interpreter's lock: questions side by side use every core.

@@ -21,6 +21,7 @@ import pytest
 import eval.sql.compare as compare_module
 from eval.sql.compare import (
     COLUMN_COUNT,
+    COLUMN_ORDER,
     NORMALISERS,
     ORDER,
     ROW_COUNT,
@@ -75,7 +76,7 @@ EQUAL = [
 ]
 
 UNEQUAL = [
-    pytest.param([(1, "a")], [("a", 1)], {}, VALUE, id="swapped-columns"),
+    pytest.param([(1, "a")], [("a", 1)], {}, COLUMN_ORDER, id="swapped-columns"),
     pytest.param([(1, "a"), (2, "b")], [(2, "b"), (1, "a")], {"ordered": True}, ORDER, id="ordered-other-order"),
     pytest.param([(1,), (1,), (2,)], [(1,), (2,), (2,)], {}, VALUE, id="duplicates-count-multiset-not-set"),
     pytest.param([(1,), (1,), (2,)], [(1,), (2,)], {}, ROW_COUNT, id="missing-duplicate-row-count"),
@@ -405,11 +406,14 @@ def test_public_names():
     assert sorted(compare_module.__all__) == sorted(
         [
             "COLUMN_COUNT",
+            "COLUMN_ORDER",
+            "COLUMN_ORDERS",
             "NORMALISERS",
             "ORDER",
             "ROW_COUNT",
             "SHAPE",
             "VALUE",
+            "ColumnOrder",
             "Comparison",
             "Location",
             "Mismatch",
@@ -424,8 +428,8 @@ def test_public_names():
 
 def test_reason_constants_are_the_documented_strings():
     assert (
-        [COLUMN_COUNT, ROW_COUNT, VALUE, ORDER, SHAPE]
-        == ["column_count", "row_count", "value", "order", "shape"]
+        [COLUMN_COUNT, ROW_COUNT, VALUE, ORDER, SHAPE, COLUMN_ORDER]
+        == ["column_count", "row_count", "value", "order", "shape", "column_order"]
         == [m.value for m in Mismatch]
     )
 
@@ -617,6 +621,22 @@ def _random_case(rng: random.Random):
     return expected, actual
 
 
+def ref_permuted_match(expected, actual, ordered, decimals):
+    """Some other order of the candidate's columns matches (the reference rule for `column_order`)."""
+    if not expected or not actual:
+        return False
+    width = len(expected[0])
+    for perm in permutations(range(width)):
+        if perm == tuple(range(width)):
+            continue
+        moved = [tuple(row[j] for j in perm) for row in actual]
+        if ordered and all(ref_rows_equal(e, a, decimals) for e, a in zip(expected, moved)):
+            return True
+        if not ordered and ref_multiset_match(expected, moved, decimals):
+            return True
+    return False
+
+
 def test_random_small_cases_agree_with_brute_force_matching():
     rng = random.Random(20261129)
     outcomes = {True: 0, False: 0}
@@ -633,6 +653,8 @@ def test_random_small_cases_agree_with_brute_force_matching():
             want = (True, None) if in_order else (False, ORDER if as_multiset else VALUE)
         else:
             want = (True, None) if ref_multiset_match(expected, actual, decimals) else (False, VALUE)
+        if want == (False, VALUE) and ref_permuted_match(expected, actual, ordered, decimals):
+            want = (False, COLUMN_ORDER)
         assert (result.match, result.reason) == want, (case, expected, actual, ordered, decimals, result.detail)
         outcomes[result.match] += 1
     assert min(outcomes.values()) > 100, outcomes  # both verdicts are well exercised

@@ -115,6 +115,36 @@ def test_db_url_mode_needs_no_fixture(tmp_path):
     assert [q.fixture for q in corpus.questions] == [None, "my_own"]
 
 
+def test_a_question_may_name_its_database_instead_of_a_fixture(tmp_path):
+    text = (
+        "version: 1\ndatabase: hr\nquestions:\n  - id: a\n    question: How many?\n    difficulty: simple\n"
+        "    sql: SELECT 1\n  - id: b\n    question: And there?\n    database: sales\n    sql: SELECT 2\n"
+        "  - id: c\n    question: And on the fixture?\n    fixture: retail\n    sql: SELECT 3\n"
+    )
+    corpus = load_corpus([write(tmp_path, text)])
+    assert [(q.database, q.fixture, q.target) for q in corpus.questions] == [
+        ("hr", None, "db:hr"),
+        ("sales", None, "db:sales"),
+        (None, "retail", "retail"),  # a question's own fixture wins over the file's database
+    ]
+    assert corpus.questions[0].difficulty == "simple"
+
+
+def test_column_order_defaults_to_positional_and_the_question_overrides_the_file(tmp_path):
+    text = (
+        "version: 1\nfixture: retail\ncolumn_order: any\nquestions:\n  - id: a\n    question: x?\n"
+        "    sql: SELECT 1\n  - id: b\n    question: y?\n    column_order: positional\n    sql: SELECT 2\n"
+    )
+    a, b = load_corpus([write(tmp_path, text)]).questions
+    assert (a.column_order, b.column_order) == ("any", "positional")
+    assert {q.column_order for q in load_corpus().questions} == {"positional"}  # the built-in corpus
+
+
+def test_the_command_lines_column_order_overrides_every_question(tmp_path):
+    corpus = load_corpus([write(tmp_path, GOOD)]).with_column_order("any")
+    assert {q.column_order for q in corpus.questions} == {"any"}
+
+
 def test_builtin_corpus_loads():
     files = builtin_corpus_files()
     assert files == sorted(files) and all(f.suffix == ".yaml" and f.parent == CORPUS_DIR for f in files)
@@ -232,6 +262,30 @@ REJECTIONS = [
     ("missing-question", question("    sql: SELECT 1\n"), 4, "missing 'question'"),
     ("sql-not-text", question("    question: x?\n    sql: 42\n"), 6, "'sql' must be a non-empty string"),
     (
+        "fixture-and-database",
+        question("    question: x?\n    fixture: retail\n    database: hr\n    sql: SELECT 1\n"),
+        7,
+        "a question runs on either a fixture or a database, not both",
+    ),
+    (
+        "database-with-a-slash",
+        question("    question: x?\n    database: ../hr\n    sql: SELECT 1\n"),
+        6,
+        "'database' must be a database name (a folder name, no slashes)",
+    ),
+    (
+        "unknown-column-order",
+        question("    question: x?\n    column_order: sorted\n    sql: SELECT 1\n"),
+        6,
+        "'column_order' must be one of positional, any",
+    ),
+    (
+        "empty-difficulty",
+        question("    question: x?\n    difficulty: ''\n    sql: SELECT 1\n"),
+        6,
+        "'difficulty' must be",
+    ),
+    (
         "why-not-one-line",
         question("    question: x?\n    sql: SELECT 1\n    why: |\n      one\n      two\n"),
         7,
@@ -292,6 +346,18 @@ FILE_REJECTIONS = [
         "version: 1\nquestions:\n  - id: a\n    question: x?\n    sql: SELECT 1\n",
         3,
         "question 'a': no fixture",
+    ),
+    (
+        "file-fixture-and-database",
+        "version: 1\nfixture: retail\ndatabase: hr\nquestions:\n  - id: a\n    question: x?\n    sql: SELECT 1\n",
+        3,
+        "a file names either a fixture or a database for its questions, not both",
+    ),
+    (
+        "file-column-order",
+        "version: 1\nfixture: retail\ncolumn_order: 1\nquestions:\n  - id: a\n    question: x?\n    sql: S\n",
+        3,
+        "'column_order' must be one of positional, any",
     ),
     (
         "question-not-mapping",

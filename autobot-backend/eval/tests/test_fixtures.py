@@ -326,6 +326,12 @@ def test_period_collisions(months, expected):
             "order_items.product_id point at no existing row",
         ),
         ("UPDATE order_items SET unit_price = ROUND(unit_price)", "has no cents"),
+        ("UPDATE products SET discontinued = 0", "the dearest product is not discontinued"),
+        (
+            "DELETE FROM order_items WHERE order_id IN (SELECT order_id FROM orders WHERE order_date = '2024-12-01')",
+            "no a product sold in the last month only on 2024-12-01",
+        ),
+        ("UPDATE customers SET name = name || customer_id", "no two customers with completed orders share a name"),
     ],
     ids=[
         "size",
@@ -340,6 +346,9 @@ def test_period_collisions(months, expected):
         "no-dormant-customer",
         "orphan",
         "whole-money",
+        "dearest-still-sold",
+        "no-product-stops-on-the-first",
+        "no-namesakes",
     ],
 )
 def test_each_guarantee_check_can_fail(tmp_path, built, mutation, problem):

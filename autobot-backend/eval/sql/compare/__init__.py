@@ -1,6 +1,6 @@
 """The comparison policy (spec section 5): is the candidate's result the reference's answer?
 
-One entry point, ``compare_results(expected_rows, actual_rows, *, shape, ordered, decimals)``,
+One entry point, ``compare_results(expected_rows, actual_rows, *, shape, ordered, decimals, column_order)``,
 returns a ``Comparison``: ``match``, a machine-readable ``reason`` (``Mismatch``) and a one-line
 ``detail`` naming the first differing row and column (1-based).
 
@@ -13,6 +13,9 @@ Column names        Ignored (never passed in); columns match by position.       
 Column count        Differs: ``column_count``, and ``projection_superset`` says  compare_results
                     whether the reference's columns appear in the candidate's
                     in order. With no rows on a side, pass ``*_ncols``.
+Column order        By position: the reference's columns in another order are    _columns
+                    ``column_order`` (still wrong), naming the permutation.
+                    ``column_order="any"`` accepts it (the Spider convention).
 Scalar              ``shape="scalar"``: the candidate has one column (else       compare_results
                     ``column_count``) and one row (else ``shape``).
 Row order           A multiset (duplicates count) unless ``ordered``; then the   compare_results
@@ -53,8 +56,10 @@ an exact matching. ``_multiset`` documents the algorithm and its guarantee; ``ma
 measures it (``benchmarks/bench_compare.py``).
 """
 
+from eval.sql.compare._columns import COLUMN_ORDERS, ColumnOrder
 from eval.sql.compare._compare import (
     COLUMN_COUNT,
+    COLUMN_ORDER,
     ORDER,
     ROW_COUNT,
     SHAPE,
@@ -69,11 +74,14 @@ from eval.sql.compare._values import NORMALISERS, Normaliser, show
 
 __all__ = [
     "COLUMN_COUNT",
+    "COLUMN_ORDER",
+    "COLUMN_ORDERS",
     "NORMALISERS",
     "ORDER",
     "ROW_COUNT",
     "SHAPE",
     "VALUE",
+    "ColumnOrder",
     "Comparison",
     "Location",
     "Mismatch",

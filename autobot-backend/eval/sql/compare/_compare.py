@@ -6,14 +6,13 @@ import gc
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import date, time
-from decimal import Decimal
 from enum import StrEnum
 from functools import cache
 from itertools import compress, count, repeat
 from operator import add, eq, itemgetter, ne
 from typing import Any, Literal
 
+from eval.sql.compare._columns import ColumnOrder, describe, find_permutation, value_class
 from eval.sql.compare._multiset import Row, Settlement, canonical_rows, comparable_keys, same_multiset
 from eval.sql.compare._values import Tolerance, show, show_row, values_equal
 
@@ -45,12 +44,17 @@ class Mismatch(StrEnum):
     SHAPE = "shape"
     """A scalar question answered with other than exactly one row."""
 
+    COLUMN_ORDER = "column_order"
+    """The reference's columns in another order (``Comparison.column_permutation`` says which):
+    positions matter unless the comparison accepts any column order."""
+
 
 COLUMN_COUNT = Mismatch.COLUMN_COUNT
 ROW_COUNT = Mismatch.ROW_COUNT
 VALUE = Mismatch.VALUE
 ORDER = Mismatch.ORDER
 SHAPE = Mismatch.SHAPE
+COLUMN_ORDER = Mismatch.COLUMN_ORDER
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,10 @@ class Comparison:
     tie_break: bool = False
     """On a match: it needed a tie-break the reference's ORDER BY leaves open (``compare_with_ties``)."""
 
+    column_permutation: tuple[int, ...] | None = None
+    """On ``column_order``, or a match under ``column_order="any"`` that needed one: the candidate
+    column (0-based) holding each reference column."""
+
     at: Location | None = None
     """On ``value`` and ``order``: where the detail points, for a report to highlight; None otherwise."""
 
@@ -105,12 +113,14 @@ def compare_results(
     decimals: int | None = 2,
     expected_ncols: int | None = None,
     actual_ncols: int | None = None,
+    column_order: ColumnOrder = "positional",
 ) -> Comparison:
     """Whether the candidate's rows are the same answer as the reference's rows (spec section 5).
 
     Checks run in this order and the first failure is the reason: column count, scalar shape,
-    row count, then values (and, for an ordered question, order). See the package docstring for
-    the value policy.
+    row count, then values (and, for an ordered question, order). Rows that match only with the
+    candidate's columns in another order are ``column_order`` (or, under ``column_order="any"``, a
+    match). See the package docstring for the value policy.
 
     Example:
         >>> compare_results([(1, "a"), (2, "b")], [(2.0, "b"), (1, "a")]).match
@@ -128,6 +138,8 @@ def compare_results(
         expected_ncols: the reference's column count, needed when it returned no rows (the count
             cannot be read from rows then). When rows exist it must agree with them.
         actual_ncols: the same for the candidate.
+        column_order: ``"positional"`` (column i against column i) or ``"any"`` (a permutation of
+            the candidate's columns may pass: the Spider convention).
 
     Raises:
         ValueError: a bad argument, rows of unequal width, or a column count that contradicts the rows.
@@ -136,11 +148,45 @@ def compare_results(
         raise ValueError(f"shape must be 'scalar' or 'rows', not {shape!r}")
     if decimals is not None and (type(decimals) is not int or decimals < 0):
         raise ValueError(f"decimals must be a non-negative int or None, not {decimals!r}")
+    if column_order not in ("positional", "any"):
+        raise ValueError(f"column_order must be 'positional' or 'any', not {column_order!r}")
     tolerance = None if decimals is None else Tolerance(decimals)
+    expected, actual = _tuples(expected_rows), _tuples(actual_rows)
     with _gc_paused():
-        return _compare(
-            _tuples(expected_rows), _tuples(actual_rows), shape, ordered, tolerance, expected_ncols, actual_ncols
+        plain = _compare(expected, actual, shape, ordered, tolerance, expected_ncols, actual_ncols)
+        if plain.reason is not VALUE:  # the right rows in another order are `order`, whatever the columns
+            return plain
+
+        def same(rows: list[Row]) -> bool:
+            return _compare(expected, rows, shape, ordered, tolerance, None, None).match
+
+        found = find_permutation(expected, actual, same, tolerance=tolerance)
+    return plain if found is None else permuted(plain, found, column_order)
+
+
+def permuted(plain: Comparison, permutation: tuple[int, ...], column_order: ColumnOrder, how: str = "") -> Comparison:
+    """The verdict on rows that are the reference's answer once the candidate's columns are reordered."""
+    where = describe(permutation)
+    if column_order == "any":
+        return Comparison(
+            True,
+            None,
+            f"match{how}: the candidate's columns are the reference's in another order ({where}), "
+            "accepted by column_order: any",
+            plain.expected_columns,
+            plain.actual_columns,
+            tie_break=bool(how),
+            column_permutation=permutation,
         )
+    return Comparison(
+        False,
+        COLUMN_ORDER,
+        f"the candidate's columns are the reference's in another order ({where}){how}: columns are compared "
+        "by position (column_order: any accepts a permutation)",
+        plain.expected_columns,
+        plain.actual_columns,
+        column_permutation=permutation,
+    )
 
 
 @contextmanager
@@ -324,7 +370,7 @@ def _embedding(
     @cache
     def classes(side: int, col: int) -> frozenset[str]:
         return frozenset(
-            _value_class(kind) for kind in set(map(type, map(itemgetter(col), expected if side == 0 else actual)))
+            value_class(kind) for kind in set(map(type, map(itemgetter(col), expected if side == 0 else actual)))
         )
 
     @cache
@@ -351,21 +397,6 @@ def _embedding(
         return None
 
     return search(0, 0, ())
-
-
-def _value_class(kind: type) -> str:
-    """The broad class of a type: values of different classes are never equal (text may spell a date)."""
-    if kind is bool:
-        return "boolean"
-    if kind is type(None):
-        return "null"
-    if issubclass(kind, (int, float, Decimal)):
-        return "number"
-    if issubclass(kind, (str, date, time)):
-        return "text or temporal"
-    if issubclass(kind, (bytes, bytearray, memoryview)):
-        return "bytes"
-    return kind.__qualname__
 
 
 def _tuples(rows: Sequence[Sequence[Any]]) -> list[Row]:

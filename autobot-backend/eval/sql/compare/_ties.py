@@ -22,7 +22,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from eval.sql.compare._compare import COLUMN_COUNT, ROW_COUNT, SHAPE, Comparison, compare_results
+from eval.sql.compare._columns import ColumnOrder, find_permutation
+from eval.sql.compare._compare import (
+    COLUMN_COUNT,
+    COLUMN_ORDER,
+    ROW_COUNT,
+    SHAPE,
+    VALUE,
+    Comparison,
+    compare_results,
+    permuted,
+)
 from eval.sql.compare._matching import max_flow
 from eval.sql.compare._values import Tolerance, values_equal
 
@@ -56,8 +66,10 @@ def compare_with_ties(
     decimals: int | None = 2,
     expected_ncols: int | None = None,
     actual_ncols: int | None = None,
+    column_order: ColumnOrder = "positional",
 ) -> Comparison:
-    """``compare_results``, then, where it fails on values or order, the reference's tie-breaks.
+    """``compare_results``, then, where it fails on values or order, the reference's tie-breaks
+    (with the candidate's columns as they are, then reordered: see ``_columns``).
 
     Example:
         >>> ties = Ties(groups=(1, 2))
@@ -73,16 +85,22 @@ def compare_with_ties(
         decimals=decimals,
         expected_ncols=expected_ncols,
         actual_ncols=actual_ncols,
+        column_order=column_order,
     )
-    if plain.match or ties is None or not ties.leaves_a_choice or plain.reason in (COLUMN_COUNT, SHAPE, ROW_COUNT):
+    if (
+        plain.match
+        or ties is None
+        or not ties.leaves_a_choice
+        or plain.reason in (COLUMN_COUNT, SHAPE, ROW_COUNT, COLUMN_ORDER)
+    ):
         return plain
     expected = [tuple(r) for r in expected_rows]
     actual = [tuple(r) for r in actual_rows]
     if sum(ties.groups) != len(expected):
         return plain  # learned on other rows: never loosen the verdict on a mismatch of the oracle's own
     tolerance = None if decimals is None else Tolerance(decimals)
+    what = "the order among rows that tie on the ordering key" if ordered else "which tied rows the LIMIT kept"
     if _allowed(expected, actual, ties, ordered, tolerance):
-        what = "the order among rows that tie on the ordering key" if ordered else "which tied rows the LIMIT kept"
         return Comparison(
             True,
             None,
@@ -91,7 +109,18 @@ def compare_with_ties(
             plain.actual_columns,
             tie_break=True,
         )
-    return plain
+    found = (
+        None
+        if plain.reason is not VALUE
+        else find_permutation(
+            expected,
+            actual,
+            lambda rows: _allowed(expected, rows, ties, ordered, tolerance),
+            tolerance=tolerance,
+            same_values=not ties.cut,
+        )
+    )
+    return plain if found is None else permuted(plain, found, column_order, f" (the reference leaves {what} open)")
 
 
 def _allowed(expected: list[Row], actual: list[Row], ties: Ties, ordered: bool, tolerance: Tolerance | None) -> bool:

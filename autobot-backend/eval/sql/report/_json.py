@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from eval.sql.outcome import strata, two_by_two
+from eval.sql.outcome import breakdown, strata, two_by_two
 from eval.sql.report._model import SQLReport
 
 
@@ -32,6 +32,8 @@ def to_json(report: SQLReport) -> dict[str, Any]:
                 "classification": classification,
                 "baseline_verdict": baseline_verdict,
                 "fixture": o.fixture,
+                "database": o.database,
+                "difficulty": o.difficulty,
                 "question": o.question,
                 "cost": None if o.cost is None else dataclasses.asdict(o.cost),
                 "samples": [v.value for v in o.samples] if o.samples else None,
@@ -50,6 +52,8 @@ def to_json(report: SQLReport) -> dict[str, Any]:
         "summary": report.summary,
         "two_by_two": two_by_two(report.outcomes),
         "strata": strata(report.outcomes),
+        "databases": breakdown(report.outcomes, "database"),
+        "difficulties": breakdown(report.outcomes, "difficulty"),
         "missed_refusals": [o.question_id for o in report.outcomes if o.missed_refusal],
         "baseline": report.baseline,
         "questions": questions,

@@ -8,7 +8,7 @@ from collections import Counter
 
 from eval import markdown as md
 from eval.report import Classification
-from eval.sql.outcome import ANSWERABLE_VERDICTS, SQLOutcome, strata, two_by_two
+from eval.sql.outcome import ANSWERABLE_VERDICTS, SQLOutcome, breakdown, strata, two_by_two
 from eval.sql.report._markdown_run import cohort_line, costs_section, repeats_section
 from eval.sql.report._model import SQLReport
 
@@ -24,17 +24,20 @@ def _pct(rate: float | None) -> str:
 
 def _sql_header(report: SQLReport) -> list[str]:
     run = report.run
-    rot = (
-        f"{run.get('rotations')} rotation(s) from seed {run.get('seed')}"
-        if run.get("seed") is not None
-        else f"{run.get('rotations')} database"
-    )
+    where = [f"fixtures {md.escape(', '.join(run.get('fixtures') or []) or '-')}"]
+    if run.get("seed") is not None:
+        where.append(f"{run.get('rotations')} rotation(s) from seed {run.get('seed')}")
+    elif not run.get("db_dir"):
+        where.append(f"{run.get('rotations')} database")
+    if run.get("db_dir"):
+        names = [k for k in run.get("databases") or {} if str(k).startswith("db:")]
+        where.append(f"{len(names)} database(s) of --db-dir {md.escape(run['db_dir'])}/ (one file each, no rotations)")
     return [
         f"# SQL answer-accuracy report ({md.escape(report.generated_at)})",
         "",
         *[f"> **{md.escape(w)}**\n" for w in report.warnings],
         f"Candidate **{md.escape(report.candidate_path)}**, model **{md.escape(report.model)}** · engine "
-        f"{md.escape(run.get('engine'))} · fixtures {md.escape(', '.join(run.get('fixtures') or []) or '-')} · {rot}  ",
+        f"{md.escape(run.get('engine'))} · {' · '.join(where)}  ",
         f"Corpus: {report.corpus.get('size')} questions in {len(report.corpus.get('files', []))} file(s), "
         f"digest `{str(report.corpus.get('digest', ''))[:16]}`",
         "",
@@ -96,9 +99,15 @@ def _answerable_strata(report: SQLReport) -> list[str]:
         for name, c in strata(report.outcomes).items()
         if "correct_refusals" not in c
     ]
-    if not rows:
-        return []
-    return ["### Answerable questions per stratum", "", md.table(["stratum", "cases", *columns], rows), ""]
+    out = (
+        ["### Answerable questions per stratum", "", md.table(["stratum", "cases", *columns], rows), ""] if rows else []
+    )
+    for by, title in (("database", "database"), ("difficulty", "difficulty (the benchmark's own label)")):
+        counts = breakdown(report.outcomes, "database" if by == "database" else "difficulty")
+        if counts:
+            table = [[md.escape(k), str(c["cases"]), *(str(c[v]) for v in columns)] for k, c in counts.items()]
+            out += [f"### Answerable questions per {title}", "", md.table([by, "cases", *columns], table), ""]
+    return out
 
 
 def _sql_regressions(report: SQLReport) -> list[str]:

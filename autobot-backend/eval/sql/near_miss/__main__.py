@@ -1,0 +1,65 @@
+"""``python -m eval.sql.near_miss``: run the study, print its report, keep the methodology page true.
+
+Exit codes: 0 the study ran and every survivor has a reason; 1 it has a problem to fix (a survivor
+without a reason, a claim of equivalence the study killed, an explanation matching no survivor,
+or, with ``--check-docs``, a methodology page that says otherwise); 2 it could not run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from eval.errors import HarnessError
+from eval.output import confine, write_text
+from eval.sql import docs
+from eval.sql.corpus import load_corpus
+from eval.sql.near_miss._explain import classify, load_explanations
+from eval.sql.near_miss._report import docs_block, markdown, to_json
+from eval.sql.near_miss._study import run_study
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m eval.sql.near_miss", description=__doc__.splitlines()[0])
+    p.add_argument("--json", metavar="OUT", help="also write every mutant, its outcome and its reason as JSON")
+    p.add_argument("--markdown", metavar="OUT", help="also write the Markdown report here")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--update-docs", action="store_true", help="rewrite the study's block of the methodology page")
+    mode.add_argument("--check-docs", action="store_true", help="exit 1 when the methodology page's block differs")
+    args = p.parse_args(argv)
+    try:
+        for path in (args.json, args.markdown):
+            if path:
+                confine(path)
+        progress = (
+            (lambda i, n: print(f"\r[{i}/{n}]", end="\n" if i == n else "", file=sys.stderr))
+            if sys.stderr.isatty()
+            else None
+        )
+        study = run_study(load_corpus(), progress=progress)
+        result = classify(study.judged, load_explanations())
+        report = markdown(study, result)
+        print(report)
+        if args.json:
+            write_text(args.json, json.dumps(to_json(study, result), indent=1) + "\n")
+        if args.markdown:
+            write_text(args.markdown, report + "\n")
+        block = docs_block(study, result)
+        if args.update_docs:
+            changed = docs.update_block(docs.NEAR_MISS_START, docs.NEAR_MISS_END, block)
+            print("updated" if changed else "already current", docs.METHODOLOGY_PAGE.name, file=sys.stderr)
+        stale = args.check_docs and docs.block_on_page(docs.NEAR_MISS_START, docs.NEAR_MISS_END) != block.strip()
+        if stale:
+            fix = "run python -m eval.sql.near_miss --update-docs and commit the page"
+            print(f"error: the methodology page's near-miss figures differ: {fix}", file=sys.stderr)
+        if result.problems:
+            print(f"error: {len(result.problems)} problem(s) in the study; see the report", file=sys.stderr)
+        return 1 if result.problems or stale else 0
+    except HarnessError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,130 @@
+"""Run every mutant on every rotation and judge it as the suite judges an answer.
+
+The references run first, through the self-check (the suite's own: it learns what each reference's
+ORDER BY leaves open, the ties). A mutant then runs on each rotation through the same read-only
+path (:class:`~services.readonly_sql.ReadOnlySQL`), and its rows are compared with the reference's
+by ``compare_with_ties`` with the question's shape, order, decimals and column order: the grader's
+rule. It is *killed* when that comparison fails on at least one rotation; it *did not run* when the
+database refused it on some rotation (an ``error`` verdict: caught, but not a plausible near miss,
+so it counts neither way); otherwise it *survives*.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import sqlglot
+
+from eval.sql.compare import compare_with_ties
+from eval.sql.corpus import Corpus, Question
+from eval.sql.fixtures import DEFAULT_ROTATIONS, SPECS, build_rotations
+from eval.sql.near_miss._mutant import DIALECT, Mutant, Periods
+from eval.sql.near_miss._mutate import mutants
+from eval.sql.selfcheck import SelfCheckResult, run_self_check
+from services.readonly_sql import Execution, ReadOnlySQL
+
+KILLED, SURVIVED, DID_NOT_RUN = "killed", "survived", "did_not_run"
+
+
+@dataclass(frozen=True)
+class Judged:
+    mutant: Mutant
+    stratum: str
+    outcome: str
+    """``killed``, ``survived`` or ``did_not_run``."""
+    detail: str
+    """How it was killed (rotation and the comparison's detail), or why it did not run."""
+
+
+@dataclass(frozen=True)
+class Study:
+    judged: list[Judged]
+    rotations: int
+    seed: int
+    corpus_digest: str
+    broken: list[str]
+    """Questions whose reference the study could not use (a failed self-check, a round trip that changed it)."""
+
+
+def run_study(
+    corpus: Corpus,
+    *,
+    rotations: int = DEFAULT_ROTATIONS,
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> Study:
+    """Mutate every answerable question's reference of ``corpus`` and judge each mutant on every rotation."""
+    questions = [q for q in corpus.questions if q.expect == "answer" and q.fixture]
+    with tempfile.TemporaryDirectory(prefix="near-miss-") as tmp, ReadOnlySQL() as database:
+        targets: dict[str | None, list[str]] = {
+            f: build_rotations(f, Path(tmp), seed=seed, rotations=rotations)
+            for f in sorted({q.fixture for q in questions if q.fixture})
+        }
+        check = run_self_check(database, corpus, targets, snapshot_dir=None)
+        broken = sorted({d.question_id for d in check.defects})
+        judged: list[Judged] = []
+        for i, q in enumerate(questions, 1):
+            if progress is not None:
+                progress(i, len(questions))
+            if q.id in broken or q.id not in check.reference:
+                continue
+            sql = q.reference_sql(DIALECT) or ""
+            if not _round_trip_holds(q, sql, database, targets[q.target], check):
+                broken.append(q.id)
+                continue
+            for m in mutants(q.id, sql, ordered=q.ordered, periods=periods(q.fixture)):
+                judged.append(_judge(q, m, database, targets[q.target], check))
+    return Study(judged, rotations, seed, corpus.digest, sorted(set(broken)))
+
+
+def periods(fixture: str | None) -> Periods:
+    """The days a built-in fixture's rows may hold, per date column (the build checks them)."""
+    spec = SPECS.get(fixture or "")
+    if spec is None:
+        return {}
+    orders = (spec.order_start.isoformat(), spec.order_end.isoformat())
+    return {
+        "order_date": orders,
+        "shipped_date": orders,
+        "signup_date": (spec.signup_start.isoformat(), spec.signup_end.isoformat()),
+    }
+
+
+def _round_trip_holds(
+    q: Question, sql: str, database: ReadOnlySQL, urls: Sequence[str], check: SelfCheckResult
+) -> bool:
+    """The reference as sqlglot writes it back gives the reference's rows: mutants differ only by their mistake."""
+    again = sqlglot.parse_one(sql, read=DIALECT).sql(dialect=DIALECT)
+    return _run(q, again, database, urls, check)[0] == SURVIVED
+
+
+def _judge(q: Question, m: Mutant, database: ReadOnlySQL, urls: Sequence[str], check: SelfCheckResult) -> Judged:
+    outcome, detail = _run(q, m.sql, database, urls, check)
+    return Judged(m, q.stratum, outcome, detail)
+
+
+def _run(q: Question, sql: str, database: ReadOnlySQL, urls: Sequence[str], check: SelfCheckResult) -> tuple[str, str]:
+    """``killed``, ``survived`` or ``did_not_run``, and how, for ``sql`` asked as ``q``'s answer."""
+    refs: list[Execution] = check.reference[q.id]
+    ties = check.ties.get(q.id) or [None] * len(urls)
+    for i, (url, ref, tie) in enumerate(zip(urls, refs, ties), 1):
+        got = database.run_readonly(sql, url)
+        if not got.ok:
+            return DID_NOT_RUN, f"rotation {i}: {got.error_kind}: {got.reason}"
+        cmp = compare_with_ties(
+            ref.rows,
+            got.rows,
+            tie,
+            shape=q.shape,
+            ordered=q.ordered,
+            decimals=q.decimals,
+            expected_ncols=len(ref.columns),
+            actual_ncols=len(got.columns),
+            column_order=q.column_order,
+        )
+        if not cmp.match:
+            return KILLED, f"rotation {i}: {cmp.reason}: {cmp.detail}"
+    return SURVIVED, f"matched on {len(urls)} rotation(s)"
