@@ -164,7 +164,8 @@ def test_repeats_give_the_majority_pass_at_k_pass_hat_k_and_the_flaky_questions(
     answerable = [q for q in PICKED if q.expect == "answer"]
     assert set(endpoint.asked.values()) == {3}
     by_id = {q["id"]: q for q in data["questions"]}
-    assert by_id[flaky]["samples"] == ["pass", "wrong", "wrong"] and by_id[flaky]["verdict"] == "wrong"
+    # Which of the three asks arrives first is the scheduler's business; one of them is right.
+    assert sorted(by_id[flaky]["samples"]) == ["pass", "wrong", "wrong"] and by_id[flaky]["verdict"] == "wrong"
     r = data["repeats"]
     assert r["k"] == 3 and r["flaky"] == [flaky]
     assert r["pass_at_3"] == round((len(answerable) - 1) / len(answerable), 4)
