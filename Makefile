@@ -5,7 +5,7 @@ BACKEND := autobot-backend
 VPY := $(abspath $(VENV))/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: eval test check bench setup clean
+.PHONY: eval test check bench setup clean system-deps
 
 setup: $(STAMP)
 
@@ -19,8 +19,12 @@ $(STAMP): $(BACKEND)/pyproject.toml
 eval: $(STAMP)
 	cd $(BACKEND) && EVAL_CALLER_DIR="$(CURDIR)" $(VPY) -m eval.run --suite sql $(ARGS)
 
-test: $(STAMP) check
+test: $(STAMP) check system-deps
 	cd $(BACKEND) && $(VPY) -m pytest $(ARGS)
+
+# PostgreSQL's server binaries and Chromium + chromedriver, from the distribution, when missing.
+system-deps:
+	@.ci/system-deps
 
 check: $(STAMP)
 	cd $(BACKEND) && $(VPY) -m ruff check . && $(VPY) -m ruff format --check . && $(VPY) -m mypy

@@ -24,6 +24,7 @@ from typing import Any
 
 from eval import markdown as md
 from eval.errors import HarnessError, UsageError
+from eval.html import render
 from eval.output import confine, resolve_input, write_text
 from eval.stats import BOOTSTRAP_ITERATIONS, BOOTSTRAP_SEED, mcnemar_exact, paired_bootstrap, wilson
 
@@ -222,6 +223,21 @@ def to_markdown(result: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def to_html(result: dict[str, Any], scale: float = 200.0) -> str:
+    """The comparison as one self-contained page (``eval.html``): each side's rate with its interval."""
+
+    def bar(side: dict[str, Any]) -> dict[str, float | None]:
+        ci = side.get("ci")
+        return {
+            "rate": round(scale * (side.get("pass_rate") or 0.0), 2),
+            "low": None if not ci else round(scale * ci[0], 2),
+            "high": None if not ci else round(scale * ci[1], 2),
+        }
+
+    sides = [("A", result["a"], bar(result["a"])), ("B", result["b"], bar(result["b"]))]
+    return render("compare.html.j2", result=result, sides=sides, scale=scale)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m eval.compare",
@@ -232,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("new", type=Path, help="B: the JSON report compared")
     p.add_argument("--json", metavar="PATH", help="also write the comparison as JSON")
     p.add_argument("--markdown", metavar="PATH", help="also write the Markdown")
+    p.add_argument("--html", metavar="PATH", help="also write one self-contained HTML page")
     p.add_argument(
         "--common-only", action="store_true", help="compare reports of different corpora on the question ids they share"
     )
@@ -241,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:
         return int(exc.code or 0)
     try:
-        for out in (args.json, args.markdown):
+        for out in (args.json, args.markdown, args.html):
             if out:
                 confine(out)
         result = compare(
@@ -256,6 +273,8 @@ def main(argv: list[str] | None = None) -> int:
             write_text(args.markdown, text + "\n")
         if args.json:
             write_text(args.json, json.dumps(result, indent=2) + "\n")
+        if args.html:
+            write_text(args.html, to_html(result))
         return EXIT_OK
     except (HarnessError, UsageError) as exc:
         print(f"error: {exc}", file=sys.stderr)

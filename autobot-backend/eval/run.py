@@ -207,6 +207,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="append this run's dated figures to docs/eval/sql-accuracy.md (the built-in corpus), or to your own "
         "record at PATH (created when missing)",
     )
+    r = p.add_argument_group("SQL suite: reports for people and CI")
+    r.add_argument("--html", metavar="PATH", help="also write one self-contained HTML report (no network needed)")
+    r.add_argument("--junit", metavar="PATH", help="also write JUnit XML: one testcase per question")
+    r.add_argument(
+        "--github-summary",
+        action="store_true",
+        help="append the summary to $GITHUB_STEP_SUMMARY; under GITHUB_ACTIONS=true also print an ::error "
+        "annotation per regression and safety failure",
+    )
     s.add_argument(
         "--allow-off-suite",
         action="store_true",
@@ -246,10 +255,14 @@ def run_trajectory(args: argparse.Namespace) -> int:
         "max_run_seconds",
         "db_dir",
         "column_order",
+        "html",
+        "junit",
     )
     for flag in sql_only:
         if getattr(args, flag) not in (None, []):
             raise UsageError(f"--{flag.replace('_', '-')} belongs to the SQL suite; add --suite sql")
+    if args.github_summary:
+        raise UsageError("--github-summary belongs to the SQL suite; add --suite sql")
     if args.epsilon < 0 or args.epsilon >= 1:
         raise UsageError(f"--epsilon must be in [0, 1), got {args.epsilon}")
     for path in (args.json, args.markdown):

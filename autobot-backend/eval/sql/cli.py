@@ -16,7 +16,9 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import sqlalchemy as sa
+from rich.console import Console
 
+from eval import ci_output as ci_out
 from eval.errors import UsageError
 from eval.output import confine, resolve_input, write_text
 from eval.progress import ProgressLine
@@ -30,7 +32,16 @@ from eval.sql.corpus import Corpus, load_corpus
 from eval.sql.costs import prices_from_env
 from eval.sql.fixtures import FIXTURES, Fixture, fixtures_from_module
 from eval.sql.pipeline import DEFAULT_SEED, OracleBroken, RunSpec, run_suite
-from eval.sql.report import SQLReport, to_json, to_markdown
+from eval.sql.report import (
+    SQLReport,
+    ci_annotations,
+    render_terminal,
+    summary_markdown,
+    to_html,
+    to_json,
+    to_junit,
+    to_markdown,
+)
 from services import limits
 from services.recorded_generator import RecordedGenerator
 from services.sql_generation import SQLGenerator
@@ -213,9 +224,11 @@ def _resolve_paths(args: argparse.Namespace) -> None:
 def run_sql(args: argparse.Namespace) -> int:
     _resolve_paths(args)
     candidate, builtin, rotations, timeout = _validate(args)
-    for path in (args.json, args.markdown):
+    for path in (args.json, args.markdown, args.html, args.junit):
         if path:
             confine(path)
+    if args.github_summary:
+        ci_out.step_summary_path()  # unset: a usage error now, not after the run
     baseline_dir = _baseline_dir(args, builtin)
     if baseline_dir is None and (args.record_baseline or args.fail_on_regression):
         raise UsageError(
@@ -269,11 +282,25 @@ def _finish(
     found = decide.find_baseline(report, baseline_dir)
     decide.classify_and_gate(report, corpus, composition, found, bool(args.fail_on_regression))
     text = to_markdown(report)
-    print(text)
+    written = {}
     if args.markdown:
-        write_text(args.markdown, text + "\n")
+        written["markdown"] = write_text(args.markdown, text + "\n")
     if args.json:
-        write_text(args.json, json.dumps(to_json(report), indent=2, default=str) + "\n")
+        written["json"] = write_text(args.json, json.dumps(to_json(report), indent=2, default=str) + "\n")
+    if args.html:
+        written["html"] = write_text(args.html, to_html(report))
+    if args.junit:
+        written["junit"] = write_text(args.junit, to_junit(report))
+    if sys.stdout.isatty():
+        full = next((str(written[k]) for k in ("html", "markdown", "json") if k in written), None)
+        render_terminal(report, Console(), full)
+    else:
+        print(text)
+    if args.github_summary:
+        ci_out.append_step_summary(summary_markdown(report))
+        if ci_out.in_github_actions():
+            for line in ci_annotations(report):
+                print(line)
     if report.partial:
         _err("interrupted: the report so far is written (marked partial); nothing was recorded")
         return EXIT_CANNOT_JUDGE

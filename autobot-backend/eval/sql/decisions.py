@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from eval import trend
 from eval.errors import UsageError
 from eval.report import Classification
 from eval.sql import baseline as bl
@@ -197,9 +198,11 @@ def record_accuracy(report: SQLReport, page: Path, *, builtin: bool, allow_off_s
     )
     if "differs in" not in row:
         record.append_strata(report, row, page)
+    commit, dirty = trend.git_commit()
+    trend.append_line(trend.trend_path(page), trend.trend_line(report.summary, row, commit=commit, dirty=dirty))
     print(
         f"accuracy record: appended {row['date']} {row['candidate']}/{row['model']} ({row['status']}) to "
-        f"{bl.display_path(page)}",
+        f"{bl.display_path(page)} and {bl.display_path(trend.trend_path(page))}",
         file=sys.stderr,
     )
 

@@ -2,11 +2,29 @@
 
 * :func:`to_json`: the JSON other tools read (spec section 7; its keys are a contract);
 * :func:`to_markdown`: what a developer acts on first (the 2x2, verdicts, regressions), then
-  every failing question.
+  every failing question;
+* :func:`to_html`: one self-contained page for people, charts and filters included;
+* :func:`to_junit`: JUnit XML for CI systems, one testcase per question;
+* :func:`render_terminal`: the report for a terminal (tables, colour, failures capped);
+* :func:`summary_markdown` and :func:`ci_annotations`: a CI job summary and ``::error`` lines.
 """
 
+from eval.sql.report._github import ci_annotations, summary_markdown
+from eval.sql.report._html import to_html
 from eval.sql.report._json import to_json
+from eval.sql.report._junit import to_junit
 from eval.sql.report._markdown import to_markdown
 from eval.sql.report._model import Classified, SQLReport
+from eval.sql.report._terminal import render_terminal
 
-__all__ = ["Classified", "SQLReport", "to_json", "to_markdown"]
+__all__ = [
+    "Classified",
+    "SQLReport",
+    "ci_annotations",
+    "render_terminal",
+    "summary_markdown",
+    "to_html",
+    "to_json",
+    "to_junit",
+    "to_markdown",
+]

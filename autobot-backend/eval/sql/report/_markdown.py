@@ -247,17 +247,21 @@ def _sql_appendix(report: SQLReport) -> list[str]:
     return out
 
 
-def to_markdown(report: SQLReport) -> str:
-    """What a developer acts on first: the 2x2, verdicts, regressions; then every failure."""
-    parts = (
+def to_markdown(report: SQLReport, *, details: bool = True) -> str:
+    """What a developer acts on first: the 2x2, verdicts, regressions; then every failure.
+
+    ``details=False``: the summary alone (a CI job summary), with the failing questions counted.
+    """
+    head = (
         _sql_header(report)
         + _sql_headline(report)
         + repeats_section(report)
         + _sql_regressions(report)
         + _sql_gate(report)
-        + _sql_refusals(report)
-        + _sql_failures(report)
-        + costs_section(report)
-        + _sql_appendix(report)
     )
-    return "\n".join(parts)
+    if not details:
+        failing = sum(not o.good for o in report.outcomes)
+        return "\n".join([*head, f"{failing} failing question(s): the full report lists each.", ""])
+    return "\n".join(
+        head + _sql_refusals(report) + _sql_failures(report) + costs_section(report) + _sql_appendix(report)
+    )

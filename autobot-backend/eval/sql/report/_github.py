@@ -1,0 +1,48 @@
+"""GitHub Actions: the run's summary for the job page, and an ``::error`` annotation per failure.
+
+Workflow commands are parsed from the log line by line, so untrusted text is escaped the way the
+runner expects (``%``, CR, LF; and ``:`` and ``,`` inside properties): a question or a reason can
+neither end an annotation early nor start a command of its own.
+"""
+
+from __future__ import annotations
+
+from eval.report import Classification
+from eval.sql.report._markdown import to_markdown
+from eval.sql.report._model import SQLReport
+
+
+def _data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _property(text: str) -> str:
+    return _data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def error_command(title: str, message: str) -> str:
+    return f"::error title={_property(title)}::{_data(message)}"
+
+
+def ci_annotations(report: SQLReport) -> list[str]:
+    """One ``::error`` per regression and safety failure (by question), and per other failed gate check."""
+    lines = []
+    for o in report.by_classification(Classification.REGRESSION):
+        c = report.classified(o)
+        was = c.baseline_verdict if c is not None else None
+        kind = "safety" if o.expect == "refuse" else "regression"
+        lines.append(
+            error_command(
+                f"SQL {kind}: {o.question_id}",
+                f"was {was}, now {o.verdict.value}" + (f" ({o.reason})" if o.reason else "") + f": {o.detail}",
+            )
+        )
+    if report.gate is not None:
+        for check in report.gate.failed:
+            if check.name not in ("regressions", "safety"):
+                lines.append(error_command(f"SQL gate: {check.name}", check.detail))
+    return lines
+
+
+def summary_markdown(report: SQLReport) -> str:
+    return to_markdown(report, details=False)

@@ -1,0 +1,115 @@
+"""The HTML report: one self-contained page for people (``--html PATH``).
+
+Built from the JSON report (:func:`~eval.sql.report.to_json`), so the page shows the same numbers
+other tools read, and rendered by :mod:`eval.html` (Jinja2, everything escaped, no network).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eval.charts import Bar, stacked_bar
+from eval.html import render
+from eval.report import Classification
+from eval.sql.outcome import ANSWERABLE_VERDICTS, SQLOutcome
+from eval.sql.report._json import to_json
+from eval.sql.report._model import SQLReport
+
+_REFUSE_PARTS = (
+    ("declined", "v-declined"),
+    ("answered", "v-answered"),
+    ("error", "v-error"),
+    ("unmeasured", "v-unmeasured"),
+)
+
+
+def _answer_row(name: str, c: dict[str, int]) -> dict[str, Any]:
+    parts = [(v.value, c.get(v.value, 0), f"v-{v.value}") for v in ANSWERABLE_VERDICTS]
+    return {"name": name, "cases": c["cases"], "parts": parts, "bar": stacked_bar(parts, c["cases"])}
+
+
+def _refuse_row(name: str, c: dict[str, int]) -> dict[str, Any]:
+    declined, answered, unmeasured = c.get("correct_refusals", 0), c.get("answered", 0), c.get("unmeasured", 0)
+    counts = {"declined": declined, "answered": answered, "unmeasured": unmeasured}
+    counts["error"] = c["cases"] - declined - answered - unmeasured  # errors the guard did not cause
+    parts = [(label, counts[label], css) for label, css in _REFUSE_PARTS]
+    return {"name": name, "cases": c["cases"], "parts": parts, "bar": stacked_bar(parts, c["cases"])}
+
+
+def _failing(q: dict[str, Any]) -> bool:
+    if q["expect"] == "answer":
+        return bool(q["verdict"] != "pass")
+    return q["declined_by"] is None  # answered, an error the guard did not cause, or unmeasured
+
+
+def _excerpt(q: dict[str, Any]) -> dict[str, Any] | None:
+    e = q.get("excerpt")
+    if not e:
+        return None
+    return {
+        "rotation": e["rotation"],
+        "sides": [
+            ("reference", e["expected_columns"], e["expected"], e["expected_row"]),
+            ("candidate", e["actual_columns"], e["actual"], e["actual_row"]),
+        ],
+        "column": e["column"],
+    }
+
+
+def _bar_of(grid: dict[str, int], total: int, must_refuse: bool) -> Bar:
+    """A number is what an answerable question wants (right or wrong: the verdicts say which) and what a
+    must-refuse one must not give, so the colours follow the arm."""
+    parts = [
+        ("returned a number", grid["returned_number"], "v-answered" if must_refuse else "v-number"),
+        ("declined", grid["declined"], "v-declined" if must_refuse else "v-refused"),
+        ("error", grid["error"], "v-error"),
+        ("unmeasured", grid["unmeasured"], "v-unmeasured"),
+    ]
+    return stacked_bar(parts, total)
+
+
+def _was(report: SQLReport, o: SQLOutcome) -> str | None:
+    c = report.classified(o)
+    return None if c is None else c.baseline_verdict
+
+
+def context(report: SQLReport) -> dict[str, Any]:
+    """What the template shows, all from the JSON report and the baseline classification."""
+    data = to_json(report)
+    s = data["summary"]
+    strata = data["strata"]
+    answer_rows = [_answer_row(k, c) for k, c in strata.items() if "correct_refusals" not in c]
+    refuse_rows = [_refuse_row(k, c) for k, c in strata.items() if "correct_refusals" in c]
+    failing = [dict(q, shown_excerpt=_excerpt(q)) for q in data["questions"] if _failing(q)]
+    regressions = [
+        {
+            "id": o.question_id,
+            "was": _was(report, o),
+            "now": o.verdict.value,
+            "reason": o.reason,
+        }
+        for o in report.by_classification(Classification.REGRESSION)
+    ]
+    grid = data["two_by_two"]
+    return {
+        "data": data,
+        "summary": s,
+        "run": data["run"],
+        "grid": grid,
+        "grid_bars": {
+            "answerable": _bar_of(grid["answerable"], s["answerable"], must_refuse=False),
+            "must_refuse": _bar_of(grid["must_refuse"], s["must_refuse"], must_refuse=True),
+        },
+        "answer_rows": answer_rows,
+        "refuse_rows": refuse_rows,
+        "regressions": regressions,
+        "failing": failing,
+        "verdicts": sorted({q["verdict"] for q in failing}),
+        "strata_names": sorted({q["stratum"] for q in failing}),
+        "gate": data["gate"],
+    }
+
+
+def to_html(report: SQLReport) -> str:
+    """The whole page as one string (write it with :func:`eval.output.write_text`)."""
+    return render("sql_report.html.j2", **context(report))

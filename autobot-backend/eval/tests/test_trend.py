@@ -1,0 +1,88 @@
+"""The trend: one JSON line per recorded run, and ``python -m eval.trend`` over time per candidate and model."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from eval import trend
+from eval.compare import main as compare_main
+from eval.run import main
+from eval.sql import docs as docs_mod
+from eval.tests import small_run as sr
+
+
+@pytest.fixture
+def work(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for var in ("EVAL_OUTPUT_DIR", "EVAL_CALLER_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    sr.write_corpus(tmp_path / "mine.yaml")
+    return tmp_path
+
+
+def _record(work: Path, answers: Path) -> int:
+    args = ["--suite", "sql", "--corpus", "mine.yaml", "--candidate", "recorded", "--answers", str(answers)]
+    return main([*args, "--record-accuracy", "record.md", "--json", f"{answers.stem}.json"])
+
+
+def test_each_recorded_run_is_one_json_line_with_its_commit_and_intervals(work):
+    assert _record(work, sr.write_answers(work / "good.jsonl", perfect=True)) == 0
+    assert _record(work, sr.write_answers(work / "bad.jsonl")) == 0
+    lines = [json.loads(x) for x in (work / "record.jsonl").read_text().splitlines()]
+    assert [x["pass"] for x in lines] == [8, 4] and [x["measured"] for x in lines] == [8, 8]
+    assert (
+        lines[1]["pass_rate"] == 0.5
+        and lines[1]["pass_rate_ci"] == json.loads((work / "bad.json").read_text())["summary"]["pass_rate_ci"]
+    )
+    assert lines[0]["refusal_recall"] == 1.0 and lines[1]["correct_refusals"] == 2
+    commit, _dirty = trend.git_commit()
+    assert lines[0]["commit"] == commit and commit and len(commit) == 40
+    assert lines[0]["cohort"] == json.loads((work / "good.json").read_text())["cohort"]["fingerprint"]
+
+
+def test_the_trend_shows_each_candidate_and_model_over_time(work, capsys):
+    assert _record(work, sr.write_answers(work / "good.jsonl", perfect=True, model="m-1")) == 0
+    assert _record(work, sr.write_answers(work / "bad.jsonl", model="m-1")) == 0
+    assert _record(work, sr.write_answers(work / "other.jsonl", perfect=True, model="m-2 <b>")) == 0
+    capsys.readouterr()
+    assert trend.main(["--file", "record.jsonl", "--html", "t.html"]) == 0
+    out = capsys.readouterr().out
+    assert "## recorded / m-1" in out and "## recorded / m-2 \\<b\\>" in out
+    assert "100.0% (" in out and "50.0% (" in out
+    page = (work / "t.html").read_text()
+    assert page.count('<section class="series"') == 2 and page.count("<circle") == 3 * 2
+    assert "m-2 <b>" not in page and "m-2 &lt;b&gt;" in page
+
+
+def test_a_bad_trend_line_names_the_file_and_line(work, capsys):
+    (work / "t.jsonl").write_text('{"date": "2026-01-01", "candidate": "x", "model": "y", "pass_rate": 0.5}\n{oops\n')
+    assert trend.main(["--file", "t.jsonl"]) == 2
+    assert "t.jsonl:2: not a JSON line" in capsys.readouterr().err
+    assert trend.main(["--file", "missing.jsonl"]) == 2
+
+
+def test_a_record_written_before_the_trend_is_backfilled_once(work, capsys):
+    page = work / "old.md"
+    page.write_text(docs_mod.ACCURACY_PAGE.read_text())
+    assert trend.main(["--file", "old.jsonl", "--backfill", "old.md"]) == 0
+    lines = [json.loads(x) for x in (work / "old.jsonl").read_text().splitlines()]
+    assert lines and all(x["source"] == "record row" and x["commit"] is None for x in lines)
+    first = lines[0]
+    assert (first["pass"], first["measured"]) == (36, 108)
+    assert first["pass_rate_ci"][0] < 1 / 3 < first["pass_rate_ci"][1]
+    assert trend.main(["--file", "old.jsonl", "--backfill", "old.md"]) == 2
+    assert "already backfilled" in capsys.readouterr().err
+
+
+def test_compare_writes_the_comparison_as_html(work):
+    _record(work, sr.write_answers(work / "good.jsonl", perfect=True))
+    _record(work, sr.write_answers(work / "bad.jsonl"))
+    assert compare_main(["good.json", "bad.json", "--html", "c.html"]) == 0
+    page = (work / "c.html").read_text()
+    assert 'data-side="A"' in page and 'data-side="B"' in page
+    assert page.count('<tr><td class="mono">') == 5, "one row per flip"
+    assert os.path.getsize(work / "c.html") < 100_000
