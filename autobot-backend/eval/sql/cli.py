@@ -31,6 +31,7 @@ from eval.sql.costs import prices_from_env
 from eval.sql.fixtures import FIXTURES, Fixture, fixtures_from_module
 from eval.sql.pipeline import DEFAULT_SEED, OracleBroken, RunSpec, run_suite
 from eval.sql.report import SQLReport, to_json, to_markdown
+from eval.turns.sql_turns import SQLTurns
 from services.recorded_generator import RecordedGenerator
 from services.sql_generation import SQLGenerator
 
@@ -112,6 +113,9 @@ def _validate(args: argparse.Namespace) -> tuple[str, bool, int, float]:
             raise UsageError(f"{flag} must be a positive number of seconds, got {value}")
     if args.stop_after_unavailable is not None and args.stop_after_unavailable < 0:
         raise UsageError("--stop-after-unavailable must be 0 (never stop) or more")
+    for flag in ("turns", "rejudge", "labels", "evaluator"):
+        if getattr(args, flag, None) is not None:
+            raise UsageError(f"--{flag} does not apply to the SQL suite (it belongs to --suite turns or trajectory)")
     return candidate, builtin, rotations, timeout
 
 
@@ -217,6 +221,7 @@ def run_sql(args: argparse.Namespace) -> int:
     # Inputs that can be wrong are checked before anything is built: credentials, the answers file.
     answers = load_answers(args.answers) if candidate == "recorded" else None
     model = _recorded_model(args, answers) if answers is not None else None
+    turns = SQLTurns.from_args(args)
     spec = RunSpec(
         candidate=candidate,
         generator=_generator(candidate, answers, model),
@@ -233,6 +238,7 @@ def run_sql(args: argparse.Namespace) -> int:
         limits=Limits(stop_after_unavailable=args.stop_after_unavailable or None, run_budget_s=args.max_run_seconds),
         statement_timeout_s=args.statement_timeout,
         prices=prices_from_env(),
+        on_answer=None if turns is None else turns.record,
     )
     progress = ProgressLine("sql")
     try:
@@ -242,15 +248,22 @@ def run_sql(args: argparse.Namespace) -> int:
         return EXIT_CANNOT_JUDGE
     finally:
         progress.close()
-    return _finish(report, args, builtin, corpus, baseline_dir)
+    return _finish(report, args, builtin, corpus, baseline_dir, turns)
 
 
 def _finish(
-    report: SQLReport, args: argparse.Namespace, builtin: bool, corpus: Corpus, baseline_dir: Path | None
+    report: SQLReport,
+    args: argparse.Namespace,
+    builtin: bool,
+    corpus: Corpus,
+    baseline_dir: Path | None,
+    turns: SQLTurns | None = None,
 ) -> int:
     composition = corpus_composition(corpus)
     found = decide.find_baseline(report, baseline_dir)
     decide.classify_and_gate(report, corpus, composition, found, bool(args.fail_on_regression))
+    if turns is not None:
+        turns.finish(report)
     text = to_markdown(report)
     print(text)
     if args.markdown:
@@ -268,4 +281,5 @@ def _finish(
     if args.record_accuracy:
         page = docs.ACCURACY_PAGE if args.record_accuracy is True else resolve_input(args.record_accuracy)
         decide.record_accuracy(report, page, builtin=args.record_accuracy is True, allow_off_suite=args.allow_off_suite)
-    return decide.exit_code(report, bool(args.fail_on_regression), found.why_not)
+    code = decide.exit_code(report, bool(args.fail_on_regression), found.why_not)
+    return max(code, turns.exit_code) if turns is not None else code

@@ -9,6 +9,7 @@ from collections import Counter
 from eval import markdown as md
 from eval.report import Classification
 from eval.sql.outcome import ANSWERABLE_VERDICTS, SQLOutcome, strata, two_by_two
+from eval.sql.report._markdown_judge import judge_section
 from eval.sql.report._markdown_run import cohort_line, costs_section, repeats_section
 from eval.sql.report._model import SQLReport
 
@@ -248,6 +249,7 @@ def to_markdown(report: SQLReport) -> str:
         + _sql_gate(report)
         + _sql_refusals(report)
         + _sql_failures(report)
+        + judge_section(report)
         + costs_section(report)
         + _sql_appendix(report)
     )
