@@ -20,7 +20,7 @@ from typing import Any
 
 from eval.errors import UsageError
 from eval.output import confine, write_text
-from eval.runner import timeout_from_env
+from eval.runner import Limits, timeout_from_env
 from eval.sql.asking import Sample
 from eval.sql.outcome import SQLOutcome
 from eval.sql.report import SQLReport
@@ -43,6 +43,7 @@ class SQLTurns:
     judge: Judge | None
     concurrency: int = 4
     timeout_s: float = 120.0
+    limits: Limits = field(default_factory=Limits)
     turns: list[tuple[Turn, SQLOutcome]] = field(default_factory=list)
     judged: list[Judgement] = field(default_factory=list)
 
@@ -62,6 +63,7 @@ class SQLTurns:
             judge=Judge.from_env() if judging else None,
             concurrency=args.concurrency or 4,
             timeout_s=args.timeout if args.timeout is not None else timeout_from_env(),
+            limits=Limits(stop_after_unavailable=args.stop_after_unavailable or None),
         )
 
     def record(self, sample: Sample, answer: Answer, outcome: SQLOutcome) -> None:
@@ -90,13 +92,14 @@ class SQLTurns:
         turns = self.ordered(report)
         if self.export_path:
             write_text(self.export_path, dump_turns([t.to_json() for t, _ in turns]))
-        if self.judge is None:
+        if self.judge is None or report.partial:  # Ctrl-C meant stop: what was answered is exported, not judged
             return
         self.judged, _ = judge_all(
             [t for t, _ in turns],
             self.judge,
             timeout_s=self.timeout_s,
             concurrency=self.concurrency,
+            limits=self.limits,
             progress=JudgeProgress(),
         )
         report.judge = agreement_report(self.judge, turns, self.judged)
@@ -104,7 +107,7 @@ class SQLTurns:
     @property
     def exit_code(self) -> int:
         """2 when judging was asked for and no turn could be judged; 0 otherwise."""
-        if self.judge is not None and self.turns and not any(j.scored for j in self.judged):
+        if self.judge is not None and self.judged and not any(j.scored for j in self.judged):
             print("error: --judge: no answer could be judged; see the reasons in the report", file=sys.stderr)
             return EXIT_CANNOT_JUDGE
         return 0
