@@ -128,3 +128,14 @@ def test_a_judge_that_cannot_be_reached_judges_nothing_and_the_run_exits_2(work,
 def test_export_turns_outside_the_working_directory_is_refused_before_the_run(work, capsys):
     assert sql_run(work, "--export-turns", "../turns.jsonl") == 2
     assert "refusing to write" in capsys.readouterr().err
+
+
+def test_an_answer_that_cannot_be_kept_as_a_turn_keeps_its_verdict(work):
+    long_sql = "SELECT COUNT(*) FROM books -- " + "x" * 200_001  # longer than a turn may carry
+    answers = [{"id": "b1", "sql": long_sql}] + ANSWERS[1:]
+    (work / "a.jsonl").write_text("".join(json.dumps(a) + "\n" for a in answers))
+    assert sql_run(work, "--export-turns", "turns.jsonl", "--json", "r.json") == 0
+    data = json.loads((work / "r.json").read_text())
+    assert next(q for q in data["questions"] if q["id"] == "b1")["verdict"] == "pass"
+    assert any("1 answer(s) could not be kept as captured turns" in w for w in data["warnings"])
+    assert [t.turn_id for t in load_turns(work / "turns.jsonl")] == ["b2", "b3", "r1", "r2"]

@@ -27,8 +27,8 @@ _TURN_KEYS = frozenset(
 )
 _TURN_REQUIRED = ("turn_id", "time", "question", "trajectory")
 _STEP_KEYS = frozenset({"sql", "status", "error", "error_kind", "row_count", "columns", "rows"})
-MAX_TEXT = 20_000
-"""Longest question, answer or statement a turn may carry (characters); longer is a broken capture."""
+MAX_TEXT = 200_000
+"""Longest question, answer, statement or reason a turn may carry (characters); longer is a broken capture."""
 
 
 class TurnsFileError(HarnessError):

@@ -25,7 +25,7 @@ from eval.sql.asking import Sample
 from eval.sql.outcome import SQLOutcome
 from eval.sql.report import SQLReport
 from eval.stats import cohen_kappa
-from eval.turns.format import Turn, dump_turns, parse_turn
+from eval.turns.format import Turn, TurnsFileError, dump_turns, parse_turn
 from eval.turns.judge import Judge, Judgement
 from eval.turns.report import rubric_json, summary
 from eval.turns.scoring import JudgeProgress, judge_all, judgement_json
@@ -46,6 +46,8 @@ class SQLTurns:
     limits: Limits = field(default_factory=Limits)
     turns: list[tuple[Turn, SQLOutcome]] = field(default_factory=list)
     judged: list[Judgement] = field(default_factory=list)
+    unusable: list[str] = field(default_factory=list)
+    """Answers that could not be kept as a turn (and why): the run's verdicts never depend on it."""
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> SQLTurns | None:
@@ -80,8 +82,12 @@ class SQLTurns:
             "reason": outcome.reason,
         }
         raw = turn_from_answer(answer, sample.id, meta)
-        if raw is not None:
+        if raw is None:
+            return
+        try:
             self.turns.append((parse_turn(raw, f"question {q.id}"), outcome))
+        except TurnsFileError as exc:  # a turn is evidence for the judge; it must never cost the answer its grade
+            self.unusable.append(str(exc))
 
     def ordered(self, report: SQLReport) -> list[tuple[Turn, SQLOutcome]]:
         position = {o.question_id: i for i, o in enumerate(report.outcomes)}
@@ -90,6 +96,11 @@ class SQLTurns:
     def finish(self, report: SQLReport) -> None:
         """Export the turns and judge them; the judge's figures go into ``report.judge``."""
         turns = self.ordered(report)
+        if self.unusable:
+            report.warnings.append(
+                f"{len(self.unusable)} answer(s) could not be kept as captured turns (not exported or judged): "
+                + "; ".join(self.unusable[:5])
+            )
         if self.export_path:
             write_text(self.export_path, dump_turns([t.to_json() for t, _ in turns]))
         if self.judge is None or report.partial:  # Ctrl-C meant stop: what was answered is exported, not judged
