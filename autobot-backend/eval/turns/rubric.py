@@ -1,17 +1,11 @@
 """The rubric's arithmetic, done by plain code: the judge gives four subscores and a band, this module
 turns them into one composite out of 100, applies the deterministic caps, and bands the result.
 
-Nothing here asks a model, so every number a report shows can be recomputed from the subscores by
-hand. The choices (weights, caps, thresholds) and why are in ``docs/eval/judge.md``; changing any
-of them is a new :data:`RUBRIC_VERSION` (a test pins :func:`rubric_fingerprint` to make that loud).
-
-* weights: intent understood 30, SQL quality 25, result relevance 25, answer faithfulness 20;
-* each subscore is clamped to 0..10 (the judge's reply is validated first; clamping is the
-  arithmetic's own guard, and says so when it bites);
-* a null dimension (faithfulness, when no answer text was captured) drops out and the others are
-  renormalised: 30/80, 25/80, 25/80 = 0.375, 0.3125, 0.3125;
-* composite = sum(effective weight x subscore) x 10, out of 100, computed with exact fractions;
-* caps only ever lower the composite (:data:`CAPS`); the band is the capped composite's.
+Nothing here asks a model, so every number a report shows can be recomputed by hand from the
+subscores, and the judge cannot talk its way past a cap. Fractions keep the arithmetic exact. The
+weights, caps and thresholds are the constants below; why they are what they are is in
+``docs/eval/judge.md``. Changing any of them is a new :data:`RUBRIC_VERSION` (a test pins
+:func:`rubric_fingerprint` to make that loud).
 """
 
 from __future__ import annotations
