@@ -51,7 +51,10 @@ def build_parser() -> argparse.ArgumentParser:
         "2 could not examine or could not judge (bad input, crash, unmet gate precondition).",
     )
     p.add_argument(
-        "--suite", choices=("trajectory", "sql"), default="trajectory", help="which suite to run (default: trajectory)"
+        "--suite",
+        choices=("trajectory", "sql", "turns"),
+        default="trajectory",
+        help="which suite to run (default: trajectory); turns: judge captured turns that have no reference",
     )
     p.add_argument(
         "--candidate",
@@ -94,6 +97,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="directory of recorded runs, <trajectory_id>.json (default eval/recorded)",
     )
     t.add_argument("--golden-dir", type=Path, default=GOLDEN_DIR, help=argparse.SUPPRESS)
+    t.add_argument(
+        "--evaluator",
+        choices=("lexical", "judge"),
+        default=None,
+        help="the quality score: lexical (default: the offline lexical-overlap heuristic) or judge (the model "
+        "judge of NL_SQL_JUDGE_BASE_URL / NL_SQL_JUDGE_MODEL, composite / 100)",
+    )
     t.add_argument(
         "--require-real-candidate",
         action="store_true",
@@ -222,6 +232,31 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --record-accuracy: keep a run of another suite (corpus, fixtures, seed, rotations) than the "
         "record's, in the record's off-suite table",
     )
+    s.add_argument(
+        "--export-turns",
+        metavar="PATH",
+        help="also write every answer of the run as a captured turn (JSON Lines; same confinement as --json)",
+    )
+    s.add_argument(
+        "--judge",
+        action="store_true",
+        help="also judge every answer as a captured turn (NL_SQL_JUDGE_*) and report the judge's agreement with "
+        "the execution verdicts, per stratum",
+    )
+    j = p.add_argument_group("turns suite (judging without a reference)")
+    j.add_argument("--turns", type=Path, metavar="FILE", help="the captured turns to judge (JSON Lines)")
+    j.add_argument(
+        "--rejudge",
+        type=Path,
+        metavar="REPORT",
+        help="score again the turns of an earlier --suite turns JSON report, and report the drift against its scores",
+    )
+    j.add_argument(
+        "--labels",
+        type=Path,
+        metavar="FILE",
+        help='human labels (JSON Lines {"turn_id", "score": 0-100, "band"}): Spearman\'s rho and Cohen\'s kappa',
+    )
     return p
 
 
@@ -257,12 +292,20 @@ def run_trajectory(args: argparse.Namespace) -> int:
         "column_order",
         "html",
         "junit",
+        "export_turns",
     )
     for flag in sql_only:
         if getattr(args, flag) not in (None, []):
             raise UsageError(f"--{flag.replace('_', '-')} belongs to the SQL suite; add --suite sql")
     if args.github_summary:
         raise UsageError("--github-summary belongs to the SQL suite; add --suite sql")
+    if args.judge:
+        raise UsageError(
+            "--judge belongs to the SQL suite (add --suite sql); the trajectory suite takes --evaluator judge"
+        )
+    for flag in ("turns", "rejudge", "labels"):
+        if getattr(args, flag) is not None:
+            raise UsageError(f"--{flag} belongs to the turns suite; add --suite turns")
     if args.epsilon < 0 or args.epsilon >= 1:
         raise UsageError(f"--epsilon must be in [0, 1), got {args.epsilon}")
     for path in (args.json, args.markdown):
@@ -280,8 +323,14 @@ def run_trajectory(args: argparse.Namespace) -> int:
     else:
         candidate, name = cand.recorded_candidate(args.recorded_dir), f"recorded ({args.recorded_dir})"
     timeout = args.timeout if args.timeout is not None else timeout_from_env()
+    evaluator = DEFAULT_EVALUATOR
+    if args.evaluator == "judge":
+        from eval.turns.trajectory import JudgeEvaluator
+
+        evaluator = JudgeEvaluator.from_env()  # before replaying: a missing judge is exit 2, not a run of unmeasured
+        warnings.append(evaluator.warning)
     replays = replay(goldens, candidate, timeout, _progress_printer(sys.stderr.isatty()))
-    report = build_trajectory_report(replays, DEFAULT_EVALUATOR, name, args.epsilon, warnings, echo=choice == "echo")
+    report = build_trajectory_report(replays, evaluator, name, args.epsilon, warnings, echo=choice == "echo")
     text = trajectory_markdown(report)
     print(text)
     if args.markdown:
@@ -327,6 +376,10 @@ def main(argv: list[str] | None = None) -> int:
             from eval.sql.cli import run_sql
 
             return run_sql(args)
+        if args.suite == "turns":
+            from eval.turns.cli import run_turns
+
+            return run_turns(args)
         return run_trajectory(args)
     except HarnessError as exc:
         print(f"error: {exc}", file=sys.stderr)

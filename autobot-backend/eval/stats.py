@@ -1,7 +1,7 @@
 """How much of a figure is noise: intervals and tests over per-question outcomes, as exact formulas.
 
 Each is a few lines of textbook arithmetic, written out with the standard library and pinned by
-tests to published values rather than taken from a statistics package: the suite needs these four
+tests to published values rather than taken from a statistics package: the suites need these few
 and nothing else, and an exact formula is easier to audit than a dependency.
 
 * :func:`wilson`: the Wilson score interval of a proportion (Wilson 1927), which stays inside
@@ -10,14 +10,17 @@ and nothing else, and an exact formula is easier to audit than a dependency.
   the discordant pairs against p = 1/2;
 * :func:`paired_bootstrap`: a percentile bootstrap interval of the difference of two paired
   proportions, resampling questions (the unit that was sampled), with a fixed seed;
-* :func:`bootstrap_rate`: the same for one proportion.
+* :func:`bootstrap_rate`: the same for one proportion;
+* :func:`spearman_rho`: Spearman's rank correlation, as Pearson's correlation of the ranks, tied
+  values sharing their average rank (so it is right with ties, where 1 - 6 sum d^2 / n(n^2 - 1) is not);
+* :func:`cohen_kappa`: Cohen's (1960) unweighted kappa, agreement between two raters beyond chance.
 """
 
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from fractions import Fraction
 from statistics import NormalDist
 
@@ -95,3 +98,69 @@ def bootstrap_rate(
     values = [int(x) for x in outcomes]
     samples = [sum(values[rng.randrange(n)] for _ in range(n)) / n for _ in range(iterations)]
     return _percentiles(samples)
+
+
+def average_ranks(values: Sequence[float]) -> list[Fraction]:
+    """1-based ranks of ``values``; tied values share the mean of the ranks they span.
+
+    Example:
+        >>> [str(r) for r in average_ranks([5, 6, 7, 8, 7])]
+        ['1', '2', '7/2', '5', '7/2']
+    """
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks: list[Fraction] = [Fraction(0)] * len(values)
+    start = 0
+    while start < len(order):
+        end = start
+        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
+            end += 1
+        shared = Fraction(start + end + 2, 2)  # the mean of ranks start+1 .. end+1
+        for k in range(start, end + 1):
+            ranks[order[k]] = shared
+        start = end + 1
+    return ranks
+
+
+def spearman_rho(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Spearman's rho of paired values; None with fewer than two pairs or when either side is constant.
+
+    Example:
+        >>> round(spearman_rho([1, 2, 3, 4, 5], [5, 6, 7, 8, 7]), 10)  # scipy.stats.spearmanr's documented example
+        0.8207826817
+    """
+    if len(x) != len(y):
+        raise ValueError("paired values must be of equal length")
+    n = len(x)
+    if n < 2:
+        return None
+    rx, ry = average_ranks(x), average_ranks(y)
+    mx, my = sum(rx, Fraction(0)) / n, sum(ry, Fraction(0)) / n
+    cov = sum(((a - mx) * (b - my) for a, b in zip(rx, ry)), Fraction(0))
+    vx = sum(((a - mx) ** 2 for a in rx), Fraction(0))
+    vy = sum(((b - my) ** 2 for b in ry), Fraction(0))
+    if vx == 0 or vy == 0:
+        return None
+    return float(cov) / math.sqrt(vx * vy)
+
+
+def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float | None:
+    """Cohen's unweighted kappa of two raters' labels of the same items: (p_o - p_e) / (1 - p_e).
+
+    None with no items, or when chance agreement is already certain (both raters used one and the
+    same label throughout: p_e = 1, and kappa is 0/0).
+
+    Example:
+        >>> cohen_kappa(["y"] * 25 + ["n"] * 25, ["y"] * 20 + ["n"] * 5 + ["y"] * 10 + ["n"] * 15)
+        0.4
+    """
+    if len(a) != len(b):
+        raise ValueError("two raters must label the same items")
+    n = len(a)
+    if n == 0:
+        return None
+    observed = Fraction(sum(x == y for x, y in zip(a, b)), n)
+    labels = set(a) | set(b)
+    chance = sum((Fraction(list(a).count(k), n) * Fraction(list(b).count(k), n) for k in labels), Fraction(0))
+    if chance == 1:
+        return None
+    return float((observed - chance) / (1 - chance))

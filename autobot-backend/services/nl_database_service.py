@@ -19,7 +19,8 @@ response dict callers have always read.
 
 Every query, whatever its outcome, is appended to :attr:`NLDatabaseService.history` and logged
 to the ``autobot.nl_sql.audit`` logger with its status and reason. Reasons never contain a URL
-password or an API key.
+password or an API key. With ``NL_SQL_CAPTURE_DIR`` set (off by default), every answered question is
+also appended there as a captured turn (:mod:`services.turn_capture`), for judging without a reference.
 
 The local database is the SQLAlchemy URL in ``NL_SQL_LOCAL_DB_URL``, else the SQLite file
 ``autobot-backend/data/local.db``. It is opened read-only and never created: when it is missing,
@@ -61,6 +62,7 @@ from services.sql_guard import (
     _validate_readonly_sql,
     validate_readonly_sql,
 )
+from services.turn_capture import TurnCapture
 
 __all__ = [
     "DEFAULT_LOCAL_DB",
@@ -181,6 +183,8 @@ class NLDatabaseService:
             max_result_bytes=limits.result_bytes() if max_result_bytes is None else max_result_bytes,
         )
         """The guard and the read-only executors, one per database URL."""
+        self.capture = TurnCapture.from_env()
+        """Writes every answered question as a captured turn when ``NL_SQL_CAPTURE_DIR`` is set; None: off."""
 
     @property
     def generator_name(self) -> str:
@@ -310,6 +314,8 @@ class NLDatabaseService:
             generation=generation,
         )
         self._record(answer)
+        if self.capture is not None:
+            self.capture.write(answer)
         return answer
 
     def _record(self, answer: Answer) -> None:

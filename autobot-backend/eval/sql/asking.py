@@ -55,14 +55,23 @@ def _cost(answer: Answer, reference_ms: float | None) -> Cost:
     )
 
 
-def graded_candidate(candidate: SQLCandidate, grader: Grader) -> Callable[[Sample], Awaitable[SQLOutcome]]:
+OnAnswer = Callable[[Sample, Answer, SQLOutcome], None]
+"""Called with every answer and its grade as it comes (``--export-turns``, ``--judge`` keep them as turns)."""
+
+
+def graded_candidate(
+    candidate: SQLCandidate, grader: Grader, on_answer: OnAnswer | None = None
+) -> Callable[[Sample], Awaitable[SQLOutcome]]:
     """A task: ask, then grade in a thread (the grader runs SQL), the cost attached."""
 
     async def run(sample: Sample) -> SQLOutcome:
         answer = await candidate(sample.question)
         outcome = await asyncio.to_thread(grader.grade, sample.question, Replay(sample.question, answer))
         refs = grader.reference.get(sample.question.id)
-        return dataclasses.replace(outcome, cost=_cost(answer, refs[0].elapsed_ms if refs else None))
+        outcome = dataclasses.replace(outcome, cost=_cost(answer, refs[0].elapsed_ms if refs else None))
+        if on_answer is not None:
+            on_answer(sample, answer, outcome)
+        return outcome
 
     return run
 
@@ -76,6 +85,7 @@ def ask_all(
     concurrency: int,
     limits: Limits,
     progress: Progress | None,
+    on_answer: OnAnswer | None = None,
 ) -> tuple[list[SQLOutcome], bool]:
     """Every sample graded, in order; and whether the run was cut short (Ctrl-C)."""
 
@@ -83,7 +93,7 @@ def ask_all(
         try:
             return await replay_all(
                 samples,
-                graded_candidate(candidate, grader),
+                graded_candidate(candidate, grader, on_answer),
                 SQLOutcome,
                 timeout_s=timeout_s,
                 concurrency=concurrency,

@@ -42,6 +42,7 @@ from eval.sql.report import (
     to_junit,
     to_markdown,
 )
+from eval.turns.sql_turns import SQLTurns
 from services import limits
 from services.recorded_generator import RecordedGenerator
 from services.sql_generation import SQLGenerator
@@ -132,6 +133,9 @@ def _validate(args: argparse.Namespace) -> tuple[str, bool, int, float]:
         limits.sql_bytes(), limits.result_bytes()
     except ValueError as exc:
         raise UsageError(f"{exc}; nothing was run") from None
+    for flag in ("turns", "rejudge", "labels", "evaluator"):
+        if getattr(args, flag, None) is not None:
+            raise UsageError(f"--{flag} does not apply to the SQL suite (it belongs to --suite turns or trajectory)")
     return candidate, builtin, rotations, timeout
 
 
@@ -244,6 +248,7 @@ def run_sql(args: argparse.Namespace) -> int:
     # Inputs that can be wrong are checked before anything is built: credentials, the answers file.
     answers = load_answers(args.answers) if candidate == "recorded" else None
     model = _recorded_model(args, answers) if answers is not None else None
+    turns = SQLTurns.from_args(args)
     spec = RunSpec(
         candidate=candidate,
         generator=_generator(candidate, answers, model),
@@ -261,6 +266,7 @@ def run_sql(args: argparse.Namespace) -> int:
         statement_timeout_s=args.statement_timeout,
         prices=prices_from_env(),
         db_dir=args.db_dir,
+        on_answer=None if turns is None else turns.record,
     )
     progress = ProgressLine("sql")
     try:
@@ -272,15 +278,22 @@ def run_sql(args: argparse.Namespace) -> int:
         progress.close()
     if args.column_order is not None:
         report.run["column_order"] = args.column_order  # a set-up of its own: never gated against another
-    return _finish(report, args, builtin, corpus, baseline_dir)
+    return _finish(report, args, builtin, corpus, baseline_dir, turns)
 
 
 def _finish(
-    report: SQLReport, args: argparse.Namespace, builtin: bool, corpus: Corpus, baseline_dir: Path | None
+    report: SQLReport,
+    args: argparse.Namespace,
+    builtin: bool,
+    corpus: Corpus,
+    baseline_dir: Path | None,
+    turns: SQLTurns | None = None,
 ) -> int:
     composition = corpus_composition(corpus)
     found = decide.find_baseline(report, baseline_dir)
     decide.classify_and_gate(report, corpus, composition, found, bool(args.fail_on_regression))
+    if turns is not None:
+        turns.finish(report)
     text = to_markdown(report)
     written = {}
     if args.markdown:
@@ -312,4 +325,5 @@ def _finish(
     if args.record_accuracy:
         page = docs.ACCURACY_PAGE if args.record_accuracy is True else resolve_input(args.record_accuracy)
         decide.record_accuracy(report, page, builtin=args.record_accuracy is True, allow_off_suite=args.allow_off_suite)
-    return decide.exit_code(report, bool(args.fail_on_regression), found.why_not)
+    code = decide.exit_code(report, bool(args.fail_on_regression), found.why_not)
+    return max(code, turns.exit_code) if turns is not None else code

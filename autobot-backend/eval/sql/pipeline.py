@@ -18,7 +18,7 @@ from typing import Any
 from eval.errors import HarnessError, UsageError
 from eval.runner import Limits, Progress
 from eval.sql.answers import RecordedAnswers
-from eval.sql.asking import Sample, ask_all, combine
+from eval.sql.asking import OnAnswer, Sample, ask_all, combine
 from eval.sql.candidate import (
     ModelCandidate,
     SQLCandidate,
@@ -78,6 +78,8 @@ class RunSpec:
     prices: tuple[float, float] | None = None
     db_dir: Path | None = None
     """Where ``database:`` questions find their databases: ``<db_dir>/NAME/NAME.sqlite``."""
+    on_answer: OnAnswer | None = None
+    """Sees every answer with its grade (the run's captured turns); None: nothing is kept."""
 
 
 def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLReport:
@@ -117,6 +119,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLReport:
             concurrency=spec.concurrency,
             limits=spec.limits,
             progress=progress,
+            on_answer=spec.on_answer,
         )
         by_question: dict[str, list[SQLOutcome]] = {}
         for sample, outcome in zip(samples, graded):

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
-from eval.stats import Z95, bootstrap_rate, mcnemar_exact, paired_bootstrap, wilson
+from eval.stats import (
+    Z95,
+    average_ranks,
+    bootstrap_rate,
+    cohen_kappa,
+    mcnemar_exact,
+    paired_bootstrap,
+    spearman_rho,
+    wilson,
+)
 
 
 @pytest.mark.parametrize(
@@ -67,3 +78,72 @@ def test_bootstrap_rate_brackets_the_rate():
 
 def test_exact_mcnemar_holds_past_a_floats_range():
     assert 0 < mcnemar_exact(600, 700) < 0.01  # 1,300 discordant pairs: 2**1300 is no float
+
+
+# -- Spearman's rho and Cohen's kappa -------------------------------------------------------------
+
+
+def test_spearman_without_ties_matches_the_textbook_example():
+    # Wikipedia, "Spearman's rank correlation coefficient", worked example: IQ against hours of TV a week,
+    # rho = -29/165 (about -0.1758).
+    iq = [106, 100, 86, 101, 99, 103, 97, 113, 112, 110]
+    tv = [7, 27, 2, 50, 28, 29, 20, 12, 6, 17]
+    assert spearman_rho(iq, tv) == pytest.approx(-29 / 165, abs=1e-15)
+
+
+def test_spearman_with_ties_uses_average_ranks():
+    # scipy.stats.spearmanr's documented example: 0.8207826816681233. By hand: ranks of y are
+    # 1, 2, 3.5, 5, 3.5 (the two 7s share 3.5), so rho = 8 / sqrt(10 * 9.5).
+    assert spearman_rho([1, 2, 3, 4, 5], [5, 6, 7, 8, 7]) == pytest.approx(0.8207826816681233, abs=1e-15)
+    assert spearman_rho([1, 2, 3, 4, 5], [5, 6, 7, 8, 7]) == pytest.approx(8 / math.sqrt(95), abs=1e-15)
+    # the shortcut 1 - 6*sum(d^2)/(n(n^2-1)) gives 0.825 here: wrong with ties
+    assert round(spearman_rho([1, 2, 3, 4, 5], [5, 6, 7, 8, 7]), 3) != 0.825
+
+
+def test_spearman_is_undefined_for_one_pair_or_a_constant_side():
+    assert spearman_rho([1], [2]) is None
+    assert spearman_rho([1, 2, 3], [4, 4, 4]) is None
+    assert spearman_rho([1, 2, 3], [30, 20, 10]) == -1.0
+    with pytest.raises(ValueError):
+        spearman_rho([1, 2], [1])
+
+
+def test_average_ranks_share_the_mean_of_the_ranks_they_span():
+    assert average_ranks([10, 20, 20, 20, 5]) == [2, 4, 4, 4, 1]
+
+
+def _raters(table):
+    """Two raters' labels from a 2x2 agreement table [[yes/yes, yes/no], [no/yes, no/no]] (rater a first)."""
+    (yy, yn), (ny, nn) = table
+    a = ["yes"] * (yy + yn) + ["no"] * (ny + nn)
+    b = ["yes"] * yy + ["no"] * yn + ["yes"] * ny + ["no"] * nn
+    return a, b
+
+
+@pytest.mark.parametrize(
+    ("table", "kappa"),
+    [
+        # Wikipedia, "Cohen's kappa", the worked example: 50 grant proposals, p_o = 0.7, p_e = 0.5
+        ([[20, 5], [10, 15]], 0.4),
+        # ... and its "same agreement, different kappa" pair: p_o = 0.6 both, kappa 0.1304 and 0.2593
+        ([[45, 15], [25, 15]], 0.06 / 0.46),
+        ([[25, 35], [5, 35]], 0.14 / 0.54),
+    ],
+)
+def test_cohen_kappa_matches_the_published_examples(table, kappa):
+    assert cohen_kappa(*_raters(table)) == pytest.approx(kappa, abs=1e-12)
+
+
+def test_cohen_kappa_over_three_bands_by_exact_arithmetic():
+    # p_o = 4/6; p_e = (2*2 + 2*1 + 2*3) / 36 = 1/3; kappa = (2/3 - 1/3) / (2/3) = 1/2
+    a = ["good", "good", "partial", "partial", "poor", "poor"]
+    b = ["good", "poor", "partial", "good", "poor", "poor"]
+    assert cohen_kappa(a, b) == 0.5
+    assert cohen_kappa(a, a) == 1.0
+
+
+def test_cohen_kappa_is_undefined_without_items_or_when_chance_is_certain():
+    assert cohen_kappa([], []) is None
+    assert cohen_kappa(["good"] * 3, ["good"] * 3) is None  # p_e = 1: 0/0
+    with pytest.raises(ValueError):
+        cohen_kappa(["good"], [])

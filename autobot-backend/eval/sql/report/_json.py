@@ -61,6 +61,7 @@ def to_json(report: SQLReport) -> dict[str, Any]:
         "repeats": report.repeats,
         "oracle_defects": report.oracle_defects,
         "warnings": report.warnings,
+        "judge": report.judge,
         "gate": (
             {"status": "not_evaluated", "checks": [], "detail": report.gate_note}
             if report.gate is None

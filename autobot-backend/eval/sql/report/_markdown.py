@@ -9,6 +9,7 @@ from collections import Counter
 from eval import markdown as md
 from eval.report import Classification
 from eval.sql.outcome import ANSWERABLE_VERDICTS, SQLOutcome, breakdown, strata, two_by_two
+from eval.sql.report._markdown_judge import judge_section
 from eval.sql.report._markdown_run import cohort_line, costs_section, repeats_section
 from eval.sql.report._model import SQLReport
 
@@ -263,5 +264,10 @@ def to_markdown(report: SQLReport, *, details: bool = True) -> str:
         failing = sum(not o.good for o in report.outcomes)
         return "\n".join([*head, f"{failing} failing question(s): the full report lists each.", ""])
     return "\n".join(
-        head + _sql_refusals(report) + _sql_failures(report) + costs_section(report) + _sql_appendix(report)
+        head
+        + _sql_refusals(report)
+        + _sql_failures(report)
+        + judge_section(report)
+        + costs_section(report)
+        + _sql_appendix(report)
     )

@@ -50,6 +50,9 @@ class SQLReport:
     """With ``--repeats K``: pass@K, pass^K, the flaky questions, the majority pass rate's interval."""
     partial: bool = False
     """The run was interrupted: only what was answered is in it."""
+    judge: dict[str, Any] | None = None
+    """With ``--judge``: the model judge's scores of every answer and its agreement with the verdicts
+    (``eval.turns.sql_turns``)."""
 
     @property
     def summary(self) -> dict[str, Any]:

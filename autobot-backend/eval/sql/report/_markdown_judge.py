@@ -1,0 +1,71 @@
+"""The Markdown of ``--judge``: the model judge against the execution verdicts, per stratum, every
+judge error by id. Untrusted text (ids, reasons, explanations, the judge's name) is escaped."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eval import markdown as md
+from eval.sql.report._model import SQLReport
+
+_COLUMNS = ("good/good", "good/partial", "good/poor", "bad/good", "bad/partial", "bad/poor")
+
+
+def _row(name: str, c: dict[str, Any]) -> list[str]:
+    return [
+        name,
+        str(c["compared"]),
+        *(str(c[k]) for k in _COLUMNS),
+        f"{c['agree']}/{c['compared']}",
+        str(c["judge_errors"]),
+        str(c["not_compared"]),
+    ]
+
+
+def judge_section(report: SQLReport) -> list[str]:
+    j = report.judge
+    if not j:
+        return []
+    who = j["judge"]
+    s = j["summary"]
+    out = [
+        "## The model judge against the execution verdicts",
+        "",
+        f"Judge **{md.escape(who.get('model'))}**, rubric **{md.escape(who.get('rubric_version'))}**: every answer "
+        f"judged as a captured turn with no reference; {s['scored']} scored, {s['unmeasured']} unmeasured. Rows: "
+        "execution good (a pass, or a correct refusal) or bad; columns: the composite's band. A band of good on an "
+        "answer execution found bad is a judge error.",
+        "",
+        md.table(
+            [
+                "stratum",
+                "compared",
+                *(f"exec {c.replace('/', ', judge ')}" for c in _COLUMNS),
+                "agree",
+                "judge errors",
+                "not compared",
+            ],
+            [_row(md.escape(name), c) for name, c in j["strata"].items()] + [_row("**all**", j["agreement"])],
+        ),
+        "",
+        f"Cohen's kappa, execution good against judge good: {'n/a' if j['kappa'] is None else j['kappa']}.",
+        "",
+    ]
+    titles = {
+        "judge_errors": "Judge errors (band good, execution bad)",
+        "too_harsh": "Too harsh (band poor, execution good)",
+    }
+    for key, title in titles.items():
+        items = j[key]
+        out += [f"### {title}: {len(items)}", ""]
+        out += [
+            f"- **{md.escape(e['turn_id'])}** ({md.escape(e['verdict'])}"
+            + (f", {md.escape(e['reason'])}" if e.get("reason") else "")
+            + f"): composite {e['composite']:g}: {md.escape(e['explanation'], limit=300)}"
+            for e in items
+        ] or ["None."]
+        out.append("")
+    if j["unmeasured"]:
+        shown = [f"{md.escape(u['turn_id'])} ({md.escape(u['reason'], limit=200)})" for u in j["unmeasured"]]
+        out += ["Unmeasured by the judge: " + "; ".join(shown), ""]
+    return out

@@ -1,0 +1,201 @@
+"""``python -m eval.run --suite turns``: judge captured turns that have no reference.
+
+``--turns FILE`` scores every turn of a captured-turns file; ``--rejudge REPORT`` scores again the
+turns an earlier run's JSON report holds and reports the drift; ``--labels FILE`` measures the
+judge against people. Exit codes as everywhere: 0 judged and fine; 1 judged and, with
+``--fail-on-regression``, a check failed (turns moved down against the stored scores, or the bands'
+kappa against the labels below the target); 2 could not judge (bad input, no judge configured,
+nothing scored, an interrupted run, a check that cannot be evaluated, or a crash).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from eval.errors import UsageError
+from eval.output import confine, resolve_input, write_text
+from eval.runner import Limits, timeout_from_env
+from eval.turns.calibration import calibrate, load_labels, uncalibrated
+from eval.turns.drift import drift, load_stored
+from eval.turns.format import load_turns
+from eval.turns.judge import Judge
+from eval.turns.markdown import to_markdown
+from eval.turns.report import TurnsReport, to_json
+from eval.turns.scoring import JudgeProgress, judge_all
+
+EXIT_OK, EXIT_REGRESSED, EXIT_CANNOT_JUDGE = 0, 1, 2
+DEFAULT_CONCURRENCY = 4
+_OTHER_SUITES = (
+    "candidate",
+    "answers",
+    "corpus",
+    "db_url",
+    "fixtures",
+    "rotations",
+    "seed",
+    "record_baseline",
+    "force",
+    "reason",
+    "model",
+    "baseline_dir",
+    "record_accuracy",
+    "allow_off_suite",
+    "export_turns",
+    "judge",
+    "require_real_candidate",
+    "evaluator",
+    "html",
+    "junit",
+    "github_summary",
+    "db_dir",
+    "column_order",
+    "max_run_seconds",
+)
+
+
+def _err(msg: str) -> None:
+    print(f"error: {msg}", file=sys.stderr)
+
+
+def _validate(args: argparse.Namespace) -> None:
+    for flag in _OTHER_SUITES:
+        if getattr(args, flag, None) not in (None, False, []):
+            raise UsageError(f"--{flag.replace('_', '-')} does not apply to --suite turns")
+    if args.repeats != 1:
+        raise UsageError("--repeats does not apply to --suite turns")
+    if (args.turns is None) == (args.rejudge is None):
+        raise UsageError(
+            "--suite turns judges one source: --turns FILE (captured turns) or --rejudge REPORT (the JSON of an "
+            "earlier --suite turns run), not both and not neither"
+        )
+    if args.fail_on_regression and args.rejudge is None and args.labels is None:
+        raise UsageError(
+            "--fail-on-regression on --suite turns needs something to regress against: --rejudge REPORT (stored "
+            "scores) or --labels FILE (human labels)"
+        )
+    if args.concurrency is not None and not 1 <= args.concurrency <= 64:
+        raise UsageError(f"--concurrency must be between 1 and 64, got {args.concurrency}")
+    for path in (args.json, args.markdown):
+        if path:
+            confine(path)
+
+
+def _source(path: Path, kind: str, turns: int) -> dict[str, Any]:
+    return {"path": str(path), "kind": kind, "sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "turns": turns}
+
+
+def gate_checks(calibration: dict[str, Any], moved: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The checks ``--fail-on-regression`` enforces; None when there is nothing to check against."""
+    checks: list[dict[str, Any]] = []
+    if moved is not None:
+        down = moved["moved_down"]
+        checks.append(
+            {
+                "name": "drift",
+                "ok": not down,
+                "detail": f"{len(down)} turn(s) moved down against the stored scores (a lower band, or more than "
+                f"{moved['tolerance']:g} points lower)" + (": " + ", ".join(down[:20]) if down else ""),
+            }
+        )
+    if calibration.get("status") == "calibrated":
+        kappa = calibration.get("kappa")
+        checks.append(
+            {
+                "name": "calibration",
+                "ok": calibration.get("meets_target"),
+                "detail": f"Cohen's kappa of the bands against the labels {kappa} "
+                f"(target at least {calibration['target_kappa']}, {calibration['pairs']} turns)",
+            }
+        )
+    elif "labels" in calibration:
+        checks.append({"name": "calibration", "ok": None, "detail": "no labelled turn was scored"})
+    if not checks:
+        return None
+    if any(c["ok"] is False for c in checks):
+        status = "failed"
+    elif any(c["ok"] is None for c in checks):
+        status = "indeterminate"
+    else:
+        status = "passed"
+    return {"status": status, "checks": checks}
+
+
+def run_turns(args: argparse.Namespace) -> int:
+    _validate(args)
+    judge = Judge.from_env()
+    stored = None
+    if args.rejudge is not None:
+        path = resolve_input(args.rejudge)
+        stored = load_stored(path)
+        turns = [s.turn for s in stored.turns]
+        source = _source(path, "stored report", len(turns))
+    else:
+        path = resolve_input(args.turns)
+        turns = load_turns(path)
+        source = _source(path, "captured turns", len(turns))
+    labels_path = resolve_input(args.labels) if args.labels is not None else None
+    labels = load_labels(labels_path) if labels_path is not None else None
+    progress = JudgeProgress()
+    judgements, interrupted = judge_all(
+        turns,
+        judge,
+        timeout_s=args.timeout if args.timeout is not None else timeout_from_env(),
+        concurrency=args.concurrency or DEFAULT_CONCURRENCY,
+        limits=Limits(stop_after_unavailable=args.stop_after_unavailable or None, run_budget_s=args.max_run_seconds),
+        progress=progress,
+    )
+    calibration = calibrate(judgements, labels, str(labels_path)) if labels is not None else uncalibrated()
+    moved = drift(stored, judgements, judge.identity()) if stored is not None else None
+    gate = gate_checks(calibration, moved)
+    if gate is not None:
+        gate["enforced"] = bool(args.fail_on_regression)
+    report = TurnsReport(source, judge.describe(), judgements, calibration, moved, gate, partial=interrupted)
+    report.warnings = _warnings(report)
+    text = to_markdown(report)
+    print(text)
+    if args.markdown:
+        write_text(args.markdown, text + "\n")
+    if args.json:
+        write_text(args.json, json.dumps(to_json(report), indent=2, default=str) + "\n")
+    return exit_code(report, bool(args.fail_on_regression))
+
+
+def _warnings(report: TurnsReport) -> list[str]:
+    out = []
+    if report.partial:
+        out.append("PARTIAL: the run was interrupted (Ctrl-C); turns not judged are unmeasured.")
+    unmeasured = report.summary["unmeasured"]
+    if unmeasured:
+        out.append(f"{unmeasured} turn(s) unmeasured: the judge could not score them (reasons below); never a score.")
+    if report.drift and not report.drift["same_judge"]:
+        out.append(
+            "The stored scores are another judge's (model, rubric or prompt): the drift compares them turn by "
+            "turn and never pools them."
+        )
+    return out
+
+
+def exit_code(report: TurnsReport, gated: bool) -> int:
+    if report.partial:
+        _err("interrupted: the report so far is written (marked partial)")
+        return EXIT_CANNOT_JUDGE
+    if report.summary["scored"] == 0:
+        _err("no turn could be judged; see the reasons in the report")
+        return EXIT_CANNOT_JUDGE
+    if not gated:
+        return EXIT_OK
+    gate = report.gate or {}
+    if gate.get("status") == "failed":
+        return EXIT_REGRESSED
+    if gate.get("status") == "indeterminate":
+        _err("the gate cannot be evaluated: " + "; ".join(c["detail"] for c in gate["checks"] if c["ok"] is None))
+        return EXIT_CANNOT_JUDGE
+    if report.summary["unmeasured"]:
+        _err("gated run with unmeasured turns: the gate cannot vouch for what the judge did not score")
+        return EXIT_CANNOT_JUDGE
+    return EXIT_OK

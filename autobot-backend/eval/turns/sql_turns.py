@@ -1,0 +1,189 @@
+"""A SQL run's answers as captured turns: exported (``--export-turns``), and judged (``--judge``).
+
+With ``--judge`` every answer of the run is judged as a turn with no reference, and the judge is
+measured against what execution grading found. A question is *good* by execution when it passed
+(or, must-refuse, was declined); the judge calls it good when the composite's band is ``good``.
+They agree when both say good, or neither does. A band of good on an answer execution found bad
+(``wrong``, ``error``, a declined answerable question, a missed refusal) is a **judge error**; a band
+of poor on a good answer is the judge being **too harsh**. Counts are per stratum, never rates
+alone, and a question execution could not measure is not compared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from eval.errors import UsageError
+from eval.output import confine, write_text
+from eval.runner import Limits, timeout_from_env
+from eval.sql.asking import Sample
+from eval.sql.outcome import SQLOutcome
+from eval.sql.report import SQLReport
+from eval.stats import cohen_kappa
+from eval.turns.format import Turn, TurnsFileError, dump_turns, parse_turn
+from eval.turns.judge import Judge, Judgement
+from eval.turns.report import rubric_json, summary
+from eval.turns.scoring import JudgeProgress, judge_all, judgement_json
+from services.nl_database_service import Answer
+from services.turn_capture import turn_from_answer
+
+EXIT_CANNOT_JUDGE = 2
+
+
+@dataclass
+class SQLTurns:
+    """Keeps each answer of a run as a turn beside its per-answer grade, then exports and judges them."""
+
+    export_path: str | None
+    judge: Judge | None
+    concurrency: int = 4
+    timeout_s: float = 120.0
+    limits: Limits = field(default_factory=Limits)
+    turns: list[tuple[Turn, SQLOutcome]] = field(default_factory=list)
+    judged: list[Judgement] = field(default_factory=list)
+    unusable: list[str] = field(default_factory=list)
+    """Answers that could not be kept as a turn (and why): the run's verdicts never depend on it."""
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> SQLTurns | None:
+        """From ``--export-turns`` and ``--judge``, checked before anything runs (a bad path or a missing
+        judge is exit 2 at once, not after the run)."""
+        export, judging = getattr(args, "export_turns", None), bool(getattr(args, "judge", False))
+        if not export and not judging:
+            return None
+        if export:
+            confine(export)
+        if judging and args.repeats > 1:
+            raise UsageError("--judge judges one answer per question; drop --repeats, or judge an exported run")
+        return cls(
+            export_path=export,
+            judge=Judge.from_env() if judging else None,
+            concurrency=args.concurrency or 4,
+            timeout_s=args.timeout if args.timeout is not None else timeout_from_env(),
+            limits=Limits(stop_after_unavailable=args.stop_after_unavailable or None),
+        )
+
+    def record(self, sample: Sample, answer: Answer, outcome: SQLOutcome) -> None:
+        """:data:`eval.sql.asking.OnAnswer`: keep the answer as a turn, its grade in the turn's meta."""
+        q = sample.question
+        meta = {
+            "source": "eval.sql",
+            "question_id": q.id,
+            "sample": sample.k + 1,
+            "stratum": q.stratum,
+            "expect": q.expect,
+            "fixture": q.fixture,
+            "verdict": outcome.verdict.value,
+            "reason": outcome.reason,
+        }
+        raw = turn_from_answer(answer, sample.id, meta)
+        if raw is None:
+            return
+        try:
+            self.turns.append((parse_turn(raw, f"question {q.id}"), outcome))
+        except TurnsFileError as exc:  # a turn is evidence for the judge; it must never cost the answer its grade
+            self.unusable.append(str(exc))
+
+    def ordered(self, report: SQLReport) -> list[tuple[Turn, SQLOutcome]]:
+        position = {o.question_id: i for i, o in enumerate(report.outcomes)}
+        return sorted(self.turns, key=lambda t: (position.get(t[1].question_id, len(position)), t[0].turn_id))
+
+    def finish(self, report: SQLReport) -> None:
+        """Export the turns and judge them; the judge's figures go into ``report.judge``."""
+        turns = self.ordered(report)
+        if self.unusable:
+            report.warnings.append(
+                f"{len(self.unusable)} answer(s) could not be kept as captured turns (not exported or judged): "
+                + "; ".join(self.unusable[:5])
+            )
+        if self.export_path:
+            write_text(self.export_path, dump_turns([t.to_json() for t, _ in turns]))
+        if self.judge is None or report.partial:  # Ctrl-C meant stop: what was answered is exported, not judged
+            return
+        self.judged, _ = judge_all(
+            [t for t, _ in turns],
+            self.judge,
+            timeout_s=self.timeout_s,
+            concurrency=self.concurrency,
+            limits=self.limits,
+            progress=JudgeProgress(),
+        )
+        report.judge = agreement_report(self.judge, turns, self.judged)
+
+    @property
+    def exit_code(self) -> int:
+        """2 when judging was asked for and no turn could be judged; 0 otherwise."""
+        if self.judge is not None and self.judged and not any(j.scored for j in self.judged):
+            print("error: --judge: no answer could be judged; see the reasons in the report", file=sys.stderr)
+            return EXIT_CANNOT_JUDGE
+        return 0
+
+
+def _cell(outcome: SQLOutcome, judgement: Judgement) -> str | None:
+    """Where one answer falls: ``good/good``, ``bad/partial``, ...; None when either side did not measure it."""
+    if not outcome.measured or judgement.arithmetic is None:
+        return None
+    return f"{'good' if outcome.good else 'bad'}/{judgement.arithmetic.band}"
+
+
+_CELLS = ("good/good", "good/partial", "good/poor", "bad/good", "bad/partial", "bad/poor")
+
+
+def _counts(cells: Sequence[str | None]) -> dict[str, Any]:
+    c = Counter(x for x in cells if x is not None)
+    compared = sum(c.values())
+    agree = c["good/good"] + c["bad/partial"] + c["bad/poor"]
+    return {
+        **{k: c[k] for k in _CELLS},
+        "compared": compared,
+        "not_compared": sum(x is None for x in cells),
+        "agree": agree,
+        "judge_errors": c["bad/good"],
+        "too_harsh": c["good/poor"],
+    }
+
+
+def agreement_report(
+    judge: Judge, turns: Sequence[tuple[Turn, SQLOutcome]], judged: Sequence[Judgement]
+) -> dict[str, Any]:
+    """The judge against the execution verdicts: overall and per stratum, every judge error by id."""
+    cells = [_cell(o, j) for (_, o), j in zip(turns, judged)]
+    strata: dict[str, list[str | None]] = {}
+    for (_, o), cell in zip(turns, cells):
+        strata.setdefault(o.stratum, []).append(cell)
+    pairs = [(o, j) for (_, o), j, cell in zip(turns, judged, cells) if cell is not None]
+    kappa = cohen_kappa(
+        [o.good for o, _ in pairs], [j.arithmetic is not None and j.arithmetic.band == "good" for _, j in pairs]
+    )
+    identity = judge.identity()
+
+    def entry(t: Turn, o: SQLOutcome, j: Judgement) -> dict[str, Any]:
+        return {
+            "turn_id": t.turn_id,
+            "question_id": o.question_id,
+            "stratum": o.stratum,
+            "verdict": o.verdict.value,
+            "reason": o.reason,
+            "composite": None if j.arithmetic is None else float(j.arithmetic.composite),
+            "band": None if j.arithmetic is None else j.arithmetic.band,
+            "explanation": None if j.reply is None else j.reply.explanation,
+        }
+
+    rows = list(zip(turns, judged, cells))
+    return {
+        "judge": judge.describe(),
+        "rubric": rubric_json(),
+        "summary": summary(judged),
+        "agreement": _counts(cells),
+        "kappa": None if kappa is None else round(kappa, 4),
+        "strata": {name: _counts(c) for name, c in sorted(strata.items())},
+        "judge_errors": [entry(t, o, j) for (t, o), j, c in rows if c == "bad/good"],
+        "too_harsh": [entry(t, o, j) for (t, o), j, c in rows if c == "good/poor"],
+        "unmeasured": [{"turn_id": t.turn_id, "reason": j.reason} for (t, _), j in zip(turns, judged) if not j.scored],
+        "turns": [judgement_json(j, identity) | {"verdict": o.verdict.value} for (_, o), j in zip(turns, judged)],
+    }
