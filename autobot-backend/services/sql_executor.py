@@ -9,6 +9,10 @@ connection it runs on cannot write:
   reads, allow-listed PRAGMAs and functions off the side-effect deny-list. ``ATTACH`` of a new
   path would otherwise *create the file* even on a read-only connection, and ``VACUUM INTO``
   would create its target before failing.
+* DuckDB is opened with ``read_only=True`` (a missing file is reported, never created), with
+  external access off (no ``COPY ... TO``, ``read_csv``, ``ATTACH`` or extension install: the
+  database file is all it can see) and its configuration locked, so no statement can undo either.
+  DuckDB has no statement timeout: a timer interrupts the connection at the deadline.
 * PostgreSQL runs each statement in ``SET TRANSACTION READ ONLY`` with ``SET LOCAL
   statement_timeout``; MySQL in ``START TRANSACTION READ ONLY`` with ``max_execution_time``
   (MariaDB: ``max_statement_time``); any other engine must accept ``SET TRANSACTION READ ONLY``
@@ -19,14 +23,15 @@ connection it runs on cannot write:
   splits with the dialect's tokenizer (:func:`services.sql_guard.statement_count`), and with
   psycopg 3 every statement is prepared, so the server also refuses more than one.
 
-Every statement has a time limit (SQLite: a progress handler; servers: the statement timeout)
+Every statement has a time limit (SQLite: a progress handler; DuckDB: an interrupt; servers: the statement timeout)
 and a row cap: at most ``row_cap + 1`` rows are fetched, and more than ``row_cap`` is an error,
 because a truncated answer cannot be graded.
 
 Known limitations: a SQLite database in WAL mode needs its ``-shm`` file to be readable or
-creatable, which a read-only open cannot do; engines other than SQLite, PostgreSQL and MySQL get
-no server-side time limit; with psycopg2 the one-statement rule rests on sqlglot's tokenizer
-alone. A read-only transaction does not stop a PostgreSQL superuser (or a member of
+creatable, which a read-only open cannot do; engines other than SQLite, DuckDB, PostgreSQL and
+MySQL get no server-side time limit; a DuckDB file cannot be open for writing and read-only at
+once (a fixture build must have closed it); with psycopg2 the one-statement rule rests on
+sqlglot's tokenizer alone. A read-only transaction does not stop a PostgreSQL superuser (or a member of
 pg_write_server_files / pg_execute_server_program) from ``COPY ... TO PROGRAM``, ``lo_export``
 or ``pg_terminate_backend``: for SQL that may not have passed the guard, connect as a role
 with only SELECT privileges.
@@ -36,6 +41,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -79,6 +85,13 @@ EXECUTION_ERROR_KINDS: dict[str, str] = {
 _PROGRESS_OPS = 10_000  # SQLite VM instructions between deadline checks (well under a millisecond)
 _SECRET_KEY_PARTS = ("password", "passwd", "pwd", "token", "secret", "key", "auth", "credential", "signature")
 _TIMEOUT_CODES = {"57014", 3024, 1969}  # PostgreSQL query_canceled; MySQL 3024; MariaDB 1969
+DUCKDB_READ_ONLY_CONFIG: dict[str, object] = {
+    "enable_external_access": False,  # no file, network or extension access: the database is all it sees
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+    "lock_configuration": True,  # last: no SET can switch the others back
+}
+"""DuckDB settings of every read-only connection, beside ``read_only=True``."""
 
 
 class ExecutionError(Exception):
@@ -174,7 +187,13 @@ class ReadOnlyExecutor:
             ) from None
         self._secrets = [s for s in (parsed.password, *_query_secrets(parsed)) if s]
         self._is_sqlite = parsed.get_backend_name() == "sqlite"
-        self.engine = self._sqlite_engine(parsed) if self._is_sqlite else self._server_engine(parsed)
+        self._is_duckdb = parsed.get_backend_name() == "duckdb"
+        if self._is_sqlite:
+            self.engine = self._sqlite_engine(parsed)
+        elif self._is_duckdb:
+            self.engine = self._duckdb_engine(parsed)
+        else:
+            self.engine = self._server_engine(parsed)
         self.dialect = sqlglot_dialect(self.engine)
         self._probe()
 
@@ -210,6 +229,7 @@ class ReadOnlyExecutor:
         raw = cast(sqlite3.Connection, conn.connection.dbapi_connection) if self._is_sqlite else None
         if raw is not None:
             raw.set_progress_handler(_deadline_handler(deadline, fired), _PROGRESS_OPS)
+        alarm = self._duckdb_alarm(conn, fired) if self._is_duckdb else None
         try:
             with self._boundary("execute", timed_out=lambda: bool(fired)):
                 options: dict[str, object] = {"no_parameters": True}
@@ -218,7 +238,8 @@ class ReadOnlyExecutor:
                     for statement in read_only_preamble(self.engine.dialect.name, self.timeout_s):
                         self._preamble(conn, statement)
                     # A server-side cursor, so the row cap bounds what is read, not just what is kept.
-                    options["stream_results"] = _streamable(sql, self.dialect)
+                    if self.engine.dialect.supports_server_side_cursors:
+                        options["stream_results"] = _streamable(sql, self.dialect)
                 # no_parameters: the text goes to the driver as is, so '%' in a literal is not a placeholder.
                 result = conn.exec_driver_sql(sql, execution_options=options)
                 columns = tuple(result.keys()) if result.returns_rows else ()
@@ -227,6 +248,9 @@ class ReadOnlyExecutor:
         except BaseException:
             self._discard(conn, raw)
             raise
+        finally:
+            if alarm is not None:
+                alarm.cancel()
         self._release_hook(raw)
         with self._boundary("connect"):
             conn.rollback()
@@ -237,6 +261,20 @@ class ReadOnlyExecutor:
                 "add a LIMIT, a filter or an aggregate. A truncated answer cannot be graded.",
             )
         return QueryResult(columns, rows, (time.monotonic() - started) * 1000.0)
+
+    def _duckdb_alarm(self, conn: Connection, fired: list[bool]) -> threading.Timer:
+        """Interrupt the statement at the deadline: DuckDB has no statement timeout of its own."""
+        raw = conn.connection.dbapi_connection
+        assert raw is not None
+
+        def interrupt() -> None:
+            fired.append(True)
+            raw.interrupt()
+
+        alarm = threading.Timer(self.timeout_s, interrupt)
+        alarm.daemon = True
+        alarm.start()
+        return alarm
 
     @staticmethod
     def _release_hook(raw: sqlite3.Connection | None) -> None:
@@ -302,6 +340,33 @@ class ReadOnlyExecutor:
             return conn
 
         return sa.create_engine(sa.URL.create("sqlite", database=str(path.resolve())), creator=connect)
+
+    def _duckdb_engine(self, parsed: sa.URL) -> sa.Engine:
+        database = parsed.database or ""
+        if not database or database == ":memory:" or parsed.query:
+            raise ExecutionError(
+                "config",
+                f"Use a plain DuckDB file URL (duckdb:///path/to/file.duckdb), not {self._shown_url!r}: "
+                "the executor opens the file read-only itself, and an in-memory database would be empty.",
+            )
+        path = Path(database).expanduser()
+        if not path.is_file():
+            raise ExecutionError(
+                "connect",
+                f"DuckDB database file not found: {path} (URL {self._shown_url}). Check the path, or build "
+                "the database first; the read-only executor never creates a database.",
+            )
+        try:
+            return sa.create_engine(
+                sa.URL.create("duckdb", database=str(path.resolve())),
+                connect_args={"read_only": True, "config": dict(DUCKDB_READ_ONLY_CONFIG)},
+            )
+        except (sa.exc.NoSuchModuleError, ImportError):
+            raise ExecutionError(
+                "config",
+                "DuckDB's SQLAlchemy dialect is not installed: pip install duckdb duckdb-engine "
+                "(or pip install -e . from autobot-backend/).",
+            ) from None
 
     def _server_engine(self, parsed: sa.URL) -> sa.Engine:
         try:
@@ -402,6 +467,8 @@ def read_only_preamble(dialect_name: str, timeout_s: float) -> tuple[str, ...]:
         return (f"SET SESSION max_execution_time = {ms}", "START TRANSACTION READ ONLY")
     if dialect_name == "mariadb":
         return (f"SET SESSION max_statement_time = {ms / 1000:g}", "START TRANSACTION READ ONLY")
+    if dialect_name == "duckdb":
+        return ()  # the whole database is opened read-only; the time limit is an interrupt
     return ("SET TRANSACTION READ ONLY",)
 
 
