@@ -113,6 +113,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--db-url", metavar="URL", help="run against this database instead of the fixtures (no rotations)")
     s.add_argument(
+        "--engine",
+        metavar="NAME",
+        help="build the fixtures on this engine and grade there: sqlite (default), postgresql, duckdb",
+    )
+    s.add_argument(
+        "--fixture-url",
+        metavar="URL",
+        help="with --engine postgresql: build the fixtures in this database (its role must be allowed to create "
+        "schemas there; they are dropped afterwards); default: a throwaway server of the run's own",
+    )
+    s.add_argument(
         "--fixtures",
         metavar="MODULE",
         help="also use the seeded fixtures a Python module defines in its FIXTURES mapping (e.g. tests.schemas)",
@@ -230,6 +241,8 @@ def run_trajectory(args: argparse.Namespace) -> int:
         "record_accuracy",
         "concurrency",
         "max_run_seconds",
+        "engine",
+        "fixture_url",
     )
     for flag in sql_only:
         if getattr(args, flag) not in (None, []):

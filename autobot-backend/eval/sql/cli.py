@@ -28,6 +28,7 @@ from eval.sql.answers import RecordedAnswers, load_answers
 from eval.sql.composition import corpus_composition
 from eval.sql.corpus import Corpus, load_corpus
 from eval.sql.costs import prices_from_env
+from eval.sql.engines import chosen_engine
 from eval.sql.fixtures import FIXTURES, Fixture, fixtures_from_module
 from eval.sql.pipeline import DEFAULT_SEED, OracleBroken, RunSpec, run_suite
 from eval.sql.report import SQLReport, to_json, to_markdown
@@ -217,6 +218,7 @@ def run_sql(args: argparse.Namespace) -> int:
     # Inputs that can be wrong are checked before anything is built: credentials, the answers file.
     answers = load_answers(args.answers) if candidate == "recorded" else None
     model = _recorded_model(args, answers) if answers is not None else None
+    engine = chosen_engine(args.engine, args.fixture_url, args.db_url)
     spec = RunSpec(
         candidate=candidate,
         generator=_generator(candidate, answers, model),
@@ -233,6 +235,8 @@ def run_sql(args: argparse.Namespace) -> int:
         limits=Limits(stop_after_unavailable=args.stop_after_unavailable or None, run_budget_s=args.max_run_seconds),
         statement_timeout_s=args.statement_timeout,
         prices=prices_from_env(),
+        engine=engine,
+        fixture_url=args.fixture_url,
     )
     progress = ProgressLine("sql")
     try:

@@ -26,12 +26,15 @@ sorted by path: it changes when any byte of any file changes, or a file is added
 renamed, and does not depend on the order files were passed in.
 
 Dialect overrides are keyed by SQLAlchemy dialect name (``sql_sqlite``, ``sql_postgresql``,
-``sql_mysql``, ``sql_mssql``, ...); :meth:`Question.reference_sql` accepts either that name or
-sqlglot's (``postgres``, ``tsql``).
+``sql_duckdb``, ``sql_mysql``, ``sql_mssql``, ...); :meth:`Question.reference_sql` accepts either
+that name or sqlglot's (``postgres``, ``tsql``). A question without an override for an engine gets
+its SQLite reference transpiled there by sqlglot; an override is for where that would not give the
+same answer (the cross-engine self-check, ``python -m eval.sql.selfcheck --engines ...``, finds them).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -43,6 +46,7 @@ from rapidfuzz import fuzz, process
 from sqlglot.dialects.dialect import Dialects
 
 from eval.errors import HarnessError
+from eval.sql.dialects import TranspileError, transpile_reference
 from eval.sql.fixtures import FIXTURE_NAMES
 
 CORPUS_DIR = Path(__file__).resolve().parent.parent / "golden" / "sql"
@@ -103,7 +107,7 @@ class Question:
     fixture: str | None = None
     """The fixture the question runs on (the question's own, else the file's); None with --db-url."""
     sql: str | None = None
-    """Reference query, SQLite (the default engine)."""
+    """Reference query, SQLite (the default engine); transpiled by sqlglot for another engine."""
     sql_dialects: dict[str, str] = field(default_factory=dict)
     """Per-engine overrides of ``sql``, keyed by SQLAlchemy dialect name."""
     why: str = ""
@@ -114,12 +118,34 @@ class Question:
     """Line of the question in that file (1-based)."""
 
     def reference_sql(self, dialect: str) -> str | None:
-        """The reference for ``dialect`` (SQLAlchemy or sqlglot name): its override, else ``sql``."""
+        """The reference for ``dialect`` (SQLAlchemy or sqlglot name): its override, else ``sql``
+        transpiled from SQLite by sqlglot.
+
+        Raises:
+            TranspileError: sqlglot cannot carry ``sql`` into ``dialect``; the message names the
+                question and its file, and says to add a ``sql_<dialect>`` override.
+        """
         name = _SQLGLOT_TO_SQLALCHEMY.get(dialect, dialect)
         for candidate in (name, "mysql" if name == "mariadb" else None):
             if candidate and candidate in self.sql_dialects:
                 return self.sql_dialects[candidate]
-        return self.sql
+        if self.sql is None:
+            return None
+        try:
+            return transpile_reference(self.sql, name)
+        except TranspileError as exc:
+            raise TranspileError(
+                f"{self.source}:{self.line}: {self.id}: sqlglot cannot transpile the SQLite reference to "
+                f"{name} ({exc}); add a 'sql_{name}' override to the question"
+            ) from None
+
+    def written_for(self, dialect: str) -> Question:
+        """This question with its ``sql`` taken as written in ``dialect``, not transpiled from SQLite (a
+        corpus of a user's own, on their own database, is written for that database)."""
+        name = _SQLGLOT_TO_SQLALCHEMY.get(dialect, dialect)
+        if self.sql is None or name in self.sql_dialects:
+            return self
+        return dataclasses.replace(self, sql_dialects={**self.sql_dialects, name: self.sql})
 
 
 @dataclass(frozen=True)
