@@ -1,9 +1,10 @@
-"""SQL written for SQLite, carried into another engine's dialect by sqlglot.
+"""SQL meant as SQLite means it, carried into another engine's dialect by sqlglot.
 
-The corpus's references and the built-in generator's SQL are written for SQLite, the default
-engine; on another engine they run as :func:`from_sqlite` makes them. The expression's types are
-annotated first (sqlglot's ``annotate_types``), so that SQLite's division of two integers stays
-integer division on an engine whose ``/`` divides exactly (DuckDB).
+The corpus's references are written for SQLite, the default engine, and the built-in generator is
+tuned there; on another engine a reference runs as :func:`from_sqlite` makes it, and the generator's
+expression tree is rendered by :func:`render_as_sqlite_means`. Both annotate the expression's types
+first (sqlglot's ``annotate_types``), so that SQLite's division of two integers stays integer
+division on an engine whose ``/`` divides exactly (DuckDB). Neither rewrites SQL by hand.
 """
 
 from __future__ import annotations
@@ -47,12 +48,13 @@ def from_sqlite(sql: str, dialect: str) -> str:
 
 
 def render_as_sqlite_means(tree: exp.Expr, dialect: str) -> str:
-    """An expression built with SQLite's meaning, rendered in ``dialect`` (SQLAlchemy or sqlglot name).
+    """An expression tree built to mean what it means on SQLite, rendered in ``dialect`` (SQLAlchemy or
+    sqlglot name) natively, keeping that meaning where the dialect's own operators differ.
 
-    What sqlglot's SQLite reader would mark on a parsed query is marked on the tree first (a division
-    of integers is integer division, and a division by zero is NULL), and its types are annotated,
-    so the rendering keeps that meaning where the dialect's own ``/`` differs (DuckDB); everything
-    else is rendered by the dialect natively. On SQLite, this is ``tree.sql("sqlite")``.
+    Its types are annotated, so a division sqlglot read as SQLite's integer division of integers
+    stays integer division on an engine whose ``/`` divides exactly (DuckDB); a division built
+    without that mark is rendered as exact division everywhere, as SQLite's rendering of it is; and
+    a division by zero is NULL, as on SQLite. On SQLite, this is ``tree.sql("sqlite")``.
 
     Raises:
         sqlglot.errors.SqlglotError: a construct ``dialect`` cannot express.
@@ -62,6 +64,5 @@ def render_as_sqlite_means(tree: exp.Expr, dialect: str) -> str:
         return tree.sql(dialect="sqlite")
     tree = tree.copy()
     for div in tree.find_all(exp.Div):
-        div.set("typed", True)
         div.set("safe", True)
     return annotate_types(tree, dialect="sqlite").sql(dialect=target, unsupported_level=ErrorLevel.RAISE)

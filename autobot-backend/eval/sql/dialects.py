@@ -2,8 +2,7 @@
 
 A corpus question's ``sql`` is SQLite; on another engine it runs as :func:`transpile_reference`
 makes it, unless the question gives that engine its own ``sql_<dialect>`` (for where the
-transpiled query would not mean the same: the cross-engine self-check finds those). The built-in
-generator's SQL crosses the same function, so a reference and a candidate are carried alike.
+transpiled query would not mean the same: the cross-engine self-check finds those).
 """
 
 from __future__ import annotations
