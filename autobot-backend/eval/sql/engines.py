@@ -195,12 +195,16 @@ class PostgresHost:
             ) from None
 
     def close(self) -> None:
-        """Drop every schema this host made (on a server of the run's own, the server goes anyway)."""
+        """Drop every schema this host made, then its connections."""
         try:
             for schema in reversed(self.schemas):
                 self._execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE', "drop a schema")
         finally:
-            self._admin.dispose()
+            self.dispose()
+
+    def dispose(self) -> None:
+        """Close its connections, dropping nothing (a throwaway server goes whole)."""
+        self._admin.dispose()
 
 
 @contextmanager
@@ -264,7 +268,7 @@ def _throwaway_server() -> Iterator[PostgresHost]:
         try:
             yield host
         finally:
-            host._admin.dispose()
+            host.dispose()
     finally:
         server.stop()
 

@@ -189,6 +189,21 @@ def test_an_unusable_engine_choice_is_exit_2_before_anything_is_built(args, mess
     assert message in capsys.readouterr().err
 
 
+def test_a_fixture_url_whose_role_cannot_create_schemas_is_exit_2(postgres, pg_url, tmp_path, monkeypatch, capsys):
+    reader = pg_url.replace(postgres.OWNER, postgres.READER).replace(
+        postgres.passwords[postgres.OWNER], postgres.passwords[postgres.READER]
+    )
+    corpus = str(_corpus(tmp_path))
+    code, _ = _run(
+        tmp_path, monkeypatch, "--candidate", "reference", "--corpus", corpus, "--engine", "postgresql",
+        "--fixture-url", reader,
+    )  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2 and "cannot create a schema in the PostgreSQL database" in err
+    assert "--fixture-url needs a role that may create schemas there" in err
+    assert postgres.passwords[postgres.READER] not in err
+
+
 def test_the_engine_belongs_to_the_sql_suite(capsys):
     assert main(["--engine", "duckdb"]) == 2
     assert "--engine belongs to the SQL suite; add --suite sql" in capsys.readouterr().err
