@@ -35,6 +35,9 @@ sqlglot's tokenizer alone. A read-only transaction does not stop a PostgreSQL su
 pg_write_server_files / pg_execute_server_program) from ``COPY ... TO PROGRAM``, ``lo_export``
 or ``pg_terminate_backend``: for SQL that may not have passed the guard, connect as a role
 with only SELECT privileges.
+
+What makes each engine's connection read-only (SQLite's authorizer, DuckDB's settings, the
+servers' statements) is :mod:`services.readonly_sessions`.
 """
 
 from __future__ import annotations
@@ -54,13 +57,15 @@ from sqlalchemy.engine import Connection, make_url
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.tokens import TokenType  # type: ignore[attr-defined]  # sqlglot 30 re-exports it from tokenizer_core
 
-from services.schema_context import sqlglot_dialect
-from services.sql_guard import (
-    SIDE_EFFECT_FUNCTIONS,
-    SQLITE_READ_PRAGMAS,
-    SQLITE_READ_PRAGMAS_WITH_ARGUMENT,
-    statement_count,
+from services.readonly_sessions import (
+    DUCKDB_READ_ONLY_CONFIG,
+    deadline_handler,
+    harden_sqlite,
+    read_only_preamble,
+    session_read_only_statements,
 )
+from services.schema_context import sqlglot_dialect
+from services.sql_guard import statement_count
 
 __all__ = [
     "EXECUTION_ERROR_KINDS",
@@ -85,13 +90,6 @@ EXECUTION_ERROR_KINDS: dict[str, str] = {
 _PROGRESS_OPS = 10_000  # SQLite VM instructions between deadline checks (well under a millisecond)
 _SECRET_KEY_PARTS = ("password", "passwd", "pwd", "token", "secret", "key", "auth", "credential", "signature")
 _TIMEOUT_CODES = {"57014", 3024, 1969}  # PostgreSQL query_canceled; MySQL 3024; MariaDB 1969
-DUCKDB_READ_ONLY_CONFIG: dict[str, object] = {
-    "enable_external_access": False,  # no file, network or extension access: the database is all it sees
-    "autoinstall_known_extensions": False,
-    "autoload_known_extensions": False,
-    "lock_configuration": True,  # last: no SET can switch the others back
-}
-"""DuckDB settings of every read-only connection, beside ``read_only=True``."""
 
 
 class ExecutionError(Exception):
@@ -228,7 +226,7 @@ class ReadOnlyExecutor:
         fired: list[bool] = []
         raw = cast(sqlite3.Connection, conn.connection.dbapi_connection) if self._is_sqlite else None
         if raw is not None:
-            raw.set_progress_handler(_deadline_handler(deadline, fired), _PROGRESS_OPS)
+            raw.set_progress_handler(deadline_handler(deadline, fired), _PROGRESS_OPS)
         alarm = self._duckdb_alarm(conn, fired) if self._is_duckdb else None
         try:
             with self._boundary("execute", timed_out=lambda: bool(fired)):
@@ -336,7 +334,7 @@ class ReadOnlyExecutor:
 
         def connect() -> sqlite3.Connection:
             conn = sqlite3.connect(uri, uri=True, timeout=busy_s, check_same_thread=False)
-            _harden_sqlite(conn)
+            harden_sqlite(conn)
             return conn
 
         return sa.create_engine(sa.URL.create("sqlite", database=str(path.resolve())), creator=connect)
@@ -451,83 +449,6 @@ def _streamable(sql: str, dialect: str) -> bool:
     except Exception:
         return False
     return bool(tokens) and tokens[0].token_type in _STREAMABLE_FIRST
-
-
-def read_only_preamble(dialect_name: str, timeout_s: float) -> tuple[str, ...]:
-    """Statements that make the next transaction read-only and time-limited, per SQLAlchemy dialect.
-
-    Example:
-        >>> read_only_preamble("postgresql", 2.5)
-        ('SET TRANSACTION READ ONLY', 'SET LOCAL statement_timeout = 2500')
-    """
-    ms = max(1, int(timeout_s * 1000))
-    if dialect_name == "postgresql":
-        return ("SET TRANSACTION READ ONLY", f"SET LOCAL statement_timeout = {ms}")
-    if dialect_name == "mysql":
-        return (f"SET SESSION max_execution_time = {ms}", "START TRANSACTION READ ONLY")
-    if dialect_name == "mariadb":
-        return (f"SET SESSION max_statement_time = {ms / 1000:g}", "START TRANSACTION READ ONLY")
-    if dialect_name == "duckdb":
-        return ()  # the whole database is opened read-only; the time limit is an interrupt
-    return ("SET TRANSACTION READ ONLY",)
-
-
-def session_read_only_statements(dialect_name: str) -> tuple[str, ...]:
-    """Statements run once per new connection to make its whole session read-only, per dialect.
-
-    Example:
-        >>> session_read_only_statements("postgresql")
-        ('SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY',)
-    """
-    if dialect_name == "postgresql":
-        return ("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",)
-    if dialect_name in ("mysql", "mariadb"):
-        return ("SET SESSION TRANSACTION READ ONLY",)
-    return ()
-
-
-def _harden_sqlite(conn: sqlite3.Connection) -> None:
-    conn.execute("PRAGMA query_only = ON")  # before the authorizer, which forbids setting pragmas
-    if hasattr(conn, "enable_load_extension"):
-        conn.enable_load_extension(False)
-    conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
-    if hasattr(conn, "setconfig"):  # Python 3.12+
-        conn.setconfig(sqlite3.SQLITE_DBCONFIG_DEFENSIVE, True)  # type: ignore[attr-defined,unused-ignore]
-        conn.setconfig(sqlite3.SQLITE_DBCONFIG_TRUSTED_SCHEMA, False)  # type: ignore[attr-defined,unused-ignore]
-    conn.set_authorizer(_sqlite_authorizer)
-
-
-_SQLITE_READ_ACTIONS = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_RECURSIVE})
-# SQLite reports the first use of an eponymous virtual table on a connection (a read such as
-# ``SELECT * FROM pragma_table_info('t')``) as an UPDATE of the schema table's columns. A real
-# UPDATE of the schema table is still refused by SQLite itself (writable_schema is off, and
-# setting it is a denied PRAGMA), by query_only and by the read-only open.
-_SCHEMA_TABLES = frozenset({"sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema"})
-
-
-def _sqlite_authorizer(action: int, arg1: str | None, arg2: str | None, _db: str | None, _src: str | None) -> int:
-    """Allow reads only: everything not positively a read is denied."""
-    if action in _SQLITE_READ_ACTIONS:
-        return sqlite3.SQLITE_OK
-    if action == sqlite3.SQLITE_UPDATE and (arg1 or "").lower() in _SCHEMA_TABLES:
-        return sqlite3.SQLITE_OK
-    if action == sqlite3.SQLITE_FUNCTION:
-        return sqlite3.SQLITE_DENY if (arg2 or "").lower() in SIDE_EFFECT_FUNCTIONS else sqlite3.SQLITE_OK
-    if action == sqlite3.SQLITE_PRAGMA:
-        name = (arg1 or "").lower()
-        if name in SQLITE_READ_PRAGMAS_WITH_ARGUMENT or (name in SQLITE_READ_PRAGMAS and arg2 is None):
-            return sqlite3.SQLITE_OK
-    return sqlite3.SQLITE_DENY
-
-
-def _deadline_handler(deadline: float, fired: list[bool]) -> Callable[[], int]:
-    def handler() -> int:
-        if time.monotonic() > deadline:
-            fired.append(True)
-            return 1  # non-zero interrupts the statement
-        return 0
-
-    return handler
 
 
 def _query_secrets(parsed: sa.URL) -> list[str]:
