@@ -137,6 +137,17 @@ def build_parser() -> argparse.ArgumentParser:
         "order pass (the Spider convention); overrides the corpus's column_order",
     )
     s.add_argument(
+        "--engine",
+        metavar="NAME",
+        help="build the fixtures on this engine and grade there: sqlite (default), postgresql, duckdb",
+    )
+    s.add_argument(
+        "--fixture-url",
+        metavar="URL",
+        help="with --engine postgresql: build the fixtures in this database (its role must be allowed to create "
+        "schemas there; they are dropped afterwards); default: a throwaway server of the run's own",
+    )
+    s.add_argument(
         "--fixtures",
         metavar="MODULE",
         help="also use the seeded fixtures a Python module defines in its FIXTURES mapping (e.g. tests.schemas)",
@@ -293,6 +304,8 @@ def run_trajectory(args: argparse.Namespace) -> int:
         "html",
         "junit",
         "export_turns",
+        "engine",
+        "fixture_url",
     )
     for flag in sql_only:
         if getattr(args, flag) not in (None, []):

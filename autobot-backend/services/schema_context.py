@@ -8,6 +8,11 @@ SQLite has no ``COMMENT ON``. Column comments are kept in the DDL instead, as a 
 after each column definition (see :func:`_sqlite_column_with_comment`); SQLite stores the
 original ``CREATE TABLE`` text verbatim in ``sqlite_master``, and :func:`sqlite_column_comments`
 reads them back with sqlglot's tokenizer, so commas or quotes inside a comment cannot confuse it.
+
+DuckDB is read from its own catalog functions (``duckdb_tables()``, ``duckdb_columns()``,
+``duckdb_constraints()``, :class:`DuckDBCatalog`): duckdb-engine reflects through an emulated
+``pg_catalog`` that lacks what SQLAlchemy 2.1's PostgreSQL inspector asks for (``pg_collation``,
+``regclass``), so its columns, keys and comments cannot be reflected the usual way.
 """
 
 from __future__ import annotations
@@ -160,7 +165,9 @@ def sqlglot_dialect(engine: Engine | Connection) -> str:
     return _SQLGLOT_DIALECTS.get(name, name)
 
 
-def _is_text(coltype: sa.types.TypeEngine[Any]) -> bool:
+def _is_text(coltype: sa.types.TypeEngine[Any] | str) -> bool:
+    if isinstance(coltype, str):  # a type name read from a catalog (DuckDB)
+        return coltype.upper().startswith(("VARCHAR", "TEXT", "STRING", "CHAR", "BPCHAR"))
     try:
         return issubclass(coltype.python_type, str)
     except NotImplementedError:
@@ -175,13 +182,76 @@ def _sample_values(conn: Connection, table: sa.Table, column: str) -> tuple[tupl
     return tuple(str(v) for v in rows), distinct <= ENUM_LIMIT, int(distinct)
 
 
+class DuckDBCatalog:
+    """The parts of SQLAlchemy's inspector :func:`inspect_schema` uses, read from DuckDB's catalog functions.
+
+    Same return shapes as :class:`sqlalchemy.engine.Inspector`, except that a column's ``type`` is
+    DuckDB's type name (``VARCHAR``, ``DECIMAL(10,2)``), a string. Tables of the current schema only.
+    """
+
+    _WHERE = "database_name = current_database() AND schema_name = current_schema()"
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+
+    def _rows(self, sql: str, *params: Any) -> list[Any]:
+        return list(self.conn.exec_driver_sql(sql, params).all())
+
+    def get_table_names(self) -> list[str]:
+        return [
+            r[0]
+            for r in self._rows(
+                f"SELECT table_name FROM duckdb_tables() WHERE {self._WHERE} AND NOT internal ORDER BY 1"
+            )
+        ]
+
+    def get_columns(self, table: str) -> list[dict[str, Any]]:
+        rows = self._rows(
+            "SELECT column_name, data_type, is_nullable, comment FROM duckdb_columns() "
+            f"WHERE {self._WHERE} AND NOT internal AND table_name = $1 ORDER BY column_index",
+            table,
+        )
+        return [{"name": n, "type": t, "nullable": bool(null), "comment": c} for n, t, null, c in rows]
+
+    def _constraints(self, table: str, kind: str) -> list[Any]:
+        return self._rows(
+            "SELECT constraint_column_names, referenced_table, referenced_column_names FROM duckdb_constraints() "
+            f"WHERE {self._WHERE} AND table_name = $1 AND constraint_type = $2 ORDER BY constraint_index",
+            table,
+            kind,
+        )
+
+    def get_pk_constraint(self, table: str) -> dict[str, Any]:
+        found = self._constraints(table, "PRIMARY KEY")
+        return {"constrained_columns": list(found[0][0]) if found else []}
+
+    def get_foreign_keys(self, table: str) -> list[dict[str, Any]]:
+        return [
+            {"constrained_columns": list(cols), "referred_table": ref, "referred_columns": list(ref_cols)}
+            for cols, ref, ref_cols in self._constraints(table, "FOREIGN KEY")
+        ]
+
+    def get_table_comment(self, table: str) -> dict[str, Any]:
+        found = self._rows(f"SELECT comment FROM duckdb_tables() WHERE {self._WHERE} AND table_name = $1", table)
+        return {"text": found[0][0] if found else None}
+
+
+def _sampling_table(name: str, columns: list[dict[str, Any]]) -> sa.Table:
+    """A table to count and sample from, built from columns read off a catalog (nothing reflected twice)."""
+    return sa.Table(
+        name,
+        sa.MetaData(),
+        *(sa.Column(c["name"], sa.String() if _is_text(c["type"]) else sa.types.NullType()) for c in columns),
+    )
+
+
 def inspect_schema(bind: Engine | Connection, sample_values: bool = True) -> SchemaContext:
     """Build the context from the live database (views and internal tables are left out)."""
-    insp = sa.inspect(bind)
     dialect = sqlglot_dialect(bind)
     tables: list[TableInfo] = []
     owns_conn = isinstance(bind, Engine)
     conn: Connection = bind.connect() if isinstance(bind, Engine) else bind
+    insp: Any = DuckDBCatalog(conn) if dialect == "duckdb" else sa.inspect(bind)
     try:
         for name in sorted(insp.get_table_names()):
             if dialect == "sqlite" and name.startswith("sqlite_"):
@@ -193,9 +263,16 @@ def inspect_schema(bind: Engine | Connection, sample_values: bool = True) -> Sch
                     "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
                 ).scalar()
                 comments = sqlite_column_comments(ddl or "")
-            reflected = sa.Table(name, sa.MetaData(), autoload_with=conn) if sample_values else None
+            catalog = insp.get_columns(name)
+            reflected = None
+            if sample_values:
+                reflected = (
+                    _sampling_table(name, catalog)
+                    if isinstance(insp, DuckDBCatalog)
+                    else sa.Table(name, sa.MetaData(), autoload_with=conn)
+                )
             columns = []
-            for col in insp.get_columns(name):
+            for col in catalog:
                 values: tuple[str, ...] = ()
                 complete, distinct = False, None
                 if reflected is not None and _is_text(col["type"]):

@@ -8,6 +8,10 @@ connection it runs on cannot write:
   ``query_only``; no attached databases, which also stops ``VACUUM INTO``; a cap on any one value's
   size; an authorizer that allows only reads, allow-listed PRAGMAs and functions off the
   side-effect deny-list).
+* DuckDB is opened with ``read_only=True`` (a missing file is reported, never created), with
+  external access off (no ``COPY ... TO``, ``read_csv``, ``ATTACH`` or extension install: the
+  database file is all it can see) and its configuration locked, so no statement can undo either.
+  DuckDB has no statement timeout: a timer interrupts the connection at the deadline.
 * PostgreSQL runs each statement in ``SET TRANSACTION READ ONLY`` with ``SET LOCAL
   statement_timeout``; MySQL in ``START TRANSACTION READ ONLY`` with ``max_execution_time``
   (MariaDB: ``max_statement_time``); any other engine must accept ``SET TRANSACTION READ ONLY``
@@ -20,13 +24,16 @@ connection it runs on cannot write:
   splits with the dialect's tokenizer (:func:`services.sql_guard.statement_count`), and with
   psycopg 3 every statement is prepared, so the server also refuses more than one.
 
-Every statement has a time limit (SQLite: a progress handler; servers: the statement timeout),
+Every statement has a time limit (SQLite: a progress handler; DuckDB: an interrupt; servers: the
+statement timeout),
 a row cap and a byte budget: rows are fetched in batches, at most ``row_cap + 1`` of them and
 while their values add up to no more than ``max_result_bytes``; past either the statement is a
 ``row_cap`` error, because a truncated answer cannot be graded. On SQLite no single value can
 even be built past the budget (``SQLITE_LIMIT_LENGTH``).
 
-Known limitations: engines other than SQLite, PostgreSQL and MySQL get no server-side time limit;
+Known limitations: engines other than SQLite, DuckDB, PostgreSQL and MySQL get no time limit of
+their own; a DuckDB file cannot be open for writing and read-only at once (a fixture build must have
+closed it);
 on a server, one row is fetched whole before it is measured (PostgreSQL caps a value at 1 GB);
 with psycopg2 the one-statement rule rests on sqlglot's tokenizer alone. A read-only transaction
 does not stop a PostgreSQL superuser (or a member of pg_write_server_files /
@@ -39,6 +46,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -51,6 +59,7 @@ from sqlalchemy.engine import Connection, make_url
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.tokens import TokenType  # type: ignore[attr-defined]  # sqlglot 30 re-exports it from tokenizer_core
 
+from services.readonly_sessions import DUCKDB_READ_ONLY_CONFIG, read_only_preamble, session_read_only_statements
 from services.redaction import is_secret_key, redact_url
 from services.schema_context import sqlglot_dialect
 from services.sql_guard import statement_count
@@ -155,7 +164,13 @@ class ReadOnlyExecutor:
             ) from None
         self._secrets = [s for s in (parsed.password, *_query_secrets(parsed)) if s]
         self._is_sqlite = parsed.get_backend_name() == "sqlite"
-        self.engine = self._sqlite_engine(parsed) if self._is_sqlite else self._server_engine(parsed)
+        self._is_duckdb = parsed.get_backend_name() == "duckdb"
+        if self._is_sqlite:
+            self.engine = self._sqlite_engine(parsed)
+        elif self._is_duckdb:
+            self.engine = self._duckdb_engine(parsed)
+        else:
+            self.engine = self._server_engine(parsed)
         self.dialect = sqlglot_dialect(self.engine)
         self._probe()
 
@@ -191,6 +206,7 @@ class ReadOnlyExecutor:
         raw = cast(sqlite3.Connection, conn.connection.dbapi_connection) if self._is_sqlite else None
         if raw is not None:
             raw.set_progress_handler(deadline_handler(deadline, fired), _PROGRESS_OPS)
+        alarm = self._duckdb_alarm(conn, fired) if self._is_duckdb else None
         try:
             with self._boundary("execute", timed_out=lambda: bool(fired)):
                 options: dict[str, object] = {"no_parameters": True}
@@ -199,7 +215,8 @@ class ReadOnlyExecutor:
                     for statement in read_only_preamble(self.engine.dialect.name, self.timeout_s):
                         self._preamble(conn, statement)
                     # A server-side cursor, so the row cap bounds what is read, not just what is kept.
-                    options["stream_results"] = _streamable(sql, self.dialect)
+                    if self.engine.dialect.supports_server_side_cursors:
+                        options["stream_results"] = _streamable(sql, self.dialect)
                 # no_parameters: the text goes to the driver as is, so '%' in a literal is not a placeholder.
                 result = conn.exec_driver_sql(sql, execution_options=options)
                 try:
@@ -210,6 +227,9 @@ class ReadOnlyExecutor:
         except BaseException:
             self._discard(conn, raw)
             raise
+        finally:
+            if alarm is not None:
+                alarm.cancel()
         self._release_hook(raw)
         with self._boundary("connect"):
             conn.rollback()
@@ -245,6 +265,20 @@ class ReadOnlyExecutor:
         if self.engine.dialect.name == "postgresql":
             conn.exec_driver_sql("SELECT pg_advisory_unlock_all()")
             conn.rollback()
+
+    def _duckdb_alarm(self, conn: Connection, fired: list[bool]) -> threading.Timer:
+        """Interrupt the statement at the deadline: DuckDB has no statement timeout of its own."""
+        raw = conn.connection.dbapi_connection
+        assert raw is not None
+
+        def interrupt() -> None:
+            fired.append(True)
+            raw.interrupt()
+
+        alarm = threading.Timer(self.timeout_s, interrupt)
+        alarm.daemon = True
+        alarm.start()
+        return alarm
 
     @staticmethod
     def _release_hook(raw: sqlite3.Connection | None) -> None:
@@ -303,6 +337,33 @@ class ReadOnlyExecutor:
                 "creates a database.",
             )
         return sqlite_engine(path, busy_s=min(self.timeout_s, 5.0), max_value_bytes=self.max_result_bytes)
+
+    def _duckdb_engine(self, parsed: sa.URL) -> sa.Engine:
+        database = parsed.database or ""
+        if not database or database == ":memory:" or parsed.query:
+            raise ExecutionError(
+                "config",
+                f"Use a plain DuckDB file URL (duckdb:///path/to/file.duckdb), not {self._shown_url!r}: "
+                "the executor opens the file read-only itself, and an in-memory database would be empty.",
+            )
+        path = Path(database).expanduser()
+        if not path.is_file():
+            raise ExecutionError(
+                "connect",
+                f"DuckDB database file not found: {path} (URL {self._shown_url}). Check the path, or build "
+                "the database first; the read-only executor never creates a database.",
+            )
+        try:
+            return sa.create_engine(
+                sa.URL.create("duckdb", database=str(path.resolve())),
+                connect_args={"read_only": True, "config": dict(DUCKDB_READ_ONLY_CONFIG)},
+            )
+        except (sa.exc.NoSuchModuleError, ImportError):
+            raise ExecutionError(
+                "config",
+                "DuckDB's SQLAlchemy dialect is not installed: pip install duckdb duckdb-engine "
+                "(or pip install -e . from autobot-backend/).",
+            ) from None
 
     def _server_engine(self, parsed: sa.URL) -> sa.Engine:
         try:
@@ -389,37 +450,6 @@ def _streamable(sql: str, dialect: str) -> bool:
     except Exception:
         return False
     return bool(tokens) and tokens[0].token_type in _STREAMABLE_FIRST
-
-
-def read_only_preamble(dialect_name: str, timeout_s: float) -> tuple[str, ...]:
-    """Statements that make the next transaction read-only and time-limited, per SQLAlchemy dialect.
-
-    Example:
-        >>> read_only_preamble("postgresql", 2.5)
-        ('SET TRANSACTION READ ONLY', 'SET LOCAL statement_timeout = 2500')
-    """
-    ms = max(1, int(timeout_s * 1000))
-    if dialect_name == "postgresql":
-        return ("SET TRANSACTION READ ONLY", f"SET LOCAL statement_timeout = {ms}")
-    if dialect_name == "mysql":
-        return (f"SET SESSION max_execution_time = {ms}", "START TRANSACTION READ ONLY")
-    if dialect_name == "mariadb":
-        return (f"SET SESSION max_statement_time = {ms / 1000:g}", "START TRANSACTION READ ONLY")
-    return ("SET TRANSACTION READ ONLY",)
-
-
-def session_read_only_statements(dialect_name: str) -> tuple[str, ...]:
-    """Statements run once per new connection to make its whole session read-only, per dialect.
-
-    Example:
-        >>> session_read_only_statements("postgresql")
-        ('SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY',)
-    """
-    if dialect_name == "postgresql":
-        return ("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",)
-    if dialect_name in ("mysql", "mariadb"):
-        return ("SET SESSION TRANSACTION READ ONLY",)
-    return ()
 
 
 def _query_secrets(parsed: sa.URL) -> list[str]:

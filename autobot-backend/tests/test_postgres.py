@@ -1,4 +1,4 @@
-"""The SQL suite on a real PostgreSQL server (``tests/pg_server.py``): fixtures, executor, service, CLI.
+"""The SQL suite on a real PostgreSQL server (``eval/sql/pg_server.py``): fixtures, executor, service, CLI.
 
 Everything else runs on SQLite. The spec promises more: fixtures build on any SQLAlchemy engine,
 and on a server the executor runs each statement alone in a read-only transaction with a
@@ -32,6 +32,7 @@ import yaml
 from sqlalchemy.pool import NullPool
 
 from eval.run import main
+from eval.sql import pg_server as eval_pg_server
 from eval.sql.fixture_checks import check_guarantees
 from eval.sql.fixture_schema import TABLES, orders
 from eval.sql.fixtures import build, spec_for
@@ -270,13 +271,13 @@ def controls(postgres: PgServer, shop_template) -> dict[str, tuple[bool, bool]]:
 
 
 def test_missing_binaries_skip_with_the_install_hint(monkeypatch):
-    monkeypatch.setattr(pg_server, "find_bindir", lambda: None)
+    monkeypatch.setattr(eval_pg_server, "find_bindir", lambda: None)
     with pytest.raises(pytest.skip.Exception, match=r"PostgreSQL server binaries not found: install postgresql-15"):
         pg_server.start_for_tests({})
 
 
 def test_missing_binaries_fail_when_postgres_is_required(monkeypatch):
-    monkeypatch.setattr(pg_server, "find_bindir", lambda: None)
+    monkeypatch.setattr(eval_pg_server, "find_bindir", lambda: None)
     with pytest.raises(pytest.fail.Exception, match=r"EVAL_REQUIRE_POSTGRES=1 .* may not be skipped"):
         pg_server.start_for_tests({pg_server.REQUIRE_ENV: "1"})
 
@@ -606,7 +607,7 @@ def test_sql_suite_grades_a_users_postgres_database(postgres, suite_run):
     data = json.loads(text)
     assert code == 0
     assert {q["id"]: q["verdict"] for q in data["questions"]} == {"pg-1": "pass", "pg-2": "wrong", "pg-3": "pass"}
-    assert data["run"]["engine"] == "postgres" and data["oracle_defects"] == []
+    assert data["run"]["engine"] == "postgresql" and data["oracle_defects"] == []
     assert postgres.passwords[PgServer.READER] not in text
 
 

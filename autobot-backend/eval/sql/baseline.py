@@ -1,9 +1,11 @@
 """Recorded baselines: what a candidate path and model scored, question by question.
 
-A baseline is written only on purpose (``--record-baseline``), one file per candidate path and
-model under ``eval/golden/sql/baselines/``. It holds the corpus stamps and composition it was
-measured on, the summary, and every question's verdict, so the gate can ratchet the pass rate,
-the corpus size and the composition, and the report can say per question what regressed.
+A baseline is written only on purpose (``--record-baseline``), one file per candidate path, model
+and engine under ``eval/golden/sql/baselines/``: ``<path>--<model>.json`` on SQLite (the default
+engine, whose files predate the others), ``<path>--<model>--<engine>.json`` on any other. It
+holds the corpus stamps and composition it was measured on, the summary, and every question's
+verdict, so the gate can ratchet the pass rate, the corpus size and the composition, and the
+report can say per question what regressed.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from eval.sql.report import SQLReport
 
 BASELINE_DIR = Path(__file__).resolve().parents[1] / "golden" / "sql" / "baselines"
 FORMAT_VERSION = 1
+DEFAULT_ENGINE = "sqlite"
 
 
 class BaselineError(HarnessError):
@@ -40,8 +43,12 @@ class Baseline:
     source: Path
 
     @property
+    def engine(self) -> str:
+        return str(self.run.get("engine") or DEFAULT_ENGINE)
+
+    @property
     def label(self) -> str:
-        return f"{self.candidate_path}/{self.model}"
+        return f"{self.candidate_path}/{self.model}" + ("" if self.engine == DEFAULT_ENGINE else f" on {self.engine}")
 
 
 def display_path(path: Path) -> str:
@@ -57,8 +64,11 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "default"
 
 
-def baseline_path(candidate_path: str, model: str, directory: Path = BASELINE_DIR) -> Path:
-    return Path(directory) / f"{slug(candidate_path)}--{slug(model)}.json"
+def baseline_path(
+    candidate_path: str, model: str, directory: Path = BASELINE_DIR, engine: str = DEFAULT_ENGINE
+) -> Path:
+    suffix = "" if engine == DEFAULT_ENGINE else f"--{slug(engine)}"
+    return Path(directory) / f"{slug(candidate_path)}--{slug(model)}{suffix}.json"
 
 
 def _parse(path: Path) -> Baseline:
@@ -89,31 +99,40 @@ def _parse(path: Path) -> Baseline:
         ) from None
 
 
-def load_baseline(candidate_path: str, model: str, directory: Path = BASELINE_DIR) -> Baseline | None:
-    """The baseline of exactly this path and model, or ``None``; a file naming another is an error."""
-    path = baseline_path(candidate_path, model, directory)
+def load_baseline(
+    candidate_path: str, model: str, directory: Path = BASELINE_DIR, engine: str = DEFAULT_ENGINE
+) -> Baseline | None:
+    """The baseline of exactly this path, model and engine, or ``None``; a file naming another is an error."""
+    path = baseline_path(candidate_path, model, directory, engine)
     if not path.exists():
         return None
     baseline = _parse(path)
-    if (baseline.candidate_path, baseline.model) != (candidate_path, model):
+    if (baseline.candidate_path, baseline.model, baseline.engine) != (candidate_path, model, engine):
         raise BaselineError(
-            f"{path}: recorded for {baseline.label}, but this run is {candidate_path}/{model}; "
-            "a run is never compared with another path's or model's baseline"
+            f"{path}: recorded for {baseline.label}, but this run is {candidate_path}/{model} on {engine}; "
+            "a run is never compared with another path's, model's or engine's baseline"
         )
     return baseline
 
 
-def other_baselines(candidate_path: str, model: str, directory: Path = BASELINE_DIR) -> list[Baseline]:
-    """Baselines recorded for the same candidate path under another model (for the pinning message)."""
+def other_baselines(
+    candidate_path: str, model: str, directory: Path = BASELINE_DIR, engine: str = DEFAULT_ENGINE
+) -> list[Baseline]:
+    """Baselines recorded for the same candidate path under another model or engine (for the pinning message)."""
     found = []
     for path in sorted(Path(directory).glob(f"{slug(candidate_path)}--*.json")):
         try:
             b = _parse(path)
         except BaselineError:
             continue
-        if b.candidate_path == candidate_path and b.model != model:
+        if b.candidate_path == candidate_path and (b.model, b.engine) != (model, engine):
             found.append(b)
     return found
+
+
+def report_engine(report: SQLReport) -> str:
+    """The engine a run graded on (SQLite for a report that does not say)."""
+    return str(report.run.get("engine") or DEFAULT_ENGINE)
 
 
 def baseline_record(
@@ -146,6 +165,6 @@ def write_baseline(
     accepted: dict[str, Any] | None = None,
 ) -> Path:
     """Write the baseline atomically: a reader never sees half a file, a write killed halfway leaves the old one."""
-    path = baseline_path(report.candidate_path, report.model, directory)
+    path = baseline_path(report.candidate_path, report.model, directory, report_engine(report))
     text = json.dumps(baseline_record(report, composition, accepted), indent=1, sort_keys=False) + "\n"
     return write_atomically(path, text)

@@ -30,6 +30,7 @@ from eval.sql.answers import RecordedAnswers, load_answers
 from eval.sql.composition import corpus_composition
 from eval.sql.corpus import Corpus, load_corpus
 from eval.sql.costs import prices_from_env
+from eval.sql.engines import chosen_engine
 from eval.sql.fixtures import FIXTURES, Fixture, fixtures_from_module
 from eval.sql.pipeline import DEFAULT_SEED, OracleBroken, RunSpec, run_suite
 from eval.sql.report import (
@@ -249,6 +250,7 @@ def run_sql(args: argparse.Namespace) -> int:
     answers = load_answers(args.answers) if candidate == "recorded" else None
     model = _recorded_model(args, answers) if answers is not None else None
     turns = SQLTurns.from_args(args)
+    engine = chosen_engine(args.engine, args.fixture_url, args.db_url)
     spec = RunSpec(
         candidate=candidate,
         generator=_generator(candidate, answers, model),
@@ -267,6 +269,8 @@ def run_sql(args: argparse.Namespace) -> int:
         prices=prices_from_env(),
         db_dir=args.db_dir,
         on_answer=None if turns is None else turns.record,
+        engine=engine,
+        fixture_url=args.fixture_url,
     )
     progress = ProgressLine("sql")
     try:

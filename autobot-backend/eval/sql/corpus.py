@@ -34,8 +34,10 @@ sorted by path: it changes when any byte of any file changes, or a file is added
 renamed, and does not depend on the order files were passed in.
 
 Dialect overrides are keyed by SQLAlchemy dialect name (``sql_sqlite``, ``sql_postgresql``,
-``sql_mysql``, ``sql_mssql``, ...); :meth:`Question.reference_sql` accepts either that name or
-sqlglot's (``postgres``, ``tsql``).
+``sql_duckdb``, ``sql_mysql``, ``sql_mssql``, ...); :meth:`Question.reference_sql` accepts either
+that name or sqlglot's (``postgres``, ``tsql``). A question without an override for an engine gets
+its SQLite reference transpiled there by sqlglot; an override is for where that would not give the
+same answer (the cross-engine self-check, ``python -m eval.sql.selfcheck --engines ...``, finds them).
 """
 
 from __future__ import annotations
@@ -53,7 +55,9 @@ from sqlglot.dialects.dialect import Dialects
 
 from eval.errors import HarnessError
 from eval.sql.compare import COLUMN_ORDERS, ColumnOrder
+from eval.sql.dialects import TranspileError, transpile_reference
 from eval.sql.fixtures import FIXTURE_NAMES
+from eval.sql.safe_yaml import parse_yaml
 
 CORPUS_DIR = Path(__file__).resolve().parent.parent / "golden" / "sql"
 BACKEND_ROOT = Path(__file__).resolve().parents[2]
@@ -126,7 +130,7 @@ class Question:
     column_order: ColumnOrder = "positional"
     """``any``: the reference's columns in another order pass (the Spider convention)."""
     sql: str | None = None
-    """Reference query, SQLite (the default engine)."""
+    """Reference query, SQLite (the default engine); transpiled by sqlglot for another engine."""
     sql_dialects: dict[str, str] = field(default_factory=dict)
     """Per-engine overrides of ``sql``, keyed by SQLAlchemy dialect name."""
     why: str = ""
@@ -142,12 +146,34 @@ class Question:
         return f"db:{self.database}" if self.database else self.fixture
 
     def reference_sql(self, dialect: str) -> str | None:
-        """The reference for ``dialect`` (SQLAlchemy or sqlglot name): its override, else ``sql``."""
+        """The reference for ``dialect`` (SQLAlchemy or sqlglot name): its override, else ``sql``
+        transpiled from SQLite by sqlglot.
+
+        Raises:
+            TranspileError: sqlglot cannot carry ``sql`` into ``dialect``; the message names the
+                question and its file, and says to add a ``sql_<dialect>`` override.
+        """
         name = _SQLGLOT_TO_SQLALCHEMY.get(dialect, dialect)
         for candidate in (name, "mysql" if name == "mariadb" else None):
             if candidate and candidate in self.sql_dialects:
                 return self.sql_dialects[candidate]
-        return self.sql
+        if self.sql is None:
+            return None
+        try:
+            return transpile_reference(self.sql, name)
+        except TranspileError as exc:
+            raise TranspileError(
+                f"{self.source}:{self.line}: {self.id}: sqlglot cannot transpile the SQLite reference to "
+                f"{name} ({exc}); add a 'sql_{name}' override to the question"
+            ) from None
+
+    def written_for(self, dialect: str) -> Question:
+        """This question with its ``sql`` taken as written in ``dialect``, not transpiled from SQLite (a
+        corpus of a user's own, on their own database, is written for that database)."""
+        name = _SQLGLOT_TO_SQLALCHEMY.get(dialect, dialect)
+        if self.sql is None or name in self.sql_dialects:
+            return self
+        return dataclasses.replace(self, sql_dialects={**self.sql_dialects, name: self.sql})
 
 
 @dataclass(frozen=True)
@@ -248,10 +274,6 @@ def _kind(value: Any) -> str:
     }.get(type(value), type(value).__name__)
 
 
-# libyaml's parser when PyYAML was built with it (the wheels are): the same documents, several times faster.
-_YAML_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 class _FileLoader:
     """One file: parse with line numbers, validate, build questions; problems go to a shared list."""
 
@@ -271,72 +293,13 @@ class _FileLoader:
             self.fail(None, f"cannot read the file ({e.strerror or e})")
             return None
         before = len(self.problems)
-        node, data = self._parse(raw)
+        node, data = parse_yaml(raw, self.fail, MAX_DEPTH)
         if node is None:
             return None
         questions = self._file(node, data)
         if len(self.problems) > before:
             return None
         return questions, CorpusFile(self.source, hashlib.sha256(raw).hexdigest(), len(questions))
-
-    def _parse(self, raw: bytes) -> tuple[yaml.Node | None, Any]:
-        try:
-            loader = _YAML_LOADER(raw.decode("utf-8"))
-        except UnicodeDecodeError as e:
-            self.fail(None, f"not UTF-8 text ({e.reason} at byte {e.start})")
-            return None, None
-        try:
-            node = loader.get_single_node()
-            if node is None:
-                self.fail(None, "the file is empty")
-                return None, None
-            if not self._check_tree(node):
-                return None, None
-            return node, loader.construct_document(node)
-        except yaml.YAMLError as e:
-            mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
-            problem = getattr(e, "problem", None) or str(e)
-            self.fail(mark.line + 1 if mark else None, f"YAML does not parse: {problem}")
-            return None, None
-        except RecursionError:  # the pure-Python parser, where libyaml is missing, recurses per level
-            self.fail(None, f"nested deeper than the YAML parser can follow; a corpus needs {MAX_DEPTH} levels at most")
-            return None, None
-        finally:
-            loader.dispose()
-
-    def _check_tree(self, root: yaml.Node) -> bool:
-        """Duplicate keys (reported, loading goes on), and what would make loading itself the attack:
-        an alias (a node reached twice: nine nested aliases of nine expand to 387 million nodes)
-        or nesting past :data:`MAX_DEPTH`; False stops the file. Iterative, so depth cannot overflow."""
-        seen_nodes: set[int] = set()
-        stack: list[tuple[yaml.Node, int, str | None]] = [(root, 1, None)]
-        while stack:
-            node, depth, qid = stack.pop()
-            line = node.start_mark.line + 1
-            if id(node) in seen_nodes:
-                self.fail(
-                    None,
-                    f"YAML aliases (*name) are not allowed in a corpus: the value at line {line} is used "
-                    "again; write it out",
-                    qid,
-                )
-                return False
-            seen_nodes.add(id(node))
-            if depth > MAX_DEPTH:
-                self.fail(line, f"nested deeper than {MAX_DEPTH} levels; a corpus needs four", qid)
-                return False
-            if isinstance(node, yaml.MappingNode):
-                keys: set[Any] = set()
-                qid = next((v.value for k, v in node.value if k.value == "id" and isinstance(v, yaml.ScalarNode)), qid)
-                for key, _ in node.value:
-                    if isinstance(key, yaml.ScalarNode) and key.value in keys:  # reported in document order
-                        self.fail(key.start_mark.line + 1, f"duplicate key {key.value!r} in one mapping", qid)
-                    keys.add(key.value if isinstance(key, yaml.ScalarNode) else id(key))
-                for key, value in reversed(node.value):  # popped in document order: an alias after its anchor
-                    stack += [(value, depth + 1, qid), (key, depth + 1, qid)]
-            elif isinstance(node, yaml.SequenceNode):
-                stack += [(item, depth + 1, qid) for item in reversed(node.value)]
-        return True
 
     def _file(self, node: yaml.Node, data: Any) -> list[Question]:
         if not isinstance(data, dict):

@@ -47,21 +47,23 @@ class Found:
 def find_baseline(report: SQLReport, baseline_dir: Path | None) -> Found:
     if baseline_dir is None:
         return Found(None, "no baseline folder for this corpus (pass --baseline-dir DIR)")
+    engine = bl.report_engine(report)
     try:
-        baseline = bl.load_baseline(report.candidate_path, report.model, baseline_dir)
+        baseline = bl.load_baseline(report.candidate_path, report.model, baseline_dir, engine)
     except bl.BaselineError as exc:
         return Found(None, str(exc), unusable=True)
     if baseline is None:
-        others = bl.other_baselines(report.candidate_path, report.model, baseline_dir)
+        others = bl.other_baselines(report.candidate_path, report.model, baseline_dir, engine)
         also = (
             f"; baselines exist for {', '.join(b.label for b in others)}: a run is never compared with another "
-            "model's baseline"
+            "model's or engine's baseline"
             if others
             else ""
         )
+        on = "" if engine == bl.DEFAULT_ENGINE else f" on {engine}"
         return Found(
             None,
-            f"no baseline for {report.candidate_path}/{report.model}{also}; record one "
+            f"no baseline for {report.candidate_path}/{report.model}{on}{also}; record one "
             "deliberately with --record-baseline",
         )
     differs = [

@@ -2,7 +2,10 @@
 
 A fixture database is a function of its builder's source code, its name and its seed (and of the
 SQLite and SQLAlchemy versions that write it). The cache keys each SQLite file by the SHA-256 of
-exactly those, and records beside it the SHA-256 of the file's own bytes. A cached file is used
+exactly those, and records beside it the SHA-256 of the file's own bytes. A DuckDB file (``--engine
+duckdb``) is cached the same way, its key naming the engine and the DuckDB and duckdb-engine
+versions instead of SQLite's (its bytes differ from build to build, which the recorded hash of the
+copy it keeps does not mind); PostgreSQL fixtures live on a server and are built per run. A cached file is used
 only when both match: a changed builder gives a new key, and a file that changed after it was
 written (a crash mid-write, a hand edit) fails its recorded hash and is rebuilt. Files are
 written to a temporary name and renamed into place, so two runs never see half a file.
@@ -52,27 +55,41 @@ def _file_sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def cache_key(name: str, seed: int, sources: str) -> str:
+def _engine_versions(engine: str) -> list[str]:
+    if engine == "sqlite":
+        return [f"sqlite={sqlite3.sqlite_version}"]
+    if engine == "duckdb":
+        import duckdb
+        import duckdb_engine
+
+        return [f"engine={engine}", f"duckdb={duckdb.__version__}", f"duckdb_engine={duckdb_engine.__version__}"]
+    raise ValueError(f"no file cache for engine {engine!r}")
+
+
+def cache_key(name: str, seed: int, sources: str, engine: str = "sqlite") -> str:
     parts = [
         f"format={FORMAT}",
         f"fixture={name}",
         f"seed={seed}",
         f"sources={sources}",
-        f"sqlite={sqlite3.sqlite_version}",
+        *_engine_versions(engine),
         f"sqlalchemy={sa.__version__}",
     ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def materialise(target: Path, name: str, seed: int, sources: str, write: Callable[[Path], object]) -> Path:
-    """Put the SQLite file of ``name`` at ``seed`` at ``target``: copied from the cache when a verified
-    copy is there, else written by ``write(path)`` (and then cached)."""
+def materialise(
+    target: Path, name: str, seed: int, sources: str, write: Callable[[Path], object], engine: str = "sqlite"
+) -> Path:
+    """Put the database file (SQLite, or DuckDB) of ``name`` at ``seed`` at ``target``: copied from the cache
+    when a verified copy is there, else written by ``write(path)`` (and then cached)."""
     root = cache_dir()
     if root is None:
         write(target)
         return target
-    key = cache_key(name, seed, sources)
-    cached, meta = root / f"{name}-seed{seed}-{key[:16]}.sqlite", root / f"{name}-seed{seed}-{key[:16]}.json"
+    key = cache_key(name, seed, sources, engine)
+    stem = f"{name}-seed{seed}-{key[:16]}"
+    cached, meta = root / f"{stem}.{engine}", root / f"{stem}.json"
     if _verified(cached, meta, key):
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(cached, target)

@@ -138,7 +138,30 @@ def create_and_fill(
     metadata.create_all(engine)
     with engine.begin() as conn:
         for table in tables:
-            conn.execute(table.insert(), rows[table.name])
+            for batch in parents_first(table, rows[table.name]):
+                conn.execute(table.insert(), batch)
+
+
+def parents_first(table: sa.Table, rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """``rows`` cut into consecutive batches where no row refers to a row of its own batch.
+
+    DuckDB checks a foreign key against the rows in the table when the statement starts, so a
+    customer referred by a customer of the same multi-row INSERT fails there; rows are inserted
+    parents first (a referrer before those it referred), one batch per INSERT. Other tables, and
+    engines that check at the end of the statement, get the same rows in the same order.
+    """
+    links = [(fk.parent.name, fk.column.name) for fk in table.foreign_keys if fk.column.table is table]
+    if not links:
+        return [rows]
+    batches: list[list[dict[str, Any]]] = [[]]
+    keys: set[tuple[str, Any]] = set()
+    for row in rows:
+        if any((target, row.get(column)) in keys for column, target in links):
+            batches.append([])
+            keys = set()
+        batches[-1].append(row)
+        keys.update((target, row.get(target)) for _, target in links)
+    return batches
 
 
 def write_sqlite(path: Path, build_on: Callable[[sa.Engine], None]) -> str:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from eval.runner import Replay
-from eval.sql.compare import Location, Ties, compare_with_ties, show
+from eval.sql.compare import Comparison, Location, Ties, compare_with_ties, show
 from eval.sql.corpus import Question
 from eval.sql.outcome import GUARD_BLOCKED, ORACLE, Excerpt, SQLOutcome, Verdict
 from services.nl_database_service import Answer
@@ -64,6 +64,23 @@ EXCERPT_ROWS = 5
 EXCERPT_COLUMNS = 12
 SQL_KEPT = 20_000
 """Characters of a candidate's SQL a report keeps (a guard-blocked giant is clipped, with its size)."""
+
+
+def as_graded(q: Question, ref: Execution, got: Execution, tie: Ties | None) -> Comparison:
+    """``got`` against the reference's ``ref`` on one database, as the grader compares them: the
+    question's shape, order, decimals and column order, and the tie-breaks its reference leaves open.
+    The near-miss study and the cross-engine check judge with this too, so there is one comparison."""
+    return compare_with_ties(
+        ref.rows,
+        got.rows,
+        tie,
+        shape=q.shape,
+        ordered=q.ordered,
+        decimals=q.decimals,
+        expected_ncols=len(ref.columns),
+        actual_ncols=len(got.columns),
+        column_order=q.column_order,
+    )
 
 
 def clip_sql(sql: str | None) -> str | None:
@@ -187,17 +204,7 @@ class Grader:
             if not got.ok:
                 where = f"rotation {i}: " if n > 1 else ""
                 return self._not_run_on(q, sql, got, where, matched, n)
-            cmp = compare_with_ties(
-                ref.rows,
-                got.rows,
-                tie,
-                shape=q.shape,
-                ordered=q.ordered,
-                decimals=q.decimals,
-                expected_ncols=len(ref.columns),
-                actual_ncols=len(got.columns),
-                column_order=q.column_order,
-            )
+            cmp = as_graded(q, ref, got, tie)
             if cmp.match:
                 matched += 1
                 tie_break = tie_break or cmp.tie_break

@@ -29,12 +29,13 @@ from eval.sql.candidate import (
 from eval.sql.corpus import Corpus, Question
 from eval.sql.costs import cost_summary, repeat_summary
 from eval.sql.db_dir import database_targets
-from eval.sql.fixtures import Fixture, build_rotations
+from eval.sql.engines import DEFAULT_ENGINE, FixtureHost, engine_name, fixture_host
+from eval.sql.fixtures import Fixture
 from eval.sql.grade import Grader
 from eval.sql.identity import cohort, fingerprint
 from eval.sql.outcome import NO_ANSWER, ORACLE, SQLOutcome, Verdict
 from eval.sql.report import SQLReport
-from eval.sql.selfcheck import SNAPSHOT_DIR, OracleDefect, run_self_check
+from eval.sql.selfcheck import SNAPSHOT_DIR, OracleDefect, is_builtin, run_self_check
 from services.nl_database_service import NLDatabaseService, redact_url
 from services.sql_generation import Generation, SQLGenerator
 
@@ -80,6 +81,10 @@ class RunSpec:
     """Where ``database:`` questions find their databases: ``<db_dir>/NAME/NAME.sqlite``."""
     on_answer: OnAnswer | None = None
     """Sees every answer with its grade (the run's captured turns); None: nothing is kept."""
+    engine: str = DEFAULT_ENGINE
+    """Where the fixtures are built and graded (:data:`eval.sql.engines.ENGINES`); not with ``db_url``."""
+    fixture_url: str | None = None
+    """PostgreSQL: the database the fixtures are built in (None: a throwaway server)."""
 
 
 def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLReport:
@@ -91,11 +96,15 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLReport:
     )
     with (
         tempfile.TemporaryDirectory(prefix="sql-eval-") as tmp,
+        fixture_host(spec.engine, Path(tmp), spec.fixture_url) as host,
         NLDatabaseService(spec.generator, timeout_s=spec.statement_timeout_s) as service,
     ):
-        targets = _targets(spec, questions, Path(tmp))
+        targets = _targets(spec, questions, host)
         _check_reachable(service, targets)
-        engine = service.dialect(next(iter(targets.values()))[0])
+        first_url = next(iter(targets.values()))[0]
+        engine, dialect = engine_name(first_url), service.dialect(first_url)
+        if spec.db_url:  # a corpus of the user's own is written for their database: not transpiled
+            questions = [q if is_builtin(q) else q.written_for(dialect) for q in questions]
         databases = {key or "": [fingerprint(service, url) for url in urls] for key, urls in targets.items()}
         check = run_self_check(
             service,
@@ -107,7 +116,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLReport:
         if spec.builtin and not check.ok:
             raise OracleBroken(check.defects)
         defects = {d.question_id: d for d in check.defects}
-        recorded = _recorded(spec, questions, engine)
+        recorded = _recorded(spec, questions, dialect)
         grader = Grader(service, targets, check.reference, check.ties)
         asked = [q for q in questions if q.id not in defects and (recorded is None or q.id in recorded)]
         samples = [Sample(q, k) for q in asked for k in range(spec.repeats)]
@@ -189,7 +198,7 @@ def _candidate(
     return service_candidate(service, first)
 
 
-def _targets(spec: RunSpec, questions: list[Question], workdir: Path) -> dict[str | None, list[str]]:
+def _targets(spec: RunSpec, questions: list[Question], host: FixtureHost) -> dict[str | None, list[str]]:
     if spec.db_url:
         return {None: [spec.db_url]}
     names = sorted({q.fixture for q in questions if q.fixture})
@@ -198,7 +207,7 @@ def _targets(spec: RunSpec, questions: list[Question], workdir: Path) -> dict[st
         raise UsageError(f"unknown fixture(s) {', '.join(unknown)}; fixtures: {', '.join(spec.fixtures)}")
     databases = database_targets(questions, spec.db_dir)  # checked before anything is built
     built: dict[str | None, list[str]] = {
-        f: build_rotations(spec.fixtures[f], workdir, seed=spec.seed, rotations=spec.rotations) for f in names
+        f: host.build_rotations(spec.fixtures[f], spec.seed, spec.rotations) for f in names
     }
     return built | databases
 
@@ -222,10 +231,10 @@ def _check_reachable(service: NLDatabaseService, targets: Mapping[str | None, Se
                 )
 
 
-def _recorded(spec: RunSpec, questions: list[Question], engine: str) -> Mapping[str, Generation] | None:
+def _recorded(spec: RunSpec, questions: list[Question], dialect: str) -> Mapping[str, Generation] | None:
     """Answers looked up by id (reference, recorded), or None when the service's generator answers."""
     if spec.candidate == "reference":
-        return reference_answers(questions, engine)
+        return reference_answers(questions, dialect)
     return spec.answers.answers if spec.answers is not None else None
 
 

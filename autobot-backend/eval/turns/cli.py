@@ -55,6 +55,8 @@ _OTHER_SUITES = (
     "db_dir",
     "column_order",
     "max_run_seconds",
+    "engine",
+    "fixture_url",
 )
 
 

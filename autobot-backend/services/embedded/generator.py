@@ -25,6 +25,7 @@ from services.embedded.sqlparts import BuildError
 from services.embedded.unplaced import unplaced_condition
 from services.schema_context import SchemaContext
 from services.sql_generation import Generation
+from services.sql_transpile import render_as_sqlite_means
 
 NAME = "embedded-v5"
 MAX_QUESTION_CHARS = 1000
@@ -83,7 +84,8 @@ class EmbeddedGenerator:
         except BuildError as e:  # the plan's tables are not connected, no date places its rows in periods, ...
             return _not_built(e)
         try:
-            return tree.sql(dialect=index.dialect)
+            # Built with SQLite's meaning (where it is tuned), rendered natively for the schema's dialect.
+            return render_as_sqlite_means(tree, index.dialect)
         except SqlglotError as e:  # a construct the schema's dialect cannot express
             return _not_built(e)
 

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import sqlglot
 
-from eval.sql.compare import compare_with_ties
 from eval.sql.corpus import Corpus, Question
 from eval.sql.fixtures import DEFAULT_ROTATIONS, SPECS, build_rotations
+from eval.sql.grade import as_graded
 from eval.sql.near_miss._mutant import DIALECT, Mutant, Periods
 from eval.sql.near_miss._mutate import mutants
 from eval.sql.selfcheck import SelfCheckResult, run_self_check
@@ -114,17 +114,7 @@ def _run(q: Question, sql: str, database: ReadOnlySQL, urls: Sequence[str], chec
         got = database.run_readonly(sql, url)
         if not got.ok:
             return DID_NOT_RUN, f"rotation {i}: {got.error_kind}: {got.reason}"
-        cmp = compare_with_ties(
-            ref.rows,
-            got.rows,
-            tie,
-            shape=q.shape,
-            ordered=q.ordered,
-            decimals=q.decimals,
-            expected_ncols=len(ref.columns),
-            actual_ncols=len(got.columns),
-            column_order=q.column_order,
-        )
+        cmp = as_graded(q, ref, got, tie)
         if not cmp.match:
             return KILLED, f"rotation {i}: {cmp.reason}: {cmp.detail}"
     return SURVIVED, f"matched on {len(urls)} rotation(s)"
