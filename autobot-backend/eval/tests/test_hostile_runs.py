@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import shutil
+import stat
 from pathlib import Path
 
 import pytest
 import yaml
 
+from eval.output import write_atomically
 from eval.run import main
+from eval.sql import docs as docs_mod
 from eval.sql.corpus import load_corpus
 from services.sql_executor import ReadOnlyExecutor
 
@@ -45,8 +49,7 @@ def test_an_unparseable_database_url_is_never_echoed(work, capsys):
     assert "hunter2" not in out + err and "does not parse" in err
 
 
-def test_a_query_that_timed_out_is_not_run_again(work, monkeypatch):
-    """An unbounded answer costs one statement timeout, not one a rotation."""
+def _one_question_corpus(work: Path, answer_sql: str) -> None:
     corpus = {
         "version": 1,
         "fixture": "retail",
@@ -61,7 +64,12 @@ def test_a_query_that_timed_out_is_not_run_again(work, monkeypatch):
         ],
     }
     (work / "one.yaml").write_text(yaml.safe_dump(corpus))
-    (work / "a.jsonl").write_text(json.dumps({"id": FIRST.id, "sql": ENDLESS}) + "\n")
+    (work / "a.jsonl").write_text(json.dumps({"id": FIRST.id, "sql": answer_sql}) + "\n")
+
+
+def test_a_query_that_timed_out_is_not_run_again(work, monkeypatch):
+    """An unbounded answer costs one statement timeout, not one a rotation."""
+    _one_question_corpus(work, ENDLESS)
     runs: list[str] = []
     real = ReadOnlyExecutor.execute
 
@@ -76,3 +84,35 @@ def test_a_query_that_timed_out_is_not_run_again(work, monkeypatch):
     assert (graded["verdict"], graded["reason"]) == ("error", "timeout")
     assert graded["detail"].startswith("rotation 1:")
     assert runs.count(ENDLESS) == 1
+
+
+def test_a_write_that_fails_halfway_leaves_the_old_file_and_no_litter(tmp_path):
+    target = tmp_path / "baseline.json"
+    target.write_text('{"old": true}\n')
+    target.chmod(0o640)
+    with pytest.raises(UnicodeEncodeError):
+        write_atomically(target, '{"new": "' + "x" * 100_000 + '\ud800"}')  # fails after most is written
+    assert target.read_text() == '{"old": true}\n'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["baseline.json"]
+    write_atomically(target, "{}\n")
+    assert target.read_text() == "{}\n" and stat.S_IMODE(target.stat().st_mode) == 0o640
+
+
+def test_baselines_and_the_record_are_replaced_whole_not_rewritten_in_place(work):
+    """A reader holding the old file keeps reading all of it: the new one is renamed over it, never
+    written into it (where a reader, or a crash, could see half)."""
+    shutil.copy(docs_mod.ACCURACY_PAGE, work / "record.md")
+    args = ["--suite", "sql", "--corpus", "one.yaml", "--candidate", "recorded", "--answers", "a.jsonl"]
+    _one_question_corpus(work, FIRST.sql)
+    assert main([*args, "--baseline-dir", "bl", "--record-baseline", "--record-accuracy", "record.md"]) == 0
+    (baseline,) = (work / "bl").iterdir()
+    files = (baseline, work / "record.md", work / "record.jsonl")
+    held = {p: (p.read_bytes(), p.open("rb")) for p in files}
+    try:
+        assert main([*args, "--baseline-dir", "bl", "--record-baseline", "--record-accuracy", "record.md"]) == 0
+        for p, (before, fh) in held.items():
+            assert fh.read() == before, f"{p.name} was rewritten in place"
+            assert p.read_bytes() != before, f"{p.name} was not written at all"
+    finally:
+        for _, fh in held.values():
+            fh.close()
