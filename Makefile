@@ -17,6 +17,7 @@ $(STAMP): $(BACKEND)/pyproject.toml
 	@touch $@
 
 eval: $(STAMP)
+	@$(if $(findstring postgresql,$(ARGS)),.ci/system-deps postgresql)
 	cd $(BACKEND) && EVAL_CALLER_DIR="$(CURDIR)" $(VPY) -m eval.run --suite sql $(ARGS)
 
 test: $(STAMP) check system-deps
