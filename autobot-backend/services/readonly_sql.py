@@ -130,6 +130,7 @@ class ReadOnlySQL:
         self.max_sql_bytes, self.max_result_bytes = max_sql_bytes, max_result_bytes
         self._executors: dict[str, ReadOnlyExecutor] = {}
         self._schemas: dict[str, SchemaContext] = {}
+        self._structures: dict[str, list[Any]] = {}
         self._lock = threading.Lock()
 
     def executor(self, url: str) -> ReadOnlyExecutor:
@@ -159,11 +160,16 @@ class ReadOnlySQL:
 
     def structure(self, url: str) -> list[Any]:
         """The schema of ``url`` without its data (:meth:`SchemaContext.structure`): from the cached context
-        when there is one, else from an inspection that samples no values, which costs a fraction."""
+        when there is one, else from an inspection that samples no values (a fraction of the cost), kept
+        until :meth:`forget`."""
         cached = self._schemas.get(url)
         if cached is not None:
             return cached.structure()
-        return inspect_schema(self.executor(url).engine, sample_values=False).structure()
+        structure = self._structures.get(url)
+        if structure is None:
+            inspected = inspect_schema(self.executor(url).engine, sample_values=False)
+            structure = self._structures[url] = inspected.structure()
+        return structure
 
     def run_readonly(self, sql: str, url: str) -> Execution:
         """Guard ``sql`` for ``url``'s dialect, then run it read-only. Never raises."""
@@ -188,6 +194,7 @@ class ReadOnlySQL:
         """Drop the cached executor and schema of one URL (after its schema changed, say)."""
         with self._lock:
             self._schemas.pop(url, None)
+            self._structures.pop(url, None)
             executor = self._executors.pop(url, None)
         if executor is not None:
             executor.close()

@@ -18,6 +18,7 @@ DuckDB is read from its own catalog functions (``duckdb_tables()``, ``duckdb_col
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import sqlalchemy as sa
@@ -49,6 +50,12 @@ def sqlite_column_comments(create_sql: str) -> dict[str, str]:
         >>> sqlite_column_comments("CREATE TABLE t (a INT /* first, of two */, b TEXT)")
         {'a': 'first, of two'}
     """
+    return dict(_column_comments(create_sql))
+
+
+@lru_cache(maxsize=1024)
+def _column_comments(create_sql: str) -> tuple[tuple[str, str], ...]:
+    """Cached per statement: every rotation of a fixture stores the same ``CREATE TABLE`` text."""
     tokens = SQLite().tokenize(create_sql)
     comments: dict[str, list[str]] = {}
     depth, current = 0, None
@@ -80,7 +87,7 @@ def sqlite_column_comments(create_sql: str) -> dict[str, str]:
                 comments.setdefault(current, [])
         if current is not None and tok.comments:
             comments[current].extend(c.strip() for c in tok.comments)
-    return {name: " ".join(parts) for name, parts in comments.items() if parts}
+    return tuple((name, " ".join(parts)) for name, parts in comments.items() if parts)
 
 
 @dataclass(frozen=True)
