@@ -15,11 +15,11 @@ system from the one that was run.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from eval.errors import HarnessError
+from eval.jsonl import json_lines
 from services.sql_generation import Generation
 
 _ALLOWED = frozenset({"id", "sql", "refused", "reason", "model"})
@@ -39,26 +39,20 @@ class RecordedAnswers:
 
 def load_answers(path: Path) -> RecordedAnswers:
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise AnswersError(
-            f"{path}: answers file not found; pass --answers with a JSON Lines file of "
-            '{"id": ..., "sql": ...} or {"id": ..., "refused": true, "reason": ...}'
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AnswersError(f"{path}: cannot read answers file: {exc}") from None
+    lines = json_lines(
+        path,
+        AnswersError,
+        missing="answers file not found; pass --answers with a JSON Lines file of "
+        '{"id": ..., "sql": ...} or {"id": ..., "refused": true, "reason": ...}',
+        unreadable="cannot read answers file",
+    )
     answers: dict[str, Generation] = {}
     models: set[str] = set()
     problems: list[str] = []
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{lineno}"
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(f"{where}: not valid JSON ({exc.msg}); each line must be one JSON object")
+    for line in lines:
+        where, item = line.where, line.value
+        if line.error is not None:
+            problems.append(f"{where}: not valid JSON ({line.error.msg}); each line must be one JSON object")
             continue
         if not isinstance(item, dict):
             problems.append(f"{where}: each line must be a JSON object, got {type(item).__name__}")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.errors import HarnessError
+from eval.jsonl import json_lines
 from eval.stats import cohen_kappa, spearman_rho
 from eval.turns.judge import Judgement
 from eval.turns.rubric import BANDS, Band
@@ -39,22 +40,18 @@ class Label:
 
 def load_labels(path: Path) -> dict[str, Label]:
     """Every label of a labels file, by turn id; all-or-nothing."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise LabelsFileError(f"{path}: no such labels file; pass a JSON Lines file with --labels") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LabelsFileError(f"{path}: cannot read the labels file: {exc}") from None
+    lines = json_lines(
+        path,
+        LabelsFileError,
+        missing="no such labels file; pass a JSON Lines file with --labels",
+        unreadable="cannot read the labels file",
+    )
     labels: dict[str, Label] = {}
-    lines: dict[str, int] = {}
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{n}"
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise LabelsFileError(f"{where}: not valid JSON (column {exc.colno}: {exc.msg})") from None
+    numbers: dict[str, int] = {}
+    for line in lines:
+        where, data, n = line.where, line.value, line.number
+        if line.error is not None:
+            raise LabelsFileError(f"{where}: not valid JSON (column {line.error.colno}: {line.error.msg})")
         if not isinstance(data, dict):
             raise LabelsFileError(f'{where}: a label must be an object {{"turn_id", "score", "band"}}')
         tid = data.get("turn_id")
@@ -71,10 +68,10 @@ def load_labels(path: Path) -> dict[str, Label]:
         if band not in BANDS:
             raise LabelsFileError(f"{at}: band must be one of {', '.join(BANDS)}, got {json.dumps(band)}")
         if tid in labels:
-            raise LabelsFileError(f"{at}: already labelled on line {lines[tid]}; one label per turn")
+            raise LabelsFileError(f"{at}: already labelled on line {numbers[tid]}; one label per turn")
         labeller = data.get("labeller")
         labels[tid] = Label(tid, float(score), band, labeller if isinstance(labeller, str) else None)
-        lines[tid] = n
+        numbers[tid] = n
     if not labels:
         raise LabelsFileError(f"{path}: no labels in the file (one JSON object a line)")
     return labels

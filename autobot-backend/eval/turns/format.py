@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from eval.errors import HarnessError
+from eval.jsonl import json_lines
 from services.turn_capture import ROWS_KEPT, STEP_STATUSES, TURN_FORMAT_VERSION
 
 StepStatus = Literal["ok", "error", "blocked"]
@@ -236,24 +237,21 @@ def load_turns(path: Path) -> list[Turn]:
         TurnsFileError: the file cannot be read, a line is not JSON or not a valid turn, two lines share
             a turn id, or there are no turns.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise TurnsFileError(f"{path}: no such captured-turns file; pass a JSON Lines file with --turns") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TurnsFileError(f"{path}: cannot read the captured-turns file: {exc}") from None
+    lines = json_lines(
+        path,
+        TurnsFileError,
+        missing="no such captured-turns file; pass a JSON Lines file with --turns",
+        unreadable="cannot read the captured-turns file",
+    )
     turns: list[Turn] = []
     seen: dict[str, int] = {}
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{n}"
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
+    for line in lines:
+        where, data, n = line.where, line.value, line.number
+        if line.error is not None:
             raise TurnsFileError(
-                f"{where}: not valid JSON (column {exc.colno}: {exc.msg}); each line must be one turn object"
-            ) from None
+                f"{where}: not valid JSON (column {line.error.colno}: {line.error.msg}); "
+                "each line must be one turn object"
+            )
         turn = parse_turn(data, where)
         if turn.turn_id in seen:
             raise TurnsFileError(
