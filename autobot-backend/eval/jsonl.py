@@ -1,4 +1,4 @@
-"""Reading a JSON Lines input file: the answers, captured turns and labels files share one reader,
+"""Reading a JSON Lines input file: the answers, captured-turns, labels and trend files share one reader,
 so each reports a missing file, an unreadable one and a line that is not JSON the same way, by path
 and line number."""
 

@@ -26,6 +26,7 @@ from eval import markdown as md
 from eval.charts import line_chart
 from eval.errors import HarnessError, UsageError
 from eval.html import ci, pct, render
+from eval.jsonl import json_lines
 from eval.output import resolve_input, write_atomically, write_text
 from eval.stats import wilson
 
@@ -108,20 +109,17 @@ def append_line(path: Path, line: dict[str, Any]) -> None:
 
 
 def load(path: Path) -> list[dict[str, Any]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise TrendError(f"{path}: no trend file; --record-accuracy writes one beside the record") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TrendError(f"{path}: cannot read it ({exc})") from None
+    lines = json_lines(
+        path,
+        TrendError,
+        missing="no trend file; --record-accuracy writes one beside the record",
+        unreadable="cannot read it",
+    )
     runs = []
-    for n, raw in enumerate(text.splitlines(), 1):
-        if not raw.strip():
-            continue
-        try:
-            item = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise TrendError(f"{path}:{n}: not a JSON line ({exc.msg}); fix or delete that line") from None
+    for line in lines:
+        n, item = line.number, line.value
+        if line.error is not None:
+            raise TrendError(f"{path}:{n}: not a JSON line ({line.error.msg}); fix or delete that line")
         missing = [
             k for k in ("date", "candidate", "model", "pass_rate") if not isinstance(item, dict) or k not in item
         ]
