@@ -40,6 +40,8 @@ def json_lines(path: Path, error: type[Exception], *, missing: str, unreadable: 
             continue
         where = f"{path}:{number}"
         try:
-            yield JsonLine(number, where, json.loads(line), None)
+            value = json.loads(line)
         except json.JSONDecodeError as exc:
             yield JsonLine(number, where, None, exc)
+            continue
+        yield JsonLine(number, where, value, None)

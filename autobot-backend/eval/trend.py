@@ -108,6 +108,10 @@ def append_line(path: Path, line: dict[str, Any]) -> None:
     write_atomically(path, before + json.dumps(line, sort_keys=True) + "\n")
 
 
+_REQUIRED = ("date", "candidate", "model", "pass_rate")
+"""What every line of a trend file has (``python -m eval.trend`` plots them)."""
+
+
 def load(path: Path) -> list[dict[str, Any]]:
     lines = json_lines(
         path,
@@ -117,19 +121,16 @@ def load(path: Path) -> list[dict[str, Any]]:
     )
     runs = []
     for line in lines:
-        n, item = line.number, line.value
+        where, item = line.where, line.value
         if line.error is not None:
-            raise TrendError(f"{path}:{n}: not a JSON line ({line.error.msg}); fix or delete that line")
-        missing = [
-            k for k in ("date", "candidate", "model", "pass_rate") if not isinstance(item, dict) or k not in item
-        ]
+            raise TrendError(f"{where}: not a JSON line ({line.error.msg}); fix or delete that line")
+        missing = [k for k in _REQUIRED if not isinstance(item, dict) or k not in item]
         if missing:
-            raise TrendError(f"{path}:{n}: missing {', '.join(missing)}; each line is one run of --record-accuracy")
+            raise TrendError(f"{where}: missing {', '.join(missing)}; each line is one run of --record-accuracy")
         runs.append(item)
     return runs
 
 
-_REQUIRED = ("date", "candidate", "model", "pass_rate")
 _FRACTION = re.compile(r"\((\d+)/(\d+)\)")
 
 

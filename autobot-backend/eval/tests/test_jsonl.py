@@ -1,4 +1,4 @@
-"""The JSON Lines reader behind the answers, captured-turns and labels files."""
+"""The JSON Lines reader behind the answers, captured-turns, labels and trend files."""
 
 from __future__ import annotations
 
