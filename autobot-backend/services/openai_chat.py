@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import ipaddress
 import json
 import logging
 import time
@@ -108,6 +109,18 @@ def chat_endpoint(base_url: str) -> str:
     if not path.endswith("/chat/completions"):
         path += "/chat/completions"
     return urllib.parse.urlunsplit((parts.scheme, parts.netloc, path, parts.query, parts.fragment))
+
+
+def on_this_machine(base_url: str) -> bool:
+    """Whether the endpoint is local (``localhost`` or a loopback address): the only kind a caller may
+    use without an API key, since nothing it is sent leaves the machine."""
+    host = urllib.parse.urlsplit(base_url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _retry_after(value: str | None) -> float | None:

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from services.openai_chat import ChatClient, ChatPolicy, ChatUnavailable, chat_endpoint
+from services.openai_chat import ChatClient, ChatPolicy, ChatUnavailable, chat_endpoint, on_this_machine
 from services.redaction import redact_http_url
 from tests.http_fakes import FakeHTTPServer, Reply, chat_reply, json_reply
 
@@ -130,3 +130,20 @@ def test_the_endpoint_path_comes_before_the_query_and_credentials_never_show():
     assert "sk-secret" not in str(caught.value) and "sk-header" not in str(caught.value)
     assert server.requests[0].path == "/v1/chat/completions?api-key=sk-secret"
     assert server.requests[0].headers["authorization"] == "Bearer sk-header"
+
+
+@pytest.mark.parametrize(
+    ("url", "local"),
+    [
+        ("http://localhost:11434/v1", True),
+        ("http://127.0.0.1:8000/v1", True),
+        ("http://127.8.9.10/v1", True),
+        ("http://[::1]:8000/v1", True),
+        ("https://api.openai.com/v1", False),
+        ("http://10.0.0.5:8000/v1", False),
+        ("http://localhost.example.com/v1", False),
+        ("not a url", False),
+    ],
+)
+def test_only_an_endpoint_on_this_machine_may_go_without_a_key(url, local):
+    assert on_this_machine(url) is local

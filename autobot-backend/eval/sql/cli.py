@@ -8,12 +8,10 @@ against its baseline, evaluates the gate, writes the reports and records, and pi
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import json
 import os
 import sys
 from pathlib import Path
-from urllib.parse import urlparse
 
 import sqlalchemy as sa
 from rich.console import Console
@@ -152,25 +150,17 @@ def _baseline_dir(args: argparse.Namespace, builtin: bool) -> Path | None:
     return next(iter(folders)) / "baselines" if len(folders) == 1 else None
 
 
-def _is_loopback(url: str) -> bool:
-    host = urlparse(url).hostname or ""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def _llm_generator() -> SQLGenerator:
+    # The HTTP client is loaded only for this candidate.
+    from services.llm_generator import OpenAIChatGenerator
+    from services.openai_chat import on_this_machine
+
     base, model = os.environ.get("NL_SQL_LLM_BASE_URL"), os.environ.get("NL_SQL_LLM_MODEL")
     missing = [n for n, v in (("NL_SQL_LLM_BASE_URL", base), ("NL_SQL_LLM_MODEL", model)) if not v]
-    if not missing and not os.environ.get("NL_SQL_LLM_API_KEY") and not _is_loopback(base or ""):
+    if not missing and not os.environ.get("NL_SQL_LLM_API_KEY") and not on_this_machine(base or ""):
         missing.append("NL_SQL_LLM_API_KEY (required for a non-local endpoint)")
     if missing:
         raise UsageError(f"the llm candidate needs credentials; not set: {', '.join(missing)}. Nothing was scored.")
-    from services.llm_generator import OpenAIChatGenerator
-
     return OpenAIChatGenerator.from_env()
 
 

@@ -20,7 +20,6 @@ the turn ``unmeasured``, never scored. The HTTP (timeouts, 429/5xx retries) is
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
 import os
 import re
@@ -35,7 +34,7 @@ from eval.errors import UsageError
 from eval.turns.format import Turn
 from eval.turns.prompt import MAX_EXPLANATION, PROMPT_SHA256, build_messages, response_format
 from eval.turns.rubric import BANDS, DIMENSIONS, RUBRIC_VERSION, Arithmetic, Band, caps_for, compose
-from services.openai_chat import ChatClient, ChatPolicy, ChatUnavailable, Names
+from services.openai_chat import ChatClient, ChatPolicy, ChatUnavailable, Names, on_this_machine
 from services.redaction import redact_http_url
 
 BASE_URL_ENV = "NL_SQL_JUDGE_BASE_URL"
@@ -153,16 +152,6 @@ class Judgement:
         return self.arithmetic is not None
 
 
-def _is_loopback(url: str) -> bool:
-    host = urllib.parse.urlsplit(url).hostname or ""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 class Judge:
     """Asks one judge model about captured turns; the same instance keeps what it learned of the endpoint."""
 
@@ -191,7 +180,7 @@ class Judge:
         env = os.environ if environ is None else environ
         base, model, key = ((env.get(n) or "").strip() for n in (BASE_URL_ENV, MODEL_ENV, API_KEY_ENV))
         missing = [n for n, v in ((BASE_URL_ENV, base), (MODEL_ENV, model)) if not v]
-        if not missing and not key and not _is_loopback(base):
+        if not missing and not key and not on_this_machine(base):
             missing.append(f"{API_KEY_ENV} (required for an endpoint not on this machine)")
         if missing:
             raise JudgeConfigError(
