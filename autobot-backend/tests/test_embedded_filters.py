@@ -9,17 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.embedded_small_schemas import assert_answers_like, assert_same_rows, ferry_db, gym_db
-
-
-@pytest.fixture(scope="module")
-def ferry():
-    yield from ferry_db()
-
-
-@pytest.fixture(scope="module")
-def gym():
-    yield from gym_db()
+from tests.embedded_small_schemas import assert_answers_like, assert_same_rows
 
 
 @pytest.mark.parametrize(

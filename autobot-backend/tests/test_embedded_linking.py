@@ -14,7 +14,7 @@ from services.embedded.lexicon import tokenize
 from services.embedded.linking import link, literal_names
 from services.embedded.metrics import parse_metrics
 from services.schema_context import ColumnInfo, ForeignKey, SchemaContext, TableInfo
-from tests.embedded_small_schemas import assert_answers_like, ferry_db
+from tests.embedded_small_schemas import assert_answers_like
 
 
 def _col(name, type_="TEXT", *, pk=False, nullable=False, comment="", values=(), complete=True):
@@ -192,11 +192,6 @@ def test_column_kinds_and_labels():
     }
     assert ix.tables["customers"].label == "name"
     assert ix.column("products", "discontinued").kind == "bool"
-
-
-@pytest.fixture(scope="module")
-def ferry():
-    yield from ferry_db()
 
 
 @pytest.mark.parametrize(

@@ -7,12 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.embedded_small_schemas import assert_answers_like, ferry_db
-
-
-@pytest.fixture(scope="module")
-def ferry():
-    yield from ferry_db()
+from tests.embedded_small_schemas import assert_answers_like
 
 
 @pytest.mark.parametrize(

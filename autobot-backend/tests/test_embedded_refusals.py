@@ -10,17 +10,7 @@ import pytest
 
 from services.embedded import EmbeddedGenerator
 from services.embedded.refusal import Refusal
-from tests.embedded_small_schemas import assert_same_rows, ferry_db, gym_db
-
-
-@pytest.fixture(scope="module")
-def ferry():
-    yield from ferry_db()
-
-
-@pytest.fixture(scope="module")
-def gym():
-    yield from gym_db()
+from tests.embedded_small_schemas import assert_same_rows
 
 
 @pytest.mark.parametrize(
