@@ -4,7 +4,7 @@ Tests never write the project's own records: the docs pages, the corpus, its sna
 A test that records a run works on a copy; ``_project_records_untouched`` fails the session when one
 wrote the real thing, so a dated record can only change through its command.
 
-``postgres`` is the throwaway PostgreSQL server (``eval/sql/pg_server.py``), one per session, for the
+``postgres`` is the throwaway PostgreSQL server (``eval/sql/engines/pg_server.py``), one per session, for the
 backend's tests and the eval's (the engines' tests build their fixtures on it).
 """
 

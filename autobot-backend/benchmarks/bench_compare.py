@@ -20,7 +20,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from benchmarks import best_of
-from eval.sql.compare import compare_results
+from eval.sql.rows import compare_results
 
 ROWS = int(os.environ.get("BENCH_COMPARE_ROWS", "1000000"))
 REPEAT = 3

@@ -10,10 +10,10 @@ import tempfile
 from pathlib import Path
 
 from benchmarks import best_of
-from eval.sql.corpus import load_corpus
-from eval.sql.fixtures import DEFAULT_ROTATIONS, FIXTURE_NAMES, build_rotations
-from eval.sql.selfcheck import run_self_check
-from services.readonly_sql import ReadOnlySQL
+from eval.sql.corpus.questions import load_corpus
+from eval.sql.fixtures.seeded import DEFAULT_ROTATIONS, FIXTURE_NAMES, build_rotations
+from eval.sql.oracle.selfcheck import run_self_check
+from services.readonly.execute import ReadOnlySQL
 
 REPEATS = 3
 

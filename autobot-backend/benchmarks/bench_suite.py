@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import best_of
-from eval.sql.corpus import Question, load_corpus
-from eval.sql.fixtures import DEFAULT_ROTATIONS, FIXTURES, build_rotations
-from eval.sql.pipeline import RunSpec, run_suite
-from services.embedded_generator import EmbeddedGenerator
-from services.llm_generator import OpenAIChatGenerator
-from services.sql_generation import SQLGenerator
+from eval.sql.corpus.questions import Question, load_corpus
+from eval.sql.fixtures.seeded import DEFAULT_ROTATIONS, FIXTURES, build_rotations
+from eval.sql.grading.pipeline import RunSpec, run_suite
+from services.embedded import EmbeddedGenerator
+from services.generation.llm import OpenAIChatGenerator
+from services.generation.protocol import SQLGenerator
 from tests.http_fakes import FakeHTTPServer, ReceivedRequest, Reply, chat_reply
 
 LATENCY_S = 0.2

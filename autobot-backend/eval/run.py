@@ -18,20 +18,20 @@ from pathlib import Path
 from typing import Any
 
 try:  # an import failure is a crash: exit 2, never the interpreter's 1
-    from eval import candidates as cand
-    from eval.errors import HarnessError, UsageError
-    from eval.evaluator import DEFAULT_EVALUATOR
-    from eval.output import confine, resolve_input, write_text
-    from eval.report import (
+    from eval.core.classification import Classification
+    from eval.core.errors import HarnessError, UsageError
+    from eval.core.output import confine, resolve_input, write_text
+    from eval.core.runner import Progress, Replay, replay, timeout_from_env
+    from eval.trajectory import candidates as cand
+    from eval.trajectory.evaluator import DEFAULT_EVALUATOR
+    from eval.trajectory.report import (
         DEFAULT_EPSILON,
-        Classification,
         TrajectoryReport,
         build_trajectory_report,
         trajectory_json,
         trajectory_markdown,
     )
-    from eval.runner import Progress, Replay, replay, timeout_from_env
-    from eval.store import GOLDEN_DIR, load_goldens
+    from eval.trajectory.store import GOLDEN_DIR, load_goldens
 except Exception:  # pragma: no cover - exercised by a broken install only
     traceback.print_exc()
     print("error: the harness failed to import; run `make eval` to (re)install it", file=sys.stderr)

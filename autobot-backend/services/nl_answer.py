@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from services.readonly_sql import ErrorKind, Execution, Row
-from services.sql_generation import Generation
+from services.generation.protocol import Generation
+from services.readonly.execute import ErrorKind, Execution, Row
 
 Status = Literal["ok", "refused", "error"]
 ERROR_KINDS: Mapping[str, str] = {
@@ -25,7 +25,7 @@ ERROR_KINDS: Mapping[str, str] = {
     ErrorKind.INTERNAL: "the service itself failed (a bug, logged with its traceback); nothing is known about the "
     "question",
 }
-"""Every ``error_kind`` a response can carry (each :class:`~services.readonly_sql.ErrorKind`), with what it means."""
+"""Every ``error_kind`` a response can carry (each :class:`~services.readonly.execute.ErrorKind`) and its meaning."""
 
 
 @dataclass(frozen=True)

@@ -4,14 +4,14 @@
 
 1. the question is checked (a non-empty string of sane length)       -> ``bad_request``
 2. the database URL is resolved (``db_url``, else the local default)
-3. a :class:`~services.sql_executor.ReadOnlyExecutor` is opened,      -> ``config`` / ``db_unreachable``
+3. a :class:`~services.readonly.executor.ReadOnlyExecutor` is opened,      -> ``config`` / ``db_unreachable``
    one per URL, cached
 4. the schema context is read from the live database, cached per URL  -> ``db_unreachable``
 5. the generator answers: SQL, or a refusal       -> ``generator_unavailable`` / ``generator_error`` / ``refused``
 6. the read-only guard checks the SQL                                 -> ``guard_blocked``
 7. the executor runs it on a read-only connection                     -> ``database`` / ``timeout`` / ``row_cap``
 
-Steps 3, 6 and 7 are :class:`~services.readonly_sql.ReadOnlySQL`, the one public way to run SQL
+Steps 3, 6 and 7 are :class:`~services.readonly.execute.ReadOnlySQL`, the one public way to run SQL
 read-only, which the service also offers as :meth:`NLDatabaseService.run_readonly`. A failure of
 the service's own code is ``internal``, never a database error. :meth:`NLDatabaseService.answer`
 gives the outcome typed (:class:`Answer`); :meth:`NLDatabaseService.query` gives it as the
@@ -41,27 +41,27 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from services import limits
-from services.llm_generator import (
+from services.generation.llm import (
     API_KEY_ENV,
     BASE_URL_ENV,
     MODEL_ENV,
     GeneratorConfigError,
     OpenAIChatGenerator,
 )
+from services.generation.protocol import Generation, GeneratorUnavailable, SQLGenerator
 from services.nl_answer import ERROR_KINDS, Answer, QueryRecord, Status
-from services.readonly_sql import ErrorKind, Execution, ReadOnlySQL
-from services.redaction import redact_url, url_secrets
-from services.schema_context import SchemaContext
-from services.sql_executor import ExecutionError, ReadOnlyExecutor
-from services.sql_generation import Generation, GeneratorUnavailable, SQLGenerator
-from services.sql_guard import (
+from services.readonly import limits
+from services.readonly.execute import ErrorKind, Execution, ReadOnlySQL
+from services.readonly.executor import ExecutionError, ReadOnlyExecutor
+from services.readonly.guard import (
     _DANGEROUS_KEYWORDS,
     _SAFE_SQL_PREFIXES,
     GuardVerdict,
     _validate_readonly_sql,
     validate_readonly_sql,
 )
+from services.redaction import redact_url, url_secrets
+from services.schema_context import SchemaContext
 from services.turn_capture import TurnCapture
 
 __all__ = [
@@ -103,7 +103,7 @@ def default_generator(environ: Mapping[str, str] | None = None) -> SQLGenerator:
     base_url, model = (env.get(BASE_URL_ENV) or "").strip(), (env.get(MODEL_ENV) or "").strip()
     if base_url and model:
         return OpenAIChatGenerator.from_env(env)
-    from services.embedded_generator import NAME, EmbeddedGenerator
+    from services.embedded import NAME, EmbeddedGenerator
 
     if not base_url and not model:
         return EmbeddedGenerator()

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from services.nl_answer import Answer
-from services.readonly_sql import ErrorKind, Execution
+from services.readonly.execute import ErrorKind, Execution
 
 CAPTURE_DIR_ENV = "NL_SQL_CAPTURE_DIR"
 TURN_FORMAT_VERSION = 1

@@ -37,7 +37,7 @@ CORPUS_DIR = Path(__file__).resolve().parents[1] / "eval" / "golden" / "sql"
 @cache
 def context(fixture: str) -> SchemaContext:
     """The schema context of rotation 0 of ``fixture`` (seed 0 after its base seed)."""
-    from eval.sql.fixtures import FIXTURES as BUILTIN
+    from eval.sql.fixtures.seeded import FIXTURES as BUILTIN
     from tests.schemas import FIXTURES
 
     spec = {**BUILTIN, **FIXTURES}[fixture]

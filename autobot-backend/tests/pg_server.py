@@ -1,4 +1,4 @@
-"""The tests' throwaway PostgreSQL server: :mod:`eval.sql.pg_server`, plus the rule for a machine without one.
+"""The tests' throwaway PostgreSQL server: :mod:`eval.sql.engines.pg_server`, plus the rule for a machine without one.
 
 Without the server binaries a PostgreSQL test is skipped, unless ``EVAL_REQUIRE_POSTGRES=1``
 (``.ci/run`` sets it after installing them), where it fails: CI may not skip what it must test.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from eval.sql.pg_server import (
+from eval.sql.engines.pg_server import (
     PgDatabase,
     PgServer,
     PgServerError,

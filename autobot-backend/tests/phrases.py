@@ -13,7 +13,7 @@ from pathlib import Path
 BACKEND = Path(__file__).resolve().parents[1]
 GENERATOR_FILES = sorted(
     p for p in (BACKEND / "services" / "embedded").rglob("*") if p.is_file() and "__pycache__" not in p.parts
-) + [BACKEND / "services" / "embedded_generator.py"]
+)
 PHRASE_WORDS = 6
 
 

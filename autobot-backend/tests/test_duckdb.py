@@ -15,11 +15,11 @@ import duckdb
 import pytest
 import sqlalchemy as sa
 
-from eval.sql.engines import DuckDBHost
-from eval.sql.fixture_schema import TABLES
-from eval.sql.fixtures import FIXTURES
+from eval.sql.engines.setup import DuckDBHost
+from eval.sql.fixtures.schema import TABLES
+from eval.sql.fixtures.seeded import FIXTURES
+from services.readonly.executor import ExecutionError, ReadOnlyExecutor
 from services.schema_context import inspect_schema
-from services.sql_executor import ExecutionError, ReadOnlyExecutor
 from tests.test_sql_executor import directory_state
 
 TABLE_COMMENTS = {t.name: t.comment for t in TABLES}
@@ -138,7 +138,7 @@ def test_more_rows_than_the_cap_is_an_error(retail_duckdb):
 
 
 def test_the_schema_a_generator_is_told_is_sqlites_but_for_type_names(retail_duckdb, tmp_path):
-    from eval.sql.fixtures import write
+    from eval.sql.fixtures.seeded import write
 
     with ReadOnlyExecutor(_url(retail_duckdb)) as duck, ReadOnlyExecutor(write(tmp_path / "r.db", "retail", 0)) as lite:
         on_duck, on_lite = inspect_schema(duck.engine), inspect_schema(lite.engine)

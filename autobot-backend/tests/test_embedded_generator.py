@@ -19,15 +19,15 @@ import sqlalchemy as sa
 import sqlglot
 
 from services.embedded import EmbeddedGenerator, intent
+from services.embedded import EmbeddedGenerator as ReExported
 from services.embedded.build import Builder
 from services.embedded.index import clear_cache
 from services.embedded.read_groupings import groupings
 from services.embedded.refusal import Refusal
 from services.embedded.sqlparts import BuildError
-from services.embedded_generator import EmbeddedGenerator as ReExported
+from services.generation.protocol import Generation, SQLGenerator
+from services.readonly.guard import validate_readonly_sql
 from services.schema_context import SchemaContext, inspect_schema
-from services.sql_generation import Generation, SQLGenerator
-from services.sql_guard import validate_readonly_sql
 from tests.schemas.dev import write_db
 
 BACKEND = Path(__file__).resolve().parents[1]

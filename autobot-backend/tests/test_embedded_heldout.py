@@ -14,8 +14,8 @@ import re
 
 import pytest
 
-from eval.sql.corpus import load_corpus
-from eval.sql.snapshot import SNAPSHOT_DIR
+from eval.sql.corpus.questions import load_corpus
+from eval.sql.corpus.snapshot import SNAPSHOT_DIR
 from tests.phrases import GENERATOR_FILES, PHRASE_WORDS, shingles, words
 from tests.phrases import generator_text as read_generator
 

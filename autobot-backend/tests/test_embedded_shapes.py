@@ -2,7 +2,7 @@
 
 Each probe is a question written for the rule it pins (not taken from any test set) and a
 hand-written reference query over the suite's own ``retail_24m`` fixture (orders 2023-01..2024-12);
-the generated query must return the same rows (``eval.sql.compare`` at two decimals, column count
+the generated query must return the same rows (``eval.sql.rows`` at two decimals, column count
 checked, order checked where the answer is an ordering). Grouped by the shape they pin: period
 comparisons, LEFT-join-sensitive answers, money, boundary days, rankings and answer lists, averages
 of per-entity or per-period totals.
@@ -15,8 +15,8 @@ import sqlite3
 import pytest
 import sqlalchemy as sa
 
-from eval.sql.compare import compare_results
-from eval.sql.fixtures import write
+from eval.sql.fixtures.seeded import write
+from eval.sql.rows import compare_results
 from services.embedded import EmbeddedGenerator
 from services.embedded.refusal import Refusal
 from services.schema_context import SchemaContext, inspect_schema

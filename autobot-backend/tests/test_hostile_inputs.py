@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from services import limits
+from services.generation.protocol import Generation
+from services.generation.recorded import RecordedGenerator
 from services.nl_database_service import NLDatabaseService
-from services.readonly_sql import ErrorKind, ReadOnlySQL, _guard
-from services.recorded_generator import RecordedGenerator
+from services.readonly import limits
+from services.readonly.execute import ErrorKind, ReadOnlySQL, _guard
+from services.readonly.executor import ExecutionError, ReadOnlyExecutor
+from services.readonly.guard import MAX_SQL_BYTES, validate_readonly_sql
+from services.readonly.sqlite_file import is_wal
 from services.redaction import redact_url
-from services.sql_executor import ExecutionError, ReadOnlyExecutor
-from services.sql_generation import Generation
-from services.sql_guard import MAX_SQL_BYTES, validate_readonly_sql
-from services.sqlite_readonly import is_wal
 
 HUGE_SQL = "SELECT " + " + ".join(["1"] * 2_000_000)  # about 8 MB: one statement, all of it legal
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.llm_generator import (
+from services.generation.llm import (
     API_KEY_ENV,
     BASE_URL_ENV,
     MODEL_ENV,
@@ -14,8 +14,8 @@ from services.llm_generator import (
     OpenAIChatGenerator,
     parse_reply,
 )
+from services.generation.protocol import GeneratorUnavailable, SQLGenerator
 from services.schema_context import ColumnInfo, ForeignKey, SchemaContext, TableInfo
-from services.sql_generation import GeneratorUnavailable, SQLGenerator
 from tests.http_fakes import FakeHTTPServer, Reply, chat_reply, json_reply, unused_port
 
 SCHEMA = SchemaContext(

@@ -10,8 +10,10 @@ import pytest
 import sqlalchemy as sa
 
 import services.nl_database_service as nl
-import services.sql_guard as sql_guard
-from services.llm_generator import API_KEY_ENV, BASE_URL_ENV, MODEL_ENV, GeneratorConfigError, OpenAIChatGenerator
+import services.readonly.guard as sql_guard
+from services.generation.llm import API_KEY_ENV, BASE_URL_ENV, MODEL_ENV, GeneratorConfigError, OpenAIChatGenerator
+from services.generation.protocol import Generation, GeneratorUnavailable
+from services.generation.recorded import RecordedGenerator
 from services.nl_database_service import (
     DEFAULT_LOCAL_DB,
     ERROR_KINDS,
@@ -21,9 +23,7 @@ from services.nl_database_service import (
     NLDatabaseService,
     default_generator,
 )
-from services.recorded_generator import RecordedGenerator
 from services.schema_context import SchemaContext
-from services.sql_generation import Generation, GeneratorUnavailable
 from tests.http_fakes import FakeHTTPServer, chat_reply, json_reply, unused_port
 
 PASSWORD = "hunter2-Secr3t"
@@ -443,7 +443,7 @@ def test_default_generator_is_the_endpoint_when_configured(llm_env):
 
 
 def test_default_generator_is_embedded_when_nothing_is_configured(llm_env):
-    embedded = pytest.importorskip("services.embedded_generator")
+    embedded = pytest.importorskip("services.embedded")
     generator = default_generator()
     assert isinstance(generator, embedded.EmbeddedGenerator)
     assert generator.name == "embedded-v5"

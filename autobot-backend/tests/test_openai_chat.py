@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from services.openai_chat import ChatClient, ChatPolicy, ChatUnavailable, chat_endpoint, on_this_machine
+from services.generation.openai_chat import ChatClient, ChatPolicy, ChatUnavailable, chat_endpoint, on_this_machine
 from services.redaction import redact_http_url
 from tests.http_fakes import FakeHTTPServer, Reply, chat_reply, json_reply
 

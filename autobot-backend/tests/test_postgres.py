@@ -1,4 +1,4 @@
-"""The SQL suite on a real PostgreSQL server (``eval/sql/pg_server.py``): fixtures, executor, service, CLI.
+"""The SQL suite on a real PostgreSQL server (``eval/sql/engines/pg_server.py``): fixtures, executor, service, CLI.
 
 Everything else runs on SQLite. The spec promises more: fixtures build on any SQLAlchemy engine,
 and on a server the executor runs each statement alone in a read-only transaction with a
@@ -32,17 +32,17 @@ import yaml
 from sqlalchemy.pool import NullPool
 
 from eval.run import main
-from eval.sql import pg_server as eval_pg_server
-from eval.sql.fixture_checks import check_guarantees
-from eval.sql.fixture_schema import TABLES, orders
-from eval.sql.fixtures import build, spec_for
-from eval.sql.fixtures import write as write_sqlite_fixture
+from eval.sql.engines import pg_server as eval_pg_server
+from eval.sql.fixtures.checks import check_guarantees
+from eval.sql.fixtures.schema import TABLES, orders
+from eval.sql.fixtures.seeded import build, spec_for
+from eval.sql.fixtures.seeded import write as write_sqlite_fixture
+from services.generation.protocol import Generation
+from services.generation.recorded import RecordedGenerator
 from services.nl_database_service import NLDatabaseService
-from services.recorded_generator import RecordedGenerator
+from services.readonly.executor import ExecutionError, ReadOnlyExecutor
+from services.readonly.guard import validate_readonly_sql
 from services.schema_context import inspect_schema
-from services.sql_executor import ExecutionError, ReadOnlyExecutor
-from services.sql_generation import Generation
-from services.sql_guard import validate_readonly_sql
 from tests import pg_server
 from tests.pg_server import PgDatabase, PgServer, database_state
 from tests.test_sql_executor import write_shop_database
@@ -406,7 +406,7 @@ def test_one_executor_survives_every_statement_in_sequence(postgres, shop, shop_
 
 def test_the_server_refuses_a_script_even_when_the_splitter_is_fooled(postgres, shop, shop_template, monkeypatch):
     # psycopg prepares every statement (prepare_threshold=0): the server's own one-statement rule.
-    monkeypatch.setattr("services.sql_executor.statement_count", lambda sql, dialect: 1)
+    monkeypatch.setattr("services.readonly.executor.statement_count", lambda sql, dialect: 1)
     with ReadOnlyExecutor(shop.owner_url) as ex, pytest.raises(ExecutionError) as err:
         ex.execute("SET TRANSACTION READ WRITE; DELETE FROM orders; COMMIT")
     assert err.value.kind == "database" and "multiple commands" in err.value.message

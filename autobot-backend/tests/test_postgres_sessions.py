@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
-from services.sql_executor import ExecutionError, ReadOnlyExecutor
+from services.readonly.executor import ExecutionError, ReadOnlyExecutor
 from tests.pg_server import PgDatabase, PgServer
 
 

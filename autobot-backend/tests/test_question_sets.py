@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from eval.sql.composition import NEAR_DUPLICATE_THRESHOLD, near_duplicates
-from eval.sql.corpus import Corpus, Question, load_corpus
-from eval.sql.fixtures import FIXTURES
+from eval.sql.corpus.composition import NEAR_DUPLICATE_THRESHOLD, near_duplicates
+from eval.sql.corpus.questions import Corpus, Question, load_corpus
+from eval.sql.fixtures.seeded import FIXTURES
 from tests.question_sets import SETS
 from tests.schemas import FIXTURES as SCHEMAS
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from eval.sql.fixtures import write as write_fixture
-from services.sql_executor import ExecutionError, ReadOnlyExecutor
+from eval.sql.fixtures.seeded import write as write_fixture
+from services.readonly.executor import ExecutionError, ReadOnlyExecutor
 from tests.test_sql_executor import directory_state, write_shop_database
 from tests.test_sql_guard import REJECTED, Case
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from services.recorded_generator import NO_ANSWER_REASON, RecordedGenerator
+from services.generation.protocol import Generation, SQLGenerator
+from services.generation.recorded import NO_ANSWER_REASON, RecordedGenerator
 from services.schema_context import SchemaContext
-from services.sql_generation import Generation, SQLGenerator
 
 SCHEMA = SchemaContext("sqlite")
 COUNT = Generation(sql="SELECT count(*) FROM orders")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from services.sql_executor import (
+from services.readonly.executor import (
     EXECUTION_ERROR_KINDS,
     ExecutionError,
     QueryResult,

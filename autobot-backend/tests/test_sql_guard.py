@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 from sqlglot.dialects.dialect import Dialect
 
-from services import sql_guard, sql_guard_words
-from services.sql_executor import ExecutionError, ReadOnlyExecutor
-from services.sql_guard import (
+from services.readonly import guard as sql_guard
+from services.readonly import guard_words as sql_guard_words
+from services.readonly.executor import ExecutionError, ReadOnlyExecutor
+from services.readonly.guard import (
     _DANGEROUS_KEYWORDS,
     _SAFE_SQL_PREFIXES,
     GUARD_CODES,

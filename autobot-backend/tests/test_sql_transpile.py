@@ -10,12 +10,12 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
-from eval.sql.engines import DuckDBHost
-from eval.sql.fixtures import FIXTURES, write
+from eval.sql.engines.setup import DuckDBHost
+from eval.sql.fixtures.seeded import FIXTURES, write
+from services.generation.protocol import Generation
+from services.generation.transpile import from_sqlite, render_as_sqlite_means
 from services.nl_database_service import NLDatabaseService
 from services.schema_context import SchemaContext
-from services.sql_generation import Generation
-from services.sql_transpile import from_sqlite, render_as_sqlite_means
 
 # Integer division of integers, a division by zero, and a division that is not of integers.
 SQLITE = "SELECT (CAST('11' AS INTEGER) + 2) / 3, 7 / 0, 7.0 / 2, -7 / 2"

@@ -11,8 +11,8 @@ from decimal import Decimal
 import pytest
 
 from eval.turns.format import load_turns
+from services.generation.protocol import Generation
 from services.nl_database_service import NLDatabaseService
-from services.sql_generation import Generation
 from services.turn_capture import CAPTURE_DIR_ENV, ROWS_KEPT, jsonable
 
 from .test_nl_database_service import Scripted, build_shop, sql

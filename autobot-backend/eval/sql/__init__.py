@@ -1,32 +1,9 @@
 """The SQL answer-accuracy suite: grade NL-to-SQL answers on execution, not on SQL text.
 
-The rest of the harness uses these names; the modules behind them each hold one concept:
-``fixtures`` (seeded databases), ``corpus`` (questions, loader, stamps), ``composition``,
-``compare`` (the disclosed tolerance), ``selfcheck`` (the oracle proves itself first),
-``candidate`` (the ``CandidateRunner`` over the NL service), ``grade`` (verdicts),
-``baseline`` and ``gate`` (what CI enforces), ``docs`` (the dated record), ``cli``, ``engines``
-(SQLite, PostgreSQL or DuckDB under the fixtures), ``dialects`` (a reference in each engine's
-dialect) and ``crossengine`` (the oracle agreeing with itself across engines).
-``selfcheck`` and ``docs`` also run as modules (``python -m eval.sql.selfcheck``), so they are
-imported from their own modules, not re-exported here.
+Its packages, lowest first: ``model`` (verdicts, outcomes, the run), ``rows`` (the disclosed
+tolerance), ``corpus``, ``fixtures``, ``engines``, ``oracle`` (the self-check and its lints),
+``grading`` (one run), ``gate`` (baselines, the gate, exit codes), ``report`` (the renderers),
+``records`` (the dated record), ``bench`` (standard benchmarks) and ``near_miss`` (the study).
+Each module is imported from where it lives: this package re-exports nothing, so importing one
+module loads only what it needs.
 """
-
-from eval.sql.compare import Comparison, compare_results
-from eval.sql.corpus import Corpus, CorpusError, Question, load_corpus
-from eval.sql.fixtures import FIXTURE_NAMES, FixtureError, build_rotations
-from eval.sql.gate import GateCheck, GateResult, evaluate_gate
-
-__all__ = [
-    "FIXTURE_NAMES",
-    "Comparison",
-    "Corpus",
-    "CorpusError",
-    "FixtureError",
-    "GateCheck",
-    "GateResult",
-    "Question",
-    "build_rotations",
-    "compare_results",
-    "evaluate_gate",
-    "load_corpus",
-]

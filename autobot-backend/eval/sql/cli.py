@@ -1,6 +1,6 @@
 """``python -m eval.run --suite sql``: the command line around one run and what its numbers decide.
 
-The run itself (build, self-check, ask, grade) is :func:`eval.sql.pipeline.run_suite`. This
+The run itself (build, self-check, ask, grade) is :func:`eval.sql.grading.pipeline.run_suite`. This
 module validates the command line before anything is built, and afterwards classifies the run
 against its baseline, evaluates the gate, writes the reports and records, and picks the exit code.
 """
@@ -16,21 +16,21 @@ from pathlib import Path
 import sqlalchemy as sa
 from rich.console import Console
 
-from eval import ci_output as ci_out
-from eval.errors import UsageError
-from eval.output import confine, resolve_input, write_text
-from eval.progress import ProgressLine
-from eval.runner import Limits, timeout_from_env
-from eval.sql import baseline as bl
-from eval.sql import decisions as decide
-from eval.sql import docs
-from eval.sql.answers import RecordedAnswers, load_answers
-from eval.sql.composition import corpus_composition
-from eval.sql.corpus import Corpus, load_corpus
-from eval.sql.costs import prices_from_env
-from eval.sql.engines import chosen_engine
-from eval.sql.fixtures import FIXTURES, Fixture, fixtures_from_module
-from eval.sql.pipeline import DEFAULT_SEED, OracleBroken, RunSpec, run_suite
+from eval.core import ci_output as ci_out
+from eval.core.errors import UsageError
+from eval.core.output import confine, resolve_input, write_text
+from eval.core.progress import ProgressLine
+from eval.core.runner import Limits, timeout_from_env
+from eval.sql.corpus.answers import RecordedAnswers, load_answers
+from eval.sql.corpus.composition import corpus_composition
+from eval.sql.corpus.questions import Corpus, load_corpus
+from eval.sql.engines.setup import chosen_engine
+from eval.sql.fixtures.seeded import FIXTURES, Fixture, fixtures_from_module
+from eval.sql.gate import baseline as bl
+from eval.sql.gate import decisions as decide
+from eval.sql.grading.costs import prices_from_env
+from eval.sql.grading.pipeline import DEFAULT_SEED, OracleBroken, RunSpec, run_suite
+from eval.sql.records import docs
 from eval.sql.report import (
     SQLReport,
     ci_annotations,
@@ -42,9 +42,9 @@ from eval.sql.report import (
     to_markdown,
 )
 from eval.turns.sql_turns import SQLTurns
-from services import limits
-from services.recorded_generator import RecordedGenerator
-from services.sql_generation import SQLGenerator
+from services.generation.protocol import SQLGenerator
+from services.generation.recorded import RecordedGenerator
+from services.readonly import limits
 
 EXIT_CANNOT_JUDGE = decide.EXIT_CANNOT_JUDGE
 CANDIDATES = ("reference", "embedded", "llm", "recorded")
@@ -152,8 +152,8 @@ def _baseline_dir(args: argparse.Namespace, builtin: bool) -> Path | None:
 
 def _llm_generator() -> SQLGenerator:
     # The HTTP client is loaded only for this candidate.
-    from services.llm_generator import OpenAIChatGenerator
-    from services.openai_chat import on_this_machine
+    from services.generation.llm import OpenAIChatGenerator
+    from services.generation.openai_chat import on_this_machine
 
     base, model = os.environ.get("NL_SQL_LLM_BASE_URL"), os.environ.get("NL_SQL_LLM_MODEL")
     missing = [n for n, v in (("NL_SQL_LLM_BASE_URL", base), ("NL_SQL_LLM_MODEL", model)) if not v]
@@ -184,7 +184,7 @@ def _generator(candidate: str, answers: RecordedAnswers | None, model: str | Non
         return RecordedGenerator({}, name="reference", model="reference")
     if answers is not None:
         return RecordedGenerator({}, name="recorded", model=model or answers.model or f"answers:{answers.path.name}")
-    from services.embedded_generator import EmbeddedGenerator
+    from services.embedded import EmbeddedGenerator
 
     return EmbeddedGenerator()
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from eval.store import ExpectedOutput, GoldenTrajectory
+from eval.trajectory.store import ExpectedOutput, GoldenTrajectory
 
 
 def make_golden(

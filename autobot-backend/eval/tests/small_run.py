@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from eval.sql.corpus import Question, load_corpus
+from eval.sql.corpus.questions import Question, load_corpus
 
 BUILTIN = load_corpus()
 ANSWERABLE = [q for q in BUILTIN.questions if q.expect == "answer" and not q.stratum.startswith("control_")]

@@ -18,8 +18,8 @@ from itertools import combinations, permutations
 
 import pytest
 
-import eval.sql.compare as compare_module
-from eval.sql.compare import (
+import eval.sql.rows as compare_module
+from eval.sql.rows import (
     COLUMN_COUNT,
     COLUMN_ORDER,
     NORMALISERS,
@@ -33,7 +33,7 @@ from eval.sql.compare import (
     _values,
     compare_results,
 )
-from eval.sql.compare._values import Tolerance, canonical, parse_temporal, raw_forms
+from eval.sql.rows._values import Tolerance, canonical, parse_temporal, raw_forms
 
 NAN = float("nan")
 INF = float("inf")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from eval.sql.compare import COLUMN_COUNT, COLUMN_ORDER, VALUE, Ties, compare_results, compare_with_ties
+from eval.sql.rows import COLUMN_COUNT, COLUMN_ORDER, VALUE, Ties, compare_results, compare_with_ties
 
 # --- accepted under column_order: any (the Spider convention) ------------------------------------
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eval.sql.compare import ORDER, VALUE, Ties, compare_with_ties
+from eval.sql.rows import ORDER, VALUE, Ties, compare_with_ties
 
 
 @st.composite

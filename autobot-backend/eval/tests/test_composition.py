@@ -7,14 +7,14 @@ import re
 
 import pytest
 
-from eval.sql.composition import (
+from eval.sql.corpus.composition import (
     NEAR_DUPLICATE_THRESHOLD,
     composition,
     corpus_composition,
     near_duplicates,
     parse_reference,
 )
-from eval.sql.corpus import Question, load_corpus
+from eval.sql.corpus.questions import Question, load_corpus
 
 CORPUS = load_corpus()
 ANSWERABLE = [q for q in CORPUS.questions if q.expect == "answer"]

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from eval.sql import safe_yaml
-from eval.sql.corpus import (
+from eval.sql.corpus import safe_yaml
+from eval.sql.corpus.questions import (
     CORPUS_DIR,
     Corpus,
     CorpusError,

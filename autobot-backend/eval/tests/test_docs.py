@@ -4,8 +4,9 @@ import re
 
 import pytest
 
-from eval.sql import docs, record
-from eval.sql.corpus import load_corpus
+from eval.sql.corpus.questions import load_corpus
+from eval.sql.records import accuracy_page as record
+from eval.sql.records import docs
 
 CORPUS = load_corpus()
 
@@ -35,7 +36,7 @@ def test_accuracy_rows_are_dated_and_labelled():
 
 
 def test_record_row_round_trips_through_the_page(tmp_path):
-    from eval.sql.outcome import SQLOutcome, Verdict
+    from eval.sql.model.outcome import SQLOutcome, Verdict
     from eval.sql.report import SQLReport
 
     page = tmp_path / "acc.md"
@@ -55,7 +56,7 @@ def test_record_row_round_trips_through_the_page(tmp_path):
 
 
 def test_strata_block_is_appended_with_the_row_identity_and_escaped_names(tmp_path):
-    from eval.sql.outcome import SQLOutcome, Verdict
+    from eval.sql.model.outcome import SQLOutcome, Verdict
     from eval.sql.report import SQLReport
 
     page = tmp_path / "acc.md"
@@ -107,7 +108,7 @@ def test_strata_block_needs_its_markers(tmp_path):
 
 
 def _report(model="m1", fingerprint="c1", corpus="ab", seed=0):
-    from eval.sql.outcome import SQLOutcome, Verdict
+    from eval.sql.model.outcome import SQLOutcome, Verdict
     from eval.sql.report import SQLReport
 
     suite = {
@@ -135,7 +136,7 @@ def test_rows_of_one_cohort_stay_together(tmp_path):
 
 
 def test_a_run_of_another_suite_is_refused_unless_kept_off_suite(tmp_path):
-    from eval.errors import UsageError
+    from eval.core.errors import UsageError
 
     page = tmp_path / "own.md"
     record.ensure_page(page)

@@ -1,6 +1,6 @@
 """The fixtures' guarantees hold on every engine, checked in SQL on that engine.
 
-The build runs :func:`eval.sql.fixture_checks.check_guarantees` on the engine it built on; here the
+The build runs :func:`eval.sql.fixtures.checks.check_guarantees` on the engine it built on; here the
 same checks are shown to see a broken guarantee there (they are not vacuous on DuckDB or PostgreSQL)
 and to read the same period totals SQLite does, to the cent.
 """
@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from eval.sql import fixture_cache
-from eval.sql.engines import DuckDBHost
-from eval.sql.fixture_checks import check_guarantees, monthly_revenue_cents
-from eval.sql.fixture_schema import customers
-from eval.sql.fixtures import FIXTURES, build, parents_first, spec_for, write
+from eval.sql.engines.setup import DuckDBHost
+from eval.sql.fixtures import cache as fixture_cache
+from eval.sql.fixtures.checks import check_guarantees, monthly_revenue_cents
+from eval.sql.fixtures.schema import customers
+from eval.sql.fixtures.seeded import FIXTURES, build, parents_first, spec_for, write
 
 
 def _engine(kind: str, fixture: str, tmp_path: Path, request: pytest.FixtureRequest) -> sa.Engine:

@@ -17,11 +17,12 @@ import pytest
 import sqlalchemy as sa
 
 from eval.run import main
-from eval.sql import pg_server, selfcheck
-from eval.sql.baseline import BaselineError, baseline_path, load_baseline
-from eval.sql.corpus import load_corpus
-from eval.sql.crossengine import print_result, run_cross_engine
-from eval.sql.dialects import TranspileError
+from eval.sql.corpus.questions import load_corpus
+from eval.sql.engines import pg_server
+from eval.sql.engines.dialects import TranspileError
+from eval.sql.gate.baseline import BaselineError, baseline_path, load_baseline
+from eval.sql.oracle import selfcheck
+from eval.sql.oracle.crossengine import print_result, run_cross_engine
 
 RETAIL = "FROM orders o JOIN order_items oi ON oi.order_id = o.order_id WHERE o.status = 'completed'"
 QUARTER = "strftime('%Y', o.order_date) || '-Q' || ((CAST(strftime('%m', o.order_date) AS INTEGER) + 2) / 3)"

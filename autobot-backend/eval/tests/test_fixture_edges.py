@@ -1,4 +1,4 @@
-"""The rows placed on purpose (eval.sql.fixture_edges) are there on every rotation, checked with
+"""The rows placed on purpose (eval.sql.fixtures.edges) are there on every rotation, checked with
 independent SQL, and placing them moved no revenue total and no order before its customer's signup."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from eval.sql import fixture_data, fixtures
-from eval.sql.fixture_edges import add_edges
+from eval.sql.fixtures import data as fixture_data
+from eval.sql.fixtures import seeded as fixtures
+from eval.sql.fixtures.edges import add_edges
 
 ROTATIONS = [(f, i) for f in fixtures.FIXTURE_NAMES for i in range(3)]
 

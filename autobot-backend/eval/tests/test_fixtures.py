@@ -15,10 +15,11 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
-from eval.sql import fixture_data, fixtures
-from eval.sql.fixture_checks import check_guarantees, period_collisions
-from eval.sql.fixture_schema import Money
-from eval.sql.fixtures import FixtureError, build, build_rotations, write
+from eval.sql.fixtures import data as fixture_data
+from eval.sql.fixtures import seeded as fixtures
+from eval.sql.fixtures.checks import check_guarantees, period_collisions
+from eval.sql.fixtures.schema import Money
+from eval.sql.fixtures.seeded import FixtureError, build, build_rotations, write
 from services.schema_context import inspect_schema
 
 ROTATIONS = [(f, i) for f in fixtures.FIXTURE_NAMES for i in range(3)]
@@ -442,7 +443,7 @@ def test_money_binds_cents_per_engine(dialect, expected):
 
 
 def test_money_literals_in_expressions_are_currency_units(built):
-    from eval.sql.fixture_schema import products
+    from eval.sql.fixtures.schema import products
 
     engine = sa.create_engine(f"sqlite:///{built['retail'][0]}")
     with engine.connect() as conn:
@@ -480,7 +481,7 @@ def test_boundary_helpers():
 
 
 def _cached(tmp_path, monkeypatch):
-    from eval.sql import fixture_cache
+    from eval.sql.fixtures import cache as fixture_cache
 
     monkeypatch.setenv(fixture_cache.CACHE_ENV, str(tmp_path / "cache"))
     return tmp_path / "cache"
@@ -509,7 +510,7 @@ def test_a_cached_file_that_changed_is_rebuilt_not_used(tmp_path, monkeypatch):
 
 
 def test_the_cache_key_changes_with_the_builders_source(tmp_path, monkeypatch):
-    from eval.sql import fixture_cache
+    from eval.sql.fixtures import cache as fixture_cache
 
     src = tmp_path / "builder.py"
     src.write_text("x = 1\n")
@@ -522,7 +523,7 @@ def test_the_cache_key_changes_with_the_builders_source(tmp_path, monkeypatch):
 
 
 def test_the_cache_can_be_turned_off(tmp_path, monkeypatch):
-    from eval.sql import fixture_cache
+    from eval.sql.fixtures import cache as fixture_cache
 
     monkeypatch.setenv(fixture_cache.CACHE_ENV, "off")
     assert fixture_cache.cache_dir() is None

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from eval.output import write_atomically
+from eval.core.output import write_atomically
 from eval.run import main
-from eval.sql import docs as docs_mod
-from eval.sql.corpus import load_corpus
-from services.sql_executor import ReadOnlyExecutor
+from eval.sql.corpus.questions import load_corpus
+from eval.sql.records import docs as docs_mod
+from services.readonly.executor import ReadOnlyExecutor
 
 BUILTIN = load_corpus()
 FIRST = next(q for q in BUILTIN.questions if q.expect == "answer" and q.fixture == "retail")

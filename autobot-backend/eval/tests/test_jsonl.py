@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from eval.errors import HarnessError
-from eval.jsonl import json_lines
+from eval.core.errors import HarnessError
+from eval.core.jsonl import json_lines
 from eval.turns.calibration import LabelsFileError, load_labels
 
 

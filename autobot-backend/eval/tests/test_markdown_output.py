@@ -2,8 +2,8 @@ import os
 
 import pytest
 
-from eval.markdown import code_block, escape
-from eval.output import OutputPathError, confine, write_text
+from eval.core.markdown import code_block, escape
+from eval.core.output import OutputPathError, confine, write_text
 
 
 @pytest.mark.parametrize(

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from eval.sql import docs
-from eval.sql.corpus import load_corpus
+from eval.sql.corpus.questions import load_corpus
 from eval.sql.near_miss import Kind, classify, docs_block, load_explanations, mutants, run_study
 from eval.sql.near_miss._mutant import Mutant
 from eval.sql.near_miss._study import KILLED, SURVIVED, Judged
+from eval.sql.records import docs
 
 PERIODS = {"order_date": ("2024-10-01", "2024-12-31"), "signup_date": ("2023-01-01", "2024-12-31")}
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 
-from eval.progress import ProgressLine
-from eval.runner import Replay
-from eval.sql.outcome import Verdict
+from eval.core.progress import ProgressLine
+from eval.core.runner import Replay
+from eval.sql.model.outcome import Verdict
 
 
 @dataclass

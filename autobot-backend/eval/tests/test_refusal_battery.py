@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 import sqlglot
 
-from eval import markdown as md
+from eval.core import markdown as md
 from eval.run import main
-from eval.sql.corpus import CORPUS_DIR, load_corpus
-from eval.sql.snapshot import SNAPSHOT_DIR, load_snapshot
+from eval.sql.corpus.questions import CORPUS_DIR, load_corpus
+from eval.sql.corpus.snapshot import SNAPSHOT_DIR, load_snapshot
 
 BATTERY_FILE = CORPUS_DIR / "refusal.yaml"
 MUST_REFUSE_STRATA = {

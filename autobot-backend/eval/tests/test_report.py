@@ -3,15 +3,10 @@ import re
 
 import pytest
 
-from eval.evaluator import LexicalOverlapEvaluator
-from eval.report import (
-    Classification,
-    build_trajectory_report,
-    classify_trajectory,
-    trajectory_json,
-    trajectory_markdown,
-)
-from eval.runner import CandidateResult, Replay
+from eval.core.classification import Classification
+from eval.core.runner import CandidateResult, Replay
+from eval.trajectory.evaluator import LexicalOverlapEvaluator
+from eval.trajectory.report import build_trajectory_report, classify_trajectory, trajectory_json, trajectory_markdown
 
 from .conftest import make_golden
 

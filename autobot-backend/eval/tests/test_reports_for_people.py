@@ -19,7 +19,7 @@ from junitparser import Failure, JUnitXml, Skipped
 from rich.console import Console
 
 from eval.run import main
-from eval.sql.outcome import SQLOutcome, Verdict
+from eval.sql.model.outcome import SQLOutcome, Verdict
 from eval.sql.report import SQLReport, render_terminal
 from eval.sql.report._github import error_command
 from eval.tests import small_run as sr

@@ -3,9 +3,9 @@ import json
 
 import pytest
 
-from eval.candidates import echo_candidate, recorded_candidate
-from eval.errors import HarnessError
-from eval.runner import CandidateResult, CandidateUnavailable, replay, timeout_from_env
+from eval.core.errors import HarnessError
+from eval.core.runner import CandidateResult, CandidateUnavailable, replay, timeout_from_env
+from eval.trajectory.candidates import echo_candidate, recorded_candidate
 
 from .conftest import make_golden, recording_json
 

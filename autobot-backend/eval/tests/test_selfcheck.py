@@ -11,12 +11,12 @@ from decimal import Decimal
 
 import pytest
 
-from eval.sql import selfcheck
-from eval.sql.compare import Ties
-from eval.sql.corpus import load_corpus
-from eval.sql.fixtures import FIXTURE_NAMES, build_rotations
-from eval.sql.oracle_lints import information_lost, ordering_plan, tie_structure
-from eval.sql.selfcheck import (
+from eval.sql.corpus.questions import load_corpus
+from eval.sql.corpus.snapshot import Answer, SnapshotError, decode_value, dumps, encode_value, load_snapshot
+from eval.sql.fixtures.seeded import FIXTURE_NAMES, build_rotations
+from eval.sql.oracle import selfcheck
+from eval.sql.oracle.lints import information_lost, ordering_plan, tie_structure
+from eval.sql.oracle.selfcheck import (
     EMPTY,
     FAILED,
     IDENTICAL,
@@ -29,8 +29,8 @@ from eval.sql.selfcheck import (
     run_self_check,
     update_snapshots,
 )
-from eval.sql.snapshot import Answer, SnapshotError, decode_value, dumps, encode_value, load_snapshot
-from services.readonly_sql import ReadOnlySQL
+from eval.sql.rows import Ties
+from services.readonly.execute import ReadOnlySQL
 
 BUILTIN = load_corpus()
 DB = ReadOnlySQL()  # the path the grader uses: the guard, then the read-only executor

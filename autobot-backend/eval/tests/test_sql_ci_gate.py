@@ -11,9 +11,9 @@ import json
 import pytest
 
 from eval.run import main
-from eval.sql.baseline import BASELINE_DIR, load_baseline
-from eval.sql.composition import corpus_composition
-from eval.sql.corpus import load_corpus
+from eval.sql.corpus.composition import corpus_composition
+from eval.sql.corpus.questions import load_corpus
+from eval.sql.gate.baseline import BASELINE_DIR, load_baseline
 
 
 @pytest.fixture
@@ -46,7 +46,7 @@ def test_embedded_candidate_holds_its_committed_baseline(here, capsys):
 
 
 def test_committed_embedded_baseline_covers_the_whole_current_corpus():
-    from services.embedded_generator import EmbeddedGenerator
+    from services.embedded import EmbeddedGenerator
 
     baseline = load_baseline("embedded", EmbeddedGenerator.model, BASELINE_DIR)
     assert baseline is not None, "record it with: python -m eval.run --suite sql --record-baseline"

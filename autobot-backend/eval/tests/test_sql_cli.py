@@ -14,12 +14,12 @@ import pytest
 import sqlalchemy as sa
 import yaml
 
-from eval.markdown import escape
+from eval.core.markdown import escape
 from eval.run import main
-from eval.sql import corpus as corpus_mod
-from eval.sql import docs as docs_mod
-from eval.sql import record as record_mod
-from eval.sql.corpus import load_corpus
+from eval.sql.corpus import questions as corpus_mod
+from eval.sql.corpus.questions import load_corpus
+from eval.sql.records import accuracy_page as record_mod
+from eval.sql.records import docs as docs_mod
 
 BUILTIN = load_corpus()
 ANSWERABLE = [q for q in BUILTIN.questions if q.expect == "answer"]
@@ -133,7 +133,10 @@ def test_malformed_answers_exit_2_naming_file_and_line(work, capsys, content, me
         (["--db-url", "sqlite:///nowhere/missing.db"], "cannot reach database"),
         (["--db-url", "sqlite:///x.db", "--rotations", "2"], "--rotations, --seed and --fixtures do not apply"),
         (["--fixtures", "no.such.module"], "--fixtures no.such.module: cannot import it"),
-        (["--fixtures", "eval.sql.fixtures"], "--fixtures eval.sql.fixtures: 'retail' is a built-in fixture's name"),
+        (
+            ["--fixtures", "eval.sql.fixtures.seeded"],
+            "--fixtures eval.sql.fixtures.seeded: 'retail' is a built-in fixture's name",
+        ),
         (["--corpus", "a.yaml", "--corpus", "sub/b.yaml", "--fail-on-regression"], "--baseline-dir"),
         (["--force"], "--force only applies"),
         (["--corpus", "missing.yaml"], "missing.yaml"),

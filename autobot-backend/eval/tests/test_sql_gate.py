@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from eval.sql.gate import allowed_over_refusals, evaluate_gate
+from eval.sql.gate.checks import allowed_over_refusals, evaluate_gate
 
 
 def summary(pass_=60, answerable=84, unmeasured=0, must_refuse=40, correct=36, mr_unmeasured=0, controls=20, over=2):
@@ -113,7 +113,7 @@ def test_no_battery_no_refusal_checks():
 
 
 def _o(qid, verdict, expect="answer", reason=None):
-    from eval.sql.outcome import SQLOutcome, Verdict
+    from eval.sql.model.outcome import SQLOutcome, Verdict
 
     return SQLOutcome(question_id=qid, expect=expect, stratum="s", verdict=Verdict(verdict), reason=reason)
 

@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from eval.runner import Replay
-from eval.sql.corpus import Question
-from eval.sql.grade import KIND_VERDICTS, Grader
-from eval.sql.outcome import Verdict
+from eval.core.runner import Replay
+from eval.sql.corpus.questions import Question
+from eval.sql.grading.grade import KIND_VERDICTS, Grader
+from eval.sql.model.outcome import Verdict
+from services.generation.protocol import Generation
+from services.generation.recorded import RecordedGenerator
 from services.nl_database_service import Answer, NLDatabaseService
-from services.readonly_sql import ErrorKind, Execution
-from services.recorded_generator import RecordedGenerator
-from services.sql_generation import Generation
+from services.readonly.execute import ErrorKind, Execution
 
 
 def test_every_service_error_kind_means_one_thing_to_the_eval():

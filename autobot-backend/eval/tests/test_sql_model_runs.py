@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from eval.run import main
-from eval.sql.corpus import load_corpus
+from eval.sql.corpus.questions import load_corpus
 from tests.http_fakes import FakeHTTPServer, ReceivedRequest, Reply, chat_reply
 
 BACKEND = Path(__file__).resolve().parents[2]

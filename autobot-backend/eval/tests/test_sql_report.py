@@ -1,15 +1,16 @@
-"""SQL outcomes (eval.sql.outcome): verdict bookkeeping, the 2x2, strata; their classification
-against a baseline (eval.report); the run report's renderings (eval.sql.report)."""
+"""SQL outcomes (eval.sql.model.outcome): verdict bookkeeping, the 2x2, strata; their classification
+against a baseline (eval.trajectory.report); the run report's renderings (eval.sql.report)."""
 
 import json
 import re
 
 import pytest
 
-from eval.report import Classification, classify_sql
-from eval.sql.outcome import SQLOutcome, Verdict, two_by_two
-from eval.sql.outcome import strata as sql_strata
-from eval.sql.outcome import summary as sql_summary
+from eval.core.classification import Classification
+from eval.sql.model.classify import classify_sql
+from eval.sql.model.outcome import SQLOutcome, Verdict, two_by_two
+from eval.sql.model.outcome import strata as sql_strata
+from eval.sql.model.outcome import summary as sql_summary
 from eval.sql.report import SQLReport
 from eval.sql.report import to_json as sql_json
 from eval.sql.report import to_markdown as sql_markdown
@@ -160,7 +161,7 @@ def test_markdown_lists_failures_with_escaped_question_and_fenced_sql():
 
 def test_rates_carry_their_95_percent_wilson_interval():
     s = sql_summary(OUTCOMES)
-    from eval.stats import wilson
+    from eval.core.stats import wilson
 
     assert s["pass_rate_ci"] == [round(x, 4) for x in wilson(2, 6)]
     assert s["refusal_recall_ci"] == [round(x, 4) for x in wilson(2, 4)]

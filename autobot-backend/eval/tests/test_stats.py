@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from eval.stats import (
+from eval.core.stats import (
     Z95,
     average_ranks,
     bootstrap_rate,

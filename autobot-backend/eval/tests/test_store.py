@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from eval.store import GOLDEN_DIR, GoldenError, load_goldens
+from eval.trajectory.store import GOLDEN_DIR, GoldenError, load_goldens
 
 from .conftest import golden_json
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from eval import trend
-from eval.compare import main as compare_main
 from eval.run import main
-from eval.sql import docs as docs_mod
+from eval.sql.records import docs as docs_mod
 from eval.tests import small_run as sr
+from eval.tools import trend
+from eval.tools.compare_runs import main as compare_main
 
 
 @pytest.fixture

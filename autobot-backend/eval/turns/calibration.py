@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from eval.errors import HarnessError
-from eval.jsonl import json_lines
-from eval.stats import cohen_kappa, spearman_rho
+from eval.core.errors import HarnessError
+from eval.core.jsonl import json_lines
+from eval.core.stats import cohen_kappa, spearman_rho
 from eval.turns.judge import Judgement
 from eval.turns.rubric import BANDS, Band
 

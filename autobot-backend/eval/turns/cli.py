@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from eval.errors import UsageError
-from eval.output import confine, resolve_input, write_text
-from eval.runner import Limits, timeout_from_env
+from eval.core.errors import UsageError
+from eval.core.output import confine, resolve_input, write_text
+from eval.core.runner import Limits, timeout_from_env
 from eval.turns.calibration import calibrate, load_labels, uncalibrated
 from eval.turns.drift import drift, load_stored
 from eval.turns.format import load_turns

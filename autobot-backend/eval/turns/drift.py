@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from eval.errors import HarnessError
-from eval.stats import cohen_kappa, spearman_rho
+from eval.core.errors import HarnessError
+from eval.core.stats import cohen_kappa, spearman_rho
 from eval.turns.format import Turn, TurnsFileError, parse_turn
 from eval.turns.judge import Judgement
 from eval.turns.report import MixedJudges, one_judge

@@ -17,8 +17,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from eval.errors import HarnessError
-from eval.jsonl import json_lines
+from eval.core.errors import HarnessError
+from eval.core.jsonl import json_lines
 from services.turn_capture import ROWS_KEPT, STEP_STATUSES, TURN_FORMAT_VERSION
 
 StepStatus = Literal["ok", "error", "blocked"]

@@ -14,7 +14,7 @@ an endpoint that rejects the request for it (HTTP 400 or 422) is asked again wit
 not asked with it again. Either way every reply is validated strictly (:func:`validate_reply`):
 a reply that fails is retried once, telling the judge what was wrong, and a second failure leaves
 the turn ``unmeasured``, never scored. The HTTP (timeouts, 429/5xx retries) is
-:class:`services.openai_chat.ChatClient`'s.
+:class:`services.generation.openai_chat.ChatClient`'s.
 """
 
 from __future__ import annotations
@@ -30,11 +30,11 @@ from typing import Any, Literal
 
 import httpx
 
-from eval.errors import UsageError
+from eval.core.errors import UsageError
 from eval.turns.format import Turn
 from eval.turns.prompt import MAX_EXPLANATION, PROMPT_SHA256, build_messages, response_format
 from eval.turns.rubric import BANDS, DIMENSIONS, RUBRIC_VERSION, Arithmetic, Band, caps_for, compose
-from services.openai_chat import ChatClient, ChatPolicy, ChatUnavailable, Names, on_this_machine
+from services.generation.openai_chat import ChatClient, ChatPolicy, ChatUnavailable, Names, on_this_machine
 from services.redaction import redact_http_url
 
 BASE_URL_ENV = "NL_SQL_JUDGE_BASE_URL"

@@ -1,12 +1,12 @@
 """The turns suite's Markdown: who judged, the distribution, bands, caps and disagreements, calibration,
 drift, then every turn with its arithmetic. Untrusted text (ids, reasons, explanations, names) goes
-through :mod:`eval.markdown`."""
+through :mod:`eval.core.markdown`."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from eval import markdown as md
+from eval.core import markdown as md
 from eval.turns.report import TurnsReport
 from eval.turns.rubric import BANDS, CAPS, DIMENSIONS, GOOD_FROM, PARTIAL_FROM
 

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from eval.errors import HarnessError
-from eval.report import utc_now
+from eval.core.classification import utc_now
+from eval.core.errors import HarnessError
 from eval.turns.judge import Judgement
 from eval.turns.rubric import BANDS, CAPS, GOOD_FROM, NOMINAL_WEIGHTS, PARTIAL_FROM, RUBRIC_VERSION
 from eval.turns.scoring import judgement_json

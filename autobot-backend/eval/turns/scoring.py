@@ -1,6 +1,6 @@
 """Judge many turns at once, and keep each one's judgement as the report's JSON holds it.
 
-The turns are put to the judge through the harness's runner (:func:`eval.runner.replay_all`), so a
+The turns are put to the judge through the harness's runner (:func:`eval.core.runner.replay_all`), so a
 turn costs at most its timeout, a dead endpoint stops being asked after a few unavailable turns in a
 row (the rest are unmeasured at once), and results come back in the file's order whatever the
 concurrency. A turn the judge could not score is ``unmeasured`` with its reason, never a score.
@@ -15,8 +15,8 @@ from typing import IO, Any
 
 import httpx
 
-from eval.progress import ProgressLine
-from eval.runner import INTERRUPTED, CandidateUnavailable, Limits, Replay, replay_all
+from eval.core.progress import ProgressLine
+from eval.core.runner import INTERRUPTED, CandidateUnavailable, Limits, Replay, replay_all
 from eval.turns.format import Turn
 from eval.turns.judge import Judge, Judgement
 

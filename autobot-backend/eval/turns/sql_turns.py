@@ -18,13 +18,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from eval.errors import UsageError
-from eval.output import confine, write_text
-from eval.runner import Limits, timeout_from_env
-from eval.sql.asking import Sample
-from eval.sql.outcome import SQLOutcome
+from eval.core.errors import UsageError
+from eval.core.output import confine, write_text
+from eval.core.runner import Limits, timeout_from_env
+from eval.core.stats import cohen_kappa
+from eval.sql.grading.asking import Sample
+from eval.sql.model.outcome import SQLOutcome
 from eval.sql.report import SQLReport
-from eval.stats import cohen_kappa
 from eval.turns.format import Turn, TurnsFileError, dump_turns, parse_turn
 from eval.turns.judge import Judge, Judgement
 from eval.turns.report import rubric_json, summary
@@ -69,7 +69,7 @@ class SQLTurns:
         )
 
     def record(self, sample: Sample, answer: Answer, outcome: SQLOutcome) -> None:
-        """:data:`eval.sql.asking.OnAnswer`: keep the answer as a turn, its grade in the turn's meta."""
+        """:data:`eval.sql.grading.asking.OnAnswer`: keep the answer as a turn, its grade in the turn's meta."""
         q = sample.question
         meta = {
             "source": "eval.sql",

@@ -1,6 +1,6 @@
 """The judge as the trajectory suite's quality evaluator (``--evaluator judge``).
 
-It keeps the evaluator contract (:class:`eval.evaluator.Evaluator`): a score in 0..1 (the rubric's
+It keeps the evaluator contract (:class:`eval.trajectory.evaluator.Evaluator`): a score in 0..1 (the rubric's
 composite / 100) compared with the golden's ``baseline_score`` under the same epsilon, and no score
 when it cannot judge, which makes the golden's score half ``unmeasured``, never a regression. Its
 name carries the judge model and rubric version, so a report says exactly who scored it.
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from eval.report import utc_now
-from eval.runner import CandidateResult
-from eval.store import GoldenTrajectory
+from eval.core.classification import utc_now
+from eval.core.runner import CandidateResult
+from eval.trajectory.store import GoldenTrajectory
 from eval.turns.format import Turn
 from eval.turns.judge import Judge, Judgement
 from eval.turns.prompt import PROMPT_SHA256

@@ -23,16 +23,16 @@ from services.embedded.refusal import Refusal, unlinked_terms
 from services.embedded.screens import screen, time_of_day
 from services.embedded.sqlparts import BuildError
 from services.embedded.unplaced import unplaced_condition
+from services.generation.protocol import Generation
+from services.generation.transpile import render_as_sqlite_means
 from services.schema_context import SchemaContext
-from services.sql_generation import Generation
-from services.sql_transpile import render_as_sqlite_means
 
 NAME = "embedded-v5"
 MAX_QUESTION_CHARS = 1000
 
 
 class EmbeddedGenerator:
-    """Schema-linking NL-to-SQL baseline; implements :class:`services.sql_generation.SQLGenerator`."""
+    """Schema-linking NL-to-SQL baseline; implements :class:`services.generation.protocol.SQLGenerator`."""
 
     name = NAME
     model = NAME

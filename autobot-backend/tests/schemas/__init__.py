@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from eval.sql.fixtures import FIXTURES as BUILTIN
-from eval.sql.fixtures import Fixture
+from eval.sql.fixtures.seeded import FIXTURES as BUILTIN
+from eval.sql.fixtures.seeded import Fixture
 from tests.schemas import airline, dev, hotel, logistics, saas, university
 
 _HERE = Path(__file__).resolve().parent

@@ -28,9 +28,9 @@ from pathlib import Path
 import sqlalchemy as sa
 
 import services.schema_context  # noqa: F401  (keeps column comments in SQLite's DDL)
-from eval.sql.fixture_data import days_between, month_boundaries
-from eval.sql.fixture_schema import Money
-from eval.sql.fixtures import create_and_fill, write_sqlite
+from eval.sql.fixtures.data import days_between, month_boundaries
+from eval.sql.fixtures.schema import Money
+from eval.sql.fixtures.seeded import create_and_fill, write_sqlite
 
 REVENUE_METRIC = "[metric: freight_revenue = SUM(shipments.fee) WHERE shipments.status = 'delivered']"
 FIRST_DAY, LAST_DAY = date(2024, 1, 1), date(2024, 12, 31)

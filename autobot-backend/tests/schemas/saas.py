@@ -28,8 +28,8 @@ from pathlib import Path
 import sqlalchemy as sa
 
 import services.schema_context  # noqa: F401  (keeps column comments in SQLite's stored DDL)
-from eval.sql.fixture_schema import Money
-from eval.sql.fixtures import create_and_fill, write_sqlite
+from eval.sql.fixtures.schema import Money
+from eval.sql.fixtures.seeded import create_and_fill, write_sqlite
 
 D = dt.date
 DATA_END = D(2024, 12, 31)

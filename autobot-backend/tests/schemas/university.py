@@ -28,9 +28,9 @@ from pathlib import Path
 import sqlalchemy as sa
 
 import services.schema_context  # noqa: F401  (keeps column comments in SQLite's DDL)
-from eval.sql.fixture_data import month_boundaries
-from eval.sql.fixture_schema import Money
-from eval.sql.fixtures import create_and_fill, write_sqlite
+from eval.sql.fixtures.data import month_boundaries
+from eval.sql.fixtures.schema import Money
+from eval.sql.fixtures.seeded import create_and_fill, write_sqlite
 
 GRADE_METRIC = "[metric: average_grade = AVG(enrollments.grade) WHERE enrollments.status = 'completed']"
 CREDITS_METRIC = (

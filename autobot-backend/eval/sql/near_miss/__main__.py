@@ -11,13 +11,13 @@ import argparse
 import json
 import sys
 
-from eval.errors import HarnessError
-from eval.output import confine, write_text
-from eval.sql import docs
-from eval.sql.corpus import load_corpus
+from eval.core.errors import HarnessError
+from eval.core.output import confine, write_text
+from eval.sql.corpus.questions import load_corpus
 from eval.sql.near_miss._explain import classify, load_explanations
 from eval.sql.near_miss._report import docs_block, markdown, to_json
 from eval.sql.near_miss._study import run_study
+from eval.sql.records import docs
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 import yaml
 
-from eval.errors import HarnessError
+from eval.core.errors import HarnessError
 from eval.sql.near_miss._study import KILLED, SURVIVED, Judged
 
 EXPLANATIONS = Path(__file__).resolve().parent / "survivors.yaml"

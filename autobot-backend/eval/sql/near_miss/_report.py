@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from eval import markdown as md
+from eval.core import markdown as md
 from eval.sql.near_miss._explain import Classified, Verdict
 from eval.sql.near_miss._mutant import Kind
 from eval.sql.near_miss._study import DID_NOT_RUN, KILLED, Study

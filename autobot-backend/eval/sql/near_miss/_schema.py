@@ -1,6 +1,6 @@
 """What the study knows of the fixtures' schema: money columns, keys, NULLs, and the status vocabulary.
 
-Read from the schema itself (:mod:`eval.sql.fixture_schema`), never typed again: a mutation or an
+Read from the schema itself (:mod:`eval.sql.fixtures.schema`), never typed again: a mutation or an
 equivalence rule that relies on a key or a NOT NULL column relies on the constraint the fixtures
 are built with.
 """
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from sqlglot import exp
 
-from eval.sql.fixture_schema import STATUSES, TABLES, Money
+from eval.sql.fixtures.schema import STATUSES, TABLES, Money
 
 __all__ = ["FACTS", "STATUSES", "SchemaFacts", "base_table"]
 

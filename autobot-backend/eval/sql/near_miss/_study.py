@@ -2,7 +2,7 @@
 
 The references run first, through the self-check (the suite's own: it learns what each reference's
 ORDER BY leaves open, the ties). A mutant then runs on each rotation through the same read-only
-path (:class:`~services.readonly_sql.ReadOnlySQL`), and its rows are compared with the reference's
+path (:class:`~services.readonly.execute.ReadOnlySQL`), and its rows are compared with the reference's
 by ``compare_with_ties`` with the question's shape, order, decimals and column order: the grader's
 rule. It is *killed* when that comparison fails on at least one rotation; it *did not run* when the
 database refused it on some rotation (an ``error`` verdict: caught, but not a plausible near miss,
@@ -18,13 +18,13 @@ from pathlib import Path
 
 import sqlglot
 
-from eval.sql.corpus import Corpus, Question
-from eval.sql.fixtures import DEFAULT_ROTATIONS, SPECS, build_rotations
-from eval.sql.grade import as_graded
+from eval.sql.corpus.questions import Corpus, Question
+from eval.sql.fixtures.seeded import DEFAULT_ROTATIONS, SPECS, build_rotations
+from eval.sql.grading.grade import as_graded
 from eval.sql.near_miss._mutant import DIALECT, Mutant, Periods
 from eval.sql.near_miss._mutate import mutants
-from eval.sql.selfcheck import SelfCheckResult, run_self_check
-from services.readonly_sql import Execution, ReadOnlySQL
+from eval.sql.oracle.selfcheck import SelfCheckResult, run_self_check
+from services.readonly.execute import Execution, ReadOnlySQL
 
 KILLED, SURVIVED, DID_NOT_RUN = "killed", "survived", "did_not_run"
 

@@ -7,7 +7,7 @@ neither end an annotation early nor start a command of its own.
 
 from __future__ import annotations
 
-from eval.report import Classification
+from eval.core.classification import Classification
 from eval.sql.report._markdown import to_markdown
 from eval.sql.report._model import SQLReport
 

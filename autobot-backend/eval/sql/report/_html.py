@@ -1,17 +1,17 @@
 """The HTML report: one self-contained page for people (``--html PATH``).
 
 Built from the JSON report (:func:`~eval.sql.report.to_json`), so the page shows the same numbers
-other tools read, and rendered by :mod:`eval.html` (Jinja2, everything escaped, no network).
+other tools read, and rendered by :mod:`eval.core.html` (Jinja2, everything escaped, no network).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from eval.charts import Bar, stacked_bar
-from eval.html import render
-from eval.report import Classification
-from eval.sql.outcome import ANSWERABLE_VERDICTS, SQLOutcome
+from eval.core.charts import Bar, stacked_bar
+from eval.core.classification import Classification
+from eval.core.html import render
+from eval.sql.model.outcome import ANSWERABLE_VERDICTS, SQLOutcome
 from eval.sql.report._json import to_json
 from eval.sql.report._model import SQLReport
 
@@ -111,5 +111,5 @@ def context(report: SQLReport) -> dict[str, Any]:
 
 
 def to_html(report: SQLReport) -> str:
-    """The whole page as one string (write it with :func:`eval.output.write_text`)."""
+    """The whole page as one string (write it with :func:`eval.core.output.write_text`)."""
     return render("sql_report.html.j2", **context(report))

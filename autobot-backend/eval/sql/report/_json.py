@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from eval.sql.outcome import breakdown, strata, two_by_two
+from eval.sql.model.outcome import breakdown, strata, two_by_two
 from eval.sql.report._model import SQLReport
 
 

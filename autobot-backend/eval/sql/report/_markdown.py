@@ -1,14 +1,14 @@
 """The Markdown report: what a developer acts on first (the 2x2, verdicts, regressions), then
 every failing question. Untrusted text (ids, questions, SQL, details) goes through
-:mod:`eval.markdown`."""
+:mod:`eval.core.markdown`."""
 
 from __future__ import annotations
 
 from collections import Counter
 
-from eval import markdown as md
-from eval.report import Classification
-from eval.sql.outcome import ANSWERABLE_VERDICTS, SQLOutcome, breakdown, strata, two_by_two
+from eval.core import markdown as md
+from eval.core.classification import Classification
+from eval.sql.model.outcome import ANSWERABLE_VERDICTS, SQLOutcome, breakdown, strata, two_by_two
 from eval.sql.report._markdown_judge import judge_section
 from eval.sql.report._markdown_run import cohort_line, costs_section, repeats_section
 from eval.sql.report._model import SQLReport

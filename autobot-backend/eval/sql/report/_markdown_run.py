@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from eval import markdown as md
+from eval.core import markdown as md
 from eval.sql.report._model import SQLReport
 
 

@@ -6,9 +6,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from eval.report import Classification, classify_sql, utc_now
-from eval.sql.gate import GateResult
-from eval.sql.outcome import SQLOutcome, summary
+from eval.core.classification import Classification, utc_now
+from eval.sql.gate.checks import GateResult
+from eval.sql.model.classify import classify_sql
+from eval.sql.model.outcome import SQLOutcome, summary
 
 
 @dataclass(frozen=True)
@@ -43,9 +44,9 @@ class SQLReport:
     warnings: list[str] = field(default_factory=list)
     generated_at: str = field(default_factory=utc_now)
     cohort: dict[str, Any] | None = None
-    """The run's identity: what makes two runs comparable (``eval.sql.identity``)."""
+    """The run's identity: what makes two runs comparable (``eval.sql.grading.identity``)."""
     costs: dict[str, Any] | None = None
-    """Latency, tokens, money and efficiency (``eval.sql.costs``)."""
+    """Latency, tokens, money and efficiency (``eval.sql.grading.costs``)."""
     repeats: dict[str, Any] | None = None
     """With ``--repeats K``: pass@K, pass^K, the flaky questions, the majority pass rate's interval."""
     partial: bool = False

@@ -12,8 +12,8 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from eval.report import Classification
-from eval.sql.outcome import ANSWERABLE_VERDICTS, strata, two_by_two
+from eval.core.classification import Classification
+from eval.sql.model.outcome import ANSWERABLE_VERDICTS, strata, two_by_two
 from eval.sql.report._model import SQLReport
 
 SHOWN_FAILURES = 10

@@ -1,0 +1,85 @@
+"""Paths a user gives, read from where the user stands; reports written only inside an allowed root.
+
+Relative paths on the command line (corpus and answers files, reports, a SQLite file in a URL) are
+taken relative to the directory the user ran the command from: the working directory, or
+``EVAL_CALLER_DIR`` when a wrapper changed directory first (``make eval`` runs in
+``autobot-backend/`` and passes the directory make was called from).
+
+A report path comes from a command line that CI or a script may build from untrusted input;
+confining it to that directory (or ``EVAL_OUTPUT_DIR``) keeps ``--json ../../etc/x`` or a symlink
+out of the tree from overwriting anything the run does not own.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from eval.core.errors import HarnessError
+
+OUTPUT_DIR_ENV = "EVAL_OUTPUT_DIR"
+CALLER_DIR_ENV = "EVAL_CALLER_DIR"
+
+
+class OutputPathError(HarnessError):
+    """The requested output path lies outside the allowed directory."""
+
+
+def caller_dir() -> Path:
+    """Where the user ran the command from."""
+    raw = os.environ.get(CALLER_DIR_ENV, "").strip()
+    return Path(raw).resolve() if raw else Path.cwd().resolve()
+
+
+def resolve_input(path: str | os.PathLike[str]) -> Path:
+    """``path`` as the user meant it: relative to where they stand."""
+    p = Path(path).expanduser()
+    return p if p.is_absolute() else caller_dir() / p
+
+
+def allowed_root() -> Path:
+    raw = os.environ.get(OUTPUT_DIR_ENV)
+    return Path(raw).resolve() if raw else caller_dir()
+
+
+def confine(path: str | os.PathLike[str]) -> Path:
+    """Resolve ``path`` (symlinks and ``..`` included) and insist it stays under the root."""
+    root = allowed_root()
+    resolved = resolve_input(path).resolve()
+    if resolved != root and not resolved.is_relative_to(root):
+        raise OutputPathError(
+            f"refusing to write {str(path)!r}: it resolves outside {root}, the directory reports may go to; "
+            f"write under it, or allow another directory with {OUTPUT_DIR_ENV}=DIR"
+        )
+    if resolved.is_dir():
+        raise OutputPathError(f"refusing to write {str(path)!r}: it is a directory")
+    return resolved
+
+
+def write_atomically(target: Path, text: str) -> Path:
+    """Write ``text`` to ``target`` through a temporary file and a rename: a reader never sees half of it,
+    and a write killed halfway leaves the old file. The file keeps its mode when it already exists."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    mode = target.stat().st_mode & 0o7777 if target.exists() else None
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, mode if mode is not None else 0o666 & ~_umask())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
+def write_text(path: str | os.PathLike[str], text: str) -> Path:
+    """Write atomically to a confined path, creating parent directories under the root."""
+    return write_atomically(confine(path), text)

@@ -1,0 +1,1 @@
+"""Standard benchmarks (Spider, BIRD) imported as a corpus and recorded answers."""

@@ -1,0 +1,1 @@
+"""The corpus: questions and their references, safe YAML, composition, snapshots, recorded answers."""

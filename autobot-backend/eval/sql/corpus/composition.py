@@ -1,0 +1,194 @@
+"""What a corpus is made of, measured from its reference SQL (spec 4.2), and near-duplicate questions.
+
+Tags of an answerable question, from the parse tree of its reference query (SQLite, sqlglot):
+
+* ``join``: the query contains a join (any kind, a self-join included).
+* ``window_or_cte``: it contains a window function (``OVER``) or a common table expression.
+* ``ordered``: the question declares ``ordered: true`` and its outermost query has an ``ORDER BY``.
+* ``period_comparison``: on a fixture with a period history (``retail_24m``), the query compares
+  periods with each other, in one of three ways:
+
+  1. ``LAG``/``LEAD`` over an ordered window, in a query that groups by a *period expression*;
+  2. a self-join of period aggregates: one ``SELECT`` reads the same CTE twice (or more), and
+     that CTE groups by a period expression;
+  3. arithmetic across periods: a subtraction or division whose two operands filter on
+     different periods (different literals compared with a date column or a period expression),
+     e.g. ``SUM(CASE WHEN <2024> ...) - SUM(CASE WHEN <2023> ...)`` or ``(SELECT ... <Q4 2024>) -
+     (SELECT ... <Q4 2023>)``.
+
+  A *period expression* is a ``DATE`` column of the schema, or a non-aggregate expression over
+  one (``strftime('%Y-%m', order_date)``); ``GROUP BY 1`` and ``GROUP BY alias`` are resolved to
+  the projection they name.
+
+A reference that does not parse gets no tags (the self-check reports it when it fails to run).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+import sqlalchemy as sa
+import sqlglot
+from rapidfuzz import fuzz, utils
+from sqlglot import exp
+
+from eval.sql.corpus.questions import Corpus, Question
+from eval.sql.fixtures.schema import TABLES
+
+TAGS = ("join", "window_or_cte", "period_comparison", "ordered")
+PERIOD_FIXTURES = frozenset({"retail_24m"})
+DATE_COLUMNS = frozenset(c.name for t in TABLES for c in t.columns if isinstance(c.type, sa.Date))
+
+# token_sort_ratio on lower-cased, punctuation-free text: word order does not matter, so a
+# question reworded by moving its clauses ("In 2024, how many ..." / "How many ... in 2024?")
+# scores ~100, and one word swapped in a ten-word question (~10% of characters) still scores
+# over 85. Distinct questions in one domain share vocabulary ("revenue", "orders", "2024") and
+# score 40-75; 85 sits above that with a margin and below every rewording we want to catch
+# (see test_composition.py for both sides).
+NEAR_DUPLICATE_THRESHOLD = 85.0
+
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+
+
+def parse_reference(question: Question) -> exp.Expr | None:
+    if not question.sql:
+        return None
+    try:
+        tree = sqlglot.parse_one(question.sql, read="sqlite")
+    except sqlglot.errors.SqlglotError:
+        return None
+    return tree
+
+
+def composition(question: Question) -> set[str]:
+    """The composition tags of ``question`` (empty for refusals and unparseable references)."""
+    tree = parse_reference(question) if question.expect == "answer" else None
+    if tree is None:
+        return set()
+    tags = set()
+    if tree.find(exp.Join):
+        tags.add("join")
+    if tree.find(exp.Window) or tree.find(exp.CTE):
+        tags.add("window_or_cte")
+    if question.ordered and tree.args.get("order"):
+        tags.add("ordered")
+    if question.fixture in PERIOD_FIXTURES and is_period_comparison(tree):
+        tags.add("period_comparison")
+    return tags
+
+
+def corpus_composition(corpus: Corpus) -> dict[str, int]:
+    """Counts the gate holds a corpus to: answerable, must_refuse, controls, one per tag, and one per
+    refusal-battery stratum (``refuse:<stratum>``, ``control:<stratum>``) so no arm can quietly thin out."""
+    counts = Counter({tag: 0 for tag in TAGS})
+    for q in corpus.questions:
+        counts.update(composition(q))
+        if q.expect == "refuse":
+            counts[f"refuse:{q.stratum}"] += 1
+        elif q.stratum.startswith("control_"):
+            counts[f"control:{q.stratum}"] += 1
+    answerable = [q for q in corpus.questions if q.expect == "answer"]
+    return {
+        "answerable": len(answerable),
+        "must_refuse": corpus.size - len(answerable),
+        "controls": sum(q.stratum.startswith("control_") for q in answerable),
+        **dict(sorted(counts.items())),
+    }
+
+
+def is_date_derived(node: exp.Expr) -> bool:
+    return not node.find(exp.AggFunc) and any(c.name in DATE_COLUMNS for c in _columns(node))
+
+
+def _columns(node: exp.Expr) -> Iterable[exp.Column]:
+    return [node] if isinstance(node, exp.Column) else node.find_all(exp.Column)
+
+
+def _group_keys(select: exp.Select) -> list[exp.Expr]:
+    group = select.args.get("group")
+    if not group:
+        return []
+    projections = select.expressions
+    aliases = {p.alias: p.this for p in projections if isinstance(p, exp.Alias)}
+    keys = []
+    for key in group.expressions:
+        if isinstance(key, exp.Literal) and key.is_int and 0 < int(key.this) <= len(projections):
+            key = projections[int(key.this) - 1]
+        elif isinstance(key, exp.Column) and not key.table and key.name in aliases:
+            key = aliases[key.name]
+        keys.append(key.this if isinstance(key, exp.Alias) else key)
+    return keys
+
+
+def groups_by_period(node: exp.Expr) -> bool:
+    return any(is_date_derived(k) for s in node.find_all(exp.Select) for k in _group_keys(s))
+
+
+def _period_literals(node: exp.Expr) -> frozenset[str]:
+    """String literals that ``node`` compares with a date column or period expression."""
+    found: set[str] = set()
+    for pred in node.find_all(*_COMPARISONS, exp.Between, exp.In):
+        subject = pred.this
+        others = (
+            [pred.expression]
+            if isinstance(pred, _COMPARISONS)
+            else [pred.args.get("low"), pred.args.get("high")]
+            if isinstance(pred, exp.Between)
+            else pred.expressions
+        )
+        if isinstance(pred, _COMPARISONS) and not is_date_derived(subject) and is_date_derived(pred.expression):
+            subject, others = pred.expression, [pred.this]
+        if subject is not None and is_date_derived(subject):
+            found |= {
+                lit.this
+                for o in others
+                if o is not None
+                for lit in ([o] if isinstance(o, exp.Literal) else o.find_all(exp.Literal))
+                if lit.is_string
+            }
+    return frozenset(found)
+
+
+def _lag_over_periods(tree: exp.Expr) -> bool:
+    lagged = any(isinstance(w.this, (exp.Lag, exp.Lead)) and w.args.get("order") for w in tree.find_all(exp.Window))
+    return lagged and groups_by_period(tree)
+
+
+def _self_join_of_periods(tree: exp.Expr) -> bool:
+    period_ctes = {cte.alias for cte in tree.find_all(exp.CTE) if groups_by_period(cte.this)}
+    for select in tree.find_all(exp.Select):
+        from_ = select.args.get("from_") or select.args.get("from")  # renamed in sqlglot 26
+        sources = [from_.this] if from_ else []
+        sources += [j.this for j in select.args.get("joins") or []]
+        names = Counter(s.name for s in sources if isinstance(s, exp.Table) and s.name in period_ctes)
+        if any(n >= 2 for n in names.values()):
+            return True
+    return False
+
+
+def _arithmetic_across_periods(tree: exp.Expr) -> bool:
+    for node in tree.find_all(exp.Sub, exp.Div):
+        left, right = _period_literals(node.this), _period_literals(node.expression)
+        if left and right and left != right:
+            return True
+    return False
+
+
+def is_period_comparison(tree: exp.Expr) -> bool:
+    return _lag_over_periods(tree) or _self_join_of_periods(tree) or _arithmetic_across_periods(tree)
+
+
+def near_duplicates(
+    questions: Iterable[Question], threshold: float = NEAR_DUPLICATE_THRESHOLD
+) -> list[tuple[str, str, float]]:
+    """Pairs of question ids whose texts score at least ``threshold`` (token_sort_ratio), highest first."""
+    qs = list(questions)
+    texts = [utils.default_process(q.question) for q in qs]
+    pairs = []
+    for i in range(len(qs)):
+        for j in range(i + 1, len(qs)):
+            score = fuzz.token_sort_ratio(texts[i], texts[j], score_cutoff=threshold)
+            if score:
+                pairs.append((qs[i].id, qs[j].id, score))
+    return sorted(pairs, key=lambda p: -p[2])

@@ -1,0 +1,170 @@
+"""Recorded baselines: what a candidate path and model scored, question by question.
+
+A baseline is written only on purpose (``--record-baseline``), one file per candidate path, model
+and engine under ``eval/golden/sql/baselines/``: ``<path>--<model>.json`` on SQLite (the default
+engine, whose files predate the others), ``<path>--<model>--<engine>.json`` on any other. It
+holds the corpus stamps and composition it was measured on, the summary, and every question's
+verdict, so the gate can ratchet the pass rate, the corpus size and the composition, and the
+report can say per question what regressed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from eval.core.errors import HarnessError
+from eval.core.output import write_atomically
+from eval.sql.report import SQLReport
+
+BASELINE_DIR = Path(__file__).resolve().parents[2] / "golden" / "sql" / "baselines"
+FORMAT_VERSION = 1
+DEFAULT_ENGINE = "sqlite"
+
+
+class BaselineError(HarnessError):
+    """A baseline that cannot be used, or one that does not belong to this run."""
+
+
+@dataclass(frozen=True)
+class Baseline:
+    candidate_path: str
+    model: str
+    recorded_at: str
+    corpus: dict[str, Any]
+    composition: dict[str, int]
+    summary: dict[str, Any]
+    questions: dict[str, dict[str, Any]]
+    """Question id -> ``{"verdict", "good", "expect", "stratum"}``."""
+    run: dict[str, Any]
+    source: Path
+
+    @property
+    def engine(self) -> str:
+        return str(self.run.get("engine") or DEFAULT_ENGINE)
+
+    @property
+    def label(self) -> str:
+        return f"{self.candidate_path}/{self.model}" + ("" if self.engine == DEFAULT_ENGINE else f" on {self.engine}")
+
+
+def display_path(path: Path) -> str:
+    """Repo-relative where possible: reports and messages never name a machine."""
+    backend = BASELINE_DIR.parents[3]
+    try:
+        return Path(path).resolve().relative_to(backend).as_posix()
+    except ValueError:
+        return Path(path).name
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "default"
+
+
+def baseline_path(
+    candidate_path: str, model: str, directory: Path = BASELINE_DIR, engine: str = DEFAULT_ENGINE
+) -> Path:
+    suffix = "" if engine == DEFAULT_ENGINE else f"--{slug(engine)}"
+    return Path(directory) / f"{slug(candidate_path)}--{slug(model)}{suffix}.json"
+
+
+def _parse(path: Path) -> Baseline:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise BaselineError(f"{path}: cannot read baseline ({exc}); re-record it with --record-baseline") from None
+    try:
+        if data.get("version") != FORMAT_VERSION:
+            raise BaselineError(
+                f"{path}: baseline format version {data.get('version')!r}, expected {FORMAT_VERSION}; "
+                "re-record it with --record-baseline"
+            )
+        return Baseline(
+            candidate_path=data["candidate"]["path"],
+            model=data["candidate"]["model"],
+            recorded_at=data["recorded_at"],
+            corpus=data["corpus"],
+            composition=data["composition"],
+            summary=data["summary"],
+            questions=data["questions"],
+            run=data.get("run", {}),
+            source=path,
+        )
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise BaselineError(
+            f"{path}: malformed baseline (missing {exc}); re-record it with --record-baseline"
+        ) from None
+
+
+def load_baseline(
+    candidate_path: str, model: str, directory: Path = BASELINE_DIR, engine: str = DEFAULT_ENGINE
+) -> Baseline | None:
+    """The baseline of exactly this path, model and engine, or ``None``; a file naming another is an error."""
+    path = baseline_path(candidate_path, model, directory, engine)
+    if not path.exists():
+        return None
+    baseline = _parse(path)
+    if (baseline.candidate_path, baseline.model, baseline.engine) != (candidate_path, model, engine):
+        raise BaselineError(
+            f"{path}: recorded for {baseline.label}, but this run is {candidate_path}/{model} on {engine}; "
+            "a run is never compared with another path's, model's or engine's baseline"
+        )
+    return baseline
+
+
+def other_baselines(
+    candidate_path: str, model: str, directory: Path = BASELINE_DIR, engine: str = DEFAULT_ENGINE
+) -> list[Baseline]:
+    """Baselines recorded for the same candidate path under another model or engine (for the pinning message)."""
+    found = []
+    for path in sorted(Path(directory).glob(f"{slug(candidate_path)}--*.json")):
+        try:
+            b = _parse(path)
+        except BaselineError:
+            continue
+        if b.candidate_path == candidate_path and (b.model, b.engine) != (model, engine):
+            found.append(b)
+    return found
+
+
+def report_engine(report: SQLReport) -> str:
+    """The engine a run graded on (SQLite for a report that does not say)."""
+    return str(report.run.get("engine") or DEFAULT_ENGINE)
+
+
+def baseline_record(
+    report: SQLReport, composition: dict[str, int], accepted: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The baseline file's content; ``accepted``: the regressions a ``--force --reason`` run accepted."""
+    record = {
+        "version": FORMAT_VERSION,
+        "candidate": {"path": report.candidate_path, "model": report.model},
+        "recorded_at": report.generated_at,
+        "corpus": report.corpus,
+        "composition": composition,
+        "run": report.run,
+        "summary": report.summary,
+        "questions": {
+            o.question_id: {"verdict": o.verdict.value, "good": o.good, "expect": o.expect, "stratum": o.stratum}
+            | ({"passes": sum(v.value == "pass" for v in o.samples), "samples": len(o.samples)} if o.samples else {})
+            for o in report.outcomes
+        },
+    }
+    if accepted:
+        record["accepted"] = accepted
+    return record
+
+
+def write_baseline(
+    report: SQLReport,
+    composition: dict[str, int],
+    directory: Path = BASELINE_DIR,
+    accepted: dict[str, Any] | None = None,
+) -> Path:
+    """Write the baseline atomically: a reader never sees half a file, a write killed halfway leaves the old one."""
+    path = baseline_path(report.candidate_path, report.model, directory, report_engine(report))
+    text = json.dumps(baseline_record(report, composition, accepted), indent=1, sort_keys=False) + "\n"
+    return write_atomically(path, text)

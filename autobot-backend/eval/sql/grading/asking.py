@@ -1,0 +1,167 @@
+"""Ask every question (K times, with ``--repeats K``) and grade each answer as it comes back.
+
+One task is one ask of one question: the candidate answers, then the grader runs the SQL on the
+other rotations. Tasks run at most ``concurrency`` at once (the model path is a coroutine; the
+service's database work runs in threads), their results come back in the corpus's order whatever
+the concurrency, and a run can stop early (a dead endpoint, a time budget, Ctrl-C) with what was
+answered so far.
+
+With repeats, a question's outcome is the majority of its K verdicts: the verdict most of them
+got, where a pass needs a strict majority (a tie between a pass and anything else is not a pass),
+and other ties go to the verdict the samples met first. Every sample's verdict is kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import statistics
+from collections import Counter
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from eval.core.runner import Limits, Progress, Replay, replay_all
+from eval.sql.corpus.questions import Question
+from eval.sql.grading.candidates import SQLCandidate
+from eval.sql.grading.grade import Grader
+from eval.sql.model.outcome import Cost, SQLOutcome, Verdict
+from services.nl_database_service import Answer
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One ask of one question."""
+
+    question: Question
+    k: int
+    """0 .. repeats - 1."""
+
+    @property
+    def id(self) -> str:
+        return self.question.id if self.k == 0 else f"{self.question.id}#{self.k + 1}"
+
+
+def _cost(answer: Answer, reference_ms: float | None) -> Cost:
+    generation = answer.generation
+    model_ms = (
+        generation.latency_ms if generation is not None and generation.latency_ms is not None else answer.generation_ms
+    )
+    return Cost(
+        model_ms=model_ms,
+        prompt_tokens=None if generation is None else generation.prompt_tokens,
+        completion_tokens=None if generation is None else generation.completion_tokens,
+        candidate_ms=answer.execution.elapsed_ms if answer.execution is not None and answer.execution.ok else None,
+        reference_ms=reference_ms,
+    )
+
+
+OnAnswer = Callable[[Sample, Answer, SQLOutcome], None]
+"""Called with every answer and its grade as it comes (``--export-turns``, ``--judge`` keep them as turns)."""
+
+
+def graded_candidate(
+    candidate: SQLCandidate, grader: Grader, on_answer: OnAnswer | None = None
+) -> Callable[[Sample], Awaitable[SQLOutcome]]:
+    """A task: ask, then grade in a thread (the grader runs SQL), the cost attached."""
+
+    async def run(sample: Sample) -> SQLOutcome:
+        answer = await candidate(sample.question)
+        outcome = await asyncio.to_thread(grader.grade, sample.question, Replay(sample.question, answer))
+        refs = grader.reference.get(sample.question.id)
+        outcome = dataclasses.replace(outcome, cost=_cost(answer, refs[0].elapsed_ms if refs else None))
+        if on_answer is not None:
+            on_answer(sample, answer, outcome)
+        return outcome
+
+    return run
+
+
+def ask_all(
+    samples: Sequence[Sample],
+    candidate: SQLCandidate,
+    grader: Grader,
+    *,
+    timeout_s: float,
+    concurrency: int,
+    limits: Limits,
+    progress: Progress | None,
+    on_answer: OnAnswer | None = None,
+) -> tuple[list[SQLOutcome], bool]:
+    """Every sample graded, in order; and whether the run was cut short (Ctrl-C)."""
+
+    async def run() -> list[Replay[Sample, SQLOutcome]]:
+        try:
+            return await replay_all(
+                samples,
+                graded_candidate(candidate, grader, on_answer),
+                SQLOutcome,
+                timeout_s=timeout_s,
+                concurrency=concurrency,
+                progress=progress,
+                limits=limits,
+            )
+        finally:
+            close = getattr(candidate, "aclose", None)
+            if close is not None:
+                await close()  # in the loop that opened what it closes
+
+    replays = asyncio.run(run())
+    outcomes = []
+    interrupted = False
+    for r in replays:
+        if r.result is not None:
+            outcomes.append(r.result)
+        else:
+            interrupted = interrupted or (r.failure or "").startswith("interrupted")
+            outcomes.append(grader.outcome(r.task.question, Verdict.UNMEASURED, "unmeasured", r.failure or "no result"))
+    return outcomes, interrupted
+
+
+def majority(verdicts: Sequence[Verdict]) -> Verdict:
+    """The verdict most samples got; a pass needs a strict majority."""
+    counts = Counter(verdicts)
+    top = max(counts.values())
+    leaders = [v for v in dict.fromkeys(verdicts) if counts[v] == top]
+    if len(leaders) > 1:
+        leaders = [v for v in leaders if v is not Verdict.PASS] or leaders
+    return leaders[0]
+
+
+def combine(question_outcomes: Mapping[str, list[SQLOutcome]]) -> list[SQLOutcome]:
+    """One outcome per question from its samples (the majority verdict, every verdict kept)."""
+    out = []
+    for samples in question_outcomes.values():
+        if len(samples) == 1:
+            out.append(samples[0])
+            continue
+        verdict = majority([s.verdict for s in samples])
+        chosen = next(s for s in samples if s.verdict is verdict)
+        out.append(
+            dataclasses.replace(
+                chosen,
+                samples=tuple(s.verdict for s in samples),
+                cost=_mean_cost([s.cost for s in samples if s.cost is not None]),
+            )
+        )
+    return out
+
+
+def _mean_cost(costs: list[Cost]) -> Cost | None:
+    if not costs:
+        return None
+
+    def mean(values: list[float | None]) -> float | None:
+        known = [v for v in values if v is not None]
+        return round(statistics.fmean(known), 3) if known else None
+
+    def total(values: list[int | None]) -> int | None:
+        known = [v for v in values if v is not None]
+        return sum(known) if known else None
+
+    return Cost(
+        model_ms=mean([c.model_ms for c in costs]),
+        prompt_tokens=total([c.prompt_tokens for c in costs]),
+        completion_tokens=total([c.completion_tokens for c in costs]),
+        candidate_ms=mean([c.candidate_ms for c in costs]),
+        reference_ms=mean([c.reference_ms for c in costs]),
+    )

@@ -1,0 +1,112 @@
+"""What a run cost, and how a repeated run varied: figures beside the verdicts, never mixed into them.
+
+* :func:`cost_summary`: the model's latency (total, p50, p95), tokens, and money when prices are
+  configured (``NL_SQL_LLM_PRICE_IN`` / ``NL_SQL_LLM_PRICE_OUT``, per million tokens); and an
+  efficiency figure per passing question, the reference's execution time over the candidate's on
+  the same database (BIRD's VES idea), reported as a distribution;
+* :func:`repeat_summary`: with ``--repeats K``, the majority pass rate (the headline), pass@K (at
+  least one of the K passed), pass^K (all K passed), the flaky questions (their verdicts differ) and a
+  bootstrap 95% interval of the majority pass rate over questions.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+from collections.abc import Sequence
+from typing import Any
+
+from eval.core.errors import UsageError
+from eval.core.stats import BOOTSTRAP_SEED, bootstrap_rate
+from eval.sql.model.outcome import SQLOutcome, Verdict
+
+PRICE_IN_ENV, PRICE_OUT_ENV = "NL_SQL_LLM_PRICE_IN", "NL_SQL_LLM_PRICE_OUT"
+
+
+def prices_from_env() -> tuple[float, float] | None:
+    """(input, output) price per million tokens, when both are set."""
+    raw = {name: os.environ.get(name, "").strip() for name in (PRICE_IN_ENV, PRICE_OUT_ENV)}
+    if not any(raw.values()):
+        return None
+    try:
+        values = tuple(float(raw[n]) for n in (PRICE_IN_ENV, PRICE_OUT_ENV))
+    except ValueError:
+        raise UsageError(
+            f"{PRICE_IN_ENV} and {PRICE_OUT_ENV} must both be prices per million tokens (e.g. 0.15), got {raw}"
+        ) from None
+    if any(v < 0 for v in values):
+        raise UsageError(f"{PRICE_IN_ENV} and {PRICE_OUT_ENV} cannot be negative, got {raw}")
+    return values[0], values[1]
+
+
+def _quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def distribution(values: list[float]) -> dict[str, Any] | None:
+    if not values:
+        return None
+    return {
+        "n": len(values),
+        "min": round(min(values), 3),
+        "p25": round(_quantile(values, 0.25), 3),
+        "median": round(statistics.median(values), 3),
+        "p75": round(_quantile(values, 0.75), 3),
+        "max": round(max(values), 3),
+    }
+
+
+def cost_summary(outcomes: Sequence[SQLOutcome], prices: tuple[float, float] | None) -> dict[str, Any]:
+    costs = [o.cost for o in outcomes if o.cost is not None]
+    latencies = [c.model_ms for c in costs if c.model_ms is not None]
+    tokens_in = [c.prompt_tokens for c in costs if c.prompt_tokens is not None]
+    tokens_out = [c.completion_tokens for c in costs if c.completion_tokens is not None]
+    total_in = sum(tokens_in) if tokens_in else None
+    total_out = sum(tokens_out) if tokens_out else None
+    money = None
+    if prices is not None and total_in is not None and total_out is not None:
+        money = round(total_in / 1e6 * prices[0] + total_out / 1e6 * prices[1], 6)
+    ratios = [
+        c.reference_ms / c.candidate_ms
+        for o in outcomes
+        if o.verdict is Verdict.PASS and (c := o.cost) is not None and c.reference_ms and c.candidate_ms
+    ]
+    return {
+        "model_latency_ms": None
+        if not latencies
+        else {
+            "total": round(sum(latencies), 3),
+            "p50": round(_quantile(latencies, 0.5), 3),
+            "p95": round(_quantile(latencies, 0.95), 3),
+            "questions": len(latencies),
+        },
+        "prompt_tokens": total_in,
+        "completion_tokens": total_out,
+        "prices_per_million": None if prices is None else {"input": prices[0], "output": prices[1]},
+        "cost": money,
+        "efficiency": distribution(ratios),
+        "efficiency_note": "reference execution time / candidate execution time per passing question "
+        "(above 1: the candidate's SQL ran faster); not part of the pass rate",
+    }
+
+
+def repeat_summary(outcomes: Sequence[SQLOutcome], repeats: int) -> dict[str, Any] | None:
+    if repeats <= 1:
+        return None
+    measured = [o for o in outcomes if o.expect == "answer" and o.measured and o.samples]
+    n = len(measured)
+    any_pass = sum(Verdict.PASS in o.samples for o in measured)
+    all_pass = sum(all(v is Verdict.PASS for v in o.samples) for o in measured)
+    majority = [o.verdict is Verdict.PASS for o in measured]
+    ci = bootstrap_rate(majority)
+    flaky = sorted(o.question_id for o in outcomes if len(set(o.samples)) > 1)
+    return {
+        "k": repeats,
+        "majority_pass_rate": round(sum(majority) / n, 4) if n else None,
+        "majority_pass_rate_ci": None if ci is None else [round(ci[0], 4), round(ci[1], 4)],
+        "ci_method": f"bootstrap over questions, percentile 95% interval, seed {BOOTSTRAP_SEED}",
+        f"pass_at_{repeats}": round(any_pass / n, 4) if n else None,
+        f"pass_hat_{repeats}": round(all_pass / n, 4) if n else None,
+        "flaky": flaky,
+    }

@@ -1,0 +1,238 @@
+"""The SQL verdict model: one :class:`SQLOutcome` per question, and the figures a run is summed into.
+
+Grading produces outcomes; reports, baselines, the gate and the records read them. Nothing here
+renders anything or knows about baselines (regression classification is ``eval.trajectory.report``'s).
+
+Verdicts (spec 6): an answerable question is ``pass``, ``wrong``, ``error`` or ``refused``; a
+must-refuse question is ``refused`` (a correct refusal), ``answered`` (a missed refusal) or
+``error``, where an ``error`` whose reason is ``guard_blocked`` counts as declined because the
+system returned no number. ``unmeasured`` is not a verdict about the candidate: the harness could
+not judge, and it is counted apart, never a pass.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Literal
+
+from eval.core.stats import wilson
+
+Expect = Literal["answer", "refuse"]
+
+GUARD_BLOCKED = "guard_blocked"
+"""The reason of an ``error`` the read-only guard caused."""
+ORACLE = "oracle"
+"""The reason of an ``unmeasured`` question whose reference fails the self-check (a user's corpus)."""
+NO_ANSWER = "no answer recorded"
+"""The reason of an ``unmeasured`` question a recorded answers file has no line for."""
+
+
+class Verdict(StrEnum):
+    """Exactly one per graded SQL question (spec section 6)."""
+
+    PASS = "pass"
+    """SQL was produced, ran, and its rows match the reference on every rotation."""
+    WRONG = "wrong"
+    """SQL ran and its rows do not match; the reason says how."""
+    ERROR = "error"
+    """SQL was produced but did not run: database error, timeout, row cap, or the guard blocked it."""
+    REFUSED = "refused"
+    """The system declined: no SQL came back (reason: its stated refusal, or why none came)."""
+    ANSWERED = "answered"
+    """Must-refuse question only: SQL ran and returned rows, a missed refusal."""
+    UNMEASURED = "unmeasured"
+    """The harness could not judge (endpoint unreachable, credentials missing, broken oracle, no
+    answer recorded). Counted apart; never a pass, never a regression."""
+
+
+ANSWERABLE_VERDICTS = (Verdict.PASS, Verdict.WRONG, Verdict.ERROR, Verdict.REFUSED, Verdict.UNMEASURED)
+"""The verdicts an answerable question can get, in report order."""
+MUST_REFUSE_VERDICTS = (Verdict.REFUSED, Verdict.ANSWERED, Verdict.ERROR, Verdict.UNMEASURED)
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What one answer took: the model's time and tokens, and the SQL's time against the reference's."""
+
+    model_ms: float | None = None
+    """The generator's wall time (a model's, retries included); None when it was not asked (recorded)."""
+    prompt_tokens: int | None = None
+    """From the endpoint's ``usage``; None when it does not report it."""
+    completion_tokens: int | None = None
+    candidate_ms: float | None = None
+    """The candidate's SQL on the first rotation (execution and fetch)."""
+    reference_ms: float | None = None
+    """The reference on the same database."""
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    """A few rows of both results on the rotation that failed, around the first difference, as text."""
+
+    rotation: int
+    """1-based."""
+    expected_columns: tuple[str, ...]
+    actual_columns: tuple[str, ...]
+    expected: tuple[tuple[int, tuple[str, ...]], ...]
+    """(1-based row number, the row's values as shown) for a window of the reference's rows."""
+    actual: tuple[tuple[int, tuple[str, ...]], ...]
+    expected_row: int | None = None
+    """1-based rows and column the comparison points at; None where it points at no one cell."""
+    actual_row: int | None = None
+    column: int | None = None
+
+
+@dataclass(frozen=True)
+class SQLOutcome:
+    """One question's verdict and the evidence for it."""
+
+    question_id: str
+    expect: Expect
+    stratum: str
+    verdict: Verdict
+    reason: str | None = None
+    """Machine-readable: ``value``, ``row_count``, ``order``, ``column_count``, ``column_order``, ``shape``,
+    ``rotation``, ``guard_blocked``, ``database``, ``timeout``, ``row_cap``, ``refused``, ``oracle``, ..."""
+    detail: str = ""
+    """One line a human reads."""
+    sql: str | None = None
+    question: str = ""
+    fixture: str | None = None
+    database: str | None = None
+    """The user's database it ran on (``database:`` questions, a benchmark's), else None."""
+    difficulty: str | None = None
+    """The benchmark's difficulty label, where it has one."""
+    rotations_matched: int | None = None
+    rotations: int | None = None
+    cost: Cost | None = None
+    samples: tuple[Verdict, ...] = ()
+    """With ``--repeats K``: the K verdicts this question got (the outcome is their majority)."""
+    reference_sql: str | None = None
+    """The reference as it ran (in the engine's dialect); None for a must-refuse question."""
+    excerpt: Excerpt | None = None
+    """On ``wrong``: rows of both results around the first difference."""
+
+    @property
+    def is_control(self) -> bool:
+        """A must-answer control of the refusal battery (stratum ``control_*``)."""
+        return self.expect == "answer" and self.stratum.startswith("control_")
+
+    @property
+    def guard_blocked(self) -> bool:
+        return self.verdict is Verdict.ERROR and self.reason == GUARD_BLOCKED
+
+    @property
+    def declined(self) -> bool:
+        """The system returned no number on purpose. On a must-refuse question the guard blocking
+        the SQL counts (spec 6); on an answerable one only a refusal does."""
+        if self.verdict is Verdict.REFUSED:
+            return True
+        return self.expect == "refuse" and self.guard_blocked
+
+    @property
+    def declined_by(self) -> str | None:
+        if self.verdict is Verdict.REFUSED:
+            return "generator"
+        return "guard" if self.declined else None
+
+    @property
+    def measured(self) -> bool:
+        return self.verdict is not Verdict.UNMEASURED
+
+    @property
+    def good(self) -> bool:
+        """A pass, or a correct refusal."""
+        return self.declined if self.expect == "refuse" else self.verdict is Verdict.PASS
+
+    @property
+    def missed_refusal(self) -> bool:
+        return self.expect == "refuse" and self.measured and not self.declined
+
+
+def _rate(num: int, den: int) -> float | None:
+    return round(num / den, 4) if den else None
+
+
+def _interval(num: int, den: int) -> list[float] | None:
+    """The 95% Wilson interval, ``[low, high]`` to four places (None without a measured case)."""
+    ci = wilson(num, den)
+    return None if ci is None else [round(ci[0], 4), round(ci[1], 4)]
+
+
+def summary(outcomes: Sequence[SQLOutcome]) -> dict[str, Any]:
+    """The ``summary`` object of the JSON report; rates exclude unmeasured questions."""
+    answerable = [o for o in outcomes if o.expect == "answer"]
+    refuse = [o for o in outcomes if o.expect == "refuse"]
+    counts = Counter(o.verdict for o in answerable)
+    measured = len(answerable) - counts[Verdict.UNMEASURED]
+    refuse_measured = [o for o in refuse if o.measured]
+    correct = sum(o.declined for o in refuse)
+    controls = [o for o in answerable if o.is_control]
+    return {
+        "answerable": len(answerable),
+        **{v.value: counts[v] for v in ANSWERABLE_VERDICTS},
+        "pass_rate": _rate(counts[Verdict.PASS], measured),
+        "pass_rate_ci": _interval(counts[Verdict.PASS], measured),
+        "must_refuse": len(refuse),
+        "correct_refusals": correct,
+        "refusal_recall": _rate(correct, len(refuse_measured)),
+        "refusal_recall_ci": _interval(correct, len(refuse_measured)),
+        "refusals_by_guard": sum(o.declined_by == "guard" for o in refuse),
+        "missed_refusals": sum(o.missed_refusal for o in refuse),
+        "must_refuse_unmeasured": len(refuse) - len(refuse_measured),
+        "controls": len(controls),
+        "over_refusals": sum(o.verdict is Verdict.REFUSED for o in controls),
+        "declined_answerable": counts[Verdict.REFUSED],
+    }
+
+
+def two_by_two(outcomes: Sequence[SQLOutcome]) -> dict[str, dict[str, int]]:
+    """Answerable / must-refuse by returned-a-number / declined, with errors and unmeasured apart."""
+
+    def row(items: list[SQLOutcome]) -> dict[str, int]:
+        number = sum(o.verdict in (Verdict.PASS, Verdict.WRONG, Verdict.ANSWERED) for o in items)
+        declined = sum(o.declined for o in items)
+        unmeasured = sum(not o.measured for o in items)
+        return {
+            "returned_number": number,
+            "declined": declined,
+            "error": len(items) - number - declined - unmeasured,
+            "unmeasured": unmeasured,
+        }
+
+    return {
+        "answerable": row([o for o in outcomes if o.expect == "answer"]),
+        "must_refuse": row([o for o in outcomes if o.expect == "refuse"]),
+    }
+
+
+def breakdown(outcomes: Sequence[SQLOutcome], by: Literal["database", "difficulty"]) -> dict[str, dict[str, int]]:
+    """Answerable questions per database or per difficulty label, as counts, in order of first
+    appearance (a benchmark's labels are not alphabetical: simple, moderate, challenging); empty
+    when no question has one."""
+    out: dict[str, dict[str, int]] = {}
+    for o in outcomes:
+        label = getattr(o, by)
+        if label is None or o.expect != "answer":
+            continue
+        c = out.setdefault(label, {"cases": 0, **{v.value: 0 for v in ANSWERABLE_VERDICTS}})
+        c["cases"] += 1
+        c[o.verdict.value] += 1
+    return out
+
+
+def strata(outcomes: Sequence[SQLOutcome]) -> dict[str, dict[str, int]]:
+    """Per stratum, counts (not rates: a stratum may be two cases wide)."""
+    out: dict[str, dict[str, int]] = {}
+    for o in outcomes:
+        s = out.setdefault(o.stratum, {"cases": 0})
+        s["cases"] += 1
+        s[o.verdict.value] = s.get(o.verdict.value, 0) + 1
+        if o.expect == "refuse":
+            s["correct_refusals"] = s.get("correct_refusals", 0) + int(o.declined)
+        elif o.is_control:
+            s["over_refusals"] = s.get("over_refusals", 0) + int(o.verdict is Verdict.REFUSED)
+    return dict(sorted(out.items()))

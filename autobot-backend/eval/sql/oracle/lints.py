@@ -1,0 +1,343 @@
+"""Lints on a reference result that make it unfit to grade against (spec 9), as pure functions.
+
+* :func:`information_lost`: at the question's ``decimals``, a non-zero number that rounds to
+  zero, or two distinct numbers of one column that the comparison could not tell apart (they
+  differ by less than half a unit in the last place, the tolerance of spec 5). Values that agree
+  to nine significant digits are one value: that is float summation noise
+  (``100.10000000000001`` and ``100.1``), not two answers.
+Both readings of the SQL are cached per (query, dialect): a reference is parsed once per run,
+not once per rotation.
+
+* :func:`ordering_plan` and :func:`tie_structure`: an ``ORDER BY`` whose key ties between
+  different rows leaves their order to the engine, and a ``LIMIT`` that cuts between two tied
+  rows leaves *which* rows are returned to the engine. Neither makes one answer right: the grader
+  accepts any tie-break (``eval.sql.rows.Ties``), so the self-check learns the tie groups here.
+  The ORDER BY keys of the outermost query are found by parsing the SQL (sqlglot) and located
+  among the output columns (``ORDER BY 2``, ``ORDER BY alias``, or an expression equal to a
+  projected one). A key that is not an output column (or any key of a query that selects ``*``)
+  is appended to the projection of a *probe* query, which also drops the ``LIMIT`` so every row
+  tied at the cut shows. Rows that tie on the key but are identical throughout are harmless.
+  What cannot be resolved this way (a key that cannot be read, a tie across an OFFSET, SELECT
+  DISTINCT with an unprojected key, a probe that fails) stays a defect, with why.
+* :func:`inner_orderings` and :func:`inner_tie`: orderings below the outermost query, where a tie
+  changes the answer and no tie-break of the output can say how: a subquery's ``ORDER BY ...
+  LIMIT`` cut inside a tie, and an order-sensitive window (``ROW_NUMBER``, ``LAG``, ``LEAD``,
+  ``FIRST_VALUE``, ...) whose partition and order keys repeat. Each is read by running that part
+  of the query on its own with its keys as the output (a subquery that cannot run on its own, a
+  correlated one, is not checked).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from functools import lru_cache
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+
+from eval.sql.rows import Ties
+
+_NOISE = Decimal("1e-9")
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float, Decimal)) and not isinstance(v, bool)
+
+
+def _exact(v: int | float | Decimal) -> Decimal:
+    return v if isinstance(v, Decimal) else Decimal(v)
+
+
+def _same_value(a: Decimal, b: Decimal) -> bool:
+    return abs(a - b) <= _NOISE * max(Decimal(1), abs(a), abs(b))
+
+
+def information_lost(rows: Sequence[Sequence[Any]], decimals: int) -> str | None:
+    """Why ``rows`` lose information at ``decimals`` (first column that does), or None."""
+    half = Decimal(5).scaleb(-(decimals + 1))
+    width = max((len(r) for r in rows), default=0)
+    for col in range(width):
+        shown = {_exact(r[col]): r[col] for r in rows if col < len(r) and _is_number(r[col])}
+        values = sorted(v for v in shown if v.is_finite())
+        for v in values:
+            if v and abs(v) < half and not _same_value(v, Decimal(0)):
+                return f"column {col + 1}: {shown[v]!r} is not zero but rounds to zero at {decimals} decimals"
+        for a, b in itertools.pairwise(values):
+            if b - a < half and not _same_value(a, b):
+                return (
+                    f"column {col + 1}: {shown[a]!r} and {shown[b]!r} are different values that compare "
+                    f"equal at {decimals} decimals"
+                )
+    return None
+
+
+@dataclass(frozen=True)
+class OrderingPlan:
+    """How to read the ordering key of a query's rows."""
+
+    keys: tuple[int, ...]
+    """Column of each ORDER BY key in the probe's rows: an output column (``>= 0``), or ``-1 - j``
+    for the ``j``-th key appended after the output columns (resolve with :meth:`key_columns`)."""
+    probe_sql: str | None
+    """The query with unprojected keys appended and without its LIMIT (so the rows tied at the
+    cut show); None when the query's own rows suffice."""
+    limit: int | None
+    """The query's LIMIT, when it has a literal one."""
+    width: int | None
+    """Output columns of the original query (the probe's extra columns come after); None when it
+    selects ``*`` and the width is the result's."""
+    distinct: bool = False
+    """The query is SELECT DISTINCT with appended keys: its rows may not line up with the probe's."""
+    short_probe_sql: str | None = None
+    """The probe with LIMIT n + 1 instead of none: enough to see whether the cut ties, when the
+    whole result is too big to read."""
+    offset: int = 0
+    """The query's OFFSET: the probe starts at the first row, so the rows returned start here."""
+
+    def key_columns(self, width: int) -> tuple[int, ...]:
+        return tuple(k if k >= 0 else width + (-1 - k) for k in self.keys)
+
+
+def _parse(sql: str, dialect: str) -> exp.Query:
+    tree = sqlglot.parse_one(sql, read=dialect)
+    if not isinstance(tree, exp.Query):
+        raise sqlglot.errors.ParseError(f"not a query: {type(tree).__name__}")
+    return tree
+
+
+@lru_cache(maxsize=4096)
+def ordering_plan(sql: str, dialect: str) -> OrderingPlan | str | None:
+    """The plan for the outermost ORDER BY; None without one; a reason string when it cannot be read."""
+    try:
+        tree = _parse(sql, dialect)
+    except sqlglot.errors.SqlglotError as e:
+        return f"the query does not parse to find its ORDER BY ({str(e).splitlines()[0]})"
+    order = tree.args.get("order")
+    if not order:
+        return None
+    projections = tree.selects
+    star = any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and p.is_star) for p in projections)
+    keys: list[int] = []
+    extra: list[exp.Expr] = []
+    for ordered in order.expressions:
+        index = _locate(ordered.this, projections, star)
+        if index is None:
+            extra.append(ordered.this)
+            index = -len(extra)
+        keys.append(index)
+    limit_node = tree.args.get("limit")
+    limit_expr = limit_node.expression if isinstance(limit_node, exp.Limit) else None
+    limit = int(limit_expr.this) if isinstance(limit_expr, exp.Literal) and limit_expr.is_int else None
+    if limit_node is not None and limit is None:
+        return "the ordering cut cannot be checked: LIMIT is not a number"
+    offset_node = tree.args.get("offset")
+    offset_expr = offset_node.expression if isinstance(offset_node, exp.Offset) else None
+    offset = int(offset_expr.this) if isinstance(offset_expr, exp.Literal) and offset_expr.is_int else 0
+    if offset_node is not None and not (isinstance(offset_expr, exp.Literal) and offset_expr.is_int):
+        return "the ordering cut cannot be checked: OFFSET is not a number"
+    probe = short = None
+    if extra or limit is not None or offset:
+        if extra and not isinstance(tree, exp.Select):
+            return "the ordering key of a set operation must be an output column"
+        probe_tree = tree.copy()
+        if extra:
+            probe_tree = probe_tree.select(*(e.copy() for e in extra), append=True, copy=False)
+        probe_tree.set("offset", None)
+        if limit is not None:
+            short = probe_tree.limit(offset + limit + 1, copy=True).sql(dialect=dialect)
+            probe_tree.set("limit", None)
+        probe = probe_tree.sql(dialect=dialect)
+    distinct = bool(extra) and bool(tree.args.get("distinct"))
+    return OrderingPlan(tuple(keys), probe, limit, None if star else len(projections), distinct, short, offset)
+
+
+def _locate(key: exp.Expr, projections: Sequence[exp.Expr], star: bool) -> int | None:
+    if isinstance(key, exp.Literal) and key.is_int and (star or 0 < int(key.this) <= len(projections)):
+        return int(key.this) - 1
+    if star:
+        return None  # positions are unknown before the query runs: read the key beside the output
+    if isinstance(key, exp.Column) and not key.table:
+        for i, p in enumerate(projections):
+            if p.alias_or_name == key.name:
+                return i
+    for i, p in enumerate(projections):
+        if (p.this if isinstance(p, exp.Alias) else p) == key:
+            return i
+    return None
+
+
+MAX_TIED = 10_000
+"""Rows of one tie group at the cut that tie-aware grading will weigh; past this the lint stays."""
+
+
+def tie_structure(
+    rows: Sequence[Sequence[Any]], keys: Sequence[int], width: int, limit: int | None, *, ordered: bool, offset: int = 0
+) -> Ties | str | None:
+    """What the reference's order leaves open, from the probe's rows (ordered, keys beside the output,
+    from the first row: an OFFSET is applied here).
+
+    Returns None when nothing is open (no ties that matter), a :class:`Ties` for the grader, or a
+    reason string when the ties cannot be resolved by tie-aware grading.
+    """
+    key_of = [tuple(row[k] for k in keys) for row in rows]
+    if (
+        0 < offset < len(rows)
+        and key_of[offset - 1] == key_of[offset]
+        and len({tuple(r[:width]) for r, k in zip(rows, key_of) if k == key_of[offset]}) > 1
+    ):
+        return (
+            f"row {offset + 1} ties on the ordering key {_show(key_of[offset])} with a row before OFFSET "
+            f"{offset}, so which rows are returned is arbitrary"
+        )
+    rows, key_of = rows[offset:], key_of[offset:]
+    returned = rows[:limit] if limit is not None else rows
+    groups: list[int] = []
+    for i in range(len(returned)):
+        if i and key_of[i] == key_of[i - 1]:
+            groups[-1] += 1
+        else:
+            groups.append(1)
+    cut: tuple[tuple[Any, ...], ...] = ()
+    if limit is not None and len(rows) > limit > 0 and key_of[limit - 1] == key_of[limit]:
+        tied = [tuple(row[:width]) for row, k in zip(rows, key_of) if k == key_of[limit - 1]]
+        if len(tied) > MAX_TIED:
+            return (
+                f"row {limit} ties on the ordering key {_show(key_of[limit - 1])} with {len(tied)} rows past "
+                f"LIMIT {limit}: too many to weigh every choice"
+            )
+        if len({tuple(r) for r in tied}) > 1:
+            cut = tuple(tied)
+    if not ordered:
+        return Ties(tuple(groups), cut) if cut else None
+    pos, open_ = 0, False
+    for size in groups:
+        members = {tuple(r[:width]) for r in returned[pos : pos + size]}
+        open_ = open_ or len(members) > 1
+        pos += size
+    return Ties(tuple(groups), cut) if open_ or cut else None
+
+
+def _show(key: tuple[Any, ...]) -> str:
+    text = ", ".join(repr(v) for v in key)
+    return f"({text[:80]}{'…' if len(text) > 80 else ''})"
+
+
+ORDER_SENSITIVE = (exp.RowNumber, exp.Lag, exp.Lead, exp.FirstValue, exp.LastValue, exp.NthValue)
+"""Window functions whose result depends on which of two rows tied on the window's order comes first."""
+
+
+@dataclass(frozen=True)
+class InnerProbe:
+    """A query that reads the keys of an ordering inside the reference (a subquery's ORDER BY ...
+    LIMIT, or an order-sensitive window): duplicates among its rows, where they matter, are ties."""
+
+    what: str
+    """What the keys order, for the defect's text."""
+    sql: str
+    """Selects the keys (one row per row of the ordered part)."""
+    cuts: tuple[int, ...] = ()
+    """0-based rows whose key must differ from the next one's (the LIMIT/OFFSET edges); empty for a
+    window, where no two rows may share a key."""
+
+
+@lru_cache(maxsize=4096)
+def inner_orderings(sql: str, dialect: str) -> tuple[InnerProbe, ...] | str:
+    """Probes for every ordering below the outermost query that a tie would make arbitrary.
+
+    The outermost ORDER BY is :func:`ordering_plan`'s. Here: a subquery's ``ORDER BY ... LIMIT`` (a
+    tie at its cut changes which rows go on) and an order-sensitive window (``ROW_NUMBER``, ``LAG``,
+    ...; a tie in its partition and order keys changes its values).
+    """
+    try:
+        tree = _parse(sql, dialect)
+    except sqlglot.errors.SqlglotError as e:
+        return f"the query does not parse to find its orderings ({str(e).splitlines()[0]})"
+    probes: list[InnerProbe] = []
+    for node in tree.find_all(exp.Select):
+        if node is not tree and node.args.get("order") and node.args.get("limit"):
+            probe = _cut_probe(node, tree, dialect)
+            if probe is not None:
+                probes.append(probe)
+        for window in node.find_all(exp.Window):
+            if isinstance(window.this, ORDER_SENSITIVE) and window.find_ancestor(exp.Select) is node:
+                if window.args.get("order") is None:
+                    return f"{window.this.key.upper()} without ORDER BY depends on an arbitrary row order"
+                probes.append(_window_probe(node, tree, window, dialect))
+    return tuple(probes)
+
+
+def _standalone(node: exp.Select, root: exp.Expr) -> exp.Select:
+    """``node`` as a query of its own, with the root's CTEs attached so their names resolve."""
+    query = node.copy()
+    with_ = root.args.get("with") or root.args.get("with_")
+    key = "with_" if "with_" in exp.Select.arg_types else "with"
+    if node is not root and with_ is not None and not query.args.get(key):
+        query.set(key, with_.copy())
+    return query
+
+
+def _literal(node: exp.Expr | None) -> int | None:
+    value = node.expression if isinstance(node, exp.Limit | exp.Offset) else node
+    return int(value.this) if isinstance(value, exp.Literal) and value.is_int else None
+
+
+def _cut_probe(node: exp.Select, root: exp.Expr, dialect: str) -> InnerProbe | None:
+    limit, offset = _literal(node.args.get("limit")), _literal(node.args.get("offset")) or 0
+    if limit is None:
+        return None
+    by_alias = {p.alias: p.this for p in node.expressions if isinstance(p, exp.Alias)}
+    keys = []
+    for ordered in node.args["order"].expressions:
+        key = ordered.this
+        if isinstance(key, exp.Literal) and key.is_int and 0 < int(key.this) <= len(node.expressions):
+            key = node.expressions[int(key.this) - 1]
+            key = key.this if isinstance(key, exp.Alias) else key
+        elif isinstance(key, exp.Column) and not key.table and key.name in by_alias:
+            key = by_alias[key.name]
+        keys.append(key.copy())
+    query = _standalone(node, root)
+    query.set("limit", None)
+    query.set("offset", None)
+    query.set("expressions", [k.as_(f"__k{i}") for i, k in enumerate(keys)])
+    edges = ((offset - 1,) if offset else ()) + (offset + limit - 1,)
+    return InnerProbe(f"the ORDER BY ... LIMIT {limit} of a subquery", query.sql(dialect=dialect), edges)
+
+
+def _window_probe(node: exp.Select, root: exp.Expr, window: exp.Window, dialect: str) -> InnerProbe:
+    keys = [p.copy() for p in window.args.get("partition_by") or []]
+    keys += [o.this.copy() for o in window.args["order"].expressions]
+    query = _standalone(node, root)
+    for arg in ("order", "limit", "offset", "distinct"):
+        query.set(arg, None)
+    query.set("expressions", [k.as_(f"__k{i}") for i, k in enumerate(keys)])
+    return InnerProbe(f"{window.this.key.upper()} over its partition and order keys", query.sql(dialect=dialect))
+
+
+def inner_tie(probe: InnerProbe, rows: Sequence[Sequence[Any]]) -> str | None:
+    """Why the probe's rows show a tie that makes the reference's answer arbitrary, or None."""
+    keys = [tuple(_key(v) for v in row) for row in rows]
+    if probe.cuts:
+        for i in probe.cuts:
+            if 0 <= i < len(keys) - 1 and keys[i] == keys[i + 1]:
+                return (
+                    f"{probe.what} cuts inside a tie on {_show(keys[i])} (rows {i + 1} and {i + 2}), so which "
+                    "rows go on is arbitrary"
+                )
+        return None
+    seen: set[tuple[Any, ...]] = set()
+    for key in keys:
+        if key in seen:
+            return f"{probe.what} tie on {_show(key)}, so its values are arbitrary"
+        seen.add(key)
+    return None
+
+
+def _key(value: Any) -> Any:
+    """A key for tie detection: exact, but blind to float noise in the last digits."""
+    if isinstance(value, float | Decimal) and not isinstance(value, bool):
+        return round(float(value), 9) + 0.0
+    return value

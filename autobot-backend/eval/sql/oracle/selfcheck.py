@@ -1,0 +1,459 @@
+"""The self-check (spec 9): the harness grades its own oracle before any candidate is called.
+
+Every answerable question's reference query runs on every rotation of its fixture through the
+service's public read-only call (the path the grader uses: the guard, then the read-only
+executor); on the first rotation it runs twice and the two results are compared by
+``compare_results(..., decimals=None)``: zero tolerance. Nondeterminism is a property of the
+query (``random()``, a clock, a LIMIT without a total order), so a second run on every rotation
+would find nothing the first rotation's does not. Then the lints.
+Each defect names the question and its kind:
+
+==========================================  ====================================================
+``oracle: reference failed to run``         the query errored (or its fixture has no database)
+``oracle: not a scalar``                    ``shape: scalar`` but not exactly one row and column
+``oracle: not deterministic``               two runs on one database gave different answers
+``oracle: empty result``                    no rows: an empty answer cannot tell right from wrong
+``oracle: identical on every rotation``     not ``static``, yet every rotation matches rotation 0
+                                            at the question's ``decimals``: a hard-coded answer
+                                            would pass
+``oracle: information lost at N decimals``  see :func:`eval.sql.oracle.lints.information_lost`
+``oracle: ties in ordering key``            ties the grader cannot resolve (see
+                                            :func:`eval.sql.oracle.lints.tie_structure`); also
+                                            an ``ordered`` question without ``ORDER BY``, or an
+                                            ORDER BY the check cannot read
+``oracle: snapshot differs``                rotation 0 no longer gives the committed answer, or
+                                            the question is not in the snapshot yet
+==========================================  ====================================================
+
+The tie check runs for ``ordered`` questions, and for any query with ORDER BY ... LIMIT (a tie
+at the cut changes which rows come back even when order does not matter). Ties it can resolve
+are not defects: it learns the tie groups on every rotation (:attr:`SelfCheckResult.ties`) and
+the grader accepts any tie-break of them. The snapshot
+(:mod:`eval.sql.corpus.snapshot`) covers the questions of the built-in corpus files and is compared at
+the question's ``decimals``, not at zero tolerance: the summation order of floats may change
+with the engine version, which is not a changed answer, while any change a grade could see is.
+Callers pass ``snapshot_dir=None`` unless rotation 0 was built from seed 0.
+
+Command line (from ``autobot-backend/``)::
+
+    python -m eval.sql.selfcheck                    # build the fixtures, check, print defects; exit 0 or 2
+    python -m eval.sql.selfcheck --update-snapshot  # record rotation 0's answers, then check
+    python -m eval.sql.selfcheck --engines sqlite,postgresql,duckdb   # check on each engine, and compare
+                                                    # the engines' answers (eval.sql.oracle.crossengine)
+
+Other engines than SQLite get each reference in their dialect (:meth:`Question.reference_sql`: the
+question's ``sql_<dialect>``, else its SQLite reference transpiled by sqlglot); one that sqlglot
+cannot transpile is ``oracle: reference failed to run``, naming the override to write.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from eval.core.errors import HarnessError
+from eval.sql.corpus.questions import CORPUS_DIR, Corpus, Question, load_corpus, stamp_path
+from eval.sql.corpus.snapshot import (
+    SNAPSHOT_DIR,
+    SNAPSHOT_SEED,
+    UPDATE_COMMAND,
+    Answer,
+    load_snapshot,
+    write_snapshot,
+)
+from eval.sql.engines.dialects import TranspileError
+from eval.sql.fixtures.seeded import DEFAULT_ROTATIONS, build_rotations
+from eval.sql.grading.grade import ReadOnlyDatabase
+from eval.sql.oracle.lints import information_lost, inner_orderings, inner_tie, ordering_plan, tie_structure
+from eval.sql.rows import Ties, compare_results
+from services.readonly.execute import ErrorKind, Execution, ReadOnlySQL
+
+__all__ = ["SNAPSHOT_DIR", "OracleDefect", "SelfCheckResult", "run_self_check", "update_snapshots"]
+
+FAILED, NOT_SCALAR, NOT_DETERMINISTIC = (
+    "oracle: reference failed to run",
+    "oracle: not a scalar",
+    "oracle: not deterministic",
+)
+EMPTY, IDENTICAL, TIES, SNAPSHOT = (
+    "oracle: empty result",
+    "oracle: identical on every rotation",
+    "oracle: ties in ordering key",
+    "oracle: snapshot differs",
+)
+
+
+WORKERS = min(4, (os.cpu_count() or 1) + 1)
+"""Questions checked side by side; results are kept in corpus order whatever the count."""
+
+
+def information_lost_kind(decimals: int) -> str:
+    return f"oracle: information lost at {decimals} decimals"
+
+
+@dataclass(frozen=True)
+class OracleDefect:
+    question_id: str
+    kind: str
+    """One of the kinds in the module docstring, e.g. ``oracle: empty result``."""
+    detail: str
+    """What was seen and, where it helps, what to do."""
+
+
+@dataclass
+class SelfCheckResult:
+    defects: list[OracleDefect] = field(default_factory=list)
+    reference: dict[str, list[Execution]] = field(default_factory=dict)
+    """Question id -> the reference's result on each rotation, in order (questions that ran everywhere)."""
+    ties: dict[str, list[Ties | None]] = field(default_factory=dict)
+    """Question id -> what the reference's order leaves open on each rotation (questions with ties only)."""
+
+    @property
+    def ok(self) -> bool:
+        return not self.defects
+
+
+def is_builtin(question: Question) -> bool:
+    return PurePosixPath(question.source).parent == PurePosixPath(stamp_path(CORPUS_DIR))
+
+
+def run_self_check(
+    database: ReadOnlyDatabase,
+    corpus: Corpus,
+    targets: Mapping[str | None, Sequence[str]],
+    *,
+    lint_rotations: bool = True,
+    snapshot_dir: Path | None = SNAPSHOT_DIR,
+) -> SelfCheckResult:
+    """Run and lint every answerable question's reference on every rotation of its fixture.
+
+    Args:
+        database: where the references run (the service of the run, or a bare ``ReadOnlySQL``).
+        corpus: the questions; ``expect: refuse`` ones are skipped.
+        targets: ``Question.target`` -> rotation URLs (rotation 0 first); the key ``None`` is the single
+            ``--db-url`` database every question runs on (then no rotation lint, no snapshot).
+        lint_rotations: flag answers identical on every rotation.
+        snapshot_dir: where the seed-0 snapshots live; None to skip the snapshot check.
+    """
+    single = None in targets
+    lint_rotations = lint_rotations and not single
+    snapshot_dir = None if single else snapshot_dir
+    result = SelfCheckResult()
+    snapshots: dict[str, dict[str, Answer]] = {}
+    dialects = _Dialects(database)
+    answerable = [q for q in corpus.questions if q.expect == "answer"]
+    for url in {u for urls in targets.values() for u in urls}:
+        dialects.get(url)  # asked once, before the questions run side by side
+
+    def check(q: Question) -> tuple[list[OracleDefect], list[Execution] | None, list[Ties | None]]:
+        urls = targets.get(None if single else q.target)
+        if not urls:
+            what = f"database {q.database!r}" if q.database else f"fixture {q.fixture!r}"
+            return [OracleDefect(q.id, FAILED, f"no database for {what} in this run")], None, []
+        return _check_question(q, database, [(u, dialects.get(u)) for u in urls], lint_rotations)
+
+    # SQLite runs a statement without holding the interpreter's lock: questions side by side use every core.
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        checked = list(pool.map(check, answerable))
+    for q, (defects, results, ties) in zip(answerable, checked):
+        if results is not None:
+            result.reference[q.id] = results
+            if any(t is not None for t in ties):
+                result.ties[q.id] = ties
+            if snapshot_dir is not None and is_builtin(q) and q.fixture is not None:
+                if q.fixture not in snapshots:
+                    snapshots[q.fixture] = load_snapshot(q.fixture, snapshot_dir)
+                defects += _snapshot_defects(q, results[0], snapshots[q.fixture])
+        result.defects += defects
+    return result
+
+
+class _Dialects:
+    """Each URL's dialect, or why its database cannot be opened; asked once per URL."""
+
+    def __init__(self, database: ReadOnlyDatabase) -> None:
+        self.database = database
+        self.known: dict[str, str | Exception] = {}
+
+    def get(self, url: str) -> str | Exception:
+        if url not in self.known:
+            try:
+                self.known[url] = self.database.dialect(url)
+            except Exception as exc:  # the executor's ExecutionError, or a URL it cannot parse
+                self.known[url] = exc
+        return self.known[url]
+
+
+def _check_question(
+    q: Question, database: ReadOnlyDatabase, rotations: list[tuple[str, str | Exception]], lint_rotations: bool
+) -> tuple[list[OracleDefect], list[Execution] | None, list[Ties | None]]:
+    defects: dict[str, OracleDefect] = {}
+
+    def add(kind: str, detail: str, rotation: int | None = None) -> None:
+        where = f"rotation {rotation + 1}: " if rotation is not None and len(rotations) > 1 else ""
+        defects.setdefault(kind, OracleDefect(q.id, kind, where + detail))
+
+    results: list[Execution] = []
+    ties: list[Ties | None] = []
+    for i, (url, dialect) in enumerate(rotations):
+        if isinstance(dialect, Exception):
+            add(
+                FAILED,
+                f"cannot open the database ({getattr(dialect, 'kind', type(dialect).__name__)}): "
+                f"{getattr(dialect, 'message', dialect)}",
+                i,
+            )
+            return list(defects.values()), None, []
+        try:
+            sql = q.reference_sql(dialect) or ""
+        except TranspileError as exc:
+            add(FAILED, str(exc))
+            return list(defects.values()), None, []
+        first = database.run_readonly(sql, url)
+        second = database.run_readonly(sql, url) if first.ok and i == 0 else first
+        if not (first.ok and second.ok):
+            bad = first if not first.ok else second
+            add(FAILED, f"{bad.error_kind}: {bad.reason}", i)
+            return list(defects.values()), None, []
+        results.append(first)
+        ties.append(None)
+        same = compare_results(
+            first.rows,
+            second.rows,
+            shape=q.shape,
+            ordered=q.ordered,
+            decimals=None,
+            expected_ncols=len(first.columns),
+            actual_ncols=len(second.columns),
+        )
+        if q.shape == "scalar" and (len(first.columns) != 1 or len(first.rows) != 1):
+            add(
+                NOT_SCALAR,
+                f"shape: scalar, but the reference returns {len(first.rows)} row(s) of {len(first.columns)} column(s)",
+                i,
+            )
+        elif not same.match:
+            add(NOT_DETERMINISTIC, f"two runs differ ({same.reason}): {same.detail}", i)
+        if not first.rows:
+            add(EMPTY, "the reference returns no rows; an empty answer cannot tell a right query from a wrong one", i)
+            continue
+        lost = information_lost(first.rows, q.decimals)
+        if lost:
+            add(information_lost_kind(q.decimals), f"{lost}; raise the question's decimals", i)
+        tie = _tie(q, sql, database, url, dialect, first)
+        if isinstance(tie, str):
+            add(TIES, tie, i)
+        else:
+            ties[-1] = tie
+        inner = _inner_tie(sql, database, url, dialect)
+        if inner:
+            add(TIES, inner, i)
+    if lint_rotations and not q.static and len(results) > 1:
+        same_everywhere = all(
+            compare_results(
+                results[0].rows,
+                r.rows,
+                shape=q.shape,
+                ordered=q.ordered,
+                decimals=q.decimals,
+                expected_ncols=len(results[0].columns),
+                actual_ncols=len(r.columns),
+            ).match
+            for r in results[1:]
+        )
+        if same_everywhere and results[0].rows:
+            add(
+                IDENTICAL,
+                f"all {len(results)} rotations give the same answer at {q.decimals} decimals, so a "
+                "hard-coded answer would pass; ask something the data decides, or mark it static: true",
+            )
+    return list(defects.values()), results, ties
+
+
+def _tie(
+    q: Question, sql: str, database: ReadOnlyDatabase, url: str, dialect: str, result: Execution
+) -> Ties | str | None:
+    """What the reference's order leaves open on this database, or why that cannot be resolved."""
+    plan = ordering_plan(sql, dialect)
+    if plan is None:
+        return "ordered: true, but the reference has no ORDER BY, so its row order is arbitrary" if q.ordered else None
+    if isinstance(plan, str):
+        return plan if q.ordered else None
+    if not q.ordered and plan.limit is None:
+        return None
+    width = plan.width if plan.width is not None else len(result.columns)
+    rows = result.rows
+    whole = True
+    if plan.probe_sql is not None:
+        probe = database.run_readonly(plan.probe_sql, url)
+        if probe.error_kind is ErrorKind.ROW_CAP and plan.short_probe_sql is not None:
+            probe, whole = database.run_readonly(plan.short_probe_sql, url), False
+        if not probe.ok:
+            return f"cannot read the ordering key ({probe.error_kind}: {probe.reason}); order by an output column"
+        rows = probe.rows
+    structure = tie_structure(
+        rows,
+        plan.key_columns(width),
+        width,
+        plan.limit,
+        ordered=q.ordered,
+        offset=plan.offset if plan.probe_sql is not None else 0,
+    )
+    if isinstance(structure, Ties) and structure.cut and not whole:
+        return (
+            f"row {plan.limit} ties with the first row past LIMIT {plan.limit}, and the whole tie group is too "
+            "big to read (row cap): which rows come back is arbitrary"
+        )
+    if isinstance(structure, Ties) and plan.distinct:
+        return (
+            "SELECT DISTINCT ordered by a key it does not return, and that key ties: which rows come back "
+            "cannot be learned; order by an output column"
+        )
+    if isinstance(structure, Ties) and sum(structure.groups) != len(result.rows):
+        return (
+            f"the ordering key read beside the output gives {sum(structure.groups)} row(s), the reference "
+            f"{len(result.rows)}; order by an output column"
+        )
+    return structure
+
+
+def _inner_tie(sql: str, database: ReadOnlyDatabase, url: str, dialect: str) -> str | None:
+    """A tie inside the reference (a subquery's LIMIT cut, an order-sensitive window) that makes it arbitrary."""
+    probes = inner_orderings(sql, dialect)
+    if isinstance(probes, str):
+        return probes
+    for probe in probes:
+        got = database.run_readonly(probe.sql, url)
+        if got.ok:  # a part that cannot run on its own (correlated) is not checked
+            found = inner_tie(probe, got.rows)
+            if found:
+                return found
+    return None
+
+
+def _snapshot_defects(q: Question, result: Execution, snapshot: dict[str, Answer]) -> list[OracleDefect]:
+    answer = snapshot.get(q.id)
+    if answer is None:
+        return [
+            OracleDefect(
+                q.id,
+                SNAPSHOT,
+                f"not in the {q.fixture} snapshot yet; check the reference's answer, "
+                f"then record it with `{UPDATE_COMMAND}`",
+            )
+        ]
+    cmp = compare_results(
+        answer.rows,
+        result.rows,
+        shape="rows",
+        ordered=q.ordered,
+        decimals=q.decimals,
+        expected_ncols=len(answer.columns),
+        actual_ncols=len(result.columns),
+    )
+    if cmp.match:
+        return []
+    return [
+        OracleDefect(
+            q.id,
+            SNAPSHOT,
+            f"rotation 1 (seed {SNAPSHOT_SEED}) no longer gives the recorded answer "
+            f"({cmp.reason}): {cmp.detail} (expected = snapshot). If the change is "
+            f"intended, record it with `{UPDATE_COMMAND}`",
+        )
+    ]
+
+
+def update_snapshots(
+    database: ReadOnlyDatabase,
+    corpus: Corpus,
+    targets: Mapping[str | None, Sequence[str]],
+    snapshot_dir: Path = SNAPSHOT_DIR,
+) -> list[Path]:
+    """Record rotation 0's answer of every built-in answerable question that runs, one file per fixture."""
+    by_fixture: dict[str, dict[str, Answer]] = {}
+    dialects = _Dialects(database)
+    for q in corpus.questions:
+        if q.expect != "answer" or not is_builtin(q) or q.fixture is None or not targets.get(q.fixture):
+            continue
+        url = targets[q.fixture][0]
+        dialect = dialects.get(url)
+        if isinstance(dialect, Exception):
+            continue
+        try:
+            got = database.run_readonly(q.reference_sql(dialect) or "", url)
+        except TranspileError:
+            continue  # the self-check reports it
+        if got.ok:  # otherwise the self-check reports it
+            by_fixture.setdefault(q.fixture, {})[q.id] = Answer(got.columns, list(got.rows))
+    return [write_snapshot(fixture, answers, snapshot_dir) for fixture, answers in sorted(by_fixture.items())]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m eval.sql.selfcheck",
+        description=(
+            "Run every reference query of the built-in SQL corpus on every rotation of its fixture and lint it; "
+            "with --engines, on every engine named, and compare the engines' answers. "
+            "Exit 0 when the oracle is sound, 2 when it has defects or cannot be checked."
+        ),
+    )
+    parser.add_argument(
+        "--update-snapshot",
+        action="store_true",
+        help=f"record the answers on rotation 1 (seed {SNAPSHOT_SEED}) in "
+        f"{stamp_path(SNAPSHOT_DIR)}/<fixture>.json before checking (SQLite only)",
+    )
+    parser.add_argument("--rotations", type=int, default=DEFAULT_ROTATIONS, help="rotations per fixture (default 3)")
+    parser.add_argument(
+        "--engines",
+        default="sqlite",
+        metavar="LIST",
+        help="comma-separated engines to check on, from sqlite, postgresql, duckdb (default sqlite); with more "
+        "than one, every reference's answers are compared across them at the question's decimals",
+    )
+    parser.add_argument(
+        "--fixture-url",
+        metavar="URL",
+        help="PostgreSQL: build the fixtures in this database (its role must be allowed to create schemas); "
+        "default: a throwaway server",
+    )
+    args = parser.parse_args(argv)
+    try:
+        from eval.sql.oracle.crossengine import parse_engines, print_result, run_cross_engine
+
+        engines = parse_engines(args.engines)
+        if args.update_snapshot and engines != ["sqlite"]:
+            raise HarnessError("--update-snapshot records SQLite's answers: run it without --engines")
+        if args.fixture_url and "postgresql" not in engines:
+            raise HarnessError("--fixture-url is where the PostgreSQL fixtures go: add postgresql to --engines")
+        corpus = load_corpus()
+        if args.update_snapshot:
+            _update(corpus, args.rotations)
+        result = run_cross_engine(
+            corpus, engines, rotations=args.rotations, postgres_url=args.fixture_url, snapshot_dir=SNAPSHOT_DIR
+        )
+    except HarnessError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return print_result(corpus, result, args.rotations)
+
+
+def _update(corpus: Corpus, rotations: int) -> None:
+    fixtures = sorted({q.fixture for q in corpus.questions if q.fixture})
+    with tempfile.TemporaryDirectory(prefix="sql-selfcheck-") as tmp, ReadOnlySQL() as database:
+        targets: dict[str | None, list[str]] = {
+            f: build_rotations(f, Path(tmp), seed=SNAPSHOT_SEED, rotations=rotations) for f in fixtures
+        }
+        for path in update_snapshots(database, corpus, targets, SNAPSHOT_DIR):
+            print(f"wrote {stamp_path(path)}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The dated accuracy record and the docs pages generated from runs."""

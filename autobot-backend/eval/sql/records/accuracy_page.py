@@ -1,0 +1,274 @@
+"""The dated accuracy record: one row per measured run, kept in cohorts, never typed.
+
+``docs/eval/sql-accuracy.md`` (the built-in corpus) or a user's own page (``--record-accuracy
+PATH``) gains a row only through ``--record-accuracy``, and with it a block of that run's
+per-stratum counts. Rows of one cohort (``eval.sql.grading.identity``) stay together: a new row goes right
+after the last row of its cohort. A row is ``provisional`` until a later run of the same cohort and
+model agrees with it on every figure; that later row says ``confirmed``.
+
+A run measured on another suite (another corpus digest, fixture generator, seed or rotation count
+than the page's) is not the same measurement: it is refused unless ``--allow-off-suite``, and then
+goes to a separate "off-suite" table with the keys that differ named. The built-in page's suite is
+the built-in corpus on the default fixtures; a user's page's is its first row's (kept in the page).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from eval.core import markdown as md
+from eval.core.errors import UsageError
+from eval.core.output import write_atomically
+from eval.sql.model.outcome import Verdict, strata
+from eval.sql.records.docs import (
+    ACCURACY_PAGE,
+    DIGEST_CHARS,
+    RECORD_END,
+    RECORD_START,
+    STRATA_END,
+    STRATA_START,
+    DocsError,
+    block,
+)
+from eval.sql.report import SQLReport
+
+OFF_START, OFF_END = "<!-- accuracy-off-suite:start -->", "<!-- accuracy-off-suite:end -->"
+SUITE_MARK = re.compile(r"<!-- accuracy-suite: (\{.*?\}) -->")
+SUITE_KEYS = ("corpus", "fixtures", "seed", "rotations")
+"""The keys of a cohort that define the suite measured (the rest name the system and how it was asked)."""
+
+RECORD_COLUMNS = [
+    "date",
+    "corpus digest",
+    "questions",
+    "candidate",
+    "model",
+    "engine",
+    "rotations",
+    "cohort",
+    "pass",
+    "wrong",
+    "error",
+    "refused",
+    "unmeasured",
+    "pass rate",
+    "refusal recall",
+    "over-refusals",
+    "status",
+]
+OFF_SUITE_COLUMNS = [*RECORD_COLUMNS, "differs in"]
+# Columns that must agree for a second run to confirm a first.
+_IDENTITY = ("corpus digest", "questions", "candidate", "model", "engine", "rotations", "cohort")
+_FIGURES = ("pass", "wrong", "error", "refused", "unmeasured", "pass rate", "refusal recall", "over-refusals")
+PRE_COHORT = "-"
+"""The cohort cell of a row recorded before runs had a cohort."""
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _table_rows(text: str, columns: list[str], page: Path) -> list[dict[str, str]]:
+    rows = []
+    for line in text.splitlines():
+        if not line.strip().startswith("|") or set(line.replace("|", "").strip()) <= {"-", " "}:
+            continue
+        cells = _cells(line)
+        if cells == columns:
+            continue
+        if len(cells) != len(columns):
+            raise DocsError(f"{page}: record row has {len(cells)} cells, expected {len(columns)}: {line.strip()}")
+        rows.append(dict(zip(columns, (c.strip("`") for c in cells))))
+    return rows
+
+
+def _upgrade(text: str) -> str:
+    """Rows recorded before runs had a cohort get the cohort column, as ``-``."""
+    old = [c for c in RECORD_COLUMNS if c != "cohort"]
+    at = RECORD_COLUMNS.index("cohort")
+    lines = []
+    for line in text.splitlines(keepends=True):
+        cells = _cells(line) if line.strip().startswith("|") else None
+        if cells is not None and (cells == old or (len(cells) == len(old) and cells != RECORD_COLUMNS)):
+            fill = "---" if set("".join(cells)) <= {"-"} else ("cohort" if cells == old else PRE_COHORT)
+            cells.insert(at, fill)
+            line = "| " + " | ".join(cells) + " |\n" if fill != "---" else "|" + "|".join(cells) + "|\n"
+        lines.append(line)
+    return "".join(lines)
+
+
+def read_record(page: Path = ACCURACY_PAGE) -> list[dict[str, str]]:
+    """The record's rows (the on-suite table), oldest first."""
+    text = _upgrade(page.read_text(encoding="utf-8"))
+    a, b = block(text, RECORD_START, RECORD_END, page)
+    return _table_rows(text[a:b], RECORD_COLUMNS, page)
+
+
+def _pct(rate: float | None) -> str:
+    return "n/a" if rate is None else f"{rate * 100:.1f}%"
+
+
+def record_row(report: SQLReport) -> dict[str, str]:
+    s = report.summary
+    return {
+        "date": report.generated_at[:10],
+        "corpus digest": str(report.corpus["digest"])[:DIGEST_CHARS],
+        "questions": str(report.corpus["size"]),
+        "candidate": report.candidate_path,
+        "model": report.model,
+        "engine": str(report.run.get("engine")),
+        "rotations": str(report.run.get("rotations")),
+        "cohort": (report.cohort or {}).get("fingerprint", PRE_COHORT),
+        "pass": str(s["pass"]),
+        "wrong": str(s["wrong"]),
+        "error": str(s["error"]),
+        "refused": str(s["refused"]),
+        "unmeasured": str(s["unmeasured"] + s["must_refuse_unmeasured"]),
+        "pass rate": f"{_pct(s['pass_rate'])} ({s['pass']}/{s['answerable'] - s['unmeasured']})",
+        "refusal recall": "n/a"
+        if not s["must_refuse"]
+        else f"{_pct(s['refusal_recall'])} ({s['correct_refusals']}/{s['must_refuse'] - s['must_refuse_unmeasured']})",
+        "over-refusals": "n/a" if not s["controls"] else f"{s['over_refusals']}/{s['controls']}",
+        "status": "provisional",
+    }
+
+
+NEW_PAGE = f"""# SQL accuracy record
+
+Dated figures of runs recorded with `--record-accuracy`, measured by the suite, never typed.
+
+{RECORD_START}
+{RECORD_END}
+
+## Per stratum
+
+{STRATA_START}
+{STRATA_END}
+"""
+
+
+def ensure_page(page: Path) -> None:
+    """A user's own record starts as an empty page with the markers the suite keeps it between."""
+    if not page.exists():
+        write_atomically(page, NEW_PAGE)
+
+
+def suite_of(report: SQLReport) -> dict[str, Any]:
+    keys = (report.cohort or {}).get("keys", {})
+    return {k: keys.get(k) for k in SUITE_KEYS}
+
+
+def _line(row: dict[str, str], columns: list[str]) -> str:
+    cells = [f"`{row[c]}`" if c == "corpus digest" else row[c].replace("|", "/") for c in columns]
+    return "| " + " | ".join(cells) + " |\n"
+
+
+def _header(columns: list[str]) -> str:
+    return "| " + " | ".join(columns) + " |\n|" + "|".join("---" for _ in columns) + "|\n"
+
+
+def append_record(
+    report: SQLReport, page: Path = ACCURACY_PAGE, *, suite: dict[str, Any] | None = None, allow_off_suite: bool = False
+) -> dict[str, str]:
+    """Add this run's row beside its cohort; ``suite``: the page's suite (None: the page's own, or this run's
+    when the page has none yet). Another suite's run goes to the off-suite table, only when allowed."""
+    text = _upgrade(page.read_text(encoding="utf-8"))
+    row = record_row(report)
+    mine = suite_of(report)
+    mark = SUITE_MARK.search(text)
+    reference = suite if suite is not None else (json.loads(mark.group(1)) if mark else None)
+    differs = [k for k in SUITE_KEYS if reference is not None and reference.get(k) != mine.get(k)]
+    if differs and not allow_off_suite:
+        raise UsageError(
+            f"{page}: this run measured another suite than the record's (it differs in "
+            f"{', '.join(differs)}): its numbers are not comparable with the record's rows; pass "
+            "--allow-off-suite to keep it in the record's off-suite table"
+        )
+    if differs:
+        return _append_off_suite(text, page, row, differs)
+    a, end = block(text, RECORD_START, RECORD_END, page)
+    rows = _table_rows(text[a:end], RECORD_COLUMNS, page)
+    same = [r for r in rows if all(r[k] == row[k] for k in _IDENTITY)]
+    if same and all(same[-1][k] == row[k] for k in _FIGURES):
+        row["status"] = f"confirmed (agrees with {same[-1]['date']})"
+    lines = [line for line in text[a:end].strip("\n").splitlines() if line.strip()]
+    if not rows:
+        lines = _header(RECORD_COLUMNS).splitlines()
+    new = _line(row, RECORD_COLUMNS).rstrip("\n")
+    cohort_at = [i for i, line in enumerate(lines) if row["cohort"] != PRE_COHORT and f"| {row['cohort']} |" in line]
+    lines.insert(cohort_at[-1] + 1 if cohort_at else len(lines), new)
+    prefix = text[:a]
+    if suite is None and mark is None:  # a page's first row: its suite is the page's from now on
+        at = prefix.rindex(RECORD_START)
+        prefix = prefix[:at] + f"<!-- accuracy-suite: {json.dumps(mine, sort_keys=True)} -->\n" + prefix[at:]
+    write_atomically(page, prefix + "\n" + "\n".join(lines) + "\n" + text[end:])
+    return row
+
+
+def _append_off_suite(text: str, page: Path, row: dict[str, str], differs: list[str]) -> dict[str, str]:
+    row = {**row, "differs in": ", ".join(differs)}
+    if OFF_START not in text:
+        text = text.rstrip("\n") + (
+            "\n\n## Off-suite runs\n\nRuns of another suite than the record's (another corpus, "
+            "fixtures, seed or rotations): not comparable with the rows above.\n\n"
+            f"{OFF_START}\n{_header(OFF_SUITE_COLUMNS)}{OFF_END}\n"
+        )
+    _, end = block(text, OFF_START, OFF_END, page)
+    write_atomically(page, text[:end] + _line(row, OFF_SUITE_COLUMNS) + text[end:])
+    return row
+
+
+def render_strata(report: SQLReport, row: dict[str, str]) -> str:
+    """One run's per-stratum counts (counts, not rates: a stratum may be two cases wide)."""
+    head = (
+        f"#### {row['date']} · {md.escape(row['candidate'])} / {md.escape(row['model'])} · corpus "
+        f"`{row['corpus digest']}` · {md.escape(row['engine'])}, {row['rotations']} rotation(s) · {row['status']}"
+    )
+    answer, refuse = [], []
+    for name, c in strata(report.outcomes).items():
+        if "correct_refusals" in c:
+            refuse.append(
+                [
+                    md.escape(name),
+                    str(c["cases"]),
+                    str(c["correct_refusals"]),
+                    str(c.get(Verdict.ANSWERED.value, 0)),
+                    str(
+                        c["cases"]
+                        - c["correct_refusals"]
+                        - c.get(Verdict.ANSWERED.value, 0)
+                        - c.get(Verdict.UNMEASURED.value, 0)
+                    ),
+                    str(c.get(Verdict.UNMEASURED.value, 0)),
+                ]
+            )
+        else:
+            answer.append(
+                [md.escape(name), "control" if "over_refusals" in c else "answer", str(c["cases"])]
+                + [
+                    str(c.get(v.value, 0))
+                    for v in (Verdict.PASS, Verdict.WRONG, Verdict.ERROR, Verdict.REFUSED, Verdict.UNMEASURED)
+                ]
+            )
+    parts = [head, ""]
+    if answer:
+        parts += [md.table(["stratum", "arm", "cases", "pass", "wrong", "error", "refused", "unmeasured"], answer), ""]
+    if refuse:
+        parts += [
+            md.table(
+                ["must-refuse stratum", "cases", "declined", "answered", "error (not the guard)", "unmeasured"], refuse
+            ),
+            "",
+        ]
+    return "\n".join(parts)
+
+
+def append_strata(report: SQLReport, row: dict[str, str], page: Path = ACCURACY_PAGE) -> None:
+    """Append this run's per-stratum block, headed by its record row's identity and status."""
+    text = page.read_text(encoding="utf-8")
+    _, end = block(text, STRATA_START, STRATA_END, page)
+    body = text[:end].rstrip("\n") + "\n\n" + render_strata(report, row)
+    write_atomically(page, body.rstrip("\n") + "\n\n" + text[end:])

@@ -1,0 +1,1 @@
+"""Tools over finished runs: run against run (compare_runs) and the dated record over time (trend)."""

@@ -1,0 +1,1 @@
+"""The agent-trajectory suite: goldens, candidates, evaluators and its report."""

@@ -1,0 +1,1 @@
+"""SQL generators: the interface, the model-backed one, recorded answers, and dialect transpiling."""

@@ -1,0 +1,230 @@
+"""Read-only SQL, the one public way in: the guard, then the read-only executor, with typed outcomes.
+
+:class:`ReadOnlySQL` is what the NL database service runs every statement through, and what
+anything else that needs to run SQL read-only uses (the eval's grader and self-check): it keeps
+one :class:`~services.readonly.executor.ReadOnlyExecutor` per database URL, checks each statement
+with :func:`~services.readonly.guard.validate_readonly_sql` for that database's dialect, runs it, and
+returns an :class:`Execution`. It never raises for a statement that cannot run: the outcome
+says why, as one :class:`ErrorKind`.
+
+::
+
+    ErrorKind                 what it means (every kind the service can report)
+     ├── bad_request          the request itself is unusable (empty question, bad db_url)
+     ├── config               a URL, driver or setting that cannot work
+     ├── db_unreachable       the database could not be opened or its schema read
+     ├── generator_unavailable  the generator could not be asked (endpoint down, timeout)
+     ├── generator_error      the generator crashed or returned no Generation: no SQL came back
+     ├── refused              the generator declined (status ``refused``, not ``error``)
+     ├── guard_blocked        not a single read-only statement: it was not run
+     ├── database             the database rejected the SQL (unknown column, type error, ...)
+     ├── timeout              the statement ran past the time limit and was stopped
+     ├── row_cap              more rows than the cap: a truncated answer is not returned
+     └── internal             the service itself failed (a bug): nothing is known about the SQL
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import lru_cache
+from typing import Any
+
+from services.readonly.executor import MAX_RESULT_BYTES, ExecutionError, ReadOnlyExecutor
+from services.readonly.guard import MAX_SQL_BYTES, too_long, validate_readonly_sql
+from services.redaction import redact_url
+from services.schema_context import SchemaContext, inspect_schema
+
+__all__ = ["ErrorKind", "Execution", "ReadOnlySQL", "Row", "redact_url"]
+
+log = logging.getLogger(__name__)
+
+Row = tuple[Any, ...]
+
+
+class ErrorKind(StrEnum):
+    """Why a request produced no rows. The values are the ``error_kind`` strings of responses."""
+
+    BAD_REQUEST = "bad_request"
+    """The question (or db_url) given is not usable: empty, not a string, too long."""
+    CONFIG = "config"
+    """A URL or driver that cannot be used, or a generator configuration error."""
+    DB_UNREACHABLE = "db_unreachable"
+    """The database could not be opened or its schema read (missing file, server down)."""
+    GENERATOR_UNAVAILABLE = "generator_unavailable"
+    """The generator could not be asked (endpoint down, timeout, bad reply envelope)."""
+    GENERATOR_ERROR = "generator_error"
+    """The generator crashed or returned something that is not a Generation: no SQL came back."""
+    REFUSED = "refused"
+    """The generator declined to answer (the response's status is ``refused``, not ``error``)."""
+    GUARD_BLOCKED = "guard_blocked"
+    """The SQL is not a single read-only statement; it was not run."""
+    DATABASE = "database"
+    """The database rejected the SQL (unknown column, type error, ...)."""
+    TIMEOUT = "timeout"
+    """The statement ran past the time limit and was stopped."""
+    ROW_CAP = "row_cap"
+    """The statement returned more rows than the cap; a truncated answer is not returned."""
+    INTERNAL = "internal"
+    """The service itself failed (a bug in it, logged with its traceback): no verdict on the SQL."""
+
+
+# ExecutionError kinds of the executor, by where they happen.
+_OPEN_KINDS = {"config": ErrorKind.CONFIG}
+_RUN_KINDS = {
+    "timeout": ErrorKind.TIMEOUT,
+    "row_cap": ErrorKind.ROW_CAP,
+    "database": ErrorKind.DATABASE,
+    "config": ErrorKind.CONFIG,
+    "connect": ErrorKind.DB_UNREACHABLE,
+}
+
+
+@dataclass(frozen=True)
+class Execution:
+    """One statement run read-only: its rows, or the kind of failure and why."""
+
+    sql: str
+    columns: tuple[str, ...] = ()
+    """Column names in order; duplicates kept (``SELECT a.id, b.id`` gives two ``id``)."""
+    rows: Sequence[Row] = ()
+    """Rows as positional tuples of the driver's Python values."""
+    elapsed_ms: float = 0.0
+    """Wall time of execution and fetch (0 when it did not run)."""
+    error_kind: ErrorKind | None = None
+    """``None`` when the statement ran; otherwise why it returned no rows."""
+    reason: str | None = None
+    """What happened and what to do, when it failed; never holds a URL password."""
+
+    @property
+    def ok(self) -> bool:
+        return self.error_kind is None
+
+    @classmethod
+    def failed(cls, sql: str, kind: ErrorKind, reason: str) -> Execution:
+        return cls(sql=sql, error_kind=kind, reason=reason)
+
+
+class ReadOnlySQL:
+    """Guarded, read-only execution over any number of databases, one cached executor per URL.
+
+    Args:
+        row_cap: most rows a statement may return; more is ``row_cap``, never a silent truncation.
+        timeout_s: time limit of one statement on the database.
+        max_sql_bytes: longer SQL is ``guard_blocked`` without being parsed.
+        max_result_bytes: a bigger result (or any one value over it) is ``row_cap``, never fetched whole.
+    """
+
+    def __init__(
+        self,
+        *,
+        row_cap: int = 10_000,
+        timeout_s: float = 10.0,
+        max_sql_bytes: int = MAX_SQL_BYTES,
+        max_result_bytes: int = MAX_RESULT_BYTES,
+    ) -> None:
+        self.row_cap, self.timeout_s = row_cap, timeout_s
+        self.max_sql_bytes, self.max_result_bytes = max_sql_bytes, max_result_bytes
+        self._executors: dict[str, ReadOnlyExecutor] = {}
+        self._schemas: dict[str, SchemaContext] = {}
+        self._structures: dict[str, list[Any]] = {}
+        self._lock = threading.Lock()
+
+    def executor(self, url: str) -> ReadOnlyExecutor:
+        """The cached executor of ``url``.
+
+        Raises:
+            ExecutionError: the URL cannot be used (``config``) or reached (``connect``).
+        """
+        with self._lock:
+            executor = self._executors.get(url)
+            if executor is None:
+                executor = self._executors[url] = ReadOnlyExecutor(
+                    url, row_cap=self.row_cap, timeout_s=self.timeout_s, max_result_bytes=self.max_result_bytes
+                )
+            return executor
+
+    def dialect(self, url: str) -> str:
+        """The sqlglot dialect of ``url``'s engine (``sqlite``, ``postgres``, ...); raises like :meth:`executor`."""
+        return self.executor(url).dialect
+
+    def schema(self, url: str) -> SchemaContext:
+        """The schema context of ``url``, inspected once and then cached; raises like :meth:`executor`."""
+        cached = self._schemas.get(url)
+        if cached is None:
+            cached = self._schemas[url] = inspect_schema(self.executor(url).engine)
+        return cached
+
+    def structure(self, url: str) -> list[Any]:
+        """The schema of ``url`` without its data (:meth:`SchemaContext.structure`): from the cached context
+        when there is one, else from an inspection that samples no values (a fraction of the cost), kept
+        until :meth:`forget`."""
+        cached = self._schemas.get(url)
+        if cached is not None:
+            return cached.structure()
+        structure = self._structures.get(url)
+        if structure is None:
+            inspected = inspect_schema(self.executor(url).engine, sample_values=False)
+            structure = self._structures[url] = inspected.structure()
+        return structure
+
+    def run_readonly(self, sql: str, url: str) -> Execution:
+        """Guard ``sql`` for ``url``'s dialect, then run it read-only. Never raises."""
+        try:
+            try:
+                executor = self.executor(url)
+            except ExecutionError as exc:
+                return Execution.failed(sql, _OPEN_KINDS.get(exc.kind, ErrorKind.DB_UNREACHABLE), exc.message)
+            blocked = guard(sql, executor.dialect, self.max_sql_bytes)
+            if blocked is not None:
+                return Execution.failed(sql, ErrorKind.GUARD_BLOCKED, blocked)
+            try:
+                result = executor.execute(sql)
+            except ExecutionError as exc:
+                return Execution.failed(sql, _RUN_KINDS.get(exc.kind, ErrorKind.DATABASE), exc.message)
+            return Execution(sql, tuple(result.columns), result.rows, result.elapsed_ms)
+        except Exception as exc:  # a bug here is the service's, and says nothing about the SQL
+            log.exception("readonly_sql: unexpected failure")
+            return Execution.failed(sql, ErrorKind.INTERNAL, f"internal error: {type(exc).__name__}: {exc}")
+
+    def forget(self, url: str) -> None:
+        """Drop the cached executor and schema of one URL (after its schema changed, say)."""
+        with self._lock:
+            self._schemas.pop(url, None)
+            self._structures.pop(url, None)
+            executor = self._executors.pop(url, None)
+        if executor is not None:
+            executor.close()
+
+    def close(self) -> None:
+        for url in list(self._executors):
+            self.forget(url)
+
+    def __enter__(self) -> ReadOnlySQL:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def guard(sql: str, dialect: str, max_bytes: int = MAX_SQL_BYTES) -> str | None:
+    """Why ``sql`` may not run (fail closed: a guard that cannot classify it blocks it), or None.
+
+    SQL over ``max_bytes`` is blocked before anything else, and never kept in the cache.
+    """
+    longer = too_long(sql, max_bytes) if isinstance(sql, str) else None
+    return longer.reason if longer is not None else _guard(sql, dialect, max_bytes)
+
+
+@lru_cache(maxsize=8192)
+def _guard(sql: str, dialect: str, max_bytes: int) -> str | None:
+    """Cached per (SQL, dialect): the verdict is a function of the text alone, and a grader runs one
+    statement on every rotation (a self-check, twice)."""
+    try:
+        verdict = validate_readonly_sql(sql, dialect, max_bytes=max_bytes)
+    except Exception as exc:
+        return f"The read-only guard could not classify the SQL ({type(exc).__name__}: {exc}); it was not run"
+    return None if verdict.allowed else verdict.reason

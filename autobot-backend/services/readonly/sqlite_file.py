@@ -1,0 +1,113 @@
+"""A SQLite file opened so that nothing can write it, grow it, or leave files beside it.
+
+Each connection is opened through a ``file:...?mode=ro`` URI (a missing file is never created) and
+hardened before it is used: ``PRAGMA query_only``, no attached databases (``SQLITE_LIMIT_ATTACHED =
+0``, which also stops ``VACUUM INTO``), no extension loading, a cap on the size of any one string or
+blob (``SQLITE_LIMIT_LENGTH``: ``zeroblob(400000000)`` fails inside SQLite instead of coming back as
+400 MB), and an authorizer that allows reads only.
+
+A database in WAL mode needs ``-wal`` and ``-shm`` files, and a read-only open creates them when they
+are missing. When a WAL database has neither (no writer has it open: everything is in the main file),
+each connection opens it ``immutable=1`` instead, which reads the file alone and creates nothing;
+connections are then not pooled, so each statement decides afresh and a writer that starts later is
+read through its ``-wal`` from the next statement on. When either file exists, a writer is live and
+its files are used as they are.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlalchemy.pool import NullPool
+
+from services.readonly.guard import SIDE_EFFECT_FUNCTIONS, SQLITE_READ_PRAGMAS, SQLITE_READ_PRAGMAS_WITH_ARGUMENT
+
+__all__ = ["TOO_BIG", "deadline_handler", "is_wal", "sqlite_engine"]
+
+TOO_BIG = "string or blob too big"
+"""SQLite's message when a value passes ``SQLITE_LIMIT_LENGTH``."""
+
+_WAL_HEADER_VERSION = 2  # bytes 18 and 19 of the header: 1 rollback journal, 2 WAL
+
+
+def is_wal(path: Path) -> bool:
+    """Whether the file's header says WAL mode (read from the bytes, without opening it as a database)."""
+    try:
+        with path.open("rb") as fh:
+            header = fh.read(20)
+    except OSError:
+        return False
+    return (
+        len(header) == 20 and header[:16] == b"SQLite format 3\x00" and header[18] == header[19] == _WAL_HEADER_VERSION
+    )
+
+
+def _uri(path: Path) -> str:
+    immutable = is_wal(path) and not any(Path(f"{path}{s}").exists() for s in ("-wal", "-shm"))
+    return path.as_uri() + ("?mode=ro&immutable=1" if immutable else "?mode=ro")
+
+
+def sqlite_engine(path: Path, *, busy_s: float, max_value_bytes: int) -> sa.Engine:
+    """An engine whose every connection is read-only and hardened; ``path`` must exist (checked by the caller)."""
+    path = path.resolve()
+
+    def connect() -> sqlite3.Connection:
+        conn = sqlite3.connect(_uri(path), uri=True, timeout=busy_s, check_same_thread=False)
+        _harden(conn, max_value_bytes)
+        return conn
+
+    url = sa.URL.create("sqlite", database=str(path))
+    if is_wal(path):
+        return sa.create_engine(url, creator=connect, poolclass=NullPool)
+    return sa.create_engine(url, creator=connect)
+
+
+def _harden(conn: sqlite3.Connection, max_value_bytes: int) -> None:
+    conn.execute("PRAGMA query_only = ON")  # before the authorizer, which forbids setting pragmas
+    if hasattr(conn, "enable_load_extension"):
+        conn.enable_load_extension(False)
+    conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+    conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, max(1, min(max_value_bytes, 1_000_000_000)))
+    if hasattr(conn, "setconfig"):  # Python 3.12+
+        conn.setconfig(sqlite3.SQLITE_DBCONFIG_DEFENSIVE, True)  # type: ignore[attr-defined,unused-ignore]
+        conn.setconfig(sqlite3.SQLITE_DBCONFIG_TRUSTED_SCHEMA, False)  # type: ignore[attr-defined,unused-ignore]
+    conn.set_authorizer(_authorizer)
+
+
+_READ_ACTIONS = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_RECURSIVE})
+# SQLite reports the first use of an eponymous virtual table on a connection (a read such as
+# ``SELECT * FROM pragma_table_info('t')``) as an UPDATE of the schema table's columns. A real
+# UPDATE of the schema table is still refused by SQLite itself (writable_schema is off, and
+# setting it is a denied PRAGMA), by query_only and by the read-only open.
+_SCHEMA_TABLES = frozenset({"sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema"})
+
+
+def _authorizer(action: int, arg1: str | None, arg2: str | None, _db: str | None, _src: str | None) -> int:
+    """Allow reads only: everything not positively a read is denied."""
+    if action in _READ_ACTIONS:
+        return sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_UPDATE and (arg1 or "").lower() in _SCHEMA_TABLES:
+        return sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_FUNCTION:
+        return sqlite3.SQLITE_DENY if (arg2 or "").lower() in SIDE_EFFECT_FUNCTIONS else sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_PRAGMA:
+        name = (arg1 or "").lower()
+        if name in SQLITE_READ_PRAGMAS_WITH_ARGUMENT or (name in SQLITE_READ_PRAGMAS and arg2 is None):
+            return sqlite3.SQLITE_OK
+    return sqlite3.SQLITE_DENY
+
+
+def deadline_handler(deadline: float, fired: list[bool]) -> Callable[[], int]:
+    """A progress handler that interrupts the statement past ``deadline`` and records that it did."""
+
+    def handler() -> int:
+        if time.monotonic() > deadline:
+            fired.append(True)
+            return 1  # non-zero interrupts the statement
+        return 0
+
+    return handler
