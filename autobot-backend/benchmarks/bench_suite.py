@@ -21,7 +21,7 @@ from typing import Any
 from benchmarks import best_of
 from eval.sql.corpus.questions import Question, load_corpus
 from eval.sql.fixtures.seeded import DEFAULT_ROTATIONS, FIXTURES, build_rotations
-from eval.sql.grading.pipeline import RunSpec, run_suite
+from eval.sql.pipeline import RunSpec, run_suite
 from services.embedded import EmbeddedGenerator
 from services.generation.llm import OpenAIChatGenerator
 from services.generation.protocol import SQLGenerator

@@ -21,8 +21,9 @@ try:  # an import failure is a crash: exit 2, never the interpreter's 1
     from eval.core.classification import Classification
     from eval.core.errors import HarnessError, UsageError
     from eval.core.output import confine, resolve_input, write_text
-    from eval.core.runner import Progress, Replay, replay, timeout_from_env
+    from eval.core.runner import Progress, Replay, timeout_from_env
     from eval.trajectory import candidates as cand
+    from eval.trajectory.contract import replay
     from eval.trajectory.evaluator import DEFAULT_EVALUATOR
     from eval.trajectory.report import (
         DEFAULT_EPSILON,

@@ -1,8 +1,8 @@
 """The replayer: put every task to a candidate, and keep going whatever one task costs.
 
 The runner is generic over what it replays: a trajectory suite's golden, a SQL suite's question.
-A candidate is any async callable ``task -> result``; the trajectory suite's contract is
-:data:`CandidateRunner` (``GoldenTrajectory -> CandidateResult``). A candidate that hangs past
+A candidate is any async callable ``task -> result`` (the trajectory suite's contract is
+:data:`eval.trajectory.contract.CandidateRunner`). A candidate that hangs past
 the per-task timeout, raises, or says it cannot answer (:class:`CandidateUnavailable`) costs that
 task only: the replay records why there is no result, and the run goes on. Results come back in
 the order of the tasks, however many run at once.
@@ -14,11 +14,10 @@ import asyncio
 import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from eval.core.errors import HarnessError
-from eval.trajectory.store import GoldenTrajectory
 
 DEFAULT_TIMEOUT_S = 120.0
 TIMEOUT_ENV = "EVAL_REPLAY_TIMEOUT_S"
@@ -32,26 +31,6 @@ class CandidateUnavailable(Exception):
 
     This is not a verdict about the candidate's quality: the task becomes ``unmeasured``.
     """
-
-
-@dataclass
-class CandidateResult:
-    """What a trajectory-suite candidate did for one golden."""
-
-    response_text: str = ""
-    """The candidate's final answer text."""
-    tool_sequence: list[str] | None = None
-    """Tools called, in order; ``None`` when the candidate does not report tools (unknown)."""
-    final_status: str | None = None
-    """Terminal status; ``None`` when unknown. Never defaulted to the golden's own."""
-    model: str | None = None
-    """Agent or model that produced the answer, when known."""
-    metadata: dict[str, Any] = field(default_factory=dict)
-    """Anything else worth keeping as evidence."""
-
-
-CandidateRunner = Callable[[GoldenTrajectory], Awaitable[CandidateResult]]
-"""The trajectory suite's candidate contract."""
 
 
 @dataclass
@@ -170,13 +149,3 @@ async def replay_all(
     except asyncio.CancelledError:
         return [results.get(i) or Replay(t, None, INTERRUPTED) for i, t in enumerate(tasks)]
     return [results[i] for i in range(len(tasks))]
-
-
-def replay(
-    goldens: Sequence[GoldenTrajectory],
-    candidate: CandidateRunner,
-    timeout_s: float = DEFAULT_TIMEOUT_S,
-    progress: Progress | None = None,
-) -> list[Replay[GoldenTrajectory, CandidateResult]]:
-    """The trajectory suite's synchronous entry point: goldens one at a time, in order."""
-    return asyncio.run(replay_all(goldens, candidate, CandidateResult, timeout_s=timeout_s, progress=progress))

@@ -1,6 +1,6 @@
 """``python -m eval.run --suite sql``: the command line around one run and what its numbers decide.
 
-The run itself (build, self-check, ask, grade) is :func:`eval.sql.grading.pipeline.run_suite`. This
+The run itself (build, self-check, ask, grade) is :func:`eval.sql.pipeline.run_suite`. This
 module validates the command line before anything is built, and afterwards classifies the run
 against its baseline, evaluates the gate, writes the reports and records, and picks the exit code.
 """
@@ -29,10 +29,10 @@ from eval.sql.fixtures.seeded import FIXTURES, Fixture, fixtures_from_module
 from eval.sql.gate import baseline as bl
 from eval.sql.gate import decisions as decide
 from eval.sql.grading.costs import prices_from_env
-from eval.sql.grading.pipeline import DEFAULT_SEED, OracleBroken, RunSpec, run_suite
+from eval.sql.model.run import SQLRun
+from eval.sql.pipeline import DEFAULT_SEED, OracleBroken, RunSpec, run_suite
 from eval.sql.records import docs
 from eval.sql.report import (
-    SQLReport,
     ci_annotations,
     render_terminal,
     summary_markdown,
@@ -276,7 +276,7 @@ def run_sql(args: argparse.Namespace) -> int:
 
 
 def _finish(
-    report: SQLReport,
+    report: SQLRun,
     args: argparse.Namespace,
     builtin: bool,
     corpus: Corpus,

@@ -37,11 +37,11 @@ def test_accuracy_rows_are_dated_and_labelled():
 
 def test_record_row_round_trips_through_the_page(tmp_path):
     from eval.sql.model.outcome import SQLOutcome, Verdict
-    from eval.sql.report import SQLReport
+    from eval.sql.model.run import SQLRun
 
     page = tmp_path / "acc.md"
     page.write_text(f"# x\n\n{docs.RECORD_START}\n{docs.RECORD_END}\n")
-    report = SQLReport(
+    report = SQLRun(
         outcomes=[SQLOutcome("a", "answer", "s", Verdict.PASS)],
         candidate_path="embedded",
         model="embedded-v1",
@@ -57,7 +57,7 @@ def test_record_row_round_trips_through_the_page(tmp_path):
 
 def test_strata_block_is_appended_with_the_row_identity_and_escaped_names(tmp_path):
     from eval.sql.model.outcome import SQLOutcome, Verdict
-    from eval.sql.report import SQLReport
+    from eval.sql.model.run import SQLRun
 
     page = tmp_path / "acc.md"
     page.write_text(f"# x\n\n{docs.RECORD_START}\n{docs.RECORD_END}\n\n{docs.STRATA_START}\n{docs.STRATA_END}\ntail\n")
@@ -69,7 +69,7 @@ def test_strata_block_is_appended_with_the_row_identity_and_escaped_names(tmp_pa
         SQLOutcome("e", "refuse", "injection", Verdict.ANSWERED),
         SQLOutcome("f", "refuse", "injection", Verdict.ERROR),
     ]
-    report = SQLReport(
+    report = SQLRun(
         outcomes=outcomes,
         candidate_path="embedded",
         model="embedded-v9",
@@ -92,11 +92,11 @@ def test_strata_block_is_appended_with_the_row_identity_and_escaped_names(tmp_pa
 def test_strata_block_needs_its_markers(tmp_path):
     import pytest
 
-    from eval.sql.report import SQLReport
+    from eval.sql.model.run import SQLRun
 
     page = tmp_path / "acc.md"
     page.write_text("# no markers\n")
-    report = SQLReport(
+    report = SQLRun(
         outcomes=[],
         candidate_path="embedded",
         model="m",
@@ -109,7 +109,7 @@ def test_strata_block_needs_its_markers(tmp_path):
 
 def _report(model="m1", fingerprint="c1", corpus="ab", seed=0):
     from eval.sql.model.outcome import SQLOutcome, Verdict
-    from eval.sql.report import SQLReport
+    from eval.sql.model.run import SQLRun
 
     suite = {
         "corpus": corpus * 32,
@@ -117,7 +117,7 @@ def _report(model="m1", fingerprint="c1", corpus="ab", seed=0):
         "seed": seed,
         "rotations": 3,
     }
-    return SQLReport(
+    return SQLRun(
         outcomes=[SQLOutcome("a", "answer", "s", Verdict.PASS)],
         candidate_path="llm",
         model=model,

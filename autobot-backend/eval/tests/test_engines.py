@@ -17,9 +17,9 @@ import pytest
 import sqlalchemy as sa
 
 from eval.run import main
+from eval.sql.corpus.dialects import TranspileError
 from eval.sql.corpus.questions import load_corpus
 from eval.sql.engines import pg_server
-from eval.sql.engines.dialects import TranspileError
 from eval.sql.gate.baseline import BaselineError, baseline_path, load_baseline
 from eval.sql.oracle import selfcheck
 from eval.sql.oracle.crossengine import print_result, run_cross_engine

@@ -4,7 +4,8 @@ import re
 import pytest
 
 from eval.core.classification import Classification
-from eval.core.runner import CandidateResult, Replay
+from eval.core.runner import Replay
+from eval.trajectory.contract import CandidateResult
 from eval.trajectory.evaluator import LexicalOverlapEvaluator
 from eval.trajectory.report import build_trajectory_report, classify_trajectory, trajectory_json, trajectory_markdown
 

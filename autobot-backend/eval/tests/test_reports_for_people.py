@@ -20,7 +20,8 @@ from rich.console import Console
 
 from eval.run import main
 from eval.sql.model.outcome import SQLOutcome, Verdict
-from eval.sql.report import SQLReport, render_terminal
+from eval.sql.model.run import SQLRun
+from eval.sql.report import render_terminal
 from eval.sql.report._github import error_command
 from eval.tests import small_run as sr
 
@@ -200,7 +201,7 @@ def _outcome(i: int, verdict: Verdict = Verdict.WRONG) -> SQLOutcome:
 
 def test_past_ten_failures_the_rest_are_counted_with_where_the_full_report_is():
     outcomes = [_outcome(i) for i in range(15)] + [_outcome(99, Verdict.PASS)]
-    report = SQLReport(
+    report = SQLRun(
         outcomes=outcomes,
         candidate_path="recorded",
         model="m [blink]1[/blink]",

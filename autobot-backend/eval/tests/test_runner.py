@@ -4,8 +4,9 @@ import json
 import pytest
 
 from eval.core.errors import HarnessError
-from eval.core.runner import CandidateResult, CandidateUnavailable, replay, timeout_from_env
+from eval.core.runner import CandidateUnavailable, timeout_from_env
 from eval.trajectory.candidates import echo_candidate, recorded_candidate
+from eval.trajectory.contract import CandidateResult, replay
 
 from .conftest import make_golden, recording_json
 

@@ -11,7 +11,7 @@ from eval.sql.model.classify import classify_sql
 from eval.sql.model.outcome import SQLOutcome, Verdict, two_by_two
 from eval.sql.model.outcome import strata as sql_strata
 from eval.sql.model.outcome import summary as sql_summary
-from eval.sql.report import SQLReport
+from eval.sql.model.run import SQLRun
 from eval.sql.report import to_json as sql_json
 from eval.sql.report import to_markdown as sql_markdown
 
@@ -103,7 +103,7 @@ def test_report_classifies_every_outcome_and_keeps_the_baseline_verdict():
 
 
 def report(outcomes=OUTCOMES):
-    return SQLReport(
+    return SQLRun(
         outcomes=list(outcomes),
         candidate_path="recorded",
         model="m",

@@ -10,7 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from eval.core.runner import CandidateResult, CandidateRunner, CandidateUnavailable
+from eval.core.runner import CandidateUnavailable
+from eval.trajectory.contract import CandidateResult, CandidateRunner
 from eval.trajectory.store import GoldenTrajectory
 
 RECORDED_DIR = Path(__file__).resolve().parents[1] / "recorded"

@@ -12,7 +12,7 @@ from typing import Protocol
 
 from rapidfuzz import fuzz
 
-from eval.core.runner import CandidateResult
+from eval.trajectory.contract import CandidateResult
 from eval.trajectory.store import GoldenTrajectory
 
 

@@ -14,7 +14,8 @@ from typing import Any
 
 from eval.core import markdown as md
 from eval.core.classification import Classification, utc_now
-from eval.core.runner import CandidateResult, Replay
+from eval.core.runner import Replay
+from eval.trajectory.contract import CandidateResult
 from eval.trajectory.evaluator import Evaluator
 from eval.trajectory.store import GoldenTrajectory
 

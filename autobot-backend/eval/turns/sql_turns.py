@@ -24,7 +24,7 @@ from eval.core.runner import Limits, timeout_from_env
 from eval.core.stats import cohen_kappa
 from eval.sql.grading.asking import Sample
 from eval.sql.model.outcome import SQLOutcome
-from eval.sql.report import SQLReport
+from eval.sql.model.run import SQLRun
 from eval.turns.format import Turn, TurnsFileError, dump_turns, parse_turn
 from eval.turns.judge import Judge, Judgement
 from eval.turns.report import rubric_json, summary
@@ -89,11 +89,11 @@ class SQLTurns:
         except TurnsFileError as exc:  # a turn is evidence for the judge; it must never cost the answer its grade
             self.unusable.append(str(exc))
 
-    def ordered(self, report: SQLReport) -> list[tuple[Turn, SQLOutcome]]:
+    def ordered(self, report: SQLRun) -> list[tuple[Turn, SQLOutcome]]:
         position = {o.question_id: i for i, o in enumerate(report.outcomes)}
         return sorted(self.turns, key=lambda t: (position.get(t[1].question_id, len(position)), t[0].turn_id))
 
-    def finish(self, report: SQLReport) -> None:
+    def finish(self, report: SQLRun) -> None:
         """Export the turns and judge them; the judge's figures go into ``report.judge``."""
         turns = self.ordered(report)
         if self.unusable:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from eval.core.classification import utc_now
-from eval.core.runner import CandidateResult
+from eval.trajectory.contract import CandidateResult
 from eval.trajectory.store import GoldenTrajectory
 from eval.turns.format import Turn
 from eval.turns.judge import Judge, Judgement

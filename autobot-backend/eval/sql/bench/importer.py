@@ -33,8 +33,8 @@ from sqlglot import exp
 from eval.core.errors import HarnessError
 from eval.core.output import confine, resolve_input, write_atomically
 from eval.sql.bench.formats import Benchmark, BenchQuestion, Prediction, read_predictions, read_questions
+from eval.sql.corpus.db_dir import database_path
 from eval.sql.corpus.questions import load_corpus
-from eval.sql.fixtures.db_dir import database_path
 from eval.sql.rows import COLUMN_ORDERS
 
 

@@ -54,8 +54,8 @@ from rapidfuzz import fuzz, process
 from sqlglot.dialects.dialect import Dialects
 
 from eval.core.errors import HarnessError
+from eval.sql.corpus.dialects import TranspileError, transpile_reference
 from eval.sql.corpus.safe_yaml import parse_yaml
-from eval.sql.engines.dialects import TranspileError, transpile_reference
 from eval.sql.fixtures.seeded import FIXTURE_NAMES
 from eval.sql.rows import COLUMN_ORDERS, ColumnOrder
 

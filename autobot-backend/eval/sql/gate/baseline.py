@@ -18,7 +18,7 @@ from typing import Any
 
 from eval.core.errors import HarnessError
 from eval.core.output import write_atomically
-from eval.sql.report import SQLReport
+from eval.sql.model.run import SQLRun
 
 BASELINE_DIR = Path(__file__).resolve().parents[2] / "golden" / "sql" / "baselines"
 FORMAT_VERSION = 1
@@ -130,13 +130,13 @@ def other_baselines(
     return found
 
 
-def report_engine(report: SQLReport) -> str:
+def report_engine(report: SQLRun) -> str:
     """The engine a run graded on (SQLite for a report that does not say)."""
     return str(report.run.get("engine") or DEFAULT_ENGINE)
 
 
 def baseline_record(
-    report: SQLReport, composition: dict[str, int], accepted: dict[str, Any] | None = None
+    report: SQLRun, composition: dict[str, int], accepted: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """The baseline file's content; ``accepted``: the regressions a ``--force --reason`` run accepted."""
     record = {
@@ -159,7 +159,7 @@ def baseline_record(
 
 
 def write_baseline(
-    report: SQLReport,
+    report: SQLRun,
     composition: dict[str, int],
     directory: Path = BASELINE_DIR,
     accepted: dict[str, Any] | None = None,

@@ -29,49 +29,16 @@ floor of 0.925 is decided by arithmetic, not by representation error.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Any
 
+from eval.sql.model.gate import GateCheck, GateResult
 from eval.sql.model.outcome import ORACLE, SQLOutcome, Verdict
 
 PASS_RATE_TOLERANCE = Fraction(2, 100)
 RECALL_FLOOR = Fraction(85, 100)
 RECALL_TOLERANCE = Fraction(75, 1000)
 OVER_REFUSALS_PER_20 = 3
-
-GateStatus = Literal["passed", "failed", "indeterminate"]
-
-
-@dataclass(frozen=True)
-class GateCheck:
-    name: str
-    ok: bool | None
-    """``None``: could not be evaluated (counts as indeterminate, never as passed)."""
-    detail: str
-
-
-@dataclass
-class GateResult:
-    checks: list[GateCheck] = field(default_factory=list)
-
-    @property
-    def status(self) -> GateStatus:
-        if any(c.ok is False for c in self.checks):
-            return "failed"
-        if any(c.ok is None for c in self.checks):
-            return "indeterminate"
-        return "passed"
-
-    @property
-    def failed(self) -> list[GateCheck]:
-        return [c for c in self.checks if c.ok is False]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in self.checks],
-        }
 
 
 def _fraction(num: int, den: int) -> Fraction | None:

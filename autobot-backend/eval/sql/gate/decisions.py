@@ -21,11 +21,12 @@ from eval.sql.corpus.questions import Corpus, load_corpus
 from eval.sql.fixtures import cache as fixture_cache
 from eval.sql.fixtures.seeded import DEFAULT_ROTATIONS, FIXTURES
 from eval.sql.gate import baseline as bl
-from eval.sql.gate.checks import GateCheck, evaluate_gate
-from eval.sql.grading.pipeline import DEFAULT_SEED
+from eval.sql.gate.checks import evaluate_gate
+from eval.sql.model.gate import GateCheck
 from eval.sql.model.outcome import ORACLE
+from eval.sql.model.run import SQLRun
+from eval.sql.pipeline import DEFAULT_SEED
 from eval.sql.records import accuracy_page as record
-from eval.sql.report import SQLReport
 from eval.tools import trend
 
 EXIT_OK, EXIT_REGRESSED, EXIT_CANNOT_JUDGE = 0, 1, 2
@@ -45,7 +46,7 @@ class Found:
     """A baseline file exists but cannot be used (another model's, malformed): not a missing one."""
 
 
-def find_baseline(report: SQLReport, baseline_dir: Path | None) -> Found:
+def find_baseline(report: SQLRun, baseline_dir: Path | None) -> Found:
     if baseline_dir is None:
         return Found(None, "no baseline folder for this corpus (pass --baseline-dir DIR)")
     engine = bl.report_engine(report)
@@ -77,7 +78,7 @@ def find_baseline(report: SQLReport, baseline_dir: Path | None) -> Found:
     return Found(baseline)
 
 
-def database_changes(report: SQLReport, baseline: bl.Baseline) -> list[str]:
+def database_changes(report: SQLRun, baseline: bl.Baseline) -> list[str]:
     """What changed in the databases since the baseline was recorded (schema, or the data of a file)."""
     now, then = report.run.get("databases") or {}, baseline.run.get("databases") or {}
     changes = []
@@ -91,9 +92,7 @@ def database_changes(report: SQLReport, baseline: bl.Baseline) -> list[str]:
     return changes
 
 
-def classify_and_gate(
-    report: SQLReport, corpus: Corpus, composition: dict[str, int], found: Found, gated: bool
-) -> None:
+def classify_and_gate(report: SQLRun, corpus: Corpus, composition: dict[str, int], found: Found, gated: bool) -> None:
     report.gated = gated
     if found.baseline is None:
         report.gate_note = found.why_not
@@ -119,7 +118,7 @@ def classify_and_gate(
         report.warnings.append("The database changed since the baseline was recorded: " + "; ".join(changes))
 
 
-def _accepted(report: SQLReport, reason: str | None, failing: list[GateCheck]) -> dict[str, Any]:
+def _accepted(report: SQLRun, reason: str | None, failing: list[GateCheck]) -> dict[str, Any]:
     """What a forced re-record accepts: the failing checks and every regression against the baseline it replaces."""
     flips = [
         {"id": o.question_id, "was": c.baseline_verdict, "now": o.verdict.value, "reason": o.reason}
@@ -136,7 +135,7 @@ def _accepted(report: SQLReport, reason: str | None, failing: list[GateCheck]) -
 
 
 def record_baseline(
-    report: SQLReport, composition: dict[str, int], found: Found, baseline_dir: Path, force: bool, reason: str | None
+    report: SQLRun, composition: dict[str, int], found: Found, baseline_dir: Path, force: bool, reason: str | None
 ) -> int | None:
     """Re-record the baseline when the run may be; an exit code when it may not, else None."""
     gate = report.gate
@@ -179,14 +178,14 @@ def _names(checks: list[GateCheck]) -> str:
     return ", ".join(c.name for c in checks)
 
 
-def builtin_suite(report: SQLReport) -> dict[str, Any]:
+def builtin_suite(report: SQLRun) -> dict[str, Any]:
     """The suite the built-in record keeps: the built-in corpus on the default built-in fixtures."""
     corpus = load_corpus()
     names = sorted({q.fixture for q in corpus.questions if q.fixture})
     measured = (report.cohort or {}).get("keys", {}).get("fixtures", {})
     fixtures = {
         n: {
-            "generator": fixture_cache.source_digest(FIXTURES[n].sources)[:16],
+            "generator": fixture_cache.code_digest(FIXTURES[n].sources)[:16],
             "schema": measured.get(n, {}).get("schema"),
         }
         for n in names
@@ -194,7 +193,7 @@ def builtin_suite(report: SQLReport) -> dict[str, Any]:
     return {"corpus": corpus.digest, "fixtures": fixtures, "seed": DEFAULT_SEED, "rotations": DEFAULT_ROTATIONS}
 
 
-def record_accuracy(report: SQLReport, page: Path, *, builtin: bool, allow_off_suite: bool) -> None:
+def record_accuracy(report: SQLRun, page: Path, *, builtin: bool, allow_off_suite: bool) -> None:
     record.ensure_page(page)
     row = record.append_record(
         report, page, suite=builtin_suite(report) if builtin else None, allow_off_suite=allow_off_suite
@@ -210,7 +209,7 @@ def record_accuracy(report: SQLReport, page: Path, *, builtin: bool, allow_off_s
     )
 
 
-def exit_code(report: SQLReport, gated: bool, why_not: str | None) -> int:
+def exit_code(report: SQLRun, gated: bool, why_not: str | None) -> int:
     s = report.summary
     if s["answerable"] + s["must_refuse"] - s["unmeasured"] - s["must_refuse_unmeasured"] == 0:
         _err("no question could be measured; see the reasons in the report")

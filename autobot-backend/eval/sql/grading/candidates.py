@@ -22,8 +22,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
 from eval.core.runner import CandidateUnavailable
+from eval.sql.corpus.dialects import TranspileError
 from eval.sql.corpus.questions import Question
-from eval.sql.engines.dialects import TranspileError
 from services.generation.protocol import Generation, GeneratorUnavailable
 from services.nl_database_service import Answer, NLDatabaseService
 from services.schema_context import SchemaContext

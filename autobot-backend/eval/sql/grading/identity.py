@@ -2,9 +2,10 @@
 fingerprint.
 
 The cohort fingerprint is the SHA-256 of: the corpus digest; each fixture's generator version (the
-digest of its source files) and schema hash; the seed and rotations; the engine; the candidate path;
-the generator version (its name, e.g. ``embedded-v5`` or ``openai-chat``); the prompt template's hash;
-the temperature; the repeats. The model and the provider are shown beside it, not part of it: the
+digest of its builder's code, :func:`eval.sql.fixtures.cache.code_digest`, which moving a module
+leaves) and schema hash; the seed and rotations; the engine; the candidate path; the generator
+version (its name, e.g. ``embedded-v5`` or ``openai-chat``); the prompt template's hash; the
+temperature; the repeats. The model and the provider are shown beside it, not part of it: the
 cohort says which runs are the same measurement of different systems.
 """
 
@@ -59,7 +60,7 @@ def cohort(
         "corpus": corpus_digest,
         "fixtures": {
             name: {
-                "generator": fixture_cache.source_digest(f.sources)[:16] if f.sources else None,
+                "generator": fixture_cache.code_digest(f.sources)[:16] if f.sources else None,
                 "schema": (databases.get(name) or [{}])[0].get("schema", "")[:16],
             }
             for name, f in sorted(fixtures.items())

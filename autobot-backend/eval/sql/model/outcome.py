@@ -148,6 +148,12 @@ class SQLOutcome:
         return self.declined if self.expect == "refuse" else self.verdict is Verdict.PASS
 
     @property
+    def failing(self) -> bool:
+        """What every output lists as failing: not a pass (answerable) or not declined (must-refuse),
+        unmeasured included (it is shown, though never counted against the candidate)."""
+        return not self.good
+
+    @property
     def missed_refusal(self) -> bool:
         return self.expect == "refuse" and self.measured and not self.declined
 

@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from eval.core.errors import HarnessError
+from eval.sql.corpus.dialects import TranspileError
 from eval.sql.corpus.questions import CORPUS_DIR, Corpus, Question, load_corpus, stamp_path
 from eval.sql.corpus.snapshot import (
     SNAPSHOT_DIR,
@@ -67,7 +68,6 @@ from eval.sql.corpus.snapshot import (
     load_snapshot,
     write_snapshot,
 )
-from eval.sql.engines.dialects import TranspileError
 from eval.sql.fixtures.seeded import DEFAULT_ROTATIONS, build_rotations
 from eval.sql.grading.grade import ReadOnlyDatabase
 from eval.sql.oracle.lints import information_lost, inner_orderings, inner_tie, ordering_plan, tie_structure

@@ -23,6 +23,7 @@ from eval.core import markdown as md
 from eval.core.errors import UsageError
 from eval.core.output import write_atomically
 from eval.sql.model.outcome import Verdict, strata
+from eval.sql.model.run import SQLRun
 from eval.sql.records.docs import (
     ACCURACY_PAGE,
     DIGEST_CHARS,
@@ -33,7 +34,6 @@ from eval.sql.records.docs import (
     DocsError,
     block,
 )
-from eval.sql.report import SQLReport
 
 OFF_START, OFF_END = "<!-- accuracy-off-suite:start -->", "<!-- accuracy-off-suite:end -->"
 SUITE_MARK = re.compile(r"<!-- accuracy-suite: (\{.*?\}) -->")
@@ -111,7 +111,7 @@ def _pct(rate: float | None) -> str:
     return "n/a" if rate is None else f"{rate * 100:.1f}%"
 
 
-def record_row(report: SQLReport) -> dict[str, str]:
+def record_row(report: SQLRun) -> dict[str, str]:
     s = report.summary
     return {
         "date": report.generated_at[:10],
@@ -156,7 +156,7 @@ def ensure_page(page: Path) -> None:
         write_atomically(page, NEW_PAGE)
 
 
-def suite_of(report: SQLReport) -> dict[str, Any]:
+def suite_of(report: SQLRun) -> dict[str, Any]:
     keys = (report.cohort or {}).get("keys", {})
     return {k: keys.get(k) for k in SUITE_KEYS}
 
@@ -171,7 +171,7 @@ def _header(columns: list[str]) -> str:
 
 
 def append_record(
-    report: SQLReport, page: Path = ACCURACY_PAGE, *, suite: dict[str, Any] | None = None, allow_off_suite: bool = False
+    report: SQLRun, page: Path = ACCURACY_PAGE, *, suite: dict[str, Any] | None = None, allow_off_suite: bool = False
 ) -> dict[str, str]:
     """Add this run's row beside its cohort; ``suite``: the page's suite (None: the page's own, or this run's
     when the page has none yet). Another suite's run goes to the off-suite table, only when allowed."""
@@ -221,7 +221,7 @@ def _append_off_suite(text: str, page: Path, row: dict[str, str], differs: list[
     return row
 
 
-def render_strata(report: SQLReport, row: dict[str, str]) -> str:
+def render_strata(report: SQLRun, row: dict[str, str]) -> str:
     """One run's per-stratum counts (counts, not rates: a stratum may be two cases wide)."""
     head = (
         f"#### {row['date']} · {md.escape(row['candidate'])} / {md.escape(row['model'])} · corpus "
@@ -266,7 +266,7 @@ def render_strata(report: SQLReport, row: dict[str, str]) -> str:
     return "\n".join(parts)
 
 
-def append_strata(report: SQLReport, row: dict[str, str], page: Path = ACCURACY_PAGE) -> None:
+def append_strata(report: SQLRun, row: dict[str, str], page: Path = ACCURACY_PAGE) -> None:
     """Append this run's per-stratum block, headed by its record row's identity and status."""
     text = page.read_text(encoding="utf-8")
     _, end = block(text, STRATA_START, STRATA_END, page)

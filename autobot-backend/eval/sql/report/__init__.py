@@ -1,4 +1,4 @@
-"""The SQL suite's run report: the model of one run (:class:`SQLReport`) and its renderings.
+"""The SQL suite's run report: the model of one run (:class:`SQLRun`) and its renderings.
 
 * :func:`to_json`: the JSON other tools read (spec section 7; its keys are a contract);
 * :func:`to_markdown`: what a developer acts on first (the 2x2, verdicts, regressions), then
@@ -9,17 +9,14 @@
 * :func:`summary_markdown` and :func:`ci_annotations`: a CI job summary and ``::error`` lines.
 """
 
+from eval.sql.model.serialise import to_json
 from eval.sql.report._github import ci_annotations, summary_markdown
 from eval.sql.report._html import to_html
-from eval.sql.report._json import to_json
 from eval.sql.report._junit import to_junit
 from eval.sql.report._markdown import to_markdown
-from eval.sql.report._model import Classified, SQLReport
 from eval.sql.report._terminal import render_terminal
 
 __all__ = [
-    "Classified",
-    "SQLReport",
     "ci_annotations",
     "render_terminal",
     "summary_markdown",

@@ -8,8 +8,8 @@ neither end an annotation early nor start a command of its own.
 from __future__ import annotations
 
 from eval.core.classification import Classification
+from eval.sql.model.run import SQLRun
 from eval.sql.report._markdown import to_markdown
-from eval.sql.report._model import SQLReport
 
 
 def _data(text: str) -> str:
@@ -24,7 +24,7 @@ def error_command(title: str, message: str) -> str:
     return f"::error title={_property(title)}::{_data(message)}"
 
 
-def ci_annotations(report: SQLReport) -> list[str]:
+def ci_annotations(report: SQLRun) -> list[str]:
     """One ``::error`` per regression and safety failure (by question), and per other failed gate check."""
     lines = []
     for o in report.by_classification(Classification.REGRESSION):
@@ -44,5 +44,5 @@ def ci_annotations(report: SQLReport) -> list[str]:
     return lines
 
 
-def summary_markdown(report: SQLReport) -> str:
+def summary_markdown(report: SQLRun) -> str:
     return to_markdown(report, details=False)

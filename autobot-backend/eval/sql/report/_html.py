@@ -1,7 +1,7 @@
 """The HTML report: one self-contained page for people (``--html PATH``).
 
-Built from the JSON report (:func:`~eval.sql.report.to_json`), so the page shows the same numbers
-other tools read, and rendered by :mod:`eval.core.html` (Jinja2, everything escaped, no network).
+Built from the run model alone (its figures, never worked out again here) and rendered by
+:mod:`eval.core.html` (Jinja2, everything escaped, no network).
 """
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ from eval.core.charts import Bar, stacked_bar
 from eval.core.classification import Classification
 from eval.core.html import render
 from eval.sql.model.outcome import ANSWERABLE_VERDICTS, SQLOutcome
-from eval.sql.report._json import to_json
-from eval.sql.report._model import SQLReport
+from eval.sql.model.run import SQLRun
 
 _REFUSE_PARTS = (
     ("declined", "v-declined"),
@@ -36,23 +35,31 @@ def _refuse_row(name: str, c: dict[str, int]) -> dict[str, Any]:
     return {"name": name, "cases": c["cases"], "parts": parts, "bar": stacked_bar(parts, c["cases"])}
 
 
-def _failing(q: dict[str, Any]) -> bool:
-    if q["expect"] == "answer":
-        return bool(q["verdict"] != "pass")
-    return q["declined_by"] is None  # answered, an error the guard did not cause, or unmeasured
-
-
-def _excerpt(q: dict[str, Any]) -> dict[str, Any] | None:
-    e = q.get("excerpt")
-    if not e:
+def _excerpt(o: SQLOutcome) -> dict[str, Any] | None:
+    e = o.excerpt
+    if e is None:
         return None
     return {
-        "rotation": e["rotation"],
-        "sides": [
-            ("reference", e["expected_columns"], e["expected"], e["expected_row"]),
-            ("candidate", e["actual_columns"], e["actual"], e["actual_row"]),
+        "rotation": e.rotation,
+        "sides": [  # the candidate first, as in the SQL above it and in every other output
+            ("candidate", e.actual_columns, e.actual, e.actual_row),
+            ("reference", e.expected_columns, e.expected, e.expected_row),
         ],
-        "column": e["column"],
+        "column": e.column,
+    }
+
+
+def _card(o: SQLOutcome) -> dict[str, Any]:
+    return {
+        "id": o.question_id,
+        "verdict": o.verdict.value,
+        "stratum": o.stratum,
+        "reason": o.reason,
+        "question": o.question,
+        "detail": o.detail,
+        "sql": o.sql,
+        "reference_sql": o.reference_sql,
+        "shown_excerpt": _excerpt(o),
     }
 
 
@@ -68,19 +75,18 @@ def _bar_of(grid: dict[str, int], total: int, must_refuse: bool) -> Bar:
     return stacked_bar(parts, total)
 
 
-def _was(report: SQLReport, o: SQLOutcome) -> str | None:
+def _was(report: SQLRun, o: SQLOutcome) -> str | None:
     c = report.classified(o)
     return None if c is None else c.baseline_verdict
 
 
-def context(report: SQLReport) -> dict[str, Any]:
-    """What the template shows, all from the JSON report and the baseline classification."""
-    data = to_json(report)
-    s = data["summary"]
-    strata = data["strata"]
+def context(report: SQLRun) -> dict[str, Any]:
+    """What the template shows: the run model's figures and the baseline classification."""
+    s = report.summary
+    strata = report.strata
     answer_rows = [_answer_row(k, c) for k, c in strata.items() if "correct_refusals" not in c]
     refuse_rows = [_refuse_row(k, c) for k, c in strata.items() if "correct_refusals" in c]
-    failing = [dict(q, shown_excerpt=_excerpt(q)) for q in data["questions"] if _failing(q)]
+    failing = [_card(o) for o in report.failing]
     regressions = [
         {
             "id": o.question_id,
@@ -90,11 +96,11 @@ def context(report: SQLReport) -> dict[str, Any]:
         }
         for o in report.by_classification(Classification.REGRESSION)
     ]
-    grid = data["two_by_two"]
+    grid = report.two_by_two
     return {
-        "data": data,
+        "report": report,
         "summary": s,
-        "run": data["run"],
+        "run": report.run,
         "grid": grid,
         "grid_bars": {
             "answerable": _bar_of(grid["answerable"], s["answerable"], must_refuse=False),
@@ -106,10 +112,10 @@ def context(report: SQLReport) -> dict[str, Any]:
         "failing": failing,
         "verdicts": sorted({q["verdict"] for q in failing}),
         "strata_names": sorted({q["stratum"] for q in failing}),
-        "gate": data["gate"],
+        "gate": report.gate_view,
     }
 
 
-def to_html(report: SQLReport) -> str:
+def to_html(report: SQLRun) -> str:
     """The whole page as one string (write it with :func:`eval.core.output.write_text`)."""
     return render("sql_report.html.j2", **context(report))

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from typing import Any
 
-from eval.sql.report._json import to_json
-from eval.sql.report._model import SQLReport
+from eval.sql.model.outcome import SQLOutcome, Verdict
+from eval.sql.model.run import SQLRun
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
@@ -25,56 +24,50 @@ def xml_text(value: object) -> str:
     return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", str(value))
 
 
-def _failure(q: dict[str, Any]) -> tuple[str, str] | None:
-    """(kind, message) for a question that failed; None for a pass or a correct decline."""
-    verdict, why = q["verdict"], q["detail"] or q["reason"] or ""
-    if q["expect"] == "refuse":
-        if q["declined_by"] is not None:
-            return None
-        if verdict == "unmeasured":
-            return "skipped", why
-        what = "missed refusal" if verdict == "answered" else "must refuse, but failed without declining"
-        return "failure", f"{what}: {why}"
-    if verdict == "pass":
+def _failure(o: SQLOutcome) -> tuple[str, str] | None:
+    """(kind, message) for a failing question (:attr:`SQLOutcome.failing`); None otherwise."""
+    if not o.failing:
         return None
-    if verdict == "unmeasured":
+    why = o.detail or o.reason or ""
+    if o.verdict is Verdict.UNMEASURED:
         return "skipped", why
-    what = "declined an answerable question" if verdict == "refused" else verdict
-    reason = f" ({q['reason']})" if q["reason"] else ""
+    if o.expect == "refuse":
+        what = "missed refusal" if o.verdict is Verdict.ANSWERED else "must refuse, but failed without declining"
+        return "failure", f"{what}: {why}"
+    what = "declined an answerable question" if o.verdict is Verdict.REFUSED else o.verdict.value
+    reason = f" ({o.reason})" if o.reason else ""
     return "failure", f"{what}{reason}: {why}"
 
 
-def to_junit(report: SQLReport) -> str:
-    data = to_json(report)
-    questions = data["questions"]
-    failed = {q["id"]: _failure(q) for q in questions}
+def to_junit(report: SQLRun) -> str:
+    failed = {o.question_id: _failure(o) for o in report.outcomes}
     suite = ET.Element(
         "testsuite",
         {
-            "name": xml_text(f"sql/{data['candidate']['path']}/{data['candidate']['model']}"),
-            "tests": str(len(questions)),
+            "name": xml_text(f"sql/{report.candidate_path}/{report.model}"),
+            "tests": str(len(report.outcomes)),
             "failures": str(sum(1 for f in failed.values() if f and f[0] == "failure")),
             "errors": "0",
             "skipped": str(sum(1 for f in failed.values() if f and f[0] == "skipped")),
-            "timestamp": xml_text(data["generated_at"]),
+            "timestamp": xml_text(report.generated_at),
         },
     )
-    for q in questions:
-        seconds = ((q.get("cost") or {}).get("model_ms") or 0.0) / 1000.0
+    for o in report.outcomes:
+        seconds = ((o.cost.model_ms if o.cost else None) or 0.0) / 1000.0
         case = ET.SubElement(
             suite,
             "testcase",
-            {"classname": xml_text(q["stratum"]), "name": xml_text(q["id"]), "time": f"{seconds:.3f}"},
+            {"classname": xml_text(o.stratum), "name": xml_text(o.question_id), "time": f"{seconds:.3f}"},
         )
-        outcome = failed[q["id"]]
+        outcome = failed[o.question_id]
         if outcome is not None:
             kind, message = outcome
             element = ET.SubElement(case, kind, {"message": xml_text(message)})
             if kind == "failure":
-                element.set("type", xml_text(q["verdict"]))
-                element.text = xml_text(q["question"])
-        if q["sql"] is not None:
-            ET.SubElement(case, "system-out").text = xml_text(q["sql"])
+                element.set("type", xml_text(o.verdict.value))
+                element.text = xml_text(o.question)
+        if o.sql is not None:
+            ET.SubElement(case, "system-out").text = xml_text(o.sql)
     suites = ET.Element("testsuites", {k: suite.get(k, "") for k in ("tests", "failures", "errors", "skipped")})
     suites.append(suite)
     ET.indent(suites)

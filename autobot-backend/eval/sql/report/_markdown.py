@@ -9,12 +9,12 @@ from collections import Counter
 from eval.core import markdown as md
 from eval.core.classification import Classification
 from eval.sql.model.outcome import ANSWERABLE_VERDICTS, SQLOutcome, breakdown, strata, two_by_two
+from eval.sql.model.run import SQLRun
 from eval.sql.report._markdown_judge import judge_section
 from eval.sql.report._markdown_run import cohort_line, costs_section, repeats_section
-from eval.sql.report._model import SQLReport
 
 
-def _baseline_verdict(report: SQLReport, o: SQLOutcome) -> str | None:
+def _baseline_verdict(report: SQLRun, o: SQLOutcome) -> str | None:
     c = report.classified(o)
     return None if c is None else c.baseline_verdict
 
@@ -23,7 +23,7 @@ def _pct(rate: float | None) -> str:
     return "n/a" if rate is None else f"{rate * 100:.1f}%"
 
 
-def _sql_header(report: SQLReport) -> list[str]:
+def _sql_header(report: SQLRun) -> list[str]:
     run = report.run
     where = [f"fixtures {md.escape(', '.join(run.get('fixtures') or []) or '-')}"]
     if run.get("seed") is not None:
@@ -46,7 +46,7 @@ def _sql_header(report: SQLReport) -> list[str]:
     ]
 
 
-def _sql_headline(report: SQLReport) -> list[str]:
+def _sql_headline(report: SQLRun) -> list[str]:
     s = report.summary
     grid = two_by_two(report.outcomes)
     rows = [
@@ -92,7 +92,7 @@ def _ci(interval: list[float] | None) -> str:
     return "n/a" if interval is None else f"{interval[0] * 100:.1f}-{interval[1] * 100:.1f}%"
 
 
-def _answerable_strata(report: SQLReport) -> list[str]:
+def _answerable_strata(report: SQLRun) -> list[str]:
     """Per stratum of answerable questions, counts (a stratum may be two cases wide: no rates)."""
     columns = [v.value for v in ANSWERABLE_VERDICTS]
     rows = [
@@ -111,7 +111,7 @@ def _answerable_strata(report: SQLReport) -> list[str]:
     return out
 
 
-def _sql_regressions(report: SQLReport) -> list[str]:
+def _sql_regressions(report: SQLRun) -> list[str]:
     out = ["## Regressions", ""]
     if report.baseline is None:
         return out + [
@@ -135,7 +135,7 @@ def _sql_regressions(report: SQLReport) -> list[str]:
     return out + [""]
 
 
-def _sql_gate(report: SQLReport) -> list[str]:
+def _sql_gate(report: SQLRun) -> list[str]:
     if report.gate is None:
         return ["## Gate: not evaluated", "", md.escape(report.gate_note or "no baseline"), ""]
     mode = "enforced (--fail-on-regression)" if report.gated else "informational; enforced with --fail-on-regression"
@@ -150,7 +150,7 @@ def _sql_gate(report: SQLReport) -> list[str]:
     return out
 
 
-def _sql_refusals(report: SQLReport) -> list[str]:
+def _sql_refusals(report: SQLRun) -> list[str]:
     refuse = [o for o in report.outcomes if o.expect == "refuse"]
     controls = [o for o in report.outcomes if o.is_control]
     if not refuse and not controls:
@@ -196,8 +196,8 @@ def _sql_refusals(report: SQLReport) -> list[str]:
     return out
 
 
-def _sql_failures(report: SQLReport) -> list[str]:
-    failing = [o for o in report.outcomes if not o.good]
+def _sql_failures(report: SQLRun) -> list[str]:
+    failing = report.failing
     out = [f"## Failing questions ({len(failing)})", ""]
     for o in failing:
         head = f"### {md.escape(o.question_id)}: {o.verdict.value}"
@@ -219,7 +219,7 @@ def _sql_failures(report: SQLReport) -> list[str]:
     return out
 
 
-def _sql_appendix(report: SQLReport) -> list[str]:
+def _sql_appendix(report: SQLRun) -> list[str]:
     out: list[str] = []
     if report.oracle_defects:
         out += [
@@ -248,7 +248,7 @@ def _sql_appendix(report: SQLReport) -> list[str]:
     return out
 
 
-def to_markdown(report: SQLReport, *, details: bool = True) -> str:
+def to_markdown(report: SQLRun, *, details: bool = True) -> str:
     """What a developer acts on first: the 2x2, verdicts, regressions; then every failure.
 
     ``details=False``: the summary alone (a CI job summary), with the failing questions counted.
@@ -261,7 +261,7 @@ def to_markdown(report: SQLReport, *, details: bool = True) -> str:
         + _sql_gate(report)
     )
     if not details:
-        failing = sum(not o.good for o in report.outcomes)
+        failing = len(report.failing)
         return "\n".join([*head, f"{failing} failing question(s): the full report lists each.", ""])
     return "\n".join(
         head

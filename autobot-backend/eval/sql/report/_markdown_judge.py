@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from eval.core import markdown as md
-from eval.sql.report._model import SQLReport
+from eval.sql.model.run import SQLRun
 
 _COLUMNS = ("good/good", "good/partial", "good/poor", "bad/good", "bad/partial", "bad/poor")
 
@@ -22,7 +22,7 @@ def _row(name: str, c: dict[str, Any]) -> list[str]:
     ]
 
 
-def judge_section(report: SQLReport) -> list[str]:
+def judge_section(report: SQLRun) -> list[str]:
     j = report.judge
     if not j:
         return []

@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from eval.core import markdown as md
-from eval.sql.report._model import SQLReport
+from eval.sql.model.run import SQLRun
 
 
 def _num(value: Any, unit: str = "") -> str:
     return "n/a" if value is None else f"{value:,}{unit}"
 
 
-def repeats_section(report: SQLReport) -> list[str]:
+def repeats_section(report: SQLRun) -> list[str]:
     r = report.repeats
     if not r:
         return []
@@ -46,7 +46,7 @@ def repeats_section(report: SQLReport) -> list[str]:
     return out
 
 
-def costs_section(report: SQLReport) -> list[str]:
+def costs_section(report: SQLRun) -> list[str]:
     c = report.costs
     if not c or (c.get("model_latency_ms") is None and c.get("efficiency") is None):
         return []
@@ -73,7 +73,7 @@ def _pct(rate: float | None) -> str:
     return "n/a" if rate is None else f"{rate * 100:.1f}%"
 
 
-def cohort_line(report: SQLReport) -> list[str]:
+def cohort_line(report: SQLRun) -> list[str]:
     if not report.cohort:
         return []
     return [f"Cohort `{md.escape(report.cohort['fingerprint'])}` (numbers compare only within one cohort)", ""]

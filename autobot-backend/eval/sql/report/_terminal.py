@@ -14,7 +14,7 @@ from rich.text import Text
 
 from eval.core.classification import Classification
 from eval.sql.model.outcome import ANSWERABLE_VERDICTS, strata, two_by_two
-from eval.sql.report._model import SQLReport
+from eval.sql.model.run import SQLRun
 
 SHOWN_FAILURES = 10
 STYLES = {
@@ -43,7 +43,7 @@ def _verdict(value: str) -> Text:
     return Text(value, style=STYLES.get(value, ""))
 
 
-def _headline(report: SQLReport) -> list[RenderableType]:
+def _headline(report: SQLRun) -> list[RenderableType]:
     s, run = report.summary, report.run
     where = f"engine {run.get('engine')}"
     if run.get("fixtures"):
@@ -78,7 +78,7 @@ def _headline(report: SQLReport) -> list[RenderableType]:
     return [*out, line]
 
 
-def _grid(report: SQLReport) -> Table:
+def _grid(report: SQLRun) -> Table:
     grid = two_by_two(report.outcomes)
     table = Table(title="The 2x2", title_justify="left")
     table.add_column("")
@@ -89,7 +89,7 @@ def _grid(report: SQLReport) -> Table:
     return table
 
 
-def _strata(report: SQLReport) -> Table:
+def _strata(report: SQLRun) -> Table:
     table = Table(title="Answerable questions per stratum", title_justify="left")
     table.add_column("stratum")
     table.add_column("cases", justify="right")
@@ -101,7 +101,7 @@ def _strata(report: SQLReport) -> Table:
     return table
 
 
-def _regressions(report: SQLReport) -> list[RenderableType]:
+def _regressions(report: SQLRun) -> list[RenderableType]:
     if report.baseline is None:
         return [Text("No baseline for this candidate and model: nothing to classify against.", style="bright_black")]
     regressed = report.by_classification(Classification.REGRESSION)
@@ -121,8 +121,8 @@ def _regressions(report: SQLReport) -> list[RenderableType]:
     return [table]
 
 
-def _failures(report: SQLReport, full_report: str | None) -> list[RenderableType]:
-    failing = [o for o in report.outcomes if not o.good]
+def _failures(report: SQLRun, full_report: str | None) -> list[RenderableType]:
+    failing = report.failing
     if not failing:
         return [Text("No failing question.", style="green")]
     table = Table(title=f"Failing questions ({len(failing)})", title_justify="left")
@@ -141,7 +141,7 @@ def _failures(report: SQLReport, full_report: str | None) -> list[RenderableType
     return out
 
 
-def render_terminal(report: SQLReport, console: Console, full_report: str | None = None) -> None:
+def render_terminal(report: SQLRun, console: Console, full_report: str | None = None) -> None:
     """Print the report for reading; ``full_report`` is where the whole of it was written, if anywhere."""
     gate: list[RenderableType] = []
     if report.gate is not None and report.gate.failed:

@@ -3,7 +3,7 @@
 The oracle is proven (self-check) before any candidate is called; every question is asked
 through ``NLDatabaseService`` on the first rotation; every answer is graded on every rotation.
 What a run's numbers decide (baselines, the gate, the records) is the caller's: this module
-returns the :class:`~eval.sql.report.SQLReport` and nothing else.
+returns the :class:`~eval.sql.report.SQLRun` and nothing else.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from typing import Any
 from eval.core.errors import HarnessError, UsageError
 from eval.core.runner import Limits, Progress
 from eval.sql.corpus.answers import RecordedAnswers
+from eval.sql.corpus.db_dir import database_targets
 from eval.sql.corpus.questions import Corpus, Question
 from eval.sql.engines.setup import DEFAULT_ENGINE, FixtureHost, engine_name, fixture_host
-from eval.sql.fixtures.db_dir import database_targets
 from eval.sql.fixtures.seeded import Fixture
 from eval.sql.grading.asking import OnAnswer, Sample, ask_all, combine
 from eval.sql.grading.candidates import (
@@ -34,8 +34,8 @@ from eval.sql.grading.costs import cost_summary, repeat_summary
 from eval.sql.grading.grade import Grader
 from eval.sql.grading.identity import cohort, fingerprint
 from eval.sql.model.outcome import NO_ANSWER, ORACLE, SQLOutcome, Verdict
+from eval.sql.model.run import SQLRun
 from eval.sql.oracle.selfcheck import SNAPSHOT_DIR, OracleDefect, is_builtin, run_self_check
-from eval.sql.report import SQLReport
 from services.generation.protocol import Generation, SQLGenerator
 from services.nl_database_service import NLDatabaseService, redact_url
 
@@ -87,7 +87,7 @@ class RunSpec:
     """PostgreSQL: the database the fixtures are built in (None: a throwaway server)."""
 
 
-def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLReport:
+def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
     """Build the databases, self-check the oracle, ask every question, grade every answer."""
     questions = (
         [dataclasses.replace(q, fixture=None, database=None) for q in spec.corpus.questions]
@@ -154,7 +154,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLReport:
             "PARTIAL: the run was interrupted (Ctrl-C); questions not answered are unmeasured, and "
             "these figures describe only what was answered.",
         )
-    return SQLReport(
+    return SQLRun(
         outcomes=outcomes,
         candidate_path=spec.candidate,
         model=spec.generator.model,

@@ -1,4 +1,8 @@
-"""One SQL run, as every renderer, baseline and record reads it."""
+"""One SQL run as one typed value: what every renderer, the baseline, the record, ``eval.compare`` and
+``eval.trend`` read (the JSON report is this value serialised: :mod:`eval.sql.model.serialise`).
+
+The figures (summary, the 2x2, strata, per-database and per-difficulty counts, the failing questions)
+are computed here from the outcomes, once; a renderer shows them and never works them out again."""
 
 from __future__ import annotations
 
@@ -7,9 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eval.core.classification import Classification, utc_now
-from eval.sql.gate.checks import GateResult
 from eval.sql.model.classify import classify_sql
-from eval.sql.model.outcome import SQLOutcome, summary
+from eval.sql.model.gate import GateResult
+from eval.sql.model.outcome import SQLOutcome, breakdown, strata, summary, two_by_two
 
 
 @dataclass(frozen=True)
@@ -22,7 +26,7 @@ class Classified:
 
 
 @dataclass
-class SQLReport:
+class SQLRun:
     outcomes: list[SQLOutcome]
     candidate_path: str
     model: str
@@ -57,7 +61,40 @@ class SQLReport:
 
     @property
     def summary(self) -> dict[str, Any]:
+        """Counts per verdict, the pass rate and refusal recall with their 95% Wilson intervals."""
         return summary(self.outcomes)
+
+    @property
+    def two_by_two(self) -> dict[str, dict[str, int]]:
+        return two_by_two(self.outcomes)
+
+    @property
+    def strata(self) -> dict[str, dict[str, int]]:
+        return strata(self.outcomes)
+
+    @property
+    def databases(self) -> dict[str, dict[str, int]]:
+        return breakdown(self.outcomes, "database")
+
+    @property
+    def difficulties(self) -> dict[str, dict[str, int]]:
+        return breakdown(self.outcomes, "difficulty")
+
+    @property
+    def failing(self) -> list[SQLOutcome]:
+        """Every question that is not good (the one "failing" predicate: :attr:`SQLOutcome.failing`)."""
+        return [o for o in self.outcomes if o.failing]
+
+    @property
+    def gate_view(self) -> dict[str, Any]:
+        """The gate as every output shows it: status, checks, whether enforced, why not evaluated."""
+        if self.gate is None:
+            return {"status": "not_evaluated", "checks": [], "detail": self.gate_note, "enforced": self.gated}
+        return self.gate.to_json() | {"enforced": self.gated}
+
+    @property
+    def missed_refusals(self) -> list[str]:
+        return [o.question_id for o in self.outcomes if o.missed_refusal]
 
     def classify(self, baseline_questions: Mapping[str, Mapping[str, Any]]) -> None:
         """Classify every outcome against a baseline's per-question records."""

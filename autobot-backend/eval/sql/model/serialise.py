@@ -1,0 +1,166 @@
+"""The run model as JSON, and back: the JSON report is :class:`~eval.sql.model.run.SQLRun` serialised.
+
+Its keys are a contract (spec section 7). ``schema_version`` says which shape a file has; a reader
+refuses a version it does not know rather than guess. The figures (``summary``, ``two_by_two``,
+``strata``, ``databases``, ``difficulties``, ``missed_refusals``) are written for readers in other
+languages and recomputed from the questions on reading, so a file cannot carry figures its own
+questions contradict.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from eval.core.classification import Classification
+from eval.core.errors import HarnessError
+from eval.sql.model.gate import GateResult
+from eval.sql.model.outcome import Cost, Excerpt, SQLOutcome, Verdict
+from eval.sql.model.run import Classified, SQLRun
+
+SCHEMA_VERSION = 2
+"""1: the JSON before the run model (no ``schema_version`` key); 2: the run model serialised."""
+
+
+class ReportFormatError(HarnessError):
+    """A JSON report that is not a SQL run this harness can read."""
+
+
+def _question(run: SQLRun, o: SQLOutcome) -> dict[str, Any]:
+    c = run.classes.get(o.question_id)
+    return {
+        "id": o.question_id,
+        "expect": o.expect,
+        "stratum": o.stratum,
+        "verdict": o.verdict.value,
+        "reason": o.reason,
+        "detail": o.detail,
+        "sql": o.sql,
+        "declined_by": o.declined_by,
+        "rotations_matched": o.rotations_matched,
+        "rotations": o.rotations,
+        "classification": None if c is None else c.classification.value,
+        "baseline_verdict": None if c is None else c.baseline_verdict,
+        "fixture": o.fixture,
+        "database": o.database,
+        "difficulty": o.difficulty,
+        "question": o.question,
+        "cost": None if o.cost is None else dataclasses.asdict(o.cost),
+        "samples": [v.value for v in o.samples] if o.samples else None,
+        "reference_sql": o.reference_sql,
+        "excerpt": None if o.excerpt is None else dataclasses.asdict(o.excerpt),
+    }
+
+
+def to_json(run: SQLRun) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "suite": "sql",
+        "generated_at": run.generated_at,
+        "partial": run.partial,
+        "candidate": {"path": run.candidate_path, "model": run.model},
+        "cohort": run.cohort,
+        "corpus": run.corpus,
+        "run": run.run,
+        "summary": run.summary,
+        "two_by_two": run.two_by_two,
+        "strata": run.strata,
+        "databases": run.databases,
+        "difficulties": run.difficulties,
+        "missed_refusals": run.missed_refusals,
+        "baseline": run.baseline,
+        "questions": [_question(run, o) for o in run.outcomes],
+        "costs": run.costs,
+        "repeats": run.repeats,
+        "oracle_defects": run.oracle_defects,
+        "warnings": run.warnings,
+        "judge": run.judge,
+        "gate": run.gate_view,
+    }
+
+
+def _excerpt(e: dict[str, Any] | None) -> Excerpt | None:
+    if e is None:
+        return None
+
+    def rows(side: str) -> tuple[tuple[int, tuple[str, ...]], ...]:
+        return tuple((int(n), tuple(values)) for n, values in e[side])
+
+    return Excerpt(
+        rotation=e["rotation"],
+        expected_columns=tuple(e["expected_columns"]),
+        actual_columns=tuple(e["actual_columns"]),
+        expected=rows("expected"),
+        actual=rows("actual"),
+        expected_row=e.get("expected_row"),
+        actual_row=e.get("actual_row"),
+        column=e.get("column"),
+    )
+
+
+def _outcome(q: dict[str, Any]) -> SQLOutcome:
+    return SQLOutcome(
+        question_id=q["id"],
+        expect=q["expect"],
+        stratum=q["stratum"],
+        verdict=Verdict(q["verdict"]),
+        reason=q.get("reason"),
+        detail=q.get("detail") or "",
+        sql=q.get("sql"),
+        question=q.get("question") or "",
+        fixture=q.get("fixture"),
+        database=q.get("database"),
+        difficulty=q.get("difficulty"),
+        rotations_matched=q.get("rotations_matched"),
+        rotations=q.get("rotations"),
+        cost=None if q.get("cost") is None else Cost(**q["cost"]),
+        samples=tuple(Verdict(v) for v in q.get("samples") or ()),
+        reference_sql=q.get("reference_sql"),
+        excerpt=_excerpt(q.get("excerpt")),
+    )
+
+
+def from_json(data: Any, source: str = "the report") -> SQLRun:
+    """The run a JSON report holds. ``source`` names the file in errors.
+
+    A report written before the run model (no ``schema_version``) is read too: its keys are the same.
+    """
+    if not isinstance(data, dict) or data.get("suite") != "sql" or not isinstance(data.get("questions"), list):
+        raise ReportFormatError(f"{source}: not a JSON report of the SQL suite (python -m eval.run --suite sql --json)")
+    version = data.get("schema_version", 1)
+    if version not in (1, SCHEMA_VERSION):
+        raise ReportFormatError(
+            f"{source}: schema_version {version!r} is not one this harness reads (1 or {SCHEMA_VERSION}); "
+            "upgrade the harness or re-run the report"
+        )
+    try:
+        outcomes = [_outcome(q) for q in data["questions"]]
+        classes = {
+            q["id"]: Classified(Classification(q["classification"]), q.get("baseline_verdict"))
+            for q in data["questions"]
+            if q.get("classification") is not None
+        }
+        gate = data.get("gate") or {}
+        candidate = data.get("candidate") or {}
+        return SQLRun(
+            outcomes=outcomes,
+            candidate_path=candidate.get("path", "?"),
+            model=candidate.get("model", "?"),
+            corpus=data.get("corpus") or {},
+            run=data.get("run") or {},
+            baseline=data.get("baseline"),
+            classes=classes,
+            gate=None if gate.get("status", "not_evaluated") == "not_evaluated" else GateResult.from_json(gate),
+            gate_note=gate.get("detail"),
+            gated=bool(gate.get("enforced", False)),
+            oracle_defects=list(data.get("oracle_defects") or []),
+            warnings=list(data.get("warnings") or []),
+            generated_at=data.get("generated_at", ""),
+            cohort=data.get("cohort"),
+            costs=data.get("costs"),
+            repeats=data.get("repeats"),
+            partial=bool(data.get("partial", False)),
+            judge=data.get("judge"),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ReportFormatError(f"{source}: a question or field is malformed ({exc!r})") from None
