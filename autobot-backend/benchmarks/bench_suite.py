@@ -20,7 +20,8 @@ from typing import Any
 
 from benchmarks import best_of
 from eval.sql.corpus.questions import Question, load_corpus
-from eval.sql.fixtures.seeded import DEFAULT_ROTATIONS, FIXTURES, build_rotations
+from eval.sql.fixtures.seeded import FIXTURES, build_rotations
+from eval.sql.model.defaults import DEFAULT_ROTATIONS
 from eval.sql.pipeline import RunSpec, run_suite
 from services.embedded import EmbeddedGenerator
 from services.generation.llm import OpenAIChatGenerator

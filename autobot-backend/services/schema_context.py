@@ -28,6 +28,8 @@ from sqlalchemy.schema import CreateColumn
 from sqlglot.dialects import SQLite
 from sqlglot.tokens import TokenType  # type: ignore[attr-defined]  # sqlglot 30 re-exports it from tokenizer_core
 
+from services.dialects import sqlglot_name
+
 # Text columns with at most this many distinct values are listed in full; others get examples.
 ENUM_LIMIT = 50
 EXAMPLES = 5
@@ -164,12 +166,8 @@ class SchemaContext:
         return "\n".join(lines)
 
 
-_SQLGLOT_DIALECTS = {"postgresql": "postgres", "mssql": "tsql", "mariadb": "mysql"}
-
-
 def sqlglot_dialect(engine: Engine | Connection) -> str:
-    name = engine.dialect.name
-    return _SQLGLOT_DIALECTS.get(name, name)
+    return sqlglot_name(engine.dialect.name)
 
 
 def _is_text(coltype: sa.types.TypeEngine[Any] | str) -> bool:

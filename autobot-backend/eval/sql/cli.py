@@ -29,8 +29,9 @@ from eval.sql.fixtures.seeded import FIXTURES, Fixture, fixtures_from_module
 from eval.sql.gate import baseline as bl
 from eval.sql.gate import decisions as decide
 from eval.sql.grading.costs import prices_from_env
+from eval.sql.model.defaults import DEFAULT_SEED
 from eval.sql.model.run import SQLRun
-from eval.sql.pipeline import DEFAULT_SEED, OracleBroken, RunSpec, run_suite
+from eval.sql.pipeline import OracleBroken, RunSpec, run_suite
 from eval.sql.records import docs
 from eval.sql.report import (
     ci_annotations,

@@ -20,7 +20,7 @@ from eval.core.runner import Limits, Progress
 from eval.sql.corpus.answers import RecordedAnswers
 from eval.sql.corpus.db_dir import database_targets
 from eval.sql.corpus.questions import Corpus, Question
-from eval.sql.engines.setup import DEFAULT_ENGINE, FixtureHost, engine_name, fixture_host
+from eval.sql.engines.setup import FixtureHost, engine_name, fixture_host
 from eval.sql.fixtures.seeded import Fixture
 from eval.sql.grading.asking import OnAnswer, Sample, ask_all, combine
 from eval.sql.grading.candidates import (
@@ -33,14 +33,15 @@ from eval.sql.grading.candidates import (
 from eval.sql.grading.costs import cost_summary, repeat_summary
 from eval.sql.grading.grade import Grader
 from eval.sql.grading.identity import cohort, fingerprint
+from eval.sql.model.defaults import DEFAULT_ENGINE, DEFAULT_SEED
 from eval.sql.model.outcome import NO_ANSWER, ORACLE, SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
 from eval.sql.oracle.selfcheck import SNAPSHOT_DIR, OracleDefect, is_builtin, run_self_check
 from services.generation.protocol import Generation, SQLGenerator
-from services.nl_database_service import NLDatabaseService, redact_url
+from services.nl_database_service import NLDatabaseService
+from services.redaction import redact_url
 
 STATEMENT_TIMEOUT_S = 10.0
-DEFAULT_SEED = 0
 
 
 class OracleBroken(HarnessError):

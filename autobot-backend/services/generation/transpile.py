@@ -16,14 +16,9 @@ from sqlglot import exp
 from sqlglot.errors import ErrorLevel, ParseError
 from sqlglot.optimizer.annotate_types import annotate_types
 
-__all__ = ["from_sqlite", "render_as_sqlite_means", "sqlglot_name"]
+from services.dialects import sqlglot_name
 
-_SQLALCHEMY_TO_SQLGLOT = {"postgresql": "postgres", "mssql": "tsql", "mariadb": "mysql"}
-
-
-def sqlglot_name(dialect: str) -> str:
-    """sqlglot's name of a dialect given by either name (``postgresql`` -> ``postgres``)."""
-    return _SQLALCHEMY_TO_SQLGLOT.get(dialect, dialect)
+__all__ = ["from_sqlite", "render_as_sqlite_means"]
 
 
 @functools.lru_cache(maxsize=4096)

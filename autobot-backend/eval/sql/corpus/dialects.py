@@ -10,7 +10,8 @@ from __future__ import annotations
 from sqlglot.errors import SqlglotError
 
 from eval.core.errors import HarnessError
-from services.generation.transpile import from_sqlite, sqlglot_name
+from services.dialects import sqlglot_name
+from services.generation.transpile import from_sqlite
 
 __all__ = ["TranspileError", "sqlglot_name", "transpile_reference"]
 

@@ -58,6 +58,7 @@ from eval.sql.corpus.dialects import TranspileError, transpile_reference
 from eval.sql.corpus.safe_yaml import parse_yaml
 from eval.sql.fixtures.seeded import FIXTURE_NAMES
 from eval.sql.rows import COLUMN_ORDERS, ColumnOrder
+from services.dialects import sqlalchemy_name
 
 CORPUS_DIR = Path(__file__).resolve().parents[2] / "golden" / "sql"
 BACKEND_ROOT = Path(__file__).resolve().parents[3]
@@ -70,8 +71,7 @@ MAX_DECIMALS = 15
 Expect = Literal["answer", "refuse"]
 Shape = Literal["scalar", "rows"]
 
-_SQLGLOT_TO_SQLALCHEMY = {"postgres": "postgresql", "tsql": "mssql"}
-SQL_DIALECTS = frozenset({_SQLGLOT_TO_SQLALCHEMY.get(d.value, d.value) for d in Dialects if d.value} | {"mariadb"})
+SQL_DIALECTS = frozenset({sqlalchemy_name(d.value) for d in Dialects if d.value} | {"mariadb"})
 """Dialect names a ``sql_<dialect>`` key may use (SQLAlchemy's spelling)."""
 
 FILE_KEYS = ("version", "fixture", "database", "column_order", "questions")
@@ -153,7 +153,7 @@ class Question:
             TranspileError: sqlglot cannot carry ``sql`` into ``dialect``; the message names the
                 question and its file, and says to add a ``sql_<dialect>`` override.
         """
-        name = _SQLGLOT_TO_SQLALCHEMY.get(dialect, dialect)
+        name = sqlalchemy_name(dialect)
         for candidate in (name, "mysql" if name == "mariadb" else None):
             if candidate and candidate in self.sql_dialects:
                 return self.sql_dialects[candidate]
@@ -170,7 +170,7 @@ class Question:
     def written_for(self, dialect: str) -> Question:
         """This question with its ``sql`` taken as written in ``dialect``, not transpiled from SQLite (a
         corpus of a user's own, on their own database, is written for that database)."""
-        name = _SQLGLOT_TO_SQLALCHEMY.get(dialect, dialect)
+        name = sqlalchemy_name(dialect)
         if self.sql is None or name in self.sql_dialects:
             return self
         return dataclasses.replace(self, sql_dialects={**self.sql_dialects, name: self.sql})

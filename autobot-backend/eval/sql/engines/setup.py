@@ -34,11 +34,10 @@ from eval.core.errors import HarnessError, UsageError
 from eval.sql.fixtures import cache as fixture_cache
 from eval.sql.fixtures import seeded as fx
 from eval.sql.fixtures.seeded import Fixture, FixtureError
-from services.readonly.executor import redact_url
+from eval.sql.model.defaults import DEFAULT_ENGINE, ENGINES
+from services.redaction import redact_url
 
 __all__ = [
-    "DEFAULT_ENGINE",
-    "ENGINES",
     "EngineUnavailable",
     "FixtureHost",
     "build_all",
@@ -46,10 +45,6 @@ __all__ = [
     "engine_name",
     "fixture_host",
 ]
-
-ENGINES = ("sqlite", "postgresql", "duckdb")
-"""Engines a run can build its fixtures on (``--engine``)."""
-DEFAULT_ENGINE = "sqlite"
 
 
 class EngineUnavailable(HarnessError):

@@ -18,11 +18,11 @@ from typing import Any
 
 from eval.core.errors import HarnessError
 from eval.core.output import write_atomically
+from eval.sql.model.defaults import DEFAULT_ENGINE
 from eval.sql.model.run import SQLRun
 
 BASELINE_DIR = Path(__file__).resolve().parents[2] / "golden" / "sql" / "baselines"
 FORMAT_VERSION = 1
-DEFAULT_ENGINE = "sqlite"
 
 
 class BaselineError(HarnessError):

@@ -19,13 +19,13 @@ from eval.core.classification import Classification
 from eval.core.errors import UsageError
 from eval.sql.corpus.questions import Corpus, load_corpus
 from eval.sql.fixtures import cache as fixture_cache
-from eval.sql.fixtures.seeded import DEFAULT_ROTATIONS, FIXTURES
+from eval.sql.fixtures.seeded import FIXTURES
 from eval.sql.gate import baseline as bl
 from eval.sql.gate.checks import evaluate_gate
+from eval.sql.model.defaults import DEFAULT_ENGINE, DEFAULT_ROTATIONS, DEFAULT_SEED
 from eval.sql.model.gate import GateCheck
 from eval.sql.model.outcome import ORACLE
 from eval.sql.model.run import SQLRun
-from eval.sql.pipeline import DEFAULT_SEED
 from eval.sql.records import accuracy_page as record
 from eval.tools import trend
 
@@ -62,7 +62,7 @@ def find_baseline(report: SQLRun, baseline_dir: Path | None) -> Found:
             if others
             else ""
         )
-        on = "" if engine == bl.DEFAULT_ENGINE else f" on {engine}"
+        on = "" if engine == DEFAULT_ENGINE else f" on {engine}"
         return Found(
             None,
             f"no baseline for {report.candidate_path}/{report.model}{on}{also}; record one "

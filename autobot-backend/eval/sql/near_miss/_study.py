@@ -19,8 +19,9 @@ from pathlib import Path
 import sqlglot
 
 from eval.sql.corpus.questions import Corpus, Question
-from eval.sql.fixtures.seeded import DEFAULT_ROTATIONS, SPECS, build_rotations
+from eval.sql.fixtures.seeded import SPECS, build_rotations
 from eval.sql.grading.grade import as_graded
+from eval.sql.model.defaults import DEFAULT_ROTATIONS
 from eval.sql.near_miss._mutant import DIALECT, Mutant, Periods
 from eval.sql.near_miss._mutate import mutants
 from eval.sql.oracle.selfcheck import SelfCheckResult, run_self_check

@@ -29,9 +29,10 @@ from pathlib import Path
 from eval.core.errors import UsageError
 from eval.sql.corpus.questions import Corpus
 from eval.sql.corpus.snapshot import SNAPSHOT_DIR, SNAPSHOT_SEED
-from eval.sql.engines.setup import ENGINES, build_all, fixture_host
+from eval.sql.engines.setup import build_all, fixture_host
 from eval.sql.fixtures.seeded import FIXTURES, Fixture
 from eval.sql.grading.grade import as_graded
+from eval.sql.model.defaults import ENGINES
 from eval.sql.oracle.selfcheck import OracleDefect, SelfCheckResult, run_self_check
 from services.readonly.execute import ReadOnlySQL
 

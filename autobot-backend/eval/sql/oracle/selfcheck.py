@@ -68,8 +68,9 @@ from eval.sql.corpus.snapshot import (
     load_snapshot,
     write_snapshot,
 )
-from eval.sql.fixtures.seeded import DEFAULT_ROTATIONS, build_rotations
+from eval.sql.fixtures.seeded import build_rotations
 from eval.sql.grading.grade import ReadOnlyDatabase
+from eval.sql.model.defaults import DEFAULT_ROTATIONS
 from eval.sql.oracle.lints import information_lost, inner_orderings, inner_tie, ordering_plan, tie_structure
 from eval.sql.rows import Ties, compare_results
 from services.readonly.execute import ErrorKind, Execution, ReadOnlySQL

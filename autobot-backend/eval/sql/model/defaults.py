@@ -1,0 +1,17 @@
+"""Every default of a SQL run, defined once: the command line, the pipeline, the fixtures, baselines and
+records all read them from here."""
+
+from __future__ import annotations
+
+DEFAULT_SEED = 0
+"""The first fixture seed: rotation ``i`` is built from ``seed + i``."""
+DEFAULT_ROTATIONS = 3
+"""How many seeded rotations of each fixture every answer must match on."""
+ENGINES = ("sqlite", "postgresql", "duckdb")
+"""Where fixtures can be built and graded, by SQLAlchemy's name."""
+DEFAULT_ENGINE = "sqlite"
+CANDIDATES = ("reference", "embedded", "llm", "recorded")
+"""The SQL suite's candidate paths."""
+DEFAULT_CANDIDATE = "embedded"
+DETERMINISTIC_CANDIDATES = ("reference", "embedded", "recorded")
+"""Candidates that give the same answer when asked again (``--repeats`` measures nothing on them)."""
