@@ -50,6 +50,12 @@ def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float] |
     return low, high
 
 
+def wilson_rounded(successes: int, trials: int) -> list[float] | None:
+    """The 95% Wilson interval as reports keep it: ``[low, high]`` to four places (None without a trial)."""
+    found = wilson(successes, trials)
+    return None if found is None else [round(found[0], 4), round(found[1], 4)]
+
+
 def mcnemar_exact(b: int, c: int) -> float:
     """Two-sided exact McNemar p-value for ``b`` and ``c`` discordant pairs (1.0 when there are none).
 

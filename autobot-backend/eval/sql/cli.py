@@ -32,7 +32,7 @@ from eval.sql.grading.costs import prices_from_env
 from eval.sql.model.defaults import DEFAULT_SEED
 from eval.sql.model.run import SQLRun
 from eval.sql.pipeline import OracleBroken, RunSpec, run_suite
-from eval.sql.records import docs
+from eval.sql.records import docs, recording
 from eval.sql.report import (
     ci_annotations,
     render_terminal,
@@ -319,6 +319,8 @@ def _finish(
             return refused
     if args.record_accuracy:
         page = docs.ACCURACY_PAGE if args.record_accuracy is True else resolve_input(args.record_accuracy)
-        decide.record_accuracy(report, page, builtin=args.record_accuracy is True, allow_off_suite=args.allow_off_suite)
+        recording.record_accuracy(
+            report, page, builtin=args.record_accuracy is True, allow_off_suite=args.allow_off_suite
+        )
     code = decide.exit_code(report, bool(args.fail_on_regression), found.why_not)
     return max(code, turns.exit_code) if turns is not None else code

@@ -10,6 +10,7 @@ import pytest
 
 from eval.run import main
 from eval.sql.records import docs as docs_mod
+from eval.sql.records import trend_file
 from eval.tests import small_run as sr
 from eval.tools import trend
 from eval.tools.compare_runs import main as compare_main
@@ -39,7 +40,7 @@ def test_each_recorded_run_is_one_json_line_with_its_commit_and_intervals(work):
         and lines[1]["pass_rate_ci"] == json.loads((work / "bad.json").read_text())["summary"]["pass_rate_ci"]
     )
     assert lines[0]["refusal_recall"] == 1.0 and lines[1]["correct_refusals"] == 2
-    commit, _dirty = trend.git_commit()
+    commit, _dirty = trend_file.git_commit()
     assert lines[0]["commit"] == commit and commit and len(commit) == 40
     assert lines[0]["cohort"] == json.loads((work / "good.json").read_text())["cohort"]["fingerprint"]
 

@@ -16,9 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import subprocess
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,84 +26,14 @@ from eval.core.errors import HarnessError, UsageError
 from eval.core.html import ci, pct, render
 from eval.core.jsonl import json_lines
 from eval.core.output import resolve_input, write_atomically, write_text
-from eval.core.stats import wilson
+from eval.core.stats import wilson_rounded
+from eval.sql.records.trend_file import REPO_ROOT, TREND_FILE
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
-TREND_FILE = REPO_ROOT / "docs" / "eval" / "sql-accuracy.jsonl"
 EXIT_OK, EXIT_CANNOT_JUDGE = 0, 2
 
 
 class TrendError(HarnessError):
     """A trend file that cannot be read; the message names the file and line."""
-
-
-def trend_path(page: Path) -> Path:
-    """The JSON Lines file beside an accuracy record page."""
-    return page.with_suffix(".jsonl")
-
-
-def git_commit(cwd: Path = REPO_ROOT) -> tuple[str | None, bool | None]:
-    """The commit checked out, and whether tracked files differ from it; (None, None) outside git."""
-    try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=10)
-        if head.returncode:
-            return None, None
-        status = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            timeout=10,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None, None
-    return head.stdout.strip(), bool(status.stdout.strip()) if status.returncode == 0 else None
-
-
-def _interval(successes: int, trials: int) -> list[float] | None:
-    found = wilson(successes, trials)
-    return None if found is None else [round(found[0], 4), round(found[1], 4)]
-
-
-def trend_line(
-    summary: Mapping[str, Any], row: Mapping[str, str], *, commit: str | None, dirty: bool | None
-) -> dict[str, Any]:
-    """One run as the trend keeps it: the record row's identity and status, the summary's figures."""
-    measured = summary["answerable"] - summary["unmeasured"]
-    refusals = summary["must_refuse"] - summary["must_refuse_unmeasured"]
-    return {
-        "date": row["date"],
-        "candidate": row["candidate"],
-        "model": row["model"],
-        "engine": row["engine"],
-        "corpus_digest": row["corpus digest"],
-        "questions": int(row["questions"]),
-        "rotations": row["rotations"],
-        "cohort": row.get("cohort"),
-        "suite": "off" if "differs in" in row else "on",
-        "status": row["status"],
-        "pass": summary["pass"],
-        "measured": measured,
-        "pass_rate": summary["pass_rate"],
-        "pass_rate_ci": summary["pass_rate_ci"],
-        "correct_refusals": summary["correct_refusals"],
-        "must_refuse_measured": refusals,
-        "refusal_recall": summary["refusal_recall"],
-        "refusal_recall_ci": summary["refusal_recall_ci"],
-        "over_refusals": summary["over_refusals"],
-        "controls": summary["controls"],
-        "commit": commit,
-        "dirty": dirty,
-        "source": "run",
-    }
-
-
-def append_line(path: Path, line: dict[str, Any]) -> None:
-    """Append one run (the file rewritten through a rename: a reader never sees half a line)."""
-    before = path.read_text(encoding="utf-8") if path.exists() else ""
-    if before and not before.endswith("\n"):
-        before += "\n"
-    write_atomically(path, before + json.dumps(line, sort_keys=True) + "\n")
 
 
 _REQUIRED = ("date", "candidate", "model", "pass_rate")
@@ -164,11 +92,11 @@ def backfill(page: Path, path: Path) -> int:
                 "pass": passed[0] if passed else None,
                 "measured": passed[1] if passed else None,
                 "pass_rate": passed[0] / passed[1] if passed and passed[1] else None,
-                "pass_rate_ci": _interval(*passed) if passed else None,
+                "pass_rate_ci": wilson_rounded(*passed) if passed else None,
                 "correct_refusals": refused[0] if refused else None,
                 "must_refuse_measured": refused[1] if refused else None,
                 "refusal_recall": refused[0] / refused[1] if refused and refused[1] else None,
-                "refusal_recall_ci": _interval(*refused) if refused else None,
+                "refusal_recall_ci": wilson_rounded(*refused) if refused else None,
                 "over_refusals": int(over[0]) if over else None,
                 "controls": int(over[1]) if over else None,
                 "commit": None,

@@ -17,17 +17,13 @@ from typing import Any
 
 from eval.core.classification import Classification
 from eval.core.errors import UsageError
-from eval.sql.corpus.questions import Corpus, load_corpus
-from eval.sql.fixtures import cache as fixture_cache
-from eval.sql.fixtures.seeded import FIXTURES
+from eval.sql.corpus.questions import Corpus
 from eval.sql.gate import baseline as bl
 from eval.sql.gate.checks import evaluate_gate
-from eval.sql.model.defaults import DEFAULT_ENGINE, DEFAULT_ROTATIONS, DEFAULT_SEED
+from eval.sql.model.defaults import DEFAULT_ENGINE
 from eval.sql.model.gate import GateCheck
 from eval.sql.model.outcome import ORACLE
 from eval.sql.model.run import SQLRun
-from eval.sql.records import accuracy_page as record
-from eval.tools import trend
 
 EXIT_OK, EXIT_REGRESSED, EXIT_CANNOT_JUDGE = 0, 1, 2
 
@@ -176,37 +172,6 @@ def record_baseline(
 
 def _names(checks: list[GateCheck]) -> str:
     return ", ".join(c.name for c in checks)
-
-
-def builtin_suite(report: SQLRun) -> dict[str, Any]:
-    """The suite the built-in record keeps: the built-in corpus on the default built-in fixtures."""
-    corpus = load_corpus()
-    names = sorted({q.fixture for q in corpus.questions if q.fixture})
-    measured = (report.cohort or {}).get("keys", {}).get("fixtures", {})
-    fixtures = {
-        n: {
-            "generator": fixture_cache.code_digest(FIXTURES[n].sources)[:16],
-            "schema": measured.get(n, {}).get("schema"),
-        }
-        for n in names
-    }
-    return {"corpus": corpus.digest, "fixtures": fixtures, "seed": DEFAULT_SEED, "rotations": DEFAULT_ROTATIONS}
-
-
-def record_accuracy(report: SQLRun, page: Path, *, builtin: bool, allow_off_suite: bool) -> None:
-    record.ensure_page(page)
-    row = record.append_record(
-        report, page, suite=builtin_suite(report) if builtin else None, allow_off_suite=allow_off_suite
-    )
-    if "differs in" not in row:
-        record.append_strata(report, row, page)
-    commit, dirty = trend.git_commit()
-    trend.append_line(trend.trend_path(page), trend.trend_line(report.summary, row, commit=commit, dirty=dirty))
-    print(
-        f"accuracy record: appended {row['date']} {row['candidate']}/{row['model']} ({row['status']}) to "
-        f"{bl.display_path(page)} and {bl.display_path(trend.trend_path(page))}",
-        file=sys.stderr,
-    )
 
 
 def exit_code(report: SQLRun, gated: bool, why_not: str | None) -> int:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal
 
-from eval.core.stats import wilson
+from eval.core.stats import wilson_rounded
 
 Expect = Literal["answer", "refuse"]
 
@@ -162,12 +162,6 @@ def _rate(num: int, den: int) -> float | None:
     return round(num / den, 4) if den else None
 
 
-def _interval(num: int, den: int) -> list[float] | None:
-    """The 95% Wilson interval, ``[low, high]`` to four places (None without a measured case)."""
-    ci = wilson(num, den)
-    return None if ci is None else [round(ci[0], 4), round(ci[1], 4)]
-
-
 def summary(outcomes: Sequence[SQLOutcome]) -> dict[str, Any]:
     """The ``summary`` object of the JSON report; rates exclude unmeasured questions."""
     answerable = [o for o in outcomes if o.expect == "answer"]
@@ -181,11 +175,11 @@ def summary(outcomes: Sequence[SQLOutcome]) -> dict[str, Any]:
         "answerable": len(answerable),
         **{v.value: counts[v] for v in ANSWERABLE_VERDICTS},
         "pass_rate": _rate(counts[Verdict.PASS], measured),
-        "pass_rate_ci": _interval(counts[Verdict.PASS], measured),
+        "pass_rate_ci": wilson_rounded(counts[Verdict.PASS], measured),
         "must_refuse": len(refuse),
         "correct_refusals": correct,
         "refusal_recall": _rate(correct, len(refuse_measured)),
-        "refusal_recall_ci": _interval(correct, len(refuse_measured)),
+        "refusal_recall_ci": wilson_rounded(correct, len(refuse_measured)),
         "refusals_by_guard": sum(o.declined_by == "guard" for o in refuse),
         "missed_refusals": sum(o.missed_refusal for o in refuse),
         "must_refuse_unmeasured": len(refuse) - len(refuse_measured),

@@ -1,0 +1,47 @@
+"""Recording a run in the dated accuracy record (``--record-accuracy``): the Markdown row and the trend line."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from eval.sql.corpus.questions import load_corpus
+from eval.sql.fixtures import cache as fixture_cache
+from eval.sql.fixtures.seeded import FIXTURES
+from eval.sql.gate.baseline import display_path
+from eval.sql.model.defaults import DEFAULT_ROTATIONS, DEFAULT_SEED
+from eval.sql.model.run import SQLRun
+from eval.sql.records import accuracy_page as record
+from eval.sql.records import trend_file as trend
+
+
+def builtin_suite(report: SQLRun) -> dict[str, Any]:
+    """The suite the built-in record keeps: the built-in corpus on the default built-in fixtures."""
+    corpus = load_corpus()
+    names = sorted({q.fixture for q in corpus.questions if q.fixture})
+    measured = (report.cohort or {}).get("keys", {}).get("fixtures", {})
+    fixtures = {
+        n: {
+            "generator": fixture_cache.code_digest(FIXTURES[n].sources)[:16],
+            "schema": measured.get(n, {}).get("schema"),
+        }
+        for n in names
+    }
+    return {"corpus": corpus.digest, "fixtures": fixtures, "seed": DEFAULT_SEED, "rotations": DEFAULT_ROTATIONS}
+
+
+def record_accuracy(report: SQLRun, page: Path, *, builtin: bool, allow_off_suite: bool) -> None:
+    record.ensure_page(page)
+    row = record.append_record(
+        report, page, suite=builtin_suite(report) if builtin else None, allow_off_suite=allow_off_suite
+    )
+    if "differs in" not in row:
+        record.append_strata(report, row, page)
+    commit, dirty = trend.git_commit()
+    trend.append_line(trend.trend_path(page), trend.trend_line(report.summary, row, commit=commit, dirty=dirty))
+    print(
+        f"accuracy record: appended {row['date']} {row['candidate']}/{row['model']} ({row['status']}) to "
+        f"{display_path(page)} and {display_path(trend.trend_path(page))}",
+        file=sys.stderr,
+    )
