@@ -26,6 +26,7 @@ from eval.sql.candidate import (
     reference_answers,
     service_candidate,
 )
+from eval.sql.compare import ColumnOrder
 from eval.sql.corpus import Corpus, Question
 from eval.sql.costs import cost_summary, repeat_summary
 from eval.sql.db_dir import database_targets
@@ -85,14 +86,23 @@ class RunSpec:
     """Where the fixtures are built and graded (:data:`eval.sql.engines.ENGINES`); not with ``db_url``."""
     fixture_url: str | None = None
     """PostgreSQL: the database the fixtures are built in (None: a throwaway server)."""
+    column_order: ColumnOrder | None = None
+    """``--column-order``: every question graded under it, whatever the corpus says (None: each its own).
+    Part of the set-up, so part of the cohort."""
+
+
+def graded_corpus(spec: RunSpec) -> Corpus:
+    """The corpus as this run grades it: with ``--column-order`` applied to every question."""
+    return spec.corpus.with_column_order(spec.column_order) if spec.column_order else spec.corpus
 
 
 def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLReport:
     """Build the databases, self-check the oracle, ask every question, grade every answer."""
+    corpus = graded_corpus(spec)
     questions = (
-        [dataclasses.replace(q, fixture=None, database=None) for q in spec.corpus.questions]
+        [dataclasses.replace(q, fixture=None, database=None) for q in corpus.questions]
         if spec.db_url
-        else list(spec.corpus.questions)
+        else list(corpus.questions)
     )
     with (
         tempfile.TemporaryDirectory(prefix="sql-eval-") as tmp,
@@ -108,7 +118,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLReport:
         databases = {key or "": [fingerprint(service, url) for url in urls] for key, urls in targets.items()}
         check = run_self_check(
             service,
-            dataclasses.replace(spec.corpus, questions=tuple(questions)),
+            dataclasses.replace(corpus, questions=tuple(questions)),
             targets,
             lint_rotations=spec.db_url is None,
             snapshot_dir=SNAPSHOT_DIR if spec.builtin and spec.seed == DEFAULT_SEED else None,
@@ -146,6 +156,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLReport:
         "databases": databases,
         "concurrency": spec.concurrency,
         "repeats": spec.repeats,
+        **({"column_order": spec.column_order} if spec.column_order else {}),
     }
     warnings = _warnings(spec.candidate, outcomes, extra)
     if interrupted:
@@ -159,15 +170,15 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLReport:
         candidate_path=spec.candidate,
         model=spec.generator.model,
         corpus={
-            "digest": spec.corpus.digest,
-            "size": spec.corpus.size,
-            "files": [{"path": f.path, "sha256": f.sha256, "questions": f.questions} for f in spec.corpus.files],
+            "digest": corpus.digest,
+            "size": corpus.size,
+            "files": [{"path": f.path, "sha256": f.sha256, "questions": f.questions} for f in corpus.files],
         },
         run=run,
         oracle_defects=[{"question_id": d.question_id, "kind": d.kind, "detail": d.detail} for d in check.defects],
         warnings=warnings,
         cohort=cohort(
-            corpus_digest=spec.corpus.digest,
+            corpus=corpus,
             fixtures=spec.fixtures,
             databases=databases,
             seed=run["seed"],
