@@ -191,17 +191,12 @@ def cohort_differences(
     keys to keep or leave out); an empty list is the same cohort. A key missing on one side is ``unknown``
     when that side lacks the top-level key (its cohort predates it), else ``absent``."""
     flat_a, flat_b = _flat(a), _flat(b)
-    paths = list(dict.fromkeys([*flat_a, *flat_b]))
-    if only is not None:
-        order = list(only)
-        paths = sorted((p for p in paths if p.split(".", 1)[0] in order), key=lambda p: order.index(p.split(".")[0]))
+    tops = [t for t in (dict.fromkeys([*a, *b]) if only is None else only) if t not in skip]
     differences = []
-    for path in paths:
-        top = path.split(".", 1)[0]
-        if top in skip:
-            continue
-        va = flat_a.get(path, ABSENT if top in a else UNKNOWN)
-        vb = flat_b.get(path, ABSENT if top in b else UNKNOWN)
-        if isinstance(va, _Missing) or isinstance(vb, _Missing) or va != vb:
-            differences.append(Difference(path, va, vb))
+    for top in tops:
+        for path in sorted(p for p in {*flat_a, *flat_b} if p.split(".", 1)[0] == top):
+            va = flat_a.get(path, ABSENT if top in a else UNKNOWN)
+            vb = flat_b.get(path, ABSENT if top in b else UNKNOWN)
+            if isinstance(va, _Missing) or isinstance(vb, _Missing) or va != vb:
+                differences.append(Difference(path, va, vb))
     return differences
