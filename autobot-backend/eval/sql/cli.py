@@ -233,8 +233,6 @@ def run_sql(args: argparse.Namespace) -> int:
         )
     fixtures = {} if args.db_url else _fixtures(args)
     corpus = load_corpus(args.corpus or None, fixtures=None if args.db_url else tuple(fixtures))
-    if args.column_order is not None:
-        corpus = corpus.with_column_order(args.column_order)
     if args.db_dir is not None and not any(q.database for q in corpus.questions):
         raise UsageError("--db-dir is given, but no question of the corpus names a database ('database: NAME')")
     # Inputs that can be wrong are checked before anything is built: credentials, the answers file.
@@ -262,6 +260,7 @@ def run_sql(args: argparse.Namespace) -> int:
         on_answer=None if turns is None else turns.record,
         engine=engine,
         fixture_url=args.fixture_url,
+        column_order=args.column_order,
     )
     progress = ProgressLine("sql")
     try:
@@ -271,8 +270,6 @@ def run_sql(args: argparse.Namespace) -> int:
         return EXIT_CANNOT_JUDGE
     finally:
         progress.close()
-    if args.column_order is not None:
-        report.run["column_order"] = args.column_order  # a set-up of its own: never gated against another
     return _finish(report, args, builtin, corpus, baseline_dir, turns)
 
 

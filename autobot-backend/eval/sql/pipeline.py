@@ -37,6 +37,7 @@ from eval.sql.model.defaults import DEFAULT_ENGINE, DEFAULT_SEED
 from eval.sql.model.outcome import NO_ANSWER, ORACLE, SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
 from eval.sql.oracle.selfcheck import SNAPSHOT_DIR, OracleDefect, is_builtin, run_self_check
+from eval.sql.rows import ColumnOrder
 from services.generation.protocol import Generation, SQLGenerator
 from services.nl_database_service import NLDatabaseService
 from services.redaction import redact_url
@@ -86,14 +87,23 @@ class RunSpec:
     """Where the fixtures are built and graded (:data:`eval.sql.engines.ENGINES`); not with ``db_url``."""
     fixture_url: str | None = None
     """PostgreSQL: the database the fixtures are built in (None: a throwaway server)."""
+    column_order: ColumnOrder | None = None
+    """``--column-order``: every question graded under it, whatever the corpus says (None: each its own).
+    Part of the set-up, so part of the cohort."""
+
+
+def graded_corpus(spec: RunSpec) -> Corpus:
+    """The corpus as this run grades it: with ``--column-order`` applied to every question."""
+    return spec.corpus.with_column_order(spec.column_order) if spec.column_order else spec.corpus
 
 
 def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
     """Build the databases, self-check the oracle, ask every question, grade every answer."""
+    corpus = graded_corpus(spec)
     questions = (
-        [dataclasses.replace(q, fixture=None, database=None) for q in spec.corpus.questions]
+        [dataclasses.replace(q, fixture=None, database=None) for q in corpus.questions]
         if spec.db_url
-        else list(spec.corpus.questions)
+        else list(corpus.questions)
     )
     with (
         tempfile.TemporaryDirectory(prefix="sql-eval-") as tmp,
@@ -109,7 +119,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         databases = {key or "": [fingerprint(service, url) for url in urls] for key, urls in targets.items()}
         check = run_self_check(
             service,
-            dataclasses.replace(spec.corpus, questions=tuple(questions)),
+            dataclasses.replace(corpus, questions=tuple(questions)),
             targets,
             lint_rotations=spec.db_url is None,
             snapshot_dir=SNAPSHOT_DIR if spec.builtin and spec.seed == DEFAULT_SEED else None,
@@ -147,6 +157,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         "databases": databases,
         "concurrency": spec.concurrency,
         "repeats": spec.repeats,
+        **({"column_order": spec.column_order} if spec.column_order else {}),
     }
     warnings = _warnings(spec.candidate, outcomes, extra)
     if interrupted:
@@ -160,15 +171,15 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         candidate_path=spec.candidate,
         model=spec.generator.model,
         corpus={
-            "digest": spec.corpus.digest,
-            "size": spec.corpus.size,
-            "files": [{"path": f.path, "sha256": f.sha256, "questions": f.questions} for f in spec.corpus.files],
+            "digest": corpus.digest,
+            "size": corpus.size,
+            "files": [{"path": f.path, "sha256": f.sha256, "questions": f.questions} for f in corpus.files],
         },
         run=run,
         oracle_defects=[{"question_id": d.question_id, "kind": d.kind, "detail": d.detail} for d in check.defects],
         warnings=warnings,
         cohort=cohort(
-            corpus_digest=spec.corpus.digest,
+            corpus=corpus,
             fixtures=spec.fixtures,
             databases=databases,
             seed=run["seed"],

@@ -318,7 +318,7 @@ def test_a_run_under_column_order_any_is_never_gated_against_a_positional_baseli
         "--fail-on-regression",
     )
     assert code == 2
-    assert "column_order 'any' vs baseline None" in capsys.readouterr().err
+    assert "column_order: positional vs any" in capsys.readouterr().err
 
 
 def test_the_markdown_report_breaks_results_down_by_database_and_difficulty(bird):

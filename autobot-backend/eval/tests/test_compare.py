@@ -410,6 +410,7 @@ def test_public_names():
             "COLUMN_ORDERS",
             "NORMALISERS",
             "ORDER",
+            "POLICY_VERSION",
             "ROW_COUNT",
             "SHAPE",
             "VALUE",

@@ -8,8 +8,15 @@ reported) and the exact McNemar test on the discordant pass / non-pass pairs; an
 "B is better", "B is worse", or "not distinguishable from noise on this corpus" when the interval
 contains 0.
 
+Two runs of different cohorts (``eval.sql.grading.identity``: another column-order policy, rotations, seed,
+engine, fixtures, comparison policy, generator, prompt, temperature or repeats) are not the same
+measurement of two systems: "B is better" would credit B with a change of set-up. They are refused,
+the differing keys named, unless ``--allow-off-suite``; then they are compared and the output (text
+and JSON) says that the cohorts differ and in what. A key a report's cohort lacks (written before the
+key existed) is unknown, and differs.
+
 Exit codes: 0 compared; 2 could not compare (a report that does not read, another corpus digest
-without ``--common-only``, nothing in common).
+without ``--common-only``, another cohort without ``--allow-off-suite``, nothing in common).
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from eval.core.errors import HarnessError, UsageError
 from eval.core.html import render
 from eval.core.output import confine, resolve_input, write_text
 from eval.core.stats import BOOTSTRAP_ITERATIONS, BOOTSTRAP_SEED, mcnemar_exact, paired_bootstrap, wilson
+from eval.sql.grading.identity import cohort_differences, cohort_keys
 
 EXIT_OK, EXIT_CANNOT_JUDGE = 0, 2
 PASS, UNMEASURED = "pass", "unmeasured"
@@ -80,13 +88,15 @@ def compare(
     new: Side,
     *,
     common_only: bool = False,
+    allow_off_suite: bool = False,
     seed: int = BOOTSTRAP_SEED,
     iterations: int = BOOTSTRAP_ITERATIONS,
 ) -> dict[str, Any]:
     """The comparison as the JSON it is written as."""
     digests = (base.report.get("corpus", {}).get("digest"), new.report.get("corpus", {}).get("digest"))
-    notes = []
-    if digests[0] != digests[1]:
+    cohorts = same_cohort(base, new, allow_off_suite=allow_off_suite)
+    notes = [cohorts["note"]] if cohorts["note"] else []
+    if "corpus" in cohorts["keys"]:
         if not common_only:
             raise CompareError(
                 f"{base.path} and {new.path} were measured on different corpora (digest "
@@ -146,6 +156,7 @@ def compare(
         "a": {"report": base.path, "candidate": base.report.get("candidate"), **_rate(base, ids)},
         "b": {"report": new.path, "candidate": new.report.get("candidate"), **_rate(new, ids)},
         "corpus": {"digest_a": digests[0], "digest_b": digests[1], "compared": len(ids), "common_only": common_only},
+        "cohort": {k: v for k, v in cohorts.items() if k != "note"},
         "notes": notes,
         "flips": flips,
         "transitions": dict(sorted(transitions.items())),
@@ -160,6 +171,34 @@ def compare(
         },
         "mcnemar_p": round(mcnemar_exact(lost, gained), 6),
         "reading": reading,
+    }
+
+
+def same_cohort(base: Side, new: Side, *, allow_off_suite: bool) -> dict[str, Any]:
+    """Whether A and B are runs of one cohort, and what differs: a :class:`CompareError` naming the keys when
+    the set-ups differ (the corpus aside: ``--common-only`` decides that), unless ``allow_off_suite``, when a
+    note says it plainly."""
+    differences = cohort_differences(cohort_keys(base.report), cohort_keys(new.report))
+    setup = [d for d in differences if d.key != "corpus"]
+    listed = "; ".join(map(str, setup))
+    unknown = (
+        " (unknown: that report was written before its cohort kept the key)" if any(d.unknown for d in setup) else ""
+    )
+    if setup and not allow_off_suite:
+        raise CompareError(
+            f"{base.path} and {new.path} are runs of different cohorts (A vs B: {listed}){unknown}: their "
+            "difference would not be the systems' alone; pass --allow-off-suite to compare them anyway"
+        )
+    return {
+        "a": (base.report.get("cohort") or {}).get("fingerprint"),
+        "b": (new.report.get("cohort") or {}).get("fingerprint"),
+        "same": not differences,
+        "differences": [str(d) for d in differences],
+        "keys": [d.key for d in differences],
+        "note": f"DIFFERENT COHORTS (--allow-off-suite): A vs B: {listed}{unknown}. The difference below mixes "
+        "the systems with this change of set-up."
+        if setup
+        else None,
     }
 
 
@@ -180,7 +219,12 @@ def to_markdown(result: dict[str, Any]) -> str:
         c = side.get("candidate") or {}
         return f"{md.escape(c.get('path'))} / {md.escape(c.get('model'))} (`{md.escape(side['report'])}`)"
 
-    out = ["# Run-vs-run comparison", "", f"A: {who(a)}  ", f"B: {who(b)}", ""]
+    fingerprints = result.get("cohort") or {}
+    out = ["# Run-vs-run comparison", ""]
+    for side, label in ((a, "a"), (b, "b")):
+        cohort = f", cohort `{md.escape(fingerprints[label])}`" if fingerprints.get(label) else ""
+        out.append(f"{label.upper()}: {who(side)}{cohort}" + ("  " if label == "a" else ""))
+    out.append("")
     out += [f"> {md.escape(n)}" for n in result["notes"]] + ([""] if result["notes"] else [])
     value = "n/a" if d["value"] is None else f"{d['value'] * 100:+.1f} points"
     out += [
@@ -252,6 +296,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--common-only", action="store_true", help="compare reports of different corpora on the question ids they share"
     )
+    p.add_argument(
+        "--allow-off-suite", action="store_true", help="compare runs of different cohorts, saying so in the output"
+    )
     p.add_argument("--seed", type=int, default=BOOTSTRAP_SEED, help=f"bootstrap seed (default {BOOTSTRAP_SEED})")
     try:
         args = p.parse_args(argv)
@@ -265,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
             load_report(resolve_input(args.base), "A"),
             load_report(resolve_input(args.new), "B"),
             common_only=args.common_only,
+            allow_off_suite=args.allow_off_suite,
             seed=args.seed,
         )
         text = to_markdown(result)

@@ -5,7 +5,8 @@ and engine under ``eval/golden/sql/baselines/``: ``<path>--<model>.json`` on SQL
 engine, whose files predate the others), ``<path>--<model>--<engine>.json`` on any other. It
 holds the corpus stamps and composition it was measured on, the summary, and every question's
 verdict, so the gate can ratchet the pass rate, the corpus size and the composition, and the
-report can say per question what regressed.
+report can say per question what regressed. It keeps the run's cohort too: the gate judges a run only
+against a baseline of the same cohort (``eval.sql.gate.decisions.find_baseline``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 from eval.core.errors import HarnessError
 from eval.core.output import write_atomically
+from eval.sql.grading.identity import cohort_keys
 from eval.sql.model.defaults import DEFAULT_ENGINE
 from eval.sql.model.run import SQLRun
 
@@ -41,6 +43,8 @@ class Baseline:
     """Question id -> ``{"verdict", "good", "expect", "stratum"}``."""
     run: dict[str, Any]
     source: Path
+    cohort: dict[str, Any]
+    """The cohort keys it was measured under (a key a baseline from before it existed lacks is unknown)."""
 
     @property
     def engine(self) -> str:
@@ -92,6 +96,7 @@ def _parse(path: Path) -> Baseline:
             questions=data["questions"],
             run=data.get("run", {}),
             source=path,
+            cohort=cohort_keys(data),
         )
     except (KeyError, TypeError, AttributeError) as exc:
         raise BaselineError(
@@ -146,6 +151,7 @@ def baseline_record(
         "corpus": report.corpus,
         "composition": composition,
         "run": report.run,
+        "cohort": report.cohort,
         "summary": report.summary,
         "questions": {
             o.question_id: {"verdict": o.verdict.value, "good": o.good, "expect": o.expect, "stratum": o.stratum}

@@ -6,6 +6,11 @@ A baseline is re-recorded only on purpose, and accepting a regression is visible
 the gate against the existing baseline (or leaves questions unmeasured) is not recorded unless
 ``--force``, and a forced re-record over regressions needs ``--reason``, which goes into the
 baseline with every accepted flip, where review sees it.
+
+A run is judged only against a baseline of its own cohort (``eval.sql.grading.identity``): another column-order
+policy, rotations, seed, engine, comparison policy, generator, prompt, temperature or repeats is another
+measurement, which the gate cannot judge (exit 2, the differing keys named), not a regression. The corpus
+and the fixtures may have changed (:data:`CONTENT_KEYS`).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from eval.core.errors import UsageError
 from eval.sql.corpus.questions import Corpus
 from eval.sql.gate import baseline as bl
 from eval.sql.gate.checks import evaluate_gate
+from eval.sql.grading.identity import cohort_differences
 from eval.sql.model.defaults import DEFAULT_ENGINE
 from eval.sql.model.gate import GateCheck
 from eval.sql.model.outcome import ORACLE
@@ -42,7 +48,20 @@ class Found:
     """A baseline file exists but cannot be used (another model's, malformed): not a missing one."""
 
 
+CONTENT_KEYS = ("corpus", "fixtures")
+"""Cohort keys the gate does not refuse on. A changed corpus or fixture is the content of the measurement,
+not how it is taken: the gate compares the questions by id (never fewer, none missing) and warns that
+they changed; the data itself is checked by the databases' fingerprints. A fixture's version is the
+digest of its builder's code, which includes product code (``services/schema_context.py``): refusing on it
+would refuse the very pull requests the gate exists to judge."""
+
+
+def _cohort(report: SQLRun) -> dict[str, Any]:
+    return dict((report.cohort or {}).get("keys") or {})
+
+
 def find_baseline(report: SQLRun, baseline_dir: Path | None) -> Found:
+    """The baseline of this run's candidate path, model and engine, if it is of this run's cohort; else why not."""
     if baseline_dir is None:
         return Found(None, "no baseline folder for this corpus (pass --baseline-dir DIR)")
     engine = bl.report_engine(report)
@@ -64,13 +83,20 @@ def find_baseline(report: SQLRun, baseline_dir: Path | None) -> Found:
             f"no baseline for {report.candidate_path}/{report.model}{on}{also}; record one "
             "deliberately with --record-baseline",
         )
-    differs = [
-        f"{k} {report.run.get(k)!r} vs baseline {baseline.run.get(k)!r}"
-        for k in ("engine", "rotations", "seed", "column_order")
-        if report.run.get(k) != baseline.run.get(k)
-    ]
+    differs = cohort_differences(baseline.cohort, _cohort(report), skip=CONTENT_KEYS)
     if differs:
-        return Found(None, "this run's set-up differs from the baseline's: " + ", ".join(differs))
+        why = (
+            "the baseline predates the keys marked unknown: re-record it deliberately with --record-baseline"
+            if any(d.unknown for d in differs)
+            else "a baseline is one set-up's measurement: run with its set-up, or record one for this set-up "
+            "deliberately with --record-baseline"
+        )
+        return Found(
+            None,
+            "this run is of another cohort than its baseline (baseline vs this run: "
+            + "; ".join(map(str, differs))
+            + f"); {why}",
+        )
     return Found(baseline)
 
 
@@ -104,10 +130,18 @@ def classify_and_gate(report: SQLRun, corpus: Corpus, composition: dict[str, int
     report.gate = evaluate_gate(
         report.outcomes, report.summary, {q.id for q in corpus.questions}, composition, corpus.size, baseline
     )
-    if baseline.corpus.get("digest") != report.corpus.get("digest"):
+    content = cohort_differences(baseline.cohort, _cohort(report), only=CONTENT_KEYS)
+    if any(d.key == "corpus" for d in content):
         report.warnings.append(
             "The corpus changed since the baseline was recorded (another digest): the gate "
             "compares the questions by id."
+        )
+    fixtures = [str(d) for d in content if d.top == "fixtures"]
+    if fixtures:
+        report.warnings.append(
+            "The fixtures changed since the baseline was recorded (baseline vs this run: "
+            + "; ".join(fixtures)
+            + "): the gate compares the questions by id."
         )
     changes = database_changes(report, baseline)
     if changes:

@@ -1,4 +1,4 @@
-"""The gate's checks as a run holds them: each named, passed, failed or not evaluable (``eval.sql.gate``
+"""The gate's checks as a run holds them: each named, passed, failed or not evaluable (``eval.sql.gate.checks``
 computes them)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""One SQL run as one typed value: what every renderer, the baseline, the record, ``eval.compare`` and
-``eval.trend`` read (the JSON report is this value serialised: :mod:`eval.sql.model.serialise`).
+"""One SQL run as one typed value: what every renderer, the baseline, the record, ``eval.tools.compare_runs`` and
+``eval.tools.trend`` read (the JSON report is this value serialised: :mod:`eval.sql.model.serialise`).
 
 The figures (summary, the 2x2, strata, per-database and per-difficulty counts, the failing questions)
 are computed here from the outcomes, once; a renderer shows them and never works them out again."""

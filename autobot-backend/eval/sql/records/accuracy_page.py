@@ -6,10 +6,12 @@ per-stratum counts. Rows of one cohort (``eval.sql.grading.identity``) stay toge
 after the last row of its cohort. A row is ``provisional`` until a later run of the same cohort and
 model agrees with it on every figure; that later row says ``confirmed``.
 
-A run measured on another suite (another corpus digest, fixture generator, seed or rotation count
-than the page's) is not the same measurement: it is refused unless ``--allow-off-suite``, and then
-goes to a separate "off-suite" table with the keys that differ named. The built-in page's suite is
-the built-in corpus on the default fixtures; a user's page's is its first row's (kept in the page).
+A run measured on another suite (another corpus digest, fixture generator, seed, rotation count,
+column-order policy or comparison policy than the page's: :data:`SUITE_KEYS`, compared by
+:func:`eval.sql.grading.identity.cohort_differences`) is not the same measurement: it is refused unless
+``--allow-off-suite``, and then goes to a separate "off-suite" table with the keys that differ named.
+The built-in page's suite is the built-in corpus on the default fixtures; a user's page's is its first
+row's (kept in the page; a page written before a key existed has it unknown, which differs).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 from eval.core import markdown as md
 from eval.core.errors import UsageError
 from eval.core.output import write_atomically
+from eval.sql.grading.identity import UNKNOWN, cohort_differences
 from eval.sql.model.outcome import Verdict, strata
 from eval.sql.model.run import SQLRun
 from eval.sql.records.docs import (
@@ -37,8 +40,9 @@ from eval.sql.records.docs import (
 
 OFF_START, OFF_END = "<!-- accuracy-off-suite:start -->", "<!-- accuracy-off-suite:end -->"
 SUITE_MARK = re.compile(r"<!-- accuracy-suite: (\{.*?\}) -->")
-SUITE_KEYS = ("corpus", "fixtures", "seed", "rotations")
-"""The keys of a cohort that define the suite measured (the rest name the system and how it was asked)."""
+SUITE_KEYS = ("corpus", "fixtures", "seed", "rotations", "column_order", "comparison_policy")
+"""The keys of a cohort that define the suite measured and how it is graded (the rest name the system, the
+engine and how it was asked: the rows show them)."""
 
 RECORD_COLUMNS = [
     "date",
@@ -158,7 +162,7 @@ def ensure_page(page: Path) -> None:
 
 def suite_of(report: SQLRun) -> dict[str, Any]:
     keys = (report.cohort or {}).get("keys", {})
-    return {k: keys.get(k) for k in SUITE_KEYS}
+    return {k: keys[k] for k in SUITE_KEYS if k in keys}
 
 
 def _line(row: dict[str, str], columns: list[str]) -> str:
@@ -180,12 +184,21 @@ def append_record(
     mine = suite_of(report)
     mark = SUITE_MARK.search(text)
     reference = suite if suite is not None else (json.loads(mark.group(1)) if mark else None)
-    differs = [k for k in SUITE_KEYS if reference is not None and reference.get(k) != mine.get(k)]
+    differences = [] if reference is None else cohort_differences(reference, mine, only=SUITE_KEYS)
+    differs = list(dict.fromkeys(d.top for d in differences))
     if differs and not allow_off_suite:
+        predates = [d.key for d in differences if d.a is UNKNOWN]
         raise UsageError(
             f"{page}: this run measured another suite than the record's (it differs in "
-            f"{', '.join(differs)}): its numbers are not comparable with the record's rows; pass "
-            "--allow-off-suite to keep it in the record's off-suite table"
+            f"{', '.join(differs)}: record vs this run: {'; '.join(map(str, differences))}): its numbers are "
+            "not comparable with the record's rows; pass --allow-off-suite to keep it in the record's off-suite "
+            "table"
+            + (
+                f" (the record's suite predates {', '.join(predates)}: if every row of it was measured so, add "
+                "that to the page's accuracy-suite comment)"
+                if predates
+                else ""
+            )
         )
     if differs:
         return _append_off_suite(text, page, row, differs)
@@ -213,7 +226,7 @@ def _append_off_suite(text: str, page: Path, row: dict[str, str], differs: list[
     if OFF_START not in text:
         text = text.rstrip("\n") + (
             "\n\n## Off-suite runs\n\nRuns of another suite than the record's (another corpus, "
-            "fixtures, seed or rotations): not comparable with the rows above.\n\n"
+            "fixtures, seed, rotations, column-order or comparison policy): not comparable with the rows above.\n\n"
             f"{OFF_START}\n{_header(OFF_SUITE_COLUMNS)}{OFF_END}\n"
         )
     _, end = block(text, OFF_START, OFF_END, page)

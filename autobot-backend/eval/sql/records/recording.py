@@ -10,10 +10,12 @@ from eval.sql.corpus.questions import load_corpus
 from eval.sql.fixtures import cache as fixture_cache
 from eval.sql.fixtures.seeded import FIXTURES
 from eval.sql.gate.baseline import display_path
+from eval.sql.grading.identity import column_order_of
 from eval.sql.model.defaults import DEFAULT_ROTATIONS, DEFAULT_SEED
 from eval.sql.model.run import SQLRun
 from eval.sql.records import accuracy_page as record
 from eval.sql.records import trend_file as trend
+from eval.sql.rows import POLICY_VERSION
 
 
 def builtin_suite(report: SQLRun) -> dict[str, Any]:
@@ -28,7 +30,14 @@ def builtin_suite(report: SQLRun) -> dict[str, Any]:
         }
         for n in names
     }
-    return {"corpus": corpus.digest, "fixtures": fixtures, "seed": DEFAULT_SEED, "rotations": DEFAULT_ROTATIONS}
+    return {
+        "corpus": corpus.digest,
+        "fixtures": fixtures,
+        "seed": DEFAULT_SEED,
+        "rotations": DEFAULT_ROTATIONS,
+        "column_order": column_order_of(corpus.questions),
+        "comparison_policy": POLICY_VERSION,
+    }
 
 
 def record_accuracy(report: SQLRun, page: Path, *, builtin: bool, allow_off_suite: bool) -> None:

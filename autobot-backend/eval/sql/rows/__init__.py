@@ -54,6 +54,10 @@ over, and the rows that could pair with them, are normalised (column by column, 
 work chosen once from its types) and, where the tolerance allows several partners, settled by
 an exact matching. ``_multiset`` documents the algorithm and its guarantee; ``make bench``
 measures it (``benchmarks/bench_compare.py``).
+
+``POLICY_VERSION`` names these rules in every run's cohort (``eval.sql.grading.identity``): bump it in the commit
+that changes what matches (a rule of the table above, not a faster way to the same answers), so that
+runs graded under the old rules are never taken for the same measurement as runs graded under the new.
 """
 
 from eval.sql.rows._columns import COLUMN_ORDERS, ColumnOrder
@@ -72,12 +76,16 @@ from eval.sql.rows._compare import (
 from eval.sql.rows._ties import Ties, compare_with_ties
 from eval.sql.rows._values import NORMALISERS, Normaliser, show
 
+POLICY_VERSION = 1
+"""The version of the comparison policy above (part of every run's cohort)."""
+
 __all__ = [
     "COLUMN_COUNT",
     "COLUMN_ORDER",
     "COLUMN_ORDERS",
     "NORMALISERS",
     "ORDER",
+    "POLICY_VERSION",
     "ROW_COUNT",
     "SHAPE",
     "VALUE",
