@@ -59,7 +59,7 @@ def test_figures_a_file_contradicts_are_not_believed(graded: dict) -> None:
 @pytest.mark.parametrize(
     ("mutate", "message"),
     [
-        (lambda d: d.update(suite="trajectory"), "not a JSON report of the SQL suite"),
+        (lambda d: d.update(suite="trajectory"), "not a SQL suite report"),
         (lambda d: d.update(schema_version=99), "schema_version 99"),
         (lambda d: d["questions"][0].update(verdict="maybe"), "malformed"),
         (lambda d: d["questions"][0].pop("id"), "malformed"),

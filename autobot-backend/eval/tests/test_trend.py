@@ -87,3 +87,15 @@ def test_compare_writes_the_comparison_as_html(work):
     assert 'data-side="A"' in page and 'data-side="B"' in page
     assert page.count('<tr><td class="mono">') == 5, "one row per flip"
     assert os.path.getsize(work / "c.html") < 100_000
+
+
+def test_a_trend_line_reads_back_as_the_point_it_was_written_from():
+    point = trend_file.TrendPoint(
+        date="2026-12-03", candidate="embedded", model="embedded-v5", pass_rate=0.5926, passed=64, measured=108,
+        pass_rate_ci=[0.4986, 0.6803], commit="abc", dirty=False, suite="off",
+    )  # fmt: skip
+    line = point.to_json()
+    assert line["pass"] == 64 and "passed" not in line
+    assert trend_file.TrendPoint.from_json(json.loads(json.dumps(line))) == point
+    with pytest.raises(KeyError, match="pass_rate"):
+        trend_file.TrendPoint.from_json({"date": "d", "candidate": "c", "model": "m"})

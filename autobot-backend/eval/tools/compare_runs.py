@@ -33,12 +33,13 @@ from eval.core import markdown as md
 from eval.core.errors import HarnessError, UsageError
 from eval.core.html import render
 from eval.core.output import confine, resolve_input, write_text
-from eval.core.stats import BOOTSTRAP_ITERATIONS, BOOTSTRAP_SEED, mcnemar_exact, paired_bootstrap, wilson
+from eval.core.stats import BOOTSTRAP_ITERATIONS, BOOTSTRAP_SEED, mcnemar_exact, paired_bootstrap, wilson_rounded
 from eval.sql.grading.identity import cohort_differences, cohort_keys
+from eval.sql.model.outcome import SQLOutcome, Verdict
+from eval.sql.model.run import SQLRun
+from eval.sql.model.serialise import ReportFormatError, from_json
 
 EXIT_OK, EXIT_CANNOT_JUDGE = 0, 2
-PASS, UNMEASURED = "pass", "unmeasured"
-DECLINED = ("refused",)
 
 
 class CompareError(HarnessError):
@@ -49,37 +50,44 @@ class CompareError(HarnessError):
 class Side:
     label: str
     path: str
-    report: dict[str, Any]
-    questions: dict[str, dict[str, Any]]
+    run: SQLRun
+    questions: dict[str, SQLOutcome]
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        """What :func:`cohort_keys` reads of a run: its cohort, set-up, corpus stamps and candidate path."""
+        return {
+            "cohort": self.run.cohort,
+            "run": self.run.run,
+            "corpus": self.run.corpus,
+            "candidate": {"path": self.run.candidate_path},
+        }
 
 
 def load_report(path: Path, label: str) -> Side:
+    """A JSON report read back into the run model (:func:`eval.sql.model.serialise.from_json`)."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise CompareError(f"{path}: report not found; pass the JSON written by --json") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise CompareError(f"{path}: not a readable JSON report ({exc})") from None
-    if not isinstance(data, dict) or data.get("suite") != "sql" or not isinstance(data.get("questions"), list):
-        raise CompareError(f"{path}: not a SQL suite report (python -m eval.run --suite sql --json PATH writes one)")
-    questions: dict[str, dict[str, Any]] = {}
-    for q in data["questions"]:
-        if not isinstance(q, dict) or not isinstance(q.get("id"), str) or not isinstance(q.get("verdict"), str):
-            raise CompareError(f"{path}: a question without an id or a verdict: {str(q)[:80]}")
-        questions[q["id"]] = q
-    return Side(label, str(path), data, questions)
+    try:
+        run = from_json(data, str(path))
+    except ReportFormatError as exc:
+        raise CompareError(str(exc)) from None
+    return Side(label, str(path), run, {o.question_id: o for o in run.outcomes})
 
 
 def _rate(side: Side, ids: list[str]) -> dict[str, Any]:
-    answerable = [side.questions[i] for i in ids if side.questions[i].get("expect", "answer") == "answer"]
-    measured = [q for q in answerable if q["verdict"] != UNMEASURED]
-    passed = sum(q["verdict"] == PASS for q in measured)
-    ci = wilson(passed, len(measured))
+    answerable = [side.questions[i] for i in ids if side.questions[i].expect == "answer"]
+    measured = [o for o in answerable if o.measured]
+    passed = sum(o.verdict is Verdict.PASS for o in measured)
     return {
         "pass": passed,
         "measured": len(measured),
         "pass_rate": round(passed / len(measured), 4) if measured else None,
-        "ci": None if ci is None else [round(ci[0], 4), round(ci[1], 4)],
+        "ci": wilson_rounded(passed, len(measured)),
     }
 
 
@@ -93,7 +101,7 @@ def compare(
     iterations: int = BOOTSTRAP_ITERATIONS,
 ) -> dict[str, Any]:
     """The comparison as the JSON it is written as."""
-    digests = (base.report.get("corpus", {}).get("digest"), new.report.get("corpus", {}).get("digest"))
+    digests = (base.run.corpus.get("digest"), new.run.corpus.get("digest"))
     cohorts = same_cohort(base, new, allow_off_suite=allow_off_suite)
     notes = [cohorts["note"]] if cohorts["note"] else []
     if "corpus" in cohorts["keys"]:
@@ -118,28 +126,27 @@ def compare(
     per_stratum: dict[str, Counter[str]] = {}
     for i in ids:
         a, b = base.questions[i], new.questions[i]
-        move = f"{a['verdict']}->{b['verdict']}"
+        move = f"{a.verdict.value}->{b.verdict.value}"
         transitions[move] += 1
-        per_stratum.setdefault(str(b.get("stratum", a.get("stratum", ""))), Counter())[move] += 1
-        if a["verdict"] != b["verdict"]:
+        per_stratum.setdefault(b.stratum, Counter())[move] += 1
+        if a.verdict is not b.verdict:
             flips.append(
                 {
                     "id": i,
-                    "stratum": b.get("stratum", a.get("stratum")),
-                    "expect": b.get("expect", "answer"),
-                    "old": a["verdict"],
-                    "new": b["verdict"],
-                    "reason": b.get("reason"),
+                    "stratum": b.stratum,
+                    "expect": b.expect,
+                    "old": a.verdict.value,
+                    "new": b.verdict.value,
+                    "reason": b.reason,
                 }
             )
     paired = [
         i
         for i in ids
-        if base.questions[i].get("expect", "answer") == "answer"
-        and UNMEASURED not in (base.questions[i]["verdict"], new.questions[i]["verdict"])
+        if base.questions[i].expect == "answer" and base.questions[i].measured and new.questions[i].measured
     ]
-    before = [base.questions[i]["verdict"] == PASS for i in paired]
-    after = [new.questions[i]["verdict"] == PASS for i in paired]
+    before = [base.questions[i].verdict is Verdict.PASS for i in paired]
+    after = [new.questions[i].verdict is Verdict.PASS for i in paired]
     lost, gained = sum(x and not y for x, y in zip(before, after)), sum(y and not x for x, y in zip(before, after))
     ci = paired_bootstrap(before, after, iterations=iterations, seed=seed)
     difference = None if not paired else round((sum(after) - sum(before)) / len(paired), 4)
@@ -153,8 +160,8 @@ def compare(
         else "not distinguishable from noise on this corpus"
     )
     return {
-        "a": {"report": base.path, "candidate": base.report.get("candidate"), **_rate(base, ids)},
-        "b": {"report": new.path, "candidate": new.report.get("candidate"), **_rate(new, ids)},
+        "a": {"report": base.path, "candidate": _candidate(base), **_rate(base, ids)},
+        "b": {"report": new.path, "candidate": _candidate(new), **_rate(new, ids)},
         "corpus": {"digest_a": digests[0], "digest_b": digests[1], "compared": len(ids), "common_only": common_only},
         "cohort": {k: v for k, v in cohorts.items() if k != "note"},
         "notes": notes,
@@ -174,11 +181,15 @@ def compare(
     }
 
 
+def _candidate(side: Side) -> dict[str, str]:
+    return {"path": side.run.candidate_path, "model": side.run.model}
+
+
 def same_cohort(base: Side, new: Side, *, allow_off_suite: bool) -> dict[str, Any]:
     """Whether A and B are runs of one cohort, and what differs: a :class:`CompareError` naming the keys when
     the set-ups differ (the corpus aside: ``--common-only`` decides that), unless ``allow_off_suite``, when a
     note says it plainly."""
-    differences = cohort_differences(cohort_keys(base.report), cohort_keys(new.report))
+    differences = cohort_differences(cohort_keys(base.identity), cohort_keys(new.identity))
     setup = [d for d in differences if d.key != "corpus"]
     listed = "; ".join(map(str, setup))
     unknown = (
@@ -190,8 +201,8 @@ def same_cohort(base: Side, new: Side, *, allow_off_suite: bool) -> dict[str, An
             "difference would not be the systems' alone; pass --allow-off-suite to compare them anyway"
         )
     return {
-        "a": (base.report.get("cohort") or {}).get("fingerprint"),
-        "b": (new.report.get("cohort") or {}).get("fingerprint"),
+        "a": (base.run.cohort or {}).get("fingerprint"),
+        "b": (new.run.cohort or {}).get("fingerprint"),
         "same": not differences,
         "differences": [str(d) for d in differences],
         "keys": [d.key for d in differences],

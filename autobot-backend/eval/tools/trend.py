@@ -18,7 +18,6 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Any
 
 from eval.core import markdown as md
 from eval.core.charts import line_chart
@@ -27,7 +26,7 @@ from eval.core.html import ci, pct, render
 from eval.core.jsonl import json_lines
 from eval.core.output import resolve_input, write_atomically, write_text
 from eval.core.stats import wilson_rounded
-from eval.sql.records.trend_file import REPO_ROOT, TREND_FILE
+from eval.sql.records.trend_file import REPO_ROOT, TREND_FILE, TrendPoint
 
 EXIT_OK, EXIT_CANNOT_JUDGE = 0, 2
 
@@ -36,11 +35,8 @@ class TrendError(HarnessError):
     """A trend file that cannot be read; the message names the file and line."""
 
 
-_REQUIRED = ("date", "candidate", "model", "pass_rate")
-"""What every line of a trend file has (``python -m eval.trend`` plots them)."""
-
-
-def load(path: Path) -> list[dict[str, Any]]:
+def load(path: Path) -> list[TrendPoint]:
+    """Every run in a trend file, typed; a bad line is named by path and line number."""
     lines = json_lines(
         path,
         TrendError,
@@ -52,10 +48,16 @@ def load(path: Path) -> list[dict[str, Any]]:
         where, item = line.where, line.value
         if line.error is not None:
             raise TrendError(f"{where}: not a JSON line ({line.error.msg}); fix or delete that line")
-        missing = [k for k in _REQUIRED if not isinstance(item, dict) or k not in item]
-        if missing:
-            raise TrendError(f"{where}: missing {', '.join(missing)}; each line is one run of --record-accuracy")
-        runs.append(item)
+        try:
+            if not isinstance(item, dict):
+                raise KeyError(", ".join(TrendPoint.REQUIRED))
+            runs.append(TrendPoint.from_json(item))
+        except KeyError as exc:
+            raise TrendError(f"{where}: missing {exc.args[0]}; each line is one run of --record-accuracy") from None
+        except TypeError as exc:
+            raise TrendError(
+                f"{where}: a value of the wrong kind ({exc}); each line is one run of --record-accuracy"
+            ) from None
     return runs
 
 
@@ -71,65 +73,62 @@ def backfill(page: Path, path: Path) -> int:
     """Lines for the rows of a record written before the trend existed; refuses to run twice."""
     from eval.sql.records.accuracy_page import read_record
 
-    if path.exists() and any(r.get("source") == "record row" for r in load(path)):
+    if path.exists() and any(r.source == "record row" for r in load(path)):
         raise UsageError(f"{path}: already backfilled from a record; nothing was added")
     lines = []
     for row in read_record(page):
         passed, refused = _counts(row["pass rate"]), _counts(row["refusal recall"])
         over = row["over-refusals"].split("/") if "/" in row["over-refusals"] else None
         lines.append(
-            {
-                "date": row["date"],
-                "candidate": row["candidate"],
-                "model": row["model"],
-                "engine": row["engine"],
-                "corpus_digest": row["corpus digest"].strip("`"),
-                "questions": int(row["questions"]),
-                "rotations": row["rotations"],
-                "cohort": None if row.get("cohort") in (None, "-") else row["cohort"],
-                "suite": "on",
-                "status": row["status"],
-                "pass": passed[0] if passed else None,
-                "measured": passed[1] if passed else None,
-                "pass_rate": passed[0] / passed[1] if passed and passed[1] else None,
-                "pass_rate_ci": wilson_rounded(*passed) if passed else None,
-                "correct_refusals": refused[0] if refused else None,
-                "must_refuse_measured": refused[1] if refused else None,
-                "refusal_recall": refused[0] / refused[1] if refused and refused[1] else None,
-                "refusal_recall_ci": wilson_rounded(*refused) if refused else None,
-                "over_refusals": int(over[0]) if over else None,
-                "controls": int(over[1]) if over else None,
-                "commit": None,
-                "dirty": None,
-                "source": "record row",
-            }
+            TrendPoint(
+                date=row["date"],
+                candidate=row["candidate"],
+                model=row["model"],
+                engine=row["engine"],
+                corpus_digest=row["corpus digest"].strip("`"),
+                questions=int(row["questions"]),
+                rotations=row["rotations"],
+                cohort=None if row.get("cohort") in (None, "-") else row["cohort"],
+                status=row["status"],
+                passed=passed[0] if passed else None,
+                measured=passed[1] if passed else None,
+                pass_rate=passed[0] / passed[1] if passed and passed[1] else None,
+                pass_rate_ci=wilson_rounded(*passed) if passed else None,
+                correct_refusals=refused[0] if refused else None,
+                must_refuse_measured=refused[1] if refused else None,
+                refusal_recall=refused[0] / refused[1] if refused and refused[1] else None,
+                refusal_recall_ci=wilson_rounded(*refused) if refused else None,
+                over_refusals=int(over[0]) if over else None,
+                controls=int(over[1]) if over else None,
+                source="record row",
+            )
         )
     existing = path.read_text(encoding="utf-8") if path.exists() else ""
-    write_atomically(path, "".join(json.dumps(x, sort_keys=True) + "\n" for x in lines) + existing)
+    write_atomically(path, "".join(json.dumps(x.to_json(), sort_keys=True) + "\n" for x in lines) + existing)
     return len(lines)
 
 
-def series(runs: list[dict[str, Any]]) -> dict[tuple[str, str], list[dict[str, Any]]]:
+def series(runs: list[TrendPoint]) -> dict[tuple[str, str], list[TrendPoint]]:
     """Runs grouped by (candidate, model), oldest first (the file's order within a date)."""
-    out: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for r in sorted(runs, key=lambda r: r["date"]):
-        out.setdefault((r["candidate"], r["model"]), []).append(r)
+    out: dict[tuple[str, str], list[TrendPoint]] = {}
+    for r in sorted(runs, key=lambda r: r.date):
+        out.setdefault((r.candidate, r.model), []).append(r)
     return out
 
 
-def to_markdown(runs: list[dict[str, Any]]) -> str:
+def to_markdown(runs: list[TrendPoint]) -> str:
     out = ["# SQL accuracy over time", ""]
     for (candidate, model), items in series(runs).items():
         out += [f"## {md.escape(candidate)} / {md.escape(model)}", ""]
         rows = [
             [
-                md.escape(r["date"]),
-                (f"`{r['commit'][:10]}`" if r.get("commit") else "-") + (" (dirty)" if r.get("dirty") else ""),
-                f"`{md.escape(r.get('corpus_digest') or '-')}`",
-                md.escape(r.get("engine") or "-"),
-                f"{pct(r['pass_rate'])} ({ci(r.get('pass_rate_ci'))})",
-                f"{pct(r.get('refusal_recall'))} ({ci(r.get('refusal_recall_ci'))})",
-                md.escape(r.get("status") or ""),
+                md.escape(r.date),
+                (f"`{r.commit[:10]}`" if r.commit else "-") + (" (dirty)" if r.dirty else ""),
+                f"`{md.escape(r.corpus_digest or '-')}`",
+                md.escape(r.engine or "-"),
+                f"{pct(r.pass_rate)} ({ci(r.pass_rate_ci)})",
+                f"{pct(r.refusal_recall)} ({ci(r.refusal_recall_ci)})",
+                md.escape(r.status or ""),
             ]
             for r in items
         ]
@@ -142,15 +141,15 @@ def to_markdown(runs: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-def to_html(runs: list[dict[str, Any]]) -> str:
+def to_html(runs: list[TrendPoint]) -> str:
     groups = []
     for (candidate, model), items in series(runs).items():
         charts = {}
         for key in ("pass_rate", "refusal_recall"):
             values = [
-                (f"{r['date']} {(r.get('commit') or '')[:7]}".strip(), r[key], r.get(f"{key}_ci"))
+                (f"{r.date} {(r.commit or '')[:7]}".strip(), value, getattr(r, f"{key}_ci"))
                 for r in items
-                if r.get(key) is not None
+                if (value := getattr(r, key)) is not None
             ]
             charts[key] = line_chart(values) if values else None
         groups.append({"candidate": candidate, "model": model, "runs": items, "charts": charts})

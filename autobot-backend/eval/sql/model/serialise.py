@@ -126,7 +126,9 @@ def from_json(data: Any, source: str = "the report") -> SQLRun:
     A report written before the run model (no ``schema_version``) is read too: its keys are the same.
     """
     if not isinstance(data, dict) or data.get("suite") != "sql" or not isinstance(data.get("questions"), list):
-        raise ReportFormatError(f"{source}: not a JSON report of the SQL suite (python -m eval.run --suite sql --json)")
+        raise ReportFormatError(
+            f"{source}: not a SQL suite report (python -m eval.run --suite sql --json PATH writes one)"
+        )
     version = data.get("schema_version", 1)
     if version not in (1, SCHEMA_VERSION):
         raise ReportFormatError(

@@ -6,11 +6,13 @@ the git commit the run was measured at (``dirty`` when tracked files differed fr
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from eval.core.output import write_atomically
 
@@ -41,42 +43,88 @@ def git_commit(cwd: Path = REPO_ROOT) -> tuple[str | None, bool | None]:
     return head.stdout.strip(), bool(status.stdout.strip()) if status.returncode == 0 else None
 
 
+@dataclass(frozen=True)
+class TrendPoint:
+    """One recorded run as the trend keeps it: the record row's identity and status, and the run's figures."""
+
+    date: str
+    candidate: str
+    model: str
+    pass_rate: float | None
+    engine: str | None = None
+    corpus_digest: str | None = None
+    questions: int | None = None
+    rotations: str | int | None = None
+    cohort: str | None = None
+    """The cohort fingerprint (None: recorded before runs had one)."""
+    suite: str = "on"
+    """``on`` the record's suite, or ``off`` (kept with ``--allow-off-suite``)."""
+    status: str = ""
+    passed: int | None = None
+    measured: int | None = None
+    pass_rate_ci: list[float] | None = None
+    correct_refusals: int | None = None
+    must_refuse_measured: int | None = None
+    refusal_recall: float | None = None
+    refusal_recall_ci: list[float] | None = None
+    over_refusals: int | None = None
+    controls: int | None = None
+    commit: str | None = None
+    dirty: bool | None = None
+    source: str = "run"
+    """``run``, or ``record row`` for a line converted from a record written before the trend existed."""
+
+    REQUIRED: ClassVar[tuple[str, ...]] = ("date", "candidate", "model", "pass_rate")
+
+    def to_json(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["pass"] = data.pop("passed")
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TrendPoint:
+        """A line of the file; :class:`KeyError` names a required key it lacks, unknown keys are ignored."""
+        missing = [k for k in cls.REQUIRED if k not in data]
+        if missing:
+            raise KeyError(", ".join(missing))
+        names = {f.name for f in dataclasses.fields(cls)}
+        values = {k: v for k, v in data.items() if k in names}
+        return cls(**values, passed=data.get("pass"))
+
+
 def trend_line(
     summary: Mapping[str, Any], row: Mapping[str, str], *, commit: str | None, dirty: bool | None
-) -> dict[str, Any]:
+) -> TrendPoint:
     """One run as the trend keeps it: the record row's identity and status, the summary's figures."""
-    measured = summary["answerable"] - summary["unmeasured"]
-    refusals = summary["must_refuse"] - summary["must_refuse_unmeasured"]
-    return {
-        "date": row["date"],
-        "candidate": row["candidate"],
-        "model": row["model"],
-        "engine": row["engine"],
-        "corpus_digest": row["corpus digest"],
-        "questions": int(row["questions"]),
-        "rotations": row["rotations"],
-        "cohort": row.get("cohort"),
-        "suite": "off" if "differs in" in row else "on",
-        "status": row["status"],
-        "pass": summary["pass"],
-        "measured": measured,
-        "pass_rate": summary["pass_rate"],
-        "pass_rate_ci": summary["pass_rate_ci"],
-        "correct_refusals": summary["correct_refusals"],
-        "must_refuse_measured": refusals,
-        "refusal_recall": summary["refusal_recall"],
-        "refusal_recall_ci": summary["refusal_recall_ci"],
-        "over_refusals": summary["over_refusals"],
-        "controls": summary["controls"],
-        "commit": commit,
-        "dirty": dirty,
-        "source": "run",
-    }
+    return TrendPoint(
+        date=row["date"],
+        candidate=row["candidate"],
+        model=row["model"],
+        engine=row["engine"],
+        corpus_digest=row["corpus digest"],
+        questions=int(row["questions"]),
+        rotations=row["rotations"],
+        cohort=row.get("cohort"),
+        suite="off" if "differs in" in row else "on",
+        status=row["status"],
+        passed=summary["pass"],
+        measured=summary["answerable"] - summary["unmeasured"],
+        pass_rate=summary["pass_rate"],
+        pass_rate_ci=summary["pass_rate_ci"],
+        correct_refusals=summary["correct_refusals"],
+        must_refuse_measured=summary["must_refuse"] - summary["must_refuse_unmeasured"],
+        refusal_recall=summary["refusal_recall"],
+        refusal_recall_ci=summary["refusal_recall_ci"],
+        over_refusals=summary["over_refusals"],
+        controls=summary["controls"],
+        commit=commit,
+        dirty=dirty,
+    )
 
 
-def append_line(path: Path, line: dict[str, Any]) -> None:
+def append_line(path: Path, line: TrendPoint) -> None:
     """Append one run (the file rewritten through a rename: a reader never sees half a line)."""
     before = path.read_text(encoding="utf-8") if path.exists() else ""
     if before and not before.endswith("\n"):
         before += "\n"
-    write_atomically(path, before + json.dumps(line, sort_keys=True) + "\n")
+    write_atomically(path, before + json.dumps(line.to_json(), sort_keys=True) + "\n")
