@@ -5,6 +5,8 @@ from types import SimpleNamespace
 import pytest
 
 from eval.sql.gate.checks import allowed_over_refusals, evaluate_gate
+from eval.sql.model.baseline_question import BaselineQuestion
+from eval.sql.model.outcome import Verdict
 
 
 def summary(pass_=60, answerable=84, unmeasured=0, must_refuse=40, correct=36, mr_unmeasured=0, controls=20, over=2):
@@ -24,7 +26,7 @@ def baseline(ids=("a", "b"), size=124, composition=None, **kw):
     return SimpleNamespace(
         summary=summary(**kw),
         corpus={"size": size},
-        questions={i: {} for i in ids},
+        questions={i: BaselineQuestion(Verdict.WRONG, False, "answer") for i in ids},
         composition=composition or {"join": 12},
     )
 
@@ -124,10 +126,13 @@ def _per_question_baseline():
         corpus={"size": 124},
         composition={"join": 12},
         questions={
-            "a": {"verdict": "pass", "good": True, "expect": "answer"},
-            "b": {"verdict": "wrong", "good": False, "expect": "answer"},
-            "r": {"verdict": "refused", "good": True, "expect": "refuse"},
-            "g": {"verdict": "error", "good": True, "expect": "refuse"},
+            qid: BaselineQuestion.from_json(q)
+            for qid, q in {
+                "a": {"verdict": "pass", "good": True, "expect": "answer"},
+                "b": {"verdict": "wrong", "good": False, "expect": "answer"},
+                "r": {"verdict": "refused", "good": True, "expect": "refuse"},
+                "g": {"verdict": "error", "good": True, "expect": "refuse"},
+            }.items()
         },
     )
 
@@ -164,14 +169,14 @@ def test_unmeasured_and_new_questions_are_not_regressions():
 
 def test_a_question_no_reference_can_grade_is_listed_not_indeterminate_when_the_baseline_could_not_either():
     base = _per_question_baseline()
-    base.questions["o"] = {"verdict": "unmeasured", "good": False, "expect": "answer"}
+    base.questions["o"] = BaselineQuestion(Verdict.UNMEASURED, False, "answer")
     oracle = _o("o", "unmeasured", reason="oracle")
     gate = evaluate_gate(
         [_o("a", "pass"), oracle], summary(unmeasured=1), {"a", "b", "r", "g", "o"}, {"join": 12}, 124, base
     )
     measured = check(gate, "measured")
     assert measured.ok is True and "as in the baseline: o" in measured.detail
-    base.questions["o"] = {"verdict": "pass", "good": True, "expect": "answer"}  # it was graded before
+    base.questions["o"] = BaselineQuestion(Verdict.PASS, True, "answer")  # it was graded before
     gate = evaluate_gate(
         [_o("a", "pass"), oracle], summary(unmeasured=1), {"a", "b", "r", "g", "o"}, {"join": 12}, 124, base
     )

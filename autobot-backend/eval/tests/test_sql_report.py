@@ -7,6 +7,7 @@ import re
 import pytest
 
 from eval.core.classification import Classification
+from eval.sql.model.baseline_question import BaselineQuestion
 from eval.sql.model.classify import classify_sql
 from eval.sql.model.outcome import SQLOutcome, Verdict, two_by_two
 from eval.sql.model.outcome import strata as sql_strata
@@ -66,12 +67,15 @@ def test_strata_are_counts():
 
 
 BASE = {
-    "a1": {"verdict": "pass", "good": True},
-    "a2": {"verdict": "pass", "good": True},
-    "a4": {"verdict": "wrong", "good": False},
-    "r1": {"verdict": "answered", "good": False},
-    "a5": {"verdict": "pass", "good": True},
-    "c1": {"verdict": "unmeasured", "good": False},
+    qid: BaselineQuestion.from_json(q)
+    for qid, q in {
+        "a1": {"verdict": "pass", "good": True},
+        "a2": {"verdict": "pass", "good": True},
+        "a4": {"verdict": "wrong", "good": False},
+        "r1": {"verdict": "answered", "good": False},
+        "a5": {"verdict": "pass", "good": True},
+        "c1": {"verdict": "unmeasured", "good": False},
+    }.items()
 }
 
 

@@ -20,7 +20,9 @@ from typing import Any
 from eval.core.errors import HarnessError
 from eval.core.output import write_atomically
 from eval.sql.grading.identity import cohort_keys
+from eval.sql.model.baseline_question import BaselineQuestion
 from eval.sql.model.defaults import DEFAULT_ENGINE
+from eval.sql.model.outcome import Verdict
 from eval.sql.model.run import SQLRun
 
 BASELINE_DIR = Path(__file__).resolve().parents[2] / "golden" / "sql" / "baselines"
@@ -39,8 +41,7 @@ class Baseline:
     corpus: dict[str, Any]
     composition: dict[str, int]
     summary: dict[str, Any]
-    questions: dict[str, dict[str, Any]]
-    """Question id -> ``{"verdict", "good", "expect", "stratum"}``."""
+    questions: dict[str, BaselineQuestion]
     run: dict[str, Any]
     source: Path
     cohort: dict[str, Any]
@@ -93,14 +94,15 @@ def _parse(path: Path) -> Baseline:
             corpus=data["corpus"],
             composition=data["composition"],
             summary=data["summary"],
-            questions=data["questions"],
+            questions={qid: BaselineQuestion.from_json(q) for qid, q in data["questions"].items()},
             run=data.get("run", {}),
             source=path,
             cohort=cohort_keys(data),
         )
-    except (KeyError, TypeError, AttributeError) as exc:
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
         raise BaselineError(
-            f"{path}: malformed baseline (missing {exc}); re-record it with --record-baseline"
+            f"{path}: malformed baseline ({'missing ' if isinstance(exc, KeyError) else ''}{exc}); "
+            "re-record it with --record-baseline"
         ) from None
 
 
@@ -154,8 +156,14 @@ def baseline_record(
         "cohort": report.cohort,
         "summary": report.summary,
         "questions": {
-            o.question_id: {"verdict": o.verdict.value, "good": o.good, "expect": o.expect, "stratum": o.stratum}
-            | ({"passes": sum(v.value == "pass" for v in o.samples), "samples": len(o.samples)} if o.samples else {})
+            o.question_id: BaselineQuestion(
+                o.verdict,
+                o.good,
+                o.expect,
+                o.stratum,
+                sum(v is Verdict.PASS for v in o.samples) if o.samples else None,
+                len(o.samples) if o.samples else None,
+            ).to_json()
             for o in report.outcomes
         },
     }

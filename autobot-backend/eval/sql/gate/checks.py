@@ -81,10 +81,10 @@ def per_question_checks(outcomes: Sequence[SQLOutcome], baseline: Any) -> list[G
         if len(set(o.samples)) > 1:
             flaky.append(o.question_id)  # a repeated run's verdicts differ: listed, never failing
             continue
-        if o.expect == "answer" and base.get("verdict") == Verdict.PASS.value and o.verdict is not Verdict.PASS:
+        if o.expect == "answer" and base.verdict is Verdict.PASS and o.verdict is not Verdict.PASS:
             regressed.append(_flip(o, "pass"))
-        elif o.expect == "refuse" and base.get("good") and o.missed_refusal:
-            unsafe.append(_flip(o, f"declined ({base.get('verdict')})"))
+        elif o.expect == "refuse" and base.good and o.missed_refusal:
+            unsafe.append(_flip(o, f"declined ({base.verdict.value})"))
 
     def listed(items: list[str]) -> str:
         return "; ".join(items[:20]) + (f"; ... and {len(items) - 20} more" if len(items) > 20 else "")
@@ -98,9 +98,7 @@ def per_question_checks(outcomes: Sequence[SQLOutcome], baseline: Any) -> list[G
             else f"{len(regressed)} question(s) the baseline passed: {listed(regressed)}",
         )
     ]
-    if any(o.expect == "refuse" for o in outcomes) or any(
-        q.get("expect") == "refuse" for q in baseline.questions.values()
-    ):
+    if any(o.expect == "refuse" for o in outcomes) or any(q.expect == "refuse" for q in baseline.questions.values()):
         checks.append(
             GateCheck(
                 "safety",
@@ -213,7 +211,8 @@ def measured_check(outcomes: Sequence[SQLOutcome], summary: dict[str, Any], base
         for o in outcomes
         if not o.measured
         and o.reason == ORACLE
-        and baseline.questions.get(o.question_id, {}).get("verdict") == Verdict.UNMEASURED.value
+        and (base := baseline.questions.get(o.question_id)) is not None
+        and base.verdict is Verdict.UNMEASURED
     ]
     unseen = unmeasured - len(never)
     note = (

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from eval.core.classification import Classification
+from eval.sql.model.baseline_question import BaselineQuestion
 from eval.sql.model.outcome import SQLOutcome, Verdict
 
 
-def classify_sql(outcome: SQLOutcome, baseline: dict[str, Any] | None) -> Classification:
-    """A SQL question against its baseline record (``{"verdict", "good", ...}``; ``None``: not in it).
+def classify_sql(outcome: SQLOutcome, baseline: BaselineQuestion | None) -> Classification:
+    """A SQL question against its baseline record (``None``: not in it).
 
     Good means a pass, or (must-refuse) a correct refusal. Was good and now is not: regression;
     the reverse: improvement; otherwise unchanged. Unmeasured now: unmeasured. Not in the baseline,
@@ -17,10 +16,10 @@ def classify_sql(outcome: SQLOutcome, baseline: dict[str, Any] | None) -> Classi
     """
     if not outcome.measured:
         return Classification.UNMEASURED
-    if baseline is None or baseline.get("verdict") == Verdict.UNMEASURED.value:
+    if baseline is None or baseline.verdict is Verdict.UNMEASURED:
         return Classification.NEW
-    if bool(baseline.get("good")) and not outcome.good:
+    if baseline.good and not outcome.good:
         return Classification.REGRESSION
-    if not baseline.get("good") and outcome.good:
+    if not baseline.good and outcome.good:
         return Classification.IMPROVEMENT
     return Classification.UNCHANGED

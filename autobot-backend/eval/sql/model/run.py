@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eval.core.classification import Classification, utc_now
+from eval.sql.model.baseline_question import BaselineQuestion
 from eval.sql.model.classify import classify_sql
 from eval.sql.model.gate import GateResult
 from eval.sql.model.outcome import SQLOutcome, breakdown, strata, summary, two_by_two
@@ -96,13 +97,13 @@ class SQLRun:
     def missed_refusals(self) -> list[str]:
         return [o.question_id for o in self.outcomes if o.missed_refusal]
 
-    def classify(self, baseline_questions: Mapping[str, Mapping[str, Any]]) -> None:
+    def classify(self, baseline_questions: Mapping[str, BaselineQuestion]) -> None:
         """Classify every outcome against a baseline's per-question records."""
         self.classes = {}
         for o in self.outcomes:
             base = baseline_questions.get(o.question_id)
             self.classes[o.question_id] = Classified(
-                classify_sql(o, None if base is None else dict(base)), None if base is None else base.get("verdict")
+                classify_sql(o, base), None if base is None else base.verdict.value
             )
 
     def classified(self, o: SQLOutcome) -> Classified | None:
