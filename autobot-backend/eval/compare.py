@@ -24,11 +24,11 @@ from typing import Any
 
 from eval import markdown as md
 from eval.errors import HarnessError, UsageError
+from eval.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK
 from eval.html import render
 from eval.output import confine, resolve_input, write_text
 from eval.stats import BOOTSTRAP_ITERATIONS, BOOTSTRAP_SEED, mcnemar_exact, paired_bootstrap, wilson
 
-EXIT_OK, EXIT_CANNOT_JUDGE = 0, 2
 PASS, UNMEASURED = "pass", "unmeasured"
 DECLINED = ("refused",)
 

@@ -1,11 +1,8 @@
 """Command line: ``python -m eval.run`` (run from ``autobot-backend/``).
 
-Exit codes are a taxonomy, and CI relies on it:
-
-* ``0``: examined, nothing regressed.
-* ``1``: examined, something regressed (only with ``--fail-on-regression``).
-* ``2``: could not examine or could not judge: bad input, nothing measurable, a gate that
-  cannot be evaluated, the echo candidate under ``--require-real-candidate``, or a crash.
+Exit codes are a taxonomy, and CI relies on it: :mod:`eval.exit_codes` (0 examined and fine,
+1 examined and regressed, 2 could not examine or judge). In the trajectory suite the echo candidate
+under ``--require-real-candidate`` is 2.
 """
 
 from __future__ import annotations
@@ -21,6 +18,7 @@ try:  # an import failure is a crash: exit 2, never the interpreter's 1
     from eval import candidates as cand
     from eval.errors import HarnessError, UsageError
     from eval.evaluator import DEFAULT_EVALUATOR
+    from eval.exit_codes import EPILOG, EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSED
     from eval.output import confine, resolve_input, write_text
     from eval.report import (
         DEFAULT_EPSILON,
@@ -37,7 +35,6 @@ except Exception:  # pragma: no cover - exercised by a broken install only
     print("error: the harness failed to import; run `make eval` to (re)install it", file=sys.stderr)
     sys.exit(2)
 
-EXIT_OK, EXIT_REGRESSED, EXIT_CANNOT_JUDGE = 0, 1, 2
 TRAJECTORY_CANDIDATES = ("auto", "recorded", "echo")
 SQL_CANDIDATES = ("reference", "embedded", "llm", "recorded")
 
@@ -47,8 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m eval.run",
         description="Replay goldens against a candidate and report drift (trajectory suite), "
         "or grade NL-to-SQL answers on execution (SQL suite).",
-        epilog="Exit codes: 0 examined and fine; 1 examined and regressed (with --fail-on-regression); "
-        "2 could not examine or could not judge (bad input, crash, unmet gate precondition).",
+        epilog=EPILOG,
     )
     p.add_argument(
         "--suite",

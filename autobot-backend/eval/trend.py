@@ -25,6 +25,7 @@ from typing import Any
 from eval import markdown as md
 from eval.charts import line_chart
 from eval.errors import HarnessError, UsageError
+from eval.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK
 from eval.html import ci, pct, render
 from eval.jsonl import json_lines
 from eval.output import resolve_input, write_atomically, write_text
@@ -32,7 +33,6 @@ from eval.stats import wilson
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TREND_FILE = REPO_ROOT / "docs" / "eval" / "sql-accuracy.jsonl"
-EXIT_OK, EXIT_CANNOT_JUDGE = 0, 2
 
 
 class TrendError(HarnessError):

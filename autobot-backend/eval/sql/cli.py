@@ -18,6 +18,7 @@ from rich.console import Console
 
 from eval import ci_output as ci_out
 from eval.errors import UsageError
+from eval.exit_codes import EXIT_CANNOT_JUDGE
 from eval.output import confine, resolve_input, write_text
 from eval.progress import ProgressLine
 from eval.runner import Limits, timeout_from_env
@@ -46,7 +47,6 @@ from services import limits
 from services.recorded_generator import RecordedGenerator
 from services.sql_generation import SQLGenerator
 
-EXIT_CANNOT_JUDGE = decide.EXIT_CANNOT_JUDGE
 CANDIDATES = ("reference", "embedded", "llm", "recorded")
 DEFAULT_ROTATIONS = 3
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from eval.errors import UsageError
+from eval.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK
 from eval.sql.corpus import Corpus
 from eval.sql.engines import ENGINES, build_all, fixture_host
 from eval.sql.fixtures import FIXTURES, Fixture
@@ -169,4 +170,4 @@ def print_result(corpus: Corpus, result: CrossEngineResult, rotations: int) -> i
         f"self-check: {answerable} reference queries on {rotations} rotation(s) of {', '.join(fixtures)}{where}: "
         + ("ok" + (" (0 disagreements)" if several else "") if result.ok else ", ".join(found))
     )
-    return 0 if result.ok else 2
+    return EXIT_OK if result.ok else EXIT_CANNOT_JUDGE

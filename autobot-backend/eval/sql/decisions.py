@@ -17,6 +17,7 @@ from typing import Any
 
 from eval import trend
 from eval.errors import UsageError
+from eval.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSED
 from eval.report import Classification
 from eval.sql import baseline as bl
 from eval.sql import fixture_cache, record
@@ -26,8 +27,6 @@ from eval.sql.gate import GateCheck, evaluate_gate
 from eval.sql.outcome import ORACLE
 from eval.sql.pipeline import DEFAULT_SEED
 from eval.sql.report import SQLReport
-
-EXIT_OK, EXIT_REGRESSED, EXIT_CANNOT_JUDGE = 0, 1, 2
 
 
 def _err(msg: str) -> None:

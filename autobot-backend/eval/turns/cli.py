@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.errors import UsageError
+from eval.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSED
 from eval.output import confine, resolve_input, write_text
 from eval.runner import Limits, timeout_from_env
 from eval.turns.calibration import calibrate, load_labels, uncalibrated
@@ -28,7 +29,6 @@ from eval.turns.markdown import to_markdown
 from eval.turns.report import TurnsReport, to_json
 from eval.turns.scoring import JudgeProgress, judge_all
 
-EXIT_OK, EXIT_REGRESSED, EXIT_CANNOT_JUDGE = 0, 1, 2
 DEFAULT_CONCURRENCY = 4
 _OTHER_SUITES = (
     "candidate",

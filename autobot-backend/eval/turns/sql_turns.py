@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eval.errors import UsageError
+from eval.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK
 from eval.output import confine, write_text
 from eval.runner import Limits, timeout_from_env
 from eval.sql.asking import Sample
@@ -31,8 +32,6 @@ from eval.turns.report import rubric_json, summary
 from eval.turns.scoring import JudgeProgress, judge_all, judgement_json
 from services.nl_database_service import Answer
 from services.turn_capture import turn_from_answer
-
-EXIT_CANNOT_JUDGE = 2
 
 
 @dataclass
@@ -121,7 +120,7 @@ class SQLTurns:
         if self.judge is not None and self.judged and not any(j.scored for j in self.judged):
             print("error: --judge: no answer could be judged; see the reasons in the report", file=sys.stderr)
             return EXIT_CANNOT_JUDGE
-        return 0
+        return EXIT_OK
 
 
 def _cell(outcome: SQLOutcome, judgement: Judgement) -> str | None:
