@@ -382,11 +382,11 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.code or 0)
     try:
         if args.suite == "sql":
-            from eval.sql.cli import run_sql
+            from eval.cli.sql import run_sql
 
             return run_sql(args)
         if args.suite == "turns":
-            from eval.turns.cli import run_turns
+            from eval.cli.turns import run_turns
 
             return run_turns(args)
         return run_trajectory(args)

@@ -4,9 +4,10 @@ The rest of the harness uses these names; the modules behind them each hold one 
 ``fixtures`` (seeded databases), ``corpus`` (questions, loader, stamps), ``composition``,
 ``compare`` (the disclosed tolerance), ``selfcheck`` (the oracle proves itself first),
 ``candidate`` (the ``CandidateRunner`` over the NL service), ``grade`` (verdicts),
-``baseline`` and ``gate`` (what CI enforces), ``docs`` (the dated record), ``cli``, ``engines``
+``baseline`` and ``gate`` (what CI enforces), ``docs`` (the dated record), ``engines``
 (SQLite, PostgreSQL or DuckDB under the fixtures), ``dialects`` (a reference in each engine's
-dialect) and ``crossengine`` (the oracle agreeing with itself across engines).
+dialect) and ``crossengine`` (the oracle agreeing with itself across engines). Its command line
+is :mod:`eval.cli.sql`.
 ``selfcheck`` and ``docs`` also run as modules (``python -m eval.sql.selfcheck``), so they are
 imported from their own modules, not re-exported here.
 """
