@@ -9,6 +9,9 @@
   error (a flag of another suite included), nothing measurable, a gate that cannot be evaluated,
   an interrupted run, or a crash. A crash is never ``1``: a bug in the harness says nothing about
   the candidate.
+
+Every command's ``main`` is wrapped by :func:`eval.cli.entry.entry_point`, the one place where
+a :class:`~eval.errors.HarnessError`, Ctrl-C, a failed import and any other exception become ``2``.
 """
 
 from __future__ import annotations

@@ -206,7 +206,7 @@ def test_a_fixture_url_whose_role_cannot_create_schemas_is_exit_2(postgres, pg_u
 
 def test_the_engine_belongs_to_the_sql_suite(capsys):
     assert main(["--engine", "duckdb"]) == 2
-    assert "--engine belongs to the SQL suite; add --suite sql" in capsys.readouterr().err
+    assert "--engine belongs to the SQL suite (--suite sql), not to the trajectory suite" in capsys.readouterr().err
 
 
 def test_postgresql_without_a_server_install_is_exit_2_naming_what_to_install(tmp_path, monkeypatch, capsys):

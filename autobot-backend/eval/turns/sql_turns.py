@@ -11,7 +11,6 @@ alone, and a question execution could not measure is not compared.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -21,7 +20,7 @@ from typing import Any
 from eval.errors import UsageError
 from eval.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK
 from eval.output import confine, write_text
-from eval.runner import Limits, timeout_from_env
+from eval.runner import Limits
 from eval.sql.asking import Sample
 from eval.sql.outcome import SQLOutcome
 from eval.sql.report import SQLReport
@@ -49,22 +48,31 @@ class SQLTurns:
     """Answers that could not be kept as a turn (and why): the run's verdicts never depend on it."""
 
     @classmethod
-    def from_args(cls, args: argparse.Namespace) -> SQLTurns | None:
-        """From ``--export-turns`` and ``--judge``, checked before anything runs (a bad path or a missing
-        judge is exit 2 at once, not after the run)."""
-        export, judging = getattr(args, "export_turns", None), bool(getattr(args, "judge", False))
+    def from_options(
+        cls,
+        export: str | None,
+        judging: bool,
+        *,
+        repeats: int,
+        concurrency: int | None,
+        timeout_s: float,
+        stop_after_unavailable: int | None,
+    ) -> SQLTurns | None:
+        """From the SQL suite's ``--export-turns`` and ``--judge`` (and the run's ``--repeats``,
+        ``--concurrency``, ``--timeout`` and ``--stop-after-unavailable``), checked before anything runs (a bad
+        path or a missing judge is exit 2 at once, not after the run); None when neither was asked for."""
         if not export and not judging:
             return None
         if export:
             confine(export)
-        if judging and args.repeats > 1:
+        if judging and repeats > 1:
             raise UsageError("--judge judges one answer per question; drop --repeats, or judge an exported run")
         return cls(
             export_path=export,
             judge=Judge.from_env() if judging else None,
-            concurrency=args.concurrency or 4,
-            timeout_s=args.timeout if args.timeout is not None else timeout_from_env(),
-            limits=Limits(stop_after_unavailable=args.stop_after_unavailable or None),
+            concurrency=concurrency or 4,
+            timeout_s=timeout_s,
+            limits=Limits(stop_after_unavailable=stop_after_unavailable or None),
         )
 
     def record(self, sample: Sample, answer: Answer, outcome: SQLOutcome) -> None:
