@@ -8,13 +8,11 @@ reported) and the exact McNemar test on the discordant pass / non-pass pairs; an
 "B is better", "B is worse", or "not distinguishable from noise on this corpus" when the interval
 contains 0.
 
-Exit codes: 0 compared; 2 could not compare (a report that does not read, another corpus digest
-without ``--common-only``, nothing in common).
+The command line, and its exit codes, are :mod:`eval.cli.compare`'s.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections import Counter
@@ -23,10 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from eval import markdown as md
-from eval.errors import HarnessError, UsageError
-from eval.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK
+from eval.errors import HarnessError
 from eval.html import render
-from eval.output import confine, resolve_input, write_text
 from eval.stats import BOOTSTRAP_ITERATIONS, BOOTSTRAP_SEED, mcnemar_exact, paired_bootstrap, wilson
 
 PASS, UNMEASURED = "pass", "unmeasured"
@@ -238,48 +234,7 @@ def to_html(result: dict[str, Any], scale: float = 200.0) -> str:
     return render("compare.html.j2", result=result, sides=sides, scale=scale)
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m eval.compare",
-        description=__doc__.splitlines()[0],
-        epilog="Exit codes: 0 compared; 2 could not compare.",
-    )
-    p.add_argument("base", type=Path, help="A: the JSON report to compare against")
-    p.add_argument("new", type=Path, help="B: the JSON report compared")
-    p.add_argument("--json", metavar="PATH", help="also write the comparison as JSON")
-    p.add_argument("--markdown", metavar="PATH", help="also write the Markdown")
-    p.add_argument("--html", metavar="PATH", help="also write one self-contained HTML page")
-    p.add_argument(
-        "--common-only", action="store_true", help="compare reports of different corpora on the question ids they share"
-    )
-    p.add_argument("--seed", type=int, default=BOOTSTRAP_SEED, help=f"bootstrap seed (default {BOOTSTRAP_SEED})")
-    try:
-        args = p.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    try:
-        for out in (args.json, args.markdown, args.html):
-            if out:
-                confine(out)
-        result = compare(
-            load_report(resolve_input(args.base), "A"),
-            load_report(resolve_input(args.new), "B"),
-            common_only=args.common_only,
-            seed=args.seed,
-        )
-        text = to_markdown(result)
-        print(text)
-        if args.markdown:
-            write_text(args.markdown, text + "\n")
-        if args.json:
-            write_text(args.json, json.dumps(result, indent=2) + "\n")
-        if args.html:
-            write_text(args.html, to_html(result))
-        return EXIT_OK
-    except (HarnessError, UsageError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_CANNOT_JUDGE
+if __name__ == "__main__":  # python -m eval.compare: the command line is eval.cli.compare's, imported only here
+    import importlib
 
-
-if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(importlib.import_module("eval.cli.compare").main())

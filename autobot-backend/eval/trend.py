@@ -8,12 +8,11 @@ Lines file is what can be plotted. ``--backfill PAGE`` converts the rows of a re
 the trend existed (no commit, intervals computed from the row's counts, marked
 ``"source": "record row"``), once.
 
-Exit codes: 0 shown; 2 the file is missing or a line does not read.
+The command line, and its exit codes, are :mod:`eval.cli.trend`'s.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import subprocess
@@ -25,10 +24,9 @@ from typing import Any
 from eval import markdown as md
 from eval.charts import line_chart
 from eval.errors import HarnessError, UsageError
-from eval.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK
 from eval.html import ci, pct, render
 from eval.jsonl import json_lines
-from eval.output import resolve_input, write_atomically, write_text
+from eval.output import write_atomically
 from eval.stats import wilson
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -229,33 +227,7 @@ def to_html(runs: list[dict[str, Any]]) -> str:
     return render("trend.html.j2", groups=groups)
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m eval.trend", description=__doc__.splitlines()[0])
-    p.add_argument("--file", type=Path, help=f"the JSON Lines trend (default {TREND_FILE.relative_to(REPO_ROOT)})")
-    p.add_argument("--html", metavar="PATH", help="also write the trend as one self-contained HTML page")
-    p.add_argument("--markdown", metavar="PATH", help="also write the Markdown")
-    p.add_argument("--backfill", metavar="PAGE", type=Path, help="add the rows of an accuracy record page, once")
-    try:
-        args = p.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    path = resolve_input(args.file) if args.file else TREND_FILE
-    try:
-        if args.backfill:
-            n = backfill(resolve_input(args.backfill), path)
-            print(f"backfilled {n} run(s) from {args.backfill} into {path}", file=sys.stderr)
-        runs = load(path)
-        text = to_markdown(runs)
-        print(text)
-        if args.markdown:
-            write_text(args.markdown, text + "\n")
-        if args.html:
-            write_text(args.html, to_html(runs))
-        return EXIT_OK
-    except (HarnessError, UsageError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_CANNOT_JUDGE
+if __name__ == "__main__":  # python -m eval.trend: the command line is eval.cli.trend's, imported only here
+    import importlib
 
-
-if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(importlib.import_module("eval.cli.trend").main())

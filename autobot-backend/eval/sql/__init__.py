@@ -6,10 +6,9 @@ The rest of the harness uses these names; the modules behind them each hold one 
 ``candidate`` (the ``CandidateRunner`` over the NL service), ``grade`` (verdicts),
 ``baseline`` and ``gate`` (what CI enforces), ``docs`` (the dated record), ``engines``
 (SQLite, PostgreSQL or DuckDB under the fixtures), ``dialects`` (a reference in each engine's
-dialect) and ``crossengine`` (the oracle agreeing with itself across engines). Its command line
-is :mod:`eval.cli.sql`.
-``selfcheck`` and ``docs`` also run as modules (``python -m eval.sql.selfcheck``), so they are
-imported from their own modules, not re-exported here.
+dialect) and ``crossengine`` (the oracle agreeing with itself across engines). The command lines
+are :mod:`eval.cli`'s (``python -m eval.run --suite sql``, ``python -m eval.cli.selfcheck``, ...).
+``selfcheck`` and ``docs`` are imported from their own modules, not re-exported here.
 """
 
 from eval.sql.compare import Comparison, compare_results

@@ -14,7 +14,7 @@ dialect: sqlglot's transpilation of its SQLite reference changed its meaning (gi
 ``sql_<dialect>`` override), or the engines store the data differently (fix the fixture's types).
 Never the comparison: it is the grader's.
 
-Command line: ``python -m eval.sql.selfcheck --engines sqlite,postgresql,duckdb`` (exit 0 when
+Command line: ``python -m eval.cli.selfcheck --engines sqlite,postgresql,duckdb`` (exit 0 when
 every engine's self-check is clean and no two engines disagree, 2 otherwise).
 """
 

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
+from eval.cli import selfcheck as selfcheck_cli
 from eval.run import main
-from eval.sql import pg_server, selfcheck
+from eval.sql import pg_server
 from eval.sql.baseline import BaselineError, baseline_path, load_baseline
 from eval.sql.corpus import load_corpus
 from eval.sql.crossengine import print_result, run_cross_engine
@@ -86,7 +87,7 @@ def _run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[i
 
 @pytest.mark.slow
 def test_cross_engine_self_check_of_the_built_in_corpus_finds_no_disagreement(pg_url, capsys):
-    code = selfcheck.main(["--engines", "sqlite,postgresql,duckdb", "--fixture-url", pg_url])
+    code = selfcheck_cli.main(["--engines", "sqlite,postgresql,duckdb", "--fixture-url", pg_url])
     out = capsys.readouterr().out
     assert code == 0, out
     assert out.strip().splitlines()[-1] == (
@@ -231,7 +232,7 @@ def test_postgresql_without_a_server_install_is_exit_2_naming_what_to_install(tm
     ids=["unknown", "twice", "snapshot-elsewhere", "fixture-url-without-postgresql"],
 )
 def test_selfcheck_engine_choices_that_cannot_work_are_exit_2(argv, message, capsys):
-    assert selfcheck.main(argv) == 2
+    assert selfcheck_cli.main(argv) == 2
     assert message in capsys.readouterr().err
 
 

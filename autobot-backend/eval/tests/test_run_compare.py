@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from eval.compare import main
+from eval.cli.compare import main
 from eval.stats import mcnemar_exact
 
 
