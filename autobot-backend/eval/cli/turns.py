@@ -65,7 +65,7 @@ def _err(msg: str) -> None:
 
 
 def _validate(args: argparse.Namespace) -> float:
-    """The timeout; everything else is checked before the judge is asked anything."""
+    """The command line checked before the judge is asked anything; returns the timeout."""
     if (args.turns is None) == (args.rejudge is None):
         raise UsageError(
             "--suite turns judges one source: --turns FILE (captured turns) or --rejudge REPORT (the JSON of an "
