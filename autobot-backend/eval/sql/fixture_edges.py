@@ -3,7 +3,7 @@
 Each edge is applied after every random draw of a seed, by moving, renaming or flagging rows the
 seed already made (never by drawing more), so the rest of the data stays what the seed made it
 and the revenue totals do not move (no line changes its quantity or price; an order keeps its
-date). Each one names the mistake it is there for (``python -m eval.cli.near_miss``):
+date). Each one names the mistake it is there for (``python -m eval.sql.near_miss``):
 
 * namesakes: the biggest spender of each country shares a full name with the country's second,
   and the best-selling product with the second best-seller of its category (names are not keys:
