@@ -6,14 +6,13 @@ runs with no route to any network (a dead proxy, every host name unresolvable), 
 performance log lists every request the page made: a page that reaches for the network is caught
 even when the request fails.
 
-``python -m eval.browser REPORT.html OUT.png`` writes a screenshot (the README's comes from here).
+``python -m eval.cli.browser REPORT.html OUT.png`` writes a screenshot (the README's comes from here).
 """
 
 from __future__ import annotations
 
 import json
 import shutil
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -88,20 +87,3 @@ def screenshot(page: Path, out: Path, width: int = 1280, height: int = 1600) -> 
         if not driver.save_screenshot(str(out)):
             raise RuntimeError(f"{out}: the browser wrote no screenshot")
     return out
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 2:
-        print("usage: python -m eval.browser REPORT.html OUT.png", file=sys.stderr)
-        return 2
-    try:
-        print(screenshot(Path(args[0]), Path(args[1])))
-    except BrowserMissing as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,8 +1,8 @@
-"""``python -m eval.compare``: the command; the code is :mod:`eval.tools.compare_runs`."""
+"""``python -m eval.compare``: the command lives in :mod:`eval.cli.compare`."""
 
 import sys
 
-from eval.tools.compare_runs import main
+from eval.cli.compare import main
 
 if __name__ == "__main__":
     sys.exit(main())

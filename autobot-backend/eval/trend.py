@@ -1,8 +1,8 @@
-"""``python -m eval.trend``: the command; the code is :mod:`eval.tools.trend`."""
+"""``python -m eval.trend``: the command lives in :mod:`eval.cli.trend`."""
 
 import sys
 
-from eval.tools.trend import main
+from eval.cli.trend import main
 
 if __name__ == "__main__":
     sys.exit(main())

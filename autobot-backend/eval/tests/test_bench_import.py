@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from eval.cli.bench_import import main as import_main
 from eval.run import main as run_main
 from eval.sql.bench.importer import gold_is_ordered
-from eval.sql.bench.importer import main as import_main
 from eval.sql.corpus.questions import load_corpus
 
 DATABASES = {

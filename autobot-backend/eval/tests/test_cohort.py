@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from eval.cli.compare import main as compare_main
 from eval.core.errors import UsageError
 from eval.run import main as run_main
 from eval.sql.corpus.questions import load_corpus
@@ -20,7 +21,6 @@ from eval.sql.grading.identity import ABSENT, UNKNOWN, Difference, cohort_differ
 from eval.sql.model.outcome import SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
 from eval.sql.records import accuracy_page as record
-from eval.tools.compare_runs import main as compare_main
 
 BUILTIN = load_corpus()
 PICKED = ("rtl-group_by-001", "rtl-group_by-003", "rtl-group_by-004")

@@ -14,7 +14,7 @@ CORPUS = load_corpus()
 def test_methodology_stamps_match_the_corpus_files():
     assert docs.stamps_on_page() == docs.render_stamps(CORPUS).strip(), (
         "docs/eval/sql-methodology.md has stale corpus stamps: run "
-        "`python -m eval.sql.docs --update-stamps` from autobot-backend/ and commit the page"
+        "`python -m eval.cli.docs --update-stamps` from autobot-backend/ and commit the page"
     )
 
 

@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
+from eval.cli import selfcheck as selfcheck_cli
 from eval.run import main
 from eval.sql.corpus.dialects import TranspileError
 from eval.sql.corpus.questions import load_corpus
 from eval.sql.engines import pg_server
 from eval.sql.gate.baseline import BaselineError, baseline_path, load_baseline
-from eval.sql.oracle import selfcheck
 from eval.sql.oracle.crossengine import print_result, run_cross_engine
 
 RETAIL = "FROM orders o JOIN order_items oi ON oi.order_id = o.order_id WHERE o.status = 'completed'"
@@ -87,7 +87,7 @@ def _run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[i
 
 @pytest.mark.slow
 def test_cross_engine_self_check_of_the_built_in_corpus_finds_no_disagreement(pg_url, capsys):
-    code = selfcheck.main(["--engines", "sqlite,postgresql,duckdb", "--fixture-url", pg_url])
+    code = selfcheck_cli.main(["--engines", "sqlite,postgresql,duckdb", "--fixture-url", pg_url])
     out = capsys.readouterr().out
     assert code == 0, out
     assert out.strip().splitlines()[-1] == (
@@ -207,7 +207,7 @@ def test_a_fixture_url_whose_role_cannot_create_schemas_is_exit_2(postgres, pg_u
 
 def test_the_engine_belongs_to_the_sql_suite(capsys):
     assert main(["--engine", "duckdb"]) == 2
-    assert "--engine belongs to the SQL suite; add --suite sql" in capsys.readouterr().err
+    assert "--engine belongs to the SQL suite (--suite sql), not to the trajectory suite" in capsys.readouterr().err
 
 
 def test_postgresql_without_a_server_install_is_exit_2_naming_what_to_install(tmp_path, monkeypatch, capsys):
@@ -232,7 +232,7 @@ def test_postgresql_without_a_server_install_is_exit_2_naming_what_to_install(tm
     ids=["unknown", "twice", "snapshot-elsewhere", "fixture-url-without-postgresql"],
 )
 def test_selfcheck_engine_choices_that_cannot_work_are_exit_2(argv, message, capsys):
-    assert selfcheck.main(argv) == 2
+    assert selfcheck_cli.main(argv) == 2
     assert message in capsys.readouterr().err
 
 

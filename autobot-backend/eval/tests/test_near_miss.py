@@ -258,6 +258,6 @@ def test_every_survivor_of_the_built_in_corpus_has_a_reason(study):
 def test_the_methodology_page_carries_the_studys_figures(study):
     found, result = study
     assert docs.block_on_page(docs.NEAR_MISS_START, docs.NEAR_MISS_END) == docs_block(found, result).strip(), (
-        "docs/eval/sql-methodology.md has stale near-miss figures: run `python -m eval.sql.near_miss --update-docs` "
+        "docs/eval/sql-methodology.md has stale near-miss figures: run `python -m eval.cli.near_miss --update-docs` "
         "from autobot-backend/ and commit the page"
     )

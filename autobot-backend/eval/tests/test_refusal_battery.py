@@ -91,7 +91,7 @@ def test_control_has_a_parseable_reference(question):
 def test_snapshot_records_every_control():
     recorded = load_snapshot("retail", SNAPSHOT_DIR)
     missing = [q.id for q in CONTROLS if q.id not in recorded]
-    assert missing == [], "run `python -m eval.sql.selfcheck --update-snapshot`"
+    assert missing == [], "run `python -m eval.cli.selfcheck --update-snapshot`"
     assert not any(q.id in recorded for q in MUST_REFUSE)
 
 

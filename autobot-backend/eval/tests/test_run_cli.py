@@ -128,7 +128,7 @@ def test_help_exits_0(capsys):
 
 
 def test_crash_exits_2_not_1(golden_dir, monkeypatch, capsys):
-    import eval.run as cli
+    import eval.cli.trajectory as cli
 
     def boom(*a, **k):
         raise RuntimeError("bug")

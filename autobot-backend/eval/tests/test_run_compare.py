@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from eval.cli.compare import main
 from eval.core.stats import mcnemar_exact
-from eval.tools.compare_runs import main
 
 
 def report(path: Path, verdicts: dict[str, str], digest: str = "d" * 64, model: str = "m") -> Path:

@@ -11,6 +11,7 @@ from decimal import Decimal
 
 import pytest
 
+from eval.cli import selfcheck as selfcheck_cli
 from eval.sql.corpus.questions import load_corpus
 from eval.sql.corpus.snapshot import Answer, SnapshotError, decode_value, dumps, encode_value, load_snapshot
 from eval.sql.fixtures.seeded import FIXTURE_NAMES, build_rotations
@@ -236,7 +237,7 @@ def test_question_missing_from_snapshot_says_how_to_record_it(targets, tmp_path)
     (tmp_path / "retail_24m.json").write_text(json.dumps(data))
     result = run_self_check(DB, subset("r24-scalar-001"), targets, snapshot_dir=tmp_path)
     assert [(d.question_id, d.kind) for d in result.defects] == [("r24-scalar-001", SNAPSHOT)]
-    assert "python -m eval.sql.selfcheck --update-snapshot" in result.defects[0].detail
+    assert "python -m eval.cli.selfcheck --update-snapshot" in result.defects[0].detail
 
 
 def test_snapshot_is_not_checked_for_questions_outside_the_builtin_corpus(broken_check):
@@ -253,7 +254,7 @@ def test_update_writes_the_committed_snapshot_byte_for_byte(targets, tmp_path):
 
 def test_cli_updates_then_checks(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(selfcheck, "SNAPSHOT_DIR", tmp_path)
-    assert selfcheck.main(["--update-snapshot", "--rotations", "2"]) == 0
+    assert selfcheck_cli.main(["--update-snapshot", "--rotations", "2"]) == 0
     out = capsys.readouterr().out
     assert f"wrote {tmp_path / 'retail.json'}" in out
     assert out.rstrip().endswith("on 2 rotation(s) of retail, retail_24m: ok")
@@ -261,7 +262,7 @@ def test_cli_updates_then_checks(monkeypatch, tmp_path, capsys):
 
 def test_cli_reports_defects_with_exit_2(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(selfcheck, "SNAPSHOT_DIR", tmp_path)  # empty: every question is missing
-    assert selfcheck.main(["--rotations", "2"]) == 2
+    assert selfcheck_cli.main(["--rotations", "2"]) == 2
     out = capsys.readouterr().out
     assert "rtl-scalar-001: oracle: snapshot differs: not in the retail snapshot yet" in out
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from eval.cli import trend as trend_cli
+from eval.cli.compare import main as compare_main
 from eval.run import main
 from eval.sql.records import docs as docs_mod
 from eval.sql.records import trend_file
 from eval.tests import small_run as sr
-from eval.tools import trend
-from eval.tools.compare_runs import main as compare_main
 
 
 @pytest.fixture
@@ -50,7 +50,7 @@ def test_the_trend_shows_each_candidate_and_model_over_time(work, capsys):
     assert _record(work, sr.write_answers(work / "bad.jsonl", model="m-1")) == 0
     assert _record(work, sr.write_answers(work / "other.jsonl", perfect=True, model="m-2 <b>")) == 0
     capsys.readouterr()
-    assert trend.main(["--file", "record.jsonl", "--html", "t.html"]) == 0
+    assert trend_cli.main(["--file", "record.jsonl", "--html", "t.html"]) == 0
     out = capsys.readouterr().out
     assert "## recorded / m-1" in out and "## recorded / m-2 \\<b\\>" in out
     assert "100.0% (" in out and "50.0% (" in out
@@ -61,21 +61,21 @@ def test_the_trend_shows_each_candidate_and_model_over_time(work, capsys):
 
 def test_a_bad_trend_line_names_the_file_and_line(work, capsys):
     (work / "t.jsonl").write_text('{"date": "2026-01-01", "candidate": "x", "model": "y", "pass_rate": 0.5}\n{oops\n')
-    assert trend.main(["--file", "t.jsonl"]) == 2
+    assert trend_cli.main(["--file", "t.jsonl"]) == 2
     assert "t.jsonl:2: not a JSON line" in capsys.readouterr().err
-    assert trend.main(["--file", "missing.jsonl"]) == 2
+    assert trend_cli.main(["--file", "missing.jsonl"]) == 2
 
 
 def test_a_record_written_before_the_trend_is_backfilled_once(work, capsys):
     page = work / "old.md"
     page.write_text(docs_mod.ACCURACY_PAGE.read_text())
-    assert trend.main(["--file", "old.jsonl", "--backfill", "old.md"]) == 0
+    assert trend_cli.main(["--file", "old.jsonl", "--backfill", "old.md"]) == 0
     lines = [json.loads(x) for x in (work / "old.jsonl").read_text().splitlines()]
     assert lines and all(x["source"] == "record row" and x["commit"] is None for x in lines)
     first = lines[0]
     assert (first["pass"], first["measured"]) == (36, 108)
     assert first["pass_rate_ci"][0] < 1 / 3 < first["pass_rate_ci"][1]
-    assert trend.main(["--file", "old.jsonl", "--backfill", "old.md"]) == 2
+    assert trend_cli.main(["--file", "old.jsonl", "--backfill", "old.md"]) == 2
     assert "already backfilled" in capsys.readouterr().err
 
 

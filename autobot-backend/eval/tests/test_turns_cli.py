@@ -232,7 +232,7 @@ def test_a_bad_turns_line_is_exit_2_naming_file_line_and_turn(work, monkeypatch,
         ([], "--turns FILE (captured turns) or --rejudge REPORT"),
         (["--turns", "turns.jsonl", "--rejudge", "r.json"], "not both"),
         (["--turns", "turns.jsonl", "--fail-on-regression"], "needs something to regress against"),
-        (["--turns", "turns.jsonl", "--corpus", "x.yaml"], "--corpus does not apply to --suite turns"),
+        (["--turns", "turns.jsonl", "--corpus", "x.yaml"], "--corpus belongs to the SQL suite (--suite sql)"),
         (["--turns", "turns.jsonl", "--json", "../out.json"], "refusing to write"),
     ],
 )

@@ -21,25 +21,20 @@ without ``--common-only``, another cohort without ``--allow-off-suite``, nothing
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from eval.core import markdown as md
-from eval.core.errors import HarnessError, UsageError
+from eval.core.errors import HarnessError
 from eval.core.html import render
-from eval.core.output import confine, resolve_input, write_text
 from eval.core.stats import BOOTSTRAP_ITERATIONS, BOOTSTRAP_SEED, mcnemar_exact, paired_bootstrap, wilson_rounded
 from eval.sql.grading.identity import cohort_differences, cohort_keys
 from eval.sql.model.outcome import SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
 from eval.sql.model.serialise import ReportFormatError, from_json
-
-EXIT_OK, EXIT_CANNOT_JUDGE = 0, 2
 
 
 class CompareError(HarnessError):
@@ -291,54 +286,3 @@ def to_html(result: dict[str, Any], scale: float = 200.0) -> str:
 
     sides = [("A", result["a"], bar(result["a"])), ("B", result["b"], bar(result["b"]))]
     return render("compare.html.j2", result=result, sides=sides, scale=scale)
-
-
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m eval.compare",
-        description=__doc__.splitlines()[0],
-        epilog="Exit codes: 0 compared; 2 could not compare.",
-    )
-    p.add_argument("base", type=Path, help="A: the JSON report to compare against")
-    p.add_argument("new", type=Path, help="B: the JSON report compared")
-    p.add_argument("--json", metavar="PATH", help="also write the comparison as JSON")
-    p.add_argument("--markdown", metavar="PATH", help="also write the Markdown")
-    p.add_argument("--html", metavar="PATH", help="also write one self-contained HTML page")
-    p.add_argument(
-        "--common-only", action="store_true", help="compare reports of different corpora on the question ids they share"
-    )
-    p.add_argument(
-        "--allow-off-suite", action="store_true", help="compare runs of different cohorts, saying so in the output"
-    )
-    p.add_argument("--seed", type=int, default=BOOTSTRAP_SEED, help=f"bootstrap seed (default {BOOTSTRAP_SEED})")
-    try:
-        args = p.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    try:
-        for out in (args.json, args.markdown, args.html):
-            if out:
-                confine(out)
-        result = compare(
-            load_report(resolve_input(args.base), "A"),
-            load_report(resolve_input(args.new), "B"),
-            common_only=args.common_only,
-            allow_off_suite=args.allow_off_suite,
-            seed=args.seed,
-        )
-        text = to_markdown(result)
-        print(text)
-        if args.markdown:
-            write_text(args.markdown, text + "\n")
-        if args.json:
-            write_text(args.json, json.dumps(result, indent=2) + "\n")
-        if args.html:
-            write_text(args.html, to_html(result))
-        return EXIT_OK
-    except (HarnessError, UsageError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_CANNOT_JUDGE
-
-
-if __name__ == "__main__":
-    sys.exit(main())

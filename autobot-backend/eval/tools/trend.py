@@ -13,10 +13,8 @@ Exit codes: 0 shown; 2 the file is missing or a line does not read.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
-import sys
 from pathlib import Path
 
 from eval.core import markdown as md
@@ -24,11 +22,9 @@ from eval.core.charts import line_chart
 from eval.core.errors import HarnessError, UsageError
 from eval.core.html import ci, pct, render
 from eval.core.jsonl import json_lines
-from eval.core.output import resolve_input, write_atomically, write_text
+from eval.core.output import write_atomically
 from eval.core.stats import wilson_rounded
-from eval.sql.records.trend_file import REPO_ROOT, TREND_FILE, TrendPoint
-
-EXIT_OK, EXIT_CANNOT_JUDGE = 0, 2
+from eval.sql.records.trend_file import TrendPoint
 
 
 class TrendError(HarnessError):
@@ -154,35 +150,3 @@ def to_html(runs: list[TrendPoint]) -> str:
             charts[key] = line_chart(values) if values else None
         groups.append({"candidate": candidate, "model": model, "runs": items, "charts": charts})
     return render("trend.html.j2", groups=groups)
-
-
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m eval.trend", description=__doc__.splitlines()[0])
-    p.add_argument("--file", type=Path, help=f"the JSON Lines trend (default {TREND_FILE.relative_to(REPO_ROOT)})")
-    p.add_argument("--html", metavar="PATH", help="also write the trend as one self-contained HTML page")
-    p.add_argument("--markdown", metavar="PATH", help="also write the Markdown")
-    p.add_argument("--backfill", metavar="PAGE", type=Path, help="add the rows of an accuracy record page, once")
-    try:
-        args = p.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    path = resolve_input(args.file) if args.file else TREND_FILE
-    try:
-        if args.backfill:
-            n = backfill(resolve_input(args.backfill), path)
-            print(f"backfilled {n} run(s) from {args.backfill} into {path}", file=sys.stderr)
-        runs = load(path)
-        text = to_markdown(runs)
-        print(text)
-        if args.markdown:
-            write_text(args.markdown, text + "\n")
-        if args.html:
-            write_text(args.html, to_html(runs))
-        return EXIT_OK
-    except (HarnessError, UsageError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_CANNOT_JUDGE
-
-
-if __name__ == "__main__":
-    sys.exit(main())

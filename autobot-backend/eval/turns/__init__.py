@@ -6,8 +6,8 @@ judge is told), ``judge`` (the model behind an OpenAI-compatible endpoint, and s
 its reply), ``scoring`` (many turns at once), ``report`` and ``markdown`` (the turns suite's
 report), ``calibration`` (agreement with human labels), ``drift`` (re-judging stored scores),
 ``sql_turns`` (a SQL run's answers as turns, and the judge against execution verdicts),
-``trajectory`` (the judge as the trajectory suite's evaluator) and ``cli``. The method, and
-every choice in it, is written up in ``docs/eval/judge.md``.
+``trajectory`` (the judge as the trajectory suite's evaluator); the command line is
+:mod:`eval.cli.turns`. The method, and every choice in it, is written up in ``docs/eval/judge.md``.
 """
 
 from eval.turns.format import Step, Turn, TurnsFileError, load_turns, parse_turn

@@ -11,7 +11,6 @@ alone, and a question execution could not measure is not compared.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -19,8 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eval.core.errors import UsageError
+from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK
 from eval.core.output import confine, write_text
-from eval.core.runner import Limits, timeout_from_env
+from eval.core.runner import Limits
 from eval.core.stats import cohen_kappa
 from eval.sql.grading.asking import Sample
 from eval.sql.model.outcome import SQLOutcome
@@ -31,8 +31,6 @@ from eval.turns.report import rubric_json, summary
 from eval.turns.scoring import JudgeProgress, judge_all, judgement_json
 from services.nl_database_service import Answer
 from services.turn_capture import turn_from_answer
-
-EXIT_CANNOT_JUDGE = 2
 
 
 @dataclass
@@ -50,22 +48,31 @@ class SQLTurns:
     """Answers that could not be kept as a turn (and why): the run's verdicts never depend on it."""
 
     @classmethod
-    def from_args(cls, args: argparse.Namespace) -> SQLTurns | None:
-        """From ``--export-turns`` and ``--judge``, checked before anything runs (a bad path or a missing
-        judge is exit 2 at once, not after the run)."""
-        export, judging = getattr(args, "export_turns", None), bool(getattr(args, "judge", False))
+    def from_options(
+        cls,
+        export: str | None,
+        judging: bool,
+        *,
+        repeats: int,
+        concurrency: int | None,
+        timeout_s: float,
+        stop_after_unavailable: int | None,
+    ) -> SQLTurns | None:
+        """From the SQL suite's ``--export-turns`` and ``--judge`` (and the run's ``--repeats``,
+        ``--concurrency``, ``--timeout`` and ``--stop-after-unavailable``), checked before anything runs (a bad
+        path or a missing judge is exit 2 at once, not after the run); None when neither was asked for."""
         if not export and not judging:
             return None
         if export:
             confine(export)
-        if judging and args.repeats > 1:
+        if judging and repeats > 1:
             raise UsageError("--judge judges one answer per question; drop --repeats, or judge an exported run")
         return cls(
             export_path=export,
             judge=Judge.from_env() if judging else None,
-            concurrency=args.concurrency or 4,
-            timeout_s=args.timeout if args.timeout is not None else timeout_from_env(),
-            limits=Limits(stop_after_unavailable=args.stop_after_unavailable or None),
+            concurrency=concurrency or 4,
+            timeout_s=timeout_s,
+            limits=Limits(stop_after_unavailable=stop_after_unavailable or None),
         )
 
     def record(self, sample: Sample, answer: Answer, outcome: SQLOutcome) -> None:
@@ -121,7 +128,7 @@ class SQLTurns:
         if self.judge is not None and self.judged and not any(j.scored for j in self.judged):
             print("error: --judge: no answer could be judged; see the reasons in the report", file=sys.stderr)
             return EXIT_CANNOT_JUDGE
-        return 0
+        return EXIT_OK
 
 
 def _cell(outcome: SQLOutcome, judgement: Judgement) -> str | None:

@@ -1,10 +1,12 @@
-"""``python -m eval.sql.bench_import spider|bird``: a standard benchmark as a corpus and an answers file.
+"""A standard benchmark (Spider, BIRD) as a corpus and an answers file; the command is
+``python -m eval.cli.bench_import spider|bird``.
 
 Converts a benchmark's questions file, its gold and (optionally) a predictions file into a
 multi-database corpus (one suite YAML file; each question names its ``database``) and a recorded
-answers file (JSON Lines of ``{"id", "sql"}``), then prints the one command that grades it::
+answers file (JSON Lines of ``{"id", "sql"}``); the command then prints the one command that grades
+it::
 
-    python -m eval.sql.bench_import spider --questions dev.json --gold dev_gold.sql \\
+    python -m eval.cli.bench_import spider --questions dev.json --gold dev_gold.sql \\
         --predictions pred.sql --out spider-run --db-dir spider/database
     python -m eval.run --suite sql --corpus spider-run/spider.yaml --db-dir spider/database \\
         --candidate recorded --answers spider-run/spider.answers.jsonl
@@ -19,10 +21,8 @@ benchmarks' own graders is written in ``docs/eval/sql-methodology.md``.
 
 from __future__ import annotations
 
-import argparse
 import json
-import shlex
-import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +31,10 @@ import yaml
 from sqlglot import exp
 
 from eval.core.errors import HarnessError
-from eval.core.output import confine, resolve_input, write_atomically
+from eval.core.output import confine, write_atomically
 from eval.sql.bench.formats import Benchmark, BenchQuestion, Prediction, read_predictions, read_questions
 from eval.sql.corpus.db_dir import database_path
 from eval.sql.corpus.questions import load_corpus
-from eval.sql.rows import COLUMN_ORDERS
 
 
 def gold_is_ordered(sql: str) -> bool:
@@ -98,7 +97,28 @@ def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 _Dumper.add_representer(str, _str)
 
 
-def write_outputs(args: argparse.Namespace) -> tuple[Path, Path | None, list[BenchQuestion]]:
+@dataclass(frozen=True)
+class BenchImport:
+    """One conversion: the benchmark's files in, the folder (and the name) the corpus and answers go to."""
+
+    benchmark: Benchmark
+    questions: Path
+    gold: Path
+    out: Path
+    predictions: Path | None = None
+    name: str | None = None
+    prefix: str | None = None
+    """Question id prefix (default: the benchmark's name)."""
+    model: str | None = None
+    """The system that made the predictions, written into every answer line."""
+    db_dir: Path | None = None
+    """Checked to hold every question's database, DIR/NAME/NAME.sqlite."""
+    column_order: str | None = None
+    decimals: int | None = None
+
+
+def write_outputs(args: BenchImport) -> tuple[Path, Path | None, list[BenchQuestion]]:
+    """Write NAME.yaml (and, with predictions, NAME.answers.jsonl) into ``args.out``; the corpus must load."""
     questions = read_questions(args.benchmark, args.questions, args.gold, args.prefix or args.benchmark)
     if args.db_dir is not None:
         missing = sorted({q.database for q in questions if not database_path(args.db_dir, q.database).is_file()})
@@ -125,62 +145,3 @@ def write_outputs(args: argparse.Namespace) -> tuple[Path, Path | None, list[Ben
         answers_path = confine(args.out / f"{name}.answers.jsonl")
         write_atomically(answers_path, "\n".join(answer_lines(predictions, questions, args.model)) + "\n")
     return corpus_path, answers_path, questions
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="python -m eval.sql.bench_import",
-        description="Convert a Spider or BIRD question file, gold and predictions into a corpus of the SQL suite "
-        "(one YAML file, questions naming their database) and a recorded answers file.",
-        epilog="Exit codes: 0 written; 2 a file could not be read as the benchmark writes it.",
-    )
-    p.add_argument("benchmark", choices=("spider", "bird"))
-    p.add_argument("--questions", type=Path, required=True, help="the questions file (dev.json)")
-    p.add_argument(
-        "--gold", type=Path, required=True, help="the gold file, 'SQL<TAB>db_id' per line (dev_gold.sql / dev.sql)"
-    )
-    p.add_argument(
-        "--predictions",
-        type=Path,
-        help='spider: one SQL per line; bird: JSON {"0": "SQL\\t----- bird -----\\tdb_id", ...}',
-    )
-    p.add_argument("--out", type=Path, required=True, help="folder to write NAME.yaml and NAME.answers.jsonl into")
-    p.add_argument("--name", help="file name stem (default: the benchmark's name)")
-    p.add_argument("--prefix", help="question id prefix (default: the benchmark's name): spider-0000, ...")
-    p.add_argument("--model", help="the system that made the predictions (written into every answer line)")
-    p.add_argument("--db-dir", type=Path, help="check that every database is there: DIR/NAME/NAME.sqlite")
-    p.add_argument(
-        "--column-order",
-        choices=COLUMN_ORDERS,
-        help="write column_order into the corpus (any: the Spider convention; default: positional)",
-    )
-    p.add_argument("--decimals", type=int, help="numeric precision of every question (default: the suite's, 2)")
-    return p
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.decimals is not None and args.decimals < 0:
-        print("error: --decimals must be >= 0", file=sys.stderr)
-        return 2
-    for key in ("questions", "gold", "predictions", "out", "db_dir"):
-        if getattr(args, key) is not None:
-            setattr(args, key, resolve_input(getattr(args, key)))
-    try:
-        corpus_path, answers_path, questions = write_outputs(args)
-    except HarnessError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    databases = len({q.database for q in questions})
-    print(f"corpus: {corpus_path} ({len(questions)} questions on {databases} database(s))")
-    command = ["python", "-m", "eval.run", "--suite", "sql", "--corpus", str(corpus_path)]
-    command += ["--db-dir", str(args.db_dir) if args.db_dir is not None else "DIR"]
-    if answers_path is not None:
-        print(f"answers: {answers_path}")
-        command += ["--candidate", "recorded", "--answers", str(answers_path)]
-    print("grade it with:\n  " + shlex.join(command))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

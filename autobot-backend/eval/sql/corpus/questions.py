@@ -37,7 +37,7 @@ Dialect overrides are keyed by SQLAlchemy dialect name (``sql_sqlite``, ``sql_po
 ``sql_duckdb``, ``sql_mysql``, ``sql_mssql``, ...); :meth:`Question.reference_sql` accepts either
 that name or sqlglot's (``postgres``, ``tsql``). A question without an override for an engine gets
 its SQLite reference transpiled there by sqlglot; an override is for where that would not give the
-same answer (the cross-engine self-check, ``python -m eval.sql.selfcheck --engines ...``, finds them).
+same answer (the cross-engine self-check, ``python -m eval.cli.selfcheck --engines ...``, finds them).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@
     {
       "fixture": "retail",
       "seed": 0,
-      "update": "python -m eval.sql.selfcheck --update-snapshot",
+      "update": "python -m eval.cli.selfcheck --update-snapshot",
       "answers": {
         "rtl-scalar-001": {"columns": ["COUNT(*)"], "rows": [
           [133]
@@ -43,7 +43,7 @@ from eval.sql.corpus.questions import CORPUS_DIR, stamp_path
 
 SNAPSHOT_DIR = CORPUS_DIR / "snapshots"
 SNAPSHOT_SEED = 0
-UPDATE_COMMAND = "python -m eval.sql.selfcheck --update-snapshot"
+UPDATE_COMMAND = "python -m eval.cli.selfcheck --update-snapshot"
 
 
 class SnapshotError(HarnessError):

@@ -22,6 +22,7 @@ from typing import Any
 
 from eval.core.classification import Classification
 from eval.core.errors import UsageError
+from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSED
 from eval.sql.corpus.questions import Corpus
 from eval.sql.gate import baseline as bl
 from eval.sql.gate.checks import evaluate_gate
@@ -30,8 +31,6 @@ from eval.sql.model.defaults import DEFAULT_ENGINE
 from eval.sql.model.gate import GateCheck
 from eval.sql.model.outcome import ORACLE
 from eval.sql.model.run import SQLRun
-
-EXIT_OK, EXIT_REGRESSED, EXIT_CANNOT_JUDGE = 0, 1, 2
 
 
 def _err(msg: str) -> None:

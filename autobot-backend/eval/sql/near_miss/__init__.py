@@ -9,7 +9,7 @@ read-only path and is compared with the reference by the suite's own rule (:mod:
 killed when that comparison fails on at least one rotation. Every survivor has a reason
 (:mod:`._explain`), and the figures go to the methodology page (:mod:`._report`)::
 
-    python -m eval.sql.near_miss [--json OUT] [--markdown OUT] [--update-docs | --check-docs]
+    python -m eval.cli.near_miss [--json OUT] [--markdown OUT] [--update-docs | --check-docs]
 """
 
 from eval.sql.near_miss._explain import Classified, classify, load_explanations

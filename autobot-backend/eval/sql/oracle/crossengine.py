@@ -14,7 +14,7 @@ dialect: sqlglot's transpilation of its SQLite reference changed its meaning (gi
 ``sql_<dialect>`` override), or the engines store the data differently (fix the fixture's types).
 Never the comparison: it is the grader's.
 
-Command line: ``python -m eval.sql.selfcheck --engines sqlite,postgresql,duckdb`` (exit 0 when
+Command line: ``python -m eval.cli.selfcheck --engines sqlite,postgresql,duckdb`` (exit 0 when
 every engine's self-check is clean and no two engines disagree, 2 otherwise).
 """
 
@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from eval.core.errors import UsageError
+from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK
 from eval.sql.corpus.questions import Corpus
 from eval.sql.corpus.snapshot import SNAPSHOT_DIR, SNAPSHOT_SEED
 from eval.sql.engines.setup import build_all, fixture_host
@@ -170,4 +171,4 @@ def print_result(corpus: Corpus, result: CrossEngineResult, rotations: int) -> i
         f"self-check: {answerable} reference queries on {rotations} rotation(s) of {', '.join(fixtures)}{where}: "
         + ("ok" + (" (0 disagreements)" if several else "") if result.ok else ", ".join(found))
     )
-    return 0 if result.ok else 2
+    return EXIT_OK if result.ok else EXIT_CANNOT_JUDGE

@@ -40,6 +40,10 @@ Command line (from ``autobot-backend/``)::
     python -m eval.sql.selfcheck --update-snapshot  # record rotation 0's answers, then check
     python -m eval.sql.selfcheck --engines sqlite,postgresql,duckdb   # check on each engine, and compare
                                                     # the engines' answers (eval.sql.oracle.crossengine)
+    python -m eval.cli.selfcheck                    # build the fixtures, check, print defects; exit 0 or 2
+    python -m eval.cli.selfcheck --update-snapshot  # record rotation 0's answers, then check
+    python -m eval.cli.selfcheck --engines sqlite,postgresql,duckdb   # check on each engine, and compare
+                                                    # the engines' answers (eval.sql.oracle.crossengine)
 
 Other engines than SQLite get each reference in their dialect (:meth:`Question.reference_sql`: the
 question's ``sql_<dialect>``, else its SQLite reference transpiled by sqlglot); one that sqlglot
@@ -48,18 +52,14 @@ cannot transpile is ``oracle: reference failed to run``, naming the override to 
 
 from __future__ import annotations
 
-import argparse
 import os
-import sys
-import tempfile
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from eval.core.errors import HarnessError
 from eval.sql.corpus.dialects import TranspileError
-from eval.sql.corpus.questions import CORPUS_DIR, Corpus, Question, load_corpus, stamp_path
+from eval.sql.corpus.questions import CORPUS_DIR, Corpus, Question, stamp_path
 from eval.sql.corpus.snapshot import (
     SNAPSHOT_DIR,
     SNAPSHOT_SEED,
@@ -68,12 +68,10 @@ from eval.sql.corpus.snapshot import (
     load_snapshot,
     write_snapshot,
 )
-from eval.sql.fixtures.seeded import build_rotations
 from eval.sql.grading.grade import ReadOnlyDatabase
-from eval.sql.model.defaults import DEFAULT_ROTATIONS
 from eval.sql.oracle.lints import information_lost, inner_orderings, inner_tie, ordering_plan, tie_structure
 from eval.sql.rows import Ties, compare_results
-from services.readonly.execute import ErrorKind, Execution, ReadOnlySQL
+from services.readonly.execute import ErrorKind, Execution
 
 __all__ = ["SNAPSHOT_DIR", "OracleDefect", "SelfCheckResult", "run_self_check", "update_snapshots"]
 
@@ -394,67 +392,3 @@ def update_snapshots(
         if got.ok:  # otherwise the self-check reports it
             by_fixture.setdefault(q.fixture, {})[q.id] = Answer(got.columns, list(got.rows))
     return [write_snapshot(fixture, answers, snapshot_dir) for fixture, answers in sorted(by_fixture.items())]
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m eval.sql.selfcheck",
-        description=(
-            "Run every reference query of the built-in SQL corpus on every rotation of its fixture and lint it; "
-            "with --engines, on every engine named, and compare the engines' answers. "
-            "Exit 0 when the oracle is sound, 2 when it has defects or cannot be checked."
-        ),
-    )
-    parser.add_argument(
-        "--update-snapshot",
-        action="store_true",
-        help=f"record the answers on rotation 1 (seed {SNAPSHOT_SEED}) in "
-        f"{stamp_path(SNAPSHOT_DIR)}/<fixture>.json before checking (SQLite only)",
-    )
-    parser.add_argument("--rotations", type=int, default=DEFAULT_ROTATIONS, help="rotations per fixture (default 3)")
-    parser.add_argument(
-        "--engines",
-        default="sqlite",
-        metavar="LIST",
-        help="comma-separated engines to check on, from sqlite, postgresql, duckdb (default sqlite); with more "
-        "than one, every reference's answers are compared across them at the question's decimals",
-    )
-    parser.add_argument(
-        "--fixture-url",
-        metavar="URL",
-        help="PostgreSQL: build the fixtures in this database (its role must be allowed to create schemas); "
-        "default: a throwaway server",
-    )
-    args = parser.parse_args(argv)
-    try:
-        from eval.sql.oracle.crossengine import parse_engines, print_result, run_cross_engine
-
-        engines = parse_engines(args.engines)
-        if args.update_snapshot and engines != ["sqlite"]:
-            raise HarnessError("--update-snapshot records SQLite's answers: run it without --engines")
-        if args.fixture_url and "postgresql" not in engines:
-            raise HarnessError("--fixture-url is where the PostgreSQL fixtures go: add postgresql to --engines")
-        corpus = load_corpus()
-        if args.update_snapshot:
-            _update(corpus, args.rotations)
-        result = run_cross_engine(
-            corpus, engines, rotations=args.rotations, postgres_url=args.fixture_url, snapshot_dir=SNAPSHOT_DIR
-        )
-    except HarnessError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    return print_result(corpus, result, args.rotations)
-
-
-def _update(corpus: Corpus, rotations: int) -> None:
-    fixtures = sorted({q.fixture for q in corpus.questions if q.fixture})
-    with tempfile.TemporaryDirectory(prefix="sql-selfcheck-") as tmp, ReadOnlySQL() as database:
-        targets: dict[str | None, list[str]] = {
-            f: build_rotations(f, Path(tmp), seed=SNAPSHOT_SEED, rotations=rotations) for f in fixtures
-        }
-        for path in update_snapshots(database, corpus, targets, SNAPSHOT_DIR):
-            print(f"wrote {stamp_path(path)}")
-
-
-if __name__ == "__main__":
-    sys.exit(main())

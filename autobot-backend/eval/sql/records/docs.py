@@ -2,13 +2,11 @@
 
 The dated accuracy record is :mod:`eval.sql.records.accuracy_page`'s. ``docs/eval/sql-methodology.md`` carries the
 corpus stamps between markers;
-``python -m eval.sql.docs --update-stamps`` rewrites them and a docs test fails when they drift.
+``python -m eval.cli.docs --update-stamps`` rewrites them and a docs test fails when they drift.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 from pathlib import Path
 
 from eval.core.errors import HarnessError
@@ -75,26 +73,3 @@ def update_block(start: str, end: str, body: str, page: Path = METHODOLOGY_PAGE)
     if new != text:
         write_atomically(page, new)
     return new != text
-
-
-def main(argv: list[str] | None = None) -> int:
-    from eval.sql.corpus.questions import load_corpus
-
-    p = argparse.ArgumentParser(prog="python -m eval.sql.docs", description=__doc__.splitlines()[0])
-    p.add_argument("--update-stamps", action="store_true", help="rewrite the corpus stamps on the methodology page")
-    args = p.parse_args(argv)
-    try:
-        corpus = load_corpus()
-        if args.update_stamps:
-            print("updated" if update_stamps(corpus) else "already current", METHODOLOGY_PAGE.relative_to(REPO_ROOT))
-            return 0
-        ok = stamps_on_page() == render_stamps(corpus).strip()
-        print("stamps current" if ok else "stamps differ from the corpus: run python -m eval.sql.docs --update-stamps")
-        return 0 if ok else 1
-    except HarnessError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,8 +1,9 @@
 """``python -m eval.run --suite sql``: the command line around one run and what its numbers decide.
 
 The run itself (build, self-check, ask, grade) is :func:`eval.sql.pipeline.run_suite`. This
-module validates the command line before anything is built, and afterwards classifies the run
-against its baseline, evaluates the gate, writes the reports and records, and picks the exit code.
+module's parser holds the SQL suite's options only (:func:`build_parser`); it validates the
+command line before anything is built, and afterwards classifies the run against its baseline,
+evaluates the gate, writes the reports and records, and picks the exit code.
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ from pathlib import Path
 import sqlalchemy as sa
 from rich.console import Console
 
+from eval.cli import options
 from eval.core import ci_output as ci_out
 from eval.core.errors import UsageError
+from eval.core.exit_codes import EXIT_CANNOT_JUDGE
 from eval.core.output import confine, resolve_input, write_text
 from eval.core.progress import ProgressLine
-from eval.core.runner import Limits, timeout_from_env
+from eval.core.runner import Limits
 from eval.sql.corpus.answers import RecordedAnswers, load_answers
 from eval.sql.corpus.composition import corpus_composition
 from eval.sql.corpus.questions import Corpus, load_corpus
@@ -29,7 +32,13 @@ from eval.sql.fixtures.seeded import FIXTURES, Fixture, fixtures_from_module
 from eval.sql.gate import baseline as bl
 from eval.sql.gate import decisions as decide
 from eval.sql.grading.costs import prices_from_env
-from eval.sql.model.defaults import DEFAULT_SEED
+from eval.sql.model.defaults import (
+    CANDIDATES,
+    DEFAULT_CANDIDATE,
+    DEFAULT_ROTATIONS,
+    DEFAULT_SEED,
+    DETERMINISTIC_CANDIDATES,
+)
 from eval.sql.model.run import SQLRun
 from eval.sql.pipeline import OracleBroken, RunSpec, run_suite
 from eval.sql.records import docs, recording
@@ -47,9 +56,148 @@ from services.generation.protocol import SQLGenerator
 from services.generation.recorded import RecordedGenerator
 from services.readonly import limits
 
-EXIT_CANNOT_JUDGE = decide.EXIT_CANNOT_JUDGE
-CANDIDATES = ("reference", "embedded", "llm", "recorded")
-DEFAULT_ROTATIONS = 3
+
+def build_parser() -> argparse.ArgumentParser:
+    p = options.suite_parser("sql", "Grade NL-to-SQL answers on execution, not on SQL text: the SQL suite.")
+    options.add_candidate(p, f"{'|'.join(CANDIDATES)} (default {DEFAULT_CANDIDATE})")
+    options.add_reports(p)
+    options.add_fail_on_regression(
+        p,
+        "gated mode, against the baseline: exit 1 when any question the baseline passed is not a pass now, "
+        "any must-refuse case it declined is answered now, or an aggregate check fails (pass rate, corpus size, "
+        "missing questions, composition, refusal recall, over-refusals); 2 when the gate cannot be judged "
+        "(no baseline, unmeasured questions)",
+    )
+    options.add_timeout(p, "question")
+    options.add_require_real_candidate(
+        p, "refuse the reference candidate, which answers with the corpus's own SQL (it cannot fail)"
+    )
+    s = p.add_argument_group("what is graded, and where")
+    s.add_argument(
+        "--answers", type=Path, metavar="FILE", help="recorded answers (JSON Lines) for --candidate recorded"
+    )
+    s.add_argument(
+        "--model",
+        metavar="NAME",
+        help="name the system whose recorded answers are graded (--candidate recorded); the answers "
+        "file's own model field must agree",
+    )
+    s.add_argument(
+        "--corpus",
+        type=Path,
+        action="extend",
+        nargs="+",
+        metavar="FILE",
+        help="grade these corpus files instead of the built-in corpus (one or more; repeatable)",
+    )
+    s.add_argument("--db-url", metavar="URL", help="run against this database instead of the fixtures (no rotations)")
+    s.add_argument(
+        "--db-dir",
+        type=Path,
+        metavar="DIR",
+        help="where questions with a 'database: NAME' key find it: DIR/NAME/NAME.sqlite (Spider's database/, "
+        "BIRD's dev_databases/)",
+    )
+    s.add_argument(
+        "--column-order",
+        choices=("positional", "any"),
+        default=None,
+        help="positional: columns compared by position (the default); any: the reference's columns in another "
+        "order pass (the Spider convention); overrides the corpus's column_order",
+    )
+    s.add_argument(
+        "--engine",
+        metavar="NAME",
+        help="build the fixtures on this engine and grade there: sqlite (default), postgresql, duckdb",
+    )
+    s.add_argument(
+        "--fixture-url",
+        metavar="URL",
+        help="with --engine postgresql: build the fixtures in this database (its role must be allowed to create "
+        "schemas there; they are dropped afterwards); default: a throwaway server of the run's own",
+    )
+    s.add_argument(
+        "--fixtures",
+        metavar="MODULE",
+        help="also use the seeded fixtures a Python module defines in its FIXTURES mapping (e.g. tests.schemas)",
+    )
+    s.add_argument("--rotations", type=int, default=None, metavar="N", help="fixture rotations (default 3)")
+    s.add_argument("--seed", type=int, default=None, metavar="S", help="first fixture seed (default 0)")
+    b = p.add_argument_group("baselines and the accuracy record")
+    b.add_argument("--record-baseline", action="store_true", help="record this run as the candidate's baseline")
+    b.add_argument(
+        "--force",
+        action="store_true",
+        help="with --record-baseline: record a run that fails the gate against the existing baseline, "
+        "or that left questions unmeasured",
+    )
+    b.add_argument(
+        "--reason",
+        metavar="TEXT",
+        help="with --record-baseline --force: why the regressions are accepted (written into the baseline)",
+    )
+    b.add_argument(
+        "--baseline-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where baselines live (default: eval/golden/sql/baselines for the built-in corpus, "
+        "<corpus folder>/baselines for your own)",
+    )
+    b.add_argument(
+        "--record-accuracy",
+        nargs="?",
+        const=True,
+        default=None,
+        metavar="PATH",
+        help="append this run's dated figures to docs/eval/sql-accuracy.md (the built-in corpus), or to your own "
+        "record at PATH (created when missing)",
+    )
+    b.add_argument(
+        "--allow-off-suite",
+        action="store_true",
+        help="with --record-accuracy: keep a run of another suite (corpus, fixtures, seed, rotations) than the "
+        "record's, in the record's off-suite table",
+    )
+    m = p.add_argument_group("model runs")
+    options.add_run_limits(m, items="questions", concurrency_default="4 for --candidate llm, 1 otherwise")
+    m.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        metavar="K",
+        help="ask each question K times (a model's run-to-run variance: pass@K, pass^K, flaky questions; "
+        "the headline is the majority verdict); refused for deterministic candidates",
+    )
+    m.add_argument(
+        "--statement-timeout",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="time limit of one SQL statement on the database (default 10)",
+    )
+    r = p.add_argument_group("reports for people and CI")
+    r.add_argument("--html", metavar="PATH", help="also write one self-contained HTML report (no network needed)")
+    r.add_argument("--junit", metavar="PATH", help="also write JUnit XML: one testcase per question")
+    r.add_argument(
+        "--github-summary",
+        action="store_true",
+        help="append the summary to $GITHUB_STEP_SUMMARY; under GITHUB_ACTIONS=true also print an ::error "
+        "annotation per regression and safety failure",
+    )
+    j = p.add_argument_group("the answers as captured turns")
+    j.add_argument(
+        "--export-turns",
+        metavar="PATH",
+        help="also write every answer of the run as a captured turn (JSON Lines; same confinement as --json)",
+    )
+    j.add_argument(
+        "--judge",
+        action="store_true",
+        help="also judge every answer as a captured turn (NL_SQL_JUDGE_*) and report the judge's agreement with "
+        "the execution verdicts, per stratum",
+    )
+    return p
 
 
 def _err(msg: str) -> None:
@@ -58,9 +206,6 @@ def _err(msg: str) -> None:
 
 def _fixtures(args: argparse.Namespace) -> dict[str, Fixture]:
     return {**FIXTURES, **(fixtures_from_module(args.fixtures) if args.fixtures else {})}
-
-
-DETERMINISTIC = ("reference", "embedded", "recorded")
 
 
 def _concurrency(args: argparse.Namespace, candidate: str) -> int:
@@ -112,30 +257,21 @@ def _validate(args: argparse.Namespace) -> tuple[str, bool, int, float]:
         raise UsageError("the built-in corpus's baselines and accuracy record grade columns by position")
     if args.allow_off_suite and not args.record_accuracy:
         raise UsageError("--allow-off-suite goes with --record-accuracy")
-    timeout = args.timeout if args.timeout is not None else timeout_from_env()
-    if timeout <= 0:
-        raise UsageError("--timeout must be positive")
-    if args.concurrency is not None and not 1 <= args.concurrency <= 64:
-        raise UsageError(f"--concurrency must be between 1 and 64, got {args.concurrency}")
+    timeout = options.timeout_s(args.timeout)
+    options.check_run_limits(args)
     if not 1 <= args.repeats <= 20:
         raise UsageError(f"--repeats must be between 1 and 20, got {args.repeats}")
-    if args.repeats > 1 and candidate in DETERMINISTIC:
+    if args.repeats > 1 and candidate in DETERMINISTIC_CANDIDATES:
         raise UsageError(
             f"--repeats {args.repeats}: the {candidate} candidate is deterministic, so asking again "
             "gives the same answer; repeats measure a model's run-to-run variance (--candidate llm)"
         )
-    for flag, value in (("--statement-timeout", args.statement_timeout), ("--max-run-seconds", args.max_run_seconds)):
-        if value is not None and not value > 0:
-            raise UsageError(f"{flag} must be a positive number of seconds, got {value}")
-    if args.stop_after_unavailable is not None and args.stop_after_unavailable < 0:
-        raise UsageError("--stop-after-unavailable must be 0 (never stop) or more")
+    if not args.statement_timeout > 0:
+        raise UsageError(f"--statement-timeout must be a positive number of seconds, got {args.statement_timeout}")
     try:
         limits.sql_bytes(), limits.result_bytes()
     except ValueError as exc:
         raise UsageError(f"{exc}; nothing was run") from None
-    for flag in ("turns", "rejudge", "labels", "evaluator"):
-        if getattr(args, flag, None) is not None:
-            raise UsageError(f"--{flag} does not apply to the SQL suite (it belongs to --suite turns or trajectory)")
     return candidate, builtin, rotations, timeout
 
 
@@ -238,7 +374,14 @@ def run_sql(args: argparse.Namespace) -> int:
     # Inputs that can be wrong are checked before anything is built: credentials, the answers file.
     answers = load_answers(args.answers) if candidate == "recorded" else None
     model = _recorded_model(args, answers) if answers is not None else None
-    turns = SQLTurns.from_args(args)
+    turns = SQLTurns.from_options(
+        args.export_turns,
+        args.judge,
+        repeats=args.repeats,
+        concurrency=args.concurrency,
+        timeout_s=timeout,
+        stop_after_unavailable=args.stop_after_unavailable,
+    )
     engine = chosen_engine(args.engine, args.fixture_url, args.db_url)
     spec = RunSpec(
         candidate=candidate,

@@ -2,7 +2,8 @@
 
 ``--turns FILE`` scores every turn of a captured-turns file; ``--rejudge REPORT`` scores again the
 turns an earlier run's JSON report holds and reports the drift; ``--labels FILE`` measures the
-judge against people. Exit codes as everywhere: 0 judged and fine; 1 judged and, with
+judge against people; this module's parser holds the turns suite's options only. Exit codes as
+everywhere (:mod:`eval.core.exit_codes`): 0 judged and fine; 1 judged and, with
 ``--fail-on-regression``, a check failed (turns moved down against the stored scores, or the bands'
 kappa against the labels below the target); 2 could not judge (bad input, no judge configured,
 nothing scored, an interrupted run, a check that cannot be evaluated, or a crash).
@@ -17,9 +18,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from eval.cli import options
 from eval.core.errors import UsageError
+from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSED
 from eval.core.output import confine, resolve_input, write_text
-from eval.core.runner import Limits, timeout_from_env
+from eval.core.runner import Limits
 from eval.turns.calibration import calibrate, load_labels, uncalibrated
 from eval.turns.drift import drift, load_stored
 from eval.turns.format import load_turns
@@ -28,48 +31,41 @@ from eval.turns.markdown import to_markdown
 from eval.turns.report import TurnsReport, to_json
 from eval.turns.scoring import JudgeProgress, judge_all
 
-EXIT_OK, EXIT_REGRESSED, EXIT_CANNOT_JUDGE = 0, 1, 2
 DEFAULT_CONCURRENCY = 4
-_OTHER_SUITES = (
-    "candidate",
-    "answers",
-    "corpus",
-    "db_url",
-    "fixtures",
-    "rotations",
-    "seed",
-    "record_baseline",
-    "force",
-    "reason",
-    "model",
-    "baseline_dir",
-    "record_accuracy",
-    "allow_off_suite",
-    "export_turns",
-    "judge",
-    "require_real_candidate",
-    "evaluator",
-    "html",
-    "junit",
-    "github_summary",
-    "db_dir",
-    "column_order",
-    "max_run_seconds",
-    "engine",
-    "fixture_url",
-)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = options.suite_parser("turns", "Judge captured turns that have no reference: the turns suite.")
+    p.add_argument("--turns", type=Path, metavar="FILE", help="the captured turns to judge (JSON Lines)")
+    p.add_argument(
+        "--rejudge",
+        type=Path,
+        metavar="REPORT",
+        help="score again the turns of an earlier --suite turns JSON report, and report the drift against its scores",
+    )
+    p.add_argument(
+        "--labels",
+        type=Path,
+        metavar="FILE",
+        help='human labels (JSON Lines {"turn_id", "score": 0-100, "band"}): Spearman\'s rho and Cohen\'s kappa',
+    )
+    options.add_reports(p)
+    options.add_fail_on_regression(
+        p,
+        "gated mode: exit 1 when turns moved down against the stored scores (--rejudge) or the bands' kappa "
+        "against the labels is below the target (--labels); 2 when the gate cannot be judged",
+    )
+    options.add_timeout(p, "turn")
+    options.add_run_limits(p, items="turns", concurrency_default=str(DEFAULT_CONCURRENCY))
+    return p
 
 
 def _err(msg: str) -> None:
     print(f"error: {msg}", file=sys.stderr)
 
 
-def _validate(args: argparse.Namespace) -> None:
-    for flag in _OTHER_SUITES:
-        if getattr(args, flag, None) not in (None, False, []):
-            raise UsageError(f"--{flag.replace('_', '-')} does not apply to --suite turns")
-    if args.repeats != 1:
-        raise UsageError("--repeats does not apply to --suite turns")
+def _validate(args: argparse.Namespace) -> float:
+    """The command line checked before the judge is asked anything; returns the timeout."""
     if (args.turns is None) == (args.rejudge is None):
         raise UsageError(
             "--suite turns judges one source: --turns FILE (captured turns) or --rejudge REPORT (the JSON of an "
@@ -80,11 +76,12 @@ def _validate(args: argparse.Namespace) -> None:
             "--fail-on-regression on --suite turns needs something to regress against: --rejudge REPORT (stored "
             "scores) or --labels FILE (human labels)"
         )
-    if args.concurrency is not None and not 1 <= args.concurrency <= 64:
-        raise UsageError(f"--concurrency must be between 1 and 64, got {args.concurrency}")
+    options.check_run_limits(args)
+    timeout = options.timeout_s(args.timeout)
     for path in (args.json, args.markdown):
         if path:
             confine(path)
+    return timeout
 
 
 def _source(path: Path, kind: str, turns: int) -> dict[str, Any]:
@@ -128,7 +125,7 @@ def gate_checks(calibration: dict[str, Any], moved: dict[str, Any] | None) -> di
 
 
 def run_turns(args: argparse.Namespace) -> int:
-    _validate(args)
+    timeout = _validate(args)
     judge = Judge.from_env()
     stored = None
     if args.rejudge is not None:
@@ -146,7 +143,7 @@ def run_turns(args: argparse.Namespace) -> int:
     judgements, interrupted = judge_all(
         turns,
         judge,
-        timeout_s=args.timeout if args.timeout is not None else timeout_from_env(),
+        timeout_s=timeout,
         concurrency=args.concurrency or DEFAULT_CONCURRENCY,
         limits=Limits(stop_after_unavailable=args.stop_after_unavailable or None, run_budget_s=args.max_run_seconds),
         progress=progress,

@@ -1,0 +1,42 @@
+"""``python -m eval.cli.browser REPORT.html OUT.png``: a screenshot of an HTML page in the offline headless
+Chromium of :mod:`eval.browser` (the README's comes from here).
+
+Exit codes (:mod:`eval.core.exit_codes`): 0 written; 2 no browser or driver installed, or a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from eval.browser import BrowserMissing, screenshot
+from eval.cli.entry import entry_point, error
+from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m eval.cli.browser",
+        description="Screenshot an HTML page in a headless Chromium with no route to any network.",
+        epilog="Exit codes: 0 written; 2 no browser or driver installed, or a usage error.",
+    )
+    p.add_argument("page", type=Path, metavar="REPORT.html", help="the page to open")
+    p.add_argument("out", type=Path, metavar="OUT.png", help="where the screenshot goes")
+    return p
+
+
+@entry_point
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        print(screenshot(args.page, args.out))
+    except BrowserMissing as exc:
+        error(str(exc))
+        return EXIT_CANNOT_JUDGE
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

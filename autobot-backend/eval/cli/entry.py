@@ -1,0 +1,56 @@
+"""The one place where what escapes a command becomes its exit code (:mod:`eval.core.exit_codes`).
+
+Every ``main`` of :mod:`eval.cli` is wrapped by :func:`entry_point`: argparse's own exit (a usage
+error is 2, ``--help`` is 0) is returned rather than raised, a :class:`~eval.core.errors.HarnessError`
+is printed as ``error: ...`` and is 2, an import that fails (a broken install) is 2, Ctrl-C is 2,
+and any other exception is a bug in the harness: printed with its traceback, and 2, never 1 (a
+crash says nothing about the candidate).
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import traceback
+from collections.abc import Callable
+from typing import ParamSpec
+
+from eval.core.errors import HarnessError
+from eval.core.exit_codes import EXIT_CANNOT_JUDGE
+
+P = ParamSpec("P")
+
+
+def error(message: str) -> None:
+    """Print ``error: message`` on stderr, the way every command reports what stopped it."""
+    print(f"error: {message}", file=sys.stderr)
+
+
+def entry_point(main: Callable[P, int]) -> Callable[P, int]:
+    """``main`` returning its exit code whatever happens inside it."""
+
+    @functools.wraps(main)
+    def guarded(*args: P.args, **kwargs: P.kwargs) -> int:
+        try:
+            return main(*args, **kwargs)
+        except SystemExit as exc:  # argparse: usage errors are 2, --help is 0
+            if exc.code is None or isinstance(exc.code, int):
+                return exc.code or 0
+            error(str(exc.code))
+            return EXIT_CANNOT_JUDGE
+        except HarnessError as exc:
+            error(str(exc))
+            return EXIT_CANNOT_JUDGE
+        except ImportError:  # a suite's modules are imported when it is asked for
+            traceback.print_exc()
+            error("the harness failed to import; run `make eval` to (re)install it")
+            return EXIT_CANNOT_JUDGE
+        except KeyboardInterrupt:
+            error("interrupted")
+            return EXIT_CANNOT_JUDGE
+        except Exception:  # a crash is "could not examine", never "regressed"
+            traceback.print_exc()
+            error("internal error (a bug in the harness); the run could not be judged")
+            return EXIT_CANNOT_JUDGE
+
+    return guarded

@@ -1,0 +1,77 @@
+"""``python -m eval.cli.near_miss``: run the near-miss study (:mod:`eval.sql.near_miss`), print its report,
+keep the methodology page true.
+
+Exit codes (:mod:`eval.core.exit_codes`): 0 the study ran and every survivor has a reason; 1 it has a
+problem to fix (a survivor without a reason, a claim of equivalence the study killed, an
+explanation matching no survivor, or, with ``--check-docs``, a methodology page that says
+otherwise); 2 it could not run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from eval.cli.entry import entry_point
+from eval.core.exit_codes import EXIT_OK, EXIT_REGRESSED
+from eval.core.output import confine, write_text
+from eval.sql.corpus.questions import load_corpus
+from eval.sql.near_miss import classify, docs_block, load_explanations, markdown, run_study, to_json
+from eval.sql.records import docs
+
+UPDATE_DOCS = "python -m eval.cli.near_miss --update-docs"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m eval.cli.near_miss",
+        description="Run the near-miss study, print its report, keep the methodology page true.",
+        epilog="Exit codes: 0 every survivor has a reason; 1 a problem to fix (or, with --check-docs, a stale "
+        "page); 2 the study could not run.",
+    )
+    p.add_argument("--json", metavar="OUT", help="also write every mutant, its outcome and its reason as JSON")
+    p.add_argument("--markdown", metavar="OUT", help="also write the Markdown report here")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--update-docs", action="store_true", help="rewrite the study's block of the methodology page")
+    mode.add_argument("--check-docs", action="store_true", help="exit 1 when the methodology page's block differs")
+    return p
+
+
+@entry_point
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    for path in (args.json, args.markdown):
+        if path:
+            confine(path)
+    progress = (
+        (lambda i, n: print(f"\r[{i}/{n}]", end="\n" if i == n else "", file=sys.stderr))
+        if sys.stderr.isatty()
+        else None
+    )
+    study = run_study(load_corpus(), progress=progress)
+    result = classify(study.judged, load_explanations())
+    report = markdown(study, result)
+    print(report)
+    if args.json:
+        write_text(args.json, json.dumps(to_json(study, result), indent=1) + "\n")
+    if args.markdown:
+        write_text(args.markdown, report + "\n")
+    block = docs_block(study, result)
+    if args.update_docs:
+        changed = docs.update_block(docs.NEAR_MISS_START, docs.NEAR_MISS_END, block)
+        print("updated" if changed else "already current", docs.METHODOLOGY_PAGE.name, file=sys.stderr)
+    stale = args.check_docs and docs.block_on_page(docs.NEAR_MISS_START, docs.NEAR_MISS_END) != block.strip()
+    if stale:
+        print(
+            f"error: the methodology page's near-miss figures differ: run {UPDATE_DOCS} and commit the page",
+            file=sys.stderr,
+        )
+    if result.problems:
+        print(f"error: {len(result.problems)} problem(s) in the study; see the report", file=sys.stderr)
+    return EXIT_REGRESSED if result.problems or stale else EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+"""The architecture is enforced, not reviewed: the import contracts in pyproject.toml hold, they can fail,
+and no module imports another that imports it back."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import grimp
+import pytest
+from importlinter.cli import lint_imports
+
+BACKEND = Path(__file__).resolve().parents[2]
+
+
+def _cycles(graph: grimp.ImportGraph, modules: set[str]) -> list[list[str]]:
+    """Strongly connected groups of more than one module (Tarjan), each a cycle of imports."""
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph.find_modules_directly_imported_by(v) & modules:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for m in sorted(modules):
+        if m not in index:
+            visit(m)
+    return found
+
+
+def test_the_import_contracts_hold(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(BACKEND)
+    assert lint_imports(no_cache=True, no_logo=True) == 0, "an import breaks a layer: see the contract above"
+
+
+def test_a_contract_catches_an_import_against_the_layers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The control: the same tool, told the shared infrastructure sits above the SQL suite, fails."""
+    config = tmp_path / "upside-down.toml"
+    config.write_text(
+        '[tool.importlinter]\nroot_packages = ["eval"]\n\n[[tool.importlinter.contracts]]\n'
+        'name = "upside down"\ntype = "layers"\nlayers = ["eval.core", "eval.sql"]\n'
+    )
+    monkeypatch.chdir(BACKEND)
+    assert lint_imports(config_filename=str(config), no_cache=True, no_logo=True) == 1
+
+
+def test_no_module_imports_one_that_imports_it_back() -> None:
+    graph = grimp.build_graph("eval", "services", cache_dir=None)
+    modules = {m for m in graph.modules if ".tests" not in m}
+    assert _cycles(graph, modules) == []
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    graph = grimp.ImportGraph()
+    for a, b in (("p.a", "p.b"), ("p.b", "p.c"), ("p.c", "p.a"), ("p.c", "p.d")):
+        graph.add_import(importer=a, imported=b)
+    assert _cycles(graph, set(graph.modules)) == [["p.a", "p.b", "p.c"]]
