@@ -25,6 +25,7 @@ from eval.sql import baseline as bl
 from eval.sql import decisions as decide
 from eval.sql import docs
 from eval.sql.answers import RecordedAnswers, load_answers
+from eval.sql.candidate import AnswersById
 from eval.sql.composition import corpus_composition
 from eval.sql.corpus import Corpus, load_corpus
 from eval.sql.costs import prices_from_env
@@ -43,7 +44,6 @@ from eval.sql.report import (
 )
 from eval.turns.sql_turns import SQLTurns
 from services import limits
-from services.recorded_generator import RecordedGenerator
 from services.sql_generation import SQLGenerator
 
 EXIT_CANNOT_JUDGE = decide.EXIT_CANNOT_JUDGE
@@ -176,14 +176,14 @@ def _recorded_model(args: argparse.Namespace, answers: RecordedAnswers) -> str:
 
 def _generator(candidate: str, answers: RecordedAnswers | None, model: str | None = None) -> SQLGenerator:
     """The generator the service holds. Recorded and reference answers are looked up by id and
-    handed to the service per question, so their generator only names the system (and declines
-    anything asked of it by text)."""
+    handed to the service per question, so their generator only names the system (asked by text, it
+    has no answer: unmeasured)."""
     if candidate == "llm":
         return _llm_generator()
     if candidate == "reference":
-        return RecordedGenerator({}, name="reference", model="reference")
+        return AnswersById("reference", "reference")
     if answers is not None:
-        return RecordedGenerator({}, name="recorded", model=model or answers.model or f"answers:{answers.path.name}")
+        return AnswersById("recorded", model or answers.model or f"answers:{answers.path.name}")
     from services.embedded_generator import EmbeddedGenerator
 
     return EmbeddedGenerator()

@@ -19,13 +19,7 @@ from eval.errors import HarnessError, UsageError
 from eval.runner import Limits, Progress
 from eval.sql.answers import RecordedAnswers
 from eval.sql.asking import OnAnswer, Sample, ask_all, combine
-from eval.sql.candidate import (
-    ModelCandidate,
-    SQLCandidate,
-    recorded_candidate,
-    reference_answers,
-    service_candidate,
-)
+from eval.sql.candidate import ServiceCandidate, reference_answers
 from eval.sql.corpus import Corpus, Question
 from eval.sql.costs import cost_summary, repeat_summary
 from eval.sql.db_dir import database_targets
@@ -122,7 +116,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLReport:
         samples = [Sample(q, k) for q in asked for k in range(spec.repeats)]
         graded, interrupted = ask_all(
             samples,
-            _candidate(spec, service, targets, recorded),
+            ServiceCandidate(service, {k: urls[0] for k, urls in targets.items()}, recorded),
             grader,
             timeout_s=spec.timeout_s,
             concurrency=spec.concurrency,
@@ -181,21 +175,6 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLReport:
         repeats=repeat_summary(outcomes, spec.repeats),
         partial=interrupted,
     )
-
-
-def _candidate(
-    spec: RunSpec,
-    service: NLDatabaseService,
-    targets: Mapping[str | None, Sequence[str]],
-    recorded: Mapping[str, Generation] | None,
-) -> SQLCandidate:
-    first = {k: urls[0] for k, urls in targets.items()}
-    if recorded is not None:
-        return recorded_candidate(service, first, recorded)
-    agenerate = getattr(spec.generator, "agenerate", None)
-    if agenerate is not None:
-        return ModelCandidate(service, first, spec.generator)  # type: ignore[arg-type]
-    return service_candidate(service, first)
 
 
 def _targets(spec: RunSpec, questions: list[Question], host: FixtureHost) -> dict[str | None, list[str]]:
