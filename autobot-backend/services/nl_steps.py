@@ -68,32 +68,36 @@ def blocking(call: Callable[[], T]) -> Generator[Step, object, T]:
 
 def drive(steps: Steps, ask: Callable[[Ask], object]) -> Answer:
     """Run the pipeline in this thread: each step called in place."""
-    step = next(steps)
-    while True:
+    step: Step | Answer = next(steps)
+    while not isinstance(step, Answer):
         failure: Exception | None = None
         try:
             result = step.call() if isinstance(step, Blocking) else ask(step)
         except Exception as exc:  # thrown back into the pipeline, which maps it
             result, failure = None, exc
-        try:
-            step = steps.send(result) if failure is None else steps.throw(failure)
-        except StopIteration as done:
-            return cast(Answer, done.value)
+        step = _resume(steps, result, failure)
+    return step
 
 
 async def adrive(steps: Steps, ask: Callable[[Ask], Awaitable[object]]) -> Answer:
     """Run the pipeline in the event loop: blocking steps in a thread, the generator awaited."""
-    step = next(steps)
-    while True:
+    step: Step | Answer = next(steps)
+    while not isinstance(step, Answer):
         failure: Exception | None = None
         try:
             result = await asyncio.to_thread(step.call) if isinstance(step, Blocking) else await ask(step)
         except Exception as exc:
             result, failure = None, exc
-        try:
-            step = steps.send(result) if failure is None else steps.throw(failure)
-        except StopIteration as done:
-            return cast(Answer, done.value)
+        step = _resume(steps, result, failure)
+    return step
+
+
+def _resume(steps: Steps, result: object, failure: Exception | None) -> Step | Answer:
+    """The pipeline given a step's result (or its exception, raised where it yielded): its next step or answer."""
+    try:
+        return steps.send(result) if failure is None else steps.throw(failure)
+    except StopIteration as done:
+        return cast(Answer, done.value)
 
 
 def ask_sync(generator: SQLGenerator, ask: Ask) -> object:
