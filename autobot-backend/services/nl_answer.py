@@ -48,6 +48,23 @@ class QueryRecord:
     generator: str
     model: str
 
+    @classmethod
+    def of(cls, answer: Answer, max_question_chars: int) -> QueryRecord:
+        return cls(
+            time=answer.received,
+            question=answer.question[:max_question_chars] if answer.question else None,
+            db_id=answer.db_id,
+            user_id=answer.user_id,
+            status=answer.status,
+            reason=answer.reason,
+            error_kind=None if answer.error_kind is None else answer.error_kind.value,
+            sql=answer.sql,
+            row_count=len(answer.rows),
+            elapsed_ms=answer.elapsed_ms,
+            generator=answer.generator,
+            model=answer.model,
+        )
+
 
 @dataclass(frozen=True)
 class Answer:

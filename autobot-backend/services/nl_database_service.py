@@ -15,7 +15,9 @@ Steps 3, 6 and 7 are :class:`~services.readonly.execute.ReadOnlySQL`, the one pu
 read-only, which the service also offers as :meth:`NLDatabaseService.run_readonly`. A failure of
 the service's own code is ``internal``, never a database error. :meth:`NLDatabaseService.answer`
 gives the outcome typed (:class:`Answer`); :meth:`NLDatabaseService.query` gives it as the
-response dict callers have always read.
+response dict callers have always read. :meth:`NLDatabaseService.aanswer` is ``answer`` as a
+coroutine, for many questions at once: the same steps (:mod:`services.nl_steps`), the generator
+awaited when it can be, the database in a thread.
 
 Every query, whatever its outcome, is appended to :attr:`NLDatabaseService.history` and logged
 to the ``autobot.nl_sql.audit`` logger with its status and reason. Reasons never contain a URL
@@ -36,8 +38,8 @@ import os
 import time
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import asdict
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -48,8 +50,25 @@ from services.generation.llm import (
     GeneratorConfigError,
     OpenAIChatGenerator,
 )
-from services.generation.protocol import Generation, GeneratorUnavailable, SQLGenerator
+from services.generation.protocol import Generation, SQLGenerator
 from services.nl_answer import ERROR_KINDS, Answer, QueryRecord, Status
+from services.nl_steps import (
+    MAX_QUESTION_CHARS,
+    Ask,
+    StepFailed,
+    Steps,
+    adrive,
+    ask_async,
+    ask_sync,
+    audit,
+    blocking,
+    check_question,
+    checked_generation,
+    drive,
+    generator_failed,
+    scrub,
+    sentence,
+)
 from services.readonly import limits
 from services.readonly.execute import ErrorKind, Execution, ReadOnlySQL
 from services.readonly.executor import ExecutionError, ReadOnlyExecutor
@@ -86,9 +105,7 @@ __all__ = [
 
 LOCAL_DB_ENV = "NL_SQL_LOCAL_DB_URL"
 DEFAULT_LOCAL_DB = Path(__file__).resolve().parent.parent / "data" / "local.db"
-MAX_QUESTION_CHARS = 2000
 
-audit_log = logging.getLogger("autobot.nl_sql.audit")
 log = logging.getLogger(__name__)
 
 
@@ -112,27 +129,6 @@ def default_generator(environ: Mapping[str, str] | None = None) -> SQLGenerator:
         f"{present} is set but {missing} is not: set {missing} too to use an OpenAI-compatible endpoint, "
         f"or unset {present} to use the built-in {NAME} generator"
     )
-
-
-class _Failed(Exception):
-    """A pipeline step's failure, already phrased for the user."""
-
-    def __init__(self, kind: ErrorKind, reason: str) -> None:
-        super().__init__(reason)
-        self.kind, self.reason = kind, reason
-
-
-def _check_question(question: object) -> str:
-    if not isinstance(question, str):
-        raise _Failed(ErrorKind.BAD_REQUEST, f"The question must be a string, got {type(question).__name__}.")
-    if not question.strip():
-        raise _Failed(ErrorKind.BAD_REQUEST, "The question is empty: ask a question about the data.")
-    if len(question) > MAX_QUESTION_CHARS:
-        raise _Failed(
-            ErrorKind.BAD_REQUEST,
-            f"The question is {len(question)} characters long; the limit is {MAX_QUESTION_CHARS}: shorten it.",
-        )
-    return question.strip()
 
 
 class NLDatabaseService:
@@ -261,6 +257,36 @@ class NLDatabaseService:
                 not asked and this SQL (or refusal) takes the path a generated one would: guard,
                 read-only execution, history and audit.
         """
+        steps = self._steps(question, db_url, db_id, user_id, generation)
+        return drive(steps, partial(ask_sync, self.generator))
+
+    async def aanswer(
+        self,
+        question: str,
+        db_url: str | None = None,
+        db_id: str = "local",
+        user_id: str | None = None,
+        *,
+        generation: Generation | None = None,
+        session: Any = None,
+    ) -> Answer:
+        """:meth:`answer` as a coroutine: the same steps and outcome; never raises (but can be cancelled).
+
+        The generator is awaited when it has a coroutine ``agenerate`` (a model: many questions can
+        wait on it at once, and a cancelled one stops), else its ``generate`` runs in a thread; the
+        database steps run in a thread.
+
+        Args:
+            session: handed to ``agenerate`` (an HTTP session a run's calls share, so connections are
+                made once); ``None``: the generator's own per call. Unused by a generator without one.
+        """
+        steps = self._steps(question, db_url, db_id, user_id, generation)
+        return await adrive(steps, partial(ask_async, self.generator, session=session))
+
+    def _steps(
+        self, question: object, db_url: object, db_id: str, user_id: str | None, generation: Generation | None
+    ) -> Steps:
+        """The pipeline of the module docstring, once; :func:`~services.nl_steps.drive` or ``adrive`` runs it."""
         started = time.perf_counter()
         received = datetime.now(UTC).isoformat(timespec="milliseconds")
         secrets = self._secrets(db_url)
@@ -270,33 +296,37 @@ class NLDatabaseService:
         kind: ErrorKind | None
         status: Status
         try:
-            text = _check_question(question)
+            text = check_question(question)
             if db_url is not None and (not isinstance(db_url, str) or not db_url.strip()):
-                raise _Failed(
+                raise StepFailed(
                     ErrorKind.BAD_REQUEST,
                     "db_url must be a non-empty SQLAlchemy URL string, or None for the local database.",
                 )
             url = db_url.strip() if db_url else self.local_db_url
-            schema = self._open(url, db_id)
+            schema = yield from blocking(partial(self._open, url, db_id))
             if generation is None:
                 asked = time.perf_counter()
-                generation = self._generate(text, schema)
+                try:
+                    reply = yield Ask(text, schema)
+                except Exception as exc:
+                    raise generator_failed(self.generator_name, exc) from None
+                generation = checked_generation(self.generator_name, reply)
                 generation_ms = round((time.perf_counter() - asked) * 1000, 3)
             if generation.refused:
                 status, kind, reason = "refused", ErrorKind.REFUSED, generation.refusal
             else:
                 sql = generation.sql or ""
-                execution = self.sql.run_readonly(sql, url)
+                execution = yield from blocking(partial(self.sql.run_readonly, sql, url))
                 status, kind, reason = (
                     ("ok", None, None) if execution.ok else ("error", execution.error_kind, execution.reason)
                 )
-        except _Failed as failed:
+        except StepFailed as failed:
             status, kind, reason = "error", failed.kind, failed.reason
         except Exception as exc:  # a bug here must still not escape, and is not a database error
             log.exception("nl_sql: unexpected failure")
             status, kind, reason = "error", ErrorKind.INTERNAL, f"internal error: {type(exc).__name__}: {exc}"
         if reason is not None:
-            reason = _scrub(reason, secrets)
+            reason = scrub(reason, secrets)
         answer = Answer(
             question=question if isinstance(question, str) else None,
             db_id=db_id,
@@ -313,28 +343,16 @@ class NLDatabaseService:
             execution=execution,
             generation=generation,
         )
-        self._record(answer)
-        if self.capture is not None:
-            self.capture.write(answer)
+        yield from blocking(partial(self._keep, answer))
         return answer
 
-    def _record(self, answer: Answer) -> None:
-        record = QueryRecord(
-            time=answer.received,
-            question=answer.question[:MAX_QUESTION_CHARS] if answer.question else None,
-            db_id=answer.db_id,
-            user_id=answer.user_id,
-            status=answer.status,
-            reason=answer.reason,
-            error_kind=None if answer.error_kind is None else answer.error_kind.value,
-            sql=answer.sql,
-            row_count=len(answer.rows),
-            elapsed_ms=answer.elapsed_ms,
-            generator=answer.generator,
-            model=answer.model,
-        )
+    def _keep(self, answer: Answer) -> None:
+        """History, audit and (when on) the captured turn: a failed query is kept as much as a good one."""
+        record = QueryRecord.of(answer, MAX_QUESTION_CHARS)
         self.history.append(record)
-        self._audit(record)
+        audit(record)
+        if self.capture is not None:
+            self.capture.write(answer)
 
     def _secrets(self, db_url: object) -> set[str]:
         secrets = url_secrets(self.local_db_url)
@@ -357,73 +375,21 @@ class NLDatabaseService:
             self.sql.executor(url)
         except ExecutionError as exc:
             kind = ErrorKind.CONFIG if exc.kind == "config" else ErrorKind.DB_UNREACHABLE
-            raise _Failed(kind, f"Cannot open {where}: {_sentence(exc.message)}{hint}") from None
+            raise StepFailed(kind, f"Cannot open {where}: {sentence(exc.message)}{hint}") from None
         except Exception as exc:  # a URL or driver the executor did not anticipate
-            raise _Failed(ErrorKind.CONFIG, f"Cannot open {where}: {type(exc).__name__}: {exc}") from None
+            raise StepFailed(ErrorKind.CONFIG, f"Cannot open {where}: {type(exc).__name__}: {exc}") from None
         try:
             return self.sql.schema(url)
         except ExecutionError as exc:
             self.forget(url)
             kind = ErrorKind.CONFIG if exc.kind == "config" else ErrorKind.DB_UNREACHABLE
-            raise _Failed(kind, f"Cannot read {where}: {_sentence(exc.message)}{hint}") from None
+            raise StepFailed(kind, f"Cannot read {where}: {sentence(exc.message)}{hint}") from None
         except Exception as exc:
             self.forget(url)
             lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
             detail = lines[0] if lines else ""
-            raise _Failed(
+            raise StepFailed(
                 ErrorKind.DB_UNREACHABLE,
                 f"Cannot read the schema of {where} ({redact_url(url)}): "
-                f"{type(exc).__name__}: {_sentence(detail)}{hint}",
+                f"{type(exc).__name__}: {sentence(detail)}{hint}",
             ) from None
-
-    def _generate(self, question: str, schema: SchemaContext) -> Generation:
-        name = self.generator_name
-        try:
-            generation = self.generator.generate(question, schema)
-        except GeneratorUnavailable as exc:
-            message = str(exc) if name in str(exc) else f"Generator {name} is unavailable: {exc}"
-            raise _Failed(ErrorKind.GENERATOR_UNAVAILABLE, message) from None
-        except GeneratorConfigError as exc:
-            raise _Failed(ErrorKind.CONFIG, f"Generator {name} is misconfigured: {exc}") from None
-        except Exception as exc:
-            log.exception("nl_sql: generator %s failed", name)
-            raise _Failed(ErrorKind.GENERATOR_ERROR, f"Generator {name} failed: {type(exc).__name__}: {exc}") from None
-        if not isinstance(generation, Generation):
-            raise _Failed(
-                ErrorKind.GENERATOR_ERROR, f"Generator {name} returned a {type(generation).__name__}, not a Generation."
-            )
-        return generation
-
-    @staticmethod
-    def _audit(record: QueryRecord) -> None:
-        level = logging.WARNING if record.status == "error" else logging.INFO
-        audit_log.log(
-            level,
-            "nl_sql %s db_id=%s user_id=%s generator=%s model=%s kind=%s rows=%d reason=%s question=%r sql=%r",
-            record.status,
-            record.db_id,
-            record.user_id,
-            record.generator,
-            record.model,
-            record.error_kind,
-            record.row_count,
-            record.reason,
-            _clip(record.question),
-            _clip(record.sql),
-            extra={"nl_sql": asdict(record)},
-        )
-
-
-def _clip(text: str | None, limit: int = 300) -> str | None:
-    return text if text is None or len(text) <= limit else text[:limit] + "..."
-
-
-def _sentence(text: str) -> str:
-    text = text.strip()
-    return text if text.endswith((".", "!", "?")) else text + "."
-
-
-def _scrub(text: str, secrets: set[str]) -> str:
-    for secret in sorted(secrets, key=len, reverse=True):
-        text = text.replace(secret, "***")
-    return text

@@ -76,6 +76,21 @@ def test_the_length_limit_is_configurable_and_a_bad_value_is_an_error(shop, monk
         NLDatabaseService(RecordedGenerator({}), local_db_url=shop)
 
 
+@pytest.mark.parametrize(
+    "sql", ["SELECT '\ud800' AS x", "SELECT name FROM items -- \udfff"], ids=["in_a_literal", "in_a_comment"]
+)
+def test_sql_that_is_not_text_fails_to_run_and_is_not_an_internal_error(shop, sql):
+    # A lone surrogate (``\ud800`` escaped in a JSON answers line or a model's reply) passes the guard; the
+    # driver cannot encode it. The SQL failed to run (an ``error`` verdict), the service did not fail.
+    generator = RecordedGenerator({"Which?": Generation(sql=sql)})
+    with NLDatabaseService(generator, local_db_url=shop) as service:
+        answer = service.answer("Which?")
+        direct = service.run_readonly(sql)
+    assert (answer.status, answer.error_kind) == ("error", ErrorKind.DATABASE)
+    assert "a lone surrogate that is not text" in (answer.reason or "") and answer.sql == sql
+    assert direct.error_kind is ErrorKind.DATABASE and direct.reason == answer.reason
+
+
 # --- result size --------------------------------------------------------------------------
 
 

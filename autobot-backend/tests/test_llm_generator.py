@@ -192,6 +192,7 @@ UNAVAILABLE = [
     ),
     ("http_429", Reply(429, b"slow down", "text/plain"), ["HTTP 429", "rate limited"]),
     ("not_json", Reply(200, b"<html>It works!</html>", "text/html"), ["not JSON", "<html>", BASE_URL_ENV]),
+    ("json_nested_too_deep", Reply(200, b"[" * 100_000), ["not JSON", "[[[", BASE_URL_ENV]),
     ("json_without_choices", json_reply({"object": "list", "data": []}), ["choices[0].message.content"]),
     ("empty_choices", json_reply({"choices": []}), ["choices[0].message.content"]),
     ("null_content", chat_reply(None), ["choices[0].message.content"]),

@@ -31,6 +31,7 @@ from eval.sql.engines.setup import chosen_engine
 from eval.sql.fixtures.seeded import FIXTURES, Fixture, fixtures_from_module
 from eval.sql.gate import baseline as bl
 from eval.sql.gate import decisions as decide
+from eval.sql.grading.candidates import AnswersById
 from eval.sql.grading.costs import prices_from_env
 from eval.sql.model.defaults import (
     CANDIDATES,
@@ -53,7 +54,6 @@ from eval.sql.report import (
 )
 from eval.turns.sql_turns import SQLTurns
 from services.generation.protocol import SQLGenerator
-from services.generation.recorded import RecordedGenerator
 from services.readonly import limits
 
 
@@ -313,14 +313,14 @@ def _recorded_model(args: argparse.Namespace, answers: RecordedAnswers) -> str:
 
 def _generator(candidate: str, answers: RecordedAnswers | None, model: str | None = None) -> SQLGenerator:
     """The generator the service holds. Recorded and reference answers are looked up by id and
-    handed to the service per question, so their generator only names the system (and declines
-    anything asked of it by text)."""
+    handed to the service per question, so their generator only names the system (asked by text, it
+    has no answer: unmeasured)."""
     if candidate == "llm":
         return _llm_generator()
     if candidate == "reference":
-        return RecordedGenerator({}, name="reference", model="reference")
+        return AnswersById("reference", "reference")
     if answers is not None:
-        return RecordedGenerator({}, name="recorded", model=model or answers.model or f"answers:{answers.path.name}")
+        return AnswersById("recorded", model or answers.model or f"answers:{answers.path.name}")
     from services.embedded import EmbeddedGenerator
 
     return EmbeddedGenerator()

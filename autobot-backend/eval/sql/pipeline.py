@@ -24,11 +24,8 @@ from eval.sql.engines.setup import FixtureHost, engine_name, fixture_host
 from eval.sql.fixtures.seeded import Fixture
 from eval.sql.grading.asking import OnAnswer, Sample, ask_all, combine
 from eval.sql.grading.candidates import (
-    ModelCandidate,
-    SQLCandidate,
-    recorded_candidate,
+    ServiceCandidate,
     reference_answers,
-    service_candidate,
 )
 from eval.sql.grading.costs import cost_summary, repeat_summary
 from eval.sql.grading.grade import Grader
@@ -133,7 +130,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         samples = [Sample(q, k) for q in asked for k in range(spec.repeats)]
         graded, interrupted = ask_all(
             samples,
-            _candidate(spec, service, targets, recorded),
+            ServiceCandidate(service, {k: urls[0] for k, urls in targets.items()}, recorded),
             grader,
             timeout_s=spec.timeout_s,
             concurrency=spec.concurrency,
@@ -193,21 +190,6 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         repeats=repeat_summary(outcomes, spec.repeats),
         partial=interrupted,
     )
-
-
-def _candidate(
-    spec: RunSpec,
-    service: NLDatabaseService,
-    targets: Mapping[str | None, Sequence[str]],
-    recorded: Mapping[str, Generation] | None,
-) -> SQLCandidate:
-    first = {k: urls[0] for k, urls in targets.items()}
-    if recorded is not None:
-        return recorded_candidate(service, first, recorded)
-    agenerate = getattr(spec.generator, "agenerate", None)
-    if agenerate is not None:
-        return ModelCandidate(service, first, spec.generator)  # type: ignore[arg-type]
-    return service_candidate(service, first)
 
 
 def _targets(spec: RunSpec, questions: list[Question], host: FixtureHost) -> dict[str | None, list[str]]:

@@ -349,7 +349,7 @@ class ChatClient:
     def _reply(self, status: int, data: bytes, started: float, attempts: int) -> ChatReply:
         try:
             payload = json.loads(data)
-        except (UnicodeDecodeError, json.JSONDecodeError):
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):  # RecursionError: nested too deep
             snippet = data[:80].decode("utf-8", "replace")
             raise self._error(
                 f"the reply is not JSON (starts with {snippet!r}); check that {self.names.base_url} is the API "

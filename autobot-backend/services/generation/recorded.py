@@ -1,8 +1,8 @@
-"""Answers from a mapping: grades any system's output, and serves as a scripted generator in tests.
+"""Answers from a mapping keyed by question text: a scripted generator for tests and callers.
 
-The eval's ``recorded`` candidate (spec section 10) reads a file of answers and hands them to the
-service through this generator, so recorded SQL takes exactly the path generated SQL takes
-(guard, read-only executor, audit).
+The eval's ``recorded`` candidate (spec section 10) looks its answers up by question id instead,
+and hands each to the service (``answer(..., generation=...)``), so recorded SQL takes exactly the
+path generated SQL takes (guard, read-only executor, audit).
 """
 
 from __future__ import annotations

@@ -181,6 +181,9 @@ class ReadOnlySQL:
             blocked = guard(sql, executor.dialect, self.max_sql_bytes)
             if blocked is not None:
                 return Execution.failed(sql, ErrorKind.GUARD_BLOCKED, blocked)
+            unsendable = not_text(sql)
+            if unsendable is not None:
+                return Execution.failed(sql, ErrorKind.DATABASE, unsendable)
             try:
                 result = executor.execute(sql)
             except ExecutionError as exc:
@@ -208,6 +211,20 @@ class ReadOnlySQL:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def not_text(sql: str) -> str | None:
+    """Why ``sql`` cannot be sent to a database, or None: a lone surrogate (a recorded answer or a model's
+    reply can carry one, as ``\\ud800`` in JSON) is not text, and a driver fails on it before the database
+    sees it. That is the SQL failing to run (``database``), not the service failing (``internal``)."""
+    try:
+        sql.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return (
+            f"The SQL holds {sql[exc.start]!r} at character {exc.start + 1}, a lone surrogate that is not text: "
+            "it cannot be sent to the database."
+        )
+    return None
 
 
 def guard(sql: str, dialect: str, max_bytes: int = MAX_SQL_BYTES) -> str | None:

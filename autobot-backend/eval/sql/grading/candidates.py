@@ -1,93 +1,89 @@
 """SQL candidates: each question asked of ``NLDatabaseService``, on its fixture's first rotation.
 
 A SQL candidate is an async callable ``Question -> Answer`` (:data:`SQLCandidate`), replayed by
-the harness's runner like any candidate. Every candidate path goes through the same service
-call and differs only in where the SQL comes from:
+the harness's runner like any candidate. Every candidate path is the same call,
+:meth:`~services.nl_database_service.NLDatabaseService.aanswer`, and differs only in where the
+SQL comes from:
 
-* ``embedded`` and ``llm``: the generator the service holds writes it from the question's text (the
-  model is asked as a coroutine, so many questions can wait on it at once);
+* ``embedded`` and ``llm``: the generator the service holds writes it from the question's text (a
+  model is awaited as a coroutine, so many questions can wait on it at once; the built-in
+  generator runs in a thread);
 * ``reference`` and ``recorded``: it was written beforehand, and is looked up by question id
-  (never by the question's text); the service then takes it down the path a generated answer
-  takes (guard, read-only execution, audit).
+  (never by the question's text) and handed to the service, which takes it down the path a
+  generated answer takes (guard, read-only execution, audit).
 
-The service's :class:`~services.nl_database_service.Answer` is returned as it is, rows included:
-the grader reads them for the first rotation instead of running the SQL again, and maps the
-service's error kinds to verdicts in one place (``eval.sql.grading.grade``).
+The eval repeats none of the service's steps: no schema reading, no generator call, no mapping of
+a generator's exceptions. The service's error kinds become verdicts in one place
+(``eval.sql.grading.grade``); the one thing decided here, from the :class:`Answer` and alike on every
+path, is that a generator the service could not ask (``generator_unavailable``: an endpoint down)
+is the candidate being unavailable, so the run can stop asking a dead endpoint.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Protocol
+from typing import Any
 
 from eval.core.runner import CandidateUnavailable
 from eval.sql.corpus.dialects import TranspileError
 from eval.sql.corpus.questions import Question
+from eval.sql.model.outcome import NO_ANSWER
 from services.generation.protocol import Generation, GeneratorUnavailable
 from services.nl_database_service import Answer, NLDatabaseService
+from services.readonly.execute import ErrorKind
 from services.schema_context import SchemaContext
 
 SQLCandidate = Callable[[Question], Awaitable[Answer]]
 """The SQL suite's candidate contract."""
 
 
-class AsyncGenerator(Protocol):
-    """A generator that can also be asked as a coroutine (the model-backed one)."""
-
-    def session(self) -> Any: ...
-
-    async def agenerate(self, question: str, schema: SchemaContext, session: Any = None) -> Generation: ...
-
-
-def _url(urls: Mapping[str | None, str], q: Question) -> str:
-    if q.target not in urls:
-        raise CandidateUnavailable(f"no database for {q.target!r}")
-    return urls[q.target]
+def judgeable(answer: Answer) -> Answer:
+    """``answer`` to grade, or :class:`CandidateUnavailable` when the service could not ask its
+    generator (``generator_unavailable``): nothing about the candidate is known, so the question is
+    unmeasured, and a run of them stops the run (``--stop-after-unavailable``). A generator that
+    failed (``generator_error``) is graded: no SQL came back from the system under test."""
+    if answer.error_kind is ErrorKind.GENERATOR_UNAVAILABLE:
+        raise CandidateUnavailable(answer.reason or "the generator could not be asked")
+    return answer
 
 
-def service_candidate(service: NLDatabaseService, urls: Mapping[str | None, str]) -> SQLCandidate:
-    """Ask ``service``'s generator each question against its fixture's first rotation.
+class ServiceCandidate:
+    """Every candidate path: ask the service each question on its fixture's first rotation.
 
     Args:
         service: the service, holding the generator of the candidate path.
         urls: ``Question.target`` (``None`` for a ``--db-url`` run) -> URL of the first rotation.
+        answers: question id -> answer, for ``reference`` and ``recorded``; ``None``: the service's
+            generator answers from the text.
+
+    A generator with an HTTP session (``session()``: the model's) gets one for the whole run, so
+    connections and TLS set-up are made once; :meth:`aclose` ends it, in the event loop the run used.
     """
 
-    async def run(q: Question) -> Answer:
-        url = _url(urls, q)
-        return await asyncio.to_thread(service.answer, q.question, url, q.fixture or q.database or "user-db", "eval")
-
-    return run
-
-
-class ModelCandidate:
-    """Ask a model each question as a coroutine (many at once; a cancelled call stops), then take its
-    answer down the service's path (guard, read-only execution, audit) in a thread.
-
-    One HTTP session serves the whole run (connections and TLS set-up made once); :meth:`aclose`
-    ends it, in the event loop the run used.
-    """
-
-    def __init__(self, service: NLDatabaseService, urls: Mapping[str | None, str], generator: AsyncGenerator) -> None:
-        self.service, self.urls, self.generator = service, urls, generator
+    def __init__(
+        self,
+        service: NLDatabaseService,
+        urls: Mapping[str | None, str],
+        answers: Mapping[str, Generation] | None = None,
+    ) -> None:
+        self.service, self.urls, self.answers = service, urls, answers
         self._session: Any = None
 
     async def __call__(self, q: Question) -> Answer:
-        url = _url(self.urls, q)
-        try:
-            schema = await asyncio.to_thread(self.service.schema, url)
-        except Exception as exc:  # the executor's ExecutionError: the database, not the model
-            raise CandidateUnavailable(f"cannot read the schema of {q.fixture or 'the database'}: {exc}") from None
-        if self._session is None:
-            self._session = self.generator.session()
-        try:
-            generation = await self.generator.agenerate(q.question, schema, self._session)
-        except GeneratorUnavailable as exc:
-            raise CandidateUnavailable(str(exc)) from None
-        return await asyncio.to_thread(
-            self.service.answer, q.question, url, q.fixture or q.database or "user-db", "eval", generation=generation
+        if q.target not in self.urls:
+            raise CandidateUnavailable(f"no database for {q.target!r}")
+        if self._session is None and self.answers is None:
+            opener = getattr(self.service.generator, "session", None)
+            self._session = opener() if callable(opener) else None
+        answer = await self.service.aanswer(
+            q.question,
+            self.urls[q.target],
+            q.fixture or q.database or "user-db",
+            "eval",
+            generation=None if self.answers is None else self.answers.get(q.id),
+            session=self._session,
         )
+        return judgeable(answer)
 
     async def aclose(self) -> None:
         if self._session is not None:
@@ -95,25 +91,16 @@ class ModelCandidate:
             self._session = None
 
 
-def recorded_candidate(
-    service: NLDatabaseService, urls: Mapping[str | None, str], answers: Mapping[str, Generation]
-) -> SQLCandidate:
-    """Take each question's answer from ``answers`` (by id) down the service's path.
+class AnswersById:
+    """The generator a ``reference`` or ``recorded`` run's service holds: it names the system, and
+    its answers go to the service by question id. Asked by text it has none, which is
+    ``generator_unavailable`` (unmeasured, like a missing line), never a refusal that would count."""
 
-    A question with no answer is not asked: the caller grades it ``unmeasured`` (``no answer
-    recorded``); asking it here anyway is :class:`CandidateUnavailable`.
-    """
+    def __init__(self, name: str, model: str) -> None:
+        self.name, self.model = name, model
 
-    async def run(q: Question) -> Answer:
-        url = _url(urls, q)
-        generation = answers.get(q.id)
-        if generation is None:
-            raise CandidateUnavailable("no answer recorded")
-        return await asyncio.to_thread(
-            service.answer, q.question, url, q.fixture or q.database or "user-db", "eval", generation=generation
-        )
-
-    return run
+    def generate(self, question: str, schema: SchemaContext) -> Generation:
+        raise GeneratorUnavailable(f"{NO_ANSWER} for this question ({self.name} answers are looked up by id)")
 
 
 def reference_answers(questions: list[Question], dialect: str) -> dict[str, Generation]:
