@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from eval.core import figures as fig
 from eval.core import markdown as md
 from eval.core.errors import HarnessError, UsageError
 from eval.core.html import render
@@ -163,16 +164,6 @@ def compare(
     }
 
 
-def _pct(x: float | None) -> str:
-    return "n/a" if x is None else f"{x * 100:.1f}%"
-
-
-def _ci(ci: list[float] | None, points: bool = False) -> str:
-    if ci is None:
-        return "n/a"
-    return f"{ci[0] * 100:+.1f} to {ci[1] * 100:+.1f} points" if points else f"{ci[0] * 100:.1f}-{ci[1] * 100:.1f}%"
-
-
 def to_markdown(result: dict[str, Any]) -> str:
     a, b, d = result["a"], result["b"], result["difference"]
 
@@ -182,10 +173,9 @@ def to_markdown(result: dict[str, Any]) -> str:
 
     out = ["# Run-vs-run comparison", "", f"A: {who(a)}  ", f"B: {who(b)}", ""]
     out += [f"> {md.escape(n)}" for n in result["notes"]] + ([""] if result["notes"] else [])
-    value = "n/a" if d["value"] is None else f"{d['value'] * 100:+.1f} points"
     out += [
         f"**{md.escape(result['reading'])}**: difference in pass rate "
-        f"{value} (95% CI {_ci(d['ci'], True)}, "
+        f"{fig.points(d['value'])} (95% CI {fig.points_interval(d['ci'])}, "
         f"paired bootstrap over {result['paired']['questions']} questions, seed {d['seed']}); exact McNemar "
         f"p = {result['mcnemar_p']:.4g} ({result['paired']['a_pass_b_not']} passed only in A, "
         f"{result['paired']['b_pass_a_not']} only in B).",
@@ -195,7 +185,7 @@ def to_markdown(result: dict[str, Any]) -> str:
         md.table(
             ["", "pass rate", "95% CI", "pass / measured"],
             [
-                [side, _pct(s["pass_rate"]), _ci(s["ci"]), f"{s['pass']}/{s['measured']}"]
+                [side, fig.pct(s["pass_rate"]), fig.interval(s["ci"]), fig.of(s["pass"], s["measured"])]
                 for side, s in (("A", a), ("B", b))
             ],
         ),

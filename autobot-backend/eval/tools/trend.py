@@ -25,7 +25,8 @@ from typing import Any
 from eval.core import markdown as md
 from eval.core.charts import line_chart
 from eval.core.errors import HarnessError, UsageError
-from eval.core.html import ci, pct, render
+from eval.core.figures import interval, pct
+from eval.core.html import render
 from eval.core.jsonl import json_lines
 from eval.core.output import resolve_input, write_atomically, write_text
 from eval.core.stats import wilson
@@ -199,8 +200,8 @@ def to_markdown(runs: list[dict[str, Any]]) -> str:
                 (f"`{r['commit'][:10]}`" if r.get("commit") else "-") + (" (dirty)" if r.get("dirty") else ""),
                 f"`{md.escape(r.get('corpus_digest') or '-')}`",
                 md.escape(r.get("engine") or "-"),
-                f"{pct(r['pass_rate'])} ({ci(r.get('pass_rate_ci'))})",
-                f"{pct(r.get('refusal_recall'))} ({ci(r.get('refusal_recall_ci'))})",
+                f"{pct(r['pass_rate'])} ({interval(r.get('pass_rate_ci'))})",
+                f"{pct(r.get('refusal_recall'))} ({interval(r.get('refusal_recall_ci'))})",
                 md.escape(r.get("status") or ""),
             ]
             for r in items

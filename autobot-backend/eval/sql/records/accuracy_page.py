@@ -21,6 +21,7 @@ from typing import Any
 
 from eval.core import markdown as md
 from eval.core.errors import UsageError
+from eval.core.figures import pct
 from eval.core.output import write_atomically
 from eval.sql.model.outcome import Verdict, strata
 from eval.sql.model.run import SQLRun
@@ -107,10 +108,6 @@ def read_record(page: Path = ACCURACY_PAGE) -> list[dict[str, str]]:
     return _table_rows(text[a:b], RECORD_COLUMNS, page)
 
 
-def _pct(rate: float | None) -> str:
-    return "n/a" if rate is None else f"{rate * 100:.1f}%"
-
-
 def record_row(report: SQLRun) -> dict[str, str]:
     s = report.summary
     return {
@@ -127,10 +124,10 @@ def record_row(report: SQLRun) -> dict[str, str]:
         "error": str(s["error"]),
         "refused": str(s["refused"]),
         "unmeasured": str(s["unmeasured"] + s["must_refuse_unmeasured"]),
-        "pass rate": f"{_pct(s['pass_rate'])} ({s['pass']}/{s['answerable'] - s['unmeasured']})",
+        "pass rate": f"{pct(s['pass_rate'])} ({s['pass']}/{s['answerable'] - s['unmeasured']})",
         "refusal recall": "n/a"
         if not s["must_refuse"]
-        else f"{_pct(s['refusal_recall'])} ({s['correct_refusals']}/{s['must_refuse'] - s['must_refuse_unmeasured']})",
+        else f"{pct(s['refusal_recall'])} ({s['correct_refusals']}/{s['must_refuse'] - s['must_refuse_unmeasured']})",
         "over-refusals": "n/a" if not s["controls"] else f"{s['over_refusals']}/{s['controls']}",
         "status": "provisional",
     }

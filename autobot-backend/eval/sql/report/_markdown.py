@@ -8,6 +8,7 @@ from collections import Counter
 
 from eval.core import markdown as md
 from eval.core.classification import Classification
+from eval.core.figures import interval, pct
 from eval.sql.model.outcome import ANSWERABLE_VERDICTS, SQLOutcome, breakdown, strata, two_by_two
 from eval.sql.model.run import SQLRun
 from eval.sql.report._markdown_judge import judge_section
@@ -17,10 +18,6 @@ from eval.sql.report._markdown_run import cohort_line, costs_section, repeats_se
 def _baseline_verdict(report: SQLRun, o: SQLOutcome) -> str | None:
     c = report.classified(o)
     return None if c is None else c.baseline_verdict
-
-
-def _pct(rate: float | None) -> str:
-    return "n/a" if rate is None else f"{rate * 100:.1f}%"
 
 
 def _sql_header(report: SQLRun) -> list[str]:
@@ -69,8 +66,8 @@ def _sql_headline(report: SQLRun) -> list[str]:
                     str(s["error"]),
                     str(s["refused"]),
                     str(s["unmeasured"]),
-                    f"{_pct(s['pass_rate'])} ({s['pass']}/{s['answerable'] - s['unmeasured']}; "
-                    f"95% CI {_ci(s['pass_rate_ci'])})",
+                    f"{pct(s['pass_rate'])} ({s['pass']}/{s['answerable'] - s['unmeasured']}; "
+                    f"95% CI {interval(s['pass_rate_ci'])})",
                 ]
             ],
         ),
@@ -78,7 +75,7 @@ def _sql_headline(report: SQLRun) -> list[str]:
     ]
     if s["must_refuse"]:
         out += [
-            f"Refusal recall **{_pct(s['refusal_recall'])}** (95% CI {_ci(s['refusal_recall_ci'])}; "
+            f"Refusal recall **{pct(s['refusal_recall'])}** (95% CI {interval(s['refusal_recall_ci'])}; "
             f"{s['correct_refusals']} of {s['must_refuse']} "
             f"must-refuse cases declined, {s['refusals_by_guard']} of them by the read-only guard); "
             f"over-refusals **{s['over_refusals']} of {s['controls']}** controls; "
@@ -86,10 +83,6 @@ def _sql_headline(report: SQLRun) -> list[str]:
             "",
         ]
     return out + _answerable_strata(report)
-
-
-def _ci(interval: list[float] | None) -> str:
-    return "n/a" if interval is None else f"{interval[0] * 100:.1f}-{interval[1] * 100:.1f}%"
 
 
 def _answerable_strata(report: SQLRun) -> list[str]:

@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from eval.core.classification import Classification
+from eval.core.figures import interval, pct
 from eval.sql.model.outcome import ANSWERABLE_VERDICTS, strata, two_by_two
 from eval.sql.model.run import SQLRun
 
@@ -29,14 +30,6 @@ STYLES = {
     "indeterminate": "yellow",
     "not_evaluated": "yellow",
 }
-
-
-def _pct(rate: float | None) -> str:
-    return "n/a" if rate is None else f"{rate * 100:.1f}%"
-
-
-def _ci(interval: list[float] | None) -> str:
-    return "n/a" if not interval else f"{interval[0] * 100:.1f}-{interval[1] * 100:.1f}%"
 
 
 def _verdict(value: str) -> Text:
@@ -61,16 +54,16 @@ def _headline(report: SQLRun) -> list[RenderableType]:
     out += [Text(w, style="yellow") for w in report.warnings]
     line = Text.assemble(
         ("pass rate ", "bold"),
-        (_pct(s["pass_rate"]), "bold green"),
-        f" ({s['pass']}/{s['answerable'] - s['unmeasured']}, 95% CI {_ci(s['pass_rate_ci'])})",
+        (pct(s["pass_rate"]), "bold green"),
+        f" ({s['pass']}/{s['answerable'] - s['unmeasured']}, 95% CI {interval(s['pass_rate_ci'])})",
     )
     if s["must_refuse"]:
         line.append_text(
             Text.assemble(
                 "   ",
                 ("refusal recall ", "bold"),
-                (_pct(s["refusal_recall"]), "bold"),
-                f" (95% CI {_ci(s['refusal_recall_ci'])})   over-refusals {s['over_refusals']}/{s['controls']}",
+                (pct(s["refusal_recall"]), "bold"),
+                f" (95% CI {interval(s['refusal_recall_ci'])})   over-refusals {s['over_refusals']}/{s['controls']}",
             )
         )
     status = "not_evaluated" if report.gate is None else report.gate.status
