@@ -21,7 +21,7 @@ from typing import Any
 
 from eval.core import markdown as md
 from eval.core.errors import UsageError
-from eval.core.figures import pct
+from eval.core.figures import of, pct
 from eval.core.output import write_atomically
 from eval.sql.model.outcome import Verdict, strata
 from eval.sql.model.run import SQLRun
@@ -124,11 +124,11 @@ def record_row(report: SQLRun) -> dict[str, str]:
         "error": str(s["error"]),
         "refused": str(s["refused"]),
         "unmeasured": str(s["unmeasured"] + s["must_refuse_unmeasured"]),
-        "pass rate": f"{pct(s['pass_rate'])} ({s['pass']}/{s['answerable'] - s['unmeasured']})",
+        "pass rate": f"{pct(s['pass_rate'])} ({of(s['pass'], s['measured'])})",
         "refusal recall": "n/a"
         if not s["must_refuse"]
-        else f"{pct(s['refusal_recall'])} ({s['correct_refusals']}/{s['must_refuse'] - s['must_refuse_unmeasured']})",
-        "over-refusals": "n/a" if not s["controls"] else f"{s['over_refusals']}/{s['controls']}",
+        else f"{pct(s['refusal_recall'])} ({of(s['correct_refusals'], s['must_refuse_measured'])})",
+        "over-refusals": "n/a" if not s["controls"] else of(s["over_refusals"], s["controls"]),
         "status": "provisional",
     }
 
