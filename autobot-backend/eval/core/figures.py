@@ -24,14 +24,10 @@ WILSON = "95% Wilson CI"
 """The label of a Wilson score interval: a proportion's, from its count alone."""
 BOOTSTRAP = "95% bootstrap CI"
 """The label of a percentile bootstrap interval: resampling questions."""
-WILSON_NOTE = (
-    "95% Wilson CI: the interval of a proportion from its count alone (how far n questions can mislead); "
-    "it never shrinks to a point, even at 0% or 100%"
-)
+WILSON_NOTE = "95% Wilson CI: how far a rate can be off, from its count alone; never a single point, even at 0% or 100%"
 BOOTSTRAP_NOTE = (
-    "95% bootstrap CI: 10,000 resamples of the questions' majority verdicts (percentile interval, fixed seed); "
-    "when every question has the same verdict every resample does too, so at 0% or 100% it is a single point "
-    "(0.0-0.0%) where the Wilson interval of the same rate is not"
+    "95% bootstrap CI: 10,000 resamples of the questions' majority verdicts; at a 0% (or 100%) majority "
+    "rate every resample is the same, so it is 0.0-0.0% (100.0-100.0%) where the Wilson interval is not"
 )
 
 

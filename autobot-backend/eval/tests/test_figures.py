@@ -48,7 +48,7 @@ def test_counts_times_and_money():
 
 def test_the_two_intervals_say_which_is_which_and_why_a_bootstrap_can_be_a_point():
     assert "Wilson" in figures.WILSON and "bootstrap" in figures.BOOTSTRAP
-    assert "count" in figures.WILSON_NOTE and "never shrinks to a point" in figures.WILSON_NOTE
+    assert "count alone" in figures.WILSON_NOTE and "never a single point" in figures.WILSON_NOTE
     assert "resamples of the questions" in figures.BOOTSTRAP_NOTE and "0.0-0.0%" in figures.BOOTSTRAP_NOTE
 
 

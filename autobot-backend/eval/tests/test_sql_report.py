@@ -208,7 +208,7 @@ def test_rates_carry_their_95_percent_wilson_interval():
     assert s["refusal_recall_ci"] == [round(x, 4) for x in wilson(2, 4)]
     assert sql_summary([o("r1", V.UNMEASURED, "refuse")])["refusal_recall_ci"] is None
     text = sql_markdown(report())
-    assert f"95% CI {s['pass_rate_ci'][0] * 100:.1f}-{s['pass_rate_ci'][1] * 100:.1f}%" in text
+    assert f"95% Wilson CI {s['pass_rate_ci'][0] * 100:.1f}-{s['pass_rate_ci'][1] * 100:.1f}%" in text
 
 
 def test_markdown_has_a_per_stratum_table_of_the_answerable_questions():

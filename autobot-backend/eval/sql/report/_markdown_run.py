@@ -5,6 +5,7 @@ from __future__ import annotations
 from eval.core import figures as fig
 from eval.core import markdown as md
 from eval.sql.model.run import SQLRun
+from eval.sql.report import _facts as facts
 
 
 def repeats_section(report: SQLRun) -> list[str]:
@@ -13,10 +14,10 @@ def repeats_section(report: SQLRun) -> list[str]:
         return []
     k = r["k"]
     out = [
-        f"## Repeats ({k} asks per question)",
+        f"## Repeats ({k} asks per question, over {r.get('questions', 'n/a')} measured answerable questions)",
         "",
         md.table(
-            ["majority pass rate", "95% CI (bootstrap)", f"pass@{k}", f"pass^{k}", "flaky questions"],
+            ["majority pass rate", fig.BOOTSTRAP, f"pass@{k}", f"pass^{k}", "flaky questions"],
             [
                 [
                     fig.pct(r.get("majority_pass_rate")),
@@ -27,6 +28,8 @@ def repeats_section(report: SQLRun) -> list[str]:
                 ]
             ],
         ),
+        "",
+        f"*{md.escape(fig.BOOTSTRAP_NOTE)}.*",
         "",
     ]
     if r["flaky"]:
@@ -39,28 +42,11 @@ def repeats_section(report: SQLRun) -> list[str]:
 
 
 def costs_section(report: SQLRun) -> list[str]:
-    c = report.costs
-    if not c or (c.get("model_latency_ms") is None and c.get("efficiency") is None):
+    """Latency and tokens over the same asks (all K of each question with ``--repeats K``), and efficiency."""
+    lines = facts.cost_lines(report)
+    if not lines:
         return []
-    out = ["## Time and cost", ""]
-    lat = c.get("model_latency_ms")
-    if lat:
-        out.append(
-            f"Model latency over {lat['questions']} answer(s): p50 {fig.number(lat['p50'], ' ms')}, p95 "
-            f"{fig.number(lat['p95'], ' ms')}, total {fig.number(round(lat['total'] / 1000, 1), ' s')}.  "
-        )
-    if c.get("prompt_tokens") is not None or c.get("completion_tokens") is not None:
-        money = "" if c.get("cost") is None else f"; cost {c['cost']:.4f} at the configured prices"
-        out.append(
-            f"Tokens: {fig.number(c.get('prompt_tokens'))} in, {fig.number(c.get('completion_tokens'))} out{money}.  "
-        )
-    eff = c.get("efficiency")
-    if eff:
-        out.append(
-            f"Efficiency (reference time / candidate time, {eff['n']} passing answers): median "
-            f"{eff['median']}, p25 {eff['p25']}, p75 {eff['p75']} (above 1: the candidate's SQL ran faster)."
-        )
-    return out + [""]
+    return ["## Time and cost", "", *(f"{line[0].upper()}{line[1:]}.  " for line in lines), ""]
 
 
 def cohort_line(report: SQLRun) -> list[str]:
