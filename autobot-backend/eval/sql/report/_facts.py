@@ -3,8 +3,9 @@ GitHub summary say the same thing in the same words.
 
 Each function takes figures the run model computed (:class:`~eval.sql.model.run.SQLRun`'s properties,
 ``costs``, ``repeats``) and writes them through :mod:`eval.core.figures`; none computes a figure. The
-text is plain: it holds no untrusted value (question ids, stratum names and other text from outside
-the harness are the caller's to escape in its own format), only numbers and the harness's words.
+text is plain and unescaped: numbers and the harness's words, but for :func:`gate`'s reason when the gate
+was not evaluated and the gate's check names, which each caller escapes in its own format (question ids
+and stratum names never enter these sentences: callers add them, escaped).
 """
 
 from __future__ import annotations
