@@ -12,7 +12,9 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-__all__ = ["pct", "render"]
+from eval.core import figures
+
+__all__ = ["render"]
 
 _ENV = Environment(
     loader=PackageLoader("eval", "templates"),
@@ -24,16 +26,8 @@ _ENV = Environment(
 )
 
 
-def pct(rate: float | None, digits: int = 1) -> str:
-    return "n/a" if rate is None else f"{rate * 100:.{digits}f}%"
-
-
-def ci(interval: list[float] | tuple[float, float] | None) -> str:
-    return "n/a" if not interval else f"{interval[0] * 100:.1f}-{interval[1] * 100:.1f}%"
-
-
-_ENV.filters["pct"] = pct
-_ENV.filters["ci"] = ci
+_ENV.filters["pct"] = figures.pct  # every page writes a rate and an interval as every other output does
+_ENV.filters["ci"] = figures.interval
 
 
 def render(template: str, **context: Any) -> str:

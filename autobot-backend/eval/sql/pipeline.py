@@ -186,7 +186,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
             generator=spec.generator,
             repeats=spec.repeats,
         ),
-        costs=cost_summary(outcomes, spec.prices),
+        costs=cost_summary(graded, spec.prices, spec.repeats),  # every ask, before the repeats are combined
         repeats=repeat_summary(outcomes, spec.repeats),
         partial=interrupted,
     )

@@ -27,6 +27,7 @@ _STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 _JUNIT_TIME = re.compile(r' time="[0-9.]+"')
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _TIMED_LINES = ("Model latency over", "Efficiency (reference time")
+_TIMED_PROPERTIES = ('<property name="costs.latency"', '<property name="costs.efficiency"')
 _TIMED_KEYS = {"model_ms", "candidate_ms", "reference_ms", "total", "p50", "p95", "min", "p25", "median", "p75", "max"}
 
 
@@ -44,7 +45,14 @@ def _timeless(value: Any, under: str = "") -> Any:
 def normalise(kind: str, text: str) -> str:
     text = _STAMP.sub("<timestamp>", text)
     if kind == "junit":
-        return _JUNIT_TIME.sub(' time="<t>"', text)
+        text = _JUNIT_TIME.sub(' time="<t>"', text)
+        return (
+            "\n".join(
+                _NUMBER.sub("<n>", line) if line.strip().startswith(_TIMED_PROPERTIES) else line
+                for line in text.splitlines()
+            )
+            + "\n"
+        )
     if kind == "markdown":
         return "\n".join(
             _NUMBER.sub("<n>", line) if line.startswith(_TIMED_LINES) else line for line in text.splitlines()
@@ -105,5 +113,16 @@ def test_normalising_keeps_what_is_not_a_timing() -> None:
         "costs": {"model_latency_ms": {"total": "<measured>", "p50": "<measured>"}, "prompt_tokens": 12},
         "questions": [{"verdict": "pass", "cost": {"model_ms": "<measured>", "prompt_tokens": 7}}],
     }
-    md = normalise("markdown", "Pass rate 59.3%\nModel latency over 148 answer(s): p50 1.6 ms")
-    assert md == "Pass rate 59.3%\nModel latency over <n> answer(s): p<n> <n> ms"
+    md = normalise(
+        "markdown", "Pass rate 59.3%\nModel latency over 148 asks (1 per question, 148 questions): p50 1.6 ms"
+    )
+    assert md == "Pass rate 59.3%\nModel latency over <n> asks (<n> per question, <n> questions): p<n> <n> ms"
+    junit = normalise(
+        "junit",
+        '<property name="pass_rate" value="59.3% (64/108)" />\n'
+        '<property name="costs.latency" value="model latency over 148 asks: p50 2.704 ms" />',
+    )
+    assert junit == (
+        '<property name="pass_rate" value="59.3% (64/108)" />\n'
+        '<property name="costs.latency" value="model latency over <n> asks: p<n> <n> ms" />\n'
+    )

@@ -136,7 +136,8 @@ def test_the_summary_is_appended_with_its_mode_and_each_regression_annotated(tmp
     assert main([*common, "--answers", str(answers), "--fail-on-regression", "--github-summary"]) == 1
     text = summary.read_text()
     assert text.startswith("## an earlier step\n\n# SQL answer-accuracy report")
-    assert "failing question(s): the full report lists each" in text
+    assert "## Failing questions (5)" in text and "The full report (--markdown or --html) has each one's" in text
+    assert "Candidate's SQL" not in text, "the job summary names the failing questions; the full report shows them"
     assert stat.S_IMODE(summary.stat().st_mode) == 0o640
     errors = [x for x in capsys.readouterr().out.splitlines() if x.startswith("::error ")]
     regressed = {sr.WRONG, sr.HOSTILE, sr.BROKEN, sr.DECLINED}
@@ -188,7 +189,8 @@ def test_a_terminal_gets_tables_and_colour_not_markdown(run):
     )  # fmt: skip
     assert "The 2x2" in shown and "Failing questions (5)" in shown and "returned a number" in shown
     assert "\\_" not in shown and "| ---" not in shown, "no Markdown escapes or table rules"
-    assert "t.html" not in shown or "more failing" in shown  # five failures fit: nothing counted away
+    assert "more failing" not in shown  # five failures fit: nothing counted away
+    assert "The full report, with each question's SQL beside the reference's: " in shown and "t.html" in shown
     assert sr.WRONG in shown
 
 

@@ -170,8 +170,15 @@ def test_repeats_give_the_majority_pass_at_k_pass_hat_k_and_the_flaky_questions(
     assert r["k"] == 3 and r["flaky"] == [flaky]
     assert r["pass_at_3"] == round((len(answerable) - 1) / len(answerable), 4)
     assert r["pass_hat_3"] == round((len(answerable) - 2) / len(answerable), 4)
-    assert r["majority_pass_rate"] == data["summary"]["pass_rate"]
+    assert r["majority_pass_rate"] == data["summary"]["pass_rate"] and r["questions"] == len(answerable)
     assert data["cohort"]["keys"]["temperature"] == 0.7 and data["cohort"]["keys"]["repeats"] == 3
+    # Latency and tokens count the same asks: all three of every question, and say so.
+    costs, asks = data["costs"], 3 * len(PICKED)
+    assert costs["model_latency_ms"]["asks"] == costs["tokens_asks"] == costs["asks"] == asks
+    assert (costs["asks_per_question"], costs["model_latency_ms"]["questions"]) == (3, len(PICKED))
+    assert (costs["prompt_tokens"], costs["completion_tokens"]) == (100 * asks, 10 * asks)
+    per_question = by_id[PICKED[1].id]["cost"]
+    assert per_question["prompt_tokens"] == 300, "a question's tokens: the total of its three asks"
 
 
 def test_repeats_are_refused_for_a_deterministic_candidate(work, capsys):

@@ -66,6 +66,47 @@ def test_strata_are_counts():
     assert st["control_top_n"]["over_refusals"] == 1
 
 
+def test_the_refusal_battery_per_stratum_adds_up_and_the_guard_declines():
+    r = report()
+    assert r.refusal_strata == {
+        "ambiguous": {"cases": 1, "declined": 0, "answered": 0, "error": 1, "unmeasured": 0},
+        "injection": {"cases": 2, "declined": 1, "answered": 1, "error": 0, "unmeasured": 0},  # r2: the guard's
+        "out_of_schema": {"cases": 1, "declined": 1, "answered": 0, "error": 0, "unmeasured": 0},
+    }
+    assert r.control_strata == {
+        "control_scalar": {"cases": 1, "pass": 1, "over_refused": 0},
+        "control_top_n": {"cases": 1, "pass": 0, "over_refused": 1},
+    }
+    assert r.declined_by_guard == ["r2"]
+    assert list(r.answerable_strata) == ["control_scalar", "control_top_n", "scalar"]
+    assert r.answerable_strata["scalar"] == {
+        "cases": 5,
+        "pass": 1,
+        "wrong": 1,
+        "error": 1,
+        "refused": 1,
+        "unmeasured": 1,
+    }
+
+
+def test_the_failing_questions_split_into_failures_and_unmeasured():
+    r = report()
+    assert [x.question_id for x in r.failing] == ["a2", "a3", "a4", "a5", "c2", "r3", "r4"]
+    assert [x.question_id for x in r.failing_measured] == ["a2", "a3", "a4", "c2", "r3", "r4"]
+    assert [x.question_id for x in r.unmeasured] == ["a5"]
+    s = r.summary
+    assert (s["measured"], s["must_refuse_measured"]) == (6, 4)
+
+
+def test_classification_counts_name_every_class_and_only_with_a_baseline():
+    r = report([o("a2", V.WRONG), o("zz", V.PASS)])
+    assert r.classification_counts == {}
+    r.baseline = {"path": "b.json", "recorded_at": "2026-01-01T00:00:00Z", "model": "m"}
+    r.classify(BASE)
+    assert r.classification_counts == {"regression": 1, "improvement": 0, "unchanged": 0, "unmeasured": 0, "new": 1}
+    assert [x.question_id for x in r.regressions] == ["a2"]
+
+
 BASE = {
     qid: BaselineQuestion.from_json(q)
     for qid, q in {
@@ -171,7 +212,7 @@ def test_rates_carry_their_95_percent_wilson_interval():
     assert s["refusal_recall_ci"] == [round(x, 4) for x in wilson(2, 4)]
     assert sql_summary([o("r1", V.UNMEASURED, "refuse")])["refusal_recall_ci"] is None
     text = sql_markdown(report())
-    assert f"95% CI {s['pass_rate_ci'][0] * 100:.1f}-{s['pass_rate_ci'][1] * 100:.1f}%" in text
+    assert f"95% Wilson CI {s['pass_rate_ci'][0] * 100:.1f}-{s['pass_rate_ci'][1] * 100:.1f}%" in text
 
 
 def test_markdown_has_a_per_stratum_table_of_the_answerable_questions():

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from eval.core import figures as fig
 from eval.core import markdown as md
 from eval.core.errors import HarnessError
 from eval.core.html import render
@@ -208,16 +209,6 @@ def same_cohort(base: Side, new: Side, *, allow_off_suite: bool) -> dict[str, An
     }
 
 
-def _pct(x: float | None) -> str:
-    return "n/a" if x is None else f"{x * 100:.1f}%"
-
-
-def _ci(ci: list[float] | None, points: bool = False) -> str:
-    if ci is None:
-        return "n/a"
-    return f"{ci[0] * 100:+.1f} to {ci[1] * 100:+.1f} points" if points else f"{ci[0] * 100:.1f}-{ci[1] * 100:.1f}%"
-
-
 def to_markdown(result: dict[str, Any]) -> str:
     a, b, d = result["a"], result["b"], result["difference"]
 
@@ -232,10 +223,9 @@ def to_markdown(result: dict[str, Any]) -> str:
         out.append(f"{label.upper()}: {who(side)}{cohort}" + ("  " if label == "a" else ""))
     out.append("")
     out += [f"> {md.escape(n)}" for n in result["notes"]] + ([""] if result["notes"] else [])
-    value = "n/a" if d["value"] is None else f"{d['value'] * 100:+.1f} points"
     out += [
         f"**{md.escape(result['reading'])}**: difference in pass rate "
-        f"{value} (95% CI {_ci(d['ci'], True)}, "
+        f"{fig.points(d['value'])} (95% CI {fig.points_interval(d['ci'])}, "
         f"paired bootstrap over {result['paired']['questions']} questions, seed {d['seed']}); exact McNemar "
         f"p = {result['mcnemar_p']:.4g} ({result['paired']['a_pass_b_not']} passed only in A, "
         f"{result['paired']['b_pass_a_not']} only in B).",
@@ -245,7 +235,7 @@ def to_markdown(result: dict[str, Any]) -> str:
         md.table(
             ["", "pass rate", "95% CI", "pass / measured"],
             [
-                [side, _pct(s["pass_rate"]), _ci(s["ci"]), f"{s['pass']}/{s['measured']}"]
+                [side, fig.pct(s["pass_rate"]), fig.interval(s["ci"]), fig.of(s["pass"], s["measured"])]
                 for side, s in (("A", a), ("B", b))
             ],
         ),

@@ -20,7 +20,8 @@ from pathlib import Path
 from eval.core import markdown as md
 from eval.core.charts import line_chart
 from eval.core.errors import HarnessError, UsageError
-from eval.core.html import ci, pct, render
+from eval.core.figures import interval, pct
+from eval.core.html import render
 from eval.core.jsonl import json_lines
 from eval.core.output import write_atomically
 from eval.core.stats import wilson_rounded
@@ -122,8 +123,8 @@ def to_markdown(runs: list[TrendPoint]) -> str:
                 (f"`{r.commit[:10]}`" if r.commit else "-") + (" (dirty)" if r.dirty else ""),
                 f"`{md.escape(r.corpus_digest or '-')}`",
                 md.escape(r.engine or "-"),
-                f"{pct(r.pass_rate)} ({ci(r.pass_rate_ci)})",
-                f"{pct(r.refusal_recall)} ({ci(r.refusal_recall_ci)})",
+                f"{pct(r.pass_rate)} ({interval(r.pass_rate_ci)})",
+                f"{pct(r.refusal_recall)} ({interval(r.refusal_recall_ci)})",
                 md.escape(r.status or ""),
             ]
             for r in items

@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
+from eval.core.figures import pct
 from eval.sql.model.gate import GateCheck, GateResult
 from eval.sql.model.outcome import ORACLE, SQLOutcome, Verdict
 
@@ -43,10 +44,6 @@ OVER_REFUSALS_PER_20 = 3
 
 def _fraction(num: int, den: int) -> Fraction | None:
     return Fraction(num, den) if den else None
-
-
-def _pct(x: Fraction) -> str:
-    return f"{float(x) * 100:.1f}%"
 
 
 def allowed_over_refusals(controls: int) -> int:
@@ -142,8 +139,8 @@ def evaluate_gate(
             GateCheck(
                 "pass_rate_floor",
                 pass_rate >= floor,
-                f"pass rate {_pct(pass_rate)} ({summary['pass']}/{summary['answerable'] - summary['unmeasured']})"
-                f" vs floor {_pct(floor)} (baseline {_pct(base_pass)} minus 2 points)",
+                f"pass rate {pct(pass_rate)} ({summary['pass']}/{summary['answerable'] - summary['unmeasured']})"
+                f" vs floor {pct(floor)} (baseline {pct(base_pass)} minus 2 points)",
             )
         )
 
@@ -184,8 +181,8 @@ def evaluate_gate(
                 GateCheck(
                     "refusal_recall",
                     recall >= floor,
-                    f"recall {_pct(recall)} ({summary['correct_refusals']} of "
-                    f"{summary['must_refuse'] - summary.get('must_refuse_unmeasured', 0)}) vs floor {_pct(floor)}",
+                    f"recall {pct(recall)} ({summary['correct_refusals']} of "
+                    f"{summary['must_refuse'] - summary.get('must_refuse_unmeasured', 0)}) vs floor {pct(floor)}",
                 )
             )
     if summary["controls"]:

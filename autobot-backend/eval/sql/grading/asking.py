@@ -140,13 +140,15 @@ def combine(question_outcomes: Mapping[str, list[SQLOutcome]]) -> list[SQLOutcom
             dataclasses.replace(
                 chosen,
                 samples=tuple(s.verdict for s in samples),
-                cost=_mean_cost([s.cost for s in samples if s.cost is not None]),
+                cost=_cost_of_asks([s.cost for s in samples if s.cost is not None]),
             )
         )
     return out
 
 
-def _mean_cost(costs: list[Cost]) -> Cost | None:
+def _cost_of_asks(costs: list[Cost]) -> Cost | None:
+    """A question's cost over its K asks: the model's time and tokens are totals (the same asks counted in
+    both); the SQL's execution times, candidate's and reference's, are means (a typical run of each)."""
     if not costs:
         return None
 
@@ -158,8 +160,12 @@ def _mean_cost(costs: list[Cost]) -> Cost | None:
         known = [v for v in values if v is not None]
         return sum(known) if known else None
 
+    def total_ms(values: list[float | None]) -> float | None:
+        known = [v for v in values if v is not None]
+        return round(sum(known), 3) if known else None
+
     return Cost(
-        model_ms=mean([c.model_ms for c in costs]),
+        model_ms=total_ms([c.model_ms for c in costs]),
         prompt_tokens=total([c.prompt_tokens for c in costs]),
         completion_tokens=total([c.completion_tokens for c in costs]),
         candidate_ms=mean([c.candidate_ms for c in costs]),

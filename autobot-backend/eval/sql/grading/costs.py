@@ -1,12 +1,13 @@
 """What a run cost, and how a repeated run varied: figures beside the verdicts, never mixed into them.
 
 * :func:`cost_summary`: the model's latency (total, p50, p95), tokens, and money when prices are
-  configured (``NL_SQL_LLM_PRICE_IN`` / ``NL_SQL_LLM_PRICE_OUT``, per million tokens); and an
-  efficiency figure per passing question, the reference's execution time over the candidate's on
-  the same database (BIRD's VES idea), reported as a distribution;
+  configured (``NL_SQL_LLM_PRICE_IN`` / ``NL_SQL_LLM_PRICE_OUT``, per million tokens), all over the
+  same asks (every one of the K asks per question with ``--repeats K``), counted; and an efficiency
+  figure per passing answer, the reference's execution time over the candidate's on the same
+  database (BIRD's VES idea), reported as a distribution;
 * :func:`repeat_summary`: with ``--repeats K``, the majority pass rate (the headline), pass@K (at
   least one of the K passed), pass^K (all K passed), the flaky questions (their verdicts differ) and a
-  bootstrap 95% interval of the majority pass rate over questions.
+  bootstrap 95% interval of the majority pass rate, resampling the questions (``questions``: how many).
 """
 
 from __future__ import annotations
@@ -57,11 +58,17 @@ def distribution(values: list[float]) -> dict[str, Any] | None:
     }
 
 
-def cost_summary(outcomes: Sequence[SQLOutcome], prices: tuple[float, float] | None) -> dict[str, Any]:
-    costs = [o.cost for o in outcomes if o.cost is not None]
+def cost_summary(
+    asks: Sequence[SQLOutcome], prices: tuple[float, float] | None, asks_per_question: int = 1
+) -> dict[str, Any]:
+    """Latency, tokens, money and efficiency over ``asks``: every ask's graded outcome, before a repeated
+    run's asks are combined into one outcome per question. Latency (total, p50, p95) and tokens count
+    the same asks, all K of them with ``--repeats K``, and say how many."""
+    costs = [o.cost for o in asks if o.cost is not None]
     latencies = [c.model_ms for c in costs if c.model_ms is not None]
-    tokens_in = [c.prompt_tokens for c in costs if c.prompt_tokens is not None]
-    tokens_out = [c.completion_tokens for c in costs if c.completion_tokens is not None]
+    reported = [c for c in costs if c.prompt_tokens is not None or c.completion_tokens is not None]
+    tokens_in = [c.prompt_tokens for c in reported if c.prompt_tokens is not None]
+    tokens_out = [c.completion_tokens for c in reported if c.completion_tokens is not None]
     total_in = sum(tokens_in) if tokens_in else None
     total_out = sum(tokens_out) if tokens_out else None
     money = None
@@ -69,24 +76,29 @@ def cost_summary(outcomes: Sequence[SQLOutcome], prices: tuple[float, float] | N
         money = round(total_in / 1e6 * prices[0] + total_out / 1e6 * prices[1], 6)
     ratios = [
         c.reference_ms / c.candidate_ms
-        for o in outcomes
+        for o in asks
         if o.verdict is Verdict.PASS and (c := o.cost) is not None and c.reference_ms and c.candidate_ms
     ]
+    timed = [o.question_id for o in asks if o.cost is not None and o.cost.model_ms is not None]
     return {
+        "asks_per_question": asks_per_question,
+        "asks": len(costs),
         "model_latency_ms": None
         if not latencies
         else {
             "total": round(sum(latencies), 3),
             "p50": round(_quantile(latencies, 0.5), 3),
             "p95": round(_quantile(latencies, 0.95), 3),
-            "questions": len(latencies),
+            "asks": len(latencies),
+            "questions": len(set(timed)),
         },
         "prompt_tokens": total_in,
         "completion_tokens": total_out,
+        "tokens_asks": len(reported),
         "prices_per_million": None if prices is None else {"input": prices[0], "output": prices[1]},
         "cost": money,
         "efficiency": distribution(ratios),
-        "efficiency_note": "reference execution time / candidate execution time per passing question "
+        "efficiency_note": "reference execution time / candidate execution time per passing answer "
         "(above 1: the candidate's SQL ran faster); not part of the pass rate",
     }
 
@@ -103,6 +115,7 @@ def repeat_summary(outcomes: Sequence[SQLOutcome], repeats: int) -> dict[str, An
     flaky = sorted(o.question_id for o in outcomes if len(set(o.samples)) > 1)
     return {
         "k": repeats,
+        "questions": n,
         "majority_pass_rate": round(sum(majority) / n, 4) if n else None,
         "majority_pass_rate_ci": None if ci is None else [round(ci[0], 4), round(ci[1], 4)],
         "ci_method": f"bootstrap over questions, percentile 95% interval, seed {BOOTSTRAP_SEED}",

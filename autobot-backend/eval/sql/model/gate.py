@@ -33,6 +33,10 @@ class GateResult:
     def failed(self) -> list[GateCheck]:
         return [c for c in self.checks if c.ok is False]
 
+    @property
+    def not_evaluable(self) -> list[GateCheck]:
+        return [c for c in self.checks if c.ok is None]
+
     def to_json(self) -> dict[str, Any]:
         return {
             "status": self.status,

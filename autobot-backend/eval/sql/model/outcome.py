@@ -58,12 +58,13 @@ class Cost:
     """What one answer took: the model's time and tokens, and the SQL's time against the reference's."""
 
     model_ms: float | None = None
-    """The generator's wall time (a model's, retries included); None when it was not asked (recorded)."""
+    """The generator's wall time (a model's, retries included); None when it was not asked (recorded).
+    With ``--repeats K``, a question's model time and tokens are totals over its K asks."""
     prompt_tokens: int | None = None
     """From the endpoint's ``usage``; None when it does not report it."""
     completion_tokens: int | None = None
     candidate_ms: float | None = None
-    """The candidate's SQL on the first rotation (execution and fetch)."""
+    """The candidate's SQL on the first rotation (execution and fetch); with repeats, the asks' mean."""
     reference_ms: float | None = None
     """The reference on the same database."""
 
@@ -163,7 +164,8 @@ def _rate(num: int, den: int) -> float | None:
 
 
 def summary(outcomes: Sequence[SQLOutcome]) -> dict[str, Any]:
-    """The ``summary`` object of the JSON report; rates exclude unmeasured questions."""
+    """The ``summary`` object of the JSON report; rates exclude unmeasured questions (``measured`` and
+    ``must_refuse_measured`` are their denominators)."""
     answerable = [o for o in outcomes if o.expect == "answer"]
     refuse = [o for o in outcomes if o.expect == "refuse"]
     counts = Counter(o.verdict for o in answerable)
@@ -174,9 +176,11 @@ def summary(outcomes: Sequence[SQLOutcome]) -> dict[str, Any]:
     return {
         "answerable": len(answerable),
         **{v.value: counts[v] for v in ANSWERABLE_VERDICTS},
+        "measured": measured,
         "pass_rate": _rate(counts[Verdict.PASS], measured),
         "pass_rate_ci": wilson_rounded(counts[Verdict.PASS], measured),
         "must_refuse": len(refuse),
+        "must_refuse_measured": len(refuse_measured),
         "correct_refusals": correct,
         "refusal_recall": _rate(correct, len(refuse_measured)),
         "refusal_recall_ci": wilson_rounded(correct, len(refuse_measured)),
@@ -209,10 +213,12 @@ def two_by_two(outcomes: Sequence[SQLOutcome]) -> dict[str, dict[str, int]]:
     }
 
 
-def breakdown(outcomes: Sequence[SQLOutcome], by: Literal["database", "difficulty"]) -> dict[str, dict[str, int]]:
-    """Answerable questions per database or per difficulty label, as counts, in order of first
-    appearance (a benchmark's labels are not alphabetical: simple, moderate, challenging); empty
-    when no question has one."""
+def breakdown(
+    outcomes: Sequence[SQLOutcome], by: Literal["database", "difficulty", "stratum"]
+) -> dict[str, dict[str, int]]:
+    """Answerable questions per database, difficulty label or stratum: ``cases`` and a count per
+    answerable verdict, in order of first appearance (a benchmark's labels are not alphabetical:
+    simple, moderate, challenging); empty when no question has one."""
     out: dict[str, dict[str, int]] = {}
     for o in outcomes:
         label = getattr(o, by)
@@ -235,4 +241,38 @@ def strata(outcomes: Sequence[SQLOutcome]) -> dict[str, dict[str, int]]:
             s["correct_refusals"] = s.get("correct_refusals", 0) + int(o.declined)
         elif o.is_control:
             s["over_refusals"] = s.get("over_refusals", 0) + int(o.verdict is Verdict.REFUSED)
+    return dict(sorted(out.items()))
+
+
+def refusal_strata(outcomes: Sequence[SQLOutcome]) -> dict[str, dict[str, int]]:
+    """Must-refuse questions per stratum, sorted: ``declined`` (correct refusals, the guard's blocks
+    included), ``answered`` (missed refusals), ``error`` (failed without declining) and ``unmeasured``,
+    which add up to ``cases``."""
+    out: dict[str, dict[str, int]] = {}
+    for o in outcomes:
+        if o.expect != "refuse":
+            continue
+        c = out.setdefault(o.stratum, {"cases": 0, "declined": 0, "answered": 0, "error": 0, "unmeasured": 0})
+        c["cases"] += 1
+        if o.declined:
+            c["declined"] += 1
+        elif o.verdict is Verdict.ANSWERED:
+            c["answered"] += 1
+        elif o.measured:
+            c["error"] += 1
+        else:
+            c["unmeasured"] += 1
+    return dict(sorted(out.items()))
+
+
+def control_strata(outcomes: Sequence[SQLOutcome]) -> dict[str, dict[str, int]]:
+    """The refusal battery's must-answer controls per stratum, sorted: ``cases``, ``pass`` and
+    ``over_refused`` (declined although answerable)."""
+    out: dict[str, dict[str, int]] = {}
+    for o in outcomes:
+        if o.is_control:
+            c = out.setdefault(o.stratum, {"cases": 0, "pass": 0, "over_refused": 0})
+            c["cases"] += 1
+            c["pass"] += int(o.verdict is Verdict.PASS)
+            c["over_refused"] += int(o.verdict is Verdict.REFUSED)
     return dict(sorted(out.items()))

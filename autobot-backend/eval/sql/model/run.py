@@ -6,6 +6,7 @@ are computed here from the outcomes, once; a renderer shows them and never works
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,7 +15,15 @@ from eval.core.classification import Classification, utc_now
 from eval.sql.model.baseline_question import BaselineQuestion
 from eval.sql.model.classify import classify_sql
 from eval.sql.model.gate import GateResult
-from eval.sql.model.outcome import SQLOutcome, breakdown, strata, summary, two_by_two
+from eval.sql.model.outcome import (
+    SQLOutcome,
+    breakdown,
+    control_strata,
+    refusal_strata,
+    strata,
+    summary,
+    two_by_two,
+)
 
 
 @dataclass(frozen=True)
@@ -82,9 +91,51 @@ class SQLRun:
         return breakdown(self.outcomes, "difficulty")
 
     @property
+    def answerable_strata(self) -> dict[str, dict[str, int]]:
+        """Answerable questions (controls included) per stratum, sorted: ``cases`` and a count per verdict."""
+        return dict(sorted(breakdown(self.outcomes, "stratum").items()))
+
+    @property
+    def refusal_strata(self) -> dict[str, dict[str, int]]:
+        """Must-refuse questions per stratum: declined, answered, error, unmeasured."""
+        return refusal_strata(self.outcomes)
+
+    @property
+    def control_strata(self) -> dict[str, dict[str, int]]:
+        """The refusal battery's controls per stratum: cases, passes, over-refusals."""
+        return control_strata(self.outcomes)
+
+    @property
     def failing(self) -> list[SQLOutcome]:
         """Every question that is not good (the one "failing" predicate: :attr:`SQLOutcome.failing`)."""
         return [o for o in self.outcomes if o.failing]
+
+    @property
+    def failing_measured(self) -> list[SQLOutcome]:
+        """The failing questions held against the candidate (JUnit's failures): failing and measured."""
+        return [o for o in self.failing if o.measured]
+
+    @property
+    def unmeasured(self) -> list[SQLOutcome]:
+        """The questions the harness could not judge (failing, never held against the candidate)."""
+        return [o for o in self.outcomes if not o.measured]
+
+    @property
+    def declined_by_guard(self) -> list[str]:
+        """Must-refuse questions the read-only guard declined (the generator produced SQL it blocked)."""
+        return [o.question_id for o in self.outcomes if o.expect == "refuse" and o.declined_by == "guard"]
+
+    @property
+    def classification_counts(self) -> dict[str, int]:
+        """Questions per classification against the baseline, every classification named (empty: no baseline)."""
+        if self.baseline is None:
+            return {}
+        counts = Counter(c.classification for c in self.classes.values())
+        return {c.value: counts[c] for c in Classification}
+
+    @property
+    def regressions(self) -> list[SQLOutcome]:
+        return self.by_classification(Classification.REGRESSION)
 
     @property
     def gate_view(self) -> dict[str, Any]:

@@ -2,9 +2,9 @@
 
 Its keys are a contract (spec section 7). ``schema_version`` says which shape a file has; a reader
 refuses a version it does not know rather than guess. The figures (``summary``, ``two_by_two``,
-``strata``, ``databases``, ``difficulties``, ``missed_refusals``) are written for readers in other
-languages and recomputed from the questions on reading, so a file cannot carry figures its own
-questions contradict.
+``strata``, ``refusal_strata``, ``control_strata``, ``databases``, ``difficulties``,
+``missed_refusals``, ``failing``) are written for readers in other languages and recomputed from the
+questions on reading, so a file cannot carry figures its own questions contradict.
 """
 
 from __future__ import annotations
@@ -65,9 +65,12 @@ def to_json(run: SQLRun) -> dict[str, Any]:
         "summary": run.summary,
         "two_by_two": run.two_by_two,
         "strata": run.strata,
+        "refusal_strata": run.refusal_strata,
+        "control_strata": run.control_strata,
         "databases": run.databases,
         "difficulties": run.difficulties,
         "missed_refusals": run.missed_refusals,
+        "failing": [o.question_id for o in run.failing],
         "baseline": run.baseline,
         "questions": [_question(run, o) for o in run.outcomes],
         "costs": run.costs,

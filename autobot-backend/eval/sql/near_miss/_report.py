@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from eval.core import markdown as md
+from eval.core.figures import pct
 from eval.sql.near_miss._explain import Classified, Verdict
 from eval.sql.near_miss._mutant import Kind
 from eval.sql.near_miss._study import DID_NOT_RUN, KILLED, Study
@@ -79,10 +80,6 @@ def _round(rate: float | None) -> float | None:
     return None if rate is None else round(rate, 4)
 
 
-def _pct(rate: float | None) -> str:
-    return "n/a" if rate is None else f"{rate * 100:.1f}%"
-
-
 def _groups(result: Classified, key: Callable[[Verdict], str]) -> dict[str, Tally]:
     groups: dict[str, list[Verdict]] = {}
     for v in result.verdicts:
@@ -139,7 +136,7 @@ def _row(name: str, t: Tally) -> list[str]:
         str(t.equivalent),
         str(t.killed),
         str(t.outside + t.open),
-        _pct(t.kill_rate),
+        pct(t.kill_rate),
     ]
 
 
@@ -149,10 +146,10 @@ def headline(study: Study, result: Classified) -> list[str]:
     return [
         f"{t.mutants} mutants of the reference queries of the built-in corpus (corpus digest "
         f"`{study.corpus_digest[:16]}`), each run on {study.rotations} rotation(s) from seed {study.seed}: "
-        f"**kill rate {_pct(t.kill_rate)}** ({t.killed} killed of {t.measurable}; target {TARGET:.0%}: {met}). "
+        f"**kill rate {pct(t.kill_rate)}** ({t.killed} killed of {t.measurable}; target {TARGET:.0%}: {met}). "
         f"{t.equivalent} mutants are equivalent (the same rows on any database) and left out; "
         f"{t.did_not_run} did not run. Of the {t.outside + t.open} survivors, {t.outside} need data outside the "
-        f"fixtures' period; without them the kill rate is {_pct(t.kill_rate_in_period)}.",
+        f"fixtures' period; without them the kill rate is {pct(t.kill_rate_in_period)}.",
     ]
 
 

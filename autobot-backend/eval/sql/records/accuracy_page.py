@@ -23,6 +23,7 @@ from typing import Any
 
 from eval.core import markdown as md
 from eval.core.errors import UsageError
+from eval.core.figures import of, pct
 from eval.core.output import write_atomically
 from eval.sql.grading.identity import UNKNOWN, cohort_differences
 from eval.sql.model.outcome import Verdict, strata
@@ -111,10 +112,6 @@ def read_record(page: Path = ACCURACY_PAGE) -> list[dict[str, str]]:
     return _table_rows(text[a:b], RECORD_COLUMNS, page)
 
 
-def _pct(rate: float | None) -> str:
-    return "n/a" if rate is None else f"{rate * 100:.1f}%"
-
-
 def record_row(report: SQLRun) -> dict[str, str]:
     s = report.summary
     return {
@@ -131,11 +128,11 @@ def record_row(report: SQLRun) -> dict[str, str]:
         "error": str(s["error"]),
         "refused": str(s["refused"]),
         "unmeasured": str(s["unmeasured"] + s["must_refuse_unmeasured"]),
-        "pass rate": f"{_pct(s['pass_rate'])} ({s['pass']}/{s['answerable'] - s['unmeasured']})",
+        "pass rate": f"{pct(s['pass_rate'])} ({of(s['pass'], s['measured'])})",
         "refusal recall": "n/a"
         if not s["must_refuse"]
-        else f"{_pct(s['refusal_recall'])} ({s['correct_refusals']}/{s['must_refuse'] - s['must_refuse_unmeasured']})",
-        "over-refusals": "n/a" if not s["controls"] else f"{s['over_refusals']}/{s['controls']}",
+        else f"{pct(s['refusal_recall'])} ({of(s['correct_refusals'], s['must_refuse_measured'])})",
+        "over-refusals": "n/a" if not s["controls"] else of(s["over_refusals"], s["controls"]),
         "status": "provisional",
     }
 

@@ -7,7 +7,6 @@ neither end an annotation early nor start a command of its own.
 
 from __future__ import annotations
 
-from eval.core.classification import Classification
 from eval.sql.model.run import SQLRun
 from eval.sql.report._markdown import to_markdown
 
@@ -27,7 +26,7 @@ def error_command(title: str, message: str) -> str:
 def ci_annotations(report: SQLRun) -> list[str]:
     """One ``::error`` per regression and safety failure (by question), and per other failed gate check."""
     lines = []
-    for o in report.by_classification(Classification.REGRESSION):
+    for o in report.regressions:
         c = report.classified(o)
         was = c.baseline_verdict if c is not None else None
         kind = "safety" if o.expect == "refuse" else "regression"
@@ -45,4 +44,7 @@ def ci_annotations(report: SQLRun) -> list[str]:
 
 
 def summary_markdown(report: SQLRun) -> str:
+    """The job summary: every figure of the Markdown report (the refusal battery, the breakdowns per stratum,
+    database and difficulty, costs and repeats included) and the failing questions by id; the per-question
+    sections, which can outgrow the job page, stay in the full report."""
     return to_markdown(report, details=False)

@@ -8,30 +8,24 @@ from __future__ import annotations
 
 from typing import Any
 
+from eval.core import figures as fig
 from eval.core.charts import Bar, stacked_bar
-from eval.core.classification import Classification
 from eval.core.html import render
-from eval.sql.model.outcome import ANSWERABLE_VERDICTS, SQLOutcome
+from eval.sql.model.outcome import SQLOutcome
 from eval.sql.model.run import SQLRun
+from eval.sql.report import _facts as facts
 
-_REFUSE_PARTS = (
-    ("declined", "v-declined"),
-    ("answered", "v-answered"),
-    ("error", "v-error"),
-    ("unmeasured", "v-unmeasured"),
-)
+_BREAKDOWN_IDS = {"stratum": "answer-strata", "database": "databases", "difficulty": "difficulties"}
+_REFUSE_CSS = {"declined": "v-declined", "answered": "v-answered", "error": "v-error", "unmeasured": "v-unmeasured"}
 
 
 def _answer_row(name: str, c: dict[str, int]) -> dict[str, Any]:
-    parts = [(v.value, c.get(v.value, 0), f"v-{v.value}") for v in ANSWERABLE_VERDICTS]
+    parts = [(v, c[v], f"v-{v}") for v in facts.ANSWERABLE_COLUMNS]
     return {"name": name, "cases": c["cases"], "parts": parts, "bar": stacked_bar(parts, c["cases"])}
 
 
 def _refuse_row(name: str, c: dict[str, int]) -> dict[str, Any]:
-    declined, answered, unmeasured = c.get("correct_refusals", 0), c.get("answered", 0), c.get("unmeasured", 0)
-    counts = {"declined": declined, "answered": answered, "unmeasured": unmeasured}
-    counts["error"] = c["cases"] - declined - answered - unmeasured  # errors the guard did not cause
-    parts = [(label, counts[label], css) for label, css in _REFUSE_PARTS]
+    parts = [(k, c[k], _REFUSE_CSS[k]) for k in facts.REFUSAL_COLUMNS]
     return {"name": name, "cases": c["cases"], "parts": parts, "bar": stacked_bar(parts, c["cases"])}
 
 
@@ -81,20 +75,12 @@ def _was(report: SQLRun, o: SQLOutcome) -> str | None:
 
 
 def context(report: SQLRun) -> dict[str, Any]:
-    """What the template shows: the run model's figures and the baseline classification."""
+    """What the template shows: the run model's figures (never worked out here) and their sentences."""
     s = report.summary
-    strata = report.strata
-    answer_rows = [_answer_row(k, c) for k, c in strata.items() if "correct_refusals" not in c]
-    refuse_rows = [_refuse_row(k, c) for k, c in strata.items() if "correct_refusals" in c]
     failing = [_card(o) for o in report.failing]
     regressions = [
-        {
-            "id": o.question_id,
-            "was": _was(report, o),
-            "now": o.verdict.value,
-            "reason": o.reason,
-        }
-        for o in report.by_classification(Classification.REGRESSION)
+        {"id": o.question_id, "was": _was(report, o), "now": o.verdict.value, "reason": o.reason}
+        for o in report.regressions
     ]
     grid = report.two_by_two
     return {
@@ -106,13 +92,35 @@ def context(report: SQLRun) -> dict[str, Any]:
             "answerable": _bar_of(grid["answerable"], s["answerable"], must_refuse=False),
             "must_refuse": _bar_of(grid["must_refuse"], s["must_refuse"], must_refuse=True),
         },
-        "answer_rows": answer_rows,
-        "refuse_rows": refuse_rows,
+        "verdict_columns": facts.ANSWERABLE_COLUMNS,
+        "breakdowns": [
+            {
+                "id": _BREAKDOWN_IDS[key],
+                "key": key,
+                "column": column,
+                "title": title,
+                "rows": [_answer_row(k, c) for k, c in counts.items()],
+            }
+            for key, column, title, counts in facts.breakdowns(report)
+        ],
+        "refuse_rows": [_refuse_row(k, c) for k, c in report.refusal_strata.items()],
+        "control_rows": report.control_strata,
+        "missed_refusals": report.missed_refusals,
+        "declined_by_guard": report.declined_by_guard,
         "regressions": regressions,
         "failing": failing,
         "verdicts": sorted({q["verdict"] for q in failing}),
         "strata_names": sorted({q["stratum"] for q in failing}),
         "gate": report.gate_view,
+        "gate_line": facts.gate(report),
+        "check_status": facts.check_status,
+        "pass_rate_label": f"{fig.of(s['pass'], s['measured'])} measured; {fig.WILSON}",
+        "recall_label": f"{fig.of(s['correct_refusals'], s['must_refuse_measured'])} measured declined; {fig.WILSON}",
+        "interval_notes": facts.interval_notes(report),
+        "repeats_line": facts.repeats(report),
+        "cost_lines": facts.cost_lines(report),
+        "judge_line": facts.judge(report),
+        "bootstrap": fig.BOOTSTRAP,
     }
 
 

@@ -3,7 +3,10 @@
 ``classname`` is the stratum and ``name`` the question id. A ``wrong``, an ``error``, a decline of an
 answerable question and an answered must-refuse question are ``failure`` (the message says why);
 ``unmeasured`` is ``skipped`` (the harness could not judge, which is not the candidate failing);
-a pass or a correct decline is a plain ``testcase``. The candidate's SQL goes in ``system-out``.
+a pass or a correct decline is a plain ``testcase``. The candidate's SQL goes in ``system-out`` (on a
+failing question, the reference after it). JUnit holds no tables: the run's figures (pass rate and its
+interval, counts per verdict, the gate and each check, per stratum, database and difficulty, costs,
+repeats) are the testsuite's ``<properties>``, one named value each, in the words of the other outputs.
 Written with the standard library's ElementTree, which escapes markup; characters XML 1.0 cannot
 carry at all (control characters a model may emit) are written as ``\\xNN`` text.
 """
@@ -13,8 +16,10 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+from eval.core import figures as fig
 from eval.sql.model.outcome import SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
+from eval.sql.report import _facts as facts
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
@@ -25,11 +30,12 @@ def xml_text(value: object) -> str:
 
 
 def _failure(o: SQLOutcome) -> tuple[str, str] | None:
-    """(kind, message) for a failing question (:attr:`SQLOutcome.failing`); None otherwise."""
+    """(kind, message) for a failing question (:attr:`SQLOutcome.failing`); None otherwise. An unmeasured
+    one is ``skipped`` (:attr:`SQLRun.unmeasured`), any other a ``failure`` (:attr:`SQLRun.failing_measured`)."""
     if not o.failing:
         return None
     why = o.detail or o.reason or ""
-    if o.verdict is Verdict.UNMEASURED:
+    if not o.measured:
         return "skipped", why
     if o.expect == "refuse":
         what = "missed refusal" if o.verdict is Verdict.ANSWERED else "must refuse, but failed without declining"
@@ -39,6 +45,59 @@ def _failure(o: SQLOutcome) -> tuple[str, str] | None:
     return "failure", f"{what}{reason}: {why}"
 
 
+def properties(report: SQLRun) -> list[tuple[str, str]]:
+    """The run's figures as the testsuite's ``<properties>``: JUnit has no tables, so each figure is a
+    named value, written in the words and format of every other output (:mod:`eval.sql.report._facts`)."""
+    s = report.summary
+    out = [
+        ("pass_rate", f"{fig.pct(s['pass_rate'])} ({fig.of(s['pass'], s['measured'])})"),
+        ("pass_rate_ci", f"{fig.interval(s['pass_rate_ci'])} ({fig.WILSON})"),
+        *((f"verdict.{v}", str(s[v])) for v in facts.ANSWERABLE_COLUMNS),
+    ]
+    if s["must_refuse"]:
+        recalled = fig.of(s["correct_refusals"], s["must_refuse_measured"])
+        arm = (
+            f"{s['must_refuse']}: declined {s['correct_refusals']}, missed {s['missed_refusals']}, "
+            f"unmeasured {s['must_refuse_unmeasured']}"
+        )
+        out += [
+            ("refusal_recall", f"{fig.pct(s['refusal_recall'])} ({recalled})"),
+            ("refusal_recall_ci", f"{fig.interval(s['refusal_recall_ci'])} ({fig.WILSON})"),
+            ("must_refuse", arm),
+            ("missed_refusals", ", ".join(report.missed_refusals) or "none"),
+        ]
+    if s["controls"]:
+        out.append(("over_refusals", fig.of(s["over_refusals"], s["controls"])))
+    g = report.gate_view
+    out.append(("gate", facts.gate(report)))
+    out += [(f"gate.{c['name']}", f"{facts.check_status(c['ok'])}: {c['detail']}") for c in g["checks"]]
+    for key, _, _, counts in facts.breakdowns(report):
+        out += [(f"{key}.{name}", facts.counts(c, facts.ANSWERABLE_COLUMNS)) for name, c in counts.items()]
+    out += [(f"refusal_stratum.{k}", facts.counts(c, facts.REFUSAL_COLUMNS)) for k, c in report.refusal_strata.items()]
+    out += [(f"control_stratum.{k}", facts.counts(c, facts.CONTROL_COLUMNS)) for k, c in report.control_strata.items()]
+    lines = {
+        "costs.latency": facts.latency(report.costs),
+        "costs.tokens": facts.tokens(report.costs),
+        "costs.efficiency": facts.efficiency(report.costs),
+        "repeats": facts.repeats(report),
+        "judge": facts.judge(report),
+    }
+    out += [(name, line) for name, line in lines.items() if line is not None]
+    if report.repeats:
+        out.append(("repeats.flaky", ", ".join(report.repeats["flaky"]) or "none"))
+    out += [(f"note.{i}", note) for i, note in enumerate(facts.interval_notes(report), 1)]
+    return out
+
+
+def _system_out(o: SQLOutcome) -> str | None:
+    """The candidate's SQL; on a failing question, the reference after it (candidate first, as everywhere)."""
+    if o.sql is None:
+        return None
+    if o.failing and o.reference_sql:
+        return f"{o.sql}\n\n-- the reference:\n{o.reference_sql}"
+    return o.sql
+
+
 def to_junit(report: SQLRun) -> str:
     failed = {o.question_id: _failure(o) for o in report.outcomes}
     suite = ET.Element(
@@ -46,12 +105,15 @@ def to_junit(report: SQLRun) -> str:
         {
             "name": xml_text(f"sql/{report.candidate_path}/{report.model}"),
             "tests": str(len(report.outcomes)),
-            "failures": str(sum(1 for f in failed.values() if f and f[0] == "failure")),
+            "failures": str(len(report.failing_measured)),
             "errors": "0",
-            "skipped": str(sum(1 for f in failed.values() if f and f[0] == "skipped")),
+            "skipped": str(len(report.unmeasured)),
             "timestamp": xml_text(report.generated_at),
         },
     )
+    props = ET.SubElement(suite, "properties")
+    for name, value in properties(report):
+        ET.SubElement(props, "property", {"name": xml_text(name), "value": xml_text(value)})
     for o in report.outcomes:
         seconds = ((o.cost.model_ms if o.cost else None) or 0.0) / 1000.0
         case = ET.SubElement(
@@ -66,8 +128,9 @@ def to_junit(report: SQLRun) -> str:
             if kind == "failure":
                 element.set("type", xml_text(o.verdict.value))
                 element.text = xml_text(o.question)
-        if o.sql is not None:
-            ET.SubElement(case, "system-out").text = xml_text(o.sql)
+        system_out = _system_out(o)
+        if system_out is not None:
+            ET.SubElement(case, "system-out").text = xml_text(system_out)
     suites = ET.Element("testsuites", {k: suite.get(k, "") for k in ("tests", "failures", "errors", "skipped")})
     suites.append(suite)
     ET.indent(suites)

@@ -4,23 +4,18 @@ every failing question. Untrusted text (ids, questions, SQL, details) goes throu
 
 from __future__ import annotations
 
-from collections import Counter
-
+from eval.core import figures as fig
 from eval.core import markdown as md
-from eval.core.classification import Classification
-from eval.sql.model.outcome import ANSWERABLE_VERDICTS, SQLOutcome, breakdown, strata, two_by_two
+from eval.sql.model.outcome import SQLOutcome
 from eval.sql.model.run import SQLRun
-from eval.sql.report._markdown_judge import judge_section
+from eval.sql.report import _facts as facts
+from eval.sql.report._markdown_judge import judge_line, judge_section
 from eval.sql.report._markdown_run import cohort_line, costs_section, repeats_section
 
 
 def _baseline_verdict(report: SQLRun, o: SQLOutcome) -> str | None:
     c = report.classified(o)
     return None if c is None else c.baseline_verdict
-
-
-def _pct(rate: float | None) -> str:
-    return "n/a" if rate is None else f"{rate * 100:.1f}%"
 
 
 def _sql_header(report: SQLRun) -> list[str]:
@@ -48,7 +43,7 @@ def _sql_header(report: SQLRun) -> list[str]:
 
 def _sql_headline(report: SQLRun) -> list[str]:
     s = report.summary
-    grid = two_by_two(report.outcomes)
+    grid = report.two_by_two
     rows = [
         [f"answerable ({s['answerable']})", *(str(grid["answerable"][k]) for k in grid["answerable"])],
         [f"must refuse ({s['must_refuse']})", *(str(grid["must_refuse"][k]) for k in grid["must_refuse"])],
@@ -61,53 +56,39 @@ def _sql_headline(report: SQLRun) -> list[str]:
         "## Verdicts",
         "",
         md.table(
-            ["pass", "wrong", "error", "refused", "unmeasured", "pass rate"],
+            [*facts.ANSWERABLE_COLUMNS, "pass rate"],
             [
                 [
-                    str(s["pass"]),
-                    str(s["wrong"]),
-                    str(s["error"]),
-                    str(s["refused"]),
-                    str(s["unmeasured"]),
-                    f"{_pct(s['pass_rate'])} ({s['pass']}/{s['answerable'] - s['unmeasured']}; "
-                    f"95% CI {_ci(s['pass_rate_ci'])})",
+                    *(str(s[v]) for v in facts.ANSWERABLE_COLUMNS),
+                    f"{fig.pct(s['pass_rate'])} ({fig.of(s['pass'], s['measured'])}; "
+                    f"{fig.WILSON} {fig.interval(s['pass_rate_ci'])})",
                 ]
             ],
         ),
         "",
     ]
     if s["must_refuse"]:
+        declined = fig.of(s["correct_refusals"], s["must_refuse_measured"])
+        recall = f"{fig.WILSON} {fig.interval(s['refusal_recall_ci'])}"
         out += [
-            f"Refusal recall **{_pct(s['refusal_recall'])}** (95% CI {_ci(s['refusal_recall_ci'])}; "
-            f"{s['correct_refusals']} of {s['must_refuse']} "
-            f"must-refuse cases declined, {s['refusals_by_guard']} of them by the read-only guard); "
-            f"over-refusals **{s['over_refusals']} of {s['controls']}** controls; "
-            f"{s['declined_answerable']} answerable question(s) declined in all.",
+            f"Refusal recall **{fig.pct(s['refusal_recall'])}** ({declined} measured must-refuse cases declined, "
+            f"{s['refusals_by_guard']} of them by the read-only guard; {recall}; {s['missed_refusals']} missed, "
+            f"{s['must_refuse_unmeasured']} unmeasured); over-refusals **{fig.of(s['over_refusals'], s['controls'])}** "
+            f"controls; {s['declined_answerable']} answerable question(s) declined in all.",
             "",
         ]
-    return out + _answerable_strata(report)
+    out += [f"*{md.escape(note)}.*" for note in facts.interval_notes(report)[:1]] + [""]
+    return out + _breakdowns(report)
 
 
-def _ci(interval: list[float] | None) -> str:
-    return "n/a" if interval is None else f"{interval[0] * 100:.1f}-{interval[1] * 100:.1f}%"
-
-
-def _answerable_strata(report: SQLRun) -> list[str]:
-    """Per stratum of answerable questions, counts (a stratum may be two cases wide: no rates)."""
-    columns = [v.value for v in ANSWERABLE_VERDICTS]
-    rows = [
-        [md.escape(name), str(c["cases"]), *(str(c.get(v, 0)) for v in columns)]
-        for name, c in strata(report.outcomes).items()
-        if "correct_refusals" not in c
-    ]
-    out = (
-        ["### Answerable questions per stratum", "", md.table(["stratum", "cases", *columns], rows), ""] if rows else []
-    )
-    for by, title in (("database", "database"), ("difficulty", "difficulty (the benchmark's own label)")):
-        counts = breakdown(report.outcomes, "database" if by == "database" else "difficulty")
-        if counts:
-            table = [[md.escape(k), str(c["cases"]), *(str(c[v]) for v in columns)] for k, c in counts.items()]
-            out += [f"### Answerable questions per {title}", "", md.table([by, "cases", *columns], table), ""]
+def _breakdowns(report: SQLRun) -> list[str]:
+    """Answerable questions per stratum, database and difficulty, as counts (a stratum may be two cases wide:
+    no rates), each when the run has it."""
+    out: list[str] = []
+    columns = facts.ANSWERABLE_COLUMNS
+    for _, column, title, counts in facts.breakdowns(report):
+        rows = [[md.escape(k), str(c["cases"]), *(str(c[v]) for v in columns)] for k, c in counts.items()]
+        out += [f"### {title}", "", md.table([column, "cases", *columns], rows), ""]
     return out
 
 
@@ -124,9 +105,9 @@ def _sql_regressions(report: SQLRun) -> list[str]:
         f"(`{md.escape(report.baseline.get('path'))}`):"
     )
     out.append("")
-    counts = Counter(c.classification.value for c in report.classes.values())
-    out += [md.table([c.value for c in Classification], [[str(counts.get(c.value, 0)) for c in Classification]]), ""]
-    regressed = report.by_classification(Classification.REGRESSION)
+    counts = report.classification_counts
+    out += [md.table(list(counts), [[str(n) for n in counts.values()]]), ""]
+    regressed = report.regressions
     out += [
         f"- **{md.escape(o.question_id)}**: was {md.escape(_baseline_verdict(report, o))}, now {o.verdict.value}"
         + (f" ({md.escape(o.reason)})" if o.reason else "")
@@ -136,63 +117,39 @@ def _sql_regressions(report: SQLRun) -> list[str]:
 
 
 def _sql_gate(report: SQLRun) -> list[str]:
-    if report.gate is None:
-        return ["## Gate: not evaluated", "", md.escape(report.gate_note or "no baseline"), ""]
-    mode = "enforced (--fail-on-regression)" if report.gated else "informational; enforced with --fail-on-regression"
-    out = [f"## Gate: {md.escape(report.gate.status.upper())} ({mode})", ""]
-    out += [
-        md.table(
-            ["check", "ok", "detail"],
-            [[md.escape(c.name), "yes" if c.ok else "NO", md.escape(c.detail)] for c in report.gate.checks],
-        ),
-        "",
-    ]
-    return out
+    g = report.gate_view
+    if g["status"] == "not_evaluated":
+        return ["## Gate: not evaluated", "", md.escape(g["detail"] or "no baseline"), ""]
+    mode = "enforced (--fail-on-regression)" if g["enforced"] else "informational; enforced with --fail-on-regression"
+    rows = [[md.escape(c["name"]), facts.check_status(c["ok"]), md.escape(c["detail"])] for c in g["checks"]]
+    return [f"## Gate: {md.escape(g['status'].upper())} ({mode})", "", md.table(["check", "ok", "detail"], rows), ""]
 
 
 def _sql_refusals(report: SQLRun) -> list[str]:
-    refuse = [o for o in report.outcomes if o.expect == "refuse"]
-    controls = [o for o in report.outcomes if o.is_control]
+    refuse, controls = report.refusal_strata, report.control_strata
     if not refuse and not controls:
         return []
-    out = ["## Refusal battery", ""]
-    missed = [o for o in refuse if o.missed_refusal]
-    out += [
+    missed = [o for o in report.outcomes if o.missed_refusal]
+    out = [
+        "## Refusal battery",
+        "",
         "Missed refusals (answered or failed where the system should have declined): "
         + (", ".join(f"**{md.escape(o.question_id)}** ({o.verdict.value})" for o in missed) or "none"),
         "",
     ]
-    by_guard = [o for o in refuse if o.declined_by == "guard"]
-    if by_guard:
+    if report.declined_by_guard:
         out += [
             "Declined by the read-only guard, not the generator (the generator produced SQL the guard "
-            "blocked): " + ", ".join(f"**{md.escape(o.question_id)}**" for o in by_guard),
+            "blocked): " + ", ".join(f"**{md.escape(q)}**" for q in report.declined_by_guard),
             "",
         ]
-    by_stratum = strata(report.outcomes)
-    rows = []
-    for name, c in by_stratum.items():
-        if "correct_refusals" in c:
-            rows.append(
-                [
-                    md.escape(name),
-                    "must refuse",
-                    str(c["cases"]),
-                    f"{c['correct_refusals']} declined",
-                    str(c["cases"] - c["correct_refusals"]),
-                ]
-            )
-        elif "over_refusals" in c:
-            rows.append(
-                [
-                    md.escape(name),
-                    "control",
-                    str(c["cases"]),
-                    f"{c.get('pass', 0)} pass",
-                    f"{c['over_refusals']} over-refused",
-                ]
-            )
-    out += [md.table(["stratum", "arm", "cases", "good", "bad"], rows), ""]
+    if refuse:
+        columns = facts.REFUSAL_COLUMNS
+        rows = [[md.escape(k), str(c["cases"]), *(str(c[v]) for v in columns)] for k, c in refuse.items()]
+        out += ["### Must-refuse questions per stratum", "", md.table(["stratum", "cases", *columns], rows), ""]
+    if controls:
+        rows = [[md.escape(k), str(c["cases"]), str(c["pass"]), str(c["over_refused"])] for k, c in controls.items()]
+        out += ["### Controls per stratum", "", md.table(["stratum", "cases", "pass", "over-refused"], rows), ""]
     return out
 
 
@@ -215,7 +172,9 @@ def _sql_failures(report: SQLRun) -> list[str]:
             out.append(f"Detail: {md.escape(o.detail, limit=600)}")
         out.append("")
         if o.sql:
-            out += [md.code_block(o.sql, "sql"), ""]
+            out += ["Candidate's SQL:", "", md.code_block(o.sql, "sql"), ""]
+        if o.reference_sql:
+            out += ["Reference SQL:", "", md.code_block(o.reference_sql, "sql"), ""]
     return out
 
 
@@ -248,10 +207,19 @@ def _sql_appendix(report: SQLRun) -> list[str]:
     return out
 
 
-def to_markdown(report: SQLRun, *, details: bool = True) -> str:
-    """What a developer acts on first: the 2x2, verdicts, regressions; then every failure.
+def failing_ids(report: SQLRun) -> list[str]:
+    """Every failing question by id on one line (the job summary's list: the full sections may not fit it)."""
+    failing = report.failing
+    ids = ", ".join(f"**{md.escape(o.question_id)}** ({o.verdict.value})" for o in failing)
+    where = "The full report (--markdown or --html) has each one's question, detail, SQL and the reference's."
+    return [f"## Failing questions ({len(failing)})", "", ids or "None.", "", *([where, ""] if failing else [])]
 
-    ``details=False``: the summary alone (a CI job summary), with the failing questions counted.
+
+def to_markdown(report: SQLRun, *, details: bool = True) -> str:
+    """What a developer acts on first: the 2x2, verdicts, regressions, the gate; then every failure.
+
+    ``details=False``: the summary (a CI job summary): the same figures, the refusal battery and the costs,
+    and the failing questions by id only, the full report holding each one's question, detail and SQL.
     """
     head = (
         _sql_header(report)
@@ -259,15 +227,10 @@ def to_markdown(report: SQLRun, *, details: bool = True) -> str:
         + repeats_section(report)
         + _sql_regressions(report)
         + _sql_gate(report)
+        + _sql_refusals(report)
     )
     if not details:
-        failing = len(report.failing)
-        return "\n".join([*head, f"{failing} failing question(s): the full report lists each.", ""])
+        return "\n".join(head + costs_section(report) + judge_line(report) + failing_ids(report))
     return "\n".join(
-        head
-        + _sql_refusals(report)
-        + _sql_failures(report)
-        + judge_section(report)
-        + costs_section(report)
-        + _sql_appendix(report)
+        head + _sql_failures(report) + judge_section(report) + costs_section(report) + _sql_appendix(report)
     )

@@ -7,6 +7,7 @@ from typing import Any
 
 from eval.core import markdown as md
 from eval.sql.model.run import SQLRun
+from eval.sql.report import _facts as facts
 
 _COLUMNS = ("good/good", "good/partial", "good/poor", "bad/good", "bad/partial", "bad/poor")
 
@@ -69,3 +70,11 @@ def judge_section(report: SQLRun) -> list[str]:
         shown = [f"{md.escape(u['turn_id'])} ({md.escape(u['reason'], limit=200)})" for u in j["unmeasured"]]
         out += ["Unmeasured by the judge: " + "; ".join(shown), ""]
     return out
+
+
+def judge_line(report: SQLRun) -> list[str]:
+    """The judge in one line (the job summary): the full report has the table and every judge error by id."""
+    line = facts.judge(report)
+    if line is None:
+        return []
+    return ["## The model judge", "", f"{line[0].upper()}{line[1:]} (the full report has every judge error by id).", ""]

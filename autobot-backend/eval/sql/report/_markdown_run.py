@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from eval.core import figures as fig
 from eval.core import markdown as md
 from eval.sql.model.run import SQLRun
-
-
-def _num(value: Any, unit: str = "") -> str:
-    return "n/a" if value is None else f"{value:,}{unit}"
+from eval.sql.report import _facts as facts
 
 
 def repeats_section(report: SQLRun) -> list[str]:
@@ -17,24 +13,23 @@ def repeats_section(report: SQLRun) -> list[str]:
     if not r:
         return []
     k = r["k"]
-    ci = r.get("majority_pass_rate_ci")
-    interval = "n/a" if ci is None else f"{ci[0] * 100:.1f}-{ci[1] * 100:.1f}%"
-    rate = r.get("majority_pass_rate")
     out = [
-        f"## Repeats ({k} asks per question)",
+        f"## Repeats ({k} asks per question, over {r.get('questions', 'n/a')} measured answerable questions)",
         "",
         md.table(
-            ["majority pass rate", "95% CI (bootstrap)", f"pass@{k}", f"pass^{k}", "flaky questions"],
+            ["majority pass rate", fig.BOOTSTRAP, f"pass@{k}", f"pass^{k}", "flaky questions"],
             [
                 [
-                    "n/a" if rate is None else f"{rate * 100:.1f}%",
-                    interval,
-                    _pct(r.get(f"pass_at_{k}")),
-                    _pct(r.get(f"pass_hat_{k}")),
+                    fig.pct(r.get("majority_pass_rate")),
+                    fig.interval(r.get("majority_pass_rate_ci")),
+                    fig.pct(r.get(f"pass_at_{k}")),
+                    fig.pct(r.get(f"pass_hat_{k}")),
                     str(len(r["flaky"])),
                 ]
             ],
         ),
+        "",
+        f"*{md.escape(fig.BOOTSTRAP_NOTE)}.*",
         "",
     ]
     if r["flaky"]:
@@ -47,30 +42,11 @@ def repeats_section(report: SQLRun) -> list[str]:
 
 
 def costs_section(report: SQLRun) -> list[str]:
-    c = report.costs
-    if not c or (c.get("model_latency_ms") is None and c.get("efficiency") is None):
+    """Latency and tokens over the same asks (all K of each question with ``--repeats K``), and efficiency."""
+    lines = facts.cost_lines(report)
+    if not lines:
         return []
-    out = ["## Time and cost", ""]
-    lat = c.get("model_latency_ms")
-    if lat:
-        out.append(
-            f"Model latency over {lat['questions']} answer(s): p50 {_num(lat['p50'], ' ms')}, p95 "
-            f"{_num(lat['p95'], ' ms')}, total {_num(round(lat['total'] / 1000, 1), ' s')}.  "
-        )
-    if c.get("prompt_tokens") is not None or c.get("completion_tokens") is not None:
-        money = "" if c.get("cost") is None else f"; cost {c['cost']:.4f} at the configured prices"
-        out.append(f"Tokens: {_num(c.get('prompt_tokens'))} in, {_num(c.get('completion_tokens'))} out{money}.  ")
-    eff = c.get("efficiency")
-    if eff:
-        out.append(
-            f"Efficiency (reference time / candidate time, {eff['n']} passing answers): median "
-            f"{eff['median']}, p25 {eff['p25']}, p75 {eff['p75']} (above 1: the candidate's SQL ran faster)."
-        )
-    return out + [""]
-
-
-def _pct(rate: float | None) -> str:
-    return "n/a" if rate is None else f"{rate * 100:.1f}%"
+    return ["## Time and cost", "", *(f"{line[0].upper()}{line[1:]}.  " for line in lines), ""]
 
 
 def cohort_line(report: SQLRun) -> list[str]:

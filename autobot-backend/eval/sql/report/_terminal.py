@@ -1,20 +1,24 @@
 """The report for a terminal: tables and colour (``rich``), no Markdown escapes, failures capped.
 
-Used when stdout is a terminal; piped or redirected, the run prints Markdown as before. Untrusted
-text goes into ``rich.text.Text`` objects, never into markup strings, so a question holding
-``[bold]`` is shown as written. Past the first :data:`SHOWN_FAILURES` failing questions the rest
-are counted, with where the full report is.
+Used when stdout is a terminal; piped or redirected, the run prints Markdown as before. The headline
+comes first and fits the first screen (pass rate with its interval, refusal recall, the gate, the
+verdict counts, repeats), then the gate's checks, the refusal battery, the 2x2 and the breakdowns per
+stratum, database and difficulty, time and tokens, regressions, the judge, and the failing questions.
+Untrusted text goes into ``rich.text.Text`` objects, never into markup strings, so a question holding
+``[bold]`` is shown as written. Past the first :data:`SHOWN_FAILURES` failing questions the rest are
+counted, with where the full report is.
 """
 
 from __future__ import annotations
 
+from rich import box
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from eval.core.classification import Classification
-from eval.sql.model.outcome import ANSWERABLE_VERDICTS, strata, two_by_two
+from eval.core import figures as fig
 from eval.sql.model.run import SQLRun
+from eval.sql.report import _facts as facts
 
 SHOWN_FAILURES = 10
 STYLES = {
@@ -24,6 +28,7 @@ STYLES = {
     "refused": "magenta",
     "answered": "red",
     "unmeasured": "bright_black",
+    "declined": "green",
     "passed": "green",
     "failed": "bold red",
     "indeterminate": "yellow",
@@ -31,25 +36,27 @@ STYLES = {
 }
 
 
-def _pct(rate: float | None) -> str:
-    return "n/a" if rate is None else f"{rate * 100:.1f}%"
-
-
-def _ci(interval: list[float] | None) -> str:
-    return "n/a" if not interval else f"{interval[0] * 100:.1f}-{interval[1] * 100:.1f}%"
-
-
 def _verdict(value: str) -> Text:
     return Text(value, style=STYLES.get(value, ""))
 
 
+def _table(title: str, *columns: str, numeric_from: int = 1) -> Table:
+    table = Table(title=title, title_justify="left", box=box.MINIMAL, show_edge=False)
+    for i, name in enumerate(columns):
+        table.add_column(Text(name, style=STYLES.get(name, "")), justify="right" if i >= numeric_from else "left")
+    return table
+
+
 def _headline(report: SQLRun) -> list[RenderableType]:
+    """The first screen: who and where, then pass rate, refusal recall, the gate, the counts, repeats."""
     s, run = report.summary, report.run
     where = f"engine {run.get('engine')}"
     if run.get("fixtures"):
         where += (
             f", fixtures {', '.join(run['fixtures'])}, {run.get('rotations')} rotation(s) from seed {run.get('seed')}"
         )
+    if run.get("db_dir"):
+        where += f", --db-dir {run['db_dir']}/"
     title = Text.assemble(
         ("SQL answer accuracy  ", "bold"),
         (report.candidate_path, "bold cyan"),
@@ -57,59 +64,93 @@ def _headline(report: SQLRun) -> list[RenderableType]:
         (report.model, "bold cyan"),
         f"  ·  {where}  ·  corpus {str(report.corpus.get('digest', ''))[:16]}  ·  {report.generated_at}",
     )
-    out: list[RenderableType] = [title]
-    out += [Text(w, style="yellow") for w in report.warnings]
+    out: list[RenderableType] = [title, *(Text(w, style="yellow") for w in report.warnings)]
     line = Text.assemble(
         ("pass rate ", "bold"),
-        (_pct(s["pass_rate"]), "bold green"),
-        f" ({s['pass']}/{s['answerable'] - s['unmeasured']}, 95% CI {_ci(s['pass_rate_ci'])})",
+        (fig.pct(s["pass_rate"]), "bold green"),
+        f" ({fig.of(s['pass'], s['measured'])}; {fig.WILSON} {fig.interval(s['pass_rate_ci'])})",
     )
     if s["must_refuse"]:
         line.append_text(
             Text.assemble(
                 "   ",
                 ("refusal recall ", "bold"),
-                (_pct(s["refusal_recall"]), "bold"),
-                f" (95% CI {_ci(s['refusal_recall_ci'])})   over-refusals {s['over_refusals']}/{s['controls']}",
+                (fig.pct(s["refusal_recall"]), "bold"),
+                f" ({fig.of(s['correct_refusals'], s['must_refuse_measured'])}; "
+                f"{fig.WILSON} {fig.interval(s['refusal_recall_ci'])})",
             )
         )
-    status = "not_evaluated" if report.gate is None else report.gate.status
-    line.append_text(Text.assemble("   gate ", (status, STYLES.get(status, "")), " (enforced)" if report.gated else ""))
-    return [*out, line]
+    if s["controls"]:
+        line.append(f"   {facts.over_refusals(report)}")
+    status = report.gate_view["status"]
+    out += [line, Text(facts.gate(report), style=STYLES.get(status, "")), Text(facts.verdict_counts(report))]
+    repeats = facts.repeats(report)
+    if repeats is not None and report.repeats is not None:
+        flaky = report.repeats["flaky"]
+        out.append(Text("repeats: " + repeats + (": " + ", ".join(flaky) if flaky else "")))
+    out += [Text(note, style="bright_black") for note in facts.interval_notes(report)]
+    return out
 
 
-def _grid(report: SQLRun) -> Table:
-    grid = two_by_two(report.outcomes)
-    table = Table(title="The 2x2", title_justify="left")
-    table.add_column("")
-    for name in ("returned a number", "declined", "error (no number)", "unmeasured"):
-        table.add_column(name, justify="right")
+def _gate_checks(report: SQLRun) -> list[RenderableType]:
+    checks = report.gate_view["checks"]
+    if not checks:
+        return []
+    table = _table("Gate checks", "check", "ok", "detail", numeric_from=3)
+    for c in checks:
+        ok = facts.check_status(c["ok"])
+        table.add_row(Text(c["name"]), Text(ok, style="green" if c["ok"] else "bold red"), Text(c["detail"]))
+    return [table]
+
+
+def _refusals(report: SQLRun) -> list[RenderableType]:
+    refuse, controls = report.refusal_strata, report.control_strata
+    if not refuse and not controls:
+        return []
+    missed = ", ".join(report.missed_refusals) or "none"
+    out: list[RenderableType] = [Text("missed refusals: " + missed, style="bold")]
+    if report.declined_by_guard:
+        out.append(Text("declined by the read-only guard: " + ", ".join(report.declined_by_guard)))
+    if refuse:
+        table = _table("Must-refuse questions per stratum", "stratum", "cases", *facts.REFUSAL_COLUMNS)
+        for name, c in refuse.items():
+            table.add_row(Text(name), str(c["cases"]), *(str(c[k]) for k in facts.REFUSAL_COLUMNS))
+        out.append(table)
+    if controls:
+        table = _table("Controls per stratum", "stratum", "cases", "pass", "over-refused")
+        for name, c in controls.items():
+            table.add_row(Text(name), str(c["cases"]), str(c["pass"]), str(c["over_refused"]))
+        out.append(table)
+    return out
+
+
+def _counts(report: SQLRun) -> list[RenderableType]:
+    """The 2x2, then the answerable questions per stratum, database and difficulty."""
+    grid = report.two_by_two
+    table = _table("The 2x2", "", "returned a number", "declined", "error (no number)", "unmeasured")
     for key, label in (("answerable", "answerable"), ("must_refuse", "must refuse")):
         table.add_row(label, *(str(v) for v in grid[key].values()))
-    return table
+    out: list[RenderableType] = [table]
+    for _, column, title, counts in facts.breakdowns(report):
+        t = _table(title, column, "cases", *facts.ANSWERABLE_COLUMNS)
+        for name, c in counts.items():
+            t.add_row(Text(name), str(c["cases"]), *(str(c[v]) for v in facts.ANSWERABLE_COLUMNS))
+        out.append(t)
+    return out
 
 
-def _strata(report: SQLRun) -> Table:
-    table = Table(title="Answerable questions per stratum", title_justify="left")
-    table.add_column("stratum")
-    table.add_column("cases", justify="right")
-    for v in ANSWERABLE_VERDICTS:
-        table.add_column(Text(v.value, style=STYLES[v.value]), justify="right")
-    for name, c in strata(report.outcomes).items():
-        if "correct_refusals" not in c:
-            table.add_row(Text(name), str(c["cases"]), *(str(c.get(v.value, 0)) for v in ANSWERABLE_VERDICTS))
-    return table
+def _costs(report: SQLRun) -> list[RenderableType]:
+    lines = facts.cost_lines(report)
+    return [Text("Time and cost", style="bold"), *(Text("  " + line) for line in lines)] if lines else []
 
 
 def _regressions(report: SQLRun) -> list[RenderableType]:
     if report.baseline is None:
         return [Text("No baseline for this candidate and model: nothing to classify against.", style="bright_black")]
-    regressed = report.by_classification(Classification.REGRESSION)
+    regressed = report.regressions
     if not regressed:
         return [Text("No regression against the baseline.", style="green")]
-    table = Table(title=f"Regressions ({len(regressed)})", title_justify="left", title_style="bold red")
-    for name in ("question", "was", "now", "reason"):
-        table.add_column(name)
+    table = _table(f"Regressions ({len(regressed)})", "question", "was", "now", "reason", numeric_from=4)
     for o in regressed:
         c = report.classified(o)
         table.add_row(
@@ -121,40 +162,50 @@ def _regressions(report: SQLRun) -> list[RenderableType]:
     return [table]
 
 
-def _failures(report: SQLRun, full_report: str | None) -> list[RenderableType]:
+def _judge(report: SQLRun, full_report: str | None) -> list[RenderableType]:
+    line = facts.judge(report)
+    if line is None:
+        return []
+    where = f"every judge error by id in {full_report}" if full_report else "every judge error by id with --markdown"
+    return [Text(f"{line} ({where})")]
+
+
+def _failures(report: SQLRun, full_report: str | None, shown: int) -> list[RenderableType]:
     failing = report.failing
     if not failing:
         return [Text("No failing question.", style="green")]
-    table = Table(title=f"Failing questions ({len(failing)})", title_justify="left")
-    for name in ("question", "verdict", "stratum", "detail"):
-        table.add_column(name, overflow="fold")
-    for o in failing[:SHOWN_FAILURES]:
+    table = _table(f"Failing questions ({len(failing)})", "question", "verdict", "stratum", "detail", numeric_from=4)
+    for o in failing[:shown]:
         detail = (o.reason + ": " if o.reason else "") + o.detail
         table.add_row(Text(o.question_id), _verdict(o.verdict.value), Text(o.stratum), Text(detail[:160]))
     out: list[RenderableType] = [table]
-    more = len(failing) - SHOWN_FAILURES
+    more = len(failing) - shown
     if more > 0:
         where = (
             f"the full report: {full_report}" if full_report else "write them all with --markdown PATH or --html PATH"
         )
         out.append(Text(f"... and {more} more failing question(s); {where}", style="bold"))
+    elif full_report:
+        out.append(Text(f"The full report, with each question's SQL beside the reference's: {full_report}"))
     return out
 
 
-def render_terminal(report: SQLRun, console: Console, full_report: str | None = None) -> None:
-    """Print the report for reading; ``full_report`` is where the whole of it was written, if anywhere."""
-    gate: list[RenderableType] = []
-    if report.gate is not None and report.gate.failed:
-        gate = [Text(f"gate check failed: {c.name}: {c.detail}", style="red") for c in report.gate.failed]
+def render_terminal(
+    report: SQLRun, console: Console, full_report: str | None = None, *, shown: int = SHOWN_FAILURES
+) -> None:
+    """Print the report for reading; ``full_report`` is where the whole of it was written, if anywhere;
+    ``shown``: how many failing questions are listed before the rest are counted."""
     console.print(
         Group(
             *_headline(report),
             Text(""),
-            _grid(report),
-            _strata(report),
+            *_gate_checks(report),
+            *_refusals(report),
+            *_counts(report),
+            *_costs(report),
             *_regressions(report),
-            *gate,
+            *_judge(report, full_report),
             Text(""),
-            *_failures(report, full_report),
+            *_failures(report, full_report, shown),
         )
     )

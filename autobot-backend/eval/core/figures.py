@@ -1,0 +1,125 @@
+"""How a figure is written, once, for every output: rates, intervals, points, counts, times, money.
+
+Every renderer (Markdown, the terminal, HTML, JUnit, the GitHub summary, the gate's details, the
+run-vs-run comparison, the trend, the record) formats through these, so a rate can never read
+59.3% in one output and 59.28% or 0.593 in another. Nothing here computes a figure: the figures
+come from the run model (:mod:`eval.sql.model`) or the tool that owns them; this is only how they
+are written.
+
+The two intervals a report can show are named where they are shown (:data:`WILSON`,
+:data:`BOOTSTRAP`), and explained by :data:`WILSON_NOTE` and :data:`BOOTSTRAP_NOTE`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+
+Rate = float | Fraction
+
+NA = "n/a"
+"""What a figure that does not exist (no measured case, no endpoint report) is written as."""
+
+WILSON = "95% Wilson CI"
+"""The label of a Wilson score interval: a proportion's, from its count alone."""
+BOOTSTRAP = "95% bootstrap CI"
+"""The label of a percentile bootstrap interval: resampling questions."""
+WILSON_NOTE = "95% Wilson CI: how far a rate can be off, from its count alone; never a single point, even at 0% or 100%"
+BOOTSTRAP_NOTE = (
+    "95% bootstrap CI: 10,000 resamples of the questions' majority verdicts; at a 0% (or 100%) majority "
+    "rate every resample is the same, so it is 0.0-0.0% (100.0-100.0%) where the Wilson interval is not"
+)
+
+
+def pct(rate: Rate | None, digits: int = 1) -> str:
+    """``0.5932`` -> ``59.3%``; None -> ``n/a``.
+
+    Example:
+        >>> pct(0.59259), pct(Fraction(1, 3)), pct(None), pct(0.5, 0)
+        ('59.3%', '33.3%', 'n/a', '50%')
+    """
+    return NA if rate is None else f"{float(rate) * 100:.{digits}f}%"
+
+
+def interval(ci: Sequence[Rate] | None) -> str:
+    """A 95% interval of a rate, ``[0.498, 0.68]`` -> ``49.8-68.0%``; None or empty -> ``n/a``.
+
+    Example:
+        >>> interval([0.4982, 0.6803]), interval([0.0, 0.0]), interval(None)
+        ('49.8-68.0%', '0.0-0.0%', 'n/a')
+    """
+    if not ci:
+        return NA
+    return f"{float(ci[0]) * 100:.1f}-{float(ci[1]) * 100:.1f}%"
+
+
+def points(value: Rate | None) -> str:
+    """A difference of two rates in percentage points, signed: ``0.031`` -> ``+3.1 points``.
+
+    Example:
+        >>> points(0.031), points(-0.5), points(None)
+        ('+3.1 points', '-50.0 points', 'n/a')
+    """
+    return NA if value is None else f"{float(value) * 100:+.1f} points"
+
+
+def points_interval(ci: Sequence[Rate] | None) -> str:
+    """A 95% interval of a difference in points: ``[-0.02, 0.05]`` -> ``-2.0 to +5.0 points``.
+
+    Example:
+        >>> points_interval([-0.02, 0.05]), points_interval(None)
+        ('-2.0 to +5.0 points', 'n/a')
+    """
+    if not ci:
+        return NA
+    return f"{float(ci[0]) * 100:+.1f} to {float(ci[1]) * 100:+.1f} points"
+
+
+def of(num: int, den: int) -> str:
+    """A count out of its denominator, ``64/108``: the figure a rate is made of.
+
+    Example:
+        >>> of(64, 108)
+        '64/108'
+    """
+    return f"{num}/{den}"
+
+
+def number(value: float | None, unit: str = "") -> str:
+    """A count or a measurement with thousands separators, ``12,345 ms``; None -> ``n/a``.
+
+    Example:
+        >>> number(12345), number(12.5, " ms"), number(None, " ms")
+        ('12,345', '12.5 ms', 'n/a')
+    """
+    return NA if value is None else f"{value:,}{unit}"
+
+
+def seconds(ms: float | None) -> str:
+    """Milliseconds as seconds to a tenth, ``12345.6`` -> ``12.3 s``.
+
+    Example:
+        >>> seconds(12345.6), seconds(None)
+        ('12.3 s', 'n/a')
+    """
+    return NA if ms is None else f"{ms / 1000:,.1f} s"
+
+
+def money(value: float | None) -> str:
+    """Money at the configured prices (no currency: the prices carry none), to four places.
+
+    Example:
+        >>> money(0.0123456), money(None)
+        ('0.0123', 'n/a')
+    """
+    return NA if value is None else f"{value:.4f}"
+
+
+def ratio(value: float | None) -> str:
+    """A ratio as measured (an efficiency figure), trailing zeros dropped: ``1.5``, ``0.25``.
+
+    Example:
+        >>> ratio(1.5), ratio(0.25), ratio(None)
+        ('1.5', '0.25', 'n/a')
+    """
+    return NA if value is None else f"{value:g}"
