@@ -1,6 +1,6 @@
-"""Reading a JSON Lines input file: the answers, captured-turns, labels and trend files share one reader,
-so each reports a missing file, an unreadable one and a line that is not JSON the same way, by path
-and line number."""
+"""Reading JSON input files: the JSON Lines files (answers, captured turns, labels, the trend) and the whole
+JSON files (reports, baselines, snapshots) share two readers, so each reports a missing file, an unreadable
+one and a line or file that is not JSON the same way, by path (and line number)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,21 @@ class JsonLine:
     value: Any
     """The parsed value; None when :attr:`error` is set."""
     error: json.JSONDecodeError | None
+
+
+def json_file(path: Path, error: type[Exception], *, missing: str, unreadable: str) -> Any:
+    """The parsed content of a whole JSON file.
+
+    Raises:
+        error: ``"{path}: {missing}"`` when there is no such file, ``"{path}: {unreadable}: {why}"`` when it
+            cannot be read as UTF-8 text or is not JSON.
+    """
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise error(f"{path}: {missing}") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise error(f"{path}: {unreadable}: {exc}") from None
 
 
 def json_lines(path: Path, error: type[Exception], *, missing: str, unreadable: str) -> Iterator[JsonLine]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from eval.core.errors import HarnessError
-from eval.core.jsonl import json_lines
+from eval.core.jsonl import json_file, json_lines
 from eval.turns.calibration import LabelsFileError, load_labels
 
 
@@ -32,3 +32,21 @@ def test_a_labels_line_that_is_not_json_is_named_by_line_and_column(tmp_path):
     path.write_text('{"turn_id": "t1", "score": 80, "band": "good"}\n{"turn_id": \n', encoding="utf-8")
     with pytest.raises(LabelsFileError, match=r"labels\.jsonl:2: not valid JSON \(column \d+: "):
         load_labels(path)
+
+
+def test_a_whole_json_file_is_read_or_refused_by_path(tmp_path):
+    class Bad(Exception):
+        pass
+
+    good, broken, binary = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "c.json"
+    good.write_text('{"x": [1, 2]}')
+    broken.write_text('{"x": ')
+    binary.write_bytes(b"\xff\xfe{")
+    assert json_file(good, Bad, missing="gone", unreadable="bad") == {"x": [1, 2]}
+    for path, message in (
+        (tmp_path / "none.json", "none.json: gone"),
+        (broken, "b.json: bad: "),
+        (binary, "c.json: bad: "),
+    ):
+        with pytest.raises(Bad, match=message):
+            json_file(path, Bad, missing="gone", unreadable="bad")

@@ -21,7 +21,6 @@ without ``--common-only``, another cohort without ``--allow-off-suite``, nothing
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +30,7 @@ from eval.core import figures as fig
 from eval.core import markdown as md
 from eval.core.errors import HarnessError
 from eval.core.html import render
+from eval.core.jsonl import json_file
 from eval.core.stats import BOOTSTRAP_ITERATIONS, BOOTSTRAP_SEED, mcnemar_exact, paired_bootstrap, wilson_rounded
 from eval.sql.grading.identity import cohort_differences, cohort_keys
 from eval.sql.model.outcome import SQLOutcome, Verdict
@@ -62,12 +62,12 @@ class Side:
 
 def load_report(path: Path, label: str) -> Side:
     """A JSON report read back into the run model (:func:`eval.sql.model.serialise.from_json`)."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CompareError(f"{path}: report not found; pass the JSON written by --json") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CompareError(f"{path}: not a readable JSON report ({exc})") from None
+    data = json_file(
+        Path(path),
+        CompareError,
+        missing="report not found; pass the JSON written by --json",
+        unreadable="not a readable JSON report",
+    )
     try:
         run = from_json(data, str(path))
     except ReportFormatError as exc:

@@ -10,7 +10,6 @@ composite fell more than :data:`DRIFT_TOLERANCE` points; with ``--fail-on-regres
 from __future__ import annotations
 
 import dataclasses
-import json
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.core.errors import HarnessError
+from eval.core.jsonl import json_file
 from eval.core.stats import cohen_kappa, spearman_rho
 from eval.turns.format import Turn, TurnsFileError, parse_turn
 from eval.turns.judge import Judgement
@@ -52,14 +52,12 @@ class StoredReport:
 
 def load_stored(path: Path) -> StoredReport:
     """The turns and scores of an earlier turns-suite JSON report, checked to come from one judge."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise StoredReportError(
-            f"{path}: no such report; --rejudge takes the JSON report of an earlier --suite turns run"
-        ) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise StoredReportError(f"{path}: cannot read the stored report: {exc}") from None
+    data = json_file(
+        path,
+        StoredReportError,
+        missing="no such report; --rejudge takes the JSON report of an earlier --suite turns run",
+        unreadable="cannot read the stored report",
+    )
     if not isinstance(data, dict) or data.get("suite") != "turns" or not isinstance(data.get("turns"), list):
         raise StoredReportError(
             f"{path}: not a turns-suite JSON report (no suite 'turns' with a turns list); write one with "

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.core.errors import HarnessError
+from eval.core.jsonl import json_file
 from eval.core.output import write_atomically
 from eval.sql.grading.identity import cohort_keys
 from eval.sql.model.baseline_question import BaselineQuestion
@@ -77,10 +78,12 @@ def baseline_path(
 
 
 def _parse(path: Path) -> Baseline:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise BaselineError(f"{path}: cannot read baseline ({exc}); re-record it with --record-baseline") from None
+    data = json_file(
+        path,
+        BaselineError,
+        missing="no such baseline; record one with --record-baseline",
+        unreadable="cannot read baseline (re-record it with --record-baseline)",
+    )
     try:
         if data.get("version") != FORMAT_VERSION:
             raise BaselineError(
