@@ -43,7 +43,7 @@ from eval.sql.model.defaults import (
 from eval.sql.model.run import SQLRun
 from eval.sql.pipeline import OracleBroken, RunSpec, run_suite
 from eval.sql.records import docs, recording
-from eval.sql.report import (
+from eval.sql.render import (
     ci_annotations,
     render_terminal,
     summary_markdown,

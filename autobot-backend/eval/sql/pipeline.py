@@ -3,7 +3,7 @@
 The oracle is proven (self-check) before any candidate is called; every question is asked
 through ``NLDatabaseService`` on the first rotation; every answer is graded on every rotation.
 What a run's numbers decide (baselines, the gate, the records) is the caller's: this module
-returns the :class:`~eval.sql.report.SQLRun` and nothing else.
+returns the :class:`~eval.sql.render.SQLRun` and nothing else.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from typing import Any
 
 from eval.core import figures as fig
 from eval.sql.model.run import SQLRun
-from eval.sql.report import _facts as facts
+from eval.sql.render import _facts as facts
 
 Facts = dict[str, Any]
 
@@ -38,7 +38,7 @@ def _one_line(text: str) -> str:
 
 
 def costs_from(text: str) -> dict[str, tuple[str, ...]]:
-    """The cost sentences every format writes (:mod:`eval.sql.report._facts`), wherever they stand in ``text``."""
+    """The cost sentences every format writes (:mod:`eval.sql.render._facts`), wherever they stand in ``text``."""
     out = {}
     if m := _LATENCY.search(_one_line(text)):
         out["latency"] = m.groups()

@@ -21,7 +21,7 @@ from rich.console import Console
 from eval.core import figures as fig
 from eval.sql.model.outcome import Verdict
 from eval.sql.model.run import SQLRun
-from eval.sql.report import (
+from eval.sql.render import (
     ci_annotations,
     render_terminal,
     summary_markdown,
@@ -30,7 +30,7 @@ from eval.sql.report import (
     to_junit,
     to_markdown,
 )
-from eval.sql.report._terminal import SHOWN_FAILURES
+from eval.sql.render._terminal import SHOWN_FAILURES
 from eval.tests import markup_readers as markup
 from eval.tests import one_run
 from eval.tests import output_readers as read

@@ -21,8 +21,8 @@ from rich.console import Console
 from eval.run import main
 from eval.sql.model.outcome import SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
-from eval.sql.report import render_terminal
-from eval.sql.report._github import error_command
+from eval.sql.render import render_terminal
+from eval.sql.render._github import error_command
 from eval.tests import small_run as sr
 
 BACKEND = Path(__file__).resolve().parents[2]

@@ -1,5 +1,5 @@
 """SQL outcomes (eval.sql.model.outcome): verdict bookkeeping, the 2x2, strata; their classification
-against a baseline (eval.trajectory.report); the run report's renderings (eval.sql.report)."""
+against a baseline (eval.trajectory.report); the run report's renderings (eval.sql.render)."""
 
 import json
 import re
@@ -13,8 +13,8 @@ from eval.sql.model.outcome import SQLOutcome, Verdict, two_by_two
 from eval.sql.model.outcome import strata as sql_strata
 from eval.sql.model.outcome import summary as sql_summary
 from eval.sql.model.run import SQLRun
-from eval.sql.report import to_json as sql_json
-from eval.sql.report import to_markdown as sql_markdown
+from eval.sql.render import to_json as sql_json
+from eval.sql.render import to_markdown as sql_markdown
 
 V = Verdict
 

@@ -1,4 +1,4 @@
-"""The SQL suite's run report: the model of one run (:class:`SQLRun`) and its renderings.
+"""The renderings of one SQL run (:class:`eval.sql.model.run.SQLRun`), each from the model and nothing else.
 
 * :func:`to_json`: the JSON other tools read (spec section 7; its keys are a contract);
 * :func:`to_markdown`: what a developer acts on first (the 2x2, verdicts, regressions), then
@@ -10,11 +10,11 @@
 """
 
 from eval.sql.model.serialise import to_json
-from eval.sql.report._github import ci_annotations, summary_markdown
-from eval.sql.report._html import to_html
-from eval.sql.report._junit import to_junit
-from eval.sql.report._markdown import to_markdown
-from eval.sql.report._terminal import render_terminal
+from eval.sql.render._github import ci_annotations, summary_markdown
+from eval.sql.render._html import to_html
+from eval.sql.render._junit import to_junit
+from eval.sql.render._markdown import to_markdown
+from eval.sql.render._terminal import render_terminal
 
 __all__ = [
     "ci_annotations",

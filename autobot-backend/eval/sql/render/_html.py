@@ -13,7 +13,7 @@ from eval.core.charts import Bar, stacked_bar
 from eval.core.html import render
 from eval.sql.model.outcome import SQLOutcome
 from eval.sql.model.run import SQLRun
-from eval.sql.report import _facts as facts
+from eval.sql.render import _facts as facts
 
 _BREAKDOWN_IDS = {"stratum": "answer-strata", "database": "databases", "difficulty": "difficulties"}
 _REFUSE_CSS = {"declined": "v-declined", "answered": "v-answered", "error": "v-error", "unmeasured": "v-unmeasured"}

@@ -8,7 +8,7 @@ neither end an annotation early nor start a command of its own.
 from __future__ import annotations
 
 from eval.sql.model.run import SQLRun
-from eval.sql.report._markdown import to_markdown
+from eval.sql.render._markdown import to_markdown
 
 
 def _data(text: str) -> str:

@@ -19,7 +19,7 @@ import xml.etree.ElementTree as ET
 from eval.core import figures as fig
 from eval.sql.model.outcome import SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
-from eval.sql.report import _facts as facts
+from eval.sql.render import _facts as facts
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
@@ -47,7 +47,7 @@ def _failure(o: SQLOutcome) -> tuple[str, str] | None:
 
 def properties(report: SQLRun) -> list[tuple[str, str]]:
     """The run's figures as the testsuite's ``<properties>``: JUnit has no tables, so each figure is a
-    named value, written in the words and format of every other output (:mod:`eval.sql.report._facts`)."""
+    named value, written in the words and format of every other output (:mod:`eval.sql.render._facts`)."""
     s = report.summary
     out = [
         ("pass_rate", f"{fig.pct(s['pass_rate'])} ({fig.of(s['pass'], s['measured'])})"),

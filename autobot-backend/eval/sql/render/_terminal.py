@@ -18,7 +18,7 @@ from rich.text import Text
 
 from eval.core import figures as fig
 from eval.sql.model.run import SQLRun
-from eval.sql.report import _facts as facts
+from eval.sql.render import _facts as facts
 
 SHOWN_FAILURES = 10
 STYLES = {

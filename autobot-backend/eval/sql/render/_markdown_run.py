@@ -5,7 +5,7 @@ from __future__ import annotations
 from eval.core import figures as fig
 from eval.core import markdown as md
 from eval.sql.model.run import SQLRun
-from eval.sql.report import _facts as facts
+from eval.sql.render import _facts as facts
 
 
 def repeats_section(report: SQLRun) -> list[str]:

@@ -8,9 +8,9 @@ from eval.core import figures as fig
 from eval.core import markdown as md
 from eval.sql.model.outcome import SQLOutcome
 from eval.sql.model.run import SQLRun
-from eval.sql.report import _facts as facts
-from eval.sql.report._markdown_judge import judge_line, judge_section
-from eval.sql.report._markdown_run import cohort_line, costs_section, repeats_section
+from eval.sql.render import _facts as facts
+from eval.sql.render._markdown_judge import judge_line, judge_section
+from eval.sql.render._markdown_run import cohort_line, costs_section, repeats_section
 
 
 def _baseline_verdict(report: SQLRun, o: SQLOutcome) -> str | None:
