@@ -22,7 +22,7 @@ from eval.core.errors import HarnessError
 from eval.sql.corpus.questions import Corpus, load_corpus, stamp_path
 from eval.sql.corpus.snapshot import SNAPSHOT_SEED
 from eval.sql.fixtures.seeded import build_rotations
-from eval.sql.model.defaults import DEFAULT_ROTATIONS
+from eval.sql.model.defaults import DEFAULT_ENGINE, DEFAULT_ROTATIONS, ENGINES
 from eval.sql.oracle import selfcheck as sc
 from services.readonly.execute import ReadOnlySQL
 
@@ -42,12 +42,14 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"record the answers on rotation 1 (seed {SNAPSHOT_SEED}) in "
         f"{stamp_path(sc.SNAPSHOT_DIR)}/<fixture>.json before checking (SQLite only)",
     )
-    parser.add_argument("--rotations", type=int, default=DEFAULT_ROTATIONS, help="rotations per fixture (default 3)")
+    parser.add_argument(
+        "--rotations", type=int, default=DEFAULT_ROTATIONS, help=f"rotations per fixture (default {DEFAULT_ROTATIONS})"
+    )
     parser.add_argument(
         "--engines",
-        default="sqlite",
+        default=DEFAULT_ENGINE,
         metavar="LIST",
-        help="comma-separated engines to check on, from sqlite, postgresql, duckdb (default sqlite); with more "
+        help=f"comma-separated engines to check on, from {', '.join(ENGINES)} (default {DEFAULT_ENGINE}); with more "
         "than one, every reference's answers are compared across them at the question's decimals",
     )
     parser.add_argument(

@@ -36,9 +36,11 @@ from eval.sql.grading.costs import prices_from_env
 from eval.sql.model.defaults import (
     CANDIDATES,
     DEFAULT_CANDIDATE,
+    DEFAULT_ENGINE,
     DEFAULT_ROTATIONS,
     DEFAULT_SEED,
     DETERMINISTIC_CANDIDATES,
+    ENGINES,
 )
 from eval.sql.model.run import SQLRun
 from eval.sql.pipeline import OracleBroken, RunSpec, run_suite
@@ -108,7 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--engine",
         metavar="NAME",
-        help="build the fixtures on this engine and grade there: sqlite (default), postgresql, duckdb",
+        help=f"build the fixtures on this engine and grade there: {', '.join(ENGINES)} (default {DEFAULT_ENGINE})",
     )
     s.add_argument(
         "--fixture-url",
