@@ -36,10 +36,6 @@ Callers pass ``snapshot_dir=None`` unless rotation 0 was built from seed 0.
 
 Command line (from ``autobot-backend/``)::
 
-    python -m eval.sql.selfcheck                    # build the fixtures, check, print defects; exit 0 or 2
-    python -m eval.sql.selfcheck --update-snapshot  # record rotation 0's answers, then check
-    python -m eval.sql.selfcheck --engines sqlite,postgresql,duckdb   # check on each engine, and compare
-                                                    # the engines' answers (eval.sql.oracle.crossengine)
     python -m eval.cli.selfcheck                    # build the fixtures, check, print defects; exit 0 or 2
     python -m eval.cli.selfcheck --update-snapshot  # record rotation 0's answers, then check
     python -m eval.cli.selfcheck --engines sqlite,postgresql,duckdb   # check on each engine, and compare
