@@ -158,8 +158,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument(
         "--allow-off-suite",
         action="store_true",
-        help="with --record-accuracy: keep a run of another suite (corpus, fixtures, seed, rotations) than the "
-        "record's, in the record's off-suite table",
+        help="a run of another cohort than its baseline's or its record's (another column order, seed, rotations, "
+        "engine, ...): gate it against that baseline anyway, and keep it in the record's off-suite table; the "
+        "report says so",
     )
     m = p.add_argument_group("model runs")
     options.add_run_limits(m, items="questions", concurrency_default="4 for --candidate llm, 1 otherwise")
@@ -257,8 +258,6 @@ def _validate(args: argparse.Namespace) -> tuple[str, bool, int, float]:
         raise UsageError("the built-in corpus's baselines use the default fixtures (3 rotations from seed 0)")
     if builtin and (args.record_baseline or args.record_accuracy) and args.column_order == "any":
         raise UsageError("the built-in corpus's baselines and accuracy record grade columns by position")
-    if args.allow_off_suite and not args.record_accuracy:
-        raise UsageError("--allow-off-suite goes with --record-accuracy")
     timeout = options.timeout_s(args.timeout)
     options.check_run_limits(args)
     if not 1 <= args.repeats <= 20:
@@ -427,7 +426,7 @@ def _finish(
     turns: SQLTurns | None = None,
 ) -> int:
     composition = corpus_composition(corpus)
-    found = decide.find_baseline(report, baseline_dir)
+    found = decide.find_baseline(report, baseline_dir, allow_off_suite=args.allow_off_suite)
     decide.classify_and_gate(report, corpus, composition, found, bool(args.fail_on_regression))
     if turns is not None:
         turns.finish(report)

@@ -127,6 +127,17 @@ def test_the_gate_refuses_a_baseline_of_another_cohort_naming_the_key(work, caps
     assert gate["status"] == "not_evaluated" and named in gate["detail"]
 
 
+def test_with_allow_off_suite_the_gate_judges_against_another_cohort_and_says_so(work, capsys):
+    assert run("--rotations", "2", "--record-baseline", "--force") == 0
+    capsys.readouterr()
+    assert run("--fail-on-regression", "--allow-off-suite", "--json", "gated.json", "--markdown", "gated.md") == 0
+    report = json.loads(Path("gated.json").read_text())
+    assert report["gate"]["status"] == "passed" and report["gate"]["enforced"] is True
+    [warning] = [w for w in report["warnings"] if "DIFFERENT COHORTS" in w]
+    assert "rotations: 2 vs 3" in warning
+    assert "DIFFERENT COHORTS (--allow-off-suite)" in Path("gated.md").read_text()
+
+
 def test_a_baseline_from_before_the_cohort_is_named_unknown_not_a_crash(work, capsys):
     assert run("--record-baseline", "--force") == 0
     path = work / "baselines" / "recorded--swapper.json"

@@ -45,6 +45,8 @@ class Found:
     why_not: str | None = None
     unusable: bool = False
     """A baseline file exists but cannot be used (another model's, malformed): not a missing one."""
+    off_suite: str | None = None
+    """With ``--allow-off-suite``: the baseline is of another cohort, and this says in what."""
 
 
 CONTENT_KEYS = ("corpus", "fixtures")
@@ -59,8 +61,9 @@ def _cohort(report: SQLRun) -> dict[str, Any]:
     return dict((report.cohort or {}).get("keys") or {})
 
 
-def find_baseline(report: SQLRun, baseline_dir: Path | None) -> Found:
-    """The baseline of this run's candidate path, model and engine, if it is of this run's cohort; else why not."""
+def find_baseline(report: SQLRun, baseline_dir: Path | None, *, allow_off_suite: bool = False) -> Found:
+    """The baseline of this run's candidate path, model and engine, if it is of this run's cohort (or, with
+    ``allow_off_suite``, of another, said so); else why not."""
     if baseline_dir is None:
         return Found(None, "no baseline folder for this corpus (pass --baseline-dir DIR)")
     engine = bl.report_engine(report)
@@ -83,6 +86,13 @@ def find_baseline(report: SQLRun, baseline_dir: Path | None) -> Found:
             "deliberately with --record-baseline",
         )
     differs = cohort_differences(baseline.cohort, _cohort(report), skip=CONTENT_KEYS)
+    if differs and allow_off_suite:
+        return Found(
+            baseline,
+            off_suite="DIFFERENT COHORTS (--allow-off-suite): this run is gated against a baseline of another "
+            "cohort (baseline vs this run: " + "; ".join(map(str, differs)) + "); its verdicts mix the system "
+            "with this change of set-up.",
+        )
     if differs:
         why = (
             "the baseline predates the keys marked unknown: re-record it deliberately with --record-baseline"
@@ -119,6 +129,8 @@ def classify_and_gate(report: SQLRun, corpus: Corpus, composition: dict[str, int
         report.gate_note = found.why_not
         return
     baseline = found.baseline
+    if found.off_suite:
+        report.warnings.append(found.off_suite)
     report.baseline = {
         "path": bl.display_path(baseline.source),
         "recorded_at": baseline.recorded_at,
