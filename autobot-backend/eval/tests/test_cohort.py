@@ -17,7 +17,7 @@ from eval.cli.compare import main as compare_main
 from eval.core.errors import UsageError
 from eval.run import main as run_main
 from eval.sql.corpus.questions import load_corpus
-from eval.sql.grading.identity import ABSENT, UNKNOWN, Difference, cohort_differences, cohort_keys
+from eval.sql.model.cohort import ABSENT, UNKNOWN, Difference, cohort_differences, cohort_keys
 from eval.sql.model.outcome import SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
 from eval.sql.records import accuracy_page as record

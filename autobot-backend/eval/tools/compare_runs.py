@@ -32,7 +32,7 @@ from eval.core.errors import HarnessError
 from eval.core.html import render
 from eval.core.jsonl import json_file
 from eval.core.stats import BOOTSTRAP_ITERATIONS, BOOTSTRAP_SEED, mcnemar_exact, paired_bootstrap, wilson_rounded
-from eval.sql.grading.identity import cohort_differences, cohort_keys
+from eval.sql.model.cohort import cohort_differences, cohort_keys
 from eval.sql.model.outcome import SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
 from eval.sql.model.serialise import ReportFormatError, from_json

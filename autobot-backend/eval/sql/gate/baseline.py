@@ -20,8 +20,8 @@ from typing import Any
 from eval.core.errors import HarnessError
 from eval.core.jsonl import json_file
 from eval.core.output import write_atomically
-from eval.sql.grading.identity import cohort_keys
 from eval.sql.model.baseline_question import BaselineQuestion
+from eval.sql.model.cohort import cohort_keys
 from eval.sql.model.defaults import DEFAULT_ENGINE
 from eval.sql.model.outcome import Verdict
 from eval.sql.model.run import SQLRun

@@ -26,7 +26,7 @@ from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSED
 from eval.sql.corpus.questions import Corpus
 from eval.sql.gate import baseline as bl
 from eval.sql.gate.checks import evaluate_gate
-from eval.sql.grading.identity import cohort_differences
+from eval.sql.model.cohort import cohort_differences
 from eval.sql.model.defaults import DEFAULT_ENGINE
 from eval.sql.model.gate import GateCheck
 from eval.sql.model.outcome import ORACLE

@@ -8,7 +8,7 @@ model agrees with it on every figure; that later row says ``confirmed``.
 
 A run measured on another suite (another corpus digest, fixture generator, seed, rotation count,
 column-order policy or comparison policy than the page's: :data:`SUITE_KEYS`, compared by
-:func:`eval.sql.grading.identity.cohort_differences`) is not the same measurement: it is refused unless
+:func:`eval.sql.model.cohort.cohort_differences`) is not the same measurement: it is refused unless
 ``--allow-off-suite``, and then goes to a separate "off-suite" table with the keys that differ named.
 The built-in page's suite is the built-in corpus on the default fixtures; a user's page's is its first
 row's (kept in the page; a page written before a key existed has it unknown, which differs).
@@ -25,7 +25,7 @@ from eval.core import markdown as md
 from eval.core.errors import UsageError
 from eval.core.figures import of, pct
 from eval.core.output import write_atomically
-from eval.sql.grading.identity import UNKNOWN, cohort_differences
+from eval.sql.model.cohort import UNKNOWN, cohort_differences
 from eval.sql.model.outcome import Verdict, strata
 from eval.sql.model.run import SQLRun
 from eval.sql.records.docs import (
