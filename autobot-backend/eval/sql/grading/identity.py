@@ -13,9 +13,10 @@ tolerance setting); the candidate path; the generator version (its name, e.g. ``
 SHA-256 of those keys. The model and the provider are shown beside it, not part of it: the cohort
 says which runs are the same measurement of different systems.
 
-:func:`eval.sql.model.cohort.cohort_differences` is the only place two set-ups are compared: ``eval.tools.compare_runs``, the gate
-and the accuracy record all ask it. A key a cohort lacks (a report or baseline written before the
-key existed) is ``unknown``, never assumed equal to anything: it is named like any difference.
+:func:`eval.sql.model.cohort.cohort_differences` is the only place two set-ups are compared:
+``eval.tools.compare_runs``, the gate and the accuracy record all ask it. A key a cohort lacks (a
+report or baseline written before the key existed) is ``unknown``, never assumed equal to anything: it
+is named like any difference.
 """
 
 from __future__ import annotations
