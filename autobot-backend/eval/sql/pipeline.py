@@ -13,7 +13,6 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from eval.core.errors import HarnessError, UsageError
 from eval.core.runner import Limits, Progress
@@ -33,6 +32,7 @@ from eval.sql.grading.identity import cohort, fingerprint
 from eval.sql.model.defaults import DEFAULT_ENGINE, DEFAULT_SEED
 from eval.sql.model.outcome import NO_ANSWER, ORACLE, SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
+from eval.sql.model.setup import RunSetup
 from eval.sql.oracle.selfcheck import SNAPSHOT_DIR, OracleDefect, is_builtin, run_self_check
 from eval.sql.rows import ColumnOrder
 from services.generation.protocol import Generation, SQLGenerator
@@ -144,7 +144,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         outcomes = _all_questions(grader, questions, combine(by_question), defects)
     extra = sorted(set(spec.answers.answers) - {q.id for q in questions}) if spec.answers else []
     fixtures = _fixture_keys(targets)
-    run: dict[str, Any] = {
+    run: RunSetup = {
         "engine": engine,
         "rotations": spec.rotations if fixtures else 1,
         "seed": spec.seed if fixtures else None,

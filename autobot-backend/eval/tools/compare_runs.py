@@ -197,8 +197,8 @@ def same_cohort(base: Side, new: Side, *, allow_off_suite: bool) -> dict[str, An
             "difference would not be the systems' alone; pass --allow-off-suite to compare them anyway"
         )
     return {
-        "a": (base.run.cohort or {}).get("fingerprint"),
-        "b": (new.run.cohort or {}).get("fingerprint"),
+        "a": base.run.cohort["fingerprint"] if base.run.cohort else None,
+        "b": new.run.cohort["fingerprint"] if new.run.cohort else None,
         "same": not differences,
         "differences": [str(d) for d in differences],
         "keys": [d.key for d in differences],

@@ -58,7 +58,7 @@ would refuse the very pull requests the gate exists to judge."""
 
 
 def _cohort(report: SQLRun) -> dict[str, Any]:
-    return dict((report.cohort or {}).get("keys") or {})
+    return dict(report.cohort["keys"]) if report.cohort else {}
 
 
 def find_baseline(report: SQLRun, baseline_dir: Path | None, *, allow_off_suite: bool = False) -> Found:
@@ -169,7 +169,7 @@ def _accepted(report: SQLRun, reason: str | None, failing: list[GateCheck]) -> d
     return {
         "reason": reason,
         "recorded_at": report.generated_at,
-        "replaces": (report.baseline or {}).get("path"),
+        "replaces": report.baseline["path"] if report.baseline else None,
         "checks": [{"name": c.name, "detail": c.detail} for c in failing],
         "flips": flips,
     }

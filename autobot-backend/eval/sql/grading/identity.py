@@ -26,11 +26,12 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
 from eval.sql.fixtures import cache as fixture_cache
+from eval.sql.model.setup import Cohort, DatabaseStamp
 from eval.sql.rows import POLICY_VERSION
 
 if TYPE_CHECKING:
@@ -40,11 +41,11 @@ if TYPE_CHECKING:
     from services.nl_database_service import NLDatabaseService
 
 
-def fingerprint(service: NLDatabaseService, url: str) -> dict[str, str | None]:
+def fingerprint(service: NLDatabaseService, url: str) -> DatabaseStamp:
     """What a baseline keeps of a database to tell later whether it changed: the SHA-256 of its schema
     (tables, columns, types, keys, comments; no data), and for a SQLite file, of the file."""
     schema = json.dumps(service.structure(url), sort_keys=True, default=str)
-    out: dict[str, str | None] = {"schema": hashlib.sha256(schema.encode()).hexdigest(), "sha256": None}
+    out: DatabaseStamp = {"schema": hashlib.sha256(schema.encode()).hexdigest(), "sha256": None}
     try:
         parsed = sa.engine.make_url(url)
     except (sa.exc.ArgumentError, ValueError):
@@ -71,14 +72,14 @@ def cohort(
     *,
     corpus: Corpus,
     fixtures: Mapping[str, Fixture],
-    databases: Mapping[str, list[dict[str, Any]]],
+    databases: Mapping[str, list[DatabaseStamp]],
     seed: int | None,
     rotations: int,
     engine: str,
     candidate: str,
     generator: SQLGenerator,
     repeats: int,
-) -> dict[str, Any]:
+) -> Cohort:
     """The cohort's keys and their fingerprint; model and provider shown apart. ``corpus`` is the corpus
     as graded (``--column-order`` already applied), ``databases`` the fingerprints of what was built."""
     keys = {
@@ -86,7 +87,7 @@ def cohort(
         "fixtures": {
             name: {
                 "generator": fixture_cache.code_digest(f.sources)[:16] if f.sources else None,
-                "schema": (databases.get(name) or [{}])[0].get("schema", "")[:16],
+                "schema": databases[name][0]["schema"][:16] if databases[name] else "",
             }
             for name, f in sorted(fixtures.items())
             if name in databases

@@ -24,6 +24,7 @@ from eval.sql.model.outcome import (
     summary,
     two_by_two,
 )
+from eval.sql.model.setup import BaselineRef, Cohort, CorpusStamps, RunSetup
 
 
 @dataclass(frozen=True)
@@ -40,12 +41,10 @@ class SQLRun:
     outcomes: list[SQLOutcome]
     candidate_path: str
     model: str
-    corpus: dict[str, Any]
-    """``{"digest", "size", "files": [{"path", "sha256", "questions"}]}``."""
-    run: dict[str, Any]
-    """``{"engine", "rotations", "seed", "fixtures", "db_url"}``."""
-    baseline: dict[str, Any] | None = None
-    """``{"path", "recorded_at", "model"}`` of the baseline compared against, if any."""
+    corpus: CorpusStamps
+    run: RunSetup
+    baseline: BaselineRef | None = None
+    """The baseline compared against, if any."""
     classes: dict[str, Classified] = field(default_factory=dict)
     """Question id -> its classification against the baseline (empty without a baseline)."""
     gate: GateResult | None = None
@@ -57,7 +56,7 @@ class SQLRun:
     oracle_defects: list[dict[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     generated_at: str = field(default_factory=utc_now)
-    cohort: dict[str, Any] | None = None
+    cohort: Cohort | None = None
     """The run's identity: what makes two runs comparable (``eval.sql.grading.identity``)."""
     costs: dict[str, Any] | None = None
     """Latency, tokens, money and efficiency (``eval.sql.grading.costs``)."""

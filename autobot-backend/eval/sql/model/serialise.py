@@ -10,13 +10,14 @@ questions on reading, so a file cannot carry figures its own questions contradic
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, cast
 
 from eval.core.classification import Classification
 from eval.core.errors import HarnessError
 from eval.sql.model.gate import GateResult
 from eval.sql.model.outcome import Cost, Excerpt, SQLOutcome, Verdict
 from eval.sql.model.run import Classified, SQLRun
+from eval.sql.model.setup import CorpusStamps, RunSetup
 
 SCHEMA_VERSION = 2
 """1: the JSON before the run model (no ``schema_version`` key); 2: the run model serialised."""
@@ -151,8 +152,8 @@ def from_json(data: Any, source: str = "the report") -> SQLRun:
             outcomes=outcomes,
             candidate_path=candidate.get("path", "?"),
             model=candidate.get("model", "?"),
-            corpus=data.get("corpus") or {},
-            run=data.get("run") or {},
+            corpus=cast(CorpusStamps, data.get("corpus") or {}),
+            run=cast(RunSetup, data.get("run") or {}),
             baseline=data.get("baseline"),
             classes=classes,
             gate=None if gate.get("status", "not_evaluated") == "not_evaluated" else GateResult.from_json(gate),

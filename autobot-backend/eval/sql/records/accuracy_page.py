@@ -122,7 +122,7 @@ def record_row(report: SQLRun) -> dict[str, str]:
         "model": report.model,
         "engine": str(report.run.get("engine")),
         "rotations": str(report.run.get("rotations")),
-        "cohort": (report.cohort or {}).get("fingerprint", PRE_COHORT),
+        "cohort": report.cohort["fingerprint"] if report.cohort else PRE_COHORT,
         "pass": str(s["pass"]),
         "wrong": str(s["wrong"]),
         "error": str(s["error"]),
@@ -158,7 +158,7 @@ def ensure_page(page: Path) -> None:
 
 
 def suite_of(report: SQLRun) -> dict[str, Any]:
-    keys = (report.cohort or {}).get("keys", {})
+    keys = report.cohort["keys"] if report.cohort else {}
     return {k: keys[k] for k in SUITE_KEYS if k in keys}
 
 

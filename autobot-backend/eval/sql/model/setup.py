@@ -1,0 +1,64 @@
+"""The typed parts of a run's set-up and stamps, as the JSON report holds them (TypedDicts: the model's
+fields are typed, and the file keeps its keys)."""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+
+class FileStamp(TypedDict):
+    path: str
+    """Relative to the corpus's own folder where it can be, so the stamp names no machine."""
+    sha256: str
+    questions: int
+
+
+class CorpusStamps(TypedDict):
+    digest: str
+    """One digest over every file's content: numbers compare only on the same digest."""
+    size: int
+    files: list[FileStamp]
+
+
+class DatabaseStamp(TypedDict):
+    schema: str
+    """SHA-256 of the schema (tables, columns, types, keys, comments)."""
+    sha256: str | None
+    """SHA-256 of a SQLite file's bytes; None for another engine."""
+
+
+class RunSetup(TypedDict, total=False):
+    """How the run was taken (the settings that change a verdict are also in the cohort)."""
+
+    engine: str
+    rotations: int
+    seed: int | None
+    fixtures: list[str]
+    db_url: str | None
+    """Redacted: never a password."""
+    databases: dict[str, list[DatabaseStamp]]
+    """Per fixture (or database), each rotation's stamp."""
+    concurrency: int
+    repeats: int
+    column_order: str
+    """Only when ``--column-order`` overrode the corpus."""
+    db_dir: str | None
+    """Where questions that name a database find it (``--db-dir``)."""
+
+
+class BaselineRef(TypedDict):
+    """The baseline a run was compared with."""
+
+    path: str
+    recorded_at: str
+    model: str
+    corpus_digest: str | None
+
+
+class Cohort(TypedDict):
+    """The run's identity (``eval.sql.grading.identity``): its keys' fingerprint, the model beside it."""
+
+    fingerprint: str
+    keys: dict[str, Any]
+    model: str
+    provider: str | None
