@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from rich.console import Console
 
 from eval.cli import options
+from eval.cli.sql_options import REPORT_FILES
 from eval.core import ci_output as ci_out
 from eval.core.errors import UsageError
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE
@@ -46,9 +47,7 @@ from eval.sql.render import (
     ci_annotations,
     render_terminal,
     summary_markdown,
-    to_html,
     to_json,
-    to_junit,
     to_markdown,
 )
 from eval.turns.sql_turns import SQLTurns
@@ -210,7 +209,7 @@ def _resolve_paths(args: argparse.Namespace) -> None:
 def run_sql(args: argparse.Namespace) -> int:
     _resolve_paths(args)
     candidate, builtin, rotations, timeout = _validate(args)
-    for path in (args.json, args.markdown, args.html, args.junit):
+    for path in (args.json, args.markdown, *(getattr(args, f.flag) for f in REPORT_FILES)):
         if path:
             confine(path)
     if args.github_summary:
@@ -289,10 +288,9 @@ def _finish(
         written["markdown"] = write_text(args.markdown, text + "\n")
     if args.json:
         written["json"] = write_text(args.json, json.dumps(to_json(report), indent=2, default=str) + "\n")
-    if args.html:
-        written["html"] = write_text(args.html, to_html(report))
-    if args.junit:
-        written["junit"] = write_text(args.junit, to_junit(report))
+    for f in REPORT_FILES:
+        if getattr(args, f.flag):
+            written[f.flag] = write_text(getattr(args, f.flag), f.render(report))
     if sys.stdout.isatty():
         full = next((str(written[k]) for k in ("html", "markdown", "json") if k in written), None)
         render_terminal(report, Console(), full)

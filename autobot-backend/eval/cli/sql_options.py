@@ -3,12 +3,33 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from eval.cli import options
 from eval.sql.model.defaults import CANDIDATES, DEFAULT_CANDIDATE, DEFAULT_ENGINE, ENGINES
+from eval.sql.model.run import SQLRun
+from eval.sql.render import to_html, to_junit
 
-__all__ = ["build_parser"]
+__all__ = ["REPORT_FILES", "ReportFile", "build_parser"]
+
+
+@dataclass(frozen=True)
+class ReportFile:
+    """A file format of the run beside the JSON and Markdown every suite writes: its flag and renderer."""
+
+    flag: str
+    help: str
+    render: Callable[[SQLRun], str]
+
+
+REPORT_FILES = (
+    ReportFile("html", "also write one self-contained HTML report (no network needed)", to_html),
+    ReportFile("junit", "also write JUnit XML: one testcase per question", to_junit),
+)
+"""A new format is a renderer in ``eval/sql/render/`` and a line here: the flag, its confinement check
+and the writing follow."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -132,8 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="time limit of one SQL statement on the database (default 10)",
     )
     r = p.add_argument_group("reports for people and CI")
-    r.add_argument("--html", metavar="PATH", help="also write one self-contained HTML report (no network needed)")
-    r.add_argument("--junit", metavar="PATH", help="also write JUnit XML: one testcase per question")
+    for f in REPORT_FILES:
+        r.add_argument(f"--{f.flag}", metavar="PATH", help=f.help)
     r.add_argument(
         "--github-summary",
         action="store_true",
