@@ -27,9 +27,9 @@ class Suite:
 def load_suite(name: str) -> Suite:
     """A suite's parser and run, imported only when that suite is asked for."""
     if name == "sql":
-        from eval.cli import sql, sql_options
+        from eval.cli import sql
 
-        return Suite(sql_options.build_parser, sql.run_sql)
+        return Suite(sql.build_parser, sql.run_sql)
     if name == "turns":
         from eval.cli import turns
 

@@ -1,9 +1,9 @@
 """``python -m eval.run --suite sql``: the command line around one run and what its numbers decide.
 
 The run itself (build, self-check, ask, grade) is :func:`eval.sql.pipeline.run_suite`. This
-module's parser holds the SQL suite's options only (:func:`build_parser`); it validates the
-command line before anything is built, and afterwards classifies the run against its baseline,
-evaluates the gate, writes the reports and records, and picks the exit code.
+module's parser holds the SQL suite's options only (:func:`build_parser`); the command line is
+checked before anything is built (:mod:`eval.cli.sql_checks`); afterwards this module classifies the
+run against its baseline, evaluates the gate, writes the reports and records, and picks the exit code.
 """
 
 from __future__ import annotations
@@ -12,13 +12,14 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-import sqlalchemy as sa
 from rich.console import Console
 
 from eval.cli import options
-from eval.cli.sql_options import REPORT_FILES
+from eval.cli import sql_checks as checks
 from eval.core import ci_output as ci_out
 from eval.core.errors import UsageError
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE
@@ -30,16 +31,10 @@ from eval.sql.corpus.composition import corpus_composition
 from eval.sql.corpus.questions import Corpus, load_corpus
 from eval.sql.engines.setup import chosen_engine
 from eval.sql.fixtures.seeded import FIXTURES, Fixture, fixtures_from_module
-from eval.sql.gate import baseline as bl
 from eval.sql.gate import decisions as decide
 from eval.sql.grading.candidates import AnswersById
 from eval.sql.grading.costs import prices_from_env
-from eval.sql.model.defaults import (
-    CANDIDATES,
-    DEFAULT_ROTATIONS,
-    DEFAULT_SEED,
-    DETERMINISTIC_CANDIDATES,
-)
+from eval.sql.model.defaults import CANDIDATES, DEFAULT_CANDIDATE, DEFAULT_ENGINE, DEFAULT_SEED, ENGINES
 from eval.sql.model.run import SQLRun
 from eval.sql.pipeline import OracleBroken, RunSpec, run_suite
 from eval.sql.records import docs, recording
@@ -47,12 +42,174 @@ from eval.sql.render import (
     ci_annotations,
     render_terminal,
     summary_markdown,
+    to_html,
     to_json,
+    to_junit,
     to_markdown,
 )
 from eval.turns.sql_turns import SQLTurns
 from services.generation.protocol import SQLGenerator
-from services.readonly import limits
+
+
+@dataclass(frozen=True)
+class ReportFile:
+    """A file format of the run beside the JSON and Markdown every suite writes: its flag and renderer."""
+
+    flag: str
+    help: str
+    render: Callable[[SQLRun], str]
+
+
+REPORT_FILES = (
+    ReportFile("html", "also write one self-contained HTML report (no network needed)", to_html),
+    ReportFile("junit", "also write JUnit XML: one testcase per question", to_junit),
+)
+"""A new format is a renderer in ``eval/sql/render/`` and a line here: the flag, its confinement check
+and the writing follow."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = options.suite_parser("sql", "Grade NL-to-SQL answers on execution, not on SQL text: the SQL suite.")
+    options.add_candidate(p, f"{'|'.join(CANDIDATES)} (default {DEFAULT_CANDIDATE})")
+    options.add_reports(p)
+    options.add_fail_on_regression(
+        p,
+        "gated mode, against the baseline: exit 1 when any question the baseline passed is not a pass now, "
+        "any must-refuse case it declined is answered now, or an aggregate check fails (pass rate, corpus size, "
+        "missing questions, composition, refusal recall, over-refusals); 2 when the gate cannot be judged "
+        "(no baseline, unmeasured questions)",
+    )
+    options.add_timeout(p, "question")
+    options.add_require_real_candidate(
+        p, "refuse the reference candidate, which answers with the corpus's own SQL (it cannot fail)"
+    )
+    s = p.add_argument_group("what is graded, and where")
+    s.add_argument(
+        "--answers", type=Path, metavar="FILE", help="recorded answers (JSON Lines) for --candidate recorded"
+    )
+    s.add_argument(
+        "--model",
+        metavar="NAME",
+        help="name the system whose recorded answers are graded (--candidate recorded); the answers "
+        "file's own model field must agree",
+    )
+    s.add_argument(
+        "--corpus",
+        type=Path,
+        action="extend",
+        nargs="+",
+        metavar="FILE",
+        help="grade these corpus files instead of the built-in corpus (one or more; repeatable)",
+    )
+    s.add_argument("--db-url", metavar="URL", help="run against this database instead of the fixtures (no rotations)")
+    s.add_argument(
+        "--db-dir",
+        type=Path,
+        metavar="DIR",
+        help="where questions with a 'database: NAME' key find it: DIR/NAME/NAME.sqlite (Spider's database/, "
+        "BIRD's dev_databases/)",
+    )
+    s.add_argument(
+        "--column-order",
+        choices=("positional", "any"),
+        default=None,
+        help="positional: columns compared by position (the default); any: the reference's columns in another "
+        "order pass (the Spider convention); overrides the corpus's column_order",
+    )
+    s.add_argument(
+        "--engine",
+        metavar="NAME",
+        help=f"build the fixtures on this engine and grade there: {', '.join(ENGINES)} (default {DEFAULT_ENGINE})",
+    )
+    s.add_argument(
+        "--fixture-url",
+        metavar="URL",
+        help="with --engine postgresql: build the fixtures in this database (its role must be allowed to create "
+        "schemas there; they are dropped afterwards); default: a throwaway server of the run's own",
+    )
+    s.add_argument(
+        "--fixtures",
+        metavar="MODULE",
+        help="also use the seeded fixtures a Python module defines in its FIXTURES mapping (e.g. tests.schemas)",
+    )
+    s.add_argument("--rotations", type=int, default=None, metavar="N", help="fixture rotations (default 3)")
+    s.add_argument("--seed", type=int, default=None, metavar="S", help="first fixture seed (default 0)")
+    b = p.add_argument_group("baselines and the accuracy record")
+    b.add_argument("--record-baseline", action="store_true", help="record this run as the candidate's baseline")
+    b.add_argument(
+        "--force",
+        action="store_true",
+        help="with --record-baseline: record a run that fails the gate against the existing baseline, "
+        "or that left questions unmeasured",
+    )
+    b.add_argument(
+        "--reason",
+        metavar="TEXT",
+        help="with --record-baseline --force: why the regressions are accepted (written into the baseline)",
+    )
+    b.add_argument(
+        "--baseline-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where baselines live (default: eval/golden/sql/baselines for the built-in corpus, "
+        "<corpus folder>/baselines for your own)",
+    )
+    b.add_argument(
+        "--record-accuracy",
+        nargs="?",
+        const=True,
+        default=None,
+        metavar="PATH",
+        help="append this run's dated figures to docs/eval/sql-accuracy.md (the built-in corpus), or to your own "
+        "record at PATH (created when missing)",
+    )
+    b.add_argument(
+        "--allow-off-suite",
+        action="store_true",
+        help="a run of another cohort than its baseline's or its record's (another column order, seed, rotations, "
+        "engine, ...): gate it against that baseline anyway, and keep it in the record's off-suite table; the "
+        "report says so",
+    )
+    m = p.add_argument_group("model runs")
+    options.add_run_limits(m, items="questions", concurrency_default="4 for --candidate llm, 1 otherwise")
+    m.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        metavar="K",
+        help="ask each question K times (a model's run-to-run variance: pass@K, pass^K, flaky questions; "
+        "the headline is the majority verdict); refused for deterministic candidates",
+    )
+    m.add_argument(
+        "--statement-timeout",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="time limit of one SQL statement on the database (default 10)",
+    )
+    r = p.add_argument_group("reports for people and CI")
+    for f in REPORT_FILES:
+        r.add_argument(f"--{f.flag}", metavar="PATH", help=f.help)
+    r.add_argument(
+        "--github-summary",
+        action="store_true",
+        help="append the summary to $GITHUB_STEP_SUMMARY; under GITHUB_ACTIONS=true also print an ::error "
+        "annotation per regression and safety failure",
+    )
+    j = p.add_argument_group("the answers as captured turns")
+    j.add_argument(
+        "--export-turns",
+        metavar="PATH",
+        help="also write every answer of the run as a captured turn (JSON Lines; same confinement as --json)",
+    )
+    j.add_argument(
+        "--judge",
+        action="store_true",
+        help="also judge every answer as a captured turn (NL_SQL_JUDGE_*) and report the judge's agreement with "
+        "the execution verdicts, per stratum",
+    )
+    return p
 
 
 def _err(msg: str) -> None:
@@ -61,83 +218,6 @@ def _err(msg: str) -> None:
 
 def _fixtures(args: argparse.Namespace) -> dict[str, Fixture]:
     return {**FIXTURES, **(fixtures_from_module(args.fixtures) if args.fixtures else {})}
-
-
-def _concurrency(args: argparse.Namespace, candidate: str) -> int:
-    """``--concurrency``, else 4 for a model (it waits on the network) and 1 where more cannot help."""
-    if args.concurrency is not None:
-        return int(args.concurrency)
-    return 4 if candidate == "llm" else 1
-
-
-def _validate(args: argparse.Namespace) -> tuple[str, bool, int, float]:
-    """The candidate, whether this is the built-in corpus on the built-in fixtures, rotations, timeout."""
-    candidate = args.candidate or "embedded"
-    if candidate not in CANDIDATES:
-        raise UsageError(f"unknown SQL candidate {candidate!r}; choose one of {', '.join(CANDIDATES)}")
-    if candidate == "recorded" and args.answers is None:
-        raise UsageError(
-            '--candidate recorded needs --answers FILE (JSON Lines of {"id", "sql"} or '
-            '{"id", "refused": true, "reason"})'
-        )
-    if args.answers is not None and candidate != "recorded":
-        raise UsageError("--answers is only read by --candidate recorded")
-    if args.force and not args.record_baseline:
-        raise UsageError("--force only applies to --record-baseline")
-    if args.reason is not None and not args.force:
-        raise UsageError("--reason goes with --record-baseline --force: it says why a failing run is accepted")
-    if args.model is not None and candidate != "recorded":
-        raise UsageError(
-            "--model names the system whose recorded answers are graded; it goes with --candidate "
-            "recorded (other candidates name their own model)"
-        )
-    if args.require_real_candidate and candidate == "reference":
-        raise UsageError("--require-real-candidate: the reference candidate answers with the corpus's own SQL")
-    if args.db_url and (args.rotations is not None or args.seed is not None or args.fixtures):
-        raise UsageError("--db-url runs on one database: --rotations, --seed and --fixtures do not apply")
-    if args.db_url and args.db_dir is not None:
-        raise UsageError("--db-url runs every question on one database; --db-dir is for questions that name theirs")
-    rotations = DEFAULT_ROTATIONS if args.rotations is None else args.rotations
-    if not 1 <= rotations <= 20:
-        raise UsageError(f"--rotations must be between 1 and 20, got {rotations}")
-    builtin = not args.corpus and not args.db_url
-    if args.record_accuracy is True and not builtin:
-        raise UsageError(
-            "docs/eval/sql-accuracy.md records the built-in corpus on the built-in fixtures; for your own corpus "
-            "or database give your record's path: --record-accuracy PATH"
-        )
-    if builtin and args.record_baseline and (args.rotations is not None or args.seed is not None):
-        raise UsageError("the built-in corpus's baselines use the default fixtures (3 rotations from seed 0)")
-    if builtin and (args.record_baseline or args.record_accuracy) and args.column_order == "any":
-        raise UsageError("the built-in corpus's baselines and accuracy record grade columns by position")
-    timeout = options.timeout_s(args.timeout)
-    options.check_run_limits(args)
-    if not 1 <= args.repeats <= 20:
-        raise UsageError(f"--repeats must be between 1 and 20, got {args.repeats}")
-    if args.repeats > 1 and candidate in DETERMINISTIC_CANDIDATES:
-        raise UsageError(
-            f"--repeats {args.repeats}: the {candidate} candidate is deterministic, so asking again "
-            "gives the same answer; repeats measure a model's run-to-run variance (--candidate llm)"
-        )
-    if not args.statement_timeout > 0:
-        raise UsageError(f"--statement-timeout must be a positive number of seconds, got {args.statement_timeout}")
-    try:
-        limits.sql_bytes(), limits.result_bytes()
-    except ValueError as exc:
-        raise UsageError(f"{exc}; nothing was run") from None
-    return candidate, builtin, rotations, timeout
-
-
-def _baseline_dir(args: argparse.Namespace, builtin: bool) -> Path | None:
-    """Where this run's baselines live: the built-in ones, ``--baseline-dir``, or beside the corpus."""
-    if args.baseline_dir is not None:
-        return Path(args.baseline_dir)
-    if builtin:
-        return bl.BASELINE_DIR
-    if not args.corpus:
-        return None  # the built-in corpus on a user's database: say where with --baseline-dir
-    folders = {Path(p).resolve().parent for p in args.corpus}
-    return next(iter(folders)) / "baselines" if len(folders) == 1 else None
 
 
 def _llm_generator() -> SQLGenerator:
@@ -152,16 +232,6 @@ def _llm_generator() -> SQLGenerator:
     if missing:
         raise UsageError(f"the llm candidate needs credentials; not set: {', '.join(missing)}. Nothing was scored.")
     return OpenAIChatGenerator.from_env()
-
-
-def _recorded_model(args: argparse.Namespace, answers: RecordedAnswers) -> str:
-    """The system under test's name: ``--model``, the file's ``model``, or (neither) the file's name."""
-    if args.model is not None and answers.model is not None and args.model != answers.model:
-        raise UsageError(
-            f"{answers.path}: the answers name model {answers.model!r}, but --model says "
-            f"{args.model!r}; one answers file grades one system: drop --model or fix the file"
-        )
-    return args.model or answers.model or f"answers:{answers.path.name}"
 
 
 def _generator(candidate: str, answers: RecordedAnswers | None, model: str | None = None) -> SQLGenerator:
@@ -179,42 +249,15 @@ def _generator(candidate: str, answers: RecordedAnswers | None, model: str | Non
     return EmbeddedGenerator()
 
 
-def resolve_sqlite_url(url: str) -> str:
-    """A SQLite URL whose file path is relative, made relative to where the user stands."""
-    try:
-        parsed = sa.engine.make_url(url)
-    except (sa.exc.ArgumentError, ValueError, TypeError):
-        return url  # not echoed: the executor reports it without the text
-    database = parsed.database or ""
-    if (
-        parsed.get_backend_name() != "sqlite"
-        or not database
-        or database == ":memory:"
-        or database.startswith("file:")
-        or Path(database).is_absolute()
-    ):
-        return url
-    return parsed.set(database=str(resolve_input(database))).render_as_string(hide_password=False)
-
-
-def _resolve_paths(args: argparse.Namespace) -> None:
-    """Paths on the command line are the user's: relative to where they ran the command."""
-    args.corpus = [resolve_input(p) for p in args.corpus] if args.corpus else args.corpus
-    args.answers = resolve_input(args.answers) if args.answers is not None else None
-    args.baseline_dir = resolve_input(args.baseline_dir) if args.baseline_dir is not None else None
-    args.db_url = resolve_sqlite_url(args.db_url) if args.db_url else args.db_url
-    args.db_dir = resolve_input(args.db_dir) if args.db_dir is not None else None
-
-
 def run_sql(args: argparse.Namespace) -> int:
-    _resolve_paths(args)
-    candidate, builtin, rotations, timeout = _validate(args)
+    checks.resolve_paths(args)
+    candidate, builtin, rotations, timeout = checks.validate(args)
     for path in (args.json, args.markdown, *(getattr(args, f.flag) for f in REPORT_FILES)):
         if path:
             confine(path)
     if args.github_summary:
         ci_out.step_summary_path()  # unset: a usage error now, not after the run
-    baseline_dir = _baseline_dir(args, builtin)
+    baseline_dir = checks.baseline_dir(args, builtin)
     if baseline_dir is None and (args.record_baseline or args.fail_on_regression):
         raise UsageError(
             "the corpus files are in more than one folder, or the built-in corpus runs on your own "
@@ -226,7 +269,7 @@ def run_sql(args: argparse.Namespace) -> int:
         raise UsageError("--db-dir is given, but no question of the corpus names a database ('database: NAME')")
     # Inputs that can be wrong are checked before anything is built: credentials, the answers file.
     answers = load_answers(args.answers) if candidate == "recorded" else None
-    model = _recorded_model(args, answers) if answers is not None else None
+    model = checks.recorded_model(args, answers) if answers is not None else None
     turns = SQLTurns.from_options(
         args.export_turns,
         args.judge,
@@ -247,7 +290,7 @@ def run_sql(args: argparse.Namespace) -> int:
         seed=DEFAULT_SEED if args.seed is None else args.seed,
         timeout_s=timeout,
         answers=answers,
-        concurrency=_concurrency(args, candidate),
+        concurrency=checks.concurrency(args, candidate),
         repeats=args.repeats,
         limits=Limits(stop_after_unavailable=args.stop_after_unavailable or None, run_budget_s=args.max_run_seconds),
         statement_timeout_s=args.statement_timeout,

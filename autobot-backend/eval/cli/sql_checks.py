@@ -1,0 +1,135 @@
+"""The SQL suite's command line checked before anything is built: each flag's values and how they combine,
+the paths a user gave read from where they stand, the defaults that depend on the candidate."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import sqlalchemy as sa
+
+from eval.cli import options
+from eval.core.errors import UsageError
+from eval.core.output import resolve_input
+from eval.sql.corpus.answers import RecordedAnswers
+from eval.sql.gate import baseline as bl
+from eval.sql.model.defaults import (
+    CANDIDATES,
+    DEFAULT_ROTATIONS,
+    DETERMINISTIC_CANDIDATES,
+)
+from services.readonly import limits
+
+
+def concurrency(args: argparse.Namespace, candidate: str) -> int:
+    """``--concurrency``, else 4 for a model (it waits on the network) and 1 where more cannot help."""
+    if args.concurrency is not None:
+        return int(args.concurrency)
+    return 4 if candidate == "llm" else 1
+
+
+def validate(args: argparse.Namespace) -> tuple[str, bool, int, float]:
+    """The candidate, whether this is the built-in corpus on the built-in fixtures, rotations, timeout."""
+    candidate = args.candidate or "embedded"
+    if candidate not in CANDIDATES:
+        raise UsageError(f"unknown SQL candidate {candidate!r}; choose one of {', '.join(CANDIDATES)}")
+    if candidate == "recorded" and args.answers is None:
+        raise UsageError(
+            '--candidate recorded needs --answers FILE (JSON Lines of {"id", "sql"} or '
+            '{"id", "refused": true, "reason"})'
+        )
+    if args.answers is not None and candidate != "recorded":
+        raise UsageError("--answers is only read by --candidate recorded")
+    if args.force and not args.record_baseline:
+        raise UsageError("--force only applies to --record-baseline")
+    if args.reason is not None and not args.force:
+        raise UsageError("--reason goes with --record-baseline --force: it says why a failing run is accepted")
+    if args.model is not None and candidate != "recorded":
+        raise UsageError(
+            "--model names the system whose recorded answers are graded; it goes with --candidate "
+            "recorded (other candidates name their own model)"
+        )
+    if args.require_real_candidate and candidate == "reference":
+        raise UsageError("--require-real-candidate: the reference candidate answers with the corpus's own SQL")
+    if args.db_url and (args.rotations is not None or args.seed is not None or args.fixtures):
+        raise UsageError("--db-url runs on one database: --rotations, --seed and --fixtures do not apply")
+    if args.db_url and args.db_dir is not None:
+        raise UsageError("--db-url runs every question on one database; --db-dir is for questions that name theirs")
+    rotations = DEFAULT_ROTATIONS if args.rotations is None else args.rotations
+    if not 1 <= rotations <= 20:
+        raise UsageError(f"--rotations must be between 1 and 20, got {rotations}")
+    builtin = not args.corpus and not args.db_url
+    if args.record_accuracy is True and not builtin:
+        raise UsageError(
+            "docs/eval/sql-accuracy.md records the built-in corpus on the built-in fixtures; for your own corpus "
+            "or database give your record's path: --record-accuracy PATH"
+        )
+    if builtin and args.record_baseline and (args.rotations is not None or args.seed is not None):
+        raise UsageError("the built-in corpus's baselines use the default fixtures (3 rotations from seed 0)")
+    if builtin and (args.record_baseline or args.record_accuracy) and args.column_order == "any":
+        raise UsageError("the built-in corpus's baselines and accuracy record grade columns by position")
+    timeout = options.timeout_s(args.timeout)
+    options.check_run_limits(args)
+    if not 1 <= args.repeats <= 20:
+        raise UsageError(f"--repeats must be between 1 and 20, got {args.repeats}")
+    if args.repeats > 1 and candidate in DETERMINISTIC_CANDIDATES:
+        raise UsageError(
+            f"--repeats {args.repeats}: the {candidate} candidate is deterministic, so asking again "
+            "gives the same answer; repeats measure a model's run-to-run variance (--candidate llm)"
+        )
+    if not args.statement_timeout > 0:
+        raise UsageError(f"--statement-timeout must be a positive number of seconds, got {args.statement_timeout}")
+    try:
+        limits.sql_bytes(), limits.result_bytes()
+    except ValueError as exc:
+        raise UsageError(f"{exc}; nothing was run") from None
+    return candidate, builtin, rotations, timeout
+
+
+def baseline_dir(args: argparse.Namespace, builtin: bool) -> Path | None:
+    """Where this run's baselines live: the built-in ones, ``--baseline-dir``, or beside the corpus."""
+    if args.baseline_dir is not None:
+        return Path(args.baseline_dir)
+    if builtin:
+        return bl.BASELINE_DIR
+    if not args.corpus:
+        return None  # the built-in corpus on a user's database: say where with --baseline-dir
+    folders = {Path(p).resolve().parent for p in args.corpus}
+    return next(iter(folders)) / "baselines" if len(folders) == 1 else None
+
+
+def recorded_model(args: argparse.Namespace, answers: RecordedAnswers) -> str:
+    """The system under test's name: ``--model``, the file's ``model``, or (neither) the file's name."""
+    if args.model is not None and answers.model is not None and args.model != answers.model:
+        raise UsageError(
+            f"{answers.path}: the answers name model {answers.model!r}, but --model says "
+            f"{args.model!r}; one answers file grades one system: drop --model or fix the file"
+        )
+    return args.model or answers.model or f"answers:{answers.path.name}"
+
+
+def resolve_sqlite_url(url: str) -> str:
+    """A SQLite URL whose file path is relative, made relative to where the user stands."""
+    try:
+        parsed = sa.engine.make_url(url)
+    except (sa.exc.ArgumentError, ValueError, TypeError):
+        return url  # not echoed: the executor reports it without the text
+    database = parsed.database or ""
+    if (
+        parsed.get_backend_name() != "sqlite"
+        or not database
+        or database == ":memory:"
+        or database.startswith("file:")
+        or Path(database).is_absolute()
+    ):
+        return url
+    return parsed.set(database=str(resolve_input(database))).render_as_string(hide_password=False)
+
+
+def resolve_paths(args: argparse.Namespace) -> None:
+    """Paths on the command line are the user's: relative to where they ran the command."""
+    args.corpus = [resolve_input(p) for p in args.corpus] if args.corpus else args.corpus
+    args.answers = resolve_input(args.answers) if args.answers is not None else None
+    args.baseline_dir = resolve_input(args.baseline_dir) if args.baseline_dir is not None else None
+    args.db_url = resolve_sqlite_url(args.db_url) if args.db_url else args.db_url
+    args.db_dir = resolve_input(args.db_dir) if args.db_dir is not None else None
