@@ -20,6 +20,7 @@ from typing import Any
 from eval.core.errors import UsageError
 from eval.core.stats import BOOTSTRAP_SEED, bootstrap_rate
 from eval.sql.model.outcome import SQLOutcome, Verdict
+from eval.sql.model.setup import Costs, Distribution
 
 PRICE_IN_ENV, PRICE_OUT_ENV = "NL_SQL_LLM_PRICE_IN", "NL_SQL_LLM_PRICE_OUT"
 
@@ -45,7 +46,7 @@ def _quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
-def distribution(values: list[float]) -> dict[str, Any] | None:
+def distribution(values: list[float]) -> Distribution | None:
     if not values:
         return None
     return {
@@ -58,9 +59,7 @@ def distribution(values: list[float]) -> dict[str, Any] | None:
     }
 
 
-def cost_summary(
-    asks: Sequence[SQLOutcome], prices: tuple[float, float] | None, asks_per_question: int = 1
-) -> dict[str, Any]:
+def cost_summary(asks: Sequence[SQLOutcome], prices: tuple[float, float] | None, asks_per_question: int = 1) -> Costs:
     """Latency, tokens, money and efficiency over ``asks``: every ask's graded outcome, before a repeated
     run's asks are combined into one outcome per question. Latency (total, p50, p95) and tokens count
     the same asks, all K of them with ``--repeats K``, and say how many."""

@@ -24,7 +24,7 @@ from eval.sql.model.outcome import (
     summary,
     two_by_two,
 )
-from eval.sql.model.setup import BaselineRef, Cohort, CorpusStamps, RunSetup
+from eval.sql.model.setup import BaselineRef, Cohort, CorpusStamps, Costs, RunSetup
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ class SQLRun:
     generated_at: str = field(default_factory=utc_now)
     cohort: Cohort | None = None
     """The run's identity: what makes two runs comparable (``eval.sql.grading.identity``)."""
-    costs: dict[str, Any] | None = None
+    costs: Costs | None = None
     """Latency, tokens, money and efficiency (``eval.sql.grading.costs``)."""
     repeats: dict[str, Any] | None = None
     """With ``--repeats K``: pass@K, pass^K, the flaky questions, the majority pass rate's interval."""

@@ -62,3 +62,42 @@ class Cohort(TypedDict):
     keys: dict[str, Any]
     model: str
     provider: str | None
+
+
+class Latency(TypedDict):
+    total: float
+    p50: float
+    p95: float
+    asks: int
+    questions: int
+
+
+class Distribution(TypedDict):
+    n: int
+    min: float
+    p25: float
+    median: float
+    p75: float
+    max: float
+
+
+class Prices(TypedDict):
+    input: float
+    output: float
+    """Per million tokens."""
+
+
+class Costs(TypedDict):
+    """What a run cost (``eval.sql.grading.costs``): every ask's time and tokens, money where priced."""
+
+    asks_per_question: int
+    asks: int
+    model_latency_ms: Latency | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    tokens_asks: int
+    prices_per_million: Prices | None
+    cost: float | None
+    efficiency: Distribution | None
+    """Reference time / candidate time per passing answer; not part of the pass rate."""
+    efficiency_note: str
