@@ -16,7 +16,7 @@ from pathlib import Path
 
 from eval.cli.entry import entry_point
 from eval.core.exit_codes import EXIT_OK
-from eval.core.output import confine, resolve_input, write_text
+from eval.core.output import confine, print_report, resolve_input, write_text
 from eval.core.stats import BOOTSTRAP_SEED
 from eval.tools.compare_runs import compare, load_report, to_html, to_markdown
 
@@ -56,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         seed=args.seed,
     )
     text = to_markdown(result)
-    print(text)
+    print_report(text)
     if args.markdown:
         write_text(args.markdown, text + "\n")
     if args.json:

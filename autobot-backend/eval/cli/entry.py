@@ -17,13 +17,14 @@ from typing import ParamSpec
 
 from eval.core.errors import HarnessError
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE
+from eval.core.untrusted import inert
 
 P = ParamSpec("P")
 
 
 def error(message: str) -> None:
     """Print ``error: message`` on stderr, the way every command reports what stopped it."""
-    print(f"error: {message}", file=sys.stderr)
+    print(inert(f"error: {message}"), file=sys.stderr)
 
 
 def entry_point(main: Callable[P, int]) -> Callable[P, int]:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from eval.cli.entry import entry_point
 from eval.core.exit_codes import EXIT_OK, EXIT_REGRESSED
-from eval.core.output import confine, write_text
+from eval.core.output import confine, print_report, write_text
 from eval.sql.corpus.questions import load_corpus
 from eval.sql.near_miss import classify, docs_block, load_explanations, markdown, run_study, to_json
 from eval.sql.records import docs
@@ -53,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     study = run_study(load_corpus(), progress=progress)
     result = classify(study.judged, load_explanations())
     report = markdown(study, result)
-    print(report)
+    print_report(report)
     if args.json:
         write_text(args.json, json.dumps(to_json(study, result), indent=1) + "\n")
     if args.markdown:

@@ -23,7 +23,7 @@ from eval.cli import sql_checks as checks
 from eval.core import ci_output as ci_out
 from eval.core.errors import UsageError
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE
-from eval.core.output import confine, resolve_input, write_text
+from eval.core.output import confine, print_report, resolve_input, write_text
 from eval.core.progress import ProgressLine
 from eval.core.runner import Limits
 from eval.sql.corpus.answers import RecordedAnswers, load_answers
@@ -338,7 +338,7 @@ def _finish(
         full = next((str(written[k]) for k in ("html", "markdown", "json") if k in written), None)
         render_terminal(report, Console(), full)
     else:
-        print(text)
+        print_report(text)
     if args.github_summary:
         ci_out.append_step_summary(summary_markdown(report))
         if ci_out.in_github_actions():

@@ -13,7 +13,7 @@ from eval.cli import options
 from eval.core.classification import Classification
 from eval.core.errors import UsageError
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSED
-from eval.core.output import confine, resolve_input, write_text
+from eval.core.output import confine, print_report, resolve_input, write_text
 from eval.core.runner import Progress, Replay
 from eval.trajectory import candidates as cand
 from eval.trajectory.contract import replay
@@ -110,7 +110,7 @@ def run_trajectory(args: argparse.Namespace) -> int:
     replays = replay(goldens, candidate, timeout, _progress_printer(sys.stderr.isatty()))
     report = build_trajectory_report(replays, evaluator, name, args.epsilon, warnings, echo=choice == "echo")
     text = trajectory_markdown(report)
-    print(text)
+    print_report(text)
     if args.markdown:
         write_text(args.markdown, text + "\n")
     if args.json:

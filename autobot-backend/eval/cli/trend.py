@@ -13,7 +13,7 @@ from pathlib import Path
 
 from eval.cli.entry import entry_point
 from eval.core.exit_codes import EXIT_OK
-from eval.core.output import resolve_input, write_text
+from eval.core.output import print_report, resolve_input, write_text
 from eval.sql.records.trend_file import REPO_ROOT, TREND_FILE
 from eval.tools import trend
 
@@ -40,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"backfilled {n} run(s) from {args.backfill} into {path}", file=sys.stderr)
     runs = trend.load(path)
     text = trend.to_markdown(runs)
-    print(text)
+    print_report(text)
     if args.markdown:
         write_text(args.markdown, text + "\n")
     if args.html:

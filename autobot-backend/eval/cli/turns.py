@@ -21,7 +21,7 @@ from typing import Any
 from eval.cli import options
 from eval.core.errors import UsageError
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSED
-from eval.core.output import confine, resolve_input, write_text
+from eval.core.output import confine, print_report, resolve_input, write_text
 from eval.core.runner import Limits
 from eval.turns.calibration import calibrate, load_labels, uncalibrated
 from eval.turns.drift import drift, load_stored
@@ -156,7 +156,7 @@ def run_turns(args: argparse.Namespace) -> int:
     report = TurnsReport(source, judge.describe(), judgements, calibration, moved, gate, partial=interrupted)
     report.warnings = _warnings(report)
     text = to_markdown(report)
-    print(text)
+    print_report(text)
     if args.markdown:
         write_text(args.markdown, text + "\n")
     if args.json:

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from eval.core.errors import UsageError
+from eval.core.untrusted import inert
 
 SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 
@@ -36,5 +37,5 @@ def append_step_summary(text: str) -> Path:
     with path.open("a", encoding="utf-8") as fh:
         if fh.tell():
             fh.write("\n")
-        fh.write(text.rstrip("\n") + "\n")
+        fh.write(inert(text).rstrip("\n") + "\n")
     return path

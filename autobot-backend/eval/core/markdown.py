@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from eval.core.untrusted import inert, visible
+
 # Inline specials only; line-start markers are handled separately because text is folded to one line.
 _SPECIAL = re.compile(r"([\\`*_\[\]<>#|!~&$])")
 _LINE_START = re.compile(r"^([-+=>]|\d+[.)])")
@@ -21,8 +23,7 @@ def escape(text: object, limit: int | None = None) -> str:
         >>> print(escape("a|b *x* <script>"))
         a\\|b \\*x\\* \\<script\\>
     """
-    s = "" if text is None else str(text)
-    s = " ".join(s.split())
+    s = " ".join(visible(text).split())
     if limit is not None and len(s) > limit:
         s = s[: max(limit - 1, 0)] + "…"
     s = _SPECIAL.sub(r"\\\1", s)
@@ -31,7 +32,7 @@ def escape(text: object, limit: int | None = None) -> str:
 
 def code_block(text: object, lang: str = "") -> str:
     """A fenced block that the content cannot close: the fence outgrows any backtick run in it."""
-    s = "" if text is None else str(text)
+    s = inert(text)
     longest = max((len(m) for m in re.findall(r"`+", s)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{lang}\n{s.rstrip()}\n{fence}"

@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 from eval.core.errors import HarnessError
+from eval.core.untrusted import inert
 
 OUTPUT_DIR_ENV = "EVAL_OUTPUT_DIR"
 CALLER_DIR_ENV = "EVAL_CALLER_DIR"
@@ -81,5 +82,11 @@ def _umask() -> int:
 
 
 def write_text(path: str | os.PathLike[str], text: str) -> Path:
-    """Write atomically to a confined path, creating parent directories under the root."""
-    return write_atomically(confine(path), text)
+    """Write atomically to a confined path, creating parent directories under the root; untrusted text in
+    it cannot speak to a terminal or a CI runner that shows the file (:func:`eval.core.untrusted.inert`)."""
+    return write_atomically(confine(path), inert(text))
+
+
+def print_report(text: str) -> None:
+    """Print a report on stdout with nothing in it that a terminal or a CI runner would obey."""
+    print(inert(text))

@@ -7,12 +7,14 @@ neither end an annotation early nor start a command of its own.
 
 from __future__ import annotations
 
+from eval.core.untrusted import visible
 from eval.sql.model.run import SQLRun
 from eval.sql.render._markdown import to_markdown
 
 
 def _data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """The runner's escapes for ``%``, CR and LF, then every other control character made visible."""
+    return visible(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _property(text: str) -> str:

@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from eval.core import figures as fig
+from eval.core.untrusted import visible, visible_all
 from eval.sql.model.run import SQLRun
 from eval.sql.render import _facts as facts
 
@@ -194,7 +195,10 @@ def render_terminal(
     report: SQLRun, console: Console, full_report: str | None = None, *, shown: int = SHOWN_FAILURES
 ) -> None:
     """Print the report for reading; ``full_report`` is where the whole of it was written, if anywhere;
-    ``shown``: how many failing questions are listed before the rest are counted."""
+    ``shown``: how many failing questions are listed before the rest are counted. Every string of the run is
+    made visible first: an escape sequence in a question, an answer or a value never reaches the screen."""
+    report = visible_all(report)
+    full_report = None if full_report is None else visible(full_report)
     console.print(
         Group(
             *_headline(report),
