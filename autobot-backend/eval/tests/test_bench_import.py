@@ -329,3 +329,23 @@ def test_the_markdown_report_breaks_results_down_by_database_and_difficulty(bird
     assert "| concert\\_singer | 2 | 1 | 1 | 0 | 0 | 0 |" in text
     assert "### Answerable questions per difficulty (the benchmark's own label)\n" in text
     assert "2 database(s) of --db-dir dev\\_databases/ (one file each, no rotations)" in text
+
+
+@pytest.mark.parametrize("how", ["file", "folder"])
+def test_a_database_that_leads_out_of_db_dir_is_refused_by_name(spider, capsys, how):
+    """A benchmark archive cannot point the harness (and the model it asks) at another file on the machine."""
+    import_spider()
+    secret = spider / "elsewhere" / "pets_1.sqlite"
+    secret.parent.mkdir()
+    target = spider / "spider" / "database" / "pets_1"
+    (target / "pets_1.sqlite").rename(secret)
+    if how == "file":
+        (target / "pets_1.sqlite").symlink_to(secret)
+    else:
+        target.rmdir()
+        target.symlink_to(secret.parent, target_is_directory=True)
+    code = run_main(["--suite", "sql", "--corpus", "out/spider.yaml", "--db-dir", "spider/database"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "leads out of it" in err and "'pets_1'" in err and str(secret) in err
+    assert "concert_singer" not in err.split("leads out of it")[1], "only the one that leaves is named"
