@@ -16,7 +16,7 @@ from sqlalchemy.engine import make_url
 
 __all__ = ["SECRET_KEY_PARTS", "is_secret_key", "redact_http_url", "redact_text", "redact_url", "url_secrets"]
 
-SECRET_KEY_PARTS = ("password", "passwd", "pwd", "token", "secret", "key", "auth", "credential", "signature")
+SECRET_KEY_PARTS = ("password", "passwd", "pwd", "token", "secret", "key", "auth", "credential", "sig")
 """A query parameter whose name contains one of these holds a secret (``api-key``, ``sslpassword``...)."""
 
 _SECRET_VALUE = re.compile(r"(?i)\b([\w.-]*(?:" + "|".join(SECRET_KEY_PARTS) + r")[\w.-]*=)[^&\s]*")
@@ -58,11 +58,14 @@ def redact_url(url: str) -> str:
 
 
 def redact_http_url(url: str) -> str:
-    """An HTTP URL with a password in its user info and secret-looking query values replaced by ``***``.
+    """An HTTP URL with a password in its user info, a user name standing alone (an endpoint's token, as in
+    ``https://sk-...@host``), secret-looking query values and any fragment replaced by ``***``.
 
     Example:
         >>> redact_http_url("https://bob:hunter2@api.example.com/v1?api-key=abc&region=eu")
         'https://bob:***@api.example.com/v1?api-key=***&region=eu'
+        >>> redact_http_url("https://sk-abc123@api.example.com/v1?sig=xyz#token")
+        'https://***@api.example.com/v1?sig=***#***'
     """
     try:
         parts = urllib.parse.urlsplit(url)
@@ -70,10 +73,11 @@ def redact_http_url(url: str) -> str:
         if "@" in netloc:
             userinfo, host = netloc.rsplit("@", 1)
             user = userinfo.split(":", 1)[0]
-            netloc = f"{user}:***@{host}" if ":" in userinfo else f"{user}@{host}"
+            netloc = f"{user}:***@{host}" if ":" in userinfo else f"***@{host}"
         pairs = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
         query = "&".join(f"{k}={'***' if is_secret_key(k) else v}" for k, v in pairs)
-        return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+        fragment = "***" if parts.fragment else ""
+        return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, fragment))
     except ValueError:
         return "<an endpoint URL that does not parse>"
 
@@ -84,6 +88,10 @@ def url_secrets(url: str) -> set[str]:
     try:
         parts = urllib.parse.urlsplit(url)
         found = {parts.password} if parts.password else set()
+        if parts.username and parts.password is None and len(parts.username) >= 4:
+            found.add(parts.username)  # a user name standing alone is a token (a letter or two is not)
+        if len(parts.fragment) >= 4:
+            found.add(parts.fragment)
         found |= {v for k, v in urllib.parse.parse_qsl(parts.query) if v and is_secret_key(k)}
     except (ValueError, TypeError):
         return set()
