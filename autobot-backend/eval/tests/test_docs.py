@@ -178,3 +178,14 @@ def test_a_record_from_before_cohorts_gains_the_column(tmp_path):
     assert upgraded["cohort"] == record.PRE_COHORT and upgraded["model"] == "e1"
     record.append_record(_report(), page, suite=None)
     assert [r["cohort"] for r in record.read_record(page)] == ["-", "c1"]
+
+
+def test_a_model_name_is_text_on_the_record_page_and_reads_back_as_written(tmp_path):
+    page = tmp_path / "own.md"
+    record.ensure_page(page)
+    hostile = '<img src=x onerror="alert(1)"> *big* `x`'
+    record.append_record(_report(model=hostile), page)
+    text = page.read_text()
+    assert re.search(r"(?<!\\)<img", text) is None and "\\<img src=x onerror=" in text
+    [row] = record.read_record(page)
+    assert row["model"] == hostile

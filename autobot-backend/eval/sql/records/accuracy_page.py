@@ -76,6 +76,14 @@ def _cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
+_UNESCAPE = re.compile(r"\\(.)")
+
+
+def _uncoded(cell: str) -> str:
+    """A cell without the backticks of a code span (the corpus digest's); an escaped backtick is text."""
+    return cell[1:-1] if len(cell) >= 2 and cell[0] == cell[-1] == "`" and not cell.endswith("\\`") else cell
+
+
 def _table_rows(text: str, columns: list[str], page: Path) -> list[dict[str, str]]:
     rows = []
     for line in text.splitlines():
@@ -86,7 +94,7 @@ def _table_rows(text: str, columns: list[str], page: Path) -> list[dict[str, str
             continue
         if len(cells) != len(columns):
             raise DocsError(f"{page}: record row has {len(cells)} cells, expected {len(columns)}: {line.strip()}")
-        rows.append(dict(zip(columns, (c.strip("`") for c in cells))))
+        rows.append(dict(zip(columns, (_UNESCAPE.sub(r"\1", _uncoded(c)) for c in cells))))
     return rows
 
 
@@ -162,8 +170,20 @@ def suite_of(report: SQLRun) -> dict[str, Any]:
     return {k: keys[k] for k in SUITE_KEYS if k in keys}
 
 
+_UNTRUSTED_CELLS = ("candidate", "model", "engine", "differs in")
+"""Cells whose text a user or a model chose: written as inert Markdown (a model named ``<img onerror=...>``
+is text on the page, not HTML), read back unescaped."""
+
+
 def _line(row: dict[str, str], columns: list[str]) -> str:
-    cells = [f"`{row[c]}`" if c == "corpus digest" else row[c].replace("|", "/") for c in columns]
+    cells = [
+        f"`{row[c]}`"
+        if c == "corpus digest"
+        else md.escape(row[c].replace("|", "/"))
+        if c in _UNTRUSTED_CELLS
+        else row[c].replace("|", "/")
+        for c in columns
+    ]
     return "| " + " | ".join(cells) + " |\n"
 
 
