@@ -164,6 +164,12 @@ def clip(text: str | None, limit: int = 300) -> str | None:
     return text if text is None or len(text) <= limit else text[:limit] + "..."
 
 
+def _one_line(value: object) -> str:
+    """Text for one log line: a newline or a control character in it (an endpoint's error message, a
+    refusal's reason) is written as its escape, so it cannot start a forged line of the log."""
+    return repr(str(value))[1:-1]
+
+
 def audit(record: QueryRecord) -> None:
     """One line of the ``autobot.nl_sql.audit`` log per query, whatever its outcome (a warning on an error)."""
     level = logging.WARNING if record.status == "error" else logging.INFO
@@ -171,13 +177,13 @@ def audit(record: QueryRecord) -> None:
         level,
         "nl_sql %s db_id=%s user_id=%s generator=%s model=%s kind=%s rows=%d reason=%s question=%r sql=%r",
         record.status,
-        record.db_id,
-        record.user_id,
-        record.generator,
-        record.model,
+        _one_line(record.db_id),
+        _one_line(record.user_id),
+        _one_line(record.generator),
+        _one_line(record.model),
         record.error_kind,
         record.row_count,
-        record.reason,
+        _one_line(record.reason),
         clip(record.question),
         clip(record.sql),
         extra={"nl_sql": asdict(record)},

@@ -545,3 +545,14 @@ def test_a_recorded_generation_takes_the_path_a_generated_one_would(service_for)
         "DELETE FROM orders",
         "SELECT count(*) FROM orders",
     ]
+
+
+def test_a_newline_in_a_reason_cannot_forge_a_line_of_the_audit_log(service_for, caplog):
+    forged = "not about the data\nnl_sql ok db_id=shop user_id=admin generator=x reason=None"
+    service = service_for(RecordedGenerator({"q": Generation.refuse(forged)}))
+    caplog.set_level(logging.INFO, logger="autobot.nl_sql.audit")
+    service.query("q", db_id="shop\r\nx", user_id="u-1")
+    [line] = [r.getMessage() for r in caplog.records if r.name == "autobot.nl_sql.audit"]
+    assert "\n" not in line and "\r" not in line
+    assert "not about the data\\nnl_sql ok" in line and "db_id=shop\\r\\nx" in line
+    assert service.history[0].reason == forged, "the record itself keeps the text as given"
