@@ -127,3 +127,29 @@ def test_the_built_in_record_is_not_for_an_own_corpus(team, capsys):
 def test_a_report_outside_the_allowed_directory_says_how_to_allow_it(team, capsys):
     assert run("--answers", answers(team, RIGHT), "--json", "../outside.json") == 2
     assert "EVAL_OUTPUT_DIR=DIR" in capsys.readouterr().err
+
+
+def test_model_names_map_to_distinct_bounded_file_names(tmp_path):
+    from eval.sql.gate.baseline import SLUG_CHARS, baseline_path
+
+    a, b = baseline_path("recorded", "a/b", tmp_path), baseline_path("recorded", "a_b", tmp_path)
+    assert a != b and b.name == "recorded--a_b.json", "a plain name keeps its file name"
+    long = baseline_path("recorded", "m" * 300, tmp_path)
+    assert len(long.name) <= len("recorded--") + SLUG_CHARS + len(".json")
+    long.write_text("{}")  # the file system takes the name
+    assert baseline_path("embedded", "embedded-v5").name == "embedded--embedded-v5.json"
+
+
+def test_a_baseline_under_the_earlier_file_name_is_still_found(tmp_path, monkeypatch):
+    from eval.tests import small_run as sr
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("EVAL_OUTPUT_DIR", raising=False)
+    sr.write_corpus(tmp_path / "mine.yaml")
+    sr.write_answers(tmp_path / "a.jsonl", perfect=True, model="team/model-1")
+    common = ["--suite", "sql", "--corpus", "mine.yaml", "--candidate", "recorded", "--answers", "a.jsonl"]
+    assert main([*common, "--record-baseline"]) == 0
+    [written] = (tmp_path / "baselines").glob("*.json")
+    assert written.name != "recorded--team_model-1.json", "a name with a '/' gets its digest"
+    written.rename(written.with_name("recorded--team_model-1.json"))  # as an earlier harness named it
+    assert main([*common, "--fail-on-regression"]) == 0

@@ -11,6 +11,7 @@ against a baseline of the same cohort (``eval.sql.gate.decisions.find_baseline``
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -66,8 +67,22 @@ def display_path(path: Path) -> str:
         return Path(path).name
 
 
-def slug(text: str) -> str:
+SLUG_CHARS = 80
+"""A file name part's longest form; a model's name can be any length."""
+
+
+def _plain(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "default"
+
+
+def slug(text: str) -> str:
+    """``text`` as part of a file name: itself when it is already a short, plain name; otherwise its plain
+    characters, cut short, and a digest of the whole, so ``a/b`` and ``a_b`` never share a file and a
+    300-character model name still makes a name the file system takes."""
+    plain = _plain(text)
+    if plain == text and len(plain) <= SLUG_CHARS:
+        return plain
+    return f"{plain[: SLUG_CHARS - 11]}-{hashlib.sha256(text.encode()).hexdigest()[:10]}"
 
 
 def baseline_path(
@@ -112,10 +127,15 @@ def _parse(path: Path) -> Baseline:
 def load_baseline(
     candidate_path: str, model: str, directory: Path = BASELINE_DIR, engine: str = DEFAULT_ENGINE
 ) -> Baseline | None:
-    """The baseline of exactly this path, model and engine, or ``None``; a file naming another is an error."""
+    """The baseline of exactly this path, model and engine, or ``None``; a file naming another is an error.
+    A baseline written under the name an earlier harness gave (the model's plain characters alone) is
+    still found; the file's own candidate and model fields decide whether it is this run's."""
     path = baseline_path(candidate_path, model, directory, engine)
     if not path.exists():
-        return None
+        earlier = path.with_name(path.name.replace(slug(model), _plain(model), 1))
+        if earlier == path or not earlier.exists():
+            return None
+        path = earlier
     baseline = _parse(path)
     if (baseline.candidate_path, baseline.model, baseline.engine) != (candidate_path, model, engine):
         raise BaselineError(
