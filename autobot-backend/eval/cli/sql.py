@@ -222,16 +222,23 @@ def _fixtures(args: argparse.Namespace) -> dict[str, Fixture]:
 
 def _llm_generator() -> SQLGenerator:
     # The HTTP client is loaded only for this candidate.
-    from services.generation.llm import OpenAIChatGenerator
+    from services.generation.llm import GeneratorConfigError, OpenAIChatGenerator
     from services.generation.openai_chat import on_this_machine
 
     base, model = os.environ.get("NL_SQL_LLM_BASE_URL"), os.environ.get("NL_SQL_LLM_MODEL")
     missing = [n for n, v in (("NL_SQL_LLM_BASE_URL", base), ("NL_SQL_LLM_MODEL", model)) if not v]
-    if not missing and not os.environ.get("NL_SQL_LLM_API_KEY") and not on_this_machine(base or ""):
-        missing.append("NL_SQL_LLM_API_KEY (required for a non-local endpoint)")
     if missing:
         raise UsageError(f"the llm candidate needs credentials; not set: {', '.join(missing)}. Nothing was scored.")
-    return OpenAIChatGenerator.from_env()
+    try:
+        generator = OpenAIChatGenerator.from_env()  # a bad setting is the user's to fix, not a bug: exit 2
+    except GeneratorConfigError as exc:
+        raise UsageError(f"the llm candidate's configuration: {exc}. Nothing was scored.") from None
+    if not os.environ.get("NL_SQL_LLM_API_KEY") and not on_this_machine(base or ""):
+        raise UsageError(
+            "the llm candidate needs credentials; not set: NL_SQL_LLM_API_KEY (required for a non-local "
+            "endpoint). Nothing was scored."
+        )
+    return generator
 
 
 def _generator(candidate: str, answers: RecordedAnswers | None, model: str | None = None) -> SQLGenerator:

@@ -498,3 +498,22 @@ def test_sql_that_fails_on_the_fixture_or_is_blocked_by_the_guard_is_an_error_ve
     text = (work / "out.md").read_text()
     assert f"### {escape(broken.id)}: error (database)" in text
     assert f"### {escape(blocked.id)}: error (guard\\_blocked)" in text
+
+
+@pytest.mark.parametrize(
+    ("env", "named"),
+    [
+        ({"NL_SQL_LLM_BASE_URL": "ftp://host/v1"}, "is not an http(s) URL"),
+        ({"NL_SQL_LLM_BASE_URL": "http://127.0.0.1:99999/v1"}, "is not an http(s) URL"),
+        ({"NL_SQL_LLM_BASE_URL": "127.0.0.1:8080/v1"}, "is not an http(s) URL"),
+        ({"NL_SQL_LLM_BASE_URL": "http://127.0.0.1:8080/v1", "NL_SQL_LLM_TIMEOUT_S": "0"}, "NL_SQL_LLM_TIMEOUT_S"),
+    ],
+)
+def test_a_bad_llm_setting_is_a_configuration_error_not_a_bug(work, monkeypatch, capsys, env, named):
+    monkeypatch.setenv("NL_SQL_LLM_MODEL", "m")
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    assert sql("--candidate", "llm") == 2
+    err = capsys.readouterr().err
+    assert "the llm candidate's configuration" in err and named in err
+    assert "internal error" not in err and "Traceback" not in err

@@ -157,6 +157,7 @@ def _check_base_url(base_url: str) -> None:
     try:
         parts = urllib.parse.urlsplit(base_url)
         ok = parts.scheme in ("http", "https") and bool(parts.hostname)
+        parts.port  # noqa: B018 - a port out of range raises here, not on the first question
     except ValueError:
         ok = False
     if not ok:
