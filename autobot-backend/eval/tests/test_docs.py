@@ -1,6 +1,7 @@
 """The docs pages agree with the files: stamps on the methodology page, the accuracy record's digest."""
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -189,3 +190,20 @@ def test_a_model_name_is_text_on_the_record_page_and_reads_back_as_written(tmp_p
     assert re.search(r"(?<!\\)<img", text) is None and "\\<img src=x onerror=" in text
     [row] = record.read_record(page)
     assert row["model"] == hostile
+
+
+def _record_one(page: str, i: int) -> None:
+    from eval.sql.records.recording import record_accuracy
+
+    record_accuracy(_report(model=f"m{i}"), Path(page), builtin=False, allow_off_suite=False)
+
+
+def test_runs_recording_at_once_lose_no_row(tmp_path):
+    """Eight runs record into one page at the same moment: eight rows, eight trend lines."""
+    import multiprocessing
+
+    page = tmp_path / "own.md"
+    with multiprocessing.get_context("fork").Pool(8) as pool:
+        pool.starmap(_record_one, [(str(page), i) for i in range(8)])
+    assert sorted(r["model"] for r in record.read_record(page)) == [f"m{i}" for i in range(8)]
+    assert len(page.with_suffix(".jsonl").read_text().splitlines()) == 8

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -40,15 +45,30 @@ def builtin_suite(report: SQLRun) -> dict[str, Any]:
     }
 
 
+@contextmanager
+def locked(page: Path) -> Iterator[None]:
+    """Hold the record of ``page`` alone: a row is read, added and written back whole, so two runs recording
+    at once would otherwise each write back the page without the other's row. The lock is a file of its
+    own (the page is replaced by a rename, which a lock on the page itself would not survive), beside the
+    system's temporary files, named by the page's path."""
+    key = hashlib.sha256(str(page.resolve()).encode()).hexdigest()[:16]
+    with (Path(tempfile.gettempdir()) / f"eval-record-{key}.lock").open("a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
 def record_accuracy(report: SQLRun, page: Path, *, builtin: bool, allow_off_suite: bool) -> None:
-    record.ensure_page(page)
-    row = record.append_record(
-        report, page, suite=builtin_suite(report) if builtin else None, allow_off_suite=allow_off_suite
-    )
-    if "differs in" not in row:
-        record.append_strata(report, row, page)
+    suite = builtin_suite(report) if builtin else None
     commit, dirty = trend.git_commit()
-    trend.append_line(trend.trend_path(page), trend.trend_line(report.summary, row, commit=commit, dirty=dirty))
+    with locked(page):
+        record.ensure_page(page)
+        row = record.append_record(report, page, suite=suite, allow_off_suite=allow_off_suite)
+        if "differs in" not in row:
+            record.append_strata(report, row, page)
+        trend.append_line(trend.trend_path(page), trend.trend_line(report.summary, row, commit=commit, dirty=dirty))
     print(
         f"accuracy record: appended {row['date']} {row['candidate']}/{row['model']} ({row['status']}) to "
         f"{display_path(page)} and {display_path(trend.trend_path(page))}",
