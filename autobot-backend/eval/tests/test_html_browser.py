@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,19 @@ def test_a_page_that_reaches_for_the_network_is_caught(tmp_path):
     page.write_text('<!doctype html><title>x</title><img src="http://example.invalid/pixel.png">')
     with open_page(page) as driver:
         assert network_requests(driver) == ["http://example.invalid/pixel.png"]
+
+
+def test_no_script_but_the_harness_own_runs_on_the_page(report, tmp_path):
+    """The CSP allows the page's own scripts by hash only: a script that got into the page anyway (as if
+    escaping had failed) does not run, while the filters above still do."""
+    page, _ = report
+    html = page.read_text()
+    assert "'unsafe-inline'; img-src" not in html and "script-src 'sha256-" in html
+    forged = tmp_path / "forged.html"
+    forged.write_text(html.replace("</h1>", '</h1><script>document.title = "pwned";</script>', 1))
+    with open_page(forged) as driver:
+        assert driver.title != "pwned"
+    control = tmp_path / "control.html"  # the same page under the old policy: the forged script runs
+    control.write_text(re.sub(r"script-src [^;]*;", "script-src 'unsafe-inline';", forged.read_text(), count=1))
+    with open_page(control) as driver:
+        assert driver.title == "pwned"
