@@ -1,5 +1,5 @@
 """``python -m eval.cli.browser REPORT.html OUT.png``: a screenshot of an HTML page in the offline headless
-Chromium of :mod:`eval.browser` (the README's comes from here).
+Chromium of :mod:`eval.core.browser` (the README's comes from here).
 
 Exit codes (:mod:`eval.core.exit_codes`): 0 written; 2 no browser or driver installed, or a usage error.
 """
@@ -11,8 +11,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from eval.browser import BrowserMissing, screenshot
 from eval.cli.entry import entry_point, error
+from eval.core.browser import BrowserMissing, screenshot
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from eval.browser import BrowserMissing, find_browser, network_requests, open_page
+from eval.core.browser import BrowserMissing, find_browser, network_requests, open_page
 from eval.run import main
 from eval.tests import small_run as sr
 
