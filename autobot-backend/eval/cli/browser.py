@@ -11,9 +11,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from eval.cli.entry import entry_point, error
+from eval.cli.entry import entry_point
 from eval.core.browser import BrowserMissing, screenshot
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK
+from eval.core.output import print_error
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,7 +34,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         print(screenshot(args.page, args.out))
     except BrowserMissing as exc:
-        error(str(exc))
+        print_error(str(exc))
         return EXIT_CANNOT_JUDGE
     return EXIT_OK
 

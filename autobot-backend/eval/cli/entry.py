@@ -10,21 +10,15 @@ crash says nothing about the candidate).
 from __future__ import annotations
 
 import functools
-import sys
 import traceback
 from collections.abc import Callable
 from typing import ParamSpec
 
 from eval.core.errors import HarnessError
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE
-from eval.core.untrusted import inert
+from eval.core.output import print_error
 
 P = ParamSpec("P")
-
-
-def error(message: str) -> None:
-    """Print ``error: message`` on stderr, the way every command reports what stopped it."""
-    print(inert(f"error: {message}"), file=sys.stderr)
 
 
 def entry_point(main: Callable[P, int]) -> Callable[P, int]:
@@ -37,21 +31,21 @@ def entry_point(main: Callable[P, int]) -> Callable[P, int]:
         except SystemExit as exc:  # argparse: usage errors are 2, --help is 0
             if exc.code is None or isinstance(exc.code, int):
                 return exc.code or 0
-            error(str(exc.code))
+            print_error(str(exc.code))
             return EXIT_CANNOT_JUDGE
         except HarnessError as exc:
-            error(str(exc))
+            print_error(str(exc))
             return EXIT_CANNOT_JUDGE
         except ImportError:  # a suite's modules are imported when it is asked for
             traceback.print_exc()
-            error("the harness failed to import; run `make eval` to (re)install it")
+            print_error("the harness failed to import; run `make eval` to (re)install it")
             return EXIT_CANNOT_JUDGE
         except KeyboardInterrupt:
-            error("interrupted")
+            print_error("interrupted")
             return EXIT_CANNOT_JUDGE
         except Exception:  # a crash is "could not examine", never "regressed"
             traceback.print_exc()
-            error("internal error (a bug in the harness); the run could not be judged")
+            print_error("internal error (a bug in the harness); the run could not be judged")
             return EXIT_CANNOT_JUDGE
 
     return guarded

@@ -23,7 +23,7 @@ from eval.cli import sql_checks as checks
 from eval.core import ci_output as ci_out
 from eval.core.errors import UsageError
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE
-from eval.core.output import confine, print_report, resolve_input, write_text
+from eval.core.output import confine, print_error, print_report, resolve_input, write_text
 from eval.core.progress import ProgressLine
 from eval.core.runner import Limits
 from eval.sql.corpus.answers import RecordedAnswers, load_answers
@@ -212,10 +212,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _err(msg: str) -> None:
-    print(f"error: {msg}", file=sys.stderr)
-
-
 def _fixtures(args: argparse.Namespace) -> dict[str, Fixture]:
     return {**FIXTURES, **(fixtures_from_module(args.fixtures) if args.fixtures else {})}
 
@@ -312,7 +308,7 @@ def run_sql(args: argparse.Namespace) -> int:
     try:
         report = run_suite(spec, progress)
     except OracleBroken as exc:
-        _err(str(exc))
+        print_error(str(exc))
         return EXIT_CANNOT_JUDGE
     finally:
         progress.close()
@@ -352,7 +348,7 @@ def _finish(
             for line in ci_annotations(report):
                 print(line)
     if report.partial:
-        _err("interrupted: the report so far is written (marked partial); nothing was recorded")
+        print_error("interrupted: the report so far is written (marked partial); nothing was recorded")
         return EXIT_CANNOT_JUDGE
     if args.record_baseline:
         assert baseline_dir is not None  # checked before the run

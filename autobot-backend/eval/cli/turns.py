@@ -14,14 +14,13 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 from eval.cli import options
 from eval.core.errors import UsageError
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSED
-from eval.core.output import confine, print_report, resolve_input, write_text
+from eval.core.output import confine, print_error, print_report, resolve_input, write_text
 from eval.core.runner import Limits
 from eval.turns.calibration import calibrate, load_labels, uncalibrated
 from eval.turns.drift import drift, load_stored
@@ -58,10 +57,6 @@ def build_parser() -> argparse.ArgumentParser:
     options.add_timeout(p, "turn")
     options.add_run_limits(p, items="turns", concurrency_default=str(DEFAULT_CONCURRENCY))
     return p
-
-
-def _err(msg: str) -> None:
-    print(f"error: {msg}", file=sys.stderr)
 
 
 def _validate(args: argparse.Namespace) -> float:
@@ -181,10 +176,10 @@ def _warnings(report: TurnsReport) -> list[str]:
 
 def exit_code(report: TurnsReport, gated: bool) -> int:
     if report.partial:
-        _err("interrupted: the report so far is written (marked partial)")
+        print_error("interrupted: the report so far is written (marked partial)")
         return EXIT_CANNOT_JUDGE
     if report.summary["scored"] == 0:
-        _err("no turn could be judged; see the reasons in the report")
+        print_error("no turn could be judged; see the reasons in the report")
         return EXIT_CANNOT_JUDGE
     if not gated:
         return EXIT_OK
@@ -192,9 +187,11 @@ def exit_code(report: TurnsReport, gated: bool) -> int:
     if gate.get("status") == "failed":
         return EXIT_REGRESSED
     if gate.get("status") == "indeterminate":
-        _err("the gate cannot be evaluated: " + "; ".join(c["detail"] for c in gate["checks"] if c["ok"] is None))
+        print_error(
+            "the gate cannot be evaluated: " + "; ".join(c["detail"] for c in gate["checks"] if c["ok"] is None)
+        )
         return EXIT_CANNOT_JUDGE
     if report.summary["unmeasured"]:
-        _err("gated run with unmeasured turns: the gate cannot vouch for what the judge did not score")
+        print_error("gated run with unmeasured turns: the gate cannot vouch for what the judge did not score")
         return EXIT_CANNOT_JUDGE
     return EXIT_OK

@@ -13,6 +13,7 @@ out of the tree from overwriting anything the run does not own.
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -90,3 +91,9 @@ def write_text(path: str | os.PathLike[str], text: str) -> Path:
 def print_report(text: str) -> None:
     """Print a report on stdout with nothing in it that a terminal or a CI runner would obey."""
     print(inert(text))
+
+
+def print_error(message: str) -> None:
+    """Print ``error: message`` on stderr, the way every command reports what stopped it; a question id or a
+    check's detail in it cannot speak to a terminal or a CI runner either."""
+    print(inert(f"error: {message}"), file=sys.stderr)

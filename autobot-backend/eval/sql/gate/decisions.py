@@ -23,6 +23,7 @@ from typing import Any
 from eval.core.classification import Classification
 from eval.core.errors import UsageError
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSED
+from eval.core.output import print_error
 from eval.sql.corpus.questions import Corpus
 from eval.sql.gate import baseline as bl
 from eval.sql.gate.checks import evaluate_gate
@@ -31,10 +32,6 @@ from eval.sql.model.defaults import DEFAULT_ENGINE
 from eval.sql.model.gate import GateCheck
 from eval.sql.model.outcome import ORACLE
 from eval.sql.model.run import SQLRun
-
-
-def _err(msg: str) -> None:
-    print(f"error: {msg}", file=sys.stderr)
 
 
 @dataclass(frozen=True)
@@ -194,7 +191,7 @@ def record_baseline(
             f"{' ...' if len(unmeasured) > 10 else ''}): a baseline of what was not seen"
         )
     if problems and not force:
-        _err(
+        print_error(
             "not recording: "
             + "; ".join(problems)
             + ". Re-run with --force to record it deliberately"
@@ -222,17 +219,19 @@ def _names(checks: list[GateCheck]) -> str:
 def exit_code(report: SQLRun, gated: bool, why_not: str | None) -> int:
     s = report.summary
     if s["answerable"] + s["must_refuse"] - s["unmeasured"] - s["must_refuse_unmeasured"] == 0:
-        _err("no question could be measured; see the reasons in the report")
+        print_error("no question could be measured; see the reasons in the report")
         return EXIT_CANNOT_JUDGE
     if not gated:
         return EXIT_OK
     if report.gate is None:
-        _err(f"cannot gate: {why_not}")
+        print_error(f"cannot gate: {why_not}")
         return EXIT_CANNOT_JUDGE
     if report.gate.status == "failed":
-        _err("gate failed: " + "; ".join(f"{c.name}: {c.detail}" for c in report.gate.failed))
+        print_error("gate failed: " + "; ".join(f"{c.name}: {c.detail}" for c in report.gate.failed))
         return EXIT_REGRESSED
     if report.gate.status == "indeterminate":
-        _err("gate indeterminate: " + "; ".join(f"{c.name}: {c.detail}" for c in report.gate.checks if c.ok is None))
+        print_error(
+            "gate indeterminate: " + "; ".join(f"{c.name}: {c.detail}" for c in report.gate.checks if c.ok is None)
+        )
         return EXIT_CANNOT_JUDGE
     return EXIT_OK
