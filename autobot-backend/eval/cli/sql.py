@@ -218,22 +218,22 @@ def _fixtures(args: argparse.Namespace) -> dict[str, Fixture]:
 
 def _llm_generator() -> SQLGenerator:
     # The HTTP client is loaded only for this candidate.
-    from services.generation.llm import GeneratorConfigError, OpenAIChatGenerator
+    from services.generation.llm import API_KEY_ENV, BASE_URL_ENV, MODEL_ENV, GeneratorConfigError, OpenAIChatGenerator
     from services.generation.openai_chat import on_this_machine
 
-    base, model = os.environ.get("NL_SQL_LLM_BASE_URL"), os.environ.get("NL_SQL_LLM_MODEL")
-    missing = [n for n, v in (("NL_SQL_LLM_BASE_URL", base), ("NL_SQL_LLM_MODEL", model)) if not v]
+    def unset(names: list[str]) -> UsageError:
+        return UsageError(f"the llm candidate needs credentials; not set: {', '.join(names)}. Nothing was scored.")
+
+    base = os.environ.get(BASE_URL_ENV)
+    missing = [name for name in (BASE_URL_ENV, MODEL_ENV) if not os.environ.get(name)]
     if missing:
-        raise UsageError(f"the llm candidate needs credentials; not set: {', '.join(missing)}. Nothing was scored.")
+        raise unset(missing)
     try:
         generator = OpenAIChatGenerator.from_env()  # a bad setting is the user's to fix, not a bug: exit 2
     except GeneratorConfigError as exc:
         raise UsageError(f"the llm candidate's configuration: {exc}. Nothing was scored.") from None
-    if not os.environ.get("NL_SQL_LLM_API_KEY") and not on_this_machine(base or ""):
-        raise UsageError(
-            "the llm candidate needs credentials; not set: NL_SQL_LLM_API_KEY (required for a non-local "
-            "endpoint). Nothing was scored."
-        )
+    if not os.environ.get(API_KEY_ENV) and not on_this_machine(base or ""):
+        raise unset([f"{API_KEY_ENV} (required for a non-local endpoint)"])
     return generator
 
 
