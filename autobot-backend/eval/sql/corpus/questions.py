@@ -28,10 +28,11 @@ A question runs on a seeded fixture (``fixture``) or on a database of the user's
 the run starts). The question's own key wins over the file's.
 
 Stamps: each file is stamped with the SHA-256 of its raw bytes, its question count and its path
-(relative to ``autobot-backend/`` in POSIX form when inside it, else as given). The corpus
-digest is the SHA-256 of the UTF-8 text made of one line ``<path>\\0<sha256>\\n`` per file, files
-sorted by path: it changes when any byte of any file changes, or a file is added, removed or
-renamed, and does not depend on the order files were passed in.
+(relative to ``autobot-backend/`` in POSIX form when inside it, else as given; shown, not hashed). The
+corpus digest is the SHA-256 of the UTF-8 text made of one line ``<file name>\\0<sha256>\\n`` per
+file, lines sorted: it changes when any byte of any file changes, or a file is added, removed or
+renamed, and does not depend on the order files were passed in nor on the folder they sit in (a corpus
+moved with its ``baselines/`` keeps its identity and its gate).
 
 Dialect overrides are keyed by SQLAlchemy dialect name (``sql_sqlite``, ``sql_postgresql``,
 ``sql_duckdb``, ``sql_mysql``, ``sql_mssql``, ...); :meth:`Question.reference_sql` accepts either
@@ -190,7 +191,7 @@ class Corpus:
     questions: tuple[Question, ...]
     files: tuple[CorpusFile, ...]
     digest: str
-    """SHA-256 over the sorted ``path\\0sha256\\n`` lines of the files (see the module docstring)."""
+    """SHA-256 over the sorted ``name\\0sha256\\n`` lines of the files (see the module docstring)."""
 
     @property
     def size(self) -> int:
@@ -225,7 +226,8 @@ def stamp_path(path: Path) -> str:
 
 
 def corpus_digest(files: Sequence[CorpusFile]) -> str:
-    text = "".join(f"{f.path}\0{f.sha256}\n" for f in sorted(files, key=lambda f: f.path))
+    """Content, not location: each file's name (never its folder) and the SHA-256 of its bytes."""
+    text = "".join(sorted(f"{Path(f.path).name}\0{f.sha256}\n" for f in files))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
