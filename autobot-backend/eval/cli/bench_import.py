@@ -2,9 +2,11 @@
 (:mod:`eval.sql.bench.importer`), then the one command that grades it::
 
     python -m eval.cli.bench_import spider --questions dev.json --gold dev_gold.sql \\
-        --predictions pred.sql --out spider-run --db-dir spider/database
+        --predictions pred.sql --model din-sql-gpt4 --out spider-run --db-dir spider/database
     python -m eval.run --suite sql --corpus spider-run/spider.yaml --db-dir spider/database \\
         --candidate recorded --answers spider-run/spider.answers.jsonl
+
+Predictions need ``--model``: the system under test is named on purpose, never after a file.
 
 Exit codes (:mod:`eval.core.exit_codes`): 0 written; 2 a file could not be read as the benchmark writes it.
 """
@@ -45,7 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, required=True, help="folder to write NAME.yaml and NAME.answers.jsonl into")
     p.add_argument("--name", help="file name stem (default: the benchmark's name)")
     p.add_argument("--prefix", help="question id prefix (default: the benchmark's name): spider-0000, ...")
-    p.add_argument("--model", help="the system that made the predictions (written into every answer line)")
+    p.add_argument(
+        "--model", help="the system that made the predictions (required with --predictions; written into every answer)"
+    )
     p.add_argument("--db-dir", type=Path, help="check that every database is there: DIR/NAME/NAME.sqlite")
     p.add_argument(
         "--column-order",
@@ -61,6 +65,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.decimals is not None and args.decimals < 0:
         raise UsageError("--decimals must be >= 0")
+    if args.predictions is not None and not args.model:
+        raise UsageError(
+            f"{args.predictions}: name the system that made these predictions with --model NAME (e.g. --model "
+            "din-sql-gpt4); it is written into the answers file, and the gate compares runs by it. Nothing was written"
+        )
     spec = BenchImport(
         benchmark=args.benchmark,
         questions=resolve_input(args.questions),

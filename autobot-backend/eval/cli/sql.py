@@ -246,7 +246,7 @@ def _generator(candidate: str, answers: RecordedAnswers | None, model: str | Non
     if candidate == "reference":
         return AnswersById("reference", "reference")
     if answers is not None:
-        return AnswersById("recorded", model or answers.model or f"answers:{answers.path.name}")
+        return AnswersById("recorded", model or answers.model or "unnamed")
     from services.embedded import EmbeddedGenerator
 
     return EmbeddedGenerator()

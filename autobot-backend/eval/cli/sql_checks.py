@@ -99,13 +99,21 @@ def baseline_dir(args: argparse.Namespace, builtin: bool) -> Path | None:
 
 
 def recorded_model(args: argparse.Namespace, answers: RecordedAnswers) -> str:
-    """The system under test's name: ``--model``, the file's ``model``, or (neither) the file's name."""
+    """The system under test's name: ``--model`` or the file's ``model``. Never the file's name: a renamed
+    file of one system is the same system, and two systems' files of one name are not."""
     if args.model is not None and answers.model is not None and args.model != answers.model:
         raise UsageError(
             f"{answers.path}: the answers name model {answers.model!r}, but --model says "
             f"{args.model!r}; one answers file grades one system: drop --model or fix the file"
         )
-    return args.model or answers.model or f"answers:{answers.path.name}"
+    model = args.model or answers.model
+    if not model:
+        raise UsageError(
+            f"{answers.path}: which system wrote these answers? Name it with --model NAME (e.g. --model "
+            f'my-sql-model-v3), or give every line a "model" key; the name is what the gate compares '
+            f"runs by, so use the same one each time this system is graded. Nothing was run"
+        )
+    return model
 
 
 def resolve_sqlite_url(url: str) -> str:

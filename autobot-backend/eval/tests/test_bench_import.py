@@ -99,6 +99,8 @@ def import_spider(*extra: str) -> int:
             "spider/dev_gold.sql",
             "--predictions",
             "pred.sql",
+            "--model",
+            "spider-system-1",
             "--out",
             "out",
             "--db-dir",
@@ -244,7 +246,8 @@ def bird(tmp_path, monkeypatch):
 
 def import_bird(predictions: str = "predict_dev.json") -> int:
     return import_main(
-        ["bird", "--questions", "bird/dev.json", "--gold", "bird/dev.sql", "--predictions", predictions, "--out", "out"]
+        ["bird", "--questions", "bird/dev.json", "--gold", "bird/dev.sql", "--predictions", predictions]
+        + ["--model", "bird-system-1", "--out", "out"]
     )
 
 
@@ -349,3 +352,24 @@ def test_a_database_that_leads_out_of_db_dir_is_refused_by_name(spider, capsys, 
     assert code == 2
     assert "leads out of it" in err and "'pets_1'" in err and str(secret) in err
     assert "concert_singer" not in err.split("leads out of it")[1], "only the one that leaves is named"
+
+
+def test_predictions_without_a_named_system_are_refused_and_nothing_is_written(spider, capsys):
+    code = import_main(
+        ["spider", "--questions", "spider/dev.json", "--gold", "spider/dev_gold.sql", "--predictions", "pred.sql"]
+        + ["--out", "out"]
+    )
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "pred.sql: name the system that made these predictions with --model NAME" in err
+    assert not Path("out").exists()
+
+
+def test_a_renamed_answers_file_of_the_same_model_is_gated_against_its_baseline(spider, capsys):
+    import_spider()
+    code, _ = grade("out/spider.yaml", "out/spider.answers.jsonl", "spider/database", "--record-baseline", "--force")
+    assert code == 0
+    Path("out/spider.answers.jsonl").rename("out/answers_v2.jsonl")
+    code, report = grade("out/spider.yaml", "out/answers_v2.jsonl", "spider/database", "--fail-on-regression")
+    assert code == 0, capsys.readouterr().err
+    assert report["gate"]["status"] == "passed" and report["gate"]["enforced"]

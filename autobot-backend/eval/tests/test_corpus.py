@@ -433,7 +433,7 @@ def test_stamps_hash_raw_bytes_and_count_questions(tmp_path):
     (stamp,) = corpus.files
     assert stamp.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
     assert (stamp.path, stamp.questions) == (str(path), 3)
-    text = f"{path}\0{stamp.sha256}\n"
+    text = f"{path.name}\0{stamp.sha256}\n"  # the name, not the folder: identity is content
     assert corpus.digest == hashlib.sha256(text.encode()).hexdigest()
 
 

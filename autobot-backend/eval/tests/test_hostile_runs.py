@@ -39,7 +39,7 @@ def test_a_database_with_no_tables_is_exit_2(work, capsys):
 
 def test_an_empty_answers_file_is_exit_2(work, capsys):
     (work / "a.jsonl").write_text("\n\n")
-    assert main(["--suite", "sql", "--candidate", "recorded", "--answers", "a.jsonl"]) == 2
+    assert main(["--suite", "sql", "--candidate", "recorded", "--answers", "a.jsonl", "--model", "m"]) == 2
     err = capsys.readouterr().err
     assert "a.jsonl: no answers" in err
 
@@ -79,7 +79,7 @@ def test_a_query_that_timed_out_is_not_run_again(work, monkeypatch):
         return real(self, sql)
 
     monkeypatch.setattr(ReadOnlyExecutor, "execute", counted)
-    args = ["--suite", "sql", "--corpus", "one.yaml", "--candidate", "recorded", "--answers", "a.jsonl"]
+    args = ["--suite", "sql", "--corpus", "one.yaml", "--candidate", "recorded", "--answers", "a.jsonl", "--model", "m"]
     assert main([*args, "--statement-timeout", "0.5", "--json", "r.json"]) == 0
     (graded,) = json.loads(Path("r.json").read_text())["questions"]
     assert (graded["verdict"], graded["reason"]) == ("error", "timeout")
@@ -103,7 +103,7 @@ def test_baselines_and_the_record_are_replaced_whole_not_rewritten_in_place(work
     """A reader holding the old file keeps reading all of it: the new one is renamed over it, never
     written into it (where a reader, or a crash, could see half)."""
     shutil.copy(docs_mod.ACCURACY_PAGE, work / "record.md")
-    args = ["--suite", "sql", "--corpus", "one.yaml", "--candidate", "recorded", "--answers", "a.jsonl"]
+    args = ["--suite", "sql", "--corpus", "one.yaml", "--candidate", "recorded", "--answers", "a.jsonl", "--model", "m"]
     _one_question_corpus(work, FIRST.sql)
     assert main([*args, "--baseline-dir", "bl", "--record-baseline", "--record-accuracy", "record.md"]) == 0
     (baseline,) = (work / "bl").iterdir()

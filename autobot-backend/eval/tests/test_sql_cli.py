@@ -352,6 +352,8 @@ def test_db_url_grades_a_users_own_database_and_flags_oracle_defects(work):
             "recorded",
             "--answers",
             str(answers),
+            "--model",
+            "books-model",
             "--corpus",
             str(corpus),
             "--db-url",
@@ -384,7 +386,8 @@ def test_user_corpus_over_builtin_fixtures_with_a_broken_reference_is_graded_apa
         ],
     )
     answers = write_answers(work / "a.jsonl", [{"id": "u1", "sql": "SELECT COUNT(*) FROM customers"}])
-    assert sql("--candidate", "recorded", "--answers", str(answers), "--corpus", str(corpus), "--json", "u.json") == 0
+    args = ("--candidate", "recorded", "--answers", str(answers), "--model", "m", "--corpus", str(corpus))
+    assert sql(*args, "--json", "u.json") == 0
     data = json.loads((work / "u.json").read_text())
     assert {q["id"]: q["verdict"] for q in data["questions"]} == {"u1": "pass", "u2": "unmeasured"}
     assert data["oracle_defects"][0]["kind"].endswith("reference failed to run")
@@ -517,3 +520,13 @@ def test_a_bad_llm_setting_is_a_configuration_error_not_a_bug(work, monkeypatch,
     err = capsys.readouterr().err
     assert "the llm candidate's configuration" in err and named in err
     assert "internal error" not in err and "Traceback" not in err
+
+
+def test_a_recorded_run_whose_system_is_not_named_is_refused_and_says_how_to_name_it(work, capsys):
+    answers = write_answers(work / "answers_v2.jsonl", reference_answers(model=None))
+    assert recorded(answers, "--json", "out.json") == 2
+    err = capsys.readouterr().err
+    assert "which system wrote these answers? Name it with --model NAME" in err
+    assert not (work / "out.json").exists()
+    assert recorded(answers, "--model", "scripted-1", "--json", "out.json") == 0
+    assert json.loads((work / "out.json").read_text())["candidate"]["model"] == "scripted-1"

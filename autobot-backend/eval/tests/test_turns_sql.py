@@ -133,7 +133,7 @@ def test_export_turns_outside_the_working_directory_is_refused_before_the_run(wo
 def test_an_answer_that_cannot_be_kept_as_a_turn_keeps_its_verdict(work, monkeypatch):
     monkeypatch.setenv("NL_SQL_MAX_SQL_BYTES", "300000")  # the guard lets it run: the turn's own limit is tested
     long_sql = "SELECT COUNT(*) FROM books -- " + "x" * 200_001  # longer than a turn may carry
-    answers = [{"id": "b1", "sql": long_sql}] + ANSWERS[1:]
+    answers = [{"id": "b1", "sql": long_sql, "model": "books-bot"}] + ANSWERS[1:]
     (work / "a.jsonl").write_text("".join(json.dumps(a) + "\n" for a in answers))
     assert sql_run(work, "--export-turns", "turns.jsonl", "--json", "r.json") == 0
     data = json.loads((work / "r.json").read_text())
