@@ -40,6 +40,7 @@ from eval.sql.pipeline import OracleBroken, RunSpec, run_suite
 from eval.sql.records import docs, recording
 from eval.sql.render import (
     ci_annotations,
+    oracle_notice,
     render_terminal,
     summary_markdown,
     to_html,
@@ -170,6 +171,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="a run of another cohort than its baseline's or its record's (another column order, seed, rotations, "
         "engine, ...): gate it against that baseline anyway, and keep it in the record's off-suite table; the "
         "report says so",
+    )
+    b.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 2 when any question's reference cannot grade it (an oracle defect); the reports are still written "
+        "and nothing is recorded",
     )
     m = p.add_argument_group("model runs")
     options.add_run_limits(m, items="questions", concurrency_default="4 for --candidate llm, 1 otherwise")
@@ -350,6 +357,12 @@ def _finish(
     if report.partial:
         print_error("interrupted: the report so far is written (marked partial); nothing was recorded")
         return EXIT_CANNOT_JUDGE
+    notice = oracle_notice(report)
+    if notice is not None:
+        print_error(notice, prefix="warning")
+        if args.strict:
+            print_error("--strict: a run with oracle defects is not judged; nothing was recorded")
+            return EXIT_CANNOT_JUDGE
     if args.record_baseline:
         assert baseline_dir is not None  # checked before the run
         refused = decide.record_baseline(report, composition, found, baseline_dir, args.force, args.reason)

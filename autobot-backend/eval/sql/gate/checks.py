@@ -222,6 +222,18 @@ def measured_check(outcomes: Sequence[SQLOutcome], summary: dict[str, Any], base
     )
     if unseen == 0:
         return GateCheck("measured", True, "every gradeable question measured" + note)
+    named = [
+        f"{o.question_id} ({_clip(o.detail or o.reason or 'unmeasured', 120)})"
+        for o in outcomes
+        if not o.measured and o.question_id not in never
+    ]
+    which = ": " + "; ".join(named[:10]) + (f"; and {len(named) - 10} more" if len(named) > 10 else "") if named else ""
     return GateCheck(
-        "measured", None, f"{unseen} question(s) unmeasured: the gate cannot vouch for what it did not see{note}"
+        "measured",
+        None,
+        f"{unseen} question(s) unmeasured{which}. The gate cannot vouch for what it did not see{note}",
     )
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."

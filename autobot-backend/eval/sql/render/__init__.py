@@ -6,10 +6,12 @@
 * :func:`to_html`: one self-contained page for people, charts and filters included;
 * :func:`to_junit`: JUnit XML for CI systems, one testcase per question;
 * :func:`render_terminal`: the report for a terminal (tables, colour, failures capped);
-* :func:`summary_markdown` and :func:`ci_annotations`: a CI job summary and ``::error`` lines.
+* :func:`summary_markdown` and :func:`ci_annotations`: a CI job summary and ``::error`` lines;
+* :func:`oracle_notice`: the line about questions no reference can grade, for stderr as for every output.
 """
 
 from eval.sql.model.serialise import to_json
+from eval.sql.render._facts import oracle_notice
 from eval.sql.render._github import ci_annotations, summary_markdown
 from eval.sql.render._html import to_html
 from eval.sql.render._junit import to_junit
@@ -18,6 +20,7 @@ from eval.sql.render._terminal import render_terminal
 
 __all__ = [
     "ci_annotations",
+    "oracle_notice",
     "render_terminal",
     "summary_markdown",
     "to_html",

@@ -37,12 +37,49 @@ def breakdowns(run: SQLRun) -> list[tuple[str, str, str, dict[str, dict[str, int
 
 
 def pass_rate(run: SQLRun) -> str:
-    """``pass rate 59.3% (64/108; 95% Wilson CI 49.8-68.0%)``."""
+    """``pass rate 59.3% (64/108; 95% Wilson CI 49.8-68.0%)``, and ``; 2 not gradeable`` when references
+    could not grade some questions: the denominator is shown beside the rate, and what it leaves out."""
     s = run.summary
     return (
         f"pass rate {fig.pct(s['pass_rate'])} ({fig.of(s['pass'], s['measured'])}; "
-        f"{fig.WILSON} {fig.interval(s['pass_rate_ci'])})"
+        f"{fig.WILSON} {fig.interval(s['pass_rate_ci'])}{not_gradeable(run)})"
     )
+
+
+def not_gradeable(run: SQLRun) -> str:
+    """``; 2 not gradeable (oracle defects)`` or nothing: the questions the pass rate's denominator leaves out
+    because their reference cannot grade them."""
+    n = len(run.oracle_defects)
+    return f"; {n} not gradeable (oracle defects)" if n else ""
+
+
+def oracle_notice(run: SQLRun) -> str | None:
+    """The loud line a run with oracle defects opens every output with: how many, which ids, each cause, what
+    to do. Question ids and details are untrusted: every renderer escapes its notices in its own format."""
+    defects = run.oracle_defects
+    if not defects:
+        return None
+    shown = "; ".join(
+        f"{d.get('question_id')}: {d.get('kind')} ({_clip(str(d.get('detail') or ''), 160)})" for d in defects[:10]
+    )
+    more = f"; and {len(defects) - 10} more (listed in the JSON report)" if len(defects) > 10 else ""
+    return (
+        f"ORACLE DEFECTS: {len(defects)} question(s) cannot be graded, because their reference cannot "
+        f"(they are left out of the pass rate's denominator): {shown}{more}. Fix each reference (re-check them all, "
+        f"no model asked, with the same command and `--candidate reference`) or remove the question; `--strict` "
+        f"makes this exit 2."
+    )
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def notices(run: SQLRun) -> list[str]:
+    """What every output says before any figure: the run's warnings (a partial run first), then its oracle
+    defects."""
+    notice = oracle_notice(run)
+    return [*run.warnings, *([notice] if notice else [])]
 
 
 def refusal_recall(run: SQLRun) -> str | None:

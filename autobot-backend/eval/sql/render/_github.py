@@ -21,13 +21,17 @@ def _property(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def error_command(title: str, message: str) -> str:
-    return f"::error title={_property(title)}::{_data(message)}"
+def error_command(title: str, message: str, level: str = "error") -> str:
+    return f"::{level} title={_property(title)}::{_data(message)}"
 
 
 def ci_annotations(report: SQLRun) -> list[str]:
-    """One ``::error`` per regression and safety failure (by question), and per other failed gate check."""
-    lines = []
+    """One ``::error`` per regression and safety failure (by question), and per other failed gate check; one
+    ``::warning`` per question its reference cannot grade (an oracle defect)."""
+    lines = [
+        error_command(f"SQL oracle defect: {d.get('question_id')}", f"{d.get('kind')}: {d.get('detail')}", "warning")
+        for d in report.oracle_defects
+    ]
     for o in report.regressions:
         c = report.classified(o)
         was = c.baseline_verdict if c is not None else None

@@ -50,7 +50,8 @@ def properties(report: SQLRun) -> list[tuple[str, str]]:
     named value, written in the words and format of every other output (:mod:`eval.sql.render._facts`)."""
     s = report.summary
     out = [
-        ("pass_rate", f"{fig.pct(s['pass_rate'])} ({fig.of(s['pass'], s['measured'])})"),
+        *((f"notice.{i}", notice) for i, notice in enumerate(facts.notices(report), 1)),
+        ("pass_rate", f"{fig.pct(s['pass_rate'])} ({fig.of(s['pass'], s['measured'])}{facts.not_gradeable(report)})"),
         ("pass_rate_ci", f"{fig.interval(s['pass_rate_ci'])} ({fig.WILSON})"),
         *((f"verdict.{v}", str(s[v])) for v in facts.ANSWERABLE_COLUMNS),
     ]

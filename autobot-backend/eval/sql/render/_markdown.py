@@ -31,7 +31,7 @@ def _sql_header(report: SQLRun) -> list[str]:
     return [
         f"# SQL answer-accuracy report ({md.escape(report.generated_at)})",
         "",
-        *[f"> **{md.escape(w)}**\n" for w in report.warnings],
+        *[f"> **{md.escape(w)}**\n" for w in facts.notices(report)],
         f"Candidate **{md.escape(report.candidate_path)}**, model **{md.escape(report.model)}** · engine "
         f"{md.escape(run.get('engine'))} · {' · '.join(where)}  ",
         f"Corpus: {report.corpus.get('size')} questions in {len(report.corpus.get('files', []))} file(s), "
@@ -61,7 +61,7 @@ def _sql_headline(report: SQLRun) -> list[str]:
                 [
                     *(str(s[v]) for v in facts.ANSWERABLE_COLUMNS),
                     f"{fig.pct(s['pass_rate'])} ({fig.of(s['pass'], s['measured'])}; "
-                    f"{fig.WILSON} {fig.interval(s['pass_rate_ci'])})",
+                    f"{fig.WILSON} {fig.interval(s['pass_rate_ci'])}{facts.not_gradeable(report)})",
                 ]
             ],
         ),

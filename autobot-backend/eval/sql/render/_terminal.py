@@ -65,11 +65,12 @@ def _headline(report: SQLRun) -> list[RenderableType]:
         (report.model, "bold cyan"),
         f"  ·  {where}  ·  corpus {str(report.corpus.get('digest', ''))[:16]}  ·  {report.generated_at}",
     )
-    out: list[RenderableType] = [title, *(Text(w, style="yellow") for w in report.warnings)]
+    out: list[RenderableType] = [title, *(Text(w, style="yellow") for w in facts.notices(report))]
     line = Text.assemble(
         ("pass rate ", "bold"),
         (fig.pct(s["pass_rate"]), "bold green"),
-        f" ({fig.of(s['pass'], s['measured'])}; {fig.WILSON} {fig.interval(s['pass_rate_ci'])})",
+        f" ({fig.of(s['pass'], s['measured'])}; {fig.WILSON} {fig.interval(s['pass_rate_ci'])}"
+        f"{facts.not_gradeable(report)})",
     )
     if s["must_refuse"]:
         line.append_text(
