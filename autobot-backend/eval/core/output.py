@@ -97,3 +97,9 @@ def print_error(message: str) -> None:
     """Print ``error: message`` on stderr, the way every command reports what stopped it; a question id or a
     check's detail in it cannot speak to a terminal or a CI runner either."""
     print(inert(f"error: {message}"), file=sys.stderr)
+
+
+def print_warning(message: str) -> None:
+    """Print ``warning: message`` on stderr, made inert like :func:`print_error`: the run goes on, but the reader
+    should act."""
+    print(inert(f"warning: {message}"), file=sys.stderr)
