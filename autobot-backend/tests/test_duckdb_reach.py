@@ -126,3 +126,16 @@ def test_the_guard_only_statements_run_on_the_read_only_connection_and_change_no
         ("lock_configuration", True),
     ]
     assert directory_state(folder) == before
+
+
+def test_a_view_or_macro_that_reads_a_file_passes_the_guard_and_the_settings_refuse_it(folder):
+    """The guard cannot see inside the database's own views and macros: there the second layer is what holds."""
+    with duckdb.connect(str(folder / "shop.duckdb")) as conn:
+        conn.execute(f"CREATE VIEW notes AS SELECT content FROM read_text('{folder}/secret.txt')")
+        conn.execute(f"CREATE MACRO notes_m() AS TABLE SELECT content FROM read_text('{folder}/secret.txt')")
+        assert SECRET in repr(conn.execute("SELECT * FROM notes").fetchall())  # the control
+    with ReadOnlySQL() as service:
+        for sql in ("SELECT * FROM notes", "SELECT * FROM notes_m()"):
+            run = service.run_readonly(sql, _url(folder))
+            assert run.error_kind is ErrorKind.DATABASE, run.reason
+            assert "disabled by configuration" in (run.reason or "") and SECRET not in (run.reason or "")
