@@ -23,7 +23,7 @@ from eval.cli import sql_checks as checks
 from eval.core import ci_output as ci_out
 from eval.core.errors import UsageError
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE
-from eval.core.output import confine, print_error, print_report, resolve_input, write_text
+from eval.core.output import confine, print_error, print_report, print_warning, resolve_input, write_text
 from eval.core.progress import ProgressLine
 from eval.core.runner import Limits
 from eval.sql.corpus.answers import RecordedAnswers, load_answers
@@ -359,7 +359,7 @@ def _finish(
         return EXIT_CANNOT_JUDGE
     notice = oracle_notice(report)
     if notice is not None:
-        print_error(notice, prefix="warning")
+        print_warning(notice)
         if args.strict:
             print_error("--strict: a run with oracle defects is not judged; nothing was recorded")
             return EXIT_CANNOT_JUDGE

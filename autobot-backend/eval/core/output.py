@@ -93,7 +93,13 @@ def print_report(text: str) -> None:
     print(inert(text))
 
 
-def print_error(message: str, prefix: str = "error") -> None:
-    """Print ``error: message`` on stderr, the way every command reports what stopped it (``warning:`` for what
-    did not stop it); a question id or a check's detail in it cannot speak to a terminal or a CI runner either."""
-    print(inert(f"{prefix}: {message}"), file=sys.stderr)
+def print_error(message: str) -> None:
+    """Print ``error: message`` on stderr, the way every command reports what stopped it; a question id or a
+    check's detail in it cannot speak to a terminal or a CI runner either."""
+    print(inert(f"error: {message}"), file=sys.stderr)
+
+
+def print_warning(message: str) -> None:
+    """Print ``warning: message`` on stderr, made inert like :func:`print_error`: the run goes on, but the reader
+    should act."""
+    print(inert(f"warning: {message}"), file=sys.stderr)

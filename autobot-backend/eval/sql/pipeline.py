@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from eval.core.errors import HarnessError, UsageError
+from eval.core.output import print_warning
 from eval.core.runner import Limits, Progress
 from eval.sql.corpus.answers import RecordedAnswers
 from eval.sql.corpus.db_dir import database_targets
@@ -37,6 +38,7 @@ from eval.sql.oracle.selfcheck import SNAPSHOT_DIR, OracleDefect, is_builtin, ru
 from eval.sql.rows import ColumnOrder
 from services.generation.protocol import Generation, SQLGenerator
 from services.nl_database_service import NLDatabaseService
+from services.readonly.privileges import privilege_warning
 from services.redaction import redact_url
 
 STATEMENT_TIMEOUT_S = 10.0
@@ -109,6 +111,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
     ):
         targets = _targets(spec, questions, host)
         _check_reachable(service, targets)
+        privileged = _privilege_warnings(service, targets)
         first_url = next(iter(targets.values()))[0]
         engine, dialect = engine_name(first_url), service.dialect(first_url)
         if spec.db_url:  # a corpus of the user's own is written for their database: not transpiled
@@ -156,7 +159,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         "repeats": spec.repeats,
         **({"column_order": spec.column_order} if spec.column_order else {}),
     }
-    warnings = _warnings(spec.candidate, outcomes, extra)
+    warnings = privileged + _warnings(spec.candidate, outcomes, extra)
     if interrupted:
         warnings.insert(
             0,
@@ -223,6 +226,18 @@ def _check_reachable(service: NLDatabaseService, targets: Mapping[str | None, Se
                     f"the database {redact_url(url)} has no tables: nothing can be asked of it; check the URL "
                     "or the file (a 0-byte .sqlite file is an empty database)"
                 )
+
+
+def _privilege_warnings(service: NLDatabaseService, targets: Mapping[str | None, Sequence[str]]) -> list[str]:
+    """A warning, printed now and kept in the run, for each PostgreSQL role answers run as that can do more
+    than read (a superuser, a member of pg_read_server_files, ...): the guard is then its only layer."""
+    found: list[str] = []
+    for url in dict.fromkeys(url for urls in targets.values() for url in urls):
+        warning = privilege_warning(service.executor(url))
+        if warning is not None and warning not in found:
+            print_warning(warning)
+            found.append(warning)
+    return found
 
 
 def _recorded(spec: RunSpec, questions: list[Question], dialect: str) -> Mapping[str, Generation] | None:

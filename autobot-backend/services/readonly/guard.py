@@ -14,10 +14,13 @@ Policy (spec section 12): exactly one statement, which is one of
   ``SHOW ...`` and ``DESCRIBE table`` on other engines.
 
 Inside a query, the whole tree is walked: a data-modifying CTE, ``SELECT ... INTO``, a locking
-read (``FOR UPDATE``/``FOR SHARE``/``LOCK IN SHARE MODE``), ``NEXT VALUE FOR`` or a call of a
-function on :data:`SIDE_EFFECT_FUNCTIONS` rejects it. Anything sqlglot cannot parse, or parses
-into a node not positively recognised as a read (``exp.Command`` is sqlglot's catch-all for
-syntax it does not model), is rejected: the guard fails closed.
+read (``FOR UPDATE``/``FOR SHARE``/``LOCK IN SHARE MODE``), ``NEXT VALUE FOR``, a call of a
+function that reaches outside the database (server files, network, settings, sessions: the tables
+per engine in :mod:`services.readonly.guard_functions`) or a read of a catalog of credentials
+(``pg_shadow``) or, on DuckDB, of a file named as a table (``FROM 'data.csv'``) rejects it.
+Anything sqlglot cannot parse, or parses into a node not positively recognised as a read
+(``exp.Command`` is sqlglot's catch-all for syntax it does not model), is rejected: the guard
+fails closed.
 
 Stray semicolons are not statements: ``SELECT 1;`` (and ``SELECT 1;;``) is allowed.
 
@@ -37,6 +40,9 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ErrorLevel, SqlglotError
 from sqlglot.tokens import Token, TokenType  # type: ignore[attr-defined]  # sqlglot 30 re-exports them from tokenizer_core
 
+from services.readonly.guard_functions import engine_of
+from services.readonly.guard_tree import label as _label
+from services.readonly.guard_tree import show_violation, tree_violation
 from services.readonly.guard_words import _DANGEROUS_KEYWORDS as _DANGEROUS_KEYWORDS  # the guard's names (spec 12)
 from services.readonly.guard_words import (
     _EXPLAIN_OPTION_WORDS,
@@ -45,6 +51,7 @@ from services.readonly.guard_words import (
     _QUOTED,
     _SHOW_TOKENS,
     GUARD_CODES,
+    QUERY_ONLY_HINT,
     SIDE_EFFECT_FUNCTIONS,
     SQLITE_READ_PRAGMAS,
     SQLITE_READ_PRAGMAS_WITH_ARGUMENT,
@@ -75,7 +82,7 @@ class GuardVerdict:
     """Machine-readable outcome, one of :data:`GUARD_CODES`."""
 
 
-_QUERY_ONLY_HINT = "Send one read-only SELECT (or WITH ... SELECT) instead."
+_QUERY_ONLY_HINT = QUERY_ONLY_HINT
 
 MAX_SQL_BYTES = 100_000
 """The longest SQL (UTF-8 bytes) the guard will read: far above any real query (the corpus's longest
@@ -262,47 +269,14 @@ def _statement(stmt: list[Token], sql: str, engine: Dialect) -> tuple[str, str]:
             f"This is not a SQL query (sqlglot reads it as a bare "
             f"{type(tree).__name__} expression). " + _QUERY_ONLY_HINT,
         )
-    _check_tree(tree)
+    _check_tree(tree, engine)
     return "read-only SELECT", "query"
 
 
-def _check_tree(tree: exp.Expr) -> None:
-    for node in tree.walk():
-        for node_type, code in _NODE_CODES:
-            if isinstance(node, node_type):
-                raise _Reject(code, _node_reason(node, code))
-        if isinstance(node, exp.Func):
-            name = _function_name(node)
-            if name in SIDE_EFFECT_FUNCTIONS:
-                raise _Reject(
-                    "side_effect_function",
-                    f"The query calls {name}(), which has side effects "
-                    "(it sleeps, touches files or settings, takes locks or runs other SQL). "
-                    "Remove the call.",
-                )
-
-
-def _node_reason(node: exp.Expr, code: str) -> str:
-    if code == "write":
-        return (
-            f"The query contains a {type(node).__name__.upper()} (a data-modifying CTE or subquery); "
-            "reads may not change data. " + _QUERY_ONLY_HINT
-        )
-    if code == "select_into":
-        return "SELECT ... INTO creates a table, a file or variables; select the rows without INTO."
-    if code == "locking_read":
-        return "The query takes row locks (FOR UPDATE / FOR SHARE / LOCK IN SHARE MODE); remove the locking clause."
-    if code == "side_effect_function":
-        return "NEXT VALUE FOR advances a sequence; reads may not change sequences."
-    if code == "unrecognised":
-        return "Part of the query uses syntax the guard cannot verify as a read. " + _QUERY_ONLY_HINT
-    return f"The query contains a {_label(code)} clause ({type(node).__name__}). " + _QUERY_ONLY_HINT
-
-
-def _function_name(node: exp.Func) -> str:
-    if isinstance(node, exp.Anonymous):
-        return node.name.lower()
-    return type(node).sql_names()[0].lower() if type(node).sql_names() else type(node).key
+def _check_tree(tree: exp.Expr, engine: Dialect) -> None:
+    found = tree_violation(tree, _engine(engine))
+    if found is not None:
+        raise _Reject(*found)
 
 
 def _explain(rest: str, engine: Dialect) -> tuple[str, str]:
@@ -378,6 +352,9 @@ def _show(rest: str, engine: Dialect) -> tuple[str, str]:
                 f"SHOW with {tok.text!r} is not a plain introspection statement; "
                 "use SHOW with names only (e.g. SHOW TABLES, SHOW COLUMNS FROM t).",
             )
+    found = show_violation(tokens, _engine(engine))
+    if found is not None:
+        raise _Reject(*found)
     return "read-only SHOW", "show"
 
 
@@ -386,6 +363,7 @@ def _describe(tree: exp.Describe, engine: Dialect) -> tuple[str, str]:
         raise _Reject(
             "unrecognised", "Only DESCRIBE <table> is allowed as introspection here; use EXPLAIN for a query plan."
         )
+    _check_tree(tree.this, engine)
     return "read-only DESCRIBE", "describe"
 
 
@@ -394,29 +372,16 @@ def _keyword_reject(keyword: str) -> _Reject:
     return _Reject(code, f"{keyword} is a {_label(code)} statement; this service runs reads only. " + _QUERY_ONLY_HINT)
 
 
-def _label(code: str) -> str:
-    return {
-        "write": "data-changing",
-        "ddl": "schema-changing",
-        "maintenance": "maintenance",
-        "attach": "database-attaching",
-        "copy": "file-copying",
-        "transaction": "transaction-control",
-        "session": "session-control",
-        "call": "procedure-call",
-        "pragma": "PRAGMA",
-        "select_into": "SELECT INTO",
-        "locking_read": "locking",
-        "side_effect_function": "side-effecting",
-    }.get(code, "non-read")
-
-
 def _word(tok: Token) -> str:
     return "" if tok.token_type in _QUOTED else tok.text.upper()
 
 
 def _is_sqlite(engine: Dialect) -> bool:
     return _name(engine) == "sqlite"
+
+
+def _engine(engine: Dialect) -> str:
+    return engine_of([cls.__name__.lower() for cls in type(engine).__mro__])
 
 
 def _name(engine: Dialect) -> str:

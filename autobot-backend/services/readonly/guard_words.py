@@ -6,6 +6,8 @@ from __future__ import annotations
 from sqlglot import exp
 from sqlglot.tokens import TokenType  # type: ignore[attr-defined]  # sqlglot 30 re-exports it from tokenizer_core
 
+from services.readonly.guard_functions import EVERY_DIALECT
+
 GUARD_CODES: dict[str, str] = {
     "ok": "allowed: one read-only statement",
     "empty": "no SQL at all (empty, whitespace, only comments or semicolons)",
@@ -24,13 +26,20 @@ GUARD_CODES: dict[str, str] = {
     "copy": "COPY (server-side file or program I/O)",
     "select_into": "SELECT ... INTO (creates a table, a file or variables)",
     "locking_read": "FOR UPDATE / FOR SHARE / LOCK IN SHARE MODE (takes row locks)",
-    "side_effect_function": "a call of a function on the side-effect deny-list, or NEXT VALUE FOR",
+    "side_effect_function": "a call of a function that reaches outside the database or changes it (server files, "
+    "network, settings, sessions, locks, sequences, SQL in a string; services.readonly.guard_functions), "
+    "or NEXT VALUE FOR",
+    "restricted_table": "a read of a catalog that holds credentials or server files (pg_shadow, pg_authid, "
+    "pg_hba_file_rules, ...), or on DuckDB a table name DuckDB would read as a file or URL ('data.csv', data.csv)",
     "transaction": "transaction control (BEGIN, COMMIT, ROLLBACK, SAVEPOINT, ...)",
     "session": "session or server control (SET, RESET, USE, LOCK TABLE, LISTEN, KILL, ...)",
     "call": "CALL / EXEC / EXECUTE / DO / PREPARE of a procedure or prepared statement",
     "explain": "EXPLAIN of something that is not a query",
 }
 """Every ``GuardVerdict.code`` the guard produces, with what it means."""
+
+QUERY_ONLY_HINT = "Send one read-only SELECT (or WITH ... SELECT) instead."
+"""The end of most rejections: what to send instead."""
 
 _SAFE_SQL_PREFIXES: tuple[str, ...] = ("SELECT", "WITH", "VALUES", "EXPLAIN", "PRAGMA", "SHOW", "DESCRIBE", "DESC")
 """Leading keywords of the statement kinds the guard can allow (kept for compatibility).
@@ -82,131 +91,16 @@ cannot model; it is never matched against raw text, so ``updated_at`` or a strin
 ``'delete'`` is not affected.
 """
 
-SIDE_EFFECT_FUNCTIONS: frozenset[str] = frozenset(
-    {
-        # SQLite: extension loading, file I/O (fileio and zipfile extensions, CLI), tokenizer pointer abuse
-        "load_extension",
-        "writefile",
-        "readfile",
-        "edit",
-        "fsdir",
-        "zipfile",
-        "fts3_tokenizer",
-        # PostgreSQL: sleeping, server files and directories, large objects, sequences, remote SQL,
-        # backends, settings, locks, WAL/replication and statistics control, SQL-in-a-string
-        "pg_sleep",
-        "pg_sleep_for",
-        "pg_sleep_until",
-        "pg_read_file",
-        "pg_read_binary_file",
-        "pg_ls_dir",
-        "pg_stat_file",
-        "pg_ls_logdir",
-        "pg_ls_waldir",
-        "pg_ls_tmpdir",
-        "pg_ls_archive_statusdir",
-        "pg_file_write",
-        "pg_file_rename",
-        "pg_file_unlink",
-        "pg_logdir_ls",
-        "lo_import",
-        "lo_export",
-        "lo_create",
-        "lo_creat",
-        "lo_unlink",
-        "lo_put",
-        "lo_from_bytea",
-        "lo_truncate",
-        "lo_truncate64",
-        "lo_open",
-        "lowrite",
-        "loread",
-        "lo_lseek",
-        "lo_lseek64",
-        "lo_close",
-        "lo_tell",
-        "lo_tell64",
-        "lo_get",
-        "setval",
-        "nextval",
-        "dblink",
-        "dblink_exec",
-        "dblink_connect",
-        "dblink_connect_u",
-        "dblink_send_query",
-        "dblink_open",
-        "dblink_fetch",
-        "pg_terminate_backend",
-        "pg_cancel_backend",
-        "pg_reload_conf",
-        "pg_rotate_logfile",
-        "pg_promote",
-        "set_config",
-        "pg_advisory_lock",
-        "pg_advisory_lock_shared",
-        "pg_advisory_xact_lock",
-        "pg_advisory_xact_lock_shared",
-        "pg_try_advisory_lock",
-        "pg_try_advisory_lock_shared",
-        "pg_try_advisory_xact_lock",
-        "pg_try_advisory_xact_lock_shared",
-        "pg_switch_wal",
-        "pg_create_restore_point",
-        "pg_start_backup",
-        "pg_stop_backup",
-        "pg_backup_start",
-        "pg_backup_stop",
-        "pg_create_physical_replication_slot",
-        "pg_create_logical_replication_slot",
-        "pg_drop_replication_slot",
-        "pg_logical_emit_message",
-        "pg_replication_origin_create",
-        "pg_stat_reset",
-        "pg_stat_reset_shared",
-        "pg_stat_reset_single_table_counters",
-        "pg_notify",
-        "query_to_xml",
-        "query_to_xml_and_xmlschema",
-        "query_to_xmlschema",
-        "cursor_to_xml",
-        "table_to_xml",
-        "database_to_xml",
-        # MySQL / MariaDB: sleeping, CPU burn, named locks, server files, replication waits, UDF shells
-        "sleep",
-        "benchmark",
-        "get_lock",
-        "release_lock",
-        "release_all_locks",
-        "load_file",
-        "master_pos_wait",
-        "source_pos_wait",
-        "wait_for_executed_gtid_set",
-        "sys_exec",
-        "sys_eval",
-        # SQL Server: shell, registry, OLE automation, remote data
-        "xp_cmdshell",
-        "xp_dirtree",
-        "xp_fileexist",
-        "xp_regread",
-        "xp_regwrite",
-        "sp_oacreate",
-        "sp_oamethod",
-        "sp_executesql",
-        "openrowset",
-        "opendatasource",
-        "openquery",
-        # Oracle: packages reachable from a SELECT
-        "dbms_pipe.receive_message",
-        "dbms_lock.sleep",
-        "utl_http.request",
-        "utl_inaddr.get_host_address",
-    }
-)
-"""Functions a read must not call, matched case-insensitively on the parsed function name.
+SIDE_EFFECT_FUNCTIONS: frozenset[str] = frozenset(EVERY_DIALECT)
+"""Functions a read must not call on any dialect, matched case-insensitively on the parsed function name.
 
-These sleep, read or write server files, change settings or sequences, take locks, or run SQL
-given as a string (``dblink_exec``, ``query_to_xml``), so they escape a read-only statement.
+They read or write server files, reach the network, change settings or sequences, administer
+sessions, take locks, sleep, or run SQL given as a string (``dblink_exec``, ``query_to_xml``, DuckDB's
+``query``), so they escape a read-only statement. The tables per engine, with each one's reason, and
+what is declined on one engine only (prefixes such as DuckDB's ``read_``), are
+:mod:`services.readonly.guard_functions`.
 """
+
 
 SQLITE_READ_PRAGMAS_WITH_ARGUMENT: frozenset[str] = frozenset(
     {
