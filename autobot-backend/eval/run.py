@@ -7,12 +7,16 @@ The command line is :mod:`eval.cli.run`: one parser per suite, the exit codes of
 from __future__ import annotations
 
 import sys
-import traceback
 
 try:  # an import failure is a crash: exit 2, never the interpreter's 1
     from eval.cli.run import main
-except Exception:  # pragma: no cover - exercised by a broken install only
-    traceback.print_exc()
+except Exception as failure:  # pragma: no cover - exercised by a broken install only
+    try:
+        from eval.core.crash import print_traceback
+    except Exception:  # not even that: the traceback is withheld, it may hold a secret
+        print(f"{type(failure).__name__} while importing the harness", file=sys.stderr)
+    else:
+        print_traceback()
     print("error: the harness failed to import; run `make eval` to (re)install it", file=sys.stderr)
     sys.exit(2)
 

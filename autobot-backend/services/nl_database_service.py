@@ -361,6 +361,9 @@ class NLDatabaseService:
         for key in (os.environ.get(API_KEY_ENV), getattr(self.generator, "api_key", None)):
             if isinstance(key, str) and key.strip():
                 secrets.add(key.strip())
+        for endpoint in (os.environ.get(BASE_URL_ENV), getattr(self.generator, "base_url", None)):
+            if isinstance(endpoint, str):  # a model may echo its URL's signature or token in a refusal
+                secrets |= url_secrets(endpoint.strip())
         return secrets
 
     def _open(self, url: str, db_id: str) -> SchemaContext:

@@ -25,6 +25,7 @@ from services.generation.llm import GeneratorConfigError
 from services.generation.protocol import Generation, GeneratorUnavailable, SQLGenerator
 from services.nl_answer import Answer, QueryRecord
 from services.readonly.execute import ErrorKind
+from services.redaction import scrub_secrets
 from services.schema_context import SchemaContext
 
 MAX_QUESTION_CHARS = 2000
@@ -155,9 +156,8 @@ def sentence(text: str) -> str:
 
 
 def scrub(text: str, secrets: set[str]) -> str:
-    for secret in sorted(secrets, key=len, reverse=True):
-        text = text.replace(secret, "***")
-    return text
+    """``text`` with each secret masked where it stands as a whole token (:func:`services.redaction.scrub_secrets`)."""
+    return scrub_secrets(text, secrets)
 
 
 def clip(text: str | None, limit: int = 300) -> str | None:

@@ -271,6 +271,11 @@ BAD_CONFIG = [
     ("timeout_not_a_number", {BASE_URL_ENV: "http://h/v1", MODEL_ENV: "m", TIMEOUT_ENV: "soon"}, TIMEOUT_ENV),
     ("timeout_zero", {BASE_URL_ENV: "http://h/v1", MODEL_ENV: "m", TIMEOUT_ENV: "0"}, TIMEOUT_ENV),
     ("timeout_nan", {BASE_URL_ENV: "http://h/v1", MODEL_ENV: "m", TIMEOUT_ENV: "nan"}, TIMEOUT_ENV),
+    ("timeout_infinite", {BASE_URL_ENV: "http://h/v1", MODEL_ENV: "m", TIMEOUT_ENV: "inf"}, TIMEOUT_ENV),
+    ("port_out_of_range", {BASE_URL_ENV: "http://h:65536/v1", MODEL_ENV: "m"}, BASE_URL_ENV),
+    ("does_not_parse", {BASE_URL_ENV: "http://[::1/v1", MODEL_ENV: "m"}, BASE_URL_ENV),
+    ("key_too_short", {BASE_URL_ENV: "http://h/v1", MODEL_ENV: "m", API_KEY_ENV: "sk-1234"}, API_KEY_ENV),
+    ("key_with_a_newline", {BASE_URL_ENV: "http://h/v1", MODEL_ENV: "m", API_KEY_ENV: "sk-1234\n5678"}, API_KEY_ENV),
 ]
 
 
@@ -278,6 +283,15 @@ BAD_CONFIG = [
 def test_bad_configuration_is_a_clear_error(env, variable):
     with pytest.raises(GeneratorConfigError, match=variable):
         OpenAIChatGenerator.from_env(env)
+
+
+def test_a_refused_setting_is_never_repeated():
+    with pytest.raises(GeneratorConfigError) as caught:
+        OpenAIChatGenerator.from_env({BASE_URL_ENV: "sk-live-4f9a2b@h:8080/v1", MODEL_ENV: "m"})
+    assert "sk-live-4f9a2b" not in str(caught.value) and "h:8080" not in str(caught.value)
+    with pytest.raises(GeneratorConfigError) as caught:
+        OpenAIChatGenerator.from_env({BASE_URL_ENV: "http://h/v1", MODEL_ENV: "m", API_KEY_ENV: "sk-7 x"})
+    assert "sk-7" not in str(caught.value) and "is 6 character(s) long, shorter than the 8" in str(caught.value)
 
 
 def test_config_error_is_a_value_error():

@@ -4,16 +4,17 @@ Every ``main`` of :mod:`eval.cli` is wrapped by :func:`entry_point`: argparse's 
 error is 2, ``--help`` is 0) is returned rather than raised, a :class:`~eval.core.errors.HarnessError`
 is printed as ``error: ...`` and is 2, an import that fails (a broken install) is 2, Ctrl-C is 2,
 and any other exception is a bug in the harness: printed with its traceback, and 2, never 1 (a
-crash says nothing about the candidate).
+crash says nothing about the candidate). A traceback, and a log record Python prints because nothing
+configured logging, is redacted first (:mod:`eval.core.crash`): it may quote a URL with a token in it.
 """
 
 from __future__ import annotations
 
 import functools
-import traceback
 from collections.abc import Callable
 from typing import ParamSpec
 
+from eval.core.crash import install_log_redaction, print_traceback
 from eval.core.errors import HarnessError
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE
 from eval.core.output import print_error
@@ -26,6 +27,7 @@ def entry_point(main: Callable[P, int]) -> Callable[P, int]:
 
     @functools.wraps(main)
     def guarded(*args: P.args, **kwargs: P.kwargs) -> int:
+        install_log_redaction()
         try:
             return main(*args, **kwargs)
         except SystemExit as exc:  # argparse: usage errors are 2, --help is 0
@@ -37,14 +39,14 @@ def entry_point(main: Callable[P, int]) -> Callable[P, int]:
             print_error(str(exc))
             return EXIT_CANNOT_JUDGE
         except ImportError:  # a suite's modules are imported when it is asked for
-            traceback.print_exc()
+            print_traceback()
             print_error("the harness failed to import; run `make eval` to (re)install it")
             return EXIT_CANNOT_JUDGE
         except KeyboardInterrupt:
             print_error("interrupted")
             return EXIT_CANNOT_JUDGE
         except Exception:  # a crash is "could not examine", never "regressed"
-            traceback.print_exc()
+            print_traceback()
             print_error("internal error (a bug in the harness); the run could not be judged")
             return EXIT_CANNOT_JUDGE
 

@@ -273,6 +273,7 @@ def run_sql(args: argparse.Namespace) -> int:
             "the corpus files are in more than one folder, or the built-in corpus runs on your own "
             "database: say where its baselines live with --baseline-dir DIR"
         )
+    checks.confine_records(args, baseline_dir)
     fixtures = {} if args.db_url else _fixtures(args)
     corpus = load_corpus(args.corpus or None, fixtures=None if args.db_url else tuple(fixtures))
     if args.db_dir is not None and not any(q.database for q in corpus.questions):

@@ -10,7 +10,7 @@ import sqlalchemy as sa
 
 from eval.cli import options
 from eval.core.errors import UsageError
-from eval.core.output import resolve_input
+from eval.core.output import confine, resolve_input
 from eval.sql.corpus.answers import RecordedAnswers
 from eval.sql.gate import baseline as bl
 from eval.sql.model.defaults import (
@@ -18,6 +18,8 @@ from eval.sql.model.defaults import (
     DEFAULT_ROTATIONS,
     DETERMINISTIC_CANDIDATES,
 )
+from eval.sql.records import docs
+from eval.sql.records.trend_file import trend_path
 from services.readonly import limits
 
 
@@ -96,6 +98,27 @@ def baseline_dir(args: argparse.Namespace, builtin: bool) -> Path | None:
         return None  # the built-in corpus on a user's database: say where with --baseline-dir
     folders = {Path(p).resolve().parent for p in args.corpus}
     return next(iter(folders)) / "baselines" if len(folders) == 1 else None
+
+
+def confine_records(args: argparse.Namespace, baseline_dir: Path | None) -> None:
+    """The folders and files a run records into, confined before anything is built, as the reports are
+    (:func:`eval.core.output.confine`): a ``--baseline-dir`` a baseline is written to, and the page of
+    ``--record-accuracy PATH`` with the trend file beside it, stay under the directory reports may go to;
+    the built-in baselines and record, and the baselines beside a corpus, stay in the folder they belong
+    in (a symbolic link there cannot send the write elsewhere). A baseline folder only read from, to gate
+    against, is not confined: reading it writes nothing."""
+    if args.record_baseline and baseline_dir is not None:
+        if args.baseline_dir is not None:
+            confine(baseline_dir, flag="--baseline-dir", directory=True)
+        else:
+            confine(baseline_dir, flag="the baselines folder", root=baseline_dir.parent, directory=True)
+    if args.record_accuracy is True:
+        page = docs.ACCURACY_PAGE
+        confine(page, flag="--record-accuracy", root=page.parent)
+        confine(trend_path(page), flag="--record-accuracy's trend file", root=page.parent)
+    elif args.record_accuracy:
+        page = confine(args.record_accuracy, flag="--record-accuracy")
+        confine(trend_path(page), flag="--record-accuracy's trend file")
 
 
 def recorded_model(args: argparse.Namespace, answers: RecordedAnswers) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from eval.cli.entry import entry_point
 from eval.core.exit_codes import EXIT_OK
-from eval.core.output import print_report, resolve_input, write_text
+from eval.core.output import confine, print_report, resolve_input, write_text
 from eval.sql.records.trend_file import REPO_ROOT, TREND_FILE
 from eval.tools import trend
 
@@ -35,7 +35,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     path = resolve_input(args.file) if args.file else TREND_FILE
-    if args.backfill:
+    for report in (args.markdown, args.html):
+        if report:
+            confine(report)  # before the backfill writes anything
+    if args.backfill:  # the trend file is written: confined as a report is, or (the built-in one) to its folder
+        confine(path, flag="--file" if args.file else "the trend file", root=None if args.file else path.parent)
         n = trend.backfill(resolve_input(args.backfill), path)
         print(f"backfilled {n} run(s) from {args.backfill} into {path}", file=sys.stderr)
     runs = trend.load(path)

@@ -7,7 +7,9 @@ taken relative to the directory the user ran the command from: the working direc
 
 A report path comes from a command line that CI or a script may build from untrusted input;
 confining it to that directory (or ``EVAL_OUTPUT_DIR``) keeps ``--json ../../etc/x`` or a symlink
-out of the tree from overwriting anything the run does not own.
+out of the tree from overwriting anything the run does not own. Every other path a run writes obeys
+the same rule: a baseline folder, an accuracy record and its trend file a user names; the harness's
+own files (the built-in baselines and record) stay in the folder they belong in.
 """
 
 from __future__ import annotations
@@ -45,17 +47,31 @@ def allowed_root() -> Path:
     return Path(raw).resolve() if raw else caller_dir()
 
 
-def confine(path: str | os.PathLike[str]) -> Path:
-    """Resolve ``path`` (symlinks and ``..`` included) and insist it stays under the root."""
-    root = allowed_root()
+def confine(
+    path: str | os.PathLike[str], *, flag: str | None = None, root: Path | None = None, directory: bool = False
+) -> Path:
+    """Resolve ``path`` (symlinks and ``..`` included) and insist it stays under the root: the allowed root of
+    reports (:func:`allowed_root`), or ``root``, the folder a file of the harness's own belongs in.
+
+    Args:
+        flag: the option that named the path, named in the refusal (``--baseline-dir``).
+        directory: the path is a folder to write into, not a file.
+    """
+    base = allowed_root() if root is None else root.resolve()
     resolved = resolve_input(path).resolve()
-    if resolved != root and not resolved.is_relative_to(root):
-        raise OutputPathError(
-            f"refusing to write {str(path)!r}: it resolves outside {root}, the directory reports may go to; "
-            f"write under it, or allow another directory with {OUTPUT_DIR_ENV}=DIR"
-        )
-    if resolved.is_dir():
-        raise OutputPathError(f"refusing to write {str(path)!r}: it is a directory")
+    named = f"{flag} {str(path)!r}" if flag else repr(str(path))
+    if resolved != base and not resolved.is_relative_to(base):
+        if root is None:
+            where = "the directory reports may go to; write under it, or allow another directory with "
+            where += f"{OUTPUT_DIR_ENV}=DIR"
+        else:
+            where = "the folder it belongs in; remove the symbolic link that leads out of it"
+        shown = f" (it resolves to {resolved})" if resolved != resolve_input(path) else ""
+        raise OutputPathError(f"refusing to write {named}{shown}: it is outside {base}, {where}")
+    if directory and resolved.exists() and not resolved.is_dir():
+        raise OutputPathError(f"refusing to write into {named}: it is a file, not a directory")
+    if not directory and resolved.is_dir():
+        raise OutputPathError(f"refusing to write {named}: it is a directory")
     return resolved
 
 

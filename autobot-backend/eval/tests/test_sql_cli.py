@@ -507,7 +507,7 @@ def test_sql_that_fails_on_the_fixture_or_is_blocked_by_the_guard_is_an_error_ve
     ("env", "named"),
     [
         ({"NL_SQL_LLM_BASE_URL": "ftp://host/v1"}, "is not an http(s) URL"),
-        ({"NL_SQL_LLM_BASE_URL": "http://127.0.0.1:99999/v1"}, "is not an http(s) URL"),
+        ({"NL_SQL_LLM_BASE_URL": "http://127.0.0.1:99999/v1"}, "has a port outside 1..65535"),
         ({"NL_SQL_LLM_BASE_URL": "127.0.0.1:8080/v1"}, "is not an http(s) URL"),
         ({"NL_SQL_LLM_BASE_URL": "http://127.0.0.1:8080/v1", "NL_SQL_LLM_TIMEOUT_S": "0"}, "NL_SQL_LLM_TIMEOUT_S"),
     ],

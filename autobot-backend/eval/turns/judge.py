@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import re
-import urllib.parse
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import httpx
@@ -34,8 +34,8 @@ from eval.core.errors import UsageError
 from eval.turns.format import Turn
 from eval.turns.prompt import MAX_EXPLANATION, PROMPT_SHA256, build_messages, response_format
 from eval.turns.rubric import BANDS, DIMENSIONS, RUBRIC_VERSION, Arithmetic, Band, caps_for, compose
+from services.generation.endpoint import api_key_problem, base_url_problem
 from services.generation.openai_chat import ChatClient, ChatPolicy, ChatUnavailable, Names, on_this_machine
-from services.redaction import redact_http_url
 
 BASE_URL_ENV = "NL_SQL_JUDGE_BASE_URL"
 MODEL_ENV = "NL_SQL_JUDGE_MODEL"
@@ -156,12 +156,17 @@ class Judge:
     """Asks one judge model about captured turns; the same instance keeps what it learned of the endpoint."""
 
     def __init__(self, base_url: str, model: str, *, api_key: str | None = None, timeout_s: float = 60.0) -> None:
-        parts = urllib.parse.urlsplit(base_url.strip())
-        if parts.scheme not in ("http", "https") or not parts.hostname:
+        problem = base_url_problem(base_url.strip())
+        if problem is not None:
             raise JudgeConfigError(
-                f"{BASE_URL_ENV}={redact_http_url(base_url)!r} is not an http(s) URL; set it to the endpoint root, "
-                "e.g. http://localhost:11434/v1"
+                f"{BASE_URL_ENV} {problem} (its value is not shown: it may hold a credential); set it to the "
+                "endpoint root, e.g. http://localhost:11434/v1. Nothing was judged"
             )
+        problem = api_key_problem(api_key) if api_key else None
+        if problem is not None:
+            raise JudgeConfigError(f"{API_KEY_ENV} {problem}. Nothing was judged")
+        if not (timeout_s > 0 and math.isfinite(timeout_s)):
+            raise JudgeConfigError(f"{TIMEOUT_ENV} must be a positive number of seconds. Nothing was judged")
         self.model = model.strip()
         self.client = ChatClient(
             base_url.strip(),
@@ -180,7 +185,7 @@ class Judge:
         env = os.environ if environ is None else environ
         base, model, key = ((env.get(n) or "").strip() for n in (BASE_URL_ENV, MODEL_ENV, API_KEY_ENV))
         missing = [n for n, v in ((BASE_URL_ENV, base), (MODEL_ENV, model)) if not v]
-        if not missing and not key and not on_this_machine(base):
+        if not missing and not key and base_url_problem(base) is None and not on_this_machine(base):
             missing.append(f"{API_KEY_ENV} (required for an endpoint not on this machine)")
         if missing:
             raise JudgeConfigError(
@@ -192,7 +197,7 @@ class Judge:
             timeout = float(raw) if raw else 60.0
         except ValueError:
             timeout = -1.0
-        if not timeout > 0:
+        if not (timeout > 0 and math.isfinite(timeout)):
             raise JudgeConfigError(f"{TIMEOUT_ENV}={raw!r} must be a positive number of seconds")
         return cls(base, model, api_key=key or None, timeout_s=timeout)
 
@@ -241,10 +246,11 @@ class Judge:
                     unavailable=True,
                     invalid_replies=tuple(problems),
                 )
-            try:
+            try:  # what the endpoint said is shown: an endpoint that echoes its key or its URL's token shows ***
                 reply = validate_reply(content, turn)
+                reply = replace(reply, explanation=self.client.scrub(reply.explanation))
             except InvalidReply as exc:
-                problems.append(str(exc))
+                problems.append(self.client.scrub(str(exc)))
                 messages = [
                     *messages,
                     {"role": "assistant", "content": content[:2000]},

@@ -26,14 +26,15 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import math
 import os
 import re
-import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
+from services.generation.endpoint import api_key_problem, base_url_problem
 from services.generation.openai_chat import ChatClient, ChatPolicy, ChatReply, ChatUnavailable, Names
 from services.generation.protocol import Generation, GeneratorUnavailable
 from services.redaction import redact_http_url
@@ -153,18 +154,17 @@ def parse_reply(text: str) -> Generation:
     return Generation(sql=sql, raw=text)
 
 
-def _check_base_url(base_url: str) -> None:
-    try:
-        parts = urllib.parse.urlsplit(base_url)
-        ok = parts.scheme in ("http", "https") and bool(parts.hostname)
-        parts.port  # noqa: B018 - a port out of range raises here, not on the first question
-    except ValueError:
-        ok = False
-    if not ok:
+def _check_endpoint(base_url: str, api_key: str | None) -> None:
+    """A bad base URL or key refused before the first question, named but never repeated (it may be a secret)."""
+    problem = base_url_problem(base_url)
+    if problem is not None:
         raise GeneratorConfigError(
-            f"{BASE_URL_ENV}={redact_http_url(base_url)!r} is not an http(s) URL; set it to the endpoint root, "
-            f"e.g. http://localhost:11434/v1 (Ollama) or https://api.openai.com/v1"
+            f"{BASE_URL_ENV} {problem} (its value is not shown: it may hold a credential); set it to the endpoint "
+            f"root, e.g. http://localhost:11434/v1 (Ollama) or https://api.openai.com/v1"
         )
+    problem = api_key_problem(api_key) if api_key else None
+    if problem is not None:
+        raise GeneratorConfigError(f"{API_KEY_ENV} {problem}")
 
 
 def _positive(raw: str, env: str, integer: bool = False) -> float:
@@ -172,7 +172,7 @@ def _positive(raw: str, env: str, integer: bool = False) -> float:
         value = float(raw)
     except ValueError:
         value = float("nan")
-    if not value > 0 or (integer and value != int(value)):
+    if not (value > 0 and math.isfinite(value)) or (integer and value != int(value)):
         kind = "a positive whole number" if integer else "a positive number of seconds"
         raise GeneratorConfigError(f"{env}={raw!r} must be {kind}")
     return value
@@ -214,7 +214,7 @@ class OpenAIChatGenerator:
             )
         if not model or not model.strip():
             raise GeneratorConfigError(f"{MODEL_ENV} is not set: set it to a model the endpoint serves")
-        _check_base_url(base_url.strip())
+        _check_endpoint(base_url.strip(), api_key)
         if not timeout_s > 0:
             raise GeneratorConfigError(f"timeout must be positive, got {timeout_s!r} ({TIMEOUT_ENV})")
         self.base_url = base_url.strip()

@@ -45,7 +45,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
-from services.redaction import redact_http_url, url_secrets
+from services.redaction import redact_http_url, scrub_secrets, url_secrets
 
 RETRYABLE_STATUS = frozenset({429, 502, 503, 504})
 """HTTP statuses a later attempt may get past: rate limits and gateways. 500 is the server's own failure."""
@@ -114,7 +114,10 @@ def chat_endpoint(base_url: str) -> str:
 def on_this_machine(base_url: str) -> bool:
     """Whether the endpoint is local (``localhost`` or a loopback address): the only kind a caller may
     use without an API key, since nothing it is sent leaves the machine."""
-    host = urllib.parse.urlsplit(base_url).hostname or ""
+    try:
+        host = urllib.parse.urlsplit(base_url).hostname or ""
+    except ValueError:
+        return False
     if host == "localhost":
         return True
     try:
@@ -158,10 +161,7 @@ class _ScrubSecrets(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         if self.secrets:
-            text = record.getMessage()
-            for secret in sorted(self.secrets, key=len, reverse=True):
-                text = text.replace(secret, "***")
-            record.msg, record.args = text, ()
+            record.msg, record.args = scrub_secrets(record.getMessage(), self.secrets), ()
         return True
 
 
@@ -201,9 +201,8 @@ class ChatClient:
         self._trust_env = urllib.parse.urlsplit(self.endpoint).hostname not in _LOOPBACK_HOSTS
 
     def scrub(self, text: str) -> str:
-        for secret in sorted(self._secrets, key=len, reverse=True):
-            text = text.replace(secret, "***")
-        return text
+        """``text`` with this endpoint's secrets masked where each stands as a whole token."""
+        return scrub_secrets(text, self._secrets)
 
     def _timeout(self, remaining: float) -> httpx.Timeout:
         return httpx.Timeout(

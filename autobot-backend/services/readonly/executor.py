@@ -62,7 +62,7 @@ from sqlglot.tokens import TokenType  # type: ignore[attr-defined]  # sqlglot 30
 from services.readonly.guard import statement_count
 from services.readonly.sessions import DUCKDB_READ_ONLY_CONFIG, read_only_preamble, session_read_only_statements
 from services.readonly.sqlite_file import TOO_BIG, deadline_handler, sqlite_engine
-from services.redaction import is_secret_key, redact_url
+from services.redaction import is_secret_key, redact_url, scrub_secrets, url_secrets
 from services.schema_context import sqlglot_dialect
 
 __all__ = [
@@ -162,7 +162,7 @@ class ReadOnlyExecutor:
                 "The database URL does not parse as a SQLAlchemy URL; expected e.g. "
                 "sqlite:///path/to/file.db or postgresql+psycopg://user@host/db.",
             ) from None
-        self._secrets = [s for s in (parsed.password, *_query_secrets(parsed)) if s]
+        self._secrets = [s for s in (parsed.password, *_query_secrets(parsed), *sorted(url_secrets(url))) if s]
         self._is_sqlite = parsed.get_backend_name() == "sqlite"
         self._is_duckdb = parsed.get_backend_name() == "duckdb"
         if self._is_sqlite:
@@ -434,10 +434,7 @@ class ReadOnlyExecutor:
             raise ExecutionError("database", f"The database rejected the query: {message}{hint}") from None
 
     def _scrub(self, text: str) -> str:
-        text = text.replace(self._url, self._shown_url)
-        for secret in self._secrets:
-            text = text.replace(secret, "***")
-        return text
+        return scrub_secrets(text.replace(self._url, self._shown_url), self._secrets)
 
 
 _STREAMABLE_FIRST = frozenset({TokenType.SELECT, TokenType.WITH, TokenType.VALUES, TokenType.L_PAREN})

@@ -72,7 +72,26 @@ def chosen_engine(engine: str | None, fixture_url: str | None, db_url: str | Non
         raise UsageError(f"unknown engine {chosen!r}; choose one of {', '.join(ENGINES)}")
     if fixture_url is not None and chosen != "postgresql":
         raise UsageError("--fixture-url is the PostgreSQL database to build the fixtures in: add --engine postgresql")
+    if fixture_url is not None:
+        check_fixture_url(fixture_url)
     return chosen
+
+
+def check_fixture_url(fixture_url: str) -> None:
+    """``--fixture-url`` is a PostgreSQL URL; one that does not parse is refused without its text (nothing
+    marks which part of it is the password)."""
+    try:
+        backend = engine_name(fixture_url)
+    except (sa.exc.ArgumentError, ValueError, TypeError):
+        raise UsageError(
+            "--fixture-url does not parse as a SQLAlchemy URL (its value is not shown: it may hold a password); "
+            "expected postgresql://user:password@host:port/database"
+        ) from None
+    if backend != "postgresql":
+        raise UsageError(
+            f"--fixture-url {redact_url(fixture_url)}: not a PostgreSQL URL "
+            "(expected postgresql://user:password@host:port/database)"
+        )
 
 
 class FixtureHost(Protocol):
@@ -220,11 +239,7 @@ def fixture_host(engine: str, workdir: Path, fixture_url: str | None = None) -> 
         _require_duckdb()
         yield DuckDBHost(workdir)
     elif fixture_url is not None:
-        if engine_name(fixture_url) != "postgresql":
-            raise UsageError(
-                f"--fixture-url {redact_url(fixture_url)}: not a PostgreSQL URL "
-                "(expected postgresql://user:password@host:port/database)"
-            )
+        check_fixture_url(fixture_url)
         host = PostgresHost(fixture_url)
         try:
             yield host
