@@ -5,6 +5,10 @@ error is 2, ``--help`` is 0) is returned rather than raised, a :class:`~eval.cor
 is printed as ``error: ...`` and is 2, an import that fails (a broken install) is 2, Ctrl-C is 2,
 and any other exception is a bug in the harness: printed with its traceback, and 2, never 1 (a
 crash says nothing about the candidate).
+
+``main`` runs under :func:`eval.core.interrupt.handling_signals`: SIGTERM (CI cancellation,
+``timeout``) takes Ctrl-C's path, so the cleanup on the way up runs, and a signal that escapes a
+command is 2 like Ctrl-C (not 128 + the signal: 2 is "could not judge", which an interrupted run is).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import traceback
 from collections.abc import Callable
 from typing import ParamSpec
 
+from eval.core import interrupt
 from eval.core.errors import HarnessError
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE
 from eval.core.output import print_error
@@ -40,12 +45,17 @@ def entry_point(main: Callable[P, int]) -> Callable[P, int]:
             traceback.print_exc()
             print_error("the harness failed to import; run `make eval` to (re)install it")
             return EXIT_CANNOT_JUDGE
-        except KeyboardInterrupt:
-            print_error("interrupted")
+        except KeyboardInterrupt:  # Ctrl-C, or SIGTERM made one; what was made on the way up is cleaned up
+            print_error(f"interrupted by {interrupt.received()}")
             return EXIT_CANNOT_JUDGE
         except Exception:  # a crash is "could not examine", never "regressed"
             traceback.print_exc()
             print_error("internal error (a bug in the harness); the run could not be judged")
             return EXIT_CANNOT_JUDGE
 
-    return guarded
+    @functools.wraps(main)
+    def handled(*args: P.args, **kwargs: P.kwargs) -> int:
+        with interrupt.handling_signals():
+            return guarded(*args, **kwargs)
+
+    return handled
