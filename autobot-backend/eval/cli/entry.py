@@ -6,6 +6,10 @@ is printed as ``error: ...`` and is 2, an import that fails (a broken install) i
 and any other exception is a bug in the harness: printed with its traceback, and 2, never 1 (a
 crash says nothing about the candidate). A traceback, and a log record Python prints because nothing
 configured logging, is redacted first (:mod:`eval.core.crash`): it may quote a URL with a token in it.
+
+``main`` runs under :func:`eval.core.interrupt.handling_signals`: SIGTERM (CI cancellation,
+``timeout``) takes Ctrl-C's path, so the cleanup on the way up runs, and a signal that escapes a
+command is 2 like Ctrl-C (not 128 + the signal: 2 is "could not judge", which an interrupted run is).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import functools
 from collections.abc import Callable
 from typing import ParamSpec
 
+from eval.core import interrupt
 from eval.core.crash import install_log_redaction, print_traceback
 from eval.core.errors import HarnessError
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE
@@ -42,12 +47,17 @@ def entry_point(main: Callable[P, int]) -> Callable[P, int]:
             print_traceback()
             print_error("the harness failed to import; run `make eval` to (re)install it")
             return EXIT_CANNOT_JUDGE
-        except KeyboardInterrupt:
-            print_error("interrupted")
+        except KeyboardInterrupt:  # Ctrl-C, or SIGTERM made one; what was made on the way up is cleaned up
+            print_error(f"interrupted by {interrupt.received()}")
             return EXIT_CANNOT_JUDGE
         except Exception:  # a crash is "could not examine", never "regressed"
             print_traceback()
             print_error("internal error (a bug in the harness); the run could not be judged")
             return EXIT_CANNOT_JUDGE
 
-    return guarded
+    @functools.wraps(main)
+    def handled(*args: P.args, **kwargs: P.kwargs) -> int:
+        with interrupt.handling_signals():
+            return guarded(*args, **kwargs)
+
+    return handled

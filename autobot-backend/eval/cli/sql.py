@@ -9,6 +9,7 @@ run against its baseline, evaluates the gate, writes the reports and records, an
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -21,6 +22,7 @@ from rich.console import Console
 from eval.cli import options
 from eval.cli import sql_checks as checks
 from eval.core import ci_output as ci_out
+from eval.core import interrupt
 from eval.core.errors import UsageError
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE
 from eval.core.output import confine, print_error, print_report, print_warning, resolve_input, write_text
@@ -34,6 +36,7 @@ from eval.sql.fixtures.seeded import FIXTURES, Fixture, fixtures_from_module
 from eval.sql.gate import decisions as decide
 from eval.sql.grading.candidates import AnswersById
 from eval.sql.grading.costs import prices_from_env
+from eval.sql.grading.interruption import mark_partial
 from eval.sql.model.defaults import CANDIDATES, DEFAULT_CANDIDATE, DEFAULT_ENGINE, DEFAULT_SEED, ENGINES
 from eval.sql.model.run import SQLRun
 from eval.sql.pipeline import OracleBroken, RunSpec, run_suite
@@ -331,11 +334,37 @@ def _finish(
     baseline_dir: Path | None,
     turns: SQLTurns | None = None,
 ) -> int:
-    composition = corpus_composition(corpus)
-    found = decide.find_baseline(report, baseline_dir, allow_off_suite=args.allow_off_suite)
-    decide.classify_and_gate(report, corpus, composition, found, bool(args.fail_on_regression))
+    """Gate, judge (``--judge``), write the reports, record, and the exit code.
+
+    A signal (Ctrl-C, SIGTERM) before the reports are written makes the run partial, the judge's phase
+    included: the reports say so and nothing is recorded. From the reports to the records nothing is
+    cut short: a signal then is held, the reports and records stay as written, and the exit is 2."""
+    with interrupt.held():  # quick, and the gate is filled in whole
+        composition = corpus_composition(corpus)
+        found = decide.find_baseline(report, baseline_dir, allow_off_suite=args.allow_off_suite)
+        decide.classify_and_gate(report, corpus, composition, found, bool(args.fail_on_regression))
     if turns is not None:
-        turns.finish(report)
+        with contextlib.suppress(KeyboardInterrupt):  # a signal stops the judge; the run is partial (below)
+            turns.finish(report)
+    with interrupt.held():
+        if interrupt.requested():
+            mark_partial(report, "after every question was graded, before its reports were written")
+        code = _publish(report, args, builtin, composition, found, baseline_dir, turns)
+    if interrupt.requested() and code != EXIT_CANNOT_JUDGE:
+        print_error(f"interrupted by {interrupt.received()} as the complete reports and records were written")
+        return EXIT_CANNOT_JUDGE
+    return code
+
+
+def _publish(
+    report: SQLRun,
+    args: argparse.Namespace,
+    builtin: bool,
+    composition: dict[str, int],
+    found: decide.Found,
+    baseline_dir: Path | None,
+    turns: SQLTurns | None,
+) -> int:
     text = to_markdown(report)
     written = {}
     if args.markdown:
@@ -356,7 +385,10 @@ def _finish(
             for line in ci_annotations(report):
                 print(line)
     if report.partial:
-        print_error("interrupted: the report so far is written (marked partial); nothing was recorded")
+        print_error(
+            f"interrupted by {interrupt.received()}: the report so far is written (marked partial); "
+            "nothing was recorded"
+        )
         return EXIT_CANNOT_JUDGE
     notice = oracle_notice(report)
     if notice is not None:

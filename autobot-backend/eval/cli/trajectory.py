@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from eval.cli import options
+from eval.core import interrupt
 from eval.core.classification import Classification
 from eval.core.errors import UsageError
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSED
-from eval.core.output import confine, print_report, resolve_input, write_text
+from eval.core.output import confine, print_error, print_report, resolve_input, write_text
 from eval.core.runner import Progress, Replay
 from eval.trajectory import candidates as cand
 from eval.trajectory.contract import replay
@@ -107,14 +108,23 @@ def run_trajectory(args: argparse.Namespace) -> int:
 
         evaluator = JudgeEvaluator.from_env()  # before replaying: a missing judge is exit 2, not a run of unmeasured
         warnings.append(evaluator.warning)
-    replays = replay(goldens, candidate, timeout, _progress_printer(sys.stderr.isatty()))
+    with interrupt.held():  # a signal stops the replay, which returns what it has
+        replays = replay(goldens, candidate, timeout, _progress_printer(sys.stderr.isatty()))
+    stopped = interrupt.requested()
+    if stopped:
+        warnings.insert(0, f"PARTIAL: the run was stopped by {interrupt.received()}; goldens not replayed: unmeasured")
     report = build_trajectory_report(replays, evaluator, name, args.epsilon, warnings, echo=choice == "echo")
-    text = trajectory_markdown(report)
-    print_report(text)
-    if args.markdown:
-        write_text(args.markdown, text + "\n")
-    if args.json:
-        write_text(args.json, json.dumps(trajectory_json(report), indent=2) + "\n")
+    with interrupt.held():  # written whole
+        text = trajectory_markdown(report)
+        print_report(text)
+        if args.markdown:
+            write_text(args.markdown, text + "\n")
+        if args.json:
+            write_text(args.json, json.dumps(trajectory_json(report), indent=2) + "\n")
+    if interrupt.requested():
+        what = "the report so far is written (marked partial)" if stopped else "as the complete report was written"
+        print_error(f"interrupted by {interrupt.received()}: {what}")
+        return EXIT_CANNOT_JUDGE
     return trajectory_exit_code(
         report, args.fail_on_regression, args.require_real_candidate and choice == "echo", echo=choice == "echo"
     )

@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from eval.cli import options
+from eval.core import interrupt
 from eval.core.errors import UsageError
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSED
 from eval.core.output import confine, print_error, print_report, resolve_input, write_text
 from eval.core.runner import Limits
-from eval.turns.calibration import calibrate, load_labels, uncalibrated
-from eval.turns.drift import drift, load_stored
-from eval.turns.format import load_turns
+from eval.turns.calibration import Label, calibrate, load_labels, uncalibrated
+from eval.turns.drift import StoredReport, drift, load_stored
+from eval.turns.format import Turn, load_turns
 from eval.turns.judge import Judge
 from eval.turns.markdown import to_markdown
 from eval.turns.report import TurnsReport, to_json
@@ -134,21 +135,35 @@ def run_turns(args: argparse.Namespace) -> int:
         source = _source(path, "captured turns", len(turns))
     labels_path = resolve_input(args.labels) if args.labels is not None else None
     labels = load_labels(labels_path) if labels_path is not None else None
-    progress = JudgeProgress()
+    with interrupt.held():  # a signal cancels the judgements in flight; the report is then written whole
+        return _judge_and_report(args, judge, turns, source, stored, labels, labels_path, timeout)
+
+
+def _judge_and_report(
+    args: argparse.Namespace,
+    judge: Judge,
+    turns: list[Turn],
+    source: dict[str, Any],
+    stored: StoredReport | None,
+    labels: dict[str, Label] | None,
+    labels_path: Path | None,
+    timeout: float,
+) -> int:
     judgements, interrupted = judge_all(
         turns,
         judge,
         timeout_s=timeout,
         concurrency=args.concurrency or DEFAULT_CONCURRENCY,
         limits=Limits(stop_after_unavailable=args.stop_after_unavailable or None, run_budget_s=args.max_run_seconds),
-        progress=progress,
+        progress=JudgeProgress(),
     )
     calibration = calibrate(judgements, labels, str(labels_path)) if labels is not None else uncalibrated()
     moved = drift(stored, judgements, judge.identity()) if stored is not None else None
     gate = gate_checks(calibration, moved)
     if gate is not None:
         gate["enforced"] = bool(args.fail_on_regression)
-    report = TurnsReport(source, judge.describe(), judgements, calibration, moved, gate, partial=interrupted)
+    partial = interrupted or interrupt.requested()
+    report = TurnsReport(source, judge.describe(), judgements, calibration, moved, gate, partial=partial)
     report.warnings = _warnings(report)
     text = to_markdown(report)
     print_report(text)
@@ -156,13 +171,17 @@ def run_turns(args: argparse.Namespace) -> int:
         write_text(args.markdown, text + "\n")
     if args.json:
         write_text(args.json, json.dumps(to_json(report), indent=2, default=str) + "\n")
-    return exit_code(report, bool(args.fail_on_regression))
+    code = exit_code(report, bool(args.fail_on_regression))
+    if interrupt.requested() and not partial:
+        print_error(f"interrupted by {interrupt.received()} as the complete report was written")
+        return EXIT_CANNOT_JUDGE
+    return code
 
 
 def _warnings(report: TurnsReport) -> list[str]:
     out = []
     if report.partial:
-        out.append("PARTIAL: the run was interrupted (Ctrl-C); turns not judged are unmeasured.")
+        out.append(f"PARTIAL: the run was stopped by {interrupt.received()}; turns not judged are unmeasured.")
     unmeasured = report.summary["unmeasured"]
     if unmeasured:
         out.append(f"{unmeasured} turn(s) unmeasured: the judge could not score them (reasons below); never a score.")
@@ -176,7 +195,7 @@ def _warnings(report: TurnsReport) -> list[str]:
 
 def exit_code(report: TurnsReport, gated: bool) -> int:
     if report.partial:
-        print_error("interrupted: the report so far is written (marked partial)")
+        print_error(f"interrupted by {interrupt.received()}: the report so far is written (marked partial)")
         return EXIT_CANNOT_JUDGE
     if report.summary["scored"] == 0:
         print_error("no turn could be judged; see the reasons in the report")

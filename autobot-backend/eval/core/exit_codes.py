@@ -11,7 +11,8 @@
   the candidate.
 
 Every command's ``main`` is wrapped by :func:`eval.cli.entry.entry_point`, the one place where
-a :class:`~eval.core.errors.HarnessError`, Ctrl-C, a failed import and any other exception become ``2``.
+a :class:`~eval.core.errors.HarnessError`, Ctrl-C or SIGTERM (:mod:`eval.core.interrupt`), a failed import
+and any other exception become ``2``. An interrupted run is ``2``, not the shell's 128 + the signal.
 """
 
 from __future__ import annotations

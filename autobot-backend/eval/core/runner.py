@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from eval.core import interrupt
 from eval.core.errors import HarnessError
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -71,11 +72,13 @@ async def replay_one(
 
     try:
         result = await asyncio.wait_for(candidate(task), timeout=timeout_s)
-    except TimeoutError:
-        return failed(f"timeout: no answer within {timeout_s:g} s")
-    except CandidateUnavailable as exc:
-        return failed(f"unavailable: {exc}")
     except Exception as exc:  # one broken task must not end the run
+        if interrupt.requested():  # stopped by the signal (eval.core.interrupt.Stopped), not the candidate's doing
+            return failed(INTERRUPTED)
+        if isinstance(exc, TimeoutError):
+            return failed(f"timeout: no answer within {timeout_s:g} s")
+        if isinstance(exc, CandidateUnavailable):
+            return failed(f"unavailable: {exc}")
         return failed(f"candidate crashed: {type(exc).__name__}: {exc}")
     if not isinstance(result, result_type):
         return failed(f"candidate returned {type(result).__name__}, not {result_type.__name__}")
@@ -83,7 +86,7 @@ async def replay_one(
 
 
 UNAVAILABLE = "unavailable: "
-INTERRUPTED = "interrupted: the run was stopped (Ctrl-C) before this was answered"
+INTERRUPTED = "interrupted: the run was stopped (Ctrl-C or SIGTERM) before this was answered"
 
 
 @dataclass(frozen=True)
@@ -108,7 +111,8 @@ async def replay_all(
 ) -> list[Replay[T, R]]:
     """Replay ``tasks`` with at most ``concurrency`` in flight; results in the order of ``tasks``.
 
-    A cancelled run (Ctrl-C) returns what was answered, the rest marked :data:`INTERRUPTED`.
+    A cancelled run (a signal, :func:`eval.core.interrupt.run_async`) returns what was answered, the rest
+    marked :data:`INTERRUPTED`.
     """
     if concurrency < 1:
         raise HarnessError(f"concurrency must be at least 1, got {concurrency}")

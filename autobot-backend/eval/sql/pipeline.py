@@ -14,9 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from eval.core import interrupt
 from eval.core.errors import HarnessError, UsageError
 from eval.core.output import print_warning
-from eval.core.runner import Limits, Progress
+from eval.core.runner import INTERRUPTED, Limits, Progress
 from eval.sql.corpus.answers import RecordedAnswers
 from eval.sql.corpus.db_dir import database_targets
 from eval.sql.corpus.questions import Corpus, Question
@@ -30,11 +31,12 @@ from eval.sql.grading.candidates import (
 from eval.sql.grading.costs import cost_summary, repeat_summary
 from eval.sql.grading.grade import Grader
 from eval.sql.grading.identity import cohort, fingerprint
+from eval.sql.grading.interruption import StoppableDatabase, partial_warning
 from eval.sql.model.defaults import DEFAULT_ENGINE, DEFAULT_SEED
 from eval.sql.model.outcome import NO_ANSWER, ORACLE, SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
-from eval.sql.model.setup import RunSetup
-from eval.sql.oracle.selfcheck import SNAPSHOT_DIR, OracleDefect, is_builtin, run_self_check
+from eval.sql.model.setup import DatabaseStamp, RunSetup
+from eval.sql.oracle.selfcheck import SNAPSHOT_DIR, OracleDefect, SelfCheckResult, is_builtin, run_self_check
 from eval.sql.rows import ColumnOrder
 from services.generation.protocol import Generation, SQLGenerator
 from services.nl_database_service import NLDatabaseService
@@ -96,57 +98,73 @@ def graded_corpus(spec: RunSpec) -> Corpus:
     return spec.corpus.with_column_order(spec.column_order) if spec.column_order else spec.corpus
 
 
+@dataclass
+class _SoFar:
+    """What a run has learned, phase by phase: all a run stopped by a signal has to report."""
+
+    questions: list[Question]
+    engine: str
+    grader: Grader
+    """Gives each question its outcome; the one that grades once the references are known."""
+    databases: dict[str, list[DatabaseStamp]] = field(default_factory=dict)
+    targets: dict[str | None, list[str]] = field(default_factory=dict)
+    check: SelfCheckResult = field(default_factory=SelfCheckResult)
+    samples: list[Sample] = field(default_factory=list)
+    graded: list[SQLOutcome] = field(default_factory=list)
+    asked: bool = False
+    """Every sample was put to the candidate (or was stopped by a signal while it was)."""
+    privileged: list[str] = field(default_factory=list)
+    """Warnings about database roles that can do more than read (printed when found)."""
+    interrupted: bool = False
+
+
 def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
-    """Build the databases, self-check the oracle, ask every question, grade every answer."""
+    """Build the databases, self-check the oracle, ask every question, grade every answer.
+
+    A signal (Ctrl-C, SIGTERM: :mod:`eval.core.interrupt`) in any of these phases ends the run there:
+    what it made is taken down (the temporary folder, the throwaway server or the schemas, each removal
+    whole), and the run so far comes back marked partial, every question not graded ``unmeasured``.
+    """
     corpus = graded_corpus(spec)
-    questions = (
-        [dataclasses.replace(q, fixture=None, database=None) for q in corpus.questions]
-        if spec.db_url
-        else list(corpus.questions)
+    service = NLDatabaseService(spec.generator, timeout_s=spec.statement_timeout_s)
+    so_far = _SoFar(
+        questions=(
+            [dataclasses.replace(q, fixture=None, database=None) for q in corpus.questions]
+            if spec.db_url
+            else list(corpus.questions)
+        ),
+        engine="unknown" if spec.db_url else spec.engine,  # a URL of the user's is read once it is reached
+        grader=Grader(StoppableDatabase(service), {}, {}),
     )
-    with (
-        tempfile.TemporaryDirectory(prefix="sql-eval-") as tmp,
-        fixture_host(spec.engine, Path(tmp), spec.fixture_url) as host,
-        NLDatabaseService(spec.generator, timeout_s=spec.statement_timeout_s) as service,
-    ):
-        targets = _targets(spec, questions, host)
-        _check_reachable(service, targets)
-        privileged = _privilege_warnings(service, targets)
-        first_url = next(iter(targets.values()))[0]
-        engine, dialect = engine_name(first_url), service.dialect(first_url)
-        if spec.db_url:  # a corpus of the user's own is written for their database: not transpiled
-            questions = [q if is_builtin(q) else q.written_for(dialect) for q in questions]
-        databases = {key or "": [fingerprint(service, url) for url in urls] for key, urls in targets.items()}
-        check = run_self_check(
-            service,
-            dataclasses.replace(corpus, questions=tuple(questions)),
-            targets,
-            lint_rotations=spec.db_url is None,
-            snapshot_dir=SNAPSHOT_DIR if spec.builtin and spec.seed == DEFAULT_SEED else None,
-        )
-        if spec.builtin and not check.ok:
-            raise OracleBroken(check.defects)
-        defects = {d.question_id: d for d in check.defects}
-        recorded = _recorded(spec, questions, dialect)
-        grader = Grader(service, targets, check.reference, check.ties)
-        asked = [q for q in questions if q.id not in defects and (recorded is None or q.id in recorded)]
-        samples = [Sample(q, k) for q in asked for k in range(spec.repeats)]
-        graded, interrupted = ask_all(
-            samples,
-            ServiceCandidate(service, {k: urls[0] for k, urls in targets.items()}, recorded),
-            grader,
-            timeout_s=spec.timeout_s,
-            concurrency=spec.concurrency,
-            limits=spec.limits,
-            progress=progress,
-            on_answer=spec.on_answer,
-        )
-        by_question: dict[str, list[SQLOutcome]] = {}
-        for sample, outcome in zip(samples, graded):
-            by_question.setdefault(sample.question.id, []).append(outcome)
-        outcomes = _all_questions(grader, questions, combine(by_question), defects)
+    try:
+        with (
+            interrupt.cleanup_held(tempfile.TemporaryDirectory(prefix="sql-eval-")) as tmp,
+            interrupt.cleanup_held(fixture_host(spec.engine, Path(tmp), spec.fixture_url)) as host,
+            interrupt.cleanup_held(service),
+        ):
+            _build_and_ask(spec, corpus, service, host, so_far, progress)
+    except KeyboardInterrupt:  # a signal before or after the asking (ask_all returns what was answered)
+        so_far.interrupted = True
+    except Exception:
+        if not interrupt.requested():
+            raise
+        so_far.interrupted = True  # a step failed because the run was being stopped: not a crash
+    interrupted = so_far.interrupted or interrupt.requested()
+    questions, check, targets = so_far.questions, so_far.check, so_far.targets
+    databases, engine = so_far.databases, so_far.engine
+    by_question: dict[str, list[SQLOutcome]] = {}
+    for sample, outcome in zip(so_far.samples, so_far.graded):
+        by_question.setdefault(sample.question.id, []).append(outcome)
+    defects = {d.question_id: d for d in check.defects}
+    not_asked = (
+        (NO_ANSWER, "the answers file has no line for it")
+        if so_far.asked
+        else ("unmeasured", f"interrupted: the run was stopped by {interrupt.received()} {_phase(so_far)}")
+    )
+    outcomes = _all_questions(so_far.grader, questions, combine(by_question), defects, not_asked)
+    graded = so_far.graded
     extra = sorted(set(spec.answers.answers) - {q.id for q in questions}) if spec.answers else []
-    fixtures = _fixture_keys(targets)
+    fixtures = _fixture_keys(targets) if targets else sorted({q.fixture for q in questions if q.fixture})
     run: RunSetup = {
         "engine": engine,
         "rotations": spec.rotations if fixtures else 1,
@@ -159,13 +177,9 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         "repeats": spec.repeats,
         **({"column_order": spec.column_order} if spec.column_order else {}),
     }
-    warnings = privileged + _warnings(spec.candidate, outcomes, extra)
+    warnings = so_far.privileged + _warnings(spec.candidate, outcomes, extra)
     if interrupted:
-        warnings.insert(
-            0,
-            "PARTIAL: the run was interrupted (Ctrl-C); questions not answered are unmeasured, and "
-            "these figures describe only what was answered.",
-        )
+        warnings.insert(0, partial_warning(_phase(so_far)))
     return SQLRun(
         outcomes=outcomes,
         candidate_path=spec.candidate,
@@ -193,6 +207,63 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         repeats=repeat_summary(outcomes, spec.repeats),
         partial=interrupted,
     )
+
+
+def _build_and_ask(
+    spec: RunSpec,
+    corpus: Corpus,
+    service: NLDatabaseService,
+    host: FixtureHost,
+    so_far: _SoFar,
+    progress: Progress | None,
+) -> None:
+    """The run's phases, each recording in ``so_far`` what it learned, so a signal keeps what came before."""
+    database = so_far.grader.database
+    questions = so_far.questions
+    so_far.targets = targets = _targets(spec, questions, host)
+    _check_reachable(service, targets)
+    so_far.privileged = _privilege_warnings(service, targets)
+    first_url = next(iter(targets.values()))[0]
+    so_far.engine, dialect = engine_name(first_url), service.dialect(first_url)
+    if spec.db_url:  # a corpus of the user's own is written for their database: not transpiled
+        so_far.questions = questions = [q if is_builtin(q) else q.written_for(dialect) for q in questions]
+    so_far.databases = {key or "": [fingerprint(service, url) for url in urls] for key, urls in targets.items()}
+    check = run_self_check(
+        database,
+        dataclasses.replace(corpus, questions=tuple(questions)),
+        targets,
+        lint_rotations=spec.db_url is None,
+        snapshot_dir=SNAPSHOT_DIR if spec.builtin and spec.seed == DEFAULT_SEED else None,
+    )
+    interrupt.raise_if_requested()  # a self-check cut short says nothing about the oracle
+    if spec.builtin and not check.ok:
+        raise OracleBroken(check.defects)
+    so_far.check = check
+    defects = {d.question_id for d in check.defects}
+    recorded = _recorded(spec, questions, dialect)
+    so_far.grader = grader = Grader(database, targets, check.reference, check.ties)
+    asked = [q for q in questions if q.id not in defects and (recorded is None or q.id in recorded)]
+    samples = [Sample(q, k) for q in asked for k in range(spec.repeats)]
+    graded, so_far.interrupted = ask_all(
+        samples,
+        ServiceCandidate(service, {k: urls[0] for k, urls in targets.items()}, recorded),
+        grader,
+        timeout_s=spec.timeout_s,
+        concurrency=spec.concurrency,
+        limits=spec.limits,
+        progress=progress,
+        on_answer=spec.on_answer,
+    )
+    so_far.samples, so_far.graded, so_far.asked = samples, graded, True
+
+
+def _phase(so_far: _SoFar) -> str:
+    """Where in the run the signal came, as the partial report says it."""
+    if not so_far.asked:
+        return "before any question was asked (while the databases were built or the oracle checked itself)"
+    if any(o.detail == INTERRUPTED for o in so_far.graded):
+        return "while the questions were asked"
+    return "after every question was graded"
 
 
 def _targets(spec: RunSpec, questions: list[Question], host: FixtureHost) -> dict[str | None, list[str]]:
@@ -248,9 +319,14 @@ def _recorded(spec: RunSpec, questions: list[Question], dialect: str) -> Mapping
 
 
 def _all_questions(
-    grader: Grader, questions: list[Question], graded: list[SQLOutcome], defects: Mapping[str, OracleDefect]
+    grader: Grader,
+    questions: list[Question],
+    graded: list[SQLOutcome],
+    defects: Mapping[str, OracleDefect],
+    not_asked: tuple[str, str],
 ) -> list[SQLOutcome]:
-    """Every question in corpus order: its graded outcome, or why it was not asked."""
+    """Every question in corpus order: its graded outcome, or why it was not asked (``not_asked``, reason and
+    detail: no recorded answer, or the signal that stopped the run before asking)."""
     by_id = {o.question_id: o for o in graded}
     outcomes = []
     for q in questions:
@@ -258,7 +334,7 @@ def _all_questions(
             d = defects[q.id]
             outcomes.append(grader.outcome(q, Verdict.UNMEASURED, ORACLE, f"{d.kind}: {d.detail}"))
         elif q.id not in by_id:
-            outcomes.append(grader.outcome(q, Verdict.UNMEASURED, NO_ANSWER, "the answers file has no line for it"))
+            outcomes.append(grader.outcome(q, Verdict.UNMEASURED, *not_asked))
         else:
             outcomes.append(by_id[q.id])
     return outcomes

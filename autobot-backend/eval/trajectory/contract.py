@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from eval.core import interrupt
 from eval.core.runner import DEFAULT_TIMEOUT_S, Progress, Replay, replay_all
 from eval.trajectory.store import GoldenTrajectory
 
@@ -37,5 +37,6 @@ def replay(
     timeout_s: float = DEFAULT_TIMEOUT_S,
     progress: Progress | None = None,
 ) -> list[Replay[GoldenTrajectory, CandidateResult]]:
-    """The trajectory suite's synchronous entry point: goldens one at a time, in order."""
-    return asyncio.run(replay_all(goldens, candidate, CandidateResult, timeout_s=timeout_s, progress=progress))
+    """The trajectory suite's synchronous entry point: goldens one at a time, in order (a signal stops the
+    replay: the goldens not replayed by then are unmeasured, :data:`eval.core.runner.INTERRUPTED`)."""
+    return interrupt.run_async(replay_all(goldens, candidate, CandidateResult, timeout_s=timeout_s, progress=progress))

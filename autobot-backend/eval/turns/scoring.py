@@ -8,13 +8,13 @@ concurrency. A turn the judge could not score is ``unmeasured`` with its reason,
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
 import httpx
 
+from eval.core import interrupt
 from eval.core.progress import ProgressLine
 from eval.core.runner import INTERRUPTED, CandidateUnavailable, Limits, Replay, replay_all
 from eval.turns.format import Turn
@@ -64,8 +64,9 @@ def judge_all(
     limits: Limits | None = None,
     progress: Any = None,
 ) -> tuple[list[Judgement], bool]:
-    """Every turn judged, in order; and whether the run was interrupted (Ctrl-C)."""
-    replays = asyncio.run(_judge_all(turns, judge, timeout_s, concurrency, limits or Limits(), progress))
+    """Every turn judged, in order; and whether the run was interrupted (a signal: Ctrl-C, SIGTERM), which
+    cancels the judgements in flight (:func:`eval.core.interrupt.run_async`)."""
+    replays = interrupt.run_async(_judge_all(turns, judge, timeout_s, concurrency, limits or Limits(), progress))
     out: list[Judgement] = []
     interrupted = False
     for r in replays:
@@ -75,7 +76,7 @@ def judge_all(
         interrupted = interrupted or r.failure == INTERRUPTED
         reason = r.failure or "no judgement"
         out.append(Judgement(r.task, reason=f"judge {reason}" if reason.startswith("unavailable") else reason))
-    return out, interrupted
+    return out, interrupted or interrupt.requested()
 
 
 def judgement_json(j: Judgement, identity: dict[str, Any]) -> dict[str, Any]:

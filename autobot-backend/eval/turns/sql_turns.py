@@ -17,12 +17,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from eval.core import interrupt
 from eval.core.errors import UsageError
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK
 from eval.core.output import confine, write_text
 from eval.core.runner import Limits
 from eval.core.stats import cohen_kappa
 from eval.sql.grading.asking import Sample
+from eval.sql.grading.interruption import mark_partial
 from eval.sql.model.outcome import SQLOutcome
 from eval.sql.model.run import SQLRun
 from eval.turns.format import Turn, TurnsFileError, dump_turns, parse_turn
@@ -101,7 +103,10 @@ class SQLTurns:
         return sorted(self.turns, key=lambda t: (position.get(t[1].question_id, len(position)), t[0].turn_id))
 
     def finish(self, report: SQLRun) -> None:
-        """Export the turns and judge them; the judge's figures go into ``report.judge``."""
+        """Export the turns and judge them; the judge's figures go into ``report.judge``.
+
+        A signal (Ctrl-C, SIGTERM) stops the judge, and ``report`` is marked partial: an agreement over
+        the turns judged so far is no figure to record. A run already partial is exported, not judged."""
         turns = self.ordered(report)
         if self.unusable:
             report.warnings.append(
@@ -109,10 +114,11 @@ class SQLTurns:
                 + "; ".join(self.unusable[:5])
             )
         if self.export_path:
-            write_text(self.export_path, dump_turns([t.to_json() for t, _ in turns]))
-        if self.judge is None or report.partial:  # Ctrl-C meant stop: what was answered is exported, not judged
+            with interrupt.held():  # the file is written whole
+                write_text(self.export_path, dump_turns([t.to_json() for t, _ in turns]))
+        if self.judge is None or report.partial or interrupt.requested():
             return
-        self.judged, _ = judge_all(
+        self.judged, interrupted = judge_all(
             [t for t, _ in turns],
             self.judge,
             timeout_s=self.timeout_s,
@@ -121,6 +127,8 @@ class SQLTurns:
             progress=JudgeProgress(),
         )
         report.judge = agreement_report(self.judge, turns, self.judged)
+        if interrupted:
+            mark_partial(report, "while the judge judged the answers (the execution verdicts are complete)")
 
     @property
     def exit_code(self) -> int:

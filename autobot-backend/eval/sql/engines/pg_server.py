@@ -147,6 +147,7 @@ class PgServer:
             cwd=self.root,
             stdin=subprocess.DEVNULL,
             timeout=START_TIMEOUT_S + 10,
+            start_new_session=True,  # a terminal's Ctrl-C is the harness's to act on, not initdb's or pg_ctl's
             **user,
         )
 

@@ -30,6 +30,7 @@ from typing import Protocol
 
 import sqlalchemy as sa
 
+from eval.core import interrupt
 from eval.core.errors import HarnessError, UsageError
 from eval.sql.fixtures import cache as fixture_cache
 from eval.sql.fixtures import seeded as fx
@@ -265,7 +266,8 @@ def _throwaway_server() -> Iterator[PostgresHost]:
     from eval.sql.engines import pg_server
 
     try:
-        server = pg_server.start()
+        with interrupt.held():  # started whole: a signal waits for it (seconds), then the server is stopped
+            server = pg_server.start()
     except pg_server.PgUnavailable as exc:
         raise EngineUnavailable(
             f"--engine postgresql without --fixture-url starts a throwaway PostgreSQL server, but {exc}"
@@ -273,6 +275,7 @@ def _throwaway_server() -> Iterator[PostgresHost]:
     except pg_server.PgServerError as exc:
         raise EngineUnavailable(f"--engine postgresql: the throwaway server did not start: {exc}") from None
     try:
+        interrupt.raise_if_requested()
         db = server.create_database("eval_fixtures")
         host = PostgresHost(db.owner_url, reader=(server.READER, db.reader_url))
         try:

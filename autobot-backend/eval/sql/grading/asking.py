@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from eval.core import interrupt
 from eval.core.runner import Limits, Progress, Replay, replay_all
 from eval.sql.corpus.questions import Question
 from eval.sql.grading.candidates import SQLCandidate
@@ -87,7 +88,10 @@ def ask_all(
     progress: Progress | None,
     on_answer: OnAnswer | None = None,
 ) -> tuple[list[SQLOutcome], bool]:
-    """Every sample graded, in order; and whether the run was cut short (Ctrl-C)."""
+    """Every sample graded, in order; and whether the run was cut short (a signal: Ctrl-C, SIGTERM).
+
+    A signal cancels what is in flight (:func:`eval.core.interrupt.run_async`); the samples not answered
+    by then are unmeasured and the run is partial, even when every sample had just been answered."""
 
     async def run() -> list[Replay[Sample, SQLOutcome]]:
         try:
@@ -105,7 +109,7 @@ def ask_all(
             if close is not None:
                 await close()  # in the loop that opened what it closes
 
-    replays = asyncio.run(run())
+    replays = interrupt.run_async(run())
     outcomes = []
     interrupted = False
     for r in replays:
@@ -114,7 +118,7 @@ def ask_all(
         else:
             interrupted = interrupted or (r.failure or "").startswith("interrupted")
             outcomes.append(grader.outcome(r.task.question, Verdict.UNMEASURED, "unmeasured", r.failure or "no result"))
-    return outcomes, interrupted
+    return outcomes, interrupted or interrupt.requested()
 
 
 def majority(verdicts: Sequence[Verdict]) -> Verdict:
