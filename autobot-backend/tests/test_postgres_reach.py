@@ -181,7 +181,7 @@ def _run(url: str, work: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int,
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(work)
         code = main(
-            ["--suite", "sql", "--candidate", "recorded", "--answers", "a.jsonl", "--corpus", "q.yaml"]
+            ["--suite", "sql", "--candidate", "recorded", "--answers", "a.jsonl", "--model", "m", "--corpus", "q.yaml"]
             + ["--db-url", url, "--json", "out.json"]
         )
     return code, json.loads((work / "out.json").read_text()), capsys.readouterr().err

@@ -1,0 +1,140 @@
+"""What a finished SQL run decides and leaves behind: the gate, the judge, the reports in every format
+(:data:`REPORT_FILES` beside JSON and Markdown), the records, and the exit code.
+
+Split from :mod:`eval.cli.sql`, which parses and checks the command line and runs the suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+
+from eval.core import ci_output as ci_out
+from eval.core import interrupt
+from eval.core.exit_codes import EXIT_CANNOT_JUDGE
+from eval.core.output import print_error, print_report, print_warning, resolve_input, write_text
+from eval.sql.corpus.composition import corpus_composition
+from eval.sql.corpus.questions import Corpus
+from eval.sql.gate import decisions as decide
+from eval.sql.grading.interruption import mark_partial
+from eval.sql.model.run import SQLRun
+from eval.sql.records import docs, recording
+from eval.sql.render import (
+    ci_annotations,
+    oracle_notice,
+    render_terminal,
+    summary_markdown,
+    to_html,
+    to_json,
+    to_junit,
+    to_markdown,
+)
+from eval.turns.sql_turns import SQLTurns
+
+
+@dataclass(frozen=True)
+class ReportFile:
+    """A file format of the run beside the JSON and Markdown every suite writes: its flag and renderer."""
+
+    flag: str
+    help: str
+    render: Callable[[SQLRun], str]
+
+
+REPORT_FILES = (
+    ReportFile("html", "also write one self-contained HTML report (no network needed)", to_html),
+    ReportFile("junit", "also write JUnit XML: one testcase per question", to_junit),
+)
+"""A new format is a renderer in ``eval/sql/render/`` and a line here: the flag, its confinement check
+and the writing follow."""
+
+
+def finish(
+    report: SQLRun,
+    args: argparse.Namespace,
+    builtin: bool,
+    corpus: Corpus,
+    baseline_dir: Path | None,
+    turns: SQLTurns | None = None,
+) -> int:
+    """Gate, judge (``--judge``), write the reports, record, and the exit code.
+
+    A signal (Ctrl-C, SIGTERM) before the reports are written makes the run partial, the judge's phase
+    included: the reports say so and nothing is recorded. From the reports to the records nothing is
+    cut short: a signal then is held, the reports and records stay as written, and the exit is 2."""
+    with interrupt.held():  # quick, and the gate is filled in whole
+        composition = corpus_composition(corpus)
+        found = decide.find_baseline(report, baseline_dir, allow_off_suite=args.allow_off_suite)
+        decide.classify_and_gate(report, corpus, composition, found, bool(args.fail_on_regression))
+    if turns is not None:
+        with contextlib.suppress(KeyboardInterrupt):  # a signal stops the judge; the run is partial (below)
+            turns.finish(report)
+    with interrupt.held():
+        if interrupt.requested():
+            mark_partial(report, "after every question was graded, before its reports were written")
+        code = _publish(report, args, builtin, composition, found, baseline_dir, turns)
+    if interrupt.requested() and code != EXIT_CANNOT_JUDGE:
+        print_error(f"interrupted by {interrupt.received()} as the complete reports and records were written")
+        return EXIT_CANNOT_JUDGE
+    return code
+
+
+def _publish(
+    report: SQLRun,
+    args: argparse.Namespace,
+    builtin: bool,
+    composition: dict[str, int],
+    found: decide.Found,
+    baseline_dir: Path | None,
+    turns: SQLTurns | None,
+) -> int:
+    text = to_markdown(report)
+    written = {}
+    if args.markdown:
+        written["markdown"] = write_text(args.markdown, text + "\n")
+    if args.json:
+        written["json"] = write_text(args.json, json.dumps(to_json(report), indent=2, default=str) + "\n")
+    for f in REPORT_FILES:
+        if getattr(args, f.flag):
+            written[f.flag] = write_text(getattr(args, f.flag), f.render(report))
+    if sys.stdout.isatty():
+        full = next((str(written[k]) for k in ("html", "markdown", "json") if k in written), None)
+        render_terminal(report, Console(), full)
+    else:
+        print_report(text)
+    if args.github_summary:
+        ci_out.append_step_summary(summary_markdown(report))
+        if ci_out.in_github_actions():
+            for line in ci_annotations(report):
+                print(line)
+    if report.partial:
+        print_error(
+            f"interrupted by {interrupt.received()}: the report so far is written (marked partial); "
+            "nothing was recorded"
+        )
+        return EXIT_CANNOT_JUDGE
+    notice = oracle_notice(report)
+    if notice is not None:
+        print_warning(notice)
+        if args.strict:
+            print_error("--strict: a run with oracle defects is not judged; nothing was recorded")
+            return EXIT_CANNOT_JUDGE
+    if args.record_baseline:
+        assert baseline_dir is not None  # checked before the run
+        refused = decide.record_baseline(report, composition, found, baseline_dir, args.force, args.reason)
+        if refused is not None:
+            return refused
+    if args.record_accuracy:
+        page = docs.ACCURACY_PAGE if args.record_accuracy is True else resolve_input(args.record_accuracy)
+        recording.record_accuracy(
+            report, page, builtin=args.record_accuracy is True, allow_off_suite=args.allow_off_suite
+        )
+    code = decide.exit_code(report, bool(args.fail_on_regression), found.why_not)
+    return max(code, turns.exit_code) if turns is not None else code
