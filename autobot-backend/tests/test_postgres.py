@@ -587,6 +587,8 @@ def suite_run(retail: PgDatabase, tmp_path_factory) -> tuple[int, str, list[str]
                 "recorded",
                 "--answers",
                 str(answers),
+                "--model",
+                "m",
                 "--corpus",
                 str(corpus),
                 "--db-url",
