@@ -42,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
 @entry_point
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    paths = [resolve_input(p) for p in args.corpus]
+    paths = [_shown(resolve_input(p)) for p in args.corpus]
     db_dir = resolve_input(args.db_dir) if args.db_dir is not None else None
     if db_dir is not None and not db_dir.is_dir():
         raise UsageError(f"--db-dir {args.db_dir}: not a folder")
@@ -56,6 +56,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_CANNOT_JUDGE
     print_report(f"clean: {size}; every reference ran and passed the self-check; nothing was graded")
     return EXIT_OK
+
+
+def _shown(path: Path) -> Path:
+    """A file under the working folder as a path relative to it: problems read ``questions.yaml:12``."""
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
 
 
 if __name__ == "__main__":
