@@ -156,3 +156,49 @@ def test_a_draft_is_never_asked_and_never_measured(shop, capsys):
     run_main(argv)
     outcomes = {q["id"]: q for q in json.loads((shop / "out.json").read_text())["questions"]}
     assert outcomes["shop-scalar-001"]["verdict"] == "pass" and outcomes["shop-rows-001"]["verdict"] == "pass"
+
+
+def _build_with_sqlalchemy(url: str) -> None:
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(url)
+    with engine.begin() as conn:
+        for statement in SHOP.split(";"):
+            if statement.strip():
+                conn.exec_driver_sql(statement)
+    engine.dispose()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", ["duckdb", "postgresql"])
+def test_init_and_check_on_other_engines(shop, capsys, request, engine):
+    if engine == "duckdb":
+        url = read_url = f"duckdb:///{shop / 'shop.duckdb'}"
+        _build_with_sqlalchemy(url)
+    else:
+        database = request.getfixturevalue("postgres").create_database("authoring")
+        _build_with_sqlalchemy(database.owner_url)
+        url, read_url = database.owner_url, database.reader_url
+    assert init.main(["--db-url", read_url, "--out", "q"]) == EXIT_OK
+    corpus = load_corpus([shop / "q" / "questions.yaml"], fixtures=None)
+    top = next(q for q in corpus.questions if q.id.endswith("-top-001"))
+    assert top.sql is not None and top.sql.startswith('SELECT id, amount FROM "order lines" ORDER BY amount DESC')
+    undraft(shop / "q" / "questions.yaml")
+    capsys.readouterr()
+    assert check.main(["q/questions.yaml", "--db-url", url]) == EXIT_OK, capsys.readouterr().out
+
+
+def test_a_hostile_table_name_stays_inside_its_question(shop, capsys):
+    name = 'evil\n  - id: injected\n    question: "x" # '
+    quoted = name.replace('"', '""')
+    build(
+        shop / "hostile.db",
+        f'CREATE TABLE "{quoted}" (id INTEGER PRIMARY KEY, v REAL); INSERT INTO "{quoted}" VALUES (1, 2.5), (2, 3.5);',
+    )
+    assert init.main(["--db-url", "sqlite:///hostile.db", "--out", "q"]) == EXIT_OK
+    corpus = load_corpus([shop / "q" / "questions.yaml"], fixtures=None)
+    assert "injected" not in {q.id for q in corpus.questions}
+    scalar = next(q for q in corpus.questions if q.shape == "scalar")
+    assert scalar.sql == f'SELECT COUNT(*) FROM "{quoted}"'
+    undraft(shop / "q" / "questions.yaml")
+    assert check.main(["q/questions.yaml", "--db-url", "sqlite:///hostile.db"]) == EXIT_OK
