@@ -19,6 +19,8 @@ from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK
 from eval.core.output import print_report, resolve_input
 from eval.sql.authoring.check import check_corpus
 
+NO_URL_HINT = "\nquestions over a database of your own need it named: add --db-url URL"
+
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
@@ -52,7 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     size = f"{corpus.size} question(s) in {len(corpus.files)} file(s)" if corpus else "the corpus did not load"
     if problems:
         noun = "problem" if len(problems) == 1 else "problems"
-        print_report("\n".join(problems) + f"\n{len(problems)} {noun}; {size}; nothing was graded")
+        hint = NO_URL_HINT if not args.db_url and any(": no fixture:" in p for p in problems) else ""
+        print_report("\n".join(problems) + f"\n{len(problems)} {noun}; {size}; nothing was graded{hint}")
         return EXIT_CANNOT_JUDGE
     print_report(f"clean: {size}; every reference ran and passed the self-check; nothing was graded")
     return EXIT_OK

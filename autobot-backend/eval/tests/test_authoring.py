@@ -124,6 +124,10 @@ def test_check_reports_loader_and_self_check_problems_by_file_line_and_id(shop, 
     out = capsys.readouterr().out
     assert "bad.yaml:4: question 'a': unknown key 'questoin' (did you mean 'question'?)" in out
     assert "the corpus did not load" in out
+    (shop / "own.yaml").write_text("version: 1\nquestions:\n  - id: a\n    question: How many?\n    sql: SELECT 1\n")
+    assert check.main(["own.yaml"]) == EXIT_CANNOT_JUDGE
+    out = capsys.readouterr().out
+    assert "own.yaml:3: question 'a': no fixture" in out and out.rstrip().endswith("add --db-url URL")
 
 
 @pytest.mark.slow
