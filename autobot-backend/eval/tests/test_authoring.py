@@ -119,6 +119,14 @@ def test_check_reports_loader_and_self_check_problems_by_file_line_and_id(shop, 
     out = capsys.readouterr().out
     assert "mine.yaml:7: question 'b': oracle: reference failed to run" in out
     assert "mine.yaml:10: question 'c': oracle: empty result" in out and "question 'a'" not in out
+    (shop / "twice.yaml").write_text(
+        "version: 1\nquestions:\n"
+        "  - id: a\n    question: How many customers are there?\n    sql: SELECT COUNT(*) FROM customers\n"
+        "  - id: b\n    question: How many customers are there\n    sql: SELECT COUNT(id) FROM customers\n"
+    )
+    assert check.main(["twice.yaml", "--db-url", "sqlite:///shop.db"]) == EXIT_CANNOT_JUDGE
+    out = capsys.readouterr().out
+    assert "twice.yaml:6: question 'b': near-duplicate of 'a' (twice.yaml:3; similarity 100, threshold 85)" in out
     (shop / "bad.yaml").write_text("version: 1\nquestions:\n  - id: a\n    questoin: How many?\n    sql: SELECT 1\n")
     assert check.main(["bad.yaml", "--db-url", "sqlite:///shop.db"]) == EXIT_CANNOT_JUDGE
     out = capsys.readouterr().out

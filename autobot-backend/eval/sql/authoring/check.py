@@ -1,10 +1,12 @@
 """The check of a corpus before any run (``python -m eval.sql.check``): every problem, nothing graded.
 
-It loads the files (every loader problem, by file, line and question id), names every ``draft`` question,
-and runs the self-check of every reference on the database the corpus will run on: the user's own
-(``db_url``, one database, written in its dialect as a run takes it), the databases of ``database:``
-questions (``db_dir``), or the built-in fixtures on SQLite with their rotations. No candidate, no model,
-no baseline: what it finds is what a run would report as ``unmeasured`` or refuse to start on.
+It loads the files (every loader problem, by file, line and question id), names every ``draft`` question
+and every pair of near-duplicate questions (the built-in corpus's rule: rapidfuzz ``token_sort_ratio`` of
+at least :data:`~eval.sql.corpus.composition.NEAR_DUPLICATE_THRESHOLD`), and runs the self-check of every
+reference on the database the corpus will run on: the user's own (``db_url``, one database, written in its
+dialect as a run takes it), the databases of ``database:`` questions (``db_dir``), or the built-in
+fixtures on SQLite with their rotations. No candidate, no model, no baseline: what it finds is what a run
+would report as ``unmeasured``, refuse to start on, or (near-duplicates) count twice.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from eval.core.errors import UsageError
+from eval.sql.corpus.composition import NEAR_DUPLICATE_THRESHOLD, near_duplicates
 from eval.sql.corpus.db_dir import database_targets
 from eval.sql.corpus.questions import Corpus, CorpusError, Question, load_corpus
 from eval.sql.fixtures.seeded import FIXTURE_NAMES, build_rotations
@@ -69,6 +72,16 @@ def check_corpus(
         (index[d.question_id], f"{_where(questions[index[d.question_id]])}: {d.kind}: {d.detail}")
         for d in result.defects
     ]
+    for first, second, score in near_duplicates(questions):
+        a, b = questions[index[first]], questions[index[second]]
+        found.append(
+            (
+                index[second],
+                f"{_where(b)}: near-duplicate of {a.id!r} ({a.source}:{a.line}; similarity {score:.0f}, threshold "
+                f"{NEAR_DUPLICATE_THRESHOLD:.0f}): one question asked twice counts twice; ask something else or "
+                "delete one",
+            )
+        )
     return corpus, [line for _, line in sorted(found, key=lambda item: item[0])]
 
 
