@@ -44,6 +44,9 @@ from services.readonly.privileges import privilege_warning
 from services.redaction import redact_url
 
 STATEMENT_TIMEOUT_S = 10.0
+DRAFT = "draft"
+"""The reason of an ``unmeasured`` question marked ``draft: true`` (a starter question nobody has checked)."""
+DRAFT_DETAIL = "check and edit it, then remove `draft: true`"
 
 
 class OracleBroken(HarnessError):
@@ -242,7 +245,7 @@ def _build_and_ask(
     defects = {d.question_id for d in check.defects}
     recorded = _recorded(spec, questions, dialect)
     so_far.grader = grader = Grader(database, targets, check.reference, check.ties)
-    asked = [q for q in questions if q.id not in defects and (recorded is None or q.id in recorded)]
+    asked = [q for q in questions if q.id not in defects and not q.draft and (recorded is None or q.id in recorded)]
     samples = [Sample(q, k) for q in asked for k in range(spec.repeats)]
     graded, so_far.interrupted = ask_all(
         samples,
@@ -333,6 +336,8 @@ def _all_questions(
         if q.id in defects:
             d = defects[q.id]
             outcomes.append(grader.outcome(q, Verdict.UNMEASURED, ORACLE, f"{d.kind}: {d.detail}"))
+        elif q.draft:
+            outcomes.append(grader.outcome(q, Verdict.UNMEASURED, DRAFT, DRAFT_DETAIL))
         elif q.id not in by_id:
             outcomes.append(grader.outcome(q, Verdict.UNMEASURED, *not_asked))
         else:

@@ -15,7 +15,7 @@ from eval.core.exit_codes import EXIT_CANNOT_JUDGE
 
 BACKEND = Path(__file__).resolve().parents[2]
 EVAL = BACKEND / "eval"
-COMMANDS = ("run", "compare", "trend", "browser", "selfcheck", "bench_import", "near_miss", "docs")
+COMMANDS = ("run", "compare", "trend", "browser", "selfcheck", "bench_import", "near_miss", "docs", "init", "check")
 
 
 def _library_modules() -> list[Path]:
@@ -62,7 +62,7 @@ def test_every_command_has_help_and_exit_codes(command, capsys):
     assert out.startswith("usage: python -m eval.") and "Exit" in out
 
 
-@pytest.mark.parametrize("command", ["compare", "trend", "browser", "bench_import", "docs"])
+@pytest.mark.parametrize("command", ["compare", "trend", "browser", "bench_import", "docs", "init", "check"])
 def test_every_command_refuses_a_bad_flag_with_2(command, capsys):
     assert importlib.import_module(f"eval.cli.{command}").main(["--no-such-flag"]) == EXIT_CANNOT_JUDGE
     assert "error: " in capsys.readouterr().err
@@ -95,6 +95,8 @@ def test_a_crash_in_any_command_is_2_not_1(module, target, tmp_path, monkeypatch
         (["eval.trend", "--help"], "python -m eval.trend"),
         (["eval.cli.selfcheck", "--help"], "python -m eval.cli.selfcheck"),
         (["eval.cli.near_miss", "--help"], "python -m eval.cli.near_miss"),
+        (["eval.sql.init", "--help"], "python -m eval.sql.init"),
+        (["eval.sql.check", "--help"], "python -m eval.sql.check"),
     ],
     ids=lambda x: x[0] if isinstance(x, list) else "",
 )

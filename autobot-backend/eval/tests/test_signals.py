@@ -158,8 +158,8 @@ def test_a_signal_during_the_self_check_stops_within_the_statement_limit(work, r
     run = Run(
         work,
         run_tmp,
-        ["--suite", "sql", "--candidate", "recorded", "--answers", "a.jsonl", "--model", "m", "--corpus", "books.yaml",
-         "--db-url", db, "--statement-timeout", "2", *REPORTS, *RECORDS],
+        ["--suite", "sql", "--candidate", "recorded", "--answers", "a.jsonl", "--model", "m",
+         "--corpus", "books.yaml", "--db-url", db, "--statement-timeout", "2", *REPORTS, *RECORDS],
     )  # fmt: skip
     wait_for(lambda: any(p.name.startswith("sql-eval-") for p in run_tmp.iterdir()), "the run's folder was made")
     time.sleep(0.8)  # into the self-check, whose slow reference runs until its 2 s limit
@@ -183,8 +183,8 @@ def test_a_signal_while_the_judge_judges_makes_the_run_partial_and_records_nothi
         run = Run(
             work,
             run_tmp,
-            ["--suite", "sql", "--candidate", "recorded", "--answers", "a.jsonl", "--model", "m", "--corpus", "books.yaml",
-             "--db-url", db, "--judge", *REPORTS, *RECORDS],
+            ["--suite", "sql", "--candidate", "recorded", "--answers", "a.jsonl", "--model", "m",
+             "--corpus", "books.yaml", "--db-url", db, "--judge", *REPORTS, *RECORDS],
             env,
         )  # fmt: skip
         wait_for(lambda: server.requests, "the judge was asked")

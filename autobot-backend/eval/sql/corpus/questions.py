@@ -91,6 +91,7 @@ QUESTION_KEYS = (
     "column_order",
     "sql",
     "why",
+    "draft",
 )
 REFUSE_FORBIDDEN = ("shape", "ordered", "sql")
 
@@ -136,6 +137,8 @@ class Question:
     """Per-engine overrides of ``sql``, keyed by SQLAlchemy dialect name."""
     why: str = ""
     """For refusal cases, why answering would be fabrication; free text otherwise."""
+    draft: bool = False
+    """Written by ``python -m eval.sql.init``, not yet checked by a person: never asked, always ``unmeasured``."""
     source: str = ""
     """The file it came from, as stamped."""
     line: int = 0
@@ -423,6 +426,7 @@ class _FileLoader:
             sql=item["sql"].strip() if item.get("sql") else None,
             sql_dialects=dialects,
             why=item.get("why", ""),
+            draft=item.get("draft", False),
             source=self.source,
             line=line,
         )
@@ -481,4 +485,5 @@ _VALIDATORS = {
     "column_order": _one_of(*COLUMN_ORDERS),
     "sql": _text,
     "why": _line,
+    "draft": _flag,
 }
