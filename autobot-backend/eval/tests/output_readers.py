@@ -247,7 +247,7 @@ def _term_counts(text: str, title: str, key: str) -> dict[str, dict[str, int]]:
 
 def from_terminal(text: str) -> Facts:
     flat = _one_line(text)
-    rate = re.search(r"pass rate (\S+) \((\d+/\d+); 95% Wilson CI (\S+)\)", flat)
+    rate = re.search(r"pass rate (\S+) \((\d+/\d+); 95% Wilson CI ([^\s;)]+)(?:; .*?)?\)(?:\s|$)", flat)
     recall = re.search(r"refusal recall (\S+) \((\d+/\d+); 95% Wilson CI (\S+)\)", flat)
     over = re.search(r"over-refusals (\d+/\d+) controls", flat)
     counts = re.search(r"answerable \d+: " + ", ".join(rf"{v} (\d+)" for v in VERDICTS), flat)
