@@ -42,6 +42,7 @@ from eval.sql.render import (
     ci_annotations,
     oracle_notice,
     render_terminal,
+    skipped_notice,
     summary_markdown,
     to_html,
     to_json,
@@ -357,6 +358,9 @@ def _finish(
     if report.partial:
         print_error("interrupted: the report so far is written (marked partial); nothing was recorded")
         return EXIT_CANNOT_JUDGE
+    skipped = skipped_notice(report)
+    if skipped is not None:
+        print_error(skipped, prefix="warning")
     notice = oracle_notice(report)
     if notice is not None:
         print_error(notice, prefix="warning")
