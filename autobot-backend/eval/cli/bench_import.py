@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -140,3 +141,7 @@ def _usual_db_dir(benchmark: Benchmark, questions: Path) -> Path:
             "printed. Nothing was written"
         )
     return found
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shlex
 import shutil
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -277,6 +280,22 @@ def test_the_printed_command_runs_as_printed_with_the_databases_found_beside_the
     assert args[args.index("--db-dir") + 1] == str(spider / "my spider" / "database")
     assert run_main([*args, "--json", "r.json"]) == 0
     assert verdicts(json.loads(Path("r.json").read_text())) == SPIDER_VERDICTS
+
+
+def test_the_import_runs_as_a_module_in_its_own_process(spider):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EVAL_")}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    done = subprocess.run(
+        [sys.executable, "-m", "eval.cli.bench_import", "spider", "--questions", "spider/dev.json"]
+        + ["--gold", "spider/dev_gold.sql", "--out", "out"],
+        cwd=spider,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "grade it with" in done.stdout and Path("out/spider.yaml").is_file()
 
 
 def test_without_db_dir_or_the_benchmarks_own_folder_the_import_is_refused_up_front(spider, capsys):
