@@ -30,6 +30,7 @@ from eval.sql.render import (
     ci_annotations,
     oracle_notice,
     render_terminal,
+    skipped_notice,
     summary_markdown,
     to_html,
     to_json,
@@ -120,6 +121,9 @@ def _publish(
             "nothing was recorded"
         )
         return EXIT_CANNOT_JUDGE
+    skipped = skipped_notice(report)
+    if skipped is not None:
+        print_warning(skipped)
     notice = oracle_notice(report)
     if notice is not None:
         print_warning(notice)

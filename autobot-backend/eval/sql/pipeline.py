@@ -35,7 +35,7 @@ from eval.sql.grading.interruption import StoppableDatabase, partial_warning
 from eval.sql.model.defaults import DEFAULT_ENGINE, DEFAULT_SEED
 from eval.sql.model.outcome import NO_ANSWER, ORACLE, SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
-from eval.sql.model.setup import DatabaseStamp, RunSetup
+from eval.sql.model.setup import CorpusStamps, DatabaseStamp, RunSetup
 from eval.sql.oracle.selfcheck import SNAPSHOT_DIR, OracleDefect, SelfCheckResult, is_builtin, run_self_check
 from eval.sql.rows import ColumnOrder
 from services.generation.protocol import Generation, SQLGenerator
@@ -181,17 +181,20 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         **({"column_order": spec.column_order} if spec.column_order else {}),
     }
     warnings = so_far.privileged + _warnings(spec.candidate, outcomes, extra)
+    stamps: CorpusStamps = {
+        "digest": corpus.digest,
+        "size": corpus.size,
+        "files": [{"path": f.path, "sha256": f.sha256, "questions": f.questions} for f in corpus.files],
+    }
+    if corpus.skipped:  # only then: a corpus without it keeps its report byte for byte
+        stamps["skipped"] = [{"id": s.id, "database": s.database, "reason": s.reason} for s in corpus.skipped]
     if interrupted:
         warnings.insert(0, partial_warning(_phase(so_far)))
     return SQLRun(
         outcomes=outcomes,
         candidate_path=spec.candidate,
         model=spec.generator.model,
-        corpus={
-            "digest": corpus.digest,
-            "size": corpus.size,
-            "files": [{"path": f.path, "sha256": f.sha256, "questions": f.questions} for f in corpus.files],
-        },
+        corpus=stamps,
         run=run,
         oracle_defects=[{"question_id": d.question_id, "kind": d.kind, "detail": d.detail} for d in check.defects],
         warnings=warnings,

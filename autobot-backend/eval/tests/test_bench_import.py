@@ -72,12 +72,8 @@ def build_databases(root: Path) -> Path:
     return root
 
 
-@pytest.fixture
-def spider(tmp_path, monkeypatch):
+def make_spider(tmp_path: Path) -> Path:
     """A Spider folder of its own: database/NAME/NAME.sqlite, dev.json, dev_gold.sql, a predictions file."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("EVAL_CALLER_DIR", raising=False)
-    monkeypatch.delenv("EVAL_OUTPUT_DIR", raising=False)
     build_databases(tmp_path / "spider" / "database")
     questions = [{"db_id": db, "question": text, "query": gold} for text, db, gold, _ in SPIDER]
     (tmp_path / "spider" / "dev.json").write_text(json.dumps(questions, indent=2))
@@ -87,6 +83,18 @@ def spider(tmp_path, monkeypatch):
         "\n".join(p for *_, p in SPIDER[:2]) + "\n\n" + "\n".join(p for *_, p in SPIDER[2:])
     )
     return tmp_path
+
+
+def in_own_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("EVAL_CALLER_DIR", raising=False)
+    monkeypatch.delenv("EVAL_OUTPUT_DIR", raising=False)
+
+
+@pytest.fixture
+def spider(tmp_path, monkeypatch):
+    in_own_folder(tmp_path, monkeypatch)
+    return make_spider(tmp_path)
 
 
 def import_spider(*extra: str) -> int:
@@ -225,12 +233,8 @@ BIRD = [
 ]  # fmt: skip
 
 
-@pytest.fixture
-def bird(tmp_path, monkeypatch):
+def make_bird(tmp_path: Path) -> Path:
     """A BIRD folder of its own: dev_databases/NAME/NAME.sqlite, dev.json, dev.sql, predict_dev.json."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("EVAL_CALLER_DIR", raising=False)
-    monkeypatch.delenv("EVAL_OUTPUT_DIR", raising=False)
     build_databases(tmp_path / "bird" / "dev_databases")
     questions = [
         {"question_id": i, "db_id": db, "question": q, "evidence": ev, "SQL": gold, "difficulty": level}
@@ -242,6 +246,12 @@ def bird(tmp_path, monkeypatch):
     predictions["2"] = None  # a generation that failed: BIRD's evaluator counts it wrong
     (tmp_path / "predict_dev.json").write_text(json.dumps(predictions, indent=4))
     return tmp_path
+
+
+@pytest.fixture
+def bird(tmp_path, monkeypatch):
+    in_own_folder(tmp_path, monkeypatch)
+    return make_bird(tmp_path)
 
 
 def import_bird(predictions: str = "predict_dev.json") -> int:

@@ -1,26 +1,27 @@
-"""Spider's and BIRD's files, read as those projects write them.
+"""Spider's and BIRD's question and gold files, read as those projects' evaluators read them.
 
 * Questions: a JSON list, one object per question, with ``db_id`` and ``question`` (BIRD adds
   ``question_id``, ``evidence`` and ``difficulty``).
-* Gold: one line per question, ``SQL<TAB>db_id`` (Spider's ``dev_gold.sql``, BIRD's ``dev.sql``).
-* Predictions: Spider, one SQL per line, blank lines skipped (as Spider's evaluator skips them), an
-  optional ``<TAB>db_id`` after it; BIRD, a JSON object ``{"0": "SQL\\t----- bird -----\\tdb_id", ...}``
-  keyed by the question's position in the questions file.
+* Gold: one line per question, ``SQL<TAB>db_id`` (Spider's ``dev_gold.sql``, BIRD's ``dev.sql``), read
+  as both evaluators read it: the lines Python's ``readlines`` gives (``\\n``, ``\\r\\n`` or ``\\r``),
+  blank ones skipped, each stripped and split on TAB into exactly two fields (both evaluators unpack
+  exactly two, so a third is refused here rather than crash there).
 
-Every problem names the file, the line or key, the question and what to do; nothing is half-read.
+Predictions are :mod:`eval.sql.bench.predictions`. Every problem names the file, the line or key,
+the question and what to do; nothing is half-read.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from eval.core.errors import HarnessError
 
 Benchmark = Literal["spider", "bird"]
-BIRD_SEPARATOR = "\t----- bird -----\t"
 
 
 class BenchFormatError(HarnessError):
@@ -39,15 +40,28 @@ class BenchQuestion:
 
 
 @dataclass(frozen=True)
-class Prediction:
-    sql: str | None
-    """None: the file has no SQL for the question (graded as no SQL came back)."""
-    why: str = ""
+class QuestionsRead:
+    questions: list[BenchQuestion]
+    notes: list[str] = field(default_factory=list)
+    """What the reading did that a user should know (duplicate ids paired by position)."""
 
 
-def read_questions(benchmark: Benchmark, questions: Path, gold: Path, prefix: str) -> list[BenchQuestion]:
+def evaluator_lines(path: Path) -> list[tuple[int, list[str]]]:
+    """``(line number, fields)`` of every non-blank line, as Spider's evaluator reads a file:
+    ``[l.strip().split('\\t') for l in f.readlines() if len(l.strip()) > 0]``."""
+    try:
+        with Path(path).open(encoding="utf-8") as f:
+            lines = f.readlines()
+    except FileNotFoundError:
+        raise BenchFormatError(f"{path}: file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BenchFormatError(f"{path}: cannot read it ({exc})") from None
+    return [(n, line.strip().split("\t")) for n, line in enumerate(lines, 1) if line.strip()]
+
+
+def read_questions(benchmark: Benchmark, questions: Path, gold: Path, prefix: str) -> QuestionsRead:
     """The questions file and the gold file, paired line by line and checked to name the same databases."""
-    items = _json(questions)
+    items = read_json(questions)
     if not isinstance(items, list) or not items:
         raise BenchFormatError(f"{questions}: expected a non-empty JSON list of questions, as {benchmark} ships it")
     golds = _gold_lines(gold)
@@ -56,12 +70,10 @@ def read_questions(benchmark: Benchmark, questions: Path, gold: Path, prefix: st
             f"{gold}: {len(golds)} gold line(s), but {questions} has {len(items)} question(s); the gold file has one "
             "'SQL<TAB>db_id' line per question, in the questions file's order"
         )
-    width = max(4, len(str(len(items) - 1)))
+    ids = _ids(benchmark, questions, items, prefix)
     out = []
     for i, (item, (lineno, sql, gold_db)) in enumerate(zip(items, golds)):
         where = f"{questions}: question {i}"
-        if not isinstance(item, dict):
-            raise BenchFormatError(f"{where}: expected a JSON object, found {type(item).__name__}")
         db, text = item.get("db_id"), item.get("question")
         if not isinstance(db, str) or not db.strip():
             raise BenchFormatError(f"{where}: no 'db_id'; every question names its database")
@@ -72,7 +84,6 @@ def read_questions(benchmark: Benchmark, questions: Path, gold: Path, prefix: st
                 f"{gold}:{lineno}: the gold names database {gold_db!r}, question {i} of {questions} names {db!r}; "
                 "the two files must list the questions in the same order"
             )
-        number = item.get("question_id", i) if benchmark == "bird" else i
         evidence = item.get("evidence") if benchmark == "bird" else None
         if isinstance(evidence, str) and evidence.strip():
             text = f"{text.strip()} (Evidence: {evidence.strip()})"
@@ -80,85 +91,67 @@ def read_questions(benchmark: Benchmark, questions: Path, gold: Path, prefix: st
         out.append(
             BenchQuestion(
                 index=i,
-                id=f"{prefix}-{number:0{width}d}" if isinstance(number, int) else f"{prefix}-{number}",
+                id=ids[i],
                 database=db,
                 question=" ".join(text.split()),
                 gold=sql,
                 difficulty=difficulty if isinstance(difficulty, str) and difficulty.strip() else None,
             )
         )
-    return out
+    return QuestionsRead(out, _duplicate_note(benchmark, questions, items, ids))
 
 
-def read_predictions(benchmark: Benchmark, path: Path, questions: list[BenchQuestion]) -> dict[str, Prediction]:
-    """Question id -> its prediction; a question the file has no entry for is absent."""
-    return _spider_predictions(path, questions) if benchmark == "spider" else _bird_predictions(path, questions)
-
-
-def _spider_predictions(path: Path, questions: list[BenchQuestion]) -> dict[str, Prediction]:
-    lines = [(n, line.strip()) for n, line in enumerate(_text(path).splitlines(), 1) if line.strip()]
-    if len(lines) != len(questions):
+def _ids(benchmark: Benchmark, path: Path, items: list[Any], prefix: str) -> list[str]:
+    """``prefix-NNNN``: Spider's position, BIRD's ``question_id``; a ``question_id`` seen before gets ``-2``,
+    ``-3`` ... in file order (BIRD's evaluator pairs by position, so a repeated id is still its own question)."""
+    width = max(4, len(str(len(items) - 1)))
+    seen: Counter[str] = Counter()
+    ids = []
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise BenchFormatError(f"{path}: question {i}: expected a JSON object, found {type(item).__name__}")
+        number = item.get("question_id", i) if benchmark == "bird" else i
+        base = f"{prefix}-{number:0{width}d}" if isinstance(number, int) else f"{prefix}-{number}"
+        seen[base] += 1
+        ids.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
+    clashes = sorted(i for i, n in Counter(ids).items() if n > 1)
+    if clashes:
         raise BenchFormatError(
-            f"{path}: {len(lines)} prediction(s) (non-blank lines), but there are {len(questions)} question(s); "
-            "Spider pairs them by line, so write one SQL per line for every question, in order"
+            f"{path}: question ids {', '.join(clashes[:10])} come out twice (a 'question_id' spelled like another's "
+            "repeat); give each question its own 'question_id'"
         )
-    out = {}
-    for (lineno, line), q in zip(lines, questions):
-        sql, _, db = line.partition("\t")
-        if db.strip() and db.strip() != q.database:
-            raise BenchFormatError(
-                f"{path}:{lineno}: the prediction names database {db.strip()!r}, question {q.id!r} is on "
-                f"{q.database!r}; predictions follow the questions file's order"
-            )
-        out[q.id] = Prediction(sql.strip())
-    return out
+    return ids
 
 
-def _bird_predictions(path: Path, questions: list[BenchQuestion]) -> dict[str, Prediction]:
-    data = _json(path)
-    if not isinstance(data, dict):
-        raise BenchFormatError(
-            f'{path}: expected a JSON object {{"0": "SQL\\t----- bird -----\\tdb_id", ...}}, as BIRD writes it'
-        )
-    out = {}
-    for key, value in data.items():
-        if not (isinstance(key, str) and key.isdigit() and int(key) < len(questions)):
-            raise BenchFormatError(
-                f"{path}: key {key!r} is not the position of a question (0 to {len(questions) - 1}) in the questions "
-                "file; BIRD keys predictions by that position"
-            )
-        q = questions[int(key)]
-        if not isinstance(value, str):
-            out[q.id] = Prediction(None, "the predictions file has no SQL for this question")
-            continue
-        sql, sep, db = value.rpartition(BIRD_SEPARATOR)
-        if not sep:
-            raise BenchFormatError(
-                f"{path}: key {key!r} (question {q.id!r}): expected 'SQL\\t----- bird -----\\tdb_id', found no "
-                "'----- bird -----' separator"
-            )
-        if db.strip() != q.database:
-            raise BenchFormatError(
-                f"{path}: key {key!r}: the prediction names database {db.strip()!r}, question {q.id!r} is on "
-                f"{q.database!r}"
-            )
-        out[q.id] = Prediction(sql.strip())
-    return out
+def _duplicate_note(benchmark: Benchmark, path: Path, items: list[Any], ids: list[str]) -> list[str]:
+    if benchmark != "bird":
+        return []
+    counts = Counter(str(item.get("question_id")) for item in items if "question_id" in item)
+    repeated = [(qid, n) for qid, n in counts.items() if n > 1]
+    if not repeated:
+        return []
+    renamed = [new for new, item in zip(ids, items) if counts.get(str(item.get("question_id")), 0) > 1]
+    shown = ", ".join(f"{qid} ({n} times)" for qid, n in repeated[:10]) + (" ..." if len(repeated) > 10 else "")
+    return [
+        f"{path}: {len(repeated)} question_id(s) appear more than once: {shown}. Questions, gold lines and "
+        "predictions are paired by position, as BIRD's evaluator pairs them; the repeats are told apart by "
+        f"position: {', '.join(renamed[:20])}{' ...' if len(renamed) > 20 else ''}"
+    ]
 
 
 def _gold_lines(path: Path) -> list[tuple[int, str, str]]:
     out = []
-    for lineno, line in enumerate(_text(path).splitlines(), 1):
-        if not line.strip():
-            continue
-        sql, sep, db = line.strip().rpartition("\t")
-        if not sep or not sql.strip() or not db.strip():
-            raise BenchFormatError(f"{path}:{lineno}: expected 'SQL<TAB>db_id', as Spider's and BIRD's gold files")
-        out.append((lineno, sql.strip(), db.strip()))
+    for lineno, fields in evaluator_lines(path):
+        if len(fields) != 2 or not fields[0].strip() or not fields[1].strip():
+            raise BenchFormatError(
+                f"{path}:{lineno}: expected 'SQL<TAB>db_id' (two fields split on TAB), found {len(fields)} field(s); "
+                "Spider's and BIRD's evaluators read exactly two, so a TAB inside the SQL must be a space"
+            )
+        out.append((lineno, fields[0].strip(), fields[1].strip()))
     return out
 
 
-def _text(path: Path) -> str:
+def read_text(path: Path) -> str:
     try:
         return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -167,8 +160,8 @@ def _text(path: Path) -> str:
         raise BenchFormatError(f"{path}: cannot read it ({exc})") from None
 
 
-def _json(path: Path) -> Any:
+def read_json(path: Path) -> Any:
     try:
-        return json.loads(_text(path))
+        return json.loads(read_text(path))
     except json.JSONDecodeError as exc:
         raise BenchFormatError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None

@@ -13,16 +13,23 @@ it::
 
 A question is ``ordered`` when its gold's outermost query has an ORDER BY (read with sqlglot;
 Spider's own rule, any ``order by`` in the text, only when sqlglot cannot parse it). BIRD's
-``difficulty`` becomes the question's ``difficulty``; its ``evidence`` is appended to the question,
-as BIRD gives it to a model. The references are a user corpus: a gold query the self-check finds
-defective makes its question ``unmeasured``, never stops the run. How this differs from the
-benchmarks' own graders is written in ``docs/eval/sql-methodology.md``.
+``difficulty`` becomes the question's ``difficulty``, and Spider's hardness, computed from the gold by
+Spider's rules (:mod:`eval.sql.bench.hardness`), becomes Spider's; BIRD's ``evidence`` is appended to
+the question, as BIRD gives it to a model. The references are a user corpus: a gold query the
+self-check finds defective makes its question ``unmeasured``, never stops the run.
+
+Every database must be under the databases folder, or the import is refused naming the missing ones;
+with ``skip_missing_databases`` their questions are left out, keeping every other id, and listed in
+the corpus's ``skipped:`` so every output of a run counts them. A rejected import writes nothing:
+every file is read and checked, and the corpus loaded, before either file is written.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +39,20 @@ from sqlglot import exp
 
 from eval.core.errors import HarnessError
 from eval.core.output import confine, write_atomically
-from eval.sql.bench.formats import Benchmark, BenchQuestion, Prediction, read_predictions, read_questions
+from eval.sql.bench.formats import Benchmark, BenchQuestion, read_questions
+from eval.sql.bench.hardness import LEVELS, spider_hardness
+from eval.sql.bench.predictions import Prediction, read_predictions
 from eval.sql.corpus.db_dir import database_path
-from eval.sql.corpus.questions import load_corpus
+from eval.sql.corpus.questions import CorpusError, load_corpus
+from eval.sql.corpus.skipped import MISSING_DATABASE, skipped_line
+
+USUAL_DB_DIRS: dict[str, tuple[str, ...]] = {
+    "spider": ("database", "test_database"),
+    "bird": ("dev_databases", "train_databases"),
+}
+"""Where each benchmark keeps its databases, beside its questions file: the folder used when none is given."""
+SHOWN = 10
+"""Names or ids listed in a message before "..." (the count is always given)."""
 
 
 def gold_is_ordered(sql: str) -> bool:
@@ -46,8 +64,20 @@ def gold_is_ordered(sql: str) -> bool:
     return isinstance(tree, exp.Query) and tree.args.get("order") is not None
 
 
+def usual_db_dir(benchmark: Benchmark, questions: Path, databases: set[str]) -> Path | None:
+    """The benchmark's databases folder beside its questions file (Spider's ``database/``, BIRD's
+    ``dev_databases/``): the first that holds every database, else the first that exists; None if none does."""
+    found = [questions.parent / name for name in USUAL_DB_DIRS[benchmark] if (questions.parent / name).is_dir()]
+    complete = [d for d in found if all(database_path(d, name).is_file() for name in databases)]
+    return (complete or found)[0] if found else None
+
+
 def corpus_document(
-    benchmark: Benchmark, questions: list[BenchQuestion], column_order: str | None, decimals: int | None
+    benchmark: Benchmark,
+    questions: list[BenchQuestion],
+    column_order: str | None,
+    decimals: int | None,
+    skipped: list[BenchQuestion] | None = None,
 ) -> dict[str, Any]:
     """The suite YAML file's content."""
     items = []
@@ -64,6 +94,8 @@ def corpus_document(
     head: dict[str, Any] = {"version": 1}
     if column_order:
         head["column_order"] = column_order
+    if skipped:
+        head["skipped"] = [{"id": q.id, "database": q.database, "reason": MISSING_DATABASE} for q in skipped]
     return head | {"questions": items}
 
 
@@ -81,8 +113,14 @@ def answer_lines(predictions: dict[str, Prediction], questions: list[BenchQuesti
         )
         if model:
             line["model"] = model
-        lines.append(json.dumps(line, ensure_ascii=False))
+        lines.append(_one_line(json.dumps(line, ensure_ascii=False)))
     return lines
+
+
+def _one_line(text: str) -> str:
+    """JSON escapes control characters but not NEL, U+2028 and U+2029, which ``str.splitlines`` (and so a
+    JSON Lines reader built on it) takes for line ends: a prediction holding one stays on its line."""
+    return text.replace("\x85", "\\u0085").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
 class _Dumper(yaml.SafeDumper):
@@ -105,43 +143,120 @@ class BenchImport:
     questions: Path
     gold: Path
     out: Path
+    db_dir: Path
+    """Holds every question's database, DIR/NAME/NAME.sqlite (checked; the printed command names it)."""
     predictions: Path | None = None
+    predictions_column: str | None = None
+    """Read the predictions as CSV, the SQL in this column."""
     name: str | None = None
     prefix: str | None = None
     """Question id prefix (default: the benchmark's name)."""
     model: str | None = None
     """The system that made the predictions, written into every answer line."""
-    db_dir: Path | None = None
-    """Checked to hold every question's database, DIR/NAME/NAME.sqlite."""
+    skip_missing_databases: bool = False
+    """Leave out (and list as skipped) the questions whose database is missing, rather than refuse."""
     column_order: str | None = None
     decimals: int | None = None
 
 
-def write_outputs(args: BenchImport) -> tuple[Path, Path | None, list[BenchQuestion]]:
-    """Write NAME.yaml (and, with predictions, NAME.answers.jsonl) into ``args.out``; the corpus must load."""
-    questions = read_questions(args.benchmark, args.questions, args.gold, args.prefix or args.benchmark)
-    if args.db_dir is not None:
-        missing = sorted({q.database for q in questions if not database_path(args.db_dir, q.database).is_file()})
-        if missing:
-            raise HarnessError(
-                f"--db-dir {args.db_dir}: no database file for {', '.join(missing[:10])}"
-                f"{' ...' if len(missing) > 10 else ''} (expected DIR/NAME/NAME.sqlite, {args.benchmark}'s layout)"
-            )
+@dataclass(frozen=True)
+class Imported:
+    """What was written, and what a user should be told about it."""
+
+    corpus_path: Path
+    answers_path: Path | None
+    questions: list[BenchQuestion]
+    """The questions in the corpus (the skipped ones not among them)."""
+    skipped: list[BenchQuestion]
+    notes: list[str] = field(default_factory=list)
+
+
+def write_outputs(args: BenchImport) -> Imported:
+    """Read and check everything, then write NAME.yaml (and, with predictions, NAME.answers.jsonl) into
+    ``args.out``; nothing is written when anything is refused."""
+    read = read_questions(args.benchmark, args.questions, args.gold, args.prefix or args.benchmark)
+    notes = list(read.notes)
+    questions, skipped = _present(args, read.questions)
+    if args.benchmark == "spider":
+        questions = [q if q.difficulty else _with_hardness(q) for q in questions]
+        notes.append(_hardness_note(questions))
+    answers = None
+    if args.predictions is not None:
+        predicted = read_predictions(args.benchmark, args.predictions, read.questions, args.predictions_column)
+        notes += predicted.notes
+        answers = "\n".join(answer_lines(predicted.by_id, questions, args.model)) + "\n"
+    if skipped:
+        notes.append(
+            f"{skipped_line([{'database': q.database, 'reason': MISSING_DATABASE} for q in skipped])}: "
+            f"{_listed([q.id for q in skipped])}; the corpus lists them, and every report of a run counts them"
+        )
     name = args.name or args.benchmark
     corpus_path = confine(args.out / f"{name}.yaml")
+    answers_path = confine(args.out / f"{name}.answers.jsonl") if answers is not None else None
     text = yaml.dump(
-        corpus_document(args.benchmark, questions, args.column_order, args.decimals),
+        corpus_document(args.benchmark, questions, args.column_order, args.decimals, skipped),
         Dumper=_Dumper,
         sort_keys=False,
         allow_unicode=True,
         width=10_000,
     )
-    corpus_path.parent.mkdir(parents=True, exist_ok=True)
+    _check_loads(corpus_path, text)
     write_atomically(corpus_path, text)
-    load_corpus([corpus_path], fixtures=None)  # what was written loads, or the error names the line
-    answers_path = None
-    if args.predictions is not None:
-        predictions = read_predictions(args.benchmark, args.predictions, questions)
-        answers_path = confine(args.out / f"{name}.answers.jsonl")
-        write_atomically(answers_path, "\n".join(answer_lines(predictions, questions, args.model)) + "\n")
-    return corpus_path, answers_path, questions
+    if answers_path is not None and answers is not None:
+        write_atomically(answers_path, answers)
+    return Imported(corpus_path, answers_path, questions, skipped, notes)
+
+
+def _present(args: BenchImport, questions: list[BenchQuestion]) -> tuple[list[BenchQuestion], list[BenchQuestion]]:
+    """The questions whose database is under ``db_dir``, and those left out (refused unless skipping)."""
+    missing = {q.database for q in questions if not database_path(args.db_dir, q.database).is_file()}
+    if not missing:
+        return questions, []
+    names = sorted(missing)
+    count = sum(q.database in missing for q in questions)
+    where = (
+        f"{args.db_dir}: no database file for {_listed(names)} (expected DIR/NAME/NAME.sqlite, "
+        f"{args.benchmark}'s layout)"
+    )
+    if not args.skip_missing_databases:
+        raise HarnessError(
+            f"{where}; {count} question(s) need them. Put them there, or pass --skip-missing-databases to grade the "
+            "rest (their ids are kept, and every report counts the skipped ones). Nothing was written"
+        )
+    kept = [q for q in questions if q.database not in missing]
+    if not kept:
+        raise HarnessError(f"{where}: every question's database is missing, nothing to grade. Nothing was written")
+    return kept, [q for q in questions if q.database in missing]
+
+
+def _with_hardness(q: BenchQuestion) -> BenchQuestion:
+    return BenchQuestion(q.index, q.id, q.database, q.question, q.gold, spider_hardness(q.gold))
+
+
+def _hardness_note(questions: list[BenchQuestion]) -> str:
+    counts = Counter(q.difficulty for q in questions)
+    unread = [q.id for q in questions if q.difficulty is None]
+    return (
+        "Spider's hardness computed from each gold query by the rules of Spider's evaluator: "
+        + ", ".join(f"{level} {counts[level]}" for level in LEVELS)
+        + (
+            f"; sqlglot cannot read {len(unread)} gold query(ies), left without one: {_listed(unread)}"
+            if unread
+            else ""
+        )
+    )
+
+
+def _check_loads(corpus_path: Path, text: str) -> None:
+    """What would be written loads as a corpus, or the error names the file it would have been."""
+    with tempfile.TemporaryDirectory(prefix="bench-import-") as tmp:
+        staged = Path(tmp) / corpus_path.name
+        staged.write_text(text, encoding="utf-8")
+        try:
+            load_corpus([staged], fixtures=None)
+        except CorpusError as exc:
+            raise CorpusError([p.replace(str(staged), str(corpus_path)) for p in exc.problems]) from None
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(names[:SHOWN]) + (f" ... ({len(names)} in all)" if len(names) > SHOWN else "")

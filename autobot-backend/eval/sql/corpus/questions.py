@@ -5,6 +5,7 @@ A file::
     version: 1
     fixture: retail                  # default fixture of the file's questions (or database: NAME)
     column_order: positional         # default; ``any`` accepts the reference's columns in another order
+    skipped: [...]                   # questions an import left out but counts (eval.sql.corpus.skipped)
     questions:
       - id: rtl-scalar-001
         question: How many customers signed up in 2024?
@@ -57,6 +58,7 @@ from sqlglot.dialects.dialect import Dialects
 from eval.core.errors import HarnessError
 from eval.sql.corpus.dialects import TranspileError, transpile_reference
 from eval.sql.corpus.safe_yaml import parse_yaml
+from eval.sql.corpus.skipped import Skipped, parse_skipped
 from eval.sql.fixtures.seeded import FIXTURE_NAMES
 from eval.sql.rows import COLUMN_ORDERS, ColumnOrder
 from services.dialects import sqlalchemy_name
@@ -75,7 +77,7 @@ Shape = Literal["scalar", "rows"]
 SQL_DIALECTS = frozenset({sqlalchemy_name(d.value) for d in Dialects if d.value} | {"mariadb"})
 """Dialect names a ``sql_<dialect>`` key may use (SQLAlchemy's spelling)."""
 
-FILE_KEYS = ("version", "fixture", "database", "column_order", "questions")
+FILE_KEYS = ("version", "fixture", "database", "column_order", "skipped", "questions")
 QUESTION_KEYS = (
     "id",
     "question",
@@ -195,6 +197,8 @@ class Corpus:
     files: tuple[CorpusFile, ...]
     digest: str
     """SHA-256 over the sorted ``name\\0sha256\\n`` lines of the files (see the module docstring)."""
+    skipped: tuple[Skipped, ...] = ()
+    """Questions the files leave out but count (``skipped:``, written by an import)."""
 
     @property
     def size(self) -> int:
@@ -253,18 +257,28 @@ def load_corpus(paths: Sequence[Path] | None = None, *, fixtures: Collection[str
     seen_files: set[Path] = set()
     questions: list[Question] = []
     files: list[CorpusFile] = []
+    skipped: list[Skipped] = []
     for path in paths:
         if path.resolve() in seen_files:
             problems.append(f"{stamp_path(path)}: file given more than once")
             continue
         seen_files.add(path.resolve())
-        loaded = _FileLoader(path, fixtures, seen_ids, problems).load()
+        loader = _FileLoader(path, fixtures, seen_ids, problems)
+        loaded = loader.load()
         if loaded is not None:
             questions += loaded[0]
             files.append(loaded[1])
+            skipped += loader.skipped
+    for s in skipped:  # a skipped question is not in the corpus, and is counted once
+        if s.id in seen_ids:
+            where = seen_ids[s.id]
+            problems.append(
+                f"skipped question {s.id!r} is " + ("listed twice" if where == "" else f"a question at {where}")
+            )
+        seen_ids[s.id] = ""
     if problems:
         raise CorpusError(problems)
-    return Corpus(tuple(questions), tuple(files), corpus_digest(files))
+    return Corpus(tuple(questions), tuple(files), corpus_digest(files), tuple(skipped))
 
 
 def _kind(value: Any) -> str:
@@ -285,6 +299,7 @@ class _FileLoader:
     def __init__(self, path: Path, fixtures: Collection[str] | None, seen_ids: dict[str, str], problems: list[str]):
         self.path, self.source = path, stamp_path(path)
         self.fixtures, self.seen_ids, self.problems = fixtures, seen_ids, problems
+        self.skipped: list[Skipped] = []
 
     def fail(self, line: int | None, message: str, qid: str | None = None) -> None:
         where = f"{self.source}:{line}" if line else self.source
@@ -338,6 +353,10 @@ class _FileLoader:
                     defaults[key] = data[key]
         if "fixture" in data and "database" in data:
             self.fail(lines["database"], "a file names either a fixture or a database for its questions, not both")
+        if "skipped" in data:
+            self.skipped, problems = parse_skipped(data["skipped"])
+            for problem in problems:
+                self.fail(lines["skipped"], problem)
         items = data.get("questions")
         if not isinstance(items, list) or not items:
             self.fail(lines.get("questions", 1), "'questions' must be a non-empty list of questions")

@@ -213,12 +213,17 @@ def two_by_two(outcomes: Sequence[SQLOutcome]) -> dict[str, dict[str, int]]:
     }
 
 
+DIFFICULTY_SCALES = (("easy", "medium", "hard", "extra"), ("simple", "moderate", "challenging"))
+"""Spider's hardness and BIRD's difficulty, easiest first: labels all of one scale are shown in its order."""
+
+
 def breakdown(
     outcomes: Sequence[SQLOutcome], by: Literal["database", "difficulty", "stratum"]
 ) -> dict[str, dict[str, int]]:
     """Answerable questions per database, difficulty label or stratum: ``cases`` and a count per
     answerable verdict, in order of first appearance (a benchmark's labels are not alphabetical:
-    simple, moderate, challenging); empty when no question has one."""
+    simple, moderate, challenging), difficulty labels all of one of :data:`DIFFICULTY_SCALES` in its
+    order; empty when no question has one."""
     out: dict[str, dict[str, int]] = {}
     for o in outcomes:
         label = getattr(o, by)
@@ -227,7 +232,8 @@ def breakdown(
         c = out.setdefault(label, {"cases": 0, **{v.value: 0 for v in ANSWERABLE_VERDICTS}})
         c["cases"] += 1
         c[o.verdict.value] += 1
-    return out
+    scale = next((s for s in DIFFICULTY_SCALES if by == "difficulty" and out and set(out) <= set(s)), None)
+    return {label: out[label] for label in scale if label in out} if scale else out
 
 
 def strata(outcomes: Sequence[SQLOutcome]) -> dict[str, dict[str, int]]:

@@ -3,7 +3,7 @@ fields are typed, and the file keeps its keys)."""
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 
 class FileStamp(TypedDict):
@@ -13,11 +13,21 @@ class FileStamp(TypedDict):
     questions: int
 
 
+class SkippedStamp(TypedDict):
+    """A question the corpus leaves out but counts (``skipped:`` in a file, written by an import)."""
+
+    id: str
+    database: str | None
+    reason: str
+
+
 class CorpusStamps(TypedDict):
     digest: str
     """One digest over every file's content: numbers compare only on the same digest."""
     size: int
     files: list[FileStamp]
+    skipped: NotRequired[list[SkippedStamp]]
+    """Only when the files leave questions out: each one's id, database and why; every output counts them."""
 
 
 class DatabaseStamp(TypedDict):

@@ -7,11 +7,12 @@
 * :func:`to_junit`: JUnit XML for CI systems, one testcase per question;
 * :func:`render_terminal`: the report for a terminal (tables, colour, failures capped);
 * :func:`summary_markdown` and :func:`ci_annotations`: a CI job summary and ``::error`` lines;
-* :func:`oracle_notice`: the line about questions no reference can grade, for stderr as for every output.
+* :func:`oracle_notice` and :func:`skipped_notice`: the lines about questions no reference can grade and
+  questions the corpus skipped at import, for stderr as for every output.
 """
 
 from eval.sql.model.serialise import to_json
-from eval.sql.render._facts import oracle_notice
+from eval.sql.render._facts import oracle_notice, skipped_notice
 from eval.sql.render._github import ci_annotations, summary_markdown
 from eval.sql.render._html import to_html
 from eval.sql.render._junit import to_junit
@@ -22,6 +23,7 @@ __all__ = [
     "ci_annotations",
     "oracle_notice",
     "render_terminal",
+    "skipped_notice",
     "summary_markdown",
     "to_html",
     "to_json",

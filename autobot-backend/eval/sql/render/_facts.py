@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from eval.core import figures as fig
+from eval.sql.corpus.skipped import skipped_line
 from eval.sql.model.outcome import ANSWERABLE_VERDICTS
 from eval.sql.model.run import SQLRun
 
@@ -48,9 +49,26 @@ def pass_rate(run: SQLRun) -> str:
 
 def not_gradeable(run: SQLRun) -> str:
     """``; 2 not gradeable (oracle defects)`` or nothing: the questions the pass rate's denominator leaves out
-    because their reference cannot grade them."""
+    because their reference cannot grade them; and ``; 2 skipped at import`` when the corpus left some out."""
     n = len(run.oracle_defects)
-    return f"; {n} not gradeable (oracle defects)" if n else ""
+    skipped = len(run.corpus.get("skipped", []))
+    return (f"; {n} not gradeable (oracle defects)" if n else "") + (
+        f"; {skipped} skipped at import" if skipped else ""
+    )
+
+
+def skipped_notice(run: SQLRun) -> str | None:
+    """``SKIPPED: 2 question(s) skipped at import (missing databases: wta_1) ...``: the questions the corpus
+    lists as left out (``skipped:``), so no figure passes for the whole benchmark."""
+    entries = run.corpus.get("skipped", [])
+    line = skipped_line(entries)
+    if line is None:
+        return None
+    ids = ", ".join(str(e.get("id")) for e in entries[:10]) + (" ..." if len(entries) > 10 else "")
+    return (
+        f"SKIPPED: {line}: {ids}. They are in no figure of this run; put the databases under --db-dir and import "
+        "again without --skip-missing-databases to grade them."
+    )
 
 
 def oracle_notice(run: SQLRun) -> str | None:
@@ -77,9 +95,8 @@ def _clip(text: str, limit: int) -> str:
 
 def notices(run: SQLRun) -> list[str]:
     """What every output says before any figure: the run's warnings (a partial run first), then its oracle
-    defects."""
-    notice = oracle_notice(run)
-    return [*run.warnings, *([notice] if notice else [])]
+    defects, then the questions skipped at import."""
+    return [*run.warnings, *(n for n in (oracle_notice(run), skipped_notice(run)) if n)]
 
 
 def refusal_recall(run: SQLRun) -> str | None:

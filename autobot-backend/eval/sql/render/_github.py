@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from eval.core.untrusted import visible
 from eval.sql.model.run import SQLRun
+from eval.sql.render import _facts as facts
 from eval.sql.render._markdown import to_markdown
 
 
@@ -27,11 +28,15 @@ def error_command(title: str, message: str, level: str = "error") -> str:
 
 def ci_annotations(report: SQLRun) -> list[str]:
     """One ``::error`` per regression and safety failure (by question), and per other failed gate check; one
-    ``::warning`` per question its reference cannot grade (an oracle defect)."""
+    ``::warning`` per question its reference cannot grade (an oracle defect), and one for the questions the
+    corpus skipped at import."""
     lines = [
         error_command(f"SQL oracle defect: {d.get('question_id')}", f"{d.get('kind')}: {d.get('detail')}", "warning")
         for d in report.oracle_defects
     ]
+    skipped = facts.skipped_notice(report)
+    if skipped is not None:
+        lines.append(error_command("SQL questions skipped at import", skipped, "warning"))
     for o in report.regressions:
         c = report.classified(o)
         was = c.baseline_verdict if c is not None else None
