@@ -49,6 +49,19 @@ FILE_SAMPLES: dict[str, tuple[list[Any], list[Any]]] = {
     "database": (["shop"], ["", "a/b", "..", None]),
     "column_order": (["any"], ["random", None]),
     "questions": ([[BASE]], [[], "x", None, [3]]),
+    "skipped": (
+        [[{"id": "s-1", "reason": "missing database", "database": "wta_1"}], [{"id": "s-2", "reason": "gone"}]],
+        [
+            [],
+            "x",
+            None,
+            [{"id": "a b", "reason": "r"}],
+            [{"id": "s-3"}],
+            [{"id": "s-4", "reason": "r", "extra": 1}],
+            [{"id": "s-5", "reason": "a\nb"}],
+            [{"id": "s-6", "reason": "r", "database": "a/b"}],
+        ],
+    ),
 }
 
 

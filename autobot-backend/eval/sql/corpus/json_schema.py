@@ -58,6 +58,10 @@ REFINEMENTS: dict[str, dict[str, Any]] = {
 FILE_DESCRIPTIONS = {
     "version": "The corpus format version.",
     "questions": "The questions of the file, in report order (at least one).",
+    "skipped": (
+        "Questions the file leaves out but counts (written by bench_import --skip-missing-databases): "
+        "each with its original id, why, and the database it needed; an id here is not a question of the corpus."
+    ),
 }
 """The file keys that are not defaults of a question's field."""
 
@@ -141,6 +145,21 @@ def corpus_schema() -> dict[str, Any]:
             "type": "array",
             "minItems": 1,
             "items": {"$ref": "#/$defs/question"},
+        },
+        "skipped": {
+            "description": FILE_DESCRIPTIONS["skipped"],
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string", "pattern": r"^(?![\s\S]*\s)[\s\S]+$"},
+                    "reason": {"type": "string", "pattern": r"^\s*\S[^\n]*?\s*$"},
+                    "database": {"type": "string", "pattern": r"^(?![\s\S]*[/\\\x00])\s*\S[^\n]*?\s*$"},
+                },
+                "required": ["id", "reason"],
+                "additionalProperties": False,
+            },
         },
     }
     for key in FILE_KEYS:
