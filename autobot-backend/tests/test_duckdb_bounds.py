@@ -2,7 +2,7 @@
 
 DuckDB's own ``memory_limit`` does not cover the strings a vector of 2,048 rows holds, so the
 executor runs DuckDB in a worker process whose memory the kernel caps
-(:mod:`services.readonly.duckdb_process`). Each bound is shown on a hostile statement; peak
+(:mod:`services.readonly.duckdb_process`). Each bound is shown on a hostile statement or file; peak
 memory is measured in a fresh process (:mod:`tests.bounds`).
 """
 
@@ -21,7 +21,10 @@ import sqlalchemy as sa
 
 from services.readonly import duckdb_process
 from services.readonly.duckdb_process import GRACE_S, WORKER_MEMORY_BYTES
+from services.readonly.execute import ReadOnlySQL
 from services.readonly.executor import ExecutionError, ReadOnlyExecutor
+from services.readonly.inspection import inspect_read_only
+from services.schema_context import inspect_schema
 from tests.bounds import BACKEND, GB, MB, measure, run_python
 from tests.test_sql_executor import directory_state
 
@@ -159,3 +162,39 @@ def test_ctrl_c_while_waiting_for_the_worker_stops_it_and_reaches_the_caller(sma
     )
     seconds, now, alive = done.stdout.split()
     assert float(seconds) < 3 and now == "None" and alive == "False", done.stderr
+
+
+def test_a_hostile_duckdb_file_is_inspected_in_time_and_the_column_left_out_says_why(tmp_path):
+    path = tmp_path / "hostile.duckdb"
+    run_python(  # in a process of its own: DuckDB computes the generated column once as it inserts (2 GB)
+        "import duckdb, sys\n"
+        "with duckdb.connect(sys.argv[1]) as conn:\n"
+        '    conn.execute("CREATE TABLE t (x INTEGER, name VARCHAR, big VARCHAR GENERATED ALWAYS AS"\n'
+        "                 \" (repeat('xxxxxxxxxxxxxxxxxxxx', 1000000 + x)) VIRTUAL)\")\n"
+        "    conn.execute(\"INSERT INTO t (x, name) SELECT i, 'n' || (i % 3) FROM range(100) r(i)\")\n",
+        str(path),
+    )
+    got = measure(_url(path), "schema", timeout_s=5)
+    assert "name VARCHAR [values: 'n0', 'n1', 'n2']" in got["schema"]
+    assert "big VARCHAR [values not sampled: they are too large to sample]" in got["schema"]
+    assert "schema inspection of" in got["stderr"] and "left out" in got["stderr"]
+    assert got["seconds"] < 2 * 5 + 2 * GRACE_S
+    assert got["self_rss"] + got["worker_rss"] < 1.5 * GB
+
+
+def test_bounded_inspection_reads_what_the_trusted_one_reads(tmp_path):
+    from eval.sql.engines.setup import DuckDBHost
+    from eval.sql.fixtures.seeded import FIXTURES, write
+
+    DuckDBHost(tmp_path).build_rotations(FIXTURES["retail"], 0, 1)
+    duck_url, lite_url = _url(tmp_path / "retail-seed0.duckdb"), write(tmp_path / "r.db", "retail", 0)
+    for url, args in ((duck_url, {"read_only": True}), (lite_url, {})):
+        trusted = sa.create_engine(url, connect_args=args)
+        try:
+            with ReadOnlyExecutor(url) as ex:
+                assert inspect_read_only(ex) == inspect_schema(trusted)
+                assert inspect_read_only(ex, sample_values=False) == inspect_schema(trusted, sample_values=False)
+        finally:
+            trusted.dispose()
+    with ReadOnlySQL() as service:
+        assert service.schema(duck_url).table("orders") is not None

@@ -1,4 +1,4 @@
-"""SQLite under bounds: a hostile file's statements end in time, in bounded memory, and Ctrl-C reaches the caller.
+"""SQLite under bounds: a hostile file's statements and its schema inspection end in time, in bounded memory.
 
 The hostile file is 8 KB: its text columns are generated (``VIRTUAL``), computed only when read, so
 one SQLite page of small integers becomes gigabytes of text for ``count(DISTINCT ...)``. Peak memory
@@ -51,6 +51,17 @@ def test_a_distinct_over_huge_values_fails_at_the_heap_limit_in_bounded_memory(t
     assert got["self_rss"] < SQLITE_HEAP_LIMIT + 400 * MB < 1.5 * GB
 
 
+def test_inspecting_a_hostile_file_finishes_in_time_leaves_its_columns_out_and_says_so(tmp_path):
+    got = measure(hostile(tmp_path / "h.db"), "schema", timeout_s=5)
+    schema = got["schema"].splitlines()
+    assert "  kind TEXT [values: 'k0', 'k1']" in schema
+    assert "  big TEXT [values not sampled: they are too large to sample]" in schema
+    assert "  many TEXT [values not sampled: they are too large to sample]" in schema
+    assert got["stderr"].count("left out, they are too large to sample") == 2
+    assert got["seconds"] < 2 * 5
+    assert got["self_rss"] < 1.5 * GB
+
+
 SIGINT_DURING = r"""
 import os, signal, sys, threading, time
 from services.readonly.execute import ReadOnlySQL
@@ -74,3 +85,9 @@ def test_ctrl_c_during_a_statement_is_not_swallowed_by_sqlite(tmp_path):
     endless = "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT count(*) FROM r"
     outcome, seconds = run_python(SIGINT_DURING, hostile(tmp_path / "h.db"), endless, "30").split()
     assert outcome == "interrupted" and float(seconds) < 2
+
+
+def test_ctrl_c_during_inspection_acts_by_the_statement_deadline(tmp_path):
+    # The issue's file took 105 s to heed Ctrl-C; now the sampling statement's deadline bounds it.
+    outcome, seconds = run_python(SIGINT_DURING, hostile(tmp_path / "h.db"), "schema", "2").split()
+    assert outcome == "interrupted" and float(seconds) < 2 + 1.5
