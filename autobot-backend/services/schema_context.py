@@ -17,6 +17,7 @@ DuckDB is read from its own catalog functions (``duckdb_tables()``, ``duckdb_col
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -104,6 +105,8 @@ class ColumnInfo:
     """Text columns: every distinct value when there are few (``complete``), else a few examples."""
     values_complete: bool = False
     distinct_count: int | None = None
+    values_skipped: str = ""
+    """Why the values were not sampled (too slow, too large), when they were not; empty otherwise."""
 
 
 @dataclass(frozen=True)
@@ -158,6 +161,8 @@ class SchemaContext:
                 if c.values:
                     shown = ", ".join(repr(v) for v in c.values)
                     note += f" [values: {shown}]" if c.values_complete else f" [e.g. {shown}]"
+                elif c.values_skipped:
+                    note += f" [values not sampled: {c.values_skipped}]"
                 lines.append(f"  {c.name} {c.type}{flags}{note}")
             for fk in t.foreign_keys:
                 lines.append(
@@ -179,28 +184,42 @@ def _is_text(coltype: sa.types.TypeEngine[Any] | str) -> bool:
         return isinstance(coltype, sa.String)
 
 
-def _sample_values(conn: Connection, table: sa.Table, column: str) -> tuple[tuple[str, ...], bool, int]:
+class SampleSkipped(Exception):
+    """A sampling query that did not complete (too slow, too large, refused): the column's values are left out."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+Sampler = Callable[[sa.Select[Any]], Sequence[Sequence[Any]]]
+"""Runs one sampling query and returns its rows, or raises :class:`SampleSkipped`."""
+
+
+def _sample_values(sample: Sampler, table: sa.Table, column: str) -> tuple[tuple[str, ...], bool, int]:
     col = table.c[column]
-    distinct = conn.execute(sa.select(sa.func.count(sa.distinct(col)))).scalar_one()
+    distinct = int(sample(sa.select(sa.func.count(sa.distinct(col))))[0][0])
     limit = ENUM_LIMIT if distinct <= ENUM_LIMIT else EXAMPLES
-    rows = conn.execute(sa.select(col).where(col.is_not(None)).distinct().order_by(col).limit(limit)).scalars()
-    return tuple(str(v) for v in rows), distinct <= ENUM_LIMIT, int(distinct)
+    rows = sample(sa.select(col).where(col.is_not(None)).distinct().order_by(col).limit(limit))
+    return tuple(str(r[0]) for r in rows), distinct <= ENUM_LIMIT, distinct
 
 
 class DuckDBCatalog:
-    """The parts of SQLAlchemy's inspector :func:`inspect_schema` uses, read from DuckDB's catalog functions.
+    """The parts of SQLAlchemy's inspector :func:`read_schema` uses, read from DuckDB's catalog functions.
 
     Same return shapes as :class:`sqlalchemy.engine.Inspector`, except that a column's ``type`` is
     DuckDB's type name (``VARCHAR``, ``DECIMAL(10,2)``), a string. Tables of the current schema only.
+    ``rows`` runs one statement and returns its rows: a connection's, or a read-only executor's (each
+    statement under its time limit); names are written into the SQL as quoted literals.
     """
 
     _WHERE = "database_name = current_database() AND schema_name = current_schema()"
 
-    def __init__(self, conn: Connection) -> None:
-        self.conn = conn
+    def __init__(self, rows: Callable[[str], Sequence[Sequence[Any]]]) -> None:
+        self._run = rows
 
-    def _rows(self, sql: str, *params: Any) -> list[Any]:
-        return list(self.conn.exec_driver_sql(sql, params).all())
+    def _rows(self, sql: str) -> list[Any]:
+        return list(self._run(sql))
 
     def get_table_names(self) -> list[str]:
         return [
@@ -213,17 +232,15 @@ class DuckDBCatalog:
     def get_columns(self, table: str) -> list[dict[str, Any]]:
         rows = self._rows(
             "SELECT column_name, data_type, is_nullable, comment FROM duckdb_columns() "
-            f"WHERE {self._WHERE} AND NOT internal AND table_name = $1 ORDER BY column_index",
-            table,
+            f"WHERE {self._WHERE} AND NOT internal AND table_name = {_literal(table)} ORDER BY column_index"
         )
         return [{"name": n, "type": t, "nullable": bool(null), "comment": c} for n, t, null, c in rows]
 
     def _constraints(self, table: str, kind: str) -> list[Any]:
         return self._rows(
             "SELECT constraint_column_names, referenced_table, referenced_column_names FROM duckdb_constraints() "
-            f"WHERE {self._WHERE} AND table_name = $1 AND constraint_type = $2 ORDER BY constraint_index",
-            table,
-            kind,
+            f"WHERE {self._WHERE} AND table_name = {_literal(table)} AND constraint_type = {_literal(kind)} "
+            "ORDER BY constraint_index"
         )
 
     def get_pk_constraint(self, table: str) -> dict[str, Any]:
@@ -237,8 +254,15 @@ class DuckDBCatalog:
         ]
 
     def get_table_comment(self, table: str) -> dict[str, Any]:
-        found = self._rows(f"SELECT comment FROM duckdb_tables() WHERE {self._WHERE} AND table_name = $1", table)
+        found = self._rows(
+            f"SELECT comment FROM duckdb_tables() WHERE {self._WHERE} AND table_name = {_literal(table)}"
+        )
         return {"text": found[0][0] if found else None}
+
+
+def _literal(text: str) -> str:
+    """``text`` as a SQL string literal (quotes doubled; DuckDB gives backslashes no meaning)."""
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _sampling_table(name: str, columns: list[dict[str, Any]]) -> sa.Table:
@@ -251,62 +275,85 @@ def _sampling_table(name: str, columns: list[dict[str, Any]]) -> sa.Table:
 
 
 def inspect_schema(bind: Engine | Connection, sample_values: bool = True) -> SchemaContext:
-    """Build the context from the live database (views and internal tables are left out)."""
-    dialect = sqlglot_dialect(bind)
-    tables: list[TableInfo] = []
+    """Build the context from the live database (views and internal tables are left out).
+
+    Nothing here is bounded: this is for databases the caller trusts (tests, fixture builds). A database
+    from outside is read through :func:`services.readonly.inspection.inspect_read_only`, where every
+    statement has the executor's time limit and budgets.
+    """
     owns_conn = isinstance(bind, Engine)
     conn: Connection = bind.connect() if isinstance(bind, Engine) else bind
-    insp: Any = DuckDBCatalog(conn) if dialect == "duckdb" else sa.inspect(bind)
     try:
-        for name in sorted(insp.get_table_names()):
-            if dialect == "sqlite" and name.startswith("sqlite_"):
-                continue
-            pk = set(insp.get_pk_constraint(name).get("constrained_columns") or [])
-            comments: dict[str, str] = {}
-            if dialect == "sqlite":
-                ddl = conn.exec_driver_sql(
-                    "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
-                ).scalar()
-                comments = sqlite_column_comments(ddl or "")
-            catalog = insp.get_columns(name)
-            reflected = None
-            if sample_values:
-                reflected = (
-                    _sampling_table(name, catalog)
-                    if isinstance(insp, DuckDBCatalog)
-                    else sa.Table(name, sa.MetaData(), autoload_with=conn)
-                )
-            columns = []
-            for col in catalog:
-                values: tuple[str, ...] = ()
-                complete, distinct = False, None
-                if reflected is not None and _is_text(col["type"]):
-                    values, complete, distinct = _sample_values(conn, reflected, col["name"])
-                columns.append(
-                    ColumnInfo(
-                        name=col["name"],
-                        type=str(col["type"]),
-                        nullable=bool(col.get("nullable", True)),
-                        primary_key=col["name"] in pk,
-                        comment=col.get("comment") or comments.get(col["name"], ""),
-                        values=values,
-                        values_complete=complete,
-                        distinct_count=distinct,
-                    )
-                )
-            fks = tuple(
-                ForeignKey(tuple(fk["constrained_columns"]), fk["referred_table"], tuple(fk["referred_columns"]))
-                for fk in insp.get_foreign_keys(name)
-            )
-            try:
-                table_comment = (insp.get_table_comment(name) or {}).get("text") or ""
-            except NotImplementedError:
-                table_comment = ""
-            row_count = None
-            if reflected is not None:
-                row_count = conn.execute(sa.select(sa.func.count()).select_from(reflected)).scalar_one()
-            tables.append(TableInfo(name, tuple(columns), fks, table_comment, row_count))
+        dialect = sqlglot_dialect(bind)
+        if dialect == "duckdb":
+            catalog: Any = DuckDBCatalog(lambda sql: conn.exec_driver_sql(sql).all())
+        else:
+            catalog = sa.inspect(conn)
+        sample: Sampler | None = (lambda stmt: conn.execute(stmt).all()) if sample_values else None
+        return read_schema(dialect, catalog, sample, ddl=lambda table: sqlite_table_sql(conn, table))
     finally:
         if owns_conn:
             conn.close()
+
+
+def sqlite_table_sql(conn: Connection, table: str) -> str | None:
+    """The ``CREATE TABLE`` text SQLite stored for ``table``."""
+    sql = conn.exec_driver_sql("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).scalar()
+    return None if sql is None else str(sql)
+
+
+def read_schema(
+    dialect: str, catalog: Any, sample: Sampler | None, *, ddl: Callable[[str], str | None] | None = None
+) -> SchemaContext:
+    """The context, from ``catalog`` (SQLAlchemy's inspector or a :class:`DuckDBCatalog`) and, when ``sample`` is
+    given, text columns' values and tables' row counts through it; a sample that raises :class:`SampleSkipped`
+    leaves that column's values (or the row count) out, and the column says why. ``ddl`` reads SQLite's
+    ``CREATE TABLE`` text, where column comments live."""
+    tables: list[TableInfo] = []
+    for name in sorted(catalog.get_table_names()):
+        if dialect == "sqlite" and name.startswith("sqlite_"):
+            continue
+        pk = set(catalog.get_pk_constraint(name).get("constrained_columns") or [])
+        comments = sqlite_column_comments((ddl and ddl(name)) or "") if dialect == "sqlite" else {}
+        columns_read = catalog.get_columns(name)
+        table = _sampling_table(name, columns_read) if sample is not None else None
+        columns = [_column(col, pk, comments, sample, table) for col in columns_read]
+        fks = tuple(
+            ForeignKey(tuple(fk["constrained_columns"]), fk["referred_table"], tuple(fk["referred_columns"]))
+            for fk in catalog.get_foreign_keys(name)
+        )
+        try:
+            table_comment = (catalog.get_table_comment(name) or {}).get("text") or ""
+        except NotImplementedError:
+            table_comment = ""
+        row_count = None
+        if sample is not None and table is not None:
+            try:
+                row_count = int(sample(sa.select(sa.func.count()).select_from(table))[0][0])
+            except SampleSkipped:
+                row_count = None
+        tables.append(TableInfo(name, tuple(columns), fks, table_comment, row_count))
     return SchemaContext(dialect, tuple(tables))
+
+
+def _column(
+    col: dict[str, Any], pk: set[str], comments: dict[str, str], sample: Sampler | None, table: sa.Table | None
+) -> ColumnInfo:
+    values: tuple[str, ...] = ()
+    complete, distinct, skipped = False, None, ""
+    if sample is not None and table is not None and _is_text(col["type"]):
+        try:
+            values, complete, distinct = _sample_values(sample, table, col["name"])
+        except SampleSkipped as exc:
+            skipped = exc.reason
+    return ColumnInfo(
+        name=col["name"],
+        type=str(col["type"]),
+        nullable=bool(col.get("nullable", True)),
+        primary_key=col["name"] in pk,
+        comment=col.get("comment") or comments.get(col["name"], ""),
+        values=values,
+        values_complete=complete,
+        distinct_count=distinct,
+        values_skipped=skipped,
+    )

@@ -1,4 +1,5 @@
-"""PostgreSQL sessions behind the executor: nothing a statement took outlives it, results are bounded in bytes.
+"""PostgreSQL sessions behind the executor: nothing a statement took outlives it, results are bounded in bytes,
+and schema inspection samples values under the statement limit.
 
 The guard refuses advisory locks; these statements go to the executor directly, as SQL that got past
 a guard would.
@@ -6,11 +7,13 @@ a guard would.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import psycopg
 import pytest
 
+from services.readonly.execute import ReadOnlySQL
 from services.readonly.executor import ExecutionError, ReadOnlyExecutor
 from tests.pg_server import PgDatabase, PgServer
 
@@ -54,3 +57,32 @@ def test_results_are_bounded_in_bytes_on_postgres(scratch):
     assert caught.value.kind == "row_cap" and "50,000 bytes" in caught.value.message
     with ReadOnlyExecutor(scratch.reader_url, max_result_bytes=200_000) as ex:
         assert len(ex.execute(sql).rows) == 200
+
+
+@pytest.fixture(scope="module")
+def bulky(postgres: PgServer) -> Iterator[PgDatabase]:
+    """A table whose text column takes a sort of 300,000 distinct 230-byte values to count."""
+    db = postgres.create_database("bulky")
+    postgres.admin("CREATE TABLE notes (id integer PRIMARY KEY, kind text, body text)", "bulky")
+    postgres.admin(
+        "INSERT INTO notes SELECT i, 'k' || i % 2, md5(i::text) || repeat('y', 200) FROM generate_series(1, 300000) i",
+        "bulky",
+    )
+    postgres.admin("GRANT SELECT ON notes TO eval_reader", "bulky")
+    yield db
+    postgres.drop_database("bulky")
+
+
+def test_inspection_on_postgres_samples_under_the_statement_limit_and_leaves_out_what_passes_it(bulky, caplog):
+    with ReadOnlySQL(timeout_s=0.1) as service:  # counting the bodies takes about 0.5 s
+        started = time.monotonic()
+        notes = service.schema(bulky.reader_url).table("notes")
+        took = time.monotonic() - started
+    assert notes is not None and [c.name for c in notes.columns] == ["id", "kind", "body"]
+    body, kind = notes.column("body"), notes.column("kind")
+    assert body is not None and body.values == () and body.values_skipped == "sampling them ran past the time limit"
+    assert kind is not None and (kind.values_skipped or kind.values == ("k0", "k1"))
+    assert took < 5 and "left out, sampling them ran past the time limit" in caplog.text
+    with ReadOnlySQL(timeout_s=30) as service:  # a control: given the time, the same column is sampled
+        body = service.schema(bulky.reader_url).table("notes").column("body")  # type: ignore[union-attr]
+    assert body is not None and len(body.values) == 5 and body.distinct_count == 300_000

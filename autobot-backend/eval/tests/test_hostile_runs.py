@@ -16,6 +16,8 @@ from eval.run import main
 from eval.sql.corpus.questions import load_corpus
 from eval.sql.records import docs as docs_mod
 from services.readonly.executor import ReadOnlyExecutor
+from tests.bounds import GB, run_python
+from tests.test_sqlite_bounds import hostile
 
 BUILTIN = load_corpus()
 FIRST = next(q for q in BUILTIN.questions if q.expect == "answer" and q.fixture == "retail")
@@ -74,9 +76,9 @@ def test_a_query_that_timed_out_is_not_run_again(work, monkeypatch):
     runs: list[str] = []
     real = ReadOnlyExecutor.execute
 
-    def counted(self: ReadOnlyExecutor, sql: str):  # a spy: the real execute, counted
+    def counted(self: ReadOnlyExecutor, sql: str, **options: float):  # a spy: the real execute, counted
         runs.append(sql)
-        return real(self, sql)
+        return real(self, sql, **options)
 
     monkeypatch.setattr(ReadOnlyExecutor, "execute", counted)
     args = ["--suite", "sql", "--corpus", "one.yaml", "--candidate", "recorded", "--answers", "a.jsonl", "--model", "m"]
@@ -118,3 +120,33 @@ def test_baselines_and_the_record_are_replaced_whole_not_rewritten_in_place(work
     finally:
         for _, fh in held.values():
             fh.close()
+
+
+HOSTILE_RUN = r"""
+import json, sys, time
+from eval.run import main
+
+started = time.monotonic()
+code = main(sys.argv[1:])
+with open("/proc/self/status") as status:
+    peak = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))
+print(json.dumps({"code": code, "seconds": time.monotonic() - started, "peak": peak}))
+"""
+
+
+def test_a_hostile_database_under_db_dir_is_inspected_in_bounds_and_the_run_goes_on(work):
+    """The issue's 8 KB file (generated columns of 40 MB and 4 MB a row) once took 107 s and 5.9 GB to inspect."""
+    (work / "db" / "hostile").mkdir(parents=True)
+    hostile(work / "db" / "hostile" / "hostile.sqlite")
+    question = {"id": "h-rows", "question": "How many rows are there?", "database": "hostile"}
+    (work / "mine.yaml").write_text(yaml.safe_dump({"version": 1, "questions": [question | {"sql": SQL_ROWS}]}))
+    (work / "a.jsonl").write_text(json.dumps({"id": "h-rows", "sql": SQL_ROWS}) + "\n")
+    args = ["--suite", "sql", "--corpus", "mine.yaml", "--db-dir", "db", "--candidate", "recorded"]
+    args += ["--answers", "a.jsonl", "--statement-timeout", "5", "--json", "r.json"]
+    got = json.loads(run_python(HOSTILE_RUN, *args, cwd=work).strip().splitlines()[-1])
+    assert got["code"] == 0 and got["seconds"] < 60 and got["peak"] < 1.5 * GB
+    (graded,) = json.loads((work / "r.json").read_text())["questions"]
+    assert graded["verdict"] == "pass"
+
+
+SQL_ROWS = "SELECT count(*) FROM t"

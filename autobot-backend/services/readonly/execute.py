@@ -35,8 +35,9 @@ from typing import Any
 
 from services.readonly.executor import MAX_RESULT_BYTES, ExecutionError, ReadOnlyExecutor
 from services.readonly.guard import MAX_SQL_BYTES, too_long, validate_readonly_sql
+from services.readonly.inspection import SAMPLING_S, inspect_read_only
 from services.redaction import redact_url
-from services.schema_context import SchemaContext, inspect_schema
+from services.schema_context import SchemaContext
 
 __all__ = ["ErrorKind", "Execution", "ReadOnlySQL", "Row", "redact_url"]
 
@@ -116,6 +117,8 @@ class ReadOnlySQL:
         timeout_s: time limit of one statement on the database.
         max_sql_bytes: longer SQL is ``guard_blocked`` without being parsed.
         max_result_bytes: a bigger result (or any one value over it) is ``row_cap``, never fetched whole.
+        sampling_s: all the value sampling of one database's schema inspection; each query also has
+            ``timeout_s``. A sample past either is left out of the schema, which says so.
     """
 
     def __init__(
@@ -125,8 +128,9 @@ class ReadOnlySQL:
         timeout_s: float = 10.0,
         max_sql_bytes: int = MAX_SQL_BYTES,
         max_result_bytes: int = MAX_RESULT_BYTES,
+        sampling_s: float = SAMPLING_S,
     ) -> None:
-        self.row_cap, self.timeout_s = row_cap, timeout_s
+        self.row_cap, self.timeout_s, self.sampling_s = row_cap, timeout_s, sampling_s
         self.max_sql_bytes, self.max_result_bytes = max_sql_bytes, max_result_bytes
         self._executors: dict[str, ReadOnlyExecutor] = {}
         self._schemas: dict[str, SchemaContext] = {}
@@ -155,7 +159,7 @@ class ReadOnlySQL:
         """The schema context of ``url``, inspected once and then cached; raises like :meth:`executor`."""
         cached = self._schemas.get(url)
         if cached is None:
-            cached = self._schemas[url] = inspect_schema(self.executor(url).engine)
+            cached = self._schemas[url] = inspect_read_only(self.executor(url), sampling_s=self.sampling_s)
         return cached
 
     def structure(self, url: str) -> list[Any]:
@@ -167,7 +171,7 @@ class ReadOnlySQL:
             return cached.structure()
         structure = self._structures.get(url)
         if structure is None:
-            inspected = inspect_schema(self.executor(url).engine, sample_values=False)
+            inspected = inspect_read_only(self.executor(url), sample_values=False)
             structure = self._structures[url] = inspected.structure()
         return structure
 

@@ -6,12 +6,14 @@ connection it runs on cannot write:
 * SQLite is opened read-only and hardened by :mod:`services.readonly.sqlite_file` (``mode=ro``, or
   ``immutable=1`` for a WAL file no writer has open, so no ``-wal``/``-shm`` appears beside it;
   ``query_only``; no attached databases, which also stops ``VACUUM INTO``; a cap on any one value's
-  size; an authorizer that allows only reads, allow-listed PRAGMAs and functions off the
-  side-effect deny-list).
-* DuckDB is opened with ``read_only=True`` (a missing file is reported, never created), with
-  external access off (no ``COPY ... TO``, ``read_csv``, ``ATTACH`` or extension install: the
-  database file is all it can see) and its configuration locked, so no statement can undo either.
-  DuckDB has no statement timeout: a timer interrupts the connection at the deadline.
+  size and on SQLite's memory; an authorizer that allows only reads, allow-listed PRAGMAs and
+  functions off the side-effect deny-list).
+* DuckDB runs in a worker process (:mod:`services.readonly.duckdb_process`), the file opened with
+  ``read_only=True`` (a missing file is reported, never created), external access off (no ``COPY ...
+  TO``, ``read_csv``, ``ATTACH`` or extension install: the database file is all it can see), one
+  thread, a memory limit and no temporary directory, and its configuration locked, so no statement
+  can undo any of it. The worker's memory is capped by the kernel; a statement past its deadline is
+  interrupted, and if DuckDB does not stop, the worker is killed.
 * PostgreSQL runs each statement in ``SET TRANSACTION READ ONLY`` with ``SET LOCAL
   statement_timeout``; MySQL in ``START TRANSACTION READ ONLY`` with ``max_execution_time``
   (MariaDB: ``max_statement_time``); any other engine must accept ``SET TRANSACTION READ ONLY``
@@ -20,22 +22,21 @@ connection it runs on cannot write:
   PostgreSQL connection goes back to the pool, ``pg_advisory_unlock_all()`` releases any advisory
   lock a statement took, so no later statement or session waits on it.
 * One statement per call, always: inside a script, ``COMMIT`` or ``SET TRANSACTION READ WRITE``
-  would end read-only mode. SQLite's driver refuses scripts itself; for servers the executor
+  would end read-only mode. SQLite's driver refuses scripts itself; for the others the executor
   splits with the dialect's tokenizer (:func:`services.readonly.guard.statement_count`), and with
   psycopg 3 every statement is prepared, so the server also refuses more than one.
 
-Every statement has a time limit (SQLite: a progress handler; DuckDB: an interrupt; servers: the
-statement timeout),
-a row cap and a byte budget: rows are fetched in batches, at most ``row_cap + 1`` of them and
-while their values add up to no more than ``max_result_bytes``; past either the statement is a
-``row_cap`` error, because a truncated answer cannot be graded. On SQLite no single value can
-even be built past the budget (``SQLITE_LIMIT_LENGTH``).
+Every statement has a time limit (SQLite: a progress handler; DuckDB: an interrupt, then a kill;
+servers: the statement timeout), a row cap and a byte budget: rows are fetched in batches, at most
+``row_cap + 1`` of them and while their values add up to no more than ``max_result_bytes``; past
+either the statement is a ``row_cap`` error, because a truncated answer cannot be graded. On SQLite
+no single value can even be built past the budget (``SQLITE_LIMIT_LENGTH``). Schema inspection reads
+through the same limits (:mod:`services.readonly.inspection`).
 
 Known limitations: engines other than SQLite, DuckDB, PostgreSQL and MySQL get no time limit of
 their own; a DuckDB file cannot be open for writing and read-only at once (a fixture build must have
-closed it);
-on a server, one row is fetched whole before it is measured (PostgreSQL caps a value at 1 GB);
-with psycopg2 the one-statement rule rests on sqlglot's tokenizer alone. A read-only transaction
+closed it); on a server, one row is fetched whole before it is measured (PostgreSQL caps a value at
+1 GB); with psycopg2 the one-statement rule rests on sqlglot's tokenizer alone. A read-only transaction
 does not stop a PostgreSQL superuser (or a member of pg_write_server_files /
 pg_execute_server_program) from ``COPY ... TO PROGRAM``, ``lo_export``
 or ``pg_terminate_backend``: for SQL that may not have passed the guard, connect as a role
@@ -46,27 +47,28 @@ from __future__ import annotations
 
 import re
 import sqlite3
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, cast
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, make_url
-from sqlglot.dialects.dialect import Dialect
-from sqlglot.tokens import TokenType  # type: ignore[attr-defined]  # sqlglot 30 re-exports it from tokenizer_core
 
+from services.readonly.budget import Overflow, fetch_bounded, memory_message, too_large
+from services.readonly.drivers import driver_message, is_timeout, query_secrets, streamable
+from services.readonly.duckdb_process import DuckDBFile, WorkerError
+from services.readonly.engines import duckdb_file, server_engine, sqlite_file_engine
 from services.readonly.guard import statement_count
-from services.readonly.sessions import DUCKDB_READ_ONLY_CONFIG, read_only_preamble, session_read_only_statements
-from services.readonly.sqlite_file import TOO_BIG, deadline_handler, sqlite_engine
-from services.redaction import is_secret_key, redact_url, scrub_secrets, url_secrets
+from services.readonly.results import EXECUTION_ERROR_KINDS, ExecutionError, QueryResult
+from services.readonly.sessions import read_only_preamble, session_read_only_statements
+from services.readonly.sqlite_file import SQLITE_HEAP_LIMIT, TOO_BIG, deadline_handler, interrupt_at
+from services.redaction import redact_url, scrub_secrets, url_secrets
 from services.schema_context import sqlglot_dialect
 
 __all__ = [
     "EXECUTION_ERROR_KINDS",
+    "MAX_RESULT_BYTES",
     "ExecutionError",
     "QueryResult",
     "ReadOnlyExecutor",
@@ -77,41 +79,8 @@ __all__ = [
 
 MAX_RESULT_BYTES = 64 * 1024 * 1024
 """Default byte budget of one result (64 MiB): 10,000 rows of a few hundred bytes fit many times over."""
-_FETCH_BATCH = 500
-
-EXECUTION_ERROR_KINDS: dict[str, str] = {
-    "timeout": "the statement ran past the time limit and was stopped",
-    "row_cap": "the statement returned more rows than the row cap, or more bytes than the result budget",
-    "database": "the database rejected or failed the statement (syntax, unknown column, not authorized...)",
-    "connect": "the database could not be reached or opened (missing SQLite file, server down, bad login)",
-    "config": "the URL or the settings cannot work (unparseable URL, unknown or missing driver, bad limits, "
-    "an engine that cannot be made read-only)",
-}
-"""Every ``ExecutionError.kind``, with what it means."""
 
 _PROGRESS_OPS = 10_000  # SQLite VM instructions between deadline checks (well under a millisecond)
-_TIMEOUT_CODES = {"57014", 3024, 1969}  # PostgreSQL query_canceled; MySQL 3024; MariaDB 1969
-
-
-class ExecutionError(Exception):
-    """A statement could not be run or its result could not be returned in full."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
-        """One of :data:`EXECUTION_ERROR_KINDS`."""
-        self.message = message
-        """What happened and what to do; never holds a password or other secret from the URL."""
-
-
-@dataclass(frozen=True)
-class QueryResult:
-    columns: tuple[str, ...]
-    """Column names in order; duplicates are kept (``SELECT a.id, b.id`` gives two ``id``)."""
-    rows: list[tuple[Any, ...]]
-    """Rows as positional tuples of the driver's Python values."""
-    elapsed_ms: float
-    """Wall time of execution and fetch."""
 
 
 class ReadOnlyExecutor:
@@ -127,7 +96,7 @@ class ReadOnlyExecutor:
         row_cap: the most rows a statement may return.
         timeout_s: the longest a statement may run, in seconds.
         max_result_bytes: the most bytes a result's values may add up to (strings and blobs by their
-            length, other values 8 or 16 bytes); on SQLite also the largest any one value may be.
+            length, other values 16 bytes); on SQLite also the largest any one value may be.
 
     Raises:
         ExecutionError: ``config`` for an unusable URL or settings, ``connect`` when the database
@@ -137,7 +106,8 @@ class ReadOnlyExecutor:
     dialect: str
     """sqlglot dialect name of the engine (``sqlite``, ``postgres``, ``mysql``, ...)."""
     engine: sa.Engine
-    """The read-only configured engine; fine for ``sqlalchemy.inspect`` (reflection is a read)."""
+    """The read-only configured engine. The executor never connects it on DuckDB (statements run in the
+    worker process); read a schema through :func:`services.readonly.inspection.inspect_read_only`."""
 
     def __init__(
         self, url: str, *, row_cap: int = 10_000, timeout_s: float = 10.0, max_result_bytes: int = MAX_RESULT_BYTES
@@ -147,10 +117,8 @@ class ReadOnlyExecutor:
         if isinstance(max_result_bytes, bool) or not isinstance(max_result_bytes, int) or max_result_bytes < 1:
             raise ExecutionError("config", f"max_result_bytes must be a whole number > 0, got {max_result_bytes!r}.")
         self.max_result_bytes = max_result_bytes
-        if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or not timeout_s > 0:
-            raise ExecutionError("config", f"timeout_s must be a number of seconds > 0, got {timeout_s!r}.")
+        self.timeout_s = _seconds(timeout_s, "timeout_s")
         self.row_cap = row_cap
-        self.timeout_s = float(timeout_s)
         self._url = url
         self._shown_url = redact_url(url)
         try:
@@ -162,17 +130,25 @@ class ReadOnlyExecutor:
                 "The database URL does not parse as a SQLAlchemy URL; expected e.g. "
                 "sqlite:///path/to/file.db or postgresql+psycopg://user@host/db.",
             ) from None
-        self._secrets = [s for s in (parsed.password, *_query_secrets(parsed), *sorted(url_secrets(url))) if s]
+        self._secrets = [s for s in (parsed.password, *query_secrets(parsed), *sorted(url_secrets(url))) if s]
         self._is_sqlite = parsed.get_backend_name() == "sqlite"
-        self._is_duckdb = parsed.get_backend_name() == "duckdb"
+        self._duckdb: DuckDBFile | None = None
         if self._is_sqlite:
-            self.engine = self._sqlite_engine(parsed)
-        elif self._is_duckdb:
-            self.engine = self._duckdb_engine(parsed)
+            self.engine = sqlite_file_engine(
+                parsed, self._shown_url, timeout_s=self.timeout_s, max_value_bytes=self.max_result_bytes
+            )
+        elif parsed.get_backend_name() == "duckdb":
+            self.engine, self._duckdb = duckdb_file(parsed, self._shown_url, timeout_s=self.timeout_s)
         else:
-            self.engine = self._server_engine(parsed)
+            self.engine = server_engine(parsed, self._shown_url, self._scrub)
         self.dialect = sqlglot_dialect(self.engine)
-        self._probe()
+        if self._duckdb is None:
+            self._probe()  # DuckDB's file was opened by the worker already
+
+    @property
+    def shown_url(self) -> str:
+        """The URL with its secrets masked: how messages and logs name this database."""
+        return self._shown_url
 
     def __enter__(self) -> ReadOnlyExecutor:
         return self
@@ -181,42 +157,49 @@ class ReadOnlyExecutor:
         self.close()
 
     def close(self) -> None:
-        """Close every pooled connection."""
+        """Close every pooled connection (on DuckDB, the file in the worker)."""
         self.engine.dispose()
+        if self._duckdb is not None:
+            self._duckdb.close()
 
-    def execute(self, sql: str) -> QueryResult:
+    def execute(self, sql: str, *, timeout_s: float | None = None) -> QueryResult:
         """Run one statement read-only and return all its rows (at most ``row_cap``).
 
-        Does not call the guard: callers validate first. Raises :class:`ExecutionError`.
+        ``timeout_s`` replaces the executor's time limit for this statement (schema inspection gives a
+        sampling query what is left of its own budget). Does not call the guard: callers validate first.
+        Raises :class:`ExecutionError`.
         """
         if not isinstance(sql, str):
             raise ExecutionError("database", f"Expected SQL text, got {type(sql).__name__}.")
+        limit = self.timeout_s if timeout_s is None else _seconds(timeout_s, "timeout_s")
+        if self._duckdb is not None:
+            return self._run_duckdb(self._duckdb, sql, limit)
         with self._boundary("connect"):
             conn = self.engine.connect()
         try:
-            return self._run(conn, sql)
+            return self._run(conn, sql, limit)
         finally:
             with self._boundary("connect"):
                 conn.close()
 
-    def _run(self, conn: Connection, sql: str) -> QueryResult:
+    def _run(self, conn: Connection, sql: str, limit: float) -> QueryResult:
         started = time.monotonic()
-        deadline = started + self.timeout_s
         fired: list[bool] = []
-        raw = cast(sqlite3.Connection, conn.connection.dbapi_connection) if self._is_sqlite else None
+        raw = self._sqlite_connection(conn)
+        alarm = None
         if raw is not None:
-            raw.set_progress_handler(deadline_handler(deadline, fired), _PROGRESS_OPS)
-        alarm = self._duckdb_alarm(conn, fired) if self._is_duckdb else None
+            raw.set_progress_handler(deadline_handler(lambda: started + limit, fired), _PROGRESS_OPS)
+            alarm = interrupt_at(limit, fired, raw)
         try:
-            with self._boundary("execute", timed_out=lambda: bool(fired)):
+            with self._boundary("execute", timed_out=lambda: bool(fired), limit_s=limit):
                 options: dict[str, object] = {"no_parameters": True}
                 if not self._is_sqlite:
                     self._one_statement(sql)
-                    for statement in read_only_preamble(self.engine.dialect.name, self.timeout_s):
+                    for statement in read_only_preamble(self.engine.dialect.name, limit):
                         self._preamble(conn, statement)
                     # A server-side cursor, so the row cap bounds what is read, not just what is kept.
                     if self.engine.dialect.supports_server_side_cursors:
-                        options["stream_results"] = _streamable(sql, self.dialect)
+                        options["stream_results"] = streamable(sql, self.dialect)
                 # no_parameters: the text goes to the driver as is, so '%' in a literal is not a placeholder.
                 result = conn.exec_driver_sql(sql, execution_options=options)
                 try:
@@ -236,49 +219,73 @@ class ReadOnlyExecutor:
             self._release_session(conn)
         return QueryResult(columns, rows, (time.monotonic() - started) * 1000.0)
 
+    def _run_duckdb(self, database: DuckDBFile, sql: str, limit: float) -> QueryResult:
+        self._one_statement(sql)
+        try:
+            columns, rows, elapsed_ms = database.run(
+                sql, timeout_s=limit, row_cap=self.row_cap, max_bytes=self.max_result_bytes
+            )
+        except WorkerError as exc:
+            if exc.kind == "timeout":
+                raise ExecutionError("timeout", _timed_out(limit)) from None
+            if exc.kind == "database":
+                raise ExecutionError("database", self._rejected(self._scrub(exc.message))) from None
+            raise ExecutionError(exc.kind, self._scrub(exc.message)) from None
+        return QueryResult(tuple(columns), rows, elapsed_ms)
+
     def _fetch(self, result: sa.CursorResult[Any]) -> list[tuple[Any, ...]]:
         """All rows, in batches, stopping at the row cap or the byte budget (an error either way)."""
-        rows: list[tuple[Any, ...]] = []
-        size = 0
-        while batch := result.fetchmany(min(_FETCH_BATCH, self.row_cap + 1 - len(rows)) or 1):
-            for row in batch:
-                size += sum(_value_bytes(v) for v in row)
-            rows.extend(tuple(r) for r in batch)
-            if len(rows) > self.row_cap:
-                raise ExecutionError(
-                    "row_cap",
-                    f"The query returned more than {self.row_cap} rows (the row cap); "
-                    "add a LIMIT, a filter or an aggregate. A truncated answer cannot be graded.",
-                )
-            if size > self.max_result_bytes:
-                raise ExecutionError("row_cap", self._too_large())
-        return rows
+        try:
+            return fetch_bounded(result.fetchmany, self.row_cap, self.max_result_bytes)
+        except Overflow as exc:
+            raise ExecutionError("row_cap", exc.message) from None
 
-    def _too_large(self) -> str:
-        return (
-            f"The result is larger than {self.max_result_bytes:,} bytes (the result budget); select fewer or "
-            "shorter columns, or aggregate. A truncated answer cannot be graded."
-        )
+    @contextmanager
+    def inspection_connection(self) -> Iterator[Connection]:
+        """A connection for reading the catalog with SQLAlchemy's inspector, each statement on it under the
+        time limit (SQLite: the progress handler, restarted per statement; servers: the read-only,
+        time-limited transaction of :meth:`execute`). Rolled back after. Not on DuckDB, whose catalog is
+        read with :meth:`execute`. Failures are :class:`ExecutionError`."""
+        if self._duckdb is not None:
+            raise ExecutionError("config", "DuckDB's catalog is read through execute(), in the worker process.")
+        with self._boundary("connect"):
+            conn = self.engine.connect()
+        raw = self._sqlite_connection(conn)
+        fired: list[bool] = []
+        deadline = [0.0]
+
+        def restart(*_args: object) -> None:
+            deadline[0] = time.monotonic() + self.timeout_s
+
+        try:
+            with self._boundary("execute", timed_out=lambda: bool(fired)):
+                if raw is not None:
+                    restart()
+                    raw.set_progress_handler(deadline_handler(lambda: deadline[0], fired), _PROGRESS_OPS)
+                    sa.event.listen(conn, "before_cursor_execute", restart)
+                else:
+                    for statement in read_only_preamble(self.engine.dialect.name, self.timeout_s):
+                        self._preamble(conn, statement)
+                yield conn
+            self._release_hook(raw)
+            with self._boundary("connect"):
+                conn.rollback()
+                self._release_session(conn)
+        except BaseException:
+            self._discard(conn, raw)
+            raise
+        finally:
+            with self._boundary("connect"):
+                conn.close()
+
+    def _sqlite_connection(self, conn: Connection) -> sqlite3.Connection | None:
+        return cast(sqlite3.Connection, conn.connection.dbapi_connection) if self._is_sqlite else None
 
     def _release_session(self, conn: Connection) -> None:
         """Undo session state a statement may have left (PostgreSQL advisory locks) before the pool reuses it."""
         if self.engine.dialect.name == "postgresql":
             conn.exec_driver_sql("SELECT pg_advisory_unlock_all()")
             conn.rollback()
-
-    def _duckdb_alarm(self, conn: Connection, fired: list[bool]) -> threading.Timer:
-        """Interrupt the statement at the deadline: DuckDB has no statement timeout of its own."""
-        raw = conn.connection.dbapi_connection
-        assert raw is not None
-
-        def interrupt() -> None:
-            fired.append(True)
-            raw.interrupt()
-
-        alarm = threading.Timer(self.timeout_s, interrupt)
-        alarm.daemon = True
-        alarm.start()
-        return alarm
 
     @staticmethod
     def _release_hook(raw: sqlite3.Connection | None) -> None:
@@ -301,7 +308,7 @@ class ReadOnlyExecutor:
     def _one_statement(self, sql: str) -> None:
         """Refuse a script: within one, ``COMMIT`` or ``SET TRANSACTION READ WRITE`` could end read-only mode.
 
-        SQLite's driver enforces this itself; psycopg2 and psycopg's simple protocol do not.
+        SQLite's driver enforces this itself; psycopg2, psycopg's simple protocol and DuckDB do not.
         """
         count = statement_count(sql, self.dialect)
         if count is None or count > 1:
@@ -315,91 +322,9 @@ class ReadOnlyExecutor:
             raise ExecutionError(
                 "config",
                 f"{self.engine.dialect.name} refused {statement!r} "
-                f"({self._scrub(_driver_message(e))}); the executor will not run statements "
+                f"({self._scrub(driver_message(e))}); the executor will not run statements "
                 "on a connection it cannot make read-only.",
             ) from None
-
-    def _sqlite_engine(self, parsed: sa.URL) -> sa.Engine:
-        database = parsed.database or ""
-        if not database or database == ":memory:" or database.startswith("file:") or parsed.query:
-            raise ExecutionError(
-                "config",
-                f"Use a plain SQLite file URL (sqlite:///path/to/file.db), not "
-                f"{self._shown_url!r}: the executor opens the file read-only itself, and an "
-                "in-memory database would be empty.",
-            )
-        path = Path(database).expanduser()
-        if not path.is_file():
-            raise ExecutionError(
-                "connect",
-                f"SQLite database file not found: {path} (URL {self._shown_url}). "
-                "Check the path, or build the database first; the read-only executor never "
-                "creates a database.",
-            )
-        return sqlite_engine(path, busy_s=min(self.timeout_s, 5.0), max_value_bytes=self.max_result_bytes)
-
-    def _duckdb_engine(self, parsed: sa.URL) -> sa.Engine:
-        database = parsed.database or ""
-        if not database or database == ":memory:" or parsed.query:
-            raise ExecutionError(
-                "config",
-                f"Use a plain DuckDB file URL (duckdb:///path/to/file.duckdb), not {self._shown_url!r}: "
-                "the executor opens the file read-only itself, and an in-memory database would be empty.",
-            )
-        path = Path(database).expanduser()
-        if not path.is_file():
-            raise ExecutionError(
-                "connect",
-                f"DuckDB database file not found: {path} (URL {self._shown_url}). Check the path, or build "
-                "the database first; the read-only executor never creates a database.",
-            )
-        try:
-            return sa.create_engine(
-                sa.URL.create("duckdb", database=str(path.resolve())),
-                connect_args={"read_only": True, "config": dict(DUCKDB_READ_ONLY_CONFIG)},
-            )
-        except (sa.exc.NoSuchModuleError, ImportError):
-            raise ExecutionError(
-                "config",
-                "DuckDB's SQLAlchemy dialect is not installed: pip install duckdb duckdb-engine "
-                "(or pip install -e . from autobot-backend/).",
-            ) from None
-
-    def _server_engine(self, parsed: sa.URL) -> sa.Engine:
-        try:
-            # psycopg 3: prepare every statement, so the server itself accepts only one per call.
-            connect_args = {"prepare_threshold": 0} if parsed.get_driver_name() == "psycopg" else {}
-            engine = sa.create_engine(parsed, pool_pre_ping=True, connect_args=connect_args)
-        except sa.exc.NoSuchModuleError:
-            raise ExecutionError(
-                "config",
-                f"No SQLAlchemy dialect or driver named {parsed.drivername!r} "
-                f"(URL {self._shown_url}); use e.g. postgresql+psycopg://, mysql+pymysql://.",
-            ) from None
-        except ImportError as e:
-            raise ExecutionError(
-                "config",
-                f"The database driver for {parsed.drivername!r} is not installed "
-                f"(missing module {e.name!r}); install it in this environment, or name an "
-                "installed driver in the URL.",
-            ) from None
-        except sa.exc.ArgumentError as e:
-            raise ExecutionError("config", f"Bad database URL {self._shown_url}: {self._scrub(str(e))}") from None
-        statements = session_read_only_statements(engine.dialect.name)
-        if statements:
-            # Every pooled connection is read-only for its whole session, so callers that borrow
-            # .engine directly (schema inspection) get no write access either.
-            @sa.event.listens_for(engine, "connect")
-            def _read_only_session(dbapi_connection: Any, _record: Any) -> None:
-                cursor = dbapi_connection.cursor()
-                try:
-                    for statement in statements:
-                        cursor.execute(statement)
-                finally:
-                    cursor.close()
-                dbapi_connection.commit()
-
-        return engine
 
     def _probe(self) -> None:
         """Open one connection now, so an unreachable database fails at construction."""
@@ -408,14 +333,22 @@ class ReadOnlyExecutor:
                 conn.exec_driver_sql("PRAGMA schema_version")  # reads the header: "not a database" here
 
     @contextmanager
-    def _boundary(self, phase: str, timed_out: Callable[[], bool] = lambda: False) -> Iterator[None]:
-        """The one place driver and SQLAlchemy exceptions become :class:`ExecutionError`."""
+    def _boundary(
+        self, phase: str, timed_out: Callable[[], bool] = lambda: False, limit_s: float | None = None
+    ) -> Iterator[None]:
+        """The one place driver and SQLAlchemy exceptions become :class:`ExecutionError`.
+
+        A SQLite statement "interrupted" though its deadline did not fire was stopped by a signal (Ctrl-C),
+        whose exception ``sqlite3`` swallowed: it is raised again as :class:`KeyboardInterrupt`.
+        """
         try:
             yield
         except ExecutionError:
             raise
+        except MemoryError:
+            raise ExecutionError("row_cap", memory_message("SQLite's heap limit", SQLITE_HEAP_LIMIT)) from None
         except (sa.exc.SQLAlchemyError, sqlite3.Error) as e:
-            message = self._scrub(_driver_message(e))
+            message = self._scrub(driver_message(e))
             if phase == "connect" or getattr(e, "connection_invalidated", False):
                 raise ExecutionError(
                     "connect",
@@ -423,55 +356,27 @@ class ReadOnlyExecutor:
                     "Check that it exists and is reachable, and the URL.",
                 ) from None
             if TOO_BIG in message:
-                raise ExecutionError("row_cap", self._too_large()) from None
-            if timed_out() or _is_timeout(e):
-                raise ExecutionError(
-                    "timeout",
-                    f"The query ran longer than the {self.timeout_s:g} s limit and "
-                    "was stopped; simplify it or filter earlier.",
-                ) from None
-            hint = " (this connection is read-only)" if re.search(r"(?i)not authorized|read-?only", message) else ""
-            raise ExecutionError("database", f"The database rejected the query: {message}{hint}") from None
+                raise ExecutionError("row_cap", too_large(self.max_result_bytes)) from None
+            if timed_out() or is_timeout(e):
+                raise ExecutionError("timeout", _timed_out(self.timeout_s if limit_s is None else limit_s)) from None
+            if self._is_sqlite and message == "interrupted":
+                raise KeyboardInterrupt from None
+            raise ExecutionError("database", self._rejected(message)) from None
+
+    @staticmethod
+    def _rejected(message: str) -> str:
+        hint = " (this connection is read-only)" if re.search(r"(?i)not authorized|read-?only", message) else ""
+        return f"The database rejected the query: {message}{hint}"
 
     def _scrub(self, text: str) -> str:
         return scrub_secrets(text.replace(self._url, self._shown_url), self._secrets)
 
 
-_STREAMABLE_FIRST = frozenset({TokenType.SELECT, TokenType.WITH, TokenType.VALUES, TokenType.L_PAREN})
+def _seconds(value: object, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ExecutionError("config", f"{name} must be a number of seconds > 0, got {value!r}.")
+    return float(value)
 
 
-def _streamable(sql: str, dialect: str) -> bool:
-    """Whether a server-side cursor can hold this statement: a query, not EXPLAIN or SHOW."""
-    try:
-        tokens = Dialect.get_or_raise(dialect).tokenize(sql)
-    except Exception:
-        return False
-    return bool(tokens) and tokens[0].token_type in _STREAMABLE_FIRST
-
-
-def _query_secrets(parsed: sa.URL) -> list[str]:
-    values: list[str] = []
-    for key, value in parsed.query.items():
-        if is_secret_key(key):
-            values.extend(value if isinstance(value, tuple) else (value,))
-    return values
-
-
-def _value_bytes(value: Any) -> int:
-    if isinstance(value, (str, bytes, bytearray, memoryview)):
-        return len(value)
-    return 16 if value is not None else 0
-
-
-def _driver_message(error: BaseException) -> str:
-    orig = getattr(error, "orig", None) or error
-    text = str(orig).strip() or type(orig).__name__
-    return " ".join(text.split())
-
-
-def _is_timeout(error: BaseException) -> bool:
-    orig = getattr(error, "orig", None) or error
-    code = getattr(orig, "pgcode", None) or getattr(orig, "sqlstate", None)
-    if code is None and getattr(orig, "args", None):
-        code = orig.args[0]
-    return isinstance(code, (str, int)) and code in _TIMEOUT_CODES
+def _timed_out(limit_s: float) -> str:
+    return f"The query ran longer than the {limit_s:g} s limit and was stopped; simplify it or filter earlier."

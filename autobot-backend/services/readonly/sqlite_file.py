@@ -4,7 +4,10 @@ Each connection is opened through a ``file:...?mode=ro`` URI (a missing file is 
 hardened before it is used: ``PRAGMA query_only``, no attached databases (``SQLITE_LIMIT_ATTACHED =
 0``, which also stops ``VACUUM INTO``), no extension loading, a cap on the size of any one string or
 blob (``SQLITE_LIMIT_LENGTH``: ``zeroblob(400000000)`` fails inside SQLite instead of coming back as
-400 MB), and an authorizer that allows reads only.
+400 MB), temporary tables and sorts kept in memory (``PRAGMA temp_store = MEMORY``) under a cap on
+all the memory SQLite may use in this process (``PRAGMA hard_heap_limit``, :data:`SQLITE_HEAP_LIMIT`):
+a ``DISTINCT`` or sort over large values fails with "out of memory" within seconds, instead of growing
+without end in memory or in temporary files), and an authorizer that allows reads only.
 
 A database in WAL mode needs ``-wal`` and ``-shm`` files, and a read-only open creates them when they
 are missing. When a WAL database has neither (no writer has it open: everything is in the main file),
@@ -17,6 +20,7 @@ its files are used as they are.
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,10 +30,14 @@ from sqlalchemy.pool import NullPool
 
 from services.readonly.guard import SIDE_EFFECT_FUNCTIONS, SQLITE_READ_PRAGMAS, SQLITE_READ_PRAGMAS_WITH_ARGUMENT
 
-__all__ = ["TOO_BIG", "deadline_handler", "is_wal", "sqlite_engine"]
+__all__ = ["SQLITE_HEAP_LIMIT", "TOO_BIG", "deadline_handler", "interrupt_at", "is_wal", "sqlite_engine"]
 
 TOO_BIG = "string or blob too big"
 """SQLite's message when a value passes ``SQLITE_LIMIT_LENGTH``."""
+SQLITE_HEAP_LIMIT = 512 << 20
+"""The most memory SQLite may hold in this process, all connections together (512 MiB): page caches of a
+few MB each, and the temporary b-trees of sorts and ``DISTINCT``. The limit is SQLite's, and process-wide:
+the first read-only connection sets it, and it can only be lowered afterwards."""
 
 _WAL_HEADER_VERSION = 2  # bytes 18 and 19 of the header: 1 rollback journal, 2 WAL
 
@@ -72,6 +80,8 @@ def _harden(conn: sqlite3.Connection, max_value_bytes: int) -> None:
         conn.enable_load_extension(False)
     conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
     conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, max(1, min(max_value_bytes, 1_000_000_000)))
+    conn.execute("PRAGMA temp_store = MEMORY")  # no temporary file: the heap limit bounds it
+    conn.execute(f"PRAGMA hard_heap_limit = {SQLITE_HEAP_LIMIT}")  # lowers the limit only, never raises it
     if hasattr(conn, "setconfig"):  # Python 3.12+
         conn.setconfig(sqlite3.SQLITE_DBCONFIG_DEFENSIVE, True)  # type: ignore[attr-defined,unused-ignore]
         conn.setconfig(sqlite3.SQLITE_DBCONFIG_TRUSTED_SCHEMA, False)  # type: ignore[attr-defined,unused-ignore]
@@ -101,13 +111,35 @@ def _authorizer(action: int, arg1: str | None, arg2: str | None, _db: str | None
     return sqlite3.SQLITE_DENY
 
 
-def deadline_handler(deadline: float, fired: list[bool]) -> Callable[[], int]:
-    """A progress handler that interrupts the statement past ``deadline`` and records that it did."""
+def deadline_handler(deadline: Callable[[], float], fired: list[bool]) -> Callable[[], int]:
+    """A progress handler that interrupts the statement past ``deadline()`` and records that it did.
+
+    Python's ``sqlite3`` swallows an exception raised in the handler (a Ctrl-C arriving there), and the
+    statement fails as "interrupted": with ``fired`` empty, that is how the executor tells one from the other.
+    """
 
     def handler() -> int:
-        if time.monotonic() > deadline:
+        if time.monotonic() > deadline():
             fired.append(True)
             return 1  # non-zero interrupts the statement
         return 0
 
     return handler
+
+
+def interrupt_at(limit_s: float, fired: list[bool], conn: sqlite3.Connection) -> threading.Timer:
+    """Interrupt the statement at its deadline from another thread.
+
+    SQLite calls the progress handler every so many VM instructions, and one instruction can take
+    long (inserting a 40 MB key into a temporary b-tree): ``sqlite3_interrupt`` is also seen between
+    the steps of a loop, so a statement stops within one of them after its deadline.
+    """
+
+    def fire() -> None:
+        fired.append(True)
+        conn.interrupt()
+
+    alarm = threading.Timer(limit_s, fire)
+    alarm.daemon = True
+    alarm.start()
+    return alarm
