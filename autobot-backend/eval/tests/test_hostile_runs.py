@@ -142,7 +142,7 @@ def test_a_hostile_database_under_db_dir_is_inspected_in_bounds_and_the_run_goes
     (work / "mine.yaml").write_text(yaml.safe_dump({"version": 1, "questions": [question | {"sql": SQL_ROWS}]}))
     (work / "a.jsonl").write_text(json.dumps({"id": "h-rows", "sql": SQL_ROWS}) + "\n")
     args = ["--suite", "sql", "--corpus", "mine.yaml", "--db-dir", "db", "--candidate", "recorded"]
-    args += ["--answers", "a.jsonl", "--statement-timeout", "5", "--json", "r.json"]
+    args += ["--answers", "a.jsonl", "--model", "m", "--statement-timeout", "5", "--json", "r.json"]
     got = json.loads(run_python(HOSTILE_RUN, *args, cwd=work).strip().splitlines()[-1])
     assert got["code"] == 0 and got["seconds"] < 60 and got["peak"] < 1.5 * GB
     (graded,) = json.loads((work / "r.json").read_text())["questions"]
