@@ -18,6 +18,7 @@ from eval.core.errors import HarnessError, UsageError
 from eval.core.runner import Limits, Progress
 from eval.sql.corpus.answers import RecordedAnswers
 from eval.sql.corpus.db_dir import database_targets
+from eval.sql.corpus.order_words import unstated_orders
 from eval.sql.corpus.questions import Corpus, Question
 from eval.sql.engines.setup import FixtureHost, engine_name, fixture_host
 from eval.sql.fixtures.seeded import Fixture
@@ -156,7 +157,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         "repeats": spec.repeats,
         **({"column_order": spec.column_order} if spec.column_order else {}),
     }
-    warnings = _warnings(spec.candidate, outcomes, extra)
+    warnings = _warnings(spec.candidate, outcomes, extra) + unstated_orders(corpus.questions)
     if interrupted:
         warnings.insert(
             0,
