@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 from eval.sql.corpus.questions import load_corpus
-from eval.sql.near_miss import Kind, classify, docs_block, load_explanations, mutants, run_study
+from eval.sql.near_miss import TARGET, Kind, classify, docs_block, load_explanations, mutants, run_study, tally
 from eval.sql.near_miss._mutant import Mutant
 from eval.sql.near_miss._study import KILLED, SURVIVED, Judged
 from eval.sql.records import docs
@@ -314,6 +314,13 @@ def study():
 def test_every_survivor_of_the_built_in_corpus_has_a_reason(study):
     _, result = study
     assert result.problems == []
+
+
+def test_the_built_in_corpus_reaches_the_target_with_no_survivor_outside(study):
+    _, result = study
+    t = tally(result.verdicts)
+    assert t.kill_rate is not None and t.kill_rate >= TARGET, t
+    assert not [v for v in result.verdicts if v.cls == "outside"]  # the rows just outside the period kill them
 
 
 def test_the_methodology_page_carries_the_studys_figures(study):
