@@ -20,6 +20,7 @@ from eval.core.output import print_warning
 from eval.core.runner import INTERRUPTED, Limits, Progress
 from eval.sql.corpus.answers import RecordedAnswers
 from eval.sql.corpus.db_dir import database_targets
+from eval.sql.corpus.order_words import unstated_orders
 from eval.sql.corpus.questions import Corpus, Question
 from eval.sql.engines.setup import FixtureHost, engine_name, fixture_host
 from eval.sql.fixtures.seeded import Fixture
@@ -180,7 +181,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         "repeats": spec.repeats,
         **({"column_order": spec.column_order} if spec.column_order else {}),
     }
-    warnings = so_far.privileged + _warnings(spec.candidate, outcomes, extra)
+    warnings = so_far.privileged + _warnings(spec.candidate, outcomes, extra) + unstated_orders(corpus.questions)
     stamps: CorpusStamps = {
         "digest": corpus.digest,
         "size": corpus.size,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import sqlite3
 from collections import Counter
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -74,11 +75,38 @@ def test_the_last_month_has_a_product_gone_one_on_its_first_day_only_and_one_on_
     start = end[:8] + "01"
     days = rows(
         conn,
-        f"""SELECT oi.product_id, group_concat(DISTINCT CASE WHEN o.order_date >= '{start}' THEN o.order_date END)
+        f"""SELECT oi.product_id, group_concat(DISTINCT CASE WHEN o.order_date BETWEEN '{start}' AND '{end}'
+                                                  THEN o.order_date END)
             FROM order_items oi JOIN orders o ON o.order_id = oi.order_id GROUP BY oi.product_id""",
     )
     in_last_month = Counter(d for _, d in days)
     assert in_last_month[None] and in_last_month[start] and in_last_month[end]
+
+
+def test_the_day_after_the_period_holds_two_orders_and_a_signup_placed_on_purpose(db):
+    fixture, conn = db
+    end = fixtures.SPECS[fixture].order_end
+    day, last_month = (end + timedelta(days=1)).isoformat(), end.isoformat()[:8] + "01"
+    late = rows(
+        conn,
+        f"""SELECT o.status, o.channel, o.shipped_date, oi.quantity,
+                   oi.product_id IN (SELECT oi2.product_id FROM order_items oi2
+                                     JOIN orders o2 ON o2.order_id = oi2.order_id
+                                     WHERE o2.order_date BETWEEN '{last_month}' AND '{end}'),
+                   o.customer_id IN (SELECT customer_id FROM orders WHERE order_date <= '{end}')
+            FROM orders o JOIN order_items oi ON oi.order_id = o.order_id
+            WHERE o.order_date > '{end}' ORDER BY o.order_id""",
+    )
+    assert late == [("completed", "phone", None, 1, 0, 1), ("cancelled", "web", None, 1, 0, 1)]
+    assert rows(conn, "SELECT (SELECT MAX(order_date) FROM orders), (SELECT MAX(signup_date) FROM customers)") == [
+        (day, day)
+    ]
+    signed = rows(
+        conn,
+        f"""SELECT EXISTS (SELECT 1 FROM orders o WHERE o.customer_id = c.customer_id) FROM customers c
+            WHERE c.signup_date > '{end}'""",
+    )
+    assert signed == [(0,)]
 
 
 def test_two_customers_sign_up_on_the_last_years_first_day_and_only_one_orders(db):
@@ -120,7 +148,8 @@ def test_edges_move_no_revenue_total_and_no_order_before_its_signup(fixture, mon
     edged = copy.deepcopy(raw)
     add_edges(spec.order_start, spec.order_end, edged.customers, edged.products, edged.orders, edged.order_items)
     assert edged != raw
-    assert monthly_revenue(edged) == monthly_revenue(raw)
+    outside = (spec.order_end + timedelta(days=1)).strftime("%Y-%m")
+    assert {m: v for m, v in monthly_revenue(edged).items() if m != outside} == dict(monthly_revenue(raw))
     signup = {c["customer_id"]: c["signup_date"] for c in edged.customers}
     assert all(o["order_date"] >= signup[o["customer_id"]] for o in edged.orders)
 

@@ -3,10 +3,14 @@ rule proves them, every survivor has a reason, and the methodology page carries 
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
+
+import duckdb
 import pytest
 
 from eval.sql.corpus.questions import load_corpus
-from eval.sql.near_miss import Kind, classify, docs_block, load_explanations, mutants, run_study
+from eval.sql.near_miss import TARGET, Kind, classify, docs_block, load_explanations, mutants, run_study, tally
 from eval.sql.near_miss._mutant import Mutant
 from eval.sql.near_miss._study import KILLED, SURVIVED, Judged
 from eval.sql.records import docs
@@ -205,6 +209,63 @@ def test_no_equivalence_is_claimed_where_data_can_tell(sql, kind):
     assert claims and not any(claims)
 
 
+# Rules that were unsound (issue 22): each counterexample's DISTINCT mutant is claimed equivalent no more,
+# and a real SQLite and DuckDB database tell it from the reference.
+COUNTEREXAMPLES = [
+    pytest.param(
+        "SELECT a FROM t ORDER BY b LIMIT 1",
+        "LIMIT 1 returns one row",
+        id="limit-1-ordered-by-an-unreturned-column",  # DISTINCT orders a=1 by b=5, not by b=1
+    ),
+    pytest.param(
+        "SELECT (SELECT MAX(b) FROM t) FROM t",
+        "an aggregate without GROUP BY",
+        id="aggregate-in-a-scalar-subquery-under-an-outer-from",  # one row per row of t
+    ),
+]
+
+
+def _rows(engine: str, folder: Path, sql: str) -> list[tuple[object, ...]]:
+    data = [(1, 5), (2, 3), (1, 1), (3, 2)]
+    if engine == "sqlite":
+        with sqlite3.connect(folder / "t.sqlite") as conn:
+            conn.execute("CREATE TABLE IF NOT EXISTS t (a INTEGER, b INTEGER)")
+            if not conn.execute("SELECT COUNT(*) FROM t").fetchone()[0]:
+                conn.executemany("INSERT INTO t VALUES (?, ?)", data)
+            return [tuple(r) for r in conn.execute(sql).fetchall()]
+    duck = duckdb.connect(str(folder / "t.duckdb"))
+    try:
+        duck.execute("CREATE TABLE IF NOT EXISTS t (a INTEGER, b INTEGER)")
+        if not duck.execute("SELECT COUNT(*) FROM t").fetchone()[0]:  # type: ignore[index]
+            duck.executemany("INSERT INTO t VALUES (?, ?)", data)
+        return [tuple(r) for r in duck.execute(sql).fetchall()]
+    finally:
+        duck.close()
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+@pytest.mark.parametrize(("sql", "rule"), COUNTEREXAMPLES)
+def test_a_distinct_that_changes_the_rows_is_not_claimed_equivalent(sql, rule, engine, tmp_path):
+    (distinct,) = [
+        m for m in mutants("q", sql, ordered=False) if m.kind is Kind.DISTINCT and m.sql.startswith("SELECT DISTINCT")
+    ]
+    assert not (distinct.equivalent and rule in distinct.equivalent), distinct.equivalent
+    assert sorted(_rows(engine, tmp_path, sql)) != sorted(_rows(engine, tmp_path, distinct.sql))
+
+
+def test_the_sound_cases_of_those_rules_still_hold():
+    for sql, rule in [
+        ("SELECT a FROM t ORDER BY a DESC LIMIT 1", "LIMIT 1 returns one row"),
+        ("SELECT COUNT(*), (SELECT MAX(b) FROM t) FROM t", "an aggregate without GROUP BY"),
+    ]:
+        (distinct,) = [
+            m
+            for m in mutants("q", sql, ordered=False)
+            if m.kind is Kind.DISTINCT and m.sql.startswith("SELECT DISTINCT")
+        ]
+        assert distinct.equivalent and rule in distinct.equivalent
+
+
 def test_a_range_ending_where_the_fixture_ends_is_marked_outside():
     sql = "SELECT COUNT(*) FROM orders WHERE order_date BETWEEN '2024-12-01' AND '2024-12-31'"
     (end,) = [m for m in mutants("q", sql, ordered=False, periods=PERIODS) if m.kind is Kind.INCLUSIVE_END]
@@ -253,6 +314,13 @@ def study():
 def test_every_survivor_of_the_built_in_corpus_has_a_reason(study):
     _, result = study
     assert result.problems == []
+
+
+def test_the_built_in_corpus_reaches_the_target_with_no_survivor_outside(study):
+    _, result = study
+    t = tally(result.verdicts)
+    assert t.kill_rate is not None and t.kill_rate >= TARGET, t
+    assert not [v for v in result.verdicts if v.cls == "outside"]  # the rows just outside the period kill them
 
 
 def test_the_methodology_page_carries_the_studys_figures(study):

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 from eval.core.runner import Replay
 from eval.sql.corpus.questions import Question
+from eval.sql.grading.stated_order import orders_its_rows, without_stated_order
 from eval.sql.model.outcome import GUARD_BLOCKED, ORACLE, Excerpt, SQLOutcome, Verdict
 from eval.sql.rows import Comparison, Location, Ties, compare_with_ties, show
 from services.nl_database_service import Answer
@@ -196,6 +197,8 @@ class Grader:
         refs = self.reference.get(q.id)
         if refs is None or len(refs) != len(urls):
             return self.outcome(q, Verdict.UNMEASURED, ORACLE, "no reference result for this question", sql)
+        if q.ordered and any(len(r.rows) > 1 for r in refs) and self._orders_its_rows(sql, urls[0]) is False:
+            return without_stated_order(self._grade_answer(dataclasses.replace(q, ordered=False), sql, first))
         n = len(urls)
         ties = self.ties.get(q.id) or [None] * n
         matched, first_miss, tie_break = 0, None, False
@@ -231,6 +234,13 @@ class Grader:
         return self.outcome(
             q, Verdict.WRONG, cmp.reason, where + cmp.detail, sql, rotations_matched=0, rotations=n, excerpt=shown
         )
+
+    def _orders_its_rows(self, sql: str, url: str) -> bool | None:
+        try:
+            dialect = self.database.dialect(url)
+        except Exception:  # the database cannot be opened: the rows' grade says so
+            return None
+        return orders_its_rows(sql, dialect)
 
     def _not_run_on(self, q: Question, sql: str, got: Execution, where: str, matched: int, n: int) -> SQLOutcome:
         """The SQL ran on the first rotation but not on a later one."""

@@ -4,9 +4,9 @@ Every mutant that survives needs a reason, in one of three classes:
 
 * ``equivalent``: it returns the reference's rows on any database of the schema (by SQL's
   semantics, or the schema's keys, NOT NULL columns and foreign keys). Left out of the kill rate.
-* ``outside``: only rows the fixtures cannot hold would show it (a day past the period every
-  fixture ends on, which the build checks; a second month missing from a 24-month history). It
-  counts as a survivor: killing it would take data that changes what other questions mean.
+* ``outside``: only rows the fixtures cannot hold would show it (a day past the last one a
+  fixture holds, the day after its period, which the build checks). It counts as a survivor.
+  Since the rows just outside the period were built in (2026-12-04) no survivor is of this class.
 * ``open``: data the fixtures could hold would show it, and it is not built in yet (the entry says
   why). It counts as a survivor.
 

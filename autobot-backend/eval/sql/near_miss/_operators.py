@@ -119,12 +119,21 @@ def _distinct_is_moot(select: exp.Select) -> str | None:
     if isinstance(parent, exp.In):
         return "the subquery of IN, which asks only whether a value is among its rows"
     limit = select.args.get("limit")
-    if isinstance(limit, exp.Limit) and isinstance(limit.expression, exp.Literal) and limit.expression.this == "1":
-        return "LIMIT 1 returns one row at most"
+    if (
+        isinstance(limit, exp.Limit)
+        and isinstance(limit.expression, exp.Literal)
+        and limit.expression.this == "1"
+        and not select.args.get("offset")
+        and _orders_by_returned(select)
+    ):
+        # Not without ORDER BY (which row is arbitrary), nor ordered by a column it does not return:
+        # DISTINCT then orders each kept row by any one of its duplicates' keys, and the first row can change.
+        return "LIMIT 1 returns one row at most, the first by an order on returned columns"
     group = select.args.get("group")
-    aggregates = any(p.find(exp.AggFunc) and not p.find(exp.Window) for p in select.expressions)
-    if group is None and aggregates and all(p.find(exp.AggFunc) for p in select.expressions):
+    if group is None and _own_aggregate(select):
         return "an aggregate without GROUP BY returns one row"
+    if not select.args.get("from") and not select.args.get("from_"):
+        return "a SELECT without FROM returns one row"
     if group is not None:
         projected = {bare(p).sql(dialect=DIALECT) for p in select.expressions} | {
             p.alias for p in select.expressions if isinstance(p, exp.Alias)
@@ -132,6 +141,39 @@ def _distinct_is_moot(select: exp.Select) -> str | None:
         if all(g.sql(dialect=DIALECT) in projected for g in group.expressions):
             return "every GROUP BY expression is returned, so its rows are already distinct"
     return None
+
+
+def _orders_by_returned(select: exp.Select) -> bool:
+    """``select`` has an ORDER BY, and every key is a returned column (by position, alias or expression)."""
+    order = select.args.get("order")
+    if not order:
+        return False
+    returned = {bare(p).sql(dialect=DIALECT) for p in select.expressions}
+    aliases = {p.alias for p in select.expressions if isinstance(p, exp.Alias)}
+    for o in order.expressions:
+        key = o.this
+        if isinstance(key, exp.Literal) and key.is_int and 0 < int(key.this) <= len(select.expressions):
+            continue
+        if key.sql(dialect=DIALECT) in returned:
+            continue
+        # a function of returned values alone (ABS(change) where change is returned) orders duplicates alike
+        columns = list(key.find_all(exp.Column))
+        if not columns or key.find(exp.AggFunc, exp.Window, exp.Subquery):
+            return False
+        for col in columns:
+            if not ((not col.table and col.name in aliases) or col.sql(dialect=DIALECT) in returned):
+                return False
+    return True
+
+
+def _own_aggregate(select: exp.Select) -> bool:
+    """``select`` aggregates its own rows: an aggregate of its scope, not in a window or a nested query
+    (``SELECT (SELECT MAX(x) FROM t) FROM orders`` returns a row per order)."""
+    for part in [*select.expressions, select.args.get("having")]:
+        for agg in part.find_all(exp.AggFunc) if part is not None else ():
+            if agg.find_ancestor(exp.Select) is select and agg.find_ancestor(exp.Window) is None:
+                return True
+    return False
 
 
 def asc_for_desc(tree: exp.Expr, context: Context) -> Iterator[Found]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 import sqlglot
@@ -82,15 +83,16 @@ def run_study(
 
 
 def periods(fixture: str | None) -> Periods:
-    """The days a built-in fixture's rows may hold, per date column (the build checks them)."""
+    """The days a built-in fixture's rows may hold, per date column (the build checks them): the period,
+    and for orders and signups the day after it, which holds rows placed just outside on purpose."""
     spec = SPECS.get(fixture or "")
     if spec is None:
         return {}
-    orders = (spec.order_start.isoformat(), spec.order_end.isoformat())
+    outside = (spec.order_end + timedelta(days=1)).isoformat()
     return {
-        "order_date": orders,
-        "shipped_date": orders,
-        "signup_date": (spec.signup_start.isoformat(), spec.signup_end.isoformat()),
+        "order_date": (spec.order_start.isoformat(), outside),
+        "shipped_date": (spec.order_start.isoformat(), spec.order_end.isoformat()),
+        "signup_date": (spec.signup_start.isoformat(), outside),
     }
 
 

@@ -19,12 +19,8 @@ not once per rotation.
   tied at the cut shows. Rows that tie on the key but are identical throughout are harmless.
   What cannot be resolved this way (a key that cannot be read, a tie across an OFFSET, SELECT
   DISTINCT with an unprojected key, a probe that fails) stays a defect, with why.
-* :func:`inner_orderings` and :func:`inner_tie`: orderings below the outermost query, where a tie
-  changes the answer and no tie-break of the output can say how: a subquery's ``ORDER BY ...
-  LIMIT`` cut inside a tie, and an order-sensitive window (``ROW_NUMBER``, ``LAG``, ``LEAD``,
-  ``FIRST_VALUE``, ...) whose partition and order keys repeat. Each is read by running that part
-  of the query on its own with its keys as the output (a subquery that cannot run on its own, a
-  correlated one, is not checked).
+* Orderings below the outermost query, and aggregates whose value depends on an order: see
+  :mod:`eval.sql.oracle.inner`.
 """
 
 from __future__ import annotations
@@ -126,7 +122,7 @@ def ordering_plan(sql: str, dialect: str) -> OrderingPlan | str | None:
     for ordered in order.expressions:
         index = _locate(ordered.this, projections, star)
         if index is None:
-            extra.append(ordered.this)
+            extra.append(ordered.this if star else resolve_key(ordered.this, projections))
             index = -len(extra)
         keys.append(index)
     limit_node = tree.args.get("limit")
@@ -153,6 +149,23 @@ def ordering_plan(sql: str, dialect: str) -> OrderingPlan | str | None:
         probe = probe_tree.sql(dialect=dialect)
     distinct = bool(extra) and bool(tree.args.get("distinct"))
     return OrderingPlan(tuple(keys), probe, limit, None if star else len(projections), distinct, short, offset)
+
+
+def resolve_key(key: exp.Expr, projections: Sequence[exp.Expr]) -> exp.Expr:
+    """``key`` with output positions and output aliases replaced by what they name, so that it can be
+    selected beside the output: ``ORDER BY total + 0`` reads ``total`` as the output column, but a
+    SELECT list cannot name an alias it defines itself."""
+    if isinstance(key, exp.Literal) and key.is_int and 0 < int(key.this) <= len(projections):
+        named = projections[int(key.this) - 1]
+        return (named.this if isinstance(named, exp.Alias) else named).copy()
+    aliases: dict[str, exp.Expr] = {p.alias: p.this for p in projections if isinstance(p, exp.Alias) and p.alias}
+
+    def swap(node: exp.Expr) -> exp.Expr:
+        if isinstance(node, exp.Column) and not node.table and node.name in aliases:
+            return aliases[node.name].copy()
+        return node
+
+    return key.copy().transform(swap)
 
 
 def _locate(key: exp.Expr, projections: Sequence[exp.Expr], star: bool) -> int | None:
@@ -190,7 +203,7 @@ def tie_structure(
         and len({tuple(r[:width]) for r, k in zip(rows, key_of) if k == key_of[offset]}) > 1
     ):
         return (
-            f"row {offset + 1} ties on the ordering key {_show(key_of[offset])} with a row before OFFSET "
+            f"row {offset + 1} ties on the ordering key {show_key(key_of[offset])} with a row before OFFSET "
             f"{offset}, so which rows are returned is arbitrary"
         )
     rows, key_of = rows[offset:], key_of[offset:]
@@ -206,7 +219,7 @@ def tie_structure(
         tied = [tuple(row[:width]) for row, k in zip(rows, key_of) if k == key_of[limit - 1]]
         if len(tied) > MAX_TIED:
             return (
-                f"row {limit} ties on the ordering key {_show(key_of[limit - 1])} with {len(tied)} rows past "
+                f"row {limit} ties on the ordering key {show_key(key_of[limit - 1])} with {len(tied)} rows past "
                 f"LIMIT {limit}: too many to weigh every choice"
             )
         if len({tuple(r) for r in tied}) > 1:
@@ -221,123 +234,6 @@ def tie_structure(
     return Ties(tuple(groups), cut) if open_ or cut else None
 
 
-def _show(key: tuple[Any, ...]) -> str:
+def show_key(key: tuple[Any, ...]) -> str:
     text = ", ".join(repr(v) for v in key)
     return f"({text[:80]}{'…' if len(text) > 80 else ''})"
-
-
-ORDER_SENSITIVE = (exp.RowNumber, exp.Lag, exp.Lead, exp.FirstValue, exp.LastValue, exp.NthValue)
-"""Window functions whose result depends on which of two rows tied on the window's order comes first."""
-
-
-@dataclass(frozen=True)
-class InnerProbe:
-    """A query that reads the keys of an ordering inside the reference (a subquery's ORDER BY ...
-    LIMIT, or an order-sensitive window): duplicates among its rows, where they matter, are ties."""
-
-    what: str
-    """What the keys order, for the defect's text."""
-    sql: str
-    """Selects the keys (one row per row of the ordered part)."""
-    cuts: tuple[int, ...] = ()
-    """0-based rows whose key must differ from the next one's (the LIMIT/OFFSET edges); empty for a
-    window, where no two rows may share a key."""
-
-
-@lru_cache(maxsize=4096)
-def inner_orderings(sql: str, dialect: str) -> tuple[InnerProbe, ...] | str:
-    """Probes for every ordering below the outermost query that a tie would make arbitrary.
-
-    The outermost ORDER BY is :func:`ordering_plan`'s. Here: a subquery's ``ORDER BY ... LIMIT`` (a
-    tie at its cut changes which rows go on) and an order-sensitive window (``ROW_NUMBER``, ``LAG``,
-    ...; a tie in its partition and order keys changes its values).
-    """
-    try:
-        tree = _parse(sql, dialect)
-    except sqlglot.errors.SqlglotError as e:
-        return f"the query does not parse to find its orderings ({str(e).splitlines()[0]})"
-    probes: list[InnerProbe] = []
-    for node in tree.find_all(exp.Select):
-        if node is not tree and node.args.get("order") and node.args.get("limit"):
-            probe = _cut_probe(node, tree, dialect)
-            if probe is not None:
-                probes.append(probe)
-        for window in node.find_all(exp.Window):
-            if isinstance(window.this, ORDER_SENSITIVE) and window.find_ancestor(exp.Select) is node:
-                if window.args.get("order") is None:
-                    return f"{window.this.key.upper()} without ORDER BY depends on an arbitrary row order"
-                probes.append(_window_probe(node, tree, window, dialect))
-    return tuple(probes)
-
-
-def _standalone(node: exp.Select, root: exp.Expr) -> exp.Select:
-    """``node`` as a query of its own, with the root's CTEs attached so their names resolve."""
-    query = node.copy()
-    with_ = root.args.get("with") or root.args.get("with_")
-    key = "with_" if "with_" in exp.Select.arg_types else "with"
-    if node is not root and with_ is not None and not query.args.get(key):
-        query.set(key, with_.copy())
-    return query
-
-
-def _literal(node: exp.Expr | None) -> int | None:
-    value = node.expression if isinstance(node, exp.Limit | exp.Offset) else node
-    return int(value.this) if isinstance(value, exp.Literal) and value.is_int else None
-
-
-def _cut_probe(node: exp.Select, root: exp.Expr, dialect: str) -> InnerProbe | None:
-    limit, offset = _literal(node.args.get("limit")), _literal(node.args.get("offset")) or 0
-    if limit is None:
-        return None
-    by_alias = {p.alias: p.this for p in node.expressions if isinstance(p, exp.Alias)}
-    keys = []
-    for ordered in node.args["order"].expressions:
-        key = ordered.this
-        if isinstance(key, exp.Literal) and key.is_int and 0 < int(key.this) <= len(node.expressions):
-            key = node.expressions[int(key.this) - 1]
-            key = key.this if isinstance(key, exp.Alias) else key
-        elif isinstance(key, exp.Column) and not key.table and key.name in by_alias:
-            key = by_alias[key.name]
-        keys.append(key.copy())
-    query = _standalone(node, root)
-    query.set("limit", None)
-    query.set("offset", None)
-    query.set("expressions", [k.as_(f"__k{i}") for i, k in enumerate(keys)])
-    edges = ((offset - 1,) if offset else ()) + (offset + limit - 1,)
-    return InnerProbe(f"the ORDER BY ... LIMIT {limit} of a subquery", query.sql(dialect=dialect), edges)
-
-
-def _window_probe(node: exp.Select, root: exp.Expr, window: exp.Window, dialect: str) -> InnerProbe:
-    keys = [p.copy() for p in window.args.get("partition_by") or []]
-    keys += [o.this.copy() for o in window.args["order"].expressions]
-    query = _standalone(node, root)
-    for arg in ("order", "limit", "offset", "distinct"):
-        query.set(arg, None)
-    query.set("expressions", [k.as_(f"__k{i}") for i, k in enumerate(keys)])
-    return InnerProbe(f"{window.this.key.upper()} over its partition and order keys", query.sql(dialect=dialect))
-
-
-def inner_tie(probe: InnerProbe, rows: Sequence[Sequence[Any]]) -> str | None:
-    """Why the probe's rows show a tie that makes the reference's answer arbitrary, or None."""
-    keys = [tuple(_key(v) for v in row) for row in rows]
-    if probe.cuts:
-        for i in probe.cuts:
-            if 0 <= i < len(keys) - 1 and keys[i] == keys[i + 1]:
-                return (
-                    f"{probe.what} cuts inside a tie on {_show(keys[i])} (rows {i + 1} and {i + 2}), so which "
-                    "rows go on is arbitrary"
-                )
-        return None
-    seen: set[tuple[Any, ...]] = set()
-    for key in keys:
-        if key in seen:
-            return f"{probe.what} tie on {_show(key)}, so its values are arbitrary"
-        seen.add(key)
-    return None
-
-
-def _key(value: Any) -> Any:
-    """A key for tie detection: exact, but blind to float noise in the last digits."""
-    if isinstance(value, float | Decimal) and not isinstance(value, bool):
-        return round(float(value), 9) + 0.0
-    return value

@@ -17,7 +17,9 @@ Each defect names the question and its kind:
                                             at the question's ``decimals``: a hard-coded answer
                                             would pass
 ``oracle: information lost at N decimals``  see :func:`eval.sql.oracle.lints.information_lost`
-``oracle: ties in ordering key``            ties the grader cannot resolve (see
+``oracle: ties in ordering key``            ties the grader cannot resolve, and parts
+                                            whose result is arbitrary (see
+                                            :mod:`eval.sql.oracle.inner`,
                                             :func:`eval.sql.oracle.lints.tie_structure`); also
                                             an ``ordered`` question without ``ORDER BY``, or an
                                             ORDER BY the check cannot read
@@ -65,7 +67,8 @@ from eval.sql.corpus.snapshot import (
     write_snapshot,
 )
 from eval.sql.grading.grade import ReadOnlyDatabase
-from eval.sql.oracle.lints import information_lost, inner_orderings, inner_tie, ordering_plan, tie_structure
+from eval.sql.oracle.inner import inner_orderings, inner_tie
+from eval.sql.oracle.lints import information_lost, ordering_plan, tie_structure
 from eval.sql.rows import Ties, compare_results
 from services.readonly.execute import ErrorKind, Execution
 
