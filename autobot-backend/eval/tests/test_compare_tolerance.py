@@ -21,8 +21,9 @@ from eval.sql.rows._tolerance import Tolerance
 # --- the worked examples of the methodology's tolerance table (decimals 2) ----------------------
 
 AGREE = [
-    (34.765, 34.77, "the issue's average rounded half up (SQLite, PostgreSQL)"),
-    (34.765, 34.76, "... and half to even, or its float 34.76499999999999701 rounded"),
+    ((34.76 + 34.77) / 2, 34.77, "the issue's average rounded half up: as doubles 0.0050000000000026 apart"),
+    (34.765, 34.77, "the same, written"),
+    (34.765, 34.76, "... and half to even, or truncated"),
     (34.764999999999993, 34.77, "a half-way value computed with float noise"),
     (Decimal("34.765"), Decimal("34.77"), "exact decimals, half up"),
     (33.3333, 33.33, "a rounding"),
