@@ -146,6 +146,19 @@ def test_keys_equal_up_to_float_noise_tie(fruit):
     assert got.match and got.tie_break, got.detail
 
 
+def test_returned_keys_equal_up_to_float_noise_tie(fruit):
+    _, url = fruit
+    # The key is an output column holding no text, so it is read from the values (no probe): the noise
+    # rule alone makes the tie. The candidate puts 0.3's row before 0.30000000000000004's.
+    swapped = _graded(
+        url,
+        "SELECT id, share FROM fruit ORDER BY share DESC",
+        "SELECT id, share FROM fruit ORDER BY CASE id WHEN 5 THEN 0 WHEN 2 THEN 1 WHEN 1 THEN 2 ELSE 3 END, share DESC",
+        ordered=True,
+    )
+    assert swapped.match and swapped.tie_break, swapped.detail
+
+
 def test_keys_that_differ_beyond_noise_keep_their_order(fruit):
     _, url = fruit
     got = _graded(

@@ -16,9 +16,11 @@ significant digits, the rule the self-check's lints use): ``0.6000000000000001``
 one value summed in two orders, and the engine's order between them is an accident. Such keys are
 merged between neighbouring rows only.
 
-Where the probe cannot be written (a query sqlglot cannot read, a set operation whose key is not a
-named output column) or does not run, the caller keeps its plain reading (Python equality of the
-key values, plus the noise rule).
+Only text has a collation: where every key is an output column and none holds text, the caller
+reads the ties from the values without a probe. Where the probe cannot be written (a query sqlglot
+cannot read, a set operation whose key is not a named output column) or does not run, the caller
+keeps that plain reading too (Python's equality of the key values, NaN equal to NaN, plus the noise
+rule).
 """
 
 from __future__ import annotations
@@ -153,7 +155,8 @@ def peer_groups(rows: Sequence[Sequence[Any]], keys: Sequence[int], ranks: Seque
         if n:
             before = rows[n - 1]
             tied = all(
-                (before[r] == row[r] if ranks is not None else before[k] == row[k]) or same_number(before[k], row[k])
+                (before[r] == row[r] if ranks is not None else _equal(before[k], row[k]))
+                or same_number(before[k], row[k])
                 for k, r in zip(keys, ranks if ranks is not None else keys)
             )
             if tied:
@@ -161,3 +164,8 @@ def peer_groups(rows: Sequence[Sequence[Any]], keys: Sequence[int], ranks: Seque
                 continue
         groups.append(n)
     return groups
+
+
+def _equal(a: Any, b: Any) -> bool:
+    """Python's equality, except that NaN is NaN (engines sort NaNs as one key)."""
+    return bool(a == b) or (a != a and b != b)

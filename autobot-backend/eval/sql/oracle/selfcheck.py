@@ -288,8 +288,11 @@ def _tie(
     if not q.ordered and plan.limit is None:
         return None
     width = plan.width if plan.width is not None else len(result.columns)
-    read = _peers(sql, database, url, dialect, width)
-    if read is None:  # no peer probe: the plain reading, Python's equality of the keys (and the noise rule)
+    keys = plan.key_columns(width)
+    # Only text has a collation: keys that are output columns holding none are read from their values.
+    collated = any(k >= width for k in keys) or any(isinstance(row[k], str) for row in result.rows for k in keys)
+    read = _peers(sql, database, url, dialect, width) if collated else None
+    if read is None:  # the plain reading: Python's equality of the key values (and the noise rule)
         rows, whole = result.rows, True
         if plan.probe_sql is not None:
             probe = database.run_readonly(plan.probe_sql, url)
@@ -298,7 +301,7 @@ def _tie(
             if not probe.ok:
                 return f"cannot read the ordering key ({probe.error_kind}: {probe.reason}); order by an output column"
             rows = probe.rows
-        grouped = _grouped(rows, width, peer_groups(rows, plan.key_columns(width), None))
+        grouped = _grouped(rows, width, peer_groups(rows, keys, None))
         offset = plan.offset if plan.probe_sql is not None else 0
     else:
         grouped, whole = read
