@@ -110,8 +110,10 @@ def find_permutation(
         return Search(None)
     if same_values and ordered:
         # Rows agree when every column does, position by position: any perfect matching is the answer
-        # (and not the identity, which the positional comparison refuted).
-        return Search(tuple(found[i] for i in range(width)))
+        # (and not the identity, which the positional comparison refuted). Checked once on whole rows.
+        permutation = tuple(found[i] for i in range(width))
+        if budget.spend(2 * rows * width) and accept(tuple(range(width)), permutation):
+            return Search(permutation)
     return _search(sides, accept, fits, budget, rows)
 
 

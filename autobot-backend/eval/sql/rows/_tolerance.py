@@ -56,8 +56,6 @@ class Tolerance:
     decimals: int
     scale: int = field(init=False, repr=False)
     """``10 ** decimals``."""
-    half: Fraction = field(init=False, repr=False)
-    """Half a unit in the declared place, exactly."""
     _halves: dict[int, tuple[Fraction, Fraction, float, float]] = field(init=False, repr=False)
     """Per place: the bound without the magnitude term, its cap, and both as floats."""
     _small_below: float = field(init=False, repr=False)
@@ -72,7 +70,6 @@ class Tolerance:
         widen = 1 + float(NOISE)
         set_ = object.__setattr__
         set_(self, "scale", 10**d)
-        set_(self, "half", Fraction(1, 2 * 10**d))
         set_(self, "_halves", halves)
         # A value is small when, widened by the noise, it is still below one unit of the declared place.
         set_(self, "_small_below", 10.0**-d / widen if d < _FINEST else 0.0)
