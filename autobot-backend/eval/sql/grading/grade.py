@@ -13,7 +13,9 @@ Each service error kind means one thing to the eval, written once in :data:`KIND
   (or ``rotation`` with how many matched); ``error`` when it did not run; ``refused`` without SQL;
 * must-refuse: ``refused`` (a correct refusal), ``error`` (``guard_blocked`` counts as declined),
   ``answered`` when the SQL ran on the first rotation (a missed refusal);
-* ``unmeasured`` when the candidate gave no result, the harness's side failed, or the oracle is broken.
+* ``unmeasured`` when the candidate gave no result, the harness's side failed, the oracle is broken,
+  or the comparison gave up at one of its limits on a rotation where nothing else was wrong
+  (``undecided``: a verdict the grader could not reach is not the candidate's fault).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import Any, Protocol
 from eval.core.runner import Replay
 from eval.sql.corpus.questions import Question
 from eval.sql.grading.stated_order import orders_its_rows, without_stated_order
-from eval.sql.model.outcome import GUARD_BLOCKED, ORACLE, Excerpt, SQLOutcome, Verdict
+from eval.sql.model.outcome import GUARD_BLOCKED, ORACLE, UNDECIDED, Excerpt, SQLOutcome, Verdict
 from eval.sql.rows import Comparison, Location, Ties, compare_with_ties, show
 from services.nl_database_service import Answer
 from services.readonly.execute import ErrorKind, Execution, Row
@@ -201,7 +203,7 @@ class Grader:
             return without_stated_order(self._grade_answer(dataclasses.replace(q, ordered=False), sql, first))
         n = len(urls)
         ties = self.ties.get(q.id) or [None] * n
-        matched, first_miss, tie_break = 0, None, False
+        matched, first_miss, tie_break, undecided = 0, None, False, None
         for i, (url, ref, tie) in enumerate(zip(urls, refs, ties), 1):
             got = first if i == 1 else self.database.run_readonly(sql, url)
             if not got.ok:
@@ -211,8 +213,17 @@ class Grader:
             if cmp.match:
                 matched += 1
                 tie_break = tie_break or cmp.tie_break
+            elif cmp.reason == UNDECIDED:
+                undecided = undecided or (i, cmp)
             elif first_miss is None:
                 first_miss = (i, cmp, excerpt(i, ref, got, cmp.at))
+        if first_miss is None and undecided is not None:
+            # Not wrong anywhere, and not known to be right everywhere: a limit of the grader, not the candidate.
+            i, cmp = undecided
+            where = f"rotation {i}: " if n > 1 else ""
+            return self.outcome(
+                q, Verdict.UNMEASURED, UNDECIDED, where + cmp.detail, sql, rotations_matched=matched, rotations=n
+            )
         if first_miss is None:
             how = ", by a tie-break the reference's order leaves open" if tie_break else ""
             return self.outcome(

@@ -28,6 +28,9 @@ ORACLE = "oracle"
 """The reason of an ``unmeasured`` question whose reference fails the self-check (a user's corpus)."""
 NO_ANSWER = "no answer recorded"
 """The reason of an ``unmeasured`` question a recorded answers file has no line for."""
+UNDECIDED = "undecided"
+"""The reason of an ``unmeasured`` question whose comparison gave up at a limit before deciding
+(the detail names the limit); the same string as ``eval.sql.rows.UNDECIDED``."""
 
 
 class Verdict(StrEnum):

@@ -35,7 +35,7 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 
-from eval.sql.rows import Ties
+from eval.sql.rows import MAX_TIED_ROWS, Ties
 
 _NOISE = Decimal("1e-9")
 
@@ -183,8 +183,9 @@ def _locate(key: exp.Expr, projections: Sequence[exp.Expr], star: bool) -> int |
     return None
 
 
-MAX_TIED = 10_000
-"""Rows of one tie group at the cut that tie-aware grading will weigh; past this the lint stays."""
+MAX_TIED = MAX_TIED_ROWS
+"""Rows of one tie group at the cut that tie-aware grading will weigh (the grader's own limit, one per
+mechanism); past this the lint stays."""
 
 
 def tie_structure(

@@ -30,7 +30,10 @@ Each defect names the question and its kind:
 The tie check runs for ``ordered`` questions, and for any query with ORDER BY ... LIMIT (a tie
 at the cut changes which rows come back even when order does not matter). Ties it can resolve
 are not defects: it learns the tie groups on every rotation (:attr:`SelfCheckResult.ties`) and
-the grader accepts any tie-break of them. The snapshot
+the grader accepts any tie-break of them. Which rows tie is the engine's answer, not Python's
+``==``: the peer probe (:mod:`eval.sql.oracle.peers`) reads them under the ORDER BY's collation,
+and keys equal up to float noise tie too; a tie group at the cut past ``MAX_TIED_ROWS`` (the
+grader's limit as well) is a defect. The snapshot
 (:mod:`eval.sql.corpus.snapshot`) covers the questions of the built-in corpus files and is compared at
 the question's ``decimals``, not at zero tolerance: the summation order of floats may change
 with the engine version, which is not a changed answer, while any change a grade could see is.
@@ -55,6 +58,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from eval.sql.corpus.dialects import TranspileError
 from eval.sql.corpus.questions import CORPUS_DIR, Corpus, Question, stamp_path
@@ -69,7 +73,8 @@ from eval.sql.corpus.snapshot import (
 from eval.sql.grading.grade import ReadOnlyDatabase
 from eval.sql.oracle.inner import inner_orderings, inner_tie
 from eval.sql.oracle.lints import information_lost, ordering_plan, tie_structure
-from eval.sql.rows import Ties, compare_results
+from eval.sql.oracle.peers import peer_groups, peer_probe
+from eval.sql.rows import MAX_TIED_ROWS, Ties, compare_results
 from services.readonly.execute import ErrorKind, Execution
 
 __all__ = ["SNAPSHOT_DIR", "OracleDefect", "SelfCheckResult", "run_self_check", "update_snapshots"]
@@ -286,23 +291,31 @@ def _tie(
     if not q.ordered and plan.limit is None:
         return None
     width = plan.width if plan.width is not None else len(result.columns)
-    rows = result.rows
-    whole = True
-    if plan.probe_sql is not None:
-        probe = database.run_readonly(plan.probe_sql, url)
-        if probe.error_kind is ErrorKind.ROW_CAP and plan.short_probe_sql is not None:
-            probe, whole = database.run_readonly(plan.short_probe_sql, url), False
-        if not probe.ok:
-            return f"cannot read the ordering key ({probe.error_kind}: {probe.reason}); order by an output column"
-        rows = probe.rows
-    structure = tie_structure(
-        rows,
-        plan.key_columns(width),
-        width,
-        plan.limit,
-        ordered=q.ordered,
-        offset=plan.offset if plan.probe_sql is not None else 0,
-    )
+    keys = plan.key_columns(width)
+    # Only text has a collation: keys that are output columns holding none are read from their values.
+    collated = any(k >= width for k in keys) or any(isinstance(row[k], str) for row in result.rows for k in keys)
+    read = _peers(sql, database, url, dialect, width) if collated else None
+    if read is None:  # the plain reading: Python's equality of the key values (and the noise rule)
+        rows, whole = result.rows, True
+        if plan.probe_sql is not None:
+            probe = database.run_readonly(plan.probe_sql, url)
+            if probe.error_kind is ErrorKind.ROW_CAP and plan.short_probe_sql is not None:
+                probe, whole = database.run_readonly(plan.short_probe_sql, url), False
+            if not probe.ok:
+                return f"cannot read the ordering key ({probe.error_kind}: {probe.reason}); order by an output column"
+            rows = probe.rows
+        grouped = _grouped(rows, width, peer_groups(rows, keys, None))
+        offset = plan.offset if plan.probe_sql is not None else 0
+    else:
+        grouped, whole = read
+        offset = plan.offset
+    # Each row is its output columns and its tie group's number: the structure is read off the groups.
+    structure = tie_structure(grouped, (width,), width, plan.limit, ordered=q.ordered, offset=offset)
+    if isinstance(structure, Ties) and len(structure.cut) > MAX_TIED_ROWS:
+        return (
+            f"row {plan.limit} ties with {len(structure.cut):,} rows at LIMIT {plan.limit}: more than the "
+            f"{MAX_TIED_ROWS:,} a choice is weighed among"
+        )
     if isinstance(structure, Ties) and structure.cut and not whole:
         return (
             f"row {plan.limit} ties with the first row past LIMIT {plan.limit}, and the whole tie group is too "
@@ -319,6 +332,29 @@ def _tie(
             f"{len(result.rows)}; order by an output column"
         )
     return structure
+
+
+def _peers(
+    sql: str, database: ReadOnlyDatabase, url: str, dialect: str, width: int
+) -> tuple[list[tuple[Any, ...]], bool] | None:
+    """The reference's rows (without LIMIT and OFFSET) with their tie group as the engine orders
+    them (:mod:`eval.sql.oracle.peers`), and whether they are all of them; None when the engine
+    could not be asked."""
+    probe = peer_probe(sql, dialect)
+    if probe is None:
+        return None
+    got, whole = database.run_readonly(probe.sql, url), True
+    if got.error_kind is ErrorKind.ROW_CAP and probe.short_sql is not None:
+        got, whole = database.run_readonly(probe.short_sql, url), False
+    if not got.ok or len(got.columns) != width + 2 * probe.keys:
+        return None
+    keys = range(width, width + probe.keys)
+    ranks = range(width + probe.keys, width + 2 * probe.keys)
+    return _grouped(got.rows, width, peer_groups(got.rows, keys, ranks)), whole
+
+
+def _grouped(rows: Sequence[Sequence[Any]], width: int, groups: list[int]) -> list[tuple[Any, ...]]:
+    return [(*row[:width], group) for row, group in zip(rows, groups)]
 
 
 def _inner_tie(sql: str, database: ReadOnlyDatabase, url: str, dialect: str) -> str | None:

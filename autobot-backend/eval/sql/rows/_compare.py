@@ -5,16 +5,42 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from enum import StrEnum
 from functools import cache
 from itertools import compress, count, repeat
 from operator import add, eq, itemgetter, ne
 from typing import Any, Literal
 
-from eval.sql.rows._columns import ColumnOrder, describe, find_permutation, value_class
+from eval.sql.rows._columns import ColumnOrder, Search, find_permutation, project, settle_columns, value_class
 from eval.sql.rows._multiset import Row, Settlement, canonical_rows, comparable_keys, same_multiset
-from eval.sql.rows._values import Tolerance, show, show_row, values_equal
+from eval.sql.rows._tolerance import Tolerance
+from eval.sql.rows._values import show, show_row, values_equal
+from eval.sql.rows._verdict import (
+    COLUMN_COUNT,
+    COLUMN_ORDER,
+    ORDER,
+    ROW_COUNT,
+    SHAPE,
+    UNDECIDED,
+    VALUE,
+    Comparison,
+    Location,
+    Mismatch,
+)
+
+__all__ = [
+    "COLUMN_COUNT",
+    "COLUMN_ORDER",
+    "ORDER",
+    "ROW_COUNT",
+    "SHAPE",
+    "UNDECIDED",
+    "VALUE",
+    "Comparison",
+    "Location",
+    "Mismatch",
+    "compare_and_search",
+    "compare_results",
+]
 
 _NEAREST_SCAN = 1000
 """How many unpaired candidate rows are scored by the policy when naming the one nearest a missing row."""
@@ -24,84 +50,6 @@ _FEW = 8
 
 _EMBEDDINGS_TRIED = 16
 """How many column choices (each passing the per-column test) are verified row by row for a projection."""
-
-
-class Mismatch(StrEnum):
-    """Why a candidate's rows are not the reference's answer (``Comparison.reason``)."""
-
-    COLUMN_COUNT = "column_count"
-    """A different number of columns; ``projection_superset`` says whether it is only extra columns."""
-
-    ROW_COUNT = "row_count"
-    """A different number of rows (duplicates count: rows are a multiset)."""
-
-    VALUE = "value"
-    """Same shape, but some row has no equal row on the other side; the detail names the first."""
-
-    ORDER = "order"
-    """An ordered question: the right rows in the wrong order."""
-
-    SHAPE = "shape"
-    """A scalar question answered with other than exactly one row."""
-
-    COLUMN_ORDER = "column_order"
-    """The reference's columns in another order (``Comparison.column_permutation`` says which):
-    positions matter unless the comparison accepts any column order."""
-
-
-COLUMN_COUNT = Mismatch.COLUMN_COUNT
-ROW_COUNT = Mismatch.ROW_COUNT
-VALUE = Mismatch.VALUE
-ORDER = Mismatch.ORDER
-SHAPE = Mismatch.SHAPE
-COLUMN_ORDER = Mismatch.COLUMN_ORDER
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """The verdict on one pair of results, and the evidence a reader or a report needs."""
-
-    match: bool
-    """True when the candidate's rows are the reference's answer under the policy."""
-
-    reason: Mismatch | None
-    """None on a match; otherwise the machine-readable reason (a ``Mismatch``, which is a ``str``)."""
-
-    detail: str
-    """One line for a human: ``"row 3 col 2: expected 212.4, got 212.0"``. Rows and columns are 1-based."""
-
-    expected_columns: int
-    """The reference's column count; 0 when it cannot be known (no rows and no count given)."""
-
-    actual_columns: int
-    """The candidate's column count; 0 when it cannot be known."""
-
-    projection_superset: bool = False
-    """On ``column_count``: the reference's columns appear among the candidate's, in order, with
-    matching rows, so dropping the extra columns would make it a match (a projection difference,
-    not a wrong number)."""
-
-    tie_break: bool = False
-    """On a match: it needed a tie-break the reference's ORDER BY leaves open (``compare_with_ties``)."""
-
-    column_permutation: tuple[int, ...] | None = None
-    """On ``column_order``, or a match under ``column_order="any"`` that needed one: the candidate
-    column (0-based) holding each reference column."""
-
-    at: Location | None = None
-    """On ``value`` and ``order``: where the detail points, for a report to highlight; None otherwise."""
-
-
-@dataclass(frozen=True)
-class Location:
-    """The cell (or row) a mismatch's detail names, 0-based."""
-
-    expected_row: int
-    actual_row: int
-    """The candidate's row set against it (the same index when compared in order; the nearest unpaired
-    row when compared as a multiset)."""
-    column: int | None
-    """None when the whole row is the point (rows out of order, or equal to its nearest)."""
 
 
 def compare_results(
@@ -144,49 +92,54 @@ def compare_results(
     Raises:
         ValueError: a bad argument, rows of unequal width, or a column count that contradicts the rows.
     """
+    _check(shape, decimals, column_order)
+    plain, found = compare_and_search(
+        expected_rows,
+        actual_rows,
+        shape=shape,
+        ordered=ordered,
+        decimals=decimals,
+        expected_ncols=expected_ncols,
+        actual_ncols=actual_ncols,
+    )
+    return plain if found is None else settle_columns(plain, found, column_order)
+
+
+def _check(shape: str, decimals: int | None, column_order: str) -> None:
     if shape not in ("scalar", "rows"):
         raise ValueError(f"shape must be 'scalar' or 'rows', not {shape!r}")
     if decimals is not None and (type(decimals) is not int or decimals < 0):
         raise ValueError(f"decimals must be a non-negative int or None, not {decimals!r}")
     if column_order not in ("positional", "any"):
         raise ValueError(f"column_order must be 'positional' or 'any', not {column_order!r}")
+
+
+def compare_and_search(
+    expected_rows: Sequence[Sequence[Any]],
+    actual_rows: Sequence[Sequence[Any]],
+    *,
+    shape: Literal["scalar", "rows"],
+    ordered: bool,
+    decimals: int | None,
+    expected_ncols: int | None,
+    actual_ncols: int | None,
+) -> tuple[Comparison, Search | None]:
+    """The positional verdict and, where it is ``value``, the search for the reference's columns in
+    another order of the candidate's (None when there was no search)."""
+    _check(shape, decimals, "positional")
     tolerance = None if decimals is None else Tolerance(decimals)
     expected, actual = _tuples(expected_rows), _tuples(actual_rows)
     with _gc_paused():
         plain = _compare(expected, actual, shape, ordered, tolerance, expected_ncols, actual_ncols)
         if plain.reason is not VALUE:  # the right rows in another order are `order`, whatever the columns
-            return plain
+            return plain, None
 
-        def same(rows: list[Row]) -> bool:
-            return _compare(expected, rows, shape, ordered, tolerance, None, None).match
+        def same(ref_columns: Sequence[int], columns: Sequence[int]) -> bool:
+            return _compare(
+                project(expected, ref_columns), project(actual, columns), shape, ordered, tolerance, None, None
+            ).match
 
-        found = find_permutation(expected, actual, same, tolerance=tolerance)
-    return plain if found is None else permuted(plain, found, column_order)
-
-
-def permuted(plain: Comparison, permutation: tuple[int, ...], column_order: ColumnOrder, how: str = "") -> Comparison:
-    """The verdict on rows that are the reference's answer once the candidate's columns are reordered."""
-    where = describe(permutation)
-    if column_order == "any":
-        return Comparison(
-            True,
-            None,
-            f"match{how}: the candidate's columns are the reference's in another order ({where}), "
-            "accepted by column_order: any",
-            plain.expected_columns,
-            plain.actual_columns,
-            tie_break=bool(how),
-            column_permutation=permutation,
-        )
-    return Comparison(
-        False,
-        COLUMN_ORDER,
-        f"the candidate's columns are the reference's in another order ({where}){how}: columns are compared "
-        "by position (column_order: any accepts a permutation)",
-        plain.expected_columns,
-        plain.actual_columns,
-        column_permutation=permutation,
-    )
+        return plain, find_permutation(expected, actual, same, tolerance=tolerance, ordered=ordered)
 
 
 @contextmanager

@@ -44,7 +44,8 @@ from operator import itemgetter, ne
 from typing import Any, NamedTuple
 
 from eval.sql.rows._matching import Entry, grid_matching, line_matching
-from eval.sql.rows._values import Tolerance, _Tag, _text, canonical, is_finite_number, raw_forms
+from eval.sql.rows._tolerance import Tolerance
+from eval.sql.rows._values import _Tag, _text, canonical, is_finite_number, raw_forms
 
 Row = tuple[Any, ...]
 

@@ -14,6 +14,10 @@ and every row of the group the cut falls in. Then:
 
 Moving a row across a tie group's boundary is still ``order``; everything else (column count,
 shape, row count, values) is decided exactly as by ``compare_results``, which runs first.
+
+One limit, :data:`MAX_TIED_ROWS`, bounds the group at the cut for the self-check (a bigger one is
+an oracle defect) and for the grader (which weighs any group up to it, ``_choice``); a ``Ties``
+past it that reaches the grader anyway makes the comparison ``undecided``, never ``wrong``.
 """
 
 from __future__ import annotations
@@ -22,23 +26,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from eval.sql.rows._columns import ColumnOrder, find_permutation
-from eval.sql.rows._compare import (
-    COLUMN_COUNT,
-    COLUMN_ORDER,
-    ROW_COUNT,
-    SHAPE,
-    VALUE,
-    Comparison,
-    compare_results,
-    permuted,
-)
-from eval.sql.rows._matching import max_flow
-from eval.sql.rows._values import Tolerance, values_equal
+from eval.sql.rows._choice import is_choice
+from eval.sql.rows._columns import ColumnOrder, find_permutation, project, settle_columns
+from eval.sql.rows._compare import compare_and_search, compare_results
+from eval.sql.rows._tolerance import Tolerance
+from eval.sql.rows._values import values_equal
+from eval.sql.rows._verdict import COLUMN_COUNT, COLUMN_ORDER, ROW_COUNT, SHAPE, UNDECIDED, VALUE, Comparison
 
 Row = tuple[Any, ...]
-MAX_PAIRS = 4_000_000
-"""Row comparisons a choice at the cut may cost; a larger tie group is left to the self-check to flag."""
+MAX_TIED_ROWS = 10_000
+"""Rows of the tie group at a LIMIT cut that are weighed: the self-check flags a bigger group as an
+oracle defect, and the grader weighs every group up to it (the one limit of this mechanism)."""
 
 
 @dataclass(frozen=True)
@@ -77,7 +75,7 @@ def compare_with_ties(
         ...                   ordered=True).match
         True
     """
-    plain = compare_results(
+    plain, searched = compare_and_search(
         expected_rows,
         actual_rows,
         shape=shape,
@@ -85,19 +83,30 @@ def compare_with_ties(
         decimals=decimals,
         expected_ncols=expected_ncols,
         actual_ncols=actual_ncols,
-        column_order=column_order,
     )
+    if column_order not in ("positional", "any"):
+        raise ValueError(f"column_order must be 'positional' or 'any', not {column_order!r}")
+    verdict = plain if searched is None else settle_columns(plain, searched, column_order)
     if (
-        plain.match
+        verdict.match
         or ties is None
         or not ties.leaves_a_choice
-        or plain.reason in (COLUMN_COUNT, SHAPE, ROW_COUNT, COLUMN_ORDER)
+        or verdict.reason in (COLUMN_COUNT, SHAPE, ROW_COUNT, COLUMN_ORDER)
     ):
-        return plain
+        return verdict
     expected = [tuple(r) for r in expected_rows]
     actual = [tuple(r) for r in actual_rows]
     if sum(ties.groups) != len(expected):
-        return plain  # learned on other rows: never loosen the verdict on a mismatch of the oracle's own
+        return verdict  # learned on other rows: never loosen the verdict on a mismatch of the oracle's own
+    if len(ties.cut) > MAX_TIED_ROWS:
+        return Comparison(
+            False,
+            UNDECIDED,
+            f"the LIMIT cuts inside a tie group of {len(ties.cut):,} rows, more than the {MAX_TIED_ROWS:,} "
+            f"a choice is weighed among; by position: {plain.detail}",
+            plain.expected_columns,
+            plain.actual_columns,
+        )
     tolerance = None if decimals is None else Tolerance(decimals)
     what = "the order among rows that tie on the ordering key" if ordered else "which tied rows the LIMIT kept"
     if _allowed(expected, actual, ties, ordered, tolerance):
@@ -109,18 +118,23 @@ def compare_with_ties(
             plain.actual_columns,
             tie_break=True,
         )
-    found = (
-        None
-        if plain.reason is not VALUE
-        else find_permutation(
-            expected,
-            actual,
-            lambda rows: _allowed(expected, rows, ties, ordered, tolerance),
-            tolerance=tolerance,
-            same_values=not ties.cut,
+    if plain.reason is not VALUE:
+        return verdict
+
+    def allowed(ref_columns: Sequence[int], columns: Sequence[int]) -> bool:
+        cut = tuple(project(ties.cut, ref_columns))
+        return _allowed(
+            project(expected, ref_columns), project(actual, columns), Ties(ties.groups, cut), ordered, tolerance
         )
-    )
-    return plain if found is None else permuted(plain, found, column_order, f" (the reference leaves {what} open)")
+
+    # Within a tie group rows move, so a column's values are the reference's as a multiset only.
+    found = find_permutation(expected, actual, allowed, tolerance=tolerance, same_values=not ties.cut, ordered=False)
+    if found.permutation is None and found.gave_up is None and (ordered or ties.cut):
+        # Every answer the plain search accepts, this one does too: having found none, neither would it.
+        return plain
+    if found.permutation is None and found.gave_up is None:
+        return verdict
+    return settle_columns(plain, found, column_order, f" (the reference leaves {what} open)")
 
 
 def _allowed(expected: list[Row], actual: list[Row], ties: Ties, ordered: bool, tolerance: Tolerance | None) -> bool:
@@ -128,13 +142,13 @@ def _allowed(expected: list[Row], actual: list[Row], ties: Ties, ordered: bool, 
     if not ordered:
         if not ties.cut:
             return False  # a multiset mismatch that no tie-break explains
-        return _choice(actual, expected[: len(expected) - last], ties.cut, tolerance)
+        return is_choice(actual, expected[: len(expected) - last], ties.cut, tolerance)
     pos = 0
     for i, size in enumerate(ties.groups):
         want, got = expected[pos : pos + size], actual[pos : pos + size]
         pos += size
         if i == len(ties.groups) - 1 and ties.cut:
-            ok = _choice(got, [], ties.cut, tolerance)
+            ok = is_choice(got, [], ties.cut, tolerance)
         elif size == 1:
             ok = _rows_equal(want[0], got[0], tolerance)
         else:
@@ -153,22 +167,3 @@ def _allowed(expected: list[Row], actual: list[Row], ties: Ties, ordered: bool, 
 
 def _rows_equal(a: Row, b: Row, tolerance: Tolerance | None) -> bool:
     return len(a) == len(b) and all(values_equal(x, y, tolerance) for x, y in zip(a, b))
-
-
-def _choice(rows: Sequence[Row], must: Sequence[Row], may: Sequence[Row], tolerance: Tolerance | None) -> bool:
-    """Whether ``rows`` are ``must`` plus some ``len(rows) - len(must)`` of ``may``, as multisets.
-
-    A perfect b-matching on both sides of: rows + (unchosen count) wildcards against must + may,
-    where a wildcard pairs with any row of ``may``: the wildcards take exactly the rows not chosen.
-    """
-    chosen = len(rows) - len(must)
-    spare = len(may) - chosen
-    if chosen < 0 or spare < 0 or len(rows) * (len(must) + len(may)) > MAX_PAIRS:
-        return False
-    right = list(must) + list(may)
-    edges = [[j for j, r in enumerate(right) if _rows_equal(row, r, tolerance)] for row in rows]
-    offset = len(must)
-    edges += [list(range(offset, offset + len(may)))] if spare else []
-    left = [1] * len(rows) + ([spare] if spare else [])
-    lost_left, lost_right = max_flow(left, [1] * len(right), edges)
-    return not any(lost_left) and not any(lost_right)

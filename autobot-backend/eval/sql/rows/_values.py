@@ -1,10 +1,10 @@
-"""When two single values are the same answer: the named normalisers and the numeric tolerance.
+"""When two single values are the same answer: the named normalisers, then the numeric tolerance.
 
 A value is first mapped to its canonical form by the first normaliser of ``NORMALISERS`` that
 takes its type (order matters: ``bool`` is an ``int`` and ``datetime`` is a ``date`` in Python).
 Two canonical forms that are equal (``==``, with a hash to match) are the same value. Numbers
 get one more chance, outside the normalisers because it is not an equivalence: two finite
-numbers within half a unit at ``decimals`` are equal (``Tolerance``).
+numbers the same at the question's ``decimals`` are equal (``_tolerance.Tolerance``).
 """
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, timezone
 from decimal import Decimal
-from fractions import Fraction
 from typing import Any, NamedTuple
+
+from eval.sql.rows._tolerance import Tolerance
 
 
 class _Tag:
@@ -77,7 +78,7 @@ def _temporal(value: date | time) -> Any:
 _ISO_DATETIME = re.compile(
     r"(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,6}))?)?(Z|[+-]\d\d(?::?\d\d)?)?)?", re.ASCII
 )
-_ISO_TIME = re.compile(r"(\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?", re.ASCII)
+_ISO_TIME = re.compile(r"(\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,6}))?)?", re.ASCII)
 
 
 def _zone(text: str) -> timezone:
@@ -92,8 +93,9 @@ def parse_temporal(text: str) -> date | time | None:
     """The date, timestamp or time an ISO 8601 string spells, or None if it spells none.
 
     Accepted: ``YYYY-MM-DD``, then optionally ``T`` or a space, ``HH:MM``, ``:SS``, ``.f`` (1-6
-    digits) and a zone (``Z``, ``+HH``, ``+HHMM``, ``+HH:MM``); or a time ``HH:MM:SS[.f]``. A
-    string like ``20240131`` or ``2024-02-30`` is not a date and stays a string.
+    digits) and a zone (``Z``, ``+HH``, ``+HHMM``, ``+HH:MM``); or a time ``HH:MM[:SS[.f]]`` (a
+    timestamp's clock may stop at the minute, so a time's may too). A string like ``20240131``,
+    ``2024-02-30`` or ``25:00`` is not a date or time and stays a string.
 
     Example:
         >>> parse_temporal("2024-01-31T00:00:00.000")
@@ -118,7 +120,7 @@ def parse_temporal(text: str) -> date | time | None:
             )
         if m := _ISO_TIME.fullmatch(text):
             hh, mm, ss, frac = m.groups()
-            return time(int(hh), int(mm), int(ss), int((frac or "0").ljust(6, "0")))
+            return time(int(hh), int(mm), int(ss or 0), int((frac or "0").ljust(6, "0")))
     except ValueError:
         return None
     return None
@@ -209,46 +211,6 @@ def is_finite_number(form: Any) -> bool:
     return isinstance(form, int)
 
 
-@dataclass(frozen=True)
-class Tolerance:
-    """Numbers at ``decimals`` places: equal when they differ by less than half a unit in that place.
-
-    The relation is not transitive (0.004 ~ 0.008 ~ 0.012 at 2 places, but 0.004 !~ 0.012), so it
-    never serves as a hash key; ``bucket`` gives a key that neighbours differ in by at most one.
-    """
-
-    decimals: int
-    scale: int = field(init=False, repr=False)
-    """``10 ** decimals``."""
-    half: Fraction = field(init=False, repr=False)
-    """Half a unit in the last place, exactly: the gap that is no longer equal."""
-    _edge: float = field(init=False, repr=False)
-    _edge_ulp: float = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "scale", 10**self.decimals)
-        object.__setattr__(self, "half", Fraction(1, 2 * self.scale))
-        object.__setattr__(self, "_edge", 0.5 / self.scale)
-        object.__setattr__(self, "_edge_ulp", math.ulp(self._edge))
-
-    def within(self, x: int | float | Decimal, y: int | float | Decimal) -> bool:
-        """Whether two finite numbers are equal at this precision (exact, also at the boundary)."""
-        if type(x) is float and type(y) is float:
-            # Decide in floating point unless the gap is within rounding error of the edge: the
-            # computed gap is off by at most an ulp of the larger value, the edge by its own ulp.
-            gap = abs(x - y)
-            slack = math.ulp(max(abs(x), abs(y))) + self._edge_ulp
-            if gap + slack < self._edge:
-                return True
-            if gap - slack > self._edge:
-                return False
-        return abs(Fraction(x) - Fraction(y)) < self.half
-
-    def bucket(self, x: int | float | Decimal) -> int:
-        """``floor(x * 10**decimals)``, exactly: two values ``within`` each other are at most one bucket apart."""
-        return x * self.scale if type(x) is int else math.floor(Fraction(x) * self.scale)
-
-
 def values_equal(x: Any, y: Any, tolerance: Tolerance | None) -> bool:
     """Whether two raw values are the same answer under the policy."""
     cx, cy = canonical(x), canonical(y)
@@ -279,7 +241,7 @@ def raw_forms(form: Any) -> set[Any] | None:
 def _temporal_spellings(form: date | time) -> Iterator[str]:
     clocks: list[str]
     if isinstance(form, time):
-        clocks, days = list(_clock_spellings(form)), [""]
+        clocks, days = list(_clock_spellings(form, minutes_only=True)), [""]
     else:
         moment = form if isinstance(form, datetime) else datetime.combine(form, time())
         clocks, days = list(_clock_spellings(moment.time(), minutes_only=True)), [moment.date().isoformat()]
