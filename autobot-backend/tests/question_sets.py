@@ -27,6 +27,7 @@ import contextlib
 import io
 import json
 import re
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -73,8 +74,17 @@ class QuestionSet:
         return out
 
     def run(self, workdir: Path, *extra: str) -> tuple[int, dict[str, Any], str]:
-        """The suite on this set: exit code, JSON report and stderr (the Markdown report is dropped)."""
+        """The suite on this set: exit code, JSON report and stderr (the Markdown report is dropped).
+
+        Recording writes the baseline where every output of the run may go (``workdir``: the run confines
+        its outputs) and, once the run accepted it, copies it over the committed one."""
         out = workdir / f"{self.name}.json"
+        baselines = self.baseline_dir()
+        if "--record-baseline" in extra:
+            baselines = workdir / f"{self.name}-baselines"
+            baselines.mkdir(exist_ok=True)
+            for kept in self.baseline_dir().glob("*.json"):
+                shutil.copy2(kept, baselines / kept.name)
         args = [
             "--suite",
             "sql",
@@ -85,7 +95,7 @@ class QuestionSet:
             "--rotations",
             str(self.rotations),
             "--baseline-dir",
-            str(self.baseline_dir()),
+            str(baselines),
             "--json",
             str(out),
             *extra,
@@ -94,6 +104,9 @@ class QuestionSet:
         with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr), _output_dir(workdir):
             code = eval_main(args)
         report = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
+        if code == 0 and baselines != self.baseline_dir():
+            for recorded in baselines.glob("*.json"):
+                shutil.copy2(recorded, self.baseline_dir() / recorded.name)
         return code, report, stderr.getvalue()
 
     def questions(self) -> Iterator[dict[str, Any]]:
@@ -165,13 +178,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("names", nargs="*", choices=[[], *SETS], metavar="NAME", help=", ".join(SETS))
     p.add_argument("--record", action="store_true", help="re-record each set's baseline")
     p.add_argument("--force", action="store_true", help="with --record: replace a baseline the run fails")
+    p.add_argument("--reason", help="with --record --force: why the baseline is replaced (kept in it)")
     args = p.parse_args(argv)
     worst = 0
     with tempfile.TemporaryDirectory(prefix="question-sets-") as tmp:
         for name in args.names or list(SETS):
             qs = SETS[name]
             extra = (
-                ["--record-baseline", *(["--force"] if args.force else [])] if args.record else ["--fail-on-regression"]
+                [
+                    "--record-baseline",
+                    *(["--force"] if args.force else []),
+                    *(["--reason", args.reason] if args.reason else []),
+                ]
+                if args.record
+                else ["--fail-on-regression"]
             )
             code, report, err = qs.run(Path(tmp), *extra)
             print(f"{name:<18} exit {code}  {totals(report)}")
