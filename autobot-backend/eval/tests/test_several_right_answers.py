@@ -101,3 +101,24 @@ def test_a_columns_rule_naming_no_reference_column_is_an_oracle_defect(team):
     [defect] = graded(team)["oracle_defects"]
     assert defect["question_id"] == "ids" and defect["kind"] == "oracle: columns rule does not fit"
     assert "'nme' is not a reference column (columns: id, name)" in defect["detail"]
+
+
+@pytest.mark.parametrize(("order", "verdict"), [("positional", "wrong"), ("any", "pass")])
+def test_columns_by_position_keep_the_reference_order_unless_any_order_is_accepted(team, order, verdict):
+    corpus = f"""\
+version: 1
+column_order: {order}
+questions:
+  - id: ids
+    question: List the customers' emails, with their names if you like.
+    sql: SELECT id, name, email FROM customers
+    columns: {{required: [3], optional: [2]}}
+"""
+    (team / "questions.yaml").write_text(corpus)
+    (team / "answers.jsonl").write_text(json.dumps({"id": "ids", "sql": "SELECT email, name FROM customers"}) + "\n")
+    [q] = graded(team)["questions"]
+    assert q["verdict"] == verdict
+    if verdict == "pass":
+        assert q["detail"].endswith("matched the reference's columns name, email (optional name included)")
+    else:  # the reason is the one against the main reference
+        assert q["reason"] == "column_count"
