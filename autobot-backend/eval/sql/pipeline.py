@@ -248,7 +248,7 @@ def _build_and_ask(
     so_far.check = check
     defects = {d.question_id for d in check.defects}
     recorded = _recorded(spec, questions, dialect)
-    so_far.grader = grader = Grader(database, targets, check.reference, check.ties)
+    so_far.grader = grader = Grader(database, targets, check.reference, check.ties, check.also, check.also_ties)
     asked = [q for q in questions if q.id not in defects and not q.draft and (recorded is None or q.id in recorded)]
     samples = [Sample(q, k) for q in asked for k in range(spec.repeats)]
     graded, so_far.interrupted = ask_all(

@@ -40,6 +40,21 @@ SAMPLES: dict[str, tuple[list[Any], list[Any]]] = {
     "difficulty": (["simple", " moderate "], ["", " ", "a\nb", 1, None]),
     "column_order": (["positional", "any"], ["random", "", None]),
     "sql": (["SELECT 2"], ["", "  ", 1, None]),
+    "also": ([["SELECT 3"], ["SELECT 3", "SELECT 4"]], [[], "SELECT 3", [""], [1], ["SELECT 1"] * 9, None]),
+    "columns": (
+        [{"required": ["id"], "optional": ["name", 2]}, {"required": [1]}, {"optional": ["a"]}],
+        [
+            {},
+            {"required": []},
+            {"required": ["id", "id"]},
+            {"required": [0]},
+            {"required": [1.5]},
+            {"optional": list("abcdefg")},
+            {"wanted": ["id"]},
+            ["id"],
+            None,
+        ],
+    ),
     "why": (["", "because", "x\n"], ["a\nb", 1, None]),
     "draft": ([True, False], ["true", 1, None]),
 }

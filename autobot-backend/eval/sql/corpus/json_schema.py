@@ -26,6 +26,7 @@ import typing
 from pathlib import Path
 from typing import Any, Literal
 
+from eval.sql.corpus.alternatives import ALSO_SCHEMA, COLUMNS_SCHEMA
 from eval.sql.corpus.questions import (
     FILE_KEYS,
     MAX_DECIMALS,
@@ -54,6 +55,8 @@ REFINEMENTS: dict[str, dict[str, Any]] = {
     "decimals": {"type": "integer", "minimum": 0, "maximum": MAX_DECIMALS},
 }
 """What the loader checks beyond the field's type (``_VALIDATORS`` in :mod:`eval.sql.corpus.questions`)."""
+WHOLE_SCHEMAS: dict[str, dict[str, Any]] = {"also": ALSO_SCHEMA, "columns": COLUMNS_SCHEMA}
+"""Keys whose schema is written out whole (:mod:`eval.sql.corpus.alternatives`), not read off a type hint."""
 
 FILE_DESCRIPTIONS = {
     "version": "The corpus format version.",
@@ -104,8 +107,9 @@ def question_properties() -> dict[str, dict[str, Any]]:
     properties: dict[str, dict[str, Any]] = {}
     for key in QUESTION_KEYS:
         f = fields[key]
-        prop = {"description": docs.get(key, ""), **_type_schema(hints[key]), **REFINEMENTS.get(key, {})}
-        if f.default is not dataclasses.MISSING and f.default is not None:
+        typed = WHOLE_SCHEMAS[key] if key in WHOLE_SCHEMAS else _type_schema(hints[key])
+        prop = {"description": docs.get(key, ""), **typed, **REFINEMENTS.get(key, {})}
+        if f.default is not dataclasses.MISSING and f.default not in (None, ()):
             prop["default"] = f.default
         properties[key] = prop
     sql_doc = docs.get("sql_dialects", "")

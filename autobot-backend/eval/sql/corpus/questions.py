@@ -56,6 +56,7 @@ from rapidfuzz import fuzz, process
 from sqlglot.dialects.dialect import Dialects
 
 from eval.core.errors import HarnessError
+from eval.sql.corpus.alternatives import ColumnRule, build_also, build_columns, check_also, check_columns
 from eval.sql.corpus.dialects import TranspileError, transpile_reference
 from eval.sql.corpus.safe_yaml import parse_yaml
 from eval.sql.corpus.skipped import Skipped, parse_skipped
@@ -92,10 +93,12 @@ QUESTION_KEYS = (
     "difficulty",
     "column_order",
     "sql",
+    "also",
+    "columns",
     "why",
     "draft",
 )
-REFUSE_FORBIDDEN = ("shape", "ordered", "sql")
+REFUSE_FORBIDDEN = ("shape", "ordered", "sql", "also", "columns")
 
 
 class CorpusError(HarnessError):
@@ -137,6 +140,10 @@ class Question:
     """Reference query, SQLite (the default engine); transpiled by sqlglot for another engine."""
     sql_dialects: dict[str, str] = field(default_factory=dict)
     """Per-engine overrides of ``sql``, keyed by SQLAlchemy dialect name."""
+    also: tuple[str, ...] = ()
+    """Alternative references, each a right answer too (written like ``sql``, self-checked like it; at most 8)."""
+    columns: ColumnRule | None = None
+    """Reference columns an answer must return (``required``) and may (``optional``, at most 6), by name or position."""
     why: str = ""
     """For refusal cases, why answering would be fabrication; free text otherwise."""
     draft: bool = False
@@ -444,6 +451,8 @@ class _FileLoader:
             column_order=item.get("column_order", defaults.get("column_order", "positional")),
             sql=item["sql"].strip() if item.get("sql") else None,
             sql_dialects=dialects,
+            also=build_also(item.get("also")),
+            columns=build_columns(item.get("columns")),
             why=item.get("why", ""),
             draft=item.get("draft", False),
             source=self.source,
@@ -503,6 +512,8 @@ _VALIDATORS = {
     "difficulty": _label,
     "column_order": _one_of(*COLUMN_ORDERS),
     "sql": _text,
+    "also": check_also,
+    "columns": check_columns,
     "why": _line,
     "draft": _flag,
 }

@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 from eval.core.runner import Replay
 from eval.sql.corpus.questions import Question
+from eval.sql.grading.forms import Form, column_forms
 from eval.sql.grading.stated_order import orders_its_rows, without_stated_order
 from eval.sql.model.outcome import GUARD_BLOCKED, ORACLE, UNDECIDED, Excerpt, SQLOutcome, Verdict
 from eval.sql.rows import Comparison, Location, Ties, compare_with_ties, show
@@ -134,6 +135,10 @@ class Grader:
     """Question id -> the reference's result on each rotation."""
     ties: Mapping[str, Sequence[Ties | None]] = dataclasses.field(default_factory=dict)
     """Question id -> what the reference's order leaves open on each rotation (see the self-check)."""
+    also: Mapping[str, Sequence[Sequence[Execution]]] = dataclasses.field(default_factory=dict)
+    """Question id -> each ``also:`` alternative's result on each rotation (the self-check's)."""
+    also_ties: Mapping[str, Sequence[Sequence[Ties | None]]] = dataclasses.field(default_factory=dict)
+    """Question id -> each alternative's ties on each rotation."""
 
     def outcome(
         self,
@@ -201,11 +206,42 @@ class Grader:
             return self.outcome(q, Verdict.UNMEASURED, ORACLE, "no reference result for this question", sql)
         if q.ordered and any(len(r.rows) > 1 for r in refs) and self._orders_its_rows(sql, urls[0]) is False:
             return without_stated_order(self._grade_answer(dataclasses.replace(q, ordered=False), sql, first))
+        runs: dict[str, Execution] = {urls[0]: first}
+        ties = self.ties.get(q.id) or [None] * len(urls)
+        main = self._against(q, sql, urls, refs, ties, runs)
+        if main.verdict is not Verdict.WRONG and main.reason != UNDECIDED:
+            return main
+        for form in self._forms(q, refs, ties, len(urls)):
+            other = self._against(q, sql, urls, form.refs, form.ties, runs)
+            if other.verdict is Verdict.PASS:  # any acceptable form that matches passes, and says which
+                return dataclasses.replace(other, detail=f"{other.detail}; matched {form.label}")
+        return main  # no form matched: the reason is the one against the main reference
+
+    def _forms(self, q: Question, refs: Sequence[Execution], ties: Sequence[Ties | None], n: int) -> list[Form]:
+        """The question's other acceptable answers: its reference's column forms, then its alternatives."""
+        forms = column_forms(q.columns, refs, ties) if q.columns else []
+        for k, alt in enumerate(self.also.get(q.id) or ()):
+            alt_ties = (self.also_ties.get(q.id) or [[None] * n] * len(q.also))[k]
+            if len(alt) == n:
+                forms.append(Form(f"alternative {k + 2} (also[{k}])", alt, alt_ties))
+        return forms
+
+    def _against(
+        self,
+        q: Question,
+        sql: str,
+        urls: Sequence[str],
+        refs: Sequence[Execution],
+        ties: Sequence[Ties | None],
+        runs: dict[str, Execution],
+    ) -> SQLOutcome:
+        """The candidate against one acceptable form on every rotation (its runs shared between forms)."""
         n = len(urls)
-        ties = self.ties.get(q.id) or [None] * n
         matched, first_miss, tie_break, undecided = 0, None, False, None
         for i, (url, ref, tie) in enumerate(zip(urls, refs, ties), 1):
-            got = first if i == 1 else self.database.run_readonly(sql, url)
+            if url not in runs:
+                runs[url] = self.database.run_readonly(sql, url)
+            got = runs[url]
             if not got.ok:
                 where = f"rotation {i}: " if n > 1 else ""
                 return self._not_run_on(q, sql, got, where, matched, n)

@@ -25,7 +25,13 @@ Each defect names the question and its kind:
                                             ORDER BY the check cannot read
 ``oracle: snapshot differs``                rotation 0 no longer gives the committed answer, or
                                             the question is not in the snapshot yet
+``oracle: columns rule does not fit``       ``columns:`` names a column the reference does not
+                                            return (or an ambiguous name)
 ==========================================  ====================================================
+
+Each ``also:`` alternative runs through the same checks (but the rotation lint: an alternative
+matches the reference, so it is as static as the question); its defects name it, e.g.
+``alternative 2 (also[0]): ...``, and a question with a defect in any form is not asked.
 
 The tie check runs for ``ordered`` questions, and for any query with ORDER BY ... LIMIT (a tie
 at the cut changes which rows come back even when order does not matter). Ties it can resolve
@@ -57,6 +63,7 @@ import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -71,6 +78,7 @@ from eval.sql.corpus.snapshot import (
     write_snapshot,
 )
 from eval.sql.grading.grade import ReadOnlyDatabase
+from eval.sql.oracle.alternatives import check_forms
 from eval.sql.oracle.inner import inner_orderings, inner_tie
 from eval.sql.oracle.lints import information_lost, ordering_plan, tie_structure
 from eval.sql.oracle.peers import peer_groups, peer_probe
@@ -116,6 +124,10 @@ class SelfCheckResult:
     """Question id -> the reference's result on each rotation, in order (questions that ran everywhere)."""
     ties: dict[str, list[Ties | None]] = field(default_factory=dict)
     """Question id -> what the reference's order leaves open on each rotation (questions with ties only)."""
+    also: dict[str, list[list[Execution]]] = field(default_factory=dict)
+    """Question id -> each ``also:`` alternative's result on each rotation (questions whose alternatives all ran)."""
+    also_ties: dict[str, list[list[Ties | None]]] = field(default_factory=dict)
+    """Question id -> each alternative's ties on each rotation."""
 
     @property
     def ok(self) -> bool:
@@ -159,7 +171,14 @@ def run_self_check(
         if not urls:
             what = f"database {q.database!r}" if q.database else f"fixture {q.fixture!r}"
             return [OracleDefect(q.id, FAILED, f"no database for {what} in this run")], None, []
-        return _check_question(q, database, [(u, dialects.get(u)) for u in urls], lint_rotations)
+        rotations = [(u, dialects.get(u)) for u in urls]
+        defects, results, ties = _check_question(q, rotations, lint_rotations, database=database)
+        if results is not None and (q.also or q.columns):
+            more, alts, alt_ties = check_forms(q, rotations, results, partial(_check_question, database=database))
+            defects += [OracleDefect(q.id, kind, detail) for kind, detail in more]
+            if alts is not None:
+                result.also[q.id], result.also_ties[q.id] = alts, alt_ties
+        return defects, results, ties
 
     # SQLite runs a statement without holding the interpreter's lock: questions side by side use every core.
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
@@ -194,7 +213,7 @@ class _Dialects:
 
 
 def _check_question(
-    q: Question, database: ReadOnlyDatabase, rotations: list[tuple[str, str | Exception]], lint_rotations: bool
+    q: Question, rotations: list[tuple[str, str | Exception]], lint_rotations: bool, *, database: ReadOnlyDatabase
 ) -> tuple[list[OracleDefect], list[Execution] | None, list[Ties | None]]:
     defects: dict[str, OracleDefect] = {}
 

@@ -1,0 +1,49 @@
+"""The self-check of a question's other acceptable forms (``also:``, ``columns:``): each must be gradeable.
+
+Each ``also:`` alternative runs through the checks ``sql`` does, but the rotation lint (an
+alternative gives the reference's answer, so it is as static as the question is); its defects name
+it (``alternative 2 (also[0]): ...``). A ``columns:`` rule must name columns the reference returns.
+A question with a defect in any form is not asked.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from eval.sql.corpus.questions import Question
+from eval.sql.grading.forms import resolve
+from eval.sql.rows import Ties
+from services.readonly.execute import Execution
+
+COLUMNS = "oracle: columns rule does not fit"
+
+Checked = tuple[list[Any], list[Execution] | None, list[Ties | None]]
+
+
+def check_forms(
+    q: Question,
+    rotations: list[tuple[str, str | Exception]],
+    results: list[Execution],
+    check: Callable[[Question, list[tuple[str, str | Exception]], bool], Checked],
+) -> tuple[list[tuple[str, str]], list[list[Execution]] | None, list[list[Ties | None]]]:
+    """Defects (kind, detail) of the question's other forms, and each alternative's results and ties
+    on every rotation (None unless every alternative ran everywhere)."""
+    defects: list[tuple[str, str]] = []
+    if q.columns is not None:
+        fit = resolve(q.columns, results[0].columns)
+        if isinstance(fit, str):
+            defects.append((COLUMNS, f"{fit}; name the reference's output columns"))
+    alts: list[list[Execution]] = []
+    alt_ties: list[list[Ties | None]] = []
+    for k, alt in enumerate(q.also):
+        # Written like ``sql``: as written where ``sql`` was taken as written, else transpiled from SQLite.
+        written = {d: alt for d, text in q.sql_dialects.items() if text == q.sql}
+        alt_q = dataclasses.replace(q, sql=alt, sql_dialects=written, also=(), columns=None)
+        found, got, ties = check(alt_q, rotations, False)
+        defects += [(d.kind, f"alternative {k + 2} (also[{k}]): {d.detail}") for d in found]
+        if got is not None:
+            alts.append(got)
+            alt_ties.append(ties)
+    return defects, (alts if q.also and len(alts) == len(q.also) else None), alt_ties
