@@ -66,6 +66,7 @@ def _loaded(cwd: Path, module: str, *argv: str) -> tuple[int, set[str]]:
         ("eval.run", "--help"),
         ("eval.run", "--suite", "sql", "--help"),
         ("eval.run", "--suite", "trajectory", "--help"),
+        ("eval.run", "--suite", "turns", "--help"),
         ("eval.compare", "--help"),
         ("eval.trend", "--help"),
     ],
