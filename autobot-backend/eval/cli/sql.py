@@ -11,26 +11,17 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from eval.cli import options
-from eval.cli import sql_checks as checks
-from eval.cli.sql_publish import REPORT_FILES, finish
-from eval.core import ci_output as ci_out
+from eval.cli.sql_formats import REPORT_FILES
 from eval.core.errors import UsageError
-from eval.core.exit_codes import EXIT_CANNOT_JUDGE
-from eval.core.output import confine, print_error
-from eval.core.progress import ProgressLine
-from eval.core.runner import Limits
-from eval.sql.corpus.answers import RecordedAnswers, load_answers
-from eval.sql.corpus.questions import load_corpus
-from eval.sql.engines.setup import chosen_engine
-from eval.sql.fixtures.seeded import FIXTURES, Fixture, fixtures_from_module
-from eval.sql.grading.candidates import AnswersById
-from eval.sql.grading.costs import prices_from_env
 from eval.sql.model.defaults import CANDIDATES, DEFAULT_CANDIDATE, DEFAULT_ENGINE, DEFAULT_SEED, ENGINES
-from eval.sql.pipeline import OracleBroken, RunSpec, run_suite
-from eval.turns.sql_turns import SQLTurns
-from services.generation.protocol import SQLGenerator
+
+if TYPE_CHECKING:  # the run's modules load SQLAlchemy and sqlglot: imported in run_sql, so --help stays light
+    from eval.sql.corpus.answers import RecordedAnswers
+    from eval.sql.fixtures.seeded import Fixture
+    from services.generation.protocol import SQLGenerator
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -184,6 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _fixtures(args: argparse.Namespace) -> dict[str, Fixture]:
+    from eval.sql.fixtures.seeded import FIXTURES, fixtures_from_module
+
     return {**FIXTURES, **(fixtures_from_module(args.fixtures) if args.fixtures else {})}
 
 
@@ -214,6 +207,8 @@ def _generator(candidate: str, answers: RecordedAnswers | None, model: str | Non
     has no answer: unmeasured)."""
     if candidate == "llm":
         return _llm_generator()
+    from eval.sql.grading.candidates import AnswersById
+
     if candidate == "reference":
         return AnswersById("reference", "reference")
     if answers is not None:
@@ -224,6 +219,20 @@ def _generator(candidate: str, answers: RecordedAnswers | None, model: str | Non
 
 
 def run_sql(args: argparse.Namespace) -> int:
+    from eval.cli import sql_checks as checks
+    from eval.cli.sql_publish import finish
+    from eval.core import ci_output as ci_out
+    from eval.core.exit_codes import EXIT_CANNOT_JUDGE
+    from eval.core.output import confine, print_error
+    from eval.core.progress import ProgressLine
+    from eval.core.runner import Limits
+    from eval.sql.corpus.answers import load_answers
+    from eval.sql.corpus.questions import load_corpus
+    from eval.sql.engines.setup import chosen_engine
+    from eval.sql.grading.costs import prices_from_env
+    from eval.sql.pipeline import OracleBroken, RunSpec, run_suite
+    from eval.turns.sql_turns import SQLTurns
+
     checks.resolve_paths(args)
     candidate, builtin, rotations, timeout = checks.validate(args)
     for path in (args.json, args.markdown, *(getattr(args, f.flag) for f in REPORT_FILES)):

@@ -10,12 +10,9 @@ import argparse
 import contextlib
 import json
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
-from rich.console import Console
-
+from eval.cli.sql_formats import REPORT_FILES
 from eval.core import ci_output as ci_out
 from eval.core import interrupt
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE
@@ -32,29 +29,10 @@ from eval.sql.render import (
     render_terminal,
     skipped_notice,
     summary_markdown,
-    to_html,
     to_json,
-    to_junit,
     to_markdown,
 )
 from eval.turns.sql_turns import SQLTurns
-
-
-@dataclass(frozen=True)
-class ReportFile:
-    """A file format of the run beside the JSON and Markdown every suite writes: its flag and renderer."""
-
-    flag: str
-    help: str
-    render: Callable[[SQLRun], str]
-
-
-REPORT_FILES = (
-    ReportFile("html", "also write one self-contained HTML report (no network needed)", to_html),
-    ReportFile("junit", "also write JUnit XML: one testcase per question", to_junit),
-)
-"""A new format is a renderer in ``eval/sql/render/`` and a line here: the flag, its confinement check
-and the writing follow."""
 
 
 def finish(
@@ -106,6 +84,8 @@ def _publish(
         if getattr(args, f.flag):
             written[f.flag] = write_text(getattr(args, f.flag), f.render(report))
     if sys.stdout.isatty():
+        from rich.console import Console  # loaded only when a terminal reads the report
+
         full = next((str(written[k]) for k in ("html", "markdown", "json") if k in written), None)
         render_terminal(report, Console(), full)
     else:

@@ -15,7 +15,7 @@ import argparse
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eval.cli import options
 from eval.core import interrupt
@@ -23,13 +23,13 @@ from eval.core.errors import UsageError
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSED
 from eval.core.output import confine, print_error, print_report, resolve_input, write_text
 from eval.core.runner import Limits
-from eval.turns.calibration import Label, calibrate, load_labels, uncalibrated
-from eval.turns.drift import StoredReport, drift, load_stored
-from eval.turns.format import Turn, load_turns
-from eval.turns.judge import Judge
-from eval.turns.markdown import to_markdown
-from eval.turns.report import TurnsReport, to_json
-from eval.turns.scoring import JudgeProgress, judge_all
+
+if TYPE_CHECKING:  # the judge's modules load SQLAlchemy and sqlglot: imported where run, so --help stays light
+    from eval.turns.calibration import Label
+    from eval.turns.drift import StoredReport
+    from eval.turns.format import Turn
+    from eval.turns.judge import Judge
+    from eval.turns.report import TurnsReport
 
 DEFAULT_CONCURRENCY = 4
 
@@ -121,6 +121,11 @@ def gate_checks(calibration: dict[str, Any], moved: dict[str, Any] | None) -> di
 
 
 def run_turns(args: argparse.Namespace) -> int:
+    from eval.turns.calibration import load_labels
+    from eval.turns.drift import load_stored
+    from eval.turns.format import load_turns
+    from eval.turns.judge import Judge
+
     timeout = _validate(args)
     judge = Judge.from_env()
     stored = None
@@ -149,6 +154,12 @@ def _judge_and_report(
     labels_path: Path | None,
     timeout: float,
 ) -> int:
+    from eval.turns.calibration import calibrate, uncalibrated
+    from eval.turns.drift import drift
+    from eval.turns.markdown import to_markdown
+    from eval.turns.report import TurnsReport, to_json
+    from eval.turns.scoring import JudgeProgress, judge_all
+
     judgements, interrupted = judge_all(
         turns,
         judge,

@@ -11,51 +11,56 @@ were escaping ever to fail, a ``<script>`` in untrusted text would still not run
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 from importlib import resources
-from typing import Any
-
-from jinja2 import Environment, PackageLoader, StrictUndefined
-from markupsafe import Markup
+from typing import TYPE_CHECKING, Any
 
 from eval.core import figures
 
+if TYPE_CHECKING:
+    from jinja2 import Environment
+    from markupsafe import Markup
+
 __all__ = ["render"]
 
-_ENV = Environment(
-    loader=PackageLoader("eval", "templates"),
-    autoescape=True,
-    undefined=StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-    keep_trailing_newline=True,
-)
 
+@functools.cache
+def _env() -> Environment:
+    """The template environment, built on the first page: Jinja2 is imported only by a run that writes HTML."""
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+    from markupsafe import Markup
 
-_SCRIPTS = {
-    f.name: f.read_text(encoding="utf-8")
-    for f in resources.files("eval").joinpath("templates").iterdir()
-    if f.name.endswith(".js")
-}
-"""The harness's own scripts, by file name: the only scripts a page may run."""
+    scripts = {  # the harness's own scripts, by file name: the only scripts a page may run
+        f.name: f.read_text(encoding="utf-8")
+        for f in resources.files("eval").joinpath("templates").iterdir()
+        if f.name.endswith(".js")
+    }
 
+    def script(name: str) -> Markup:
+        return Markup(f"<script>{scripts[name]}</script>")
 
-def _script(name: str) -> Markup:
-    return Markup(f"<script>{_SCRIPTS[name]}</script>")
-
-
-_ENV.globals["script"] = _script
-_ENV.globals["script_src"] = Markup(
-    " ".join(
-        f"'sha256-{base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()}'"
-        for _, text in sorted(_SCRIPTS.items())
+    env = Environment(
+        loader=PackageLoader("eval", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
     )
-    or "'none'"
-)
-_ENV.filters["pct"] = figures.pct  # every page writes a rate and an interval as every other output does
-_ENV.filters["ci"] = figures.interval
+    env.globals["script"] = script
+    env.globals["script_src"] = Markup(
+        " ".join(
+            f"'sha256-{base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()}'"
+            for _, text in sorted(scripts.items())
+        )
+        or "'none'"
+    )
+    env.filters["pct"] = figures.pct  # every page writes a rate and an interval as every other output does
+    env.filters["ci"] = figures.interval
+    return env
 
 
 def render(template: str, **context: Any) -> str:
     """The page ``template`` (under ``eval/templates``) with ``context``; a missing name is an error."""
-    return _ENV.get_template(template).render(**context)
+    return _env().get_template(template).render(**context)

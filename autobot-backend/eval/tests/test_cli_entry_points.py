@@ -25,7 +25,18 @@ def _library_modules() -> list[Path]:
 
 def test_every_command_module_is_in_eval_cli():
     assert sorted(p.stem for p in (EVAL / "cli").glob("*.py")) == sorted(
-        {*COMMANDS, "__init__", "entry", "options", "sql", "sql_checks", "sql_publish", "turns", "trajectory"}
+        {
+            *COMMANDS,
+            "__init__",
+            "entry",
+            "options",
+            "sql",
+            "sql_checks",
+            "sql_formats",
+            "sql_publish",
+            "turns",
+            "trajectory",
+        }
     )
 
 

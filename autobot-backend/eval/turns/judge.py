@@ -26,9 +26,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
-
-import httpx
+from typing import TYPE_CHECKING, Any, Literal
 
 from eval.core.errors import UsageError
 from eval.turns.format import Turn
@@ -36,6 +34,9 @@ from eval.turns.prompt import MAX_EXPLANATION, PROMPT_SHA256, build_messages, re
 from eval.turns.rubric import BANDS, DIMENSIONS, RUBRIC_VERSION, Arithmetic, Band, caps_for, compose
 from services.generation.endpoint import api_key_problem, base_url_problem
 from services.generation.openai_chat import ChatClient, ChatPolicy, ChatUnavailable, Names, on_this_machine
+
+if TYPE_CHECKING:  # httpx is imported where a request is made: an offline run never loads it
+    import httpx
 
 BASE_URL_ENV = "NL_SQL_JUDGE_BASE_URL"
 MODEL_ENV = "NL_SQL_JUDGE_MODEL"

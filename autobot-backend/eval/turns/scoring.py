@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import IO, Any
-
-import httpx
+from typing import IO, TYPE_CHECKING, Any
 
 from eval.core import interrupt
 from eval.core.progress import ProgressLine
 from eval.core.runner import INTERRUPTED, CandidateUnavailable, Limits, Replay, replay_all
 from eval.turns.format import Turn
 from eval.turns.judge import Judge, Judgement
+
+if TYPE_CHECKING:  # httpx is imported where a request is made: an offline run never loads it
+    import httpx
 
 
 class JudgeProgress(ProgressLine):

@@ -30,15 +30,16 @@ import math
 import os
 import re
 from collections.abc import Mapping
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from services.generation.endpoint import api_key_problem, base_url_problem
 from services.generation.openai_chat import ChatClient, ChatPolicy, ChatReply, ChatUnavailable, Names
 from services.generation.protocol import Generation, GeneratorUnavailable
 from services.redaction import redact_http_url
 from services.schema_context import SchemaContext
+
+if TYPE_CHECKING:  # httpx is imported where a request is made: an offline run never loads it
+    import httpx
 
 BASE_URL_ENV = "NL_SQL_LLM_BASE_URL"
 MODEL_ENV = "NL_SQL_LLM_MODEL"

@@ -32,9 +32,8 @@ import urllib.parse
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
@@ -46,6 +45,9 @@ from tenacity import (
 )
 
 from services.redaction import redact_http_url, scrub_secrets, url_secrets
+
+if TYPE_CHECKING:  # httpx is imported where a request is made: an offline run never loads it
+    import httpx
 
 RETRYABLE_STATUS = frozenset({429, 502, 503, 504})
 """HTTP statuses a later attempt may get past: rate limits and gateways. 500 is the server's own failure."""
@@ -205,6 +207,8 @@ class ChatClient:
         return scrub_secrets(text, self._secrets)
 
     def _timeout(self, remaining: float) -> httpx.Timeout:
+        import httpx
+
         return httpx.Timeout(
             max(0.01, min(self.policy.timeout_s, remaining)),
             connect=max(0.01, min(self.policy.connect_timeout_s, remaining)),
@@ -224,6 +228,8 @@ class ChatClient:
         started = time.monotonic()
         budget_end = started + self.policy.budget_s
         attempts = 0
+        import httpx
+
         with httpx.Client(trust_env=self._trust_env) as client:
 
             def attempt() -> tuple[int, bytes, str | None]:
@@ -255,6 +261,8 @@ class ChatClient:
     def session(self) -> httpx.AsyncClient:
         """An HTTP session many :meth:`acomplete` calls of one run can share (its connections and TLS set-up
         are made once); the caller closes it (``await session.aclose()``) in the loop that made it."""
+        import httpx
+
         return httpx.AsyncClient(trust_env=self._trust_env)
 
     async def acomplete(self, body: dict[str, Any], session: httpx.AsyncClient | None = None) -> ChatReply:
@@ -270,6 +278,7 @@ class ChatClient:
         budget_end = started + self.policy.budget_s
         attempts = 0
         client = session
+        import httpx
 
         async def attempt() -> tuple[int, bytes, str | None]:
             nonlocal attempts
@@ -322,6 +331,8 @@ class ChatClient:
         )
 
     def _transport_error(self, exc: httpx.HTTPError) -> ChatUnavailable:
+        import httpx
+
         if isinstance(exc, httpx.TimeoutException):
             return self._slow()
         if isinstance(exc, httpx.ConnectError):

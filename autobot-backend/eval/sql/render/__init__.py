@@ -11,13 +11,21 @@
   questions the corpus skipped at import, for stderr as for every output.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from eval.sql.model.serialise import to_json
 from eval.sql.render._facts import oracle_notice, skipped_notice
 from eval.sql.render._github import ci_annotations, summary_markdown
 from eval.sql.render._html import to_html
 from eval.sql.render._junit import to_junit
 from eval.sql.render._markdown import to_markdown
-from eval.sql.render._terminal import render_terminal
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from eval.sql.model.run import SQLRun
 
 __all__ = [
     "ci_annotations",
@@ -30,3 +38,11 @@ __all__ = [
     "to_junit",
     "to_markdown",
 ]
+
+
+def render_terminal(report: SQLRun, console: Console, full_report: str | None = None, **shown: int) -> None:
+    """:func:`eval.sql.render._terminal.render_terminal`, imported here when called: ``rich`` is loaded
+    only when a terminal reads the report."""
+    from eval.sql.render._terminal import render_terminal as render
+
+    render(report, console, full_report, **shown)
