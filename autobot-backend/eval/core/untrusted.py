@@ -9,7 +9,9 @@ harness's own with ``::stop-commands::``). Every printed or written report passe
   visible escape (``\\x1b``, ``\\ud800``), so nothing invisible reaches a screen or a file;
 * :func:`inert`: :func:`visible`, and no line begins with ``::``: the first colon of such a line is
   written ``\\x3a``. The harness's own output never begins a line with ``::`` except the annotations it
-  means, which are printed apart.
+  means, which are printed apart;
+* :func:`clip`: at most so many characters of a long text (a database's error, a reference's detail)
+  where a message quotes it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,11 @@ T = TypeVar("T")
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 _COMMAND = re.compile(r"^([ \t]*):(?=:)", re.M)
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, its end marked ``...``; the whole stays in the JSON report."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _escaped(match: re.Match[str]) -> str:

@@ -33,6 +33,7 @@ from fractions import Fraction
 from typing import Any
 
 from eval.core.figures import pct
+from eval.core.untrusted import clip
 from eval.sql.model.gate import GateCheck, GateResult
 from eval.sql.model.outcome import ORACLE, SQLOutcome, Verdict
 
@@ -223,7 +224,7 @@ def measured_check(outcomes: Sequence[SQLOutcome], summary: dict[str, Any], base
     if unseen == 0:
         return GateCheck("measured", True, "every gradeable question measured" + note)
     named = [
-        f"{o.question_id} ({_clip(o.detail or o.reason or 'unmeasured', 120)})"
+        f"{o.question_id} ({clip(o.detail or o.reason or 'unmeasured', 120)})"
         for o in outcomes
         if not o.measured and o.question_id not in never
     ]
@@ -233,7 +234,3 @@ def measured_check(outcomes: Sequence[SQLOutcome], summary: dict[str, Any], base
         None,
         f"{unseen} question(s) unmeasured{which}. The gate cannot vouch for what it did not see{note}",
     )
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from eval.core import figures as fig
+from eval.core.untrusted import clip
 from eval.sql.corpus.skipped import skipped_line
 from eval.sql.model.outcome import ANSWERABLE_VERDICTS
 from eval.sql.model.run import SQLRun
@@ -78,7 +79,7 @@ def oracle_notice(run: SQLRun) -> str | None:
     if not defects:
         return None
     shown = "; ".join(
-        f"{d.get('question_id')}: {d.get('kind')} ({_clip(str(d.get('detail') or ''), 160)})" for d in defects[:10]
+        f"{d.get('question_id')}: {d.get('kind')} ({clip(str(d.get('detail') or ''), 160)})" for d in defects[:10]
     )
     more = f"; and {len(defects) - 10} more (listed in the JSON report)" if len(defects) > 10 else ""
     return (
@@ -87,10 +88,6 @@ def oracle_notice(run: SQLRun) -> str | None:
         f"no model asked, with the same command and `--candidate reference`) or remove the question; `--strict` "
         f"makes this exit 2."
     )
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def notices(run: SQLRun) -> list[str]:
