@@ -19,7 +19,6 @@ from eval.core.errors import UsageError
 from eval.sql.model.defaults import CANDIDATES, DEFAULT_CANDIDATE, DEFAULT_ENGINE, DEFAULT_SEED, ENGINES
 
 if TYPE_CHECKING:  # the run's modules load SQLAlchemy and sqlglot: imported in run_sql, so --help stays light
-    from eval.sql.corpus.answers import RecordedAnswers
     from eval.sql.fixtures.seeded import Fixture
     from services.generation.protocol import SQLGenerator
 
@@ -201,18 +200,18 @@ def _llm_generator() -> SQLGenerator:
     return generator
 
 
-def _generator(candidate: str, answers: RecordedAnswers | None, model: str | None = None) -> SQLGenerator:
+def _generator(candidate: str, recorded_model: str | None = None) -> SQLGenerator:
     """The generator the service holds. Recorded and reference answers are looked up by id and
     handed to the service per question, so their generator only names the system (asked by text, it
-    has no answer: unmeasured)."""
+    has no answer: unmeasured); ``recorded_model`` is that name for recorded answers."""
     if candidate == "llm":
         return _llm_generator()
     from eval.sql.grading.candidates import AnswersById
 
     if candidate == "reference":
         return AnswersById("reference", "reference")
-    if answers is not None:
-        return AnswersById("recorded", model or answers.model or "unnamed")
+    if recorded_model is not None:
+        return AnswersById("recorded", recorded_model)
     from services.embedded import EmbeddedGenerator
 
     return EmbeddedGenerator()
@@ -265,7 +264,7 @@ def run_sql(args: argparse.Namespace) -> int:
     engine = chosen_engine(args.engine, args.fixture_url, args.db_url)
     spec = RunSpec(
         candidate=candidate,
-        generator=_generator(candidate, answers, model),
+        generator=_generator(candidate, model),
         corpus=corpus,
         fixtures=fixtures,
         builtin=builtin,
