@@ -158,6 +158,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="append the summary to $GITHUB_STEP_SUMMARY; under GITHUB_ACTIONS=true also print an ::error "
         "annotation per regression and safety failure",
     )
+    r.add_argument(
+        "--no-transcripts",
+        action="store_true",
+        help="leave out the model's transcripts (messages sent, raw reply, per question and ask) from every "
+        "report, e.g. one to be published; the reports say they were left out",
+    )
     j = p.add_argument_group("the answers as captured turns")
     j.add_argument(
         "--export-turns",
@@ -283,6 +289,7 @@ def run_sql(args: argparse.Namespace) -> int:
         engine=engine,
         fixture_url=args.fixture_url,
         column_order=args.column_order,
+        transcripts=not args.no_transcripts,
     )
     progress = ProgressLine("sql")
     try:

@@ -12,6 +12,8 @@ The two intervals a report can show are named where they are shown (:data:`WILSO
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Sequence
 from fractions import Fraction
 
@@ -86,13 +88,18 @@ def of(num: int, den: int) -> str:
 
 
 def number(value: float | None, unit: str = "") -> str:
-    """A count or a measurement with thousands separators, ``12,345 ms``; None -> ``n/a``.
+    """A count or a measurement with thousands separators, ``12,345 ms``, float noise dropped (a sum's
+    ``64608.11000000004`` is ``64,608.11``); None -> ``n/a``.
 
     Example:
-        >>> number(12345), number(12.5, " ms"), number(None, " ms")
-        ('12,345', '12.5 ms', 'n/a')
+        >>> number(12345), number(12.5, " ms"), number(None, " ms"), number(64608.11000000004)
+        ('12,345', '12.5 ms', 'n/a', '64,608.11')
     """
-    return NA if value is None else f"{value:,}{unit}"
+    if value is None:
+        return NA
+    if isinstance(value, float):
+        value = float(f"{value:.{NOISE_DIGITS}g}")
+    return f"{value:,}{unit}"
 
 
 def seconds(ms: float | None) -> str:
@@ -123,3 +130,49 @@ def ratio(value: float | None) -> str:
         ('1.5', '0.25', 'n/a')
     """
     return NA if value is None else f"{value:g}"
+
+
+_DECIMAL = re.compile(r"-?\d+(?:\.\d+(?:[eE][-+]?\d+)?|[eE][-+]?\d+)")
+_NOISY = re.compile(r"(?<![\w.])-?\d+\.\d{6,}(?![\w.])")
+NOISE_DIGITS = 15
+"""Significant digits a double holds reliably: past them a sum's digits are float noise."""
+ZERO_BELOW = 1e-9
+"""A value smaller than this is zero (float noise), as in the comparison's rule."""
+
+
+def at_precision(text: str, decimals: int | None) -> str:
+    """A result's value as shown (text) written at the question's precision: a decimal number to
+    ``decimals`` places, or a smaller one (under one unit in that place) to its first significant
+    digit, the place the comparison reads it to; any other text as it is, with float noise dropped.
+
+    Example:
+        >>> at_precision("64608.11000000004", 2), at_precision("0.006", 2), at_precision("34.765", 2)
+        ('64608.11', '0.006', '34.77')
+        >>> at_precision("'a'", 2), at_precision("12", 2), at_precision("-1e-12", 2), at_precision("0.5", None)
+        ("'a'", '12', '0.00', '0.5')
+    """
+    if decimals is None or not _DECIMAL.fullmatch(text):
+        return denoised(text)
+    value = float(text)
+    place = decimals
+    if ZERO_BELOW < abs(value) < 10.0**-decimals:
+        place = math.ceil(-math.log10(abs(value)) - 1e-12)
+    shown = f"{value:.{place}f}"
+    return shown[1:] if shown.startswith("-") and not shown.strip("-0.") else shown
+
+
+def denoised(text: str) -> str:
+    """``text`` with each decimal number of more digits than a double holds written to
+    :data:`NOISE_DIGITS` significant digits (a float sum's ``64608.11000000004`` is ``64608.11``); no
+    other character changes.
+
+    Example:
+        >>> denoised("returned 1 row(s), first (77013.06000000001)"), denoised("0.1234567")
+        ('returned 1 row(s), first (77013.06)', '0.1234567')
+    """
+
+    def short(match: re.Match[str]) -> str:
+        written = f"{float(match.group()):.{NOISE_DIGITS}g}"
+        return match.group() if "e" in written else written
+
+    return _NOISY.sub(short, text)

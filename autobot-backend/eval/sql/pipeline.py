@@ -33,6 +33,8 @@ from eval.sql.grading.costs import cost_summary, repeat_summary
 from eval.sql.grading.grade import Grader
 from eval.sql.grading.identity import cohort, fingerprint
 from eval.sql.grading.interruption import StoppableDatabase, partial_warning
+from eval.sql.grading.transcripts import note as transcript_note
+from eval.sql.grading.transcripts import run_secrets
 from eval.sql.model.defaults import DEFAULT_ENGINE, DEFAULT_SEED
 from eval.sql.model.outcome import NO_ANSWER, ORACLE, SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
@@ -95,6 +97,8 @@ class RunSpec:
     column_order: ColumnOrder | None = None
     """``--column-order``: every question graded under it, whatever the corpus says (None: each its own).
     Part of the set-up, so part of the cohort."""
+    transcripts: bool = True
+    """Keep a model candidate's transcript of every ask (``--no-transcripts``: False)."""
 
 
 def graded_corpus(spec: RunSpec) -> Corpus:
@@ -213,6 +217,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         costs=cost_summary(graded, spec.prices, spec.repeats),  # every ask, before the repeats are combined
         repeats=repeat_summary(outcomes, spec.repeats),
         partial=interrupted,
+        transcripts=transcript_note(spec.candidate, spec.transcripts),
     )
 
 
@@ -260,6 +265,7 @@ def _build_and_ask(
         limits=spec.limits,
         progress=progress,
         on_answer=spec.on_answer,
+        secrets=frozenset(run_secrets(spec.generator)) if spec.transcripts and spec.candidate == "llm" else None,
     )
     so_far.samples, so_far.graded, so_far.asked = samples, graded, True
 

@@ -1,13 +1,22 @@
 (function () {
-  var v = document.getElementById("filter-verdict"), s = document.getElementById("filter-stratum");
-  var shown = document.getElementById("shown-count");
+  var selects = Array.prototype.slice.call(document.querySelectorAll("select[data-filter]"));
+  var search = document.getElementById("search"), shown = document.getElementById("shown-count");
+  var questions = Array.prototype.slice.call(document.querySelectorAll("section.question"));
+  var text = questions.map(function (el) {
+    return Array.prototype.map.call(el.querySelectorAll(".q-id, .q-text, .q-sql"), function (n) {
+      return n.textContent;
+    }).join("\n").toLowerCase();
+  });
   function apply() {
-    var n = 0;
-    document.querySelectorAll("section.question").forEach(function (el) {
-      var ok = (!v.value || el.dataset.verdict === v.value) && (!s.value || el.dataset.stratum === s.value);
+    var words = search.value.toLowerCase().split(/\s+/).filter(Boolean), n = 0;
+    questions.forEach(function (el, i) {
+      var ok = selects.every(function (s) {
+        return !s.value || el.getAttribute("data-" + s.getAttribute("data-filter")) === s.value;
+      }) && words.every(function (w) { return text[i].indexOf(w) !== -1; });
       el.hidden = !ok; if (ok) { n++; }
     });
     shown.textContent = n + " shown";
   }
-  v.addEventListener("change", apply); s.addEventListener("change", apply);
+  selects.forEach(function (s) { s.addEventListener("change", apply); });
+  search.addEventListener("input", apply);
 }());

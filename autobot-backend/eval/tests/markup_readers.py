@@ -113,7 +113,11 @@ def from_html(text: str) -> Facts:
         "checks": {}
         if checks is None
         else {tr.attrs["data-check"]: tr.all("td")[1].text for tr in checks.all("tr", data_check=None)},
-        "failing": [s.attrs["id"].removeprefix("q-") for s in page.all("section", **{"class": "question"})],
+        "failing": [
+            s.attrs["id"].removeprefix("q-")
+            for s in page.all("section", **{"class": "question"})
+            if s.attrs.get("data-failing") == "1"
+        ],
         "strata": _html_rows(page, "answer-strata", "stratum"),
         "databases": _html_rows(page, "databases", "database"),
         "difficulties": _html_rows(page, "difficulties", "difficulty"),

@@ -66,11 +66,12 @@ def test_the_html_page_is_self_contained_and_escapes_untrusted_text(run):
     assert page.count("<script>") == 1, "one inline script: the filters"
 
 
-def test_the_html_shows_every_failing_question_with_both_queries_and_the_difference(run):
+def test_the_html_shows_every_question_the_failing_ones_open_with_both_queries_and_the_difference(run):
     page = (run / "r.html").read_text()
     v = verdicts(run)
     failing = [q for q in v.values() if (q["verdict"] != "pass" if q["expect"] == "answer" else not q["declined_by"])]
-    assert page.count('<section class="question"') == len(failing) == 5
+    assert page.count('<section class="question"') == len(v) == 11
+    assert page.count('data-failing="1"') == page.count("<details open>") == len(failing) == 5
     wrong = v[sr.WRONG]
     assert wrong["excerpt"]["column"] == 1 and wrong["excerpt"]["actual"][0][1] == ["424242"]
     section = page[page.index(f'id="q-{sr.WRONG}"') :]

@@ -268,11 +268,12 @@ class OpenAIChatGenerator:
         }
 
     def generate(self, question: str, schema: SchemaContext) -> Generation:
+        body = self._body(question, schema)
         try:
-            reply = self.client.complete(self._body(question, schema))
+            reply = self.client.complete(body)
         except ChatUnavailable as exc:
             raise GeneratorUnavailable(str(exc)) from None
-        return _generation(reply)
+        return _generation(reply, body["messages"])
 
     def session(self) -> httpx.AsyncClient:
         """An HTTP session a run's :meth:`agenerate` calls share (see :meth:`ChatClient.session`)."""
@@ -282,16 +283,19 @@ class OpenAIChatGenerator:
         self, question: str, schema: SchemaContext, session: httpx.AsyncClient | None = None
     ) -> Generation:
         """:meth:`generate` as a coroutine: many questions at once, and a cancelled one really stops."""
+        body = self._body(question, schema)
         try:
-            reply = await self.client.acomplete(self._body(question, schema), session)
+            reply = await self.client.acomplete(body, session)
         except ChatUnavailable as exc:
             raise GeneratorUnavailable(str(exc)) from None
-        return _generation(reply)
+        return _generation(reply, body["messages"])
 
 
-def _generation(reply: ChatReply) -> Generation:
+def _generation(reply: ChatReply, messages: list[dict[str, str]]) -> Generation:
+    """The parsed reply with what it cost and the messages that asked for it (a transcript's)."""
     return dataclasses.replace(
         parse_reply(reply.content),
+        messages=tuple((m["role"], m["content"]) for m in messages),
         latency_ms=reply.latency_ms,
         prompt_tokens=reply.prompt_tokens,
         completion_tokens=reply.completion_tokens,

@@ -39,6 +39,8 @@ class Generation:
     completion_tokens: int | None = None
     attempts: int | None = None
     """Requests it took (1 without a retry)."""
+    messages: tuple[tuple[str, str], ...] | None = None
+    """The chat messages a model was sent, (role, content) in order; None for a generator that sends none."""
 
     def __post_init__(self) -> None:
         if (self.sql is None) == (self.refusal is None):

@@ -25,6 +25,7 @@ from eval.core.runner import Limits, Progress, Replay, replay_all
 from eval.sql.corpus.questions import Question
 from eval.sql.grading.candidates import SQLCandidate
 from eval.sql.grading.grade import Grader
+from eval.sql.grading.transcripts import transcript
 from eval.sql.model.outcome import Cost, SQLOutcome, Verdict
 from services.nl_database_service import Answer
 
@@ -61,15 +62,24 @@ OnAnswer = Callable[[Sample, Answer, SQLOutcome], None]
 
 
 def graded_candidate(
-    candidate: SQLCandidate, grader: Grader, on_answer: OnAnswer | None = None
+    candidate: SQLCandidate,
+    grader: Grader,
+    on_answer: OnAnswer | None = None,
+    secrets: frozenset[str] | None = None,
 ) -> Callable[[Sample], Awaitable[SQLOutcome]]:
-    """A task: ask, then grade in a thread (the grader runs SQL), the cost attached."""
+    """A task: ask, then grade in a thread (the grader runs SQL), the cost attached, and the ask's
+    transcript with ``secrets`` masked (None: no transcript is kept)."""
 
     async def run(sample: Sample) -> SQLOutcome:
         answer = await candidate(sample.question)
         outcome = await asyncio.to_thread(grader.grade, sample.question, Replay(sample.question, answer))
         refs = grader.reference.get(sample.question.id)
-        outcome = dataclasses.replace(outcome, cost=_cost(answer, refs[0].elapsed_ms if refs else None))
+        kept = None if secrets is None else transcript(answer, secrets)
+        outcome = dataclasses.replace(
+            outcome,
+            cost=_cost(answer, refs[0].elapsed_ms if refs else None),
+            transcripts=() if kept is None else (kept,),
+        )
         if on_answer is not None:
             on_answer(sample, answer, outcome)
         return outcome
@@ -87,8 +97,10 @@ def ask_all(
     limits: Limits,
     progress: Progress | None,
     on_answer: OnAnswer | None = None,
+    secrets: frozenset[str] | None = None,
 ) -> tuple[list[SQLOutcome], bool]:
     """Every sample graded, in order; and whether the run was cut short (a signal: Ctrl-C, SIGTERM).
+    With ``secrets`` (masked in them), each model answer keeps its transcript.
 
     A signal cancels what is in flight (:func:`eval.core.interrupt.run_async`); the samples not answered
     by then are unmeasured and the run is partial, even when every sample had just been answered."""
@@ -97,7 +109,7 @@ def ask_all(
         try:
             return await replay_all(
                 samples,
-                graded_candidate(candidate, grader, on_answer),
+                graded_candidate(candidate, grader, on_answer, secrets),
                 SQLOutcome,
                 timeout_s=timeout_s,
                 concurrency=concurrency,
@@ -145,6 +157,7 @@ def combine(question_outcomes: Mapping[str, list[SQLOutcome]]) -> list[SQLOutcom
                 chosen,
                 samples=tuple(s.verdict for s in samples),
                 cost=_cost_of_asks([s.cost for s in samples if s.cost is not None]),
+                transcripts=tuple(t for s in samples for t in s.transcripts),
             )
         )
     return out

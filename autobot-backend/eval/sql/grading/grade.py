@@ -163,6 +163,7 @@ class Grader:
             reference_sql=refs[0].sql if refs else None,
             database=q.database,
             difficulty=q.difficulty,
+            decimals=q.decimals if q.expect == "answer" else None,
             **kw,
         )
 

@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from eval.core.stats import wilson_rounded
+from eval.sql.model.transcript import Transcript
 
 Expect = Literal["answer", "refuse"]
 
@@ -118,6 +119,10 @@ class SQLOutcome:
     """The reference as it ran (in the engine's dialect); None for a must-refuse question."""
     excerpt: Excerpt | None = None
     """On ``wrong``: rows of both results around the first difference."""
+    decimals: int | None = None
+    """The answerable question's ``decimals``: the precision its values are shown at (None: must-refuse)."""
+    transcripts: tuple[Transcript, ...] = ()
+    """A model candidate's transcript of each ask, in the order of ``samples`` (empty: none kept)."""
 
     @property
     def is_control(self) -> bool:

@@ -67,6 +67,8 @@ class SQLRun:
     judge: dict[str, Any] | None = None
     """With ``--judge``: the model judge's scores of every answer and its agreement with the verdicts
     (``eval.turns.sql_turns``)."""
+    transcripts: dict[str, Any] | None = None
+    """Whether the questions carry transcripts: ``kept``, and ``why`` not (``eval.sql.grading.transcripts``)."""
 
     @property
     def summary(self) -> dict[str, Any]:

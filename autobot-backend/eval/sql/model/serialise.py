@@ -18,6 +18,7 @@ from eval.sql.model.gate import GateResult
 from eval.sql.model.outcome import Cost, Excerpt, SQLOutcome, Verdict
 from eval.sql.model.run import Classified, SQLRun
 from eval.sql.model.setup import CorpusStamps, RunSetup
+from eval.sql.model.transcript import Transcript
 
 SCHEMA_VERSION = 2
 """1: the JSON before the run model (no ``schema_version`` key); 2: the run model serialised."""
@@ -50,6 +51,8 @@ def _question(run: SQLRun, o: SQLOutcome) -> dict[str, Any]:
         "samples": [v.value for v in o.samples] if o.samples else None,
         "reference_sql": o.reference_sql,
         "excerpt": None if o.excerpt is None else dataclasses.asdict(o.excerpt),
+        "decimals": o.decimals,
+        "transcripts": [t.to_json() for t in o.transcripts],
     }
 
 
@@ -80,6 +83,7 @@ def to_json(run: SQLRun) -> dict[str, Any]:
         "warnings": run.warnings,
         "judge": run.judge,
         "gate": run.gate_view,
+        "transcripts": run.transcripts,
     }
 
 
@@ -121,6 +125,8 @@ def _outcome(q: dict[str, Any]) -> SQLOutcome:
         samples=tuple(Verdict(v) for v in q.get("samples") or ()),
         reference_sql=q.get("reference_sql"),
         excerpt=_excerpt(q.get("excerpt")),
+        decimals=q.get("decimals"),
+        transcripts=tuple(Transcript.from_json(t) for t in q.get("transcripts") or ()),
     )
 
 
@@ -167,6 +173,7 @@ def from_json(data: Any, source: str = "the report") -> SQLRun:
             repeats=data.get("repeats"),
             partial=bool(data.get("partial", False)),
             judge=data.get("judge"),
+            transcripts=data.get("transcripts"),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ReportFormatError(f"{source}: a question or field is malformed ({exc!r})") from None

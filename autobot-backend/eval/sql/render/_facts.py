@@ -221,3 +221,16 @@ def judge(run: SQLRun) -> str | None:
 def interval_notes(run: SQLRun) -> list[str]:
     """Which interval is which, and why a bootstrap interval at 0% is a point: each one the run shows."""
     return [fig.WILSON_NOTE] + ([fig.BOOTSTRAP_NOTE] if run.repeats else [])
+
+
+def transcripts(run: SQLRun) -> str | None:
+    """Whether the run's questions carry the model's transcripts, and why not; None for a report older than them."""
+    t = run.transcripts
+    if t is None:
+        return None
+    if t.get("kept"):
+        return (
+            "transcripts: kept per question and ask (messages sent, raw reply, the SQL taken from it, latency, "
+            "tokens) in the JSON and HTML reports, secrets masked"
+        )
+    return f"transcripts: none ({t.get('why') or 'not kept'})"

@@ -14,6 +14,7 @@ from eval.core.html import render
 from eval.sql.model.outcome import SQLOutcome
 from eval.sql.model.run import SQLRun
 from eval.sql.render import _facts as facts
+from eval.sql.render import _html_questions as whole
 
 _BREAKDOWN_IDS = {"stratum": "answer-strata", "database": "databases", "difficulty": "difficulties"}
 _REFUSE_CSS = {"declined": "v-declined", "answered": "v-answered", "error": "v-error", "unmeasured": "v-unmeasured"}
@@ -27,34 +28,6 @@ def _answer_row(name: str, c: dict[str, int]) -> dict[str, Any]:
 def _refuse_row(name: str, c: dict[str, int]) -> dict[str, Any]:
     parts = [(k, c[k], _REFUSE_CSS[k]) for k in facts.REFUSAL_COLUMNS]
     return {"name": name, "cases": c["cases"], "parts": parts, "bar": stacked_bar(parts, c["cases"])}
-
-
-def _excerpt(o: SQLOutcome) -> dict[str, Any] | None:
-    e = o.excerpt
-    if e is None:
-        return None
-    return {
-        "rotation": e.rotation,
-        "sides": [  # the candidate first, as in the SQL above it and in every other output
-            ("candidate", e.actual_columns, e.actual, e.actual_row),
-            ("reference", e.expected_columns, e.expected, e.expected_row),
-        ],
-        "column": e.column,
-    }
-
-
-def _card(o: SQLOutcome) -> dict[str, Any]:
-    return {
-        "id": o.question_id,
-        "verdict": o.verdict.value,
-        "stratum": o.stratum,
-        "reason": o.reason,
-        "question": o.question,
-        "detail": o.detail,
-        "sql": o.sql,
-        "reference_sql": o.reference_sql,
-        "shown_excerpt": _excerpt(o),
-    }
 
 
 def _bar_of(grid: dict[str, int], total: int, must_refuse: bool) -> Bar:
@@ -77,7 +50,7 @@ def _was(report: SQLRun, o: SQLOutcome) -> str | None:
 def context(report: SQLRun) -> dict[str, Any]:
     """What the template shows: the run model's figures (never worked out here) and their sentences."""
     s = report.summary
-    failing = [_card(o) for o in report.failing]
+    failing = [whole.card(report, o) for o in report.failing]
     regressions = [
         {"id": o.question_id, "was": _was(report, o), "now": o.verdict.value, "reason": o.reason}
         for o in report.regressions
@@ -122,6 +95,8 @@ def context(report: SQLRun) -> dict[str, Any]:
         "cost_lines": facts.cost_lines(report),
         "judge_line": facts.judge(report),
         "bootstrap": fig.BOOTSTRAP,
+        "transcripts_line": facts.transcripts(report),
+        **whole.context(report),
     }
 
 

@@ -10,7 +10,7 @@ from eval.sql.model.outcome import SQLOutcome
 from eval.sql.model.run import SQLRun
 from eval.sql.render import _facts as facts
 from eval.sql.render._markdown_judge import judge_line, judge_section
-from eval.sql.render._markdown_run import cohort_line, costs_section, repeats_section
+from eval.sql.render._markdown_run import cohort_line, costs_section, repeats_section, transcripts_line
 
 
 def _baseline_verdict(report: SQLRun, o: SQLOutcome) -> str | None:
@@ -232,5 +232,10 @@ def to_markdown(report: SQLRun, *, details: bool = True) -> str:
     if not details:
         return "\n".join(head + costs_section(report) + judge_line(report) + failing_ids(report))
     return "\n".join(
-        head + _sql_failures(report) + judge_section(report) + costs_section(report) + _sql_appendix(report)
+        head
+        + _sql_failures(report)
+        + judge_section(report)
+        + costs_section(report)
+        + transcripts_line(report)
+        + _sql_appendix(report)
     )

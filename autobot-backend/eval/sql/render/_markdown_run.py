@@ -49,6 +49,12 @@ def costs_section(report: SQLRun) -> list[str]:
     return ["## Time and cost", "", *(f"{line[0].upper()}{line[1:]}.  " for line in lines), ""]
 
 
+def transcripts_line(report: SQLRun) -> list[str]:
+    """Whether the JSON and HTML reports hold the model's transcripts (``--no-transcripts``: they do not)."""
+    line = facts.transcripts(report)
+    return [] if line is None else [f"{md.escape(line[0].upper() + line[1:])}.", ""]
+
+
 def cohort_line(report: SQLRun) -> list[str]:
     if not report.cohort:
         return []
