@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from eval.run import main
+from eval.sql.grading.costs import cost_summary
 from eval.sql.model.outcome import Cost, Excerpt, Verdict
 from eval.sql.model.run import SQLRun
 from eval.sql.model.serialise import from_json
@@ -138,13 +139,16 @@ def test_the_sections_of_figures_beside_the_verdicts(graded):
             "cost": 0.101,
             "efficiency": {"n": 4, "min": 0.5, "p25": 1.0, "median": 1.25, "p75": 2.0, "max": 3.5},
             "efficiency_note": "",
+            "tokens_per_ask": {"prompt": {"p50": 1200, "p95": 1350}, "completion": {"p50": 7, "p95": 12}},
         },
     )
     tree = html_tree(to_html(run))
     latency = tree.one("table", id="latency")
     row = latency.one("tr", data_row="model latency")
     assert [row.one("td", data_cell=c).text for c in ("total", "p50", "p95")] == ["64.6 s", "1,500.25 ms", "4,200.5 ms"]
-    assert latency.one("tr", data_row="prompt tokens").one("td", data_cell="total").text == "39,600"
+    prompt = latency.one("tr", data_row="prompt tokens")
+    assert [prompt.one("td", data_cell=c).text for c in ("total", "p50", "p95")] == ["39,600", "1,200", "1,350"]
+    assert latency.one("tr", data_row="completion tokens").one("td", data_cell="p95").text == "12"
     assert latency.one("tr", data_row="cost").one("td", data_cell="total").text == "0.1010"
     assert tree.one("table", id="efficiency").one("td", data_cell="median").text == "1.25"
     repeats = tree.one("table", id="repeat-verdicts").all("tr", data_question=None)
@@ -164,3 +168,14 @@ def test_the_page_says_whether_it_holds_transcripts(graded, tmp_path: Path):
     assert note is not None and note.text.startswith("Transcripts: none (recorded answers were written beforehand")
     older = dataclasses.replace(graded, transcripts=None)  # a report from before transcripts: no claim either way
     assert html_tree(to_html(older)).one("p", id="transcripts-note") is None
+
+
+def test_the_run_model_counts_one_asks_tokens_p50_and_p95(graded):
+    asks = [
+        dataclasses.replace(graded.outcomes[i % 3], cost=Cost(model_ms=10.0, prompt_tokens=p, completion_tokens=c))
+        for i, (p, c) in enumerate([(100, 5), (300, 9), (200, 7), (1000, 50), (250, 8)])
+    ]
+    costs = cost_summary(asks + [dataclasses.replace(graded.outcomes[0], cost=Cost(model_ms=5.0))], None)
+    assert costs["tokens_asks"] == 5 and (costs["prompt_tokens"], costs["completion_tokens"]) == (1850, 79)
+    assert costs["tokens_per_ask"] == {"prompt": {"p50": 250, "p95": 1000}, "completion": {"p50": 8, "p95": 50}}
+    assert cost_summary([graded.outcomes[0]], None)["tokens_per_ask"] is None, "no endpoint report: no spread"

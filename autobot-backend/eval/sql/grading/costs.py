@@ -20,7 +20,7 @@ from typing import Any
 from eval.core.errors import UsageError
 from eval.core.stats import BOOTSTRAP_SEED, bootstrap_rate
 from eval.sql.model.outcome import SQLOutcome, Verdict
-from eval.sql.model.setup import Costs, Distribution
+from eval.sql.model.setup import Costs, Distribution, TokenSpread
 
 PRICE_IN_ENV, PRICE_OUT_ENV = "NL_SQL_LLM_PRICE_IN", "NL_SQL_LLM_PRICE_OUT"
 
@@ -99,7 +99,16 @@ def cost_summary(asks: Sequence[SQLOutcome], prices: tuple[float, float] | None,
         "efficiency": distribution(ratios),
         "efficiency_note": "reference execution time / candidate execution time per passing answer "
         "(above 1: the candidate's SQL ran faster); not part of the pass rate",
+        "tokens_per_ask": None if not reported else {"prompt": _spread(tokens_in), "completion": _spread(tokens_out)},
     }
+
+
+def _spread(values: list[int]) -> TokenSpread | None:
+    """p50 and p95 of one ask's tokens, nearest rank: counts the endpoint reported, so whole numbers."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    return {"p50": ordered[round(0.5 * (len(ordered) - 1))], "p95": ordered[round(0.95 * (len(ordered) - 1))]}
 
 
 def repeat_summary(outcomes: Sequence[SQLOutcome], repeats: int) -> dict[str, Any] | None:

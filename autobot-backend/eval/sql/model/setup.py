@@ -97,6 +97,18 @@ class Prices(TypedDict):
     """Per million tokens."""
 
 
+class TokenSpread(TypedDict):
+    """One ask's tokens across the asks that reported them (nearest-rank quantiles)."""
+
+    p50: int
+    p95: int
+
+
+class TokensPerAsk(TypedDict):
+    prompt: TokenSpread | None
+    completion: TokenSpread | None
+
+
 class Costs(TypedDict):
     """What a run cost (``eval.sql.grading.costs``): every ask's time and tokens, money where priced."""
 
@@ -111,3 +123,5 @@ class Costs(TypedDict):
     efficiency: Distribution | None
     """Reference time / candidate time per passing answer; not part of the pass rate."""
     efficiency_note: str
+    tokens_per_ask: NotRequired[TokensPerAsk | None]
+    """p50 and p95 of the prompt and completion tokens of one ask (absent in a report from before them)."""

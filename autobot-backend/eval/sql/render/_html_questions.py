@@ -142,9 +142,19 @@ def latency_rows(report: SQLRun) -> list[tuple[str, str, str, str, str]]:
             )
         )
     if c.get("prompt_tokens") is not None or c.get("completion_tokens") is not None:
-        over = f"{c.get('tokens_asks')} asks"
-        rows.append(("prompt tokens", fig.number(c.get("prompt_tokens")), "", "", over))
-        rows.append(("completion tokens", fig.number(c.get("completion_tokens")), "", "", over))
+        over = f"{c.get('tokens_asks')} asks (p50 and p95: of one ask)"
+        per_ask = c.get("tokens_per_ask") or {}
+        for side in ("prompt", "completion"):
+            spread = per_ask.get(side) or {}
+            rows.append(
+                (
+                    f"{side} tokens",
+                    fig.number(c.get(f"{side}_tokens")),
+                    fig.number(spread.get("p50")) if spread else "",
+                    fig.number(spread.get("p95")) if spread else "",
+                    over,
+                )
+            )
     if c.get("cost") is not None:
         prices = c.get("prices_per_million") or {}
         at = f"at {prices.get('input')} in / {prices.get('output')} out per million tokens"
