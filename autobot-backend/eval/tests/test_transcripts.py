@@ -80,6 +80,7 @@ def test_a_model_run_keeps_every_ask_with_its_secrets_masked(work, monkeypatch):
     page = Path("r.html").read_text()
     assert page.count('<details class="transcripts">') == len(data["questions"])
     assert "transcripts of 2 asks" in page and "Bearer ***" in page
+    assert 'ask 2 · <span class="badge v-pass">pass</span>' in page, "each ask with its own verdict"
     assert "Transcripts: kept per question and ask" in Path("r.md").read_text()
 
 

@@ -91,6 +91,7 @@ def card(report: SQLRun, o: SQLOutcome) -> dict[str, Any]:
     """One question as the page shows it; ``failing`` ones open, the others collapsed."""
     c = report.classified(o)
     samples = [v.value for v in o.samples]
+    asked = samples or [o.verdict.value]  # each ask's verdict, in the order of its transcript
     return {
         "id": o.question_id,
         "verdict": o.verdict.value,
@@ -109,8 +110,7 @@ def card(report: SQLRun, o: SQLOutcome) -> dict[str, Any]:
         "samples": samples,
         "cost": _cost(o),
         "transcripts": [
-            _transcript(t, samples[k] if k < len(samples) else (o.verdict.value if not samples else None), k + 1)
-            for k, t in enumerate(o.transcripts)
+            _transcript(t, asked[k] if k < len(asked) else None, k + 1) for k, t in enumerate(o.transcripts)
         ],
     }
 
