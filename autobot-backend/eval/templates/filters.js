@@ -19,4 +19,10 @@
   }
   selects.forEach(function (s) { s.addEventListener("change", apply); });
   search.addEventListener("input", apply);
+  function openTarget() {  // a link to a question (#q-ID) opens its card, collapsed or not
+    var el = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    if (el && el.matches("section.question")) { el.querySelector("details").open = true; }
+  }
+  window.addEventListener("hashchange", openTarget);
+  openTarget();
 }());

@@ -117,6 +117,11 @@ def test_every_question_is_there_passes_collapsed_and_they_expand(page):
         assert reply.is_displayed() and SCRIPT in reply.text, "the reply's <script> is shown as text"
         assert driver.title != "pwned"
         assert network_requests(driver) == []
+        other = next(q for q, x in by_id.items() if x["o"].good and q != sr.RIGHT)
+        link = driver.find_element("id", f"q-{other}").find_element("css selector", ".q-text")
+        assert not link.is_displayed()
+        driver.get(f"{path.resolve().as_uri()}#q-{other}")  # a link to a question opens its card
+        assert driver.find_element("id", f"q-{other}").find_element("css selector", ".q-text").is_displayed()
 
 
 def test_typing_in_the_search_hides_what_does_not_match(page):
