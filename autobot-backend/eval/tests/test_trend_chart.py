@@ -32,6 +32,8 @@ def test_a_name_from_the_data_is_escaped_text():
     assert "<script" not in svg and "&lt;script&gt;alert(1)&lt;/script&gt;" in svg
     assert "$\\alpha$ &amp; \\x1b[2J" in svg, "shown as written: no mathtext, the escape made visible"
     assert "\x1b" not in svg
+    marked = svg_chart("pass_rate", [_run("2026-01-01"), _run("2026-01-02", digest="<b>\x1bxxxx")])
+    assert "corpus &lt;b&gt;\\x1bxxxx" in marked and "<b>" not in marked, "a digest is data too"
 
 
 def test_a_long_name_is_clipped_in_the_legend():

@@ -77,10 +77,10 @@ def _times(runs: Sequence[TrendPoint]) -> dict[int, float]:
     file's order."""
     by_day: dict[str, list[int]] = {}
     for i, r in enumerate(runs):
-        by_day.setdefault(r.date, []).append(i)
+        by_day.setdefault(str(r.date)[:10], []).append(i)
     out = {}
     for day, members in by_day.items():
-        start = (date.fromisoformat(day[:10]) - _EPOCH).days
+        start = (date.fromisoformat(day) - _EPOCH).days
         for k, i in enumerate(members):
             out[i] = start + (k + 0.5) / len(members)
     return out
@@ -94,7 +94,7 @@ def _digest_changes(ordered: Sequence[TrendPoint], x: dict[int, float]) -> list[
         digest = ordered[i].corpus_digest or ""
         if digest not in seen:
             if seen:
-                marks.append((x[i], digest[:_DIGEST_CHARS] or "-"))
+                marks.append((x[i], visible(digest[:_DIGEST_CHARS]) or "-"))
             seen.add(digest)
     return marks
 
