@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from eval.sql.records.trend_file import TrendPoint
 from eval.tools.trend_chart import LABEL_CHARS, Cohort, cohorts, svg_chart
 
@@ -56,3 +58,12 @@ def test_a_series_is_one_cohort_and_each_has_its_own_line():
     ]
     ids = re.findall(r'\sid="([^"]+)"', svg + svg_chart("refusal_recall", [_run("2026-01-01")]))
     assert len(ids) == len(set(ids)), "two charts on one page share no id"
+
+
+def test_many_cohorts_make_a_taller_chart_not_a_collapsed_one():
+    """Past about 15 series the legend is taller than the axes: the chart grows (a collapsed layout would be a
+    warning, which the test suite makes an error)."""
+    many = [_run(f"2026-01-{i % 28 + 1:02d}", model=f"m{i}") for i in range(60)]
+    heights = [float(re.search(r'height="([\d.]+)pt"', svg_chart("pass_rate", r)).group(1)) for r in (many[:3], many)]
+    assert heights[0] == pytest.approx(4.2 * 72) and heights[1] > 2.5 * heights[0]
+    assert len(re.findall(r'<g id="pass_rate-series-\d+"', svg_chart("pass_rate", many))) == 60

@@ -41,6 +41,10 @@ _PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#
 """matplotlib's ``tab10``; past ten series the markers change."""
 _EPOCH = date(1970, 1, 1)
 """Day 0 of the x axis: matplotlib's ``date.epoch``, set in :func:`svg_chart` so the two agree."""
+_WIDTH, _HEIGHT = 11.5, 4.2
+"""The chart's size in inches (1 inch is 72 SVG points); it grows taller when the legend needs it."""
+_LEGEND_TOP, _LEGEND_ROW = 1.2, 0.2
+"""Inches above and below the legend, and per legend entry at its 8-point type."""
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 _TAG = re.compile(r"<[^<>]+>")
 _ID = re.compile(r'(\sid)="([^"#]+)"')
@@ -159,7 +163,8 @@ def svg_chart(key: str, runs: Sequence[TrendPoint]) -> str:
             "date.epoch": _EPOCH.isoformat() + "T00:00:00",
         }
     ):
-        figure = Figure(figsize=(11.5, 4.2), layout="constrained")
+        height = max(_HEIGHT, _LEGEND_TOP + _LEGEND_ROW * len(cohorts(runs)))  # the legend fits beside the axes
+        figure = Figure(figsize=(_WIDTH, height), layout="constrained")
         FigureCanvasSVG(figure)
         _draw(figure.add_subplot(), key, runs)
         buffer = io.StringIO()
