@@ -5,7 +5,7 @@ BACKEND := autobot-backend
 VPY := $(abspath $(VENV))/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: eval test check bench setup clean system-deps
+.PHONY: eval test check bench docs setup clean system-deps
 
 setup: $(STAMP)
 
@@ -32,6 +32,12 @@ check: $(STAMP)
 
 bench: $(STAMP)
 	cd $(BACKEND) && $(VPY) -m benchmarks $(ARGS)
+
+# The README's pictures (docs/eval/sql-report.png, sql-trend.png) made again from the committed run and trend
+# file, each with a .source digest beside it; a test fails when a picture was made from other inputs.
+docs: $(STAMP)
+	@.ci/system-deps browser
+	cd $(BACKEND) && $(VPY) -m eval.cli.docs_images $(ARGS)
 
 clean:
 	rm -rf $(VENV)

@@ -17,6 +17,13 @@ from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK
 from eval.core.output import print_error
 
 
+def _pixels(text: str) -> int:
+    value = int(text)
+    if not 100 <= value <= 10_000:
+        raise argparse.ArgumentTypeError(f"{value}: a window is 100 to 10000 CSS pixels")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m eval.cli.browser",
@@ -25,6 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("page", type=Path, metavar="REPORT.html", help="the page to open")
     p.add_argument("out", type=Path, metavar="OUT.png", help="where the screenshot goes")
+    p.add_argument("--width", type=_pixels, default=1280, help="the window's width in CSS pixels (default 1280)")
+    p.add_argument("--height", type=_pixels, default=1600, help="the window's height in CSS pixels (default 1600)")
     return p
 
 
@@ -32,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        print(screenshot(args.page, args.out))
+        print(screenshot(args.page, args.out, args.width, args.height))
     except BrowserMissing as exc:
         print_error(str(exc))
         return EXIT_CANNOT_JUDGE

@@ -1,7 +1,8 @@
-"""Chart geometry for the HTML pages: numbers in, rectangles and points out; the templates draw them.
+"""Bar geometry for the HTML pages: numbers in, rectangles out; the templates draw them.
 
-Only arithmetic lives here (no markup), so a chart is tested by its numbers and rendered by the
-template engine with everything escaped.
+Only arithmetic lives here (no markup), so a bar is tested by its numbers and rendered by the
+template engine with everything escaped. The trend's charts, which need axes, ticks and a legend, are
+drawn by matplotlib (:mod:`eval.tools.trend_chart`).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["Bar", "LineChart", "Point", "Segment", "line_chart", "stacked_bar"]
+__all__ = ["Bar", "Segment", "stacked_bar"]
 
 
 @dataclass(frozen=True)
@@ -39,46 +40,3 @@ def stacked_bar(parts: Sequence[tuple[str, int, str]], total: int, width: float 
             segments.append(Segment(label, count, round(x, 2), round(w, 2), css))
         x += w
     return Bar(total, width, tuple(segments))
-
-
-@dataclass(frozen=True)
-class Point:
-    x: float
-    y: float
-    low: float | None
-    high: float | None
-    """The interval's ends, in the chart's y coordinates (None without an interval)."""
-    label: str
-
-
-@dataclass(frozen=True)
-class LineChart:
-    width: float
-    height: float
-    points: tuple[Point, ...]
-    path: str
-    """The SVG path data joining the points (numbers only)."""
-
-
-def line_chart(
-    values: Sequence[tuple[str, float, tuple[float, float] | None]], width: float = 480.0, height: float = 160.0
-) -> LineChart:
-    """Rates in [0, 1] over equally spaced runs, with their intervals: y grows downwards in SVG."""
-    n, pad = len(values), 12.0
-    step = (width - 2 * pad) / (n - 1) if n > 1 else 0.0
-
-    def y(rate: float) -> float:
-        return round(pad + (height - 2 * pad) * (1.0 - rate), 2)
-
-    points = tuple(
-        Point(
-            round(pad + i * step, 2),
-            y(rate),
-            None if ci is None else y(ci[0]),
-            None if ci is None else y(ci[1]),
-            label,
-        )
-        for i, (label, rate, ci) in enumerate(values)
-    )
-    path = " ".join(f"{'M' if i == 0 else 'L'}{p.x},{p.y}" for i, p in enumerate(points))
-    return LineChart(width, height, points, path)

@@ -15,7 +15,10 @@ from eval.core.exit_codes import EXIT_CANNOT_JUDGE
 
 BACKEND = Path(__file__).resolve().parents[2]
 EVAL = BACKEND / "eval"
-COMMANDS = ("run", "compare", "trend", "browser", "selfcheck", "bench_import", "near_miss", "docs", "init", "check")
+COMMANDS = (
+    *("run", "compare", "trend", "browser", "selfcheck", "bench_import", "near_miss"),
+    *("docs", "docs_images", "init", "check"),
+)
 
 
 def _library_modules() -> list[Path]:
@@ -73,7 +76,9 @@ def test_every_command_has_help_and_exit_codes(command, capsys):
     assert out.startswith("usage: python -m eval.") and "Exit" in out
 
 
-@pytest.mark.parametrize("command", ["compare", "trend", "browser", "bench_import", "docs", "init", "check"])
+@pytest.mark.parametrize(
+    "command", ["compare", "trend", "browser", "bench_import", "docs", "docs_images", "init", "check"]
+)
 def test_every_command_refuses_a_bad_flag_with_2(command, capsys):
     assert importlib.import_module(f"eval.cli.{command}").main(["--no-such-flag"]) == EXIT_CANNOT_JUDGE
     assert "error: " in capsys.readouterr().err

@@ -1,5 +1,5 @@
 """Heavy libraries are imported where they are used (issue 27 point 4): a command's ``--help`` loads no
-database toolkit, SQL parser, HTTP client, template engine or terminal library, and an offline SQL run
+database toolkit, SQL parser, HTTP client, template engine, terminal or charting library, and an offline SQL run
 loads no HTTP client, template engine or terminal library.
 
 Structural, not timed: each command runs in a fresh interpreter (``runpy``, as ``python -m`` does) that
@@ -20,7 +20,7 @@ import pytest
 
 BACKEND = Path(__file__).resolve().parents[2]
 
-HELP_HEAVY = ("sqlalchemy", "sqlglot", "httpx", "jinja2", "rich", "duckdb", "psycopg")
+HELP_HEAVY = ("sqlalchemy", "sqlglot", "httpx", "jinja2", "rich", "duckdb", "psycopg", "matplotlib", "numpy")
 """Not one of these for ``--help``: the parsers are built from light modules."""
 RUN_HEAVY = ("httpx", "jinja2", "rich")
 """Not one of these in an offline run (embedded or recorded answers, no ``--html``, stdout not a terminal)."""

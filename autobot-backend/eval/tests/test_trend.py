@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -55,7 +56,9 @@ def test_the_trend_shows_each_candidate_and_model_over_time(work, capsys):
     assert "## recorded / m-1" in out and "## recorded / m-2 \\<b\\>" in out
     assert "100.0% (" in out and "50.0% (" in out
     page = (work / "t.html").read_text()
-    assert page.count('<section class="series"') == 2 and page.count("<circle") == 3 * 2
+    assert page.count('<section class="series"') == 2
+    assert 'id="chart-pass_rate"' in page and 'id="chart-refusal_recall"' in page
+    assert len(set(re.findall(r'<g id="pass_rate-series-\d+"', page))) == 2, "a series per cohort"
     assert "m-2 <b>" not in page and "m-2 &lt;b&gt;" in page
 
 
@@ -64,6 +67,10 @@ def test_a_bad_trend_line_names_the_file_and_line(work, capsys):
     assert trend_cli.main(["--file", "t.jsonl"]) == 2
     assert "t.jsonl:2: not a JSON line" in capsys.readouterr().err
     assert trend_cli.main(["--file", "missing.jsonl"]) == 2
+    (work / "d.jsonl").write_text('{"date": "29/11/2026", "candidate": "x", "model": "y", "pass_rate": 0.5}\n')
+    capsys.readouterr()
+    assert trend_cli.main(["--file", "d.jsonl", "--html", "d.html"]) == 2
+    assert "d.jsonl:1: the date is not YYYY-MM-DD" in capsys.readouterr().err
 
 
 def test_a_record_written_before_the_trend_is_backfilled_once(work, capsys):

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import date
 from pathlib import Path
 
 from eval.core import markdown as md
-from eval.core.charts import line_chart
 from eval.core.errors import HarnessError, UsageError
 from eval.core.figures import interval, pct
 from eval.core.html import render
@@ -26,6 +26,7 @@ from eval.core.jsonl import json_lines
 from eval.core.output import write_atomically
 from eval.core.stats import wilson_rounded
 from eval.sql.records.trend_file import TrendPoint
+from eval.tools.trend_chart import FIGURES, cohorts, svg_chart
 
 
 class TrendError(HarnessError):
@@ -48,9 +49,13 @@ def load(path: Path) -> list[TrendPoint]:
         try:
             if not isinstance(item, dict):
                 raise KeyError(", ".join(TrendPoint.REQUIRED))
-            runs.append(TrendPoint.from_json(item))
+            point = TrendPoint.from_json(item)
+            date.fromisoformat(str(point.date)[:10])  # the chart's x axis
+            runs.append(point)
         except KeyError as exc:
             raise TrendError(f"{where}: missing {exc.args[0]}; each line is one run of --record-accuracy") from None
+        except ValueError:
+            raise TrendError(f"{where}: the date is not YYYY-MM-DD; fix that line") from None
         except TypeError as exc:
             raise TrendError(
                 f"{where}: a value of the wrong kind ({exc}); each line is one run of --record-accuracy"
@@ -139,15 +144,13 @@ def to_markdown(runs: list[TrendPoint]) -> str:
 
 
 def to_html(runs: list[TrendPoint]) -> str:
-    groups = []
-    for (candidate, model), items in series(runs).items():
-        charts = {}
-        for key in ("pass_rate", "refusal_recall"):
-            values = [
-                (f"{r.date} {(r.commit or '')[:7]}".strip(), value, getattr(r, f"{key}_ci"))
-                for r in items
-                if (value := getattr(r, key)) is not None
-            ]
-            charts[key] = line_chart(values) if values else None
-        groups.append({"candidate": candidate, "model": model, "runs": items, "charts": charts})
-    return render("trend.html.j2", groups=groups)
+    """The page: one chart per headline figure (series by cohort), then each candidate and model's runs."""
+    from markupsafe import Markup
+
+    charts = [
+        {"key": key, "title": title, "svg": Markup(svg_chart(key, runs))}  # matplotlib's SVG, its text escaped
+        for key, title in FIGURES.items()
+        if any(getattr(r, key) is not None for r in runs)
+    ]
+    groups = [{"candidate": c, "model": m, "runs": items} for (c, m), items in series(runs).items()]
+    return render("trend.html.j2", charts=charts, groups=groups, series=len(cohorts(runs)))
