@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from eval.core.stats import wilson_rounded
+from eval.sql.model.exact import ExactMatch
 
 Expect = Literal["answer", "refuse"]
 
@@ -118,6 +119,9 @@ class SQLOutcome:
     """The reference as it ran (in the engine's dialect); None for a must-refuse question."""
     excerpt: Excerpt | None = None
     """On ``wrong``: rows of both results around the first difference."""
+    exact: ExactMatch | None = None
+    """Spider's exact-set-match of the SQL against the reference, where it is asked for (a Spider import,
+    ``--exact-match``); None otherwise. A second figure: it never changes the verdict."""
 
     @property
     def is_control(self) -> bool:
