@@ -104,7 +104,7 @@ def _exact_match(report: SQLRun) -> list[str]:
         "",
         f"{line}. {exact.NOTE}",
         "",
-        md.table(list(exact.COLUMNS), [[md.escape(c) for c in row] for row in exact.rows(report)]),
+        md.table(list(exact.COLUMNS), [[md.escape(row[0]), *row[1:]] for row in exact.rows(report)]),
         "",
         f"Per component (share of measured answers matching it): {parts}",
         "",
