@@ -221,3 +221,12 @@ def test_what_cannot_be_read_is_unmeasured_unless_it_is_the_candidates_fault(pre
     result = exact_match(pred, gold, "sqlite", SCHEMA, ran=ran)
     assert result.match is expected
     assert result.note and not result.components
+
+
+def test_a_with_query_is_read_where_it_is_used_as_a_from_subquery():
+    """Spider has no WITH: a FROM naming one reads its query as a FROM subquery, so its body is compared."""
+    gold = "WITH old AS (SELECT name, age FROM singer WHERE age > 40) SELECT name FROM old"
+    assert em("WITH o AS (SELECT name, age FROM singer WHERE age > 50) SELECT name FROM o", gold).match is True
+    assert em("WITH old AS (SELECT name, age FROM singer WHERE age < 40) SELECT name FROM old", gold).match is False
+    recursive = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5) SELECT i FROM n"
+    assert em(recursive, recursive).match is True  # a WITH naming itself is read once, then as a table

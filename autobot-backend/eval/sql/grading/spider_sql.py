@@ -126,7 +126,8 @@ def read_query(sql: str, dialect: str, schema: SpiderSchema | None = None) -> Sp
         raise NotReadable(f"sqlglot cannot read it ({first})") from None
     if not isinstance(tree, exp.Query):
         raise NotReadable(f"not a query ({type(tree).__name__})")
-    return _Reader(schema or SpiderSchema()).query(cast(exp.Expression, tree))
+    ctes = {cte.alias.lower(): cte.this for cte in tree.find_all(exp.CTE) if cte.alias}
+    return _Reader(schema or SpiderSchema(), ctes).query(cast(exp.Expression, tree))
 
 
 def _unparen(node: exp.Expression) -> exp.Expression:
@@ -147,8 +148,18 @@ def _chain(node: exp.Expression) -> list[tuple[str | None, exp.Expression]]:
 
 
 class _Reader:
-    def __init__(self, schema: SpiderSchema):
+    def __init__(self, schema: SpiderSchema, ctes: Mapping[str, exp.Expression]):
         self.schema = schema
+        self.ctes = ctes
+        """A WITH's queries by name: a FROM naming one reads it as a subquery (Spider has no WITH)."""
+        self.expanding: set[str] = set()
+
+    def _cte(self, name: str) -> SpiderQuery:
+        self.expanding.add(name)  # a recursive WITH names itself: read once, then as a table name
+        try:
+            return self.query(self.ctes[name])
+        finally:
+            self.expanding.discard(name)
 
     def query(self, tree: exp.Expression) -> SpiderQuery:
         parts = _chain(tree)
@@ -177,7 +188,10 @@ class _Reader:
             if source is None:
                 continue
             this = _unparen(source.this)
-            if isinstance(this, exp.Table):
+            if isinstance(this, exp.Table) and this.name.lower() in self.ctes.keys() - self.expanding:
+                tables.append(self._cte(this.name.lower()))
+                aliases[(this.alias or this.name).lower()] = (this.alias or this.name).lower()
+            elif isinstance(this, exp.Table):
                 name = this.name.lower()
                 tables.append(name)
                 aliases[(this.alias or this.name).lower()] = name
