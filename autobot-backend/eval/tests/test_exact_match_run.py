@@ -61,7 +61,7 @@ CASES = [
 
 
 @pytest.fixture
-def spider(tmp_path, monkeypatch):
+def spider(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("EVAL_CALLER_DIR", raising=False)
     monkeypatch.delenv("EVAL_OUTPUT_DIR", raising=False)
@@ -84,6 +84,7 @@ def spider(tmp_path, monkeypatch):
         ]
     )
     assert code == 0
+    assert "note: the corpus asks for Spider's exact-set-match (exact_match: spider)" in capsys.readouterr().out
     return tmp_path
 
 

@@ -184,6 +184,10 @@ def write_outputs(args: BenchImport) -> Imported:
     if args.benchmark == "spider":
         questions = [q if q.difficulty else _with_hardness(q) for q in questions]
         notes.append(_hardness_note(questions))
+        notes.append(
+            "the corpus asks for Spider's exact-set-match (exact_match: spider): every report of a run gives EM by "
+            "hardness beside execution accuracy, never in the pass rate"
+        )
     answers = None
     if args.predictions is not None:
         predicted = read_predictions(args.benchmark, args.predictions, read.questions, args.predictions_column)
