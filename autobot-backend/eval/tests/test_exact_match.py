@@ -7,7 +7,8 @@ import pytest
 
 from eval.sql.grading.exact_match import exact_match
 from eval.sql.grading.spider_sql import SpiderSchema, read_query
-from eval.sql.model.exact import COMPONENTS
+from eval.sql.model.exact import COMPONENTS, ExactMatch, exact_match_figures
+from eval.sql.model.outcome import SQLOutcome, Verdict
 
 SCHEMA = SpiderSchema.of(
     [
@@ -230,3 +231,26 @@ def test_a_with_query_is_read_where_it_is_used_as_a_from_subquery():
     assert em("WITH old AS (SELECT name, age FROM singer WHERE age < 40) SELECT name FROM old", gold).match is False
     recursive = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5) SELECT i FROM n"
     assert em(recursive, recursive).match is True  # a WITH naming itself is read once, then as a table
+
+
+def test_the_run_counts_unmeasured_em_apart_never_as_a_miss():
+    def answer(n: int, verdict: Verdict, match: bool | None, level: str) -> SQLOutcome:
+        parts = {} if match is None else dict.fromkeys(COMPONENTS, match)
+        exact = ExactMatch(match, parts, match)
+        return SQLOutcome(f"q{n}", "answer", "s", verdict, difficulty=level, exact=exact)
+
+    outcomes = [
+        answer(1, Verdict.PASS, True, "hard"),
+        answer(2, Verdict.WRONG, True, "easy"),
+        answer(3, Verdict.PASS, None, "easy"),
+        answer(4, Verdict.ERROR, False, "easy"),
+        SQLOutcome("q5", "answer", "s", Verdict.PASS, difficulty="easy"),  # EM not asked: not counted at all
+    ]
+    em = exact_match_figures(outcomes, ["easy", "hard"])
+    assert em is not None
+    assert (em["cases"], em["measured"], em["matched"], em["unmeasured"], em["rate"]) == (4, 3, 2, 1, 0.6667)
+    assert em["execution_rate"] == 0.5  # passes of the same four questions
+    assert list(em["by_difficulty"]) == ["easy", "hard"]
+    assert (em["by_difficulty"]["easy"]["measured"], em["by_difficulty"]["easy"]["matched"]) == (2, 1)
+    assert em["components"]["select"] == 0.6667
+    assert exact_match_figures(outcomes[4:], ["easy"]) is None
