@@ -72,6 +72,13 @@ def build_parser() -> argparse.ArgumentParser:
         "order pass (the Spider convention); overrides the corpus's column_order",
     )
     s.add_argument(
+        "--exact-match",
+        action="store_true",
+        help="also give every answer Spider's exact-set-match against its reference (a second figure, by "
+        "difficulty, beside execution accuracy; never in the pass rate or a verdict); a corpus written by "
+        "bench_import spider asks for it itself (exact_match: spider)",
+    )
+    s.add_argument(
         "--engine",
         metavar="NAME",
         help=f"build the fixtures on this engine and grade there: {', '.join(ENGINES)} (default {DEFAULT_ENGINE})",
@@ -290,6 +297,7 @@ def run_sql(args: argparse.Namespace) -> int:
         fixture_url=args.fixture_url,
         column_order=args.column_order,
         transcripts=not args.no_transcripts,
+        exact_match=args.exact_match,
     )
     progress = ProgressLine("sql")
     try:

@@ -13,6 +13,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from eval.core import interrupt
 from eval.core.errors import HarnessError, UsageError
@@ -30,6 +31,7 @@ from eval.sql.grading.candidates import (
     reference_answers,
 )
 from eval.sql.grading.costs import cost_summary, repeat_summary
+from eval.sql.grading.exact_match import spider_schemas, wants_exact_match, with_exact_match
 from eval.sql.grading.grade import Grader
 from eval.sql.grading.identity import cohort, fingerprint
 from eval.sql.grading.interruption import StoppableDatabase, partial_warning
@@ -99,6 +101,9 @@ class RunSpec:
     Part of the set-up, so part of the cohort."""
     transcripts: bool = True
     """Keep a model candidate's transcript of every ask (``--no-transcripts``: False)."""
+    exact_match: bool = False
+    """``--exact-match``: every answer also gets Spider's exact-set-match, whatever the corpus says. Changes
+    no verdict, so not part of the cohort."""
 
 
 def graded_corpus(spec: RunSpec) -> Corpus:
@@ -120,6 +125,9 @@ class _SoFar:
     samples: list[Sample] = field(default_factory=list)
     graded: list[SQLOutcome] = field(default_factory=list)
     asked: bool = False
+    exact: tuple[str, dict[str, Any]] | None = None
+    """The dialect and each EM question's database schema (:mod:`eval.sql.grading.exact_match`), read while
+    the service is open; None when no question asks for EM."""
     """Every sample was put to the candidate (or was stopped by a signal while it was)."""
     privileged: list[str] = field(default_factory=list)
     """Warnings about database roles that can do more than read (printed when found)."""
@@ -170,6 +178,9 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         else ("unmeasured", f"interrupted: the run was stopped by {interrupt.received()} {_phase(so_far)}")
     )
     outcomes = _all_questions(so_far.grader, questions, combine(by_question), defects, not_asked)
+    if so_far.exact is not None:
+        dialect, schemas = so_far.exact
+        outcomes = with_exact_match(outcomes, schemas.__contains__, dialect, schemas)
     graded = so_far.graded
     extra = sorted(set(spec.answers.answers) - {q.id for q in questions}) if spec.answers else []
     fixtures = _fixture_keys(targets) if targets else sorted({q.fixture for q in questions if q.fixture})
@@ -268,6 +279,9 @@ def _build_and_ask(
         secrets=frozenset(run_secrets(spec.generator)) if spec.transcripts and spec.candidate == "llm" else None,
     )
     so_far.samples, so_far.graded, so_far.asked = samples, graded, True
+    exact = [q for q in asked if wants_exact_match(q.exact_match, spec.exact_match)]
+    if exact and not so_far.interrupted:
+        so_far.exact = dialect, spider_schemas(service, {q.id: targets[q.target][0] for q in exact})
 
 
 def _phase(so_far: _SoFar) -> str:

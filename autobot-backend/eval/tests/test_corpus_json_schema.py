@@ -57,12 +57,14 @@ SAMPLES: dict[str, tuple[list[Any], list[Any]]] = {
     ),
     "why": (["", "because", "x\n"], ["a\nb", 1, None]),
     "draft": ([True, False], ["true", 1, None]),
+    "exact_match": (["spider"], ["Spider", "bird", "", True, None]),
 }
 FILE_SAMPLES: dict[str, tuple[list[Any], list[Any]]] = {
     "version": ([1], [2, 0, "1", None, True]),
     "fixture": (["retail"], ["", 1, None]),
     "database": (["shop"], ["", "a/b", "..", None]),
     "column_order": (["any"], ["random", None]),
+    "exact_match": (["spider"], ["exact", 1, None]),
     "questions": ([[BASE]], [[], "x", None, [3]]),
     "skipped": (
         [[{"id": "s-1", "reason": "missing database", "database": "wta_1"}], [{"id": "s-2", "reason": "gone"}]],

@@ -15,7 +15,9 @@ A question is ``ordered`` when its gold's outermost query has an ORDER BY (read 
 Spider's own rule, any ``order by`` in the text, only when sqlglot cannot parse it). BIRD's
 ``difficulty`` becomes the question's ``difficulty``, and Spider's hardness, computed from the gold by
 Spider's rules (:mod:`eval.sql.bench.hardness`), becomes Spider's; BIRD's ``evidence`` is appended to
-the question, as BIRD gives it to a model. The references are a user corpus: a gold query the
+the question, as BIRD gives it to a model. A Spider corpus says ``exact_match: spider``, so each answer
+also gets Spider's exact-set-match (:mod:`eval.sql.grading.exact_match`), by hardness, in every report.
+The references are a user corpus: a gold query the
 self-check finds defective makes its question ``unmeasured``, never stops the run.
 
 Every database must be under the databases folder, or the import is refused naming the missing ones;
@@ -94,6 +96,8 @@ def corpus_document(
     head: dict[str, Any] = {"version": 1}
     if column_order:
         head["column_order"] = column_order
+    if benchmark == "spider":  # Spider's users expect its exact-set-match beside execution accuracy
+        head["exact_match"] = "spider"
     if skipped:
         head["skipped"] = [{"id": q.id, "database": q.database, "reason": MISSING_DATABASE} for q in skipped]
     return head | {"questions": items}
@@ -180,6 +184,10 @@ def write_outputs(args: BenchImport) -> Imported:
     if args.benchmark == "spider":
         questions = [q if q.difficulty else _with_hardness(q) for q in questions]
         notes.append(_hardness_note(questions))
+        notes.append(
+            "the corpus asks for Spider's exact-set-match (exact_match: spider): every report of a run gives EM by "
+            "hardness beside execution accuracy, never in the pass rate"
+        )
     answers = None
     if args.predictions is not None:
         predicted = read_predictions(args.benchmark, args.predictions, read.questions, args.predictions_column)

@@ -36,7 +36,7 @@ Shape = Literal["scalar", "rows"]
 SQL_DIALECTS = frozenset({sqlalchemy_name(d.value) for d in Dialects if d.value} | {"mariadb"})
 """Dialect names a ``sql_<dialect>`` key may use (SQLAlchemy's spelling)."""
 
-FILE_KEYS = ("version", "fixture", "database", "column_order", "skipped", "questions")
+FILE_KEYS = ("version", "fixture", "database", "column_order", "exact_match", "skipped", "questions")
 QUESTION_KEYS = (
     "id",
     "question",
@@ -55,6 +55,7 @@ QUESTION_KEYS = (
     "columns",
     "why",
     "draft",
+    "exact_match",
 )
 REFUSE_FORBIDDEN = ("shape", "ordered", "sql", "also", "columns")
 
@@ -106,6 +107,9 @@ class Question:
     """For refusal cases, why answering would be fabrication; free text otherwise."""
     draft: bool = False
     """Written by ``python -m eval.sql.init``, not yet checked by a person: never asked, always ``unmeasured``."""
+    exact_match: Literal["spider"] | None = None
+    """``spider``: the answer also gets Spider's exact-set-match against ``sql`` (a second figure beside the
+    verdict, never changing it); written by ``bench_import spider``."""
     source: str = ""
     """The file it came from, as stamped."""
     line: int = 0

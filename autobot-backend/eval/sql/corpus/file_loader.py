@@ -95,7 +95,7 @@ class FileLoader:
             self.fail(lines["fixture"], f"'fixture' must be a fixture name, found {_kind(default_fixture)}")
             default_fixture = None
         defaults = {"fixture": default_fixture}
-        for key in ("database", "column_order"):
+        for key in ("database", "column_order", "exact_match"):
             if key in data:
                 error = _VALIDATORS[key](data[key])
                 if error:
@@ -199,6 +199,7 @@ class FileLoader:
             columns=build_columns(item.get("columns")),
             why=item.get("why", ""),
             draft=item.get("draft", False),
+            exact_match=item.get("exact_match", defaults.get("exact_match")),
             source=self.source,
             line=line,
         )
@@ -260,4 +261,5 @@ _VALIDATORS = {
     "columns": check_columns,
     "why": _line,
     "draft": _flag,
+    "exact_match": _one_of("spider"),
 }

@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from eval.core.stats import wilson_rounded
+from eval.sql.model.exact import ExactMatch
 from eval.sql.model.transcript import Transcript
 
 Expect = Literal["answer", "refuse"]
@@ -123,6 +124,9 @@ class SQLOutcome:
     """The answerable question's ``decimals``: the precision its values are shown at (None: must-refuse)."""
     transcripts: tuple[Transcript, ...] = ()
     """A model candidate's transcript of each ask, in the order of ``samples`` (empty: none kept)."""
+    exact: ExactMatch | None = None
+    """Spider's exact-set-match of the SQL against the reference, where it is asked for (a Spider import,
+    ``--exact-match``); None otherwise. A second figure: it never changes the verdict."""
 
     @property
     def is_control(self) -> bool:

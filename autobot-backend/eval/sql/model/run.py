@@ -14,6 +14,7 @@ from typing import Any
 from eval.core.classification import Classification, utc_now
 from eval.sql.model.baseline_question import BaselineQuestion
 from eval.sql.model.classify import classify_sql
+from eval.sql.model.exact import exact_match_figures
 from eval.sql.model.gate import GateResult
 from eval.sql.model.outcome import (
     SQLOutcome,
@@ -90,6 +91,13 @@ class SQLRun:
     @property
     def difficulties(self) -> dict[str, dict[str, int]]:
         return breakdown(self.outcomes, "difficulty")
+
+    @property
+    def exact_match(self) -> dict[str, Any] | None:
+        """Spider's exact-set-match beside execution accuracy: overall, per difficulty label and per component;
+        None when no answer was matched (:func:`eval.sql.model.exact.exact_match_figures`). Never in the
+        pass rate."""
+        return exact_match_figures(self.outcomes, list(self.difficulties))
 
     @property
     def answerable_strata(self) -> dict[str, dict[str, int]]:

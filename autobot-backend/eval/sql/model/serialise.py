@@ -2,7 +2,7 @@
 
 Its keys are a contract (spec section 7). ``schema_version`` says which shape a file has; a reader
 refuses a version it does not know rather than guess. The figures (``summary``, ``two_by_two``,
-``strata``, ``refusal_strata``, ``control_strata``, ``databases``, ``difficulties``,
+``strata``, ``refusal_strata``, ``control_strata``, ``databases``, ``difficulties``, ``exact_match``,
 ``missed_refusals``, ``failing``) are written for readers in other languages and recomputed from the
 questions on reading, so a file cannot carry figures its own questions contradict.
 """
@@ -14,6 +14,7 @@ from typing import Any, cast
 
 from eval.core.classification import Classification
 from eval.core.errors import HarnessError
+from eval.sql.model.exact import ExactMatch
 from eval.sql.model.gate import GateResult
 from eval.sql.model.outcome import Cost, Excerpt, SQLOutcome, Verdict
 from eval.sql.model.run import Classified, SQLRun
@@ -30,6 +31,7 @@ class ReportFormatError(HarnessError):
 
 def _question(run: SQLRun, o: SQLOutcome) -> dict[str, Any]:
     c = run.classes.get(o.question_id)
+    exact = {} if o.exact is None else {"exact": o.exact.to_json()}  # only then: other reports stay as they were
     return {
         "id": o.question_id,
         "expect": o.expect,
@@ -53,10 +55,11 @@ def _question(run: SQLRun, o: SQLOutcome) -> dict[str, Any]:
         "excerpt": None if o.excerpt is None else dataclasses.asdict(o.excerpt),
         "decimals": o.decimals,
         "transcripts": [t.to_json() for t in o.transcripts],
-    }
+    } | exact
 
 
 def to_json(run: SQLRun) -> dict[str, Any]:
+    exact = run.exact_match
     return {
         "schema_version": SCHEMA_VERSION,
         "suite": "sql",
@@ -84,7 +87,7 @@ def to_json(run: SQLRun) -> dict[str, Any]:
         "judge": run.judge,
         "gate": run.gate_view,
         "transcripts": run.transcripts,
-    }
+    } | ({} if exact is None else {"exact_match": exact})
 
 
 def _excerpt(e: dict[str, Any] | None) -> Excerpt | None:
@@ -127,6 +130,7 @@ def _outcome(q: dict[str, Any]) -> SQLOutcome:
         excerpt=_excerpt(q.get("excerpt")),
         decimals=q.get("decimals"),
         transcripts=tuple(Transcript.from_json(t) for t in q.get("transcripts") or ()),
+        exact=None if q.get("exact") is None else ExactMatch.from_json(q["exact"]),
     )
 
 

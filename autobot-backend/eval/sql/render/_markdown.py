@@ -8,6 +8,7 @@ from eval.core import figures as fig
 from eval.core import markdown as md
 from eval.sql.model.outcome import SQLOutcome
 from eval.sql.model.run import SQLRun
+from eval.sql.render import _exact as exact
 from eval.sql.render import _facts as facts
 from eval.sql.render._markdown_judge import judge_line, judge_section
 from eval.sql.render._markdown_run import cohort_line, costs_section, repeats_section, transcripts_line
@@ -90,6 +91,24 @@ def _breakdowns(report: SQLRun) -> list[str]:
         rows = [[md.escape(k), str(c["cases"]), *(str(c[v]) for v in columns)] for k, c in counts.items()]
         out += [f"### {title}", "", md.table([column, "cases", *columns], rows), ""]
     return out
+
+
+def _exact_match(report: SQLRun) -> list[str]:
+    """Spider's EM by difficulty beside execution accuracy, when the run has it (a section of its own)."""
+    line = exact.headline(report)
+    if line is None:
+        return []
+    parts = " · ".join(f"{md.escape(name)} {rate}" for name, rate in exact.components(report))
+    return [
+        f"## {exact.TITLE}",
+        "",
+        f"{line}. {exact.NOTE}",
+        "",
+        md.table(list(exact.COLUMNS), [[md.escape(row[0]), *row[1:]] for row in exact.rows(report)]),
+        "",
+        f"Per component (share of measured answers matching it): {parts}",
+        "",
+    ]
 
 
 def _sql_regressions(report: SQLRun) -> list[str]:
@@ -224,6 +243,7 @@ def to_markdown(report: SQLRun, *, details: bool = True) -> str:
     head = (
         _sql_header(report)
         + _sql_headline(report)
+        + _exact_match(report)
         + repeats_section(report)
         + _sql_regressions(report)
         + _sql_gate(report)

@@ -19,6 +19,7 @@ from rich.text import Text
 from eval.core import figures as fig
 from eval.core.untrusted import visible, visible_all
 from eval.sql.model.run import SQLRun
+from eval.sql.render import _exact as exact
 from eval.sql.render import _facts as facts
 
 SHOWN_FAILURES = 10
@@ -141,6 +142,18 @@ def _counts(report: SQLRun) -> list[RenderableType]:
     return out
 
 
+def _exact_match(report: SQLRun) -> list[RenderableType]:
+    """Spider's EM by difficulty beside execution accuracy, when the run has it."""
+    line = exact.headline(report)
+    if line is None:
+        return []
+    table = _table(exact.TITLE, *exact.COLUMNS)
+    for row in exact.rows(report):
+        table.add_row(*(Text(c) for c in row))
+    parts = ", ".join(f"{name} {rate}" for name, rate in exact.components(report))
+    return [Text(line), table, Text(f"Per component: {parts}")]
+
+
 def _costs(report: SQLRun) -> list[RenderableType]:
     lines = facts.cost_lines(report)
     return [Text("Time and cost", style="bold"), *(Text("  " + line) for line in lines)] if lines else []
@@ -207,6 +220,7 @@ def render_terminal(
             *_gate_checks(report),
             *_refusals(report),
             *_counts(report),
+            *_exact_match(report),
             *_costs(report),
             *_regressions(report),
             *_judge(report, full_report),

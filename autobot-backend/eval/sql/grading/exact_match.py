@@ -1,0 +1,190 @@
+"""Spider's exact-set-match (EM): the candidate's SQL against the reference's, component by component, by
+the rules of Spider's official ``evaluation.py`` (``eval_partial_match`` and ``eval_exact_match``), values
+ignored as its default. A second figure beside execution accuracy: it never changes a verdict.
+
+Both queries are read into Spider's structure (:mod:`eval.sql.grading.spider_sql`); then, as the script:
+
+* ``select``: the SELECT items as a multiset, aggregates included; ``select(no AGG)``: without the item's
+  aggregate; column order does not matter;
+* ``where``: the WHERE condition units as a multiset (operator, NOT, column; values dropped);
+  ``where(no OP)``: their value units only;
+* ``group(no Having)``: the GROUP BY columns as a multiset of column names *without their table* (the
+  script splits ``table.column`` on the dot and compares the rest); ``group``: both have a GROUP BY, with
+  the same columns in the same order and the same HAVING, or neither has one;
+* ``order``: the same ORDER BY (keys in order, one direction) and both or neither with a LIMIT (its number
+  is not compared), or neither has an ORDER BY;
+* ``and/or``: the same set of connectors in WHERE;
+* ``IUEN``: the same INTERSECT / UNION / EXCEPT present, each exactly matching the other's;
+* ``keywords``: the same set of where, group, having, order, asc/desc, limit, except, union, intersect,
+  or, not, in, like (the last four over the ON, WHERE and HAVING conditions);
+* ``exact``: every component matches and the FROM clauses name the same tables (a multiset). The ON
+  conditions are not compared (the published script compares none; an older one compared the first ON
+  condition with its sides sorted), nor is the join type.
+
+Where this differs from the script is written in docs/eval/sql-methodology.md ("Exact-set-match (EM)").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from typing import Protocol
+
+from eval.sql.grading.spider_sql import Condition, CondUnit, NotReadable, SpiderQuery, SpiderSchema, read_query
+from eval.sql.model.exact import COMPONENTS, ExactMatch
+from eval.sql.model.outcome import SQLOutcome, Verdict
+from services.schema_context import SchemaContext
+
+RULES = "spider"
+"""The one rule set: the value of the ``exact_match`` corpus key."""
+
+
+def _same(a: Iterable[Hashable], b: Iterable[Hashable]) -> bool:
+    return Counter(a) == Counter(b)
+
+
+def _units(condition: Condition) -> list[CondUnit]:
+    return [u for u in condition if not isinstance(u, str)]
+
+
+def _words(condition: Condition) -> list[str]:
+    return [u for u in condition if isinstance(u, str)]
+
+
+def _column_name(column: str) -> str:
+    return column.split(".", 1)[1] if "." in column else column
+
+
+def _keywords(q: SpiderQuery) -> set[str]:
+    words = {
+        name
+        for name, present in (
+            ("where", q.where),
+            ("group", q.group),
+            ("having", q.having),
+            ("order", q.order),
+            ("limit", q.limit),
+            ("except", q.except_),
+            ("union", q.union),
+            ("intersect", q.intersect),
+        )
+        if present
+    }
+    if q.order:
+        words.add(q.order[0])
+    conditions = (q.join, q.where, q.having)
+    units = [u for c in conditions for u in _units(c)]
+    words |= {"or"} if any("or" in _words(c) for c in conditions) else set()
+    words |= {"not"} if any(u[0] for u in units) else set()
+    words |= {op for op in ("in", "like") if any(u[1] == op for u in units)}
+    return words
+
+
+def _nested(p: SpiderQuery | None, g: SpiderQuery | None) -> bool:
+    return (p is None) == (g is None) and (p is None or g is None or matches(p, g)[0])
+
+
+def components(p: SpiderQuery, g: SpiderQuery) -> dict[str, bool]:
+    """Each of Spider's partial-match components of prediction ``p`` against gold ``g``."""
+    both_grouped = bool(p.group) and bool(g.group)
+    return {
+        "select": _same(p.select, g.select),
+        "select(no AGG)": _same((v for _, v in p.select), (v for _, v in g.select)),
+        "where": _same(_units(p.where), _units(g.where)),
+        "where(no OP)": _same((u[2] for u in _units(p.where)), (u[2] for u in _units(g.where))),
+        "group(no Having)": _same((_column_name(c[1]) for c in p.group), (_column_name(c[1]) for c in g.group)),
+        "group": (not p.group and not g.group)
+        or (both_grouped and [c[1] for c in p.group] == [c[1] for c in g.group] and p.having == g.having),
+        "order": (p.order is None and g.order is None)
+        or (p.order is not None and p.order == g.order and p.limit == g.limit),
+        "and/or": set(_words(p.where)) == set(_words(g.where)),
+        "IUEN": all(_nested(a, b) for a, b in ((p.intersect, g.intersect), (p.except_, g.except_), (p.union, g.union))),
+        "keywords": _keywords(p) == _keywords(g),
+    }
+
+
+def matches(p: SpiderQuery, g: SpiderQuery) -> tuple[bool, dict[str, bool], bool]:
+    """(exact, the components, the FROM tables match) of ``p`` against ``g``."""
+    parts = components(p, g)
+    tables = _same(p.tables, g.tables)
+    return all(parts.values()) and (tables or not g.tables), parts, tables
+
+
+def exact_match(
+    candidate: str | None,
+    reference: str,
+    dialect: str,
+    schema: SpiderSchema | None = None,
+    ran: bool = True,
+) -> ExactMatch:
+    """The candidate's SQL against the reference under Spider's rules.
+
+    Unmeasured (``match`` None) when sqlglot cannot read the reference, or cannot read a candidate whose SQL
+    ran (sqlglot's limit, not the candidate's fault). No SQL, or SQL that neither reads nor ran (``ran``
+    False), is not a match: the official script scores a prediction it cannot parse as 0.
+    """
+    try:
+        gold = read_query(reference, dialect, schema)
+    except NotReadable as exc:
+        return ExactMatch(None, note=f"the reference: {exc}")
+    if not candidate or not candidate.strip():
+        return ExactMatch(False, note="no SQL")
+    try:
+        pred = read_query(candidate, dialect, schema)
+    except NotReadable as exc:
+        return ExactMatch(False if not ran else None, note=f"the candidate's SQL: {exc}")
+    exact, parts, tables = matches(pred, gold)
+    return ExactMatch(exact, {name: parts[name] for name in COMPONENTS}, tables)
+
+
+class HasSchemas(Protocol):
+    def schema(self, db_url: str | None = None) -> SchemaContext: ...
+
+
+def spider_schema(context: SchemaContext) -> SpiderSchema:
+    """The columns and foreign keys of a database's schema, as column resolution needs them."""
+    return SpiderSchema.of(
+        (
+            t.name,
+            [c.name for c in t.columns],
+            [(c, fk.ref_table, rc) for fk in t.foreign_keys for c, rc in zip(fk.columns, fk.ref_columns)],
+        )
+        for t in context.tables
+    )
+
+
+def spider_schemas(service: HasSchemas, urls: Mapping[str, str]) -> dict[str, SpiderSchema | None]:
+    """Question id -> its database's schema (read once per URL; the service caches it from the asking);
+    None for a database whose schema cannot be read, whose columns are then resolved without it."""
+    by_url: dict[str, SpiderSchema | None] = {}
+    for url in set(urls.values()):
+        try:
+            by_url[url] = spider_schema(service.schema(url))
+        except Exception:  # the EM is a second figure: a schema it cannot read leaves the run as it is
+            by_url[url] = None
+    return {qid: by_url[url] for qid, url in urls.items()}
+
+
+def wants_exact_match(rules: str | None, asked: bool) -> bool:
+    """A question's answer gets EM when its corpus asks (``exact_match: spider``) or the run does."""
+    return asked or rules == RULES
+
+
+def with_exact_match(
+    outcomes: Sequence[SQLOutcome],
+    wanted: Callable[[str], bool],
+    dialect: str,
+    schemas: Mapping[str, SpiderSchema | None],
+) -> list[SQLOutcome]:
+    """Every answerable, graded outcome whose question ``wanted`` gets its EM; ``schemas``: question id ->
+    its database's schema (None: columns resolved without one). Unmeasured outcomes get none."""
+    out = []
+    for o in outcomes:
+        if o.expect != "answer" or not o.measured or o.reference_sql is None or not wanted(o.question_id):
+            out.append(o)
+            continue
+        ran = o.verdict in (Verdict.PASS, Verdict.WRONG)
+        exact = exact_match(o.sql, o.reference_sql, dialect, schemas.get(o.question_id), ran=ran)
+        out.append(dataclasses.replace(o, exact=exact))
+    return out

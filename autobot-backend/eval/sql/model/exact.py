@@ -1,0 +1,110 @@
+"""Spider's exact-set-match (EM) of one answer, and a run's EM figures: a second figure beside execution
+accuracy, never part of the pass rate or any verdict.
+
+The matching itself is :mod:`eval.sql.grading.exact_match`; this module holds only what the run model keeps
+and sums (plain data, no sqlglot), so every output reads the same figures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from eval.core.stats import wilson_rounded
+
+COMPONENTS = (
+    "select",
+    "select(no AGG)",
+    "where",
+    "where(no OP)",
+    "group(no Having)",
+    "group",
+    "order",
+    "and/or",
+    "IUEN",
+    "keywords",
+)
+"""Spider's partial-match components, named and ordered as its evaluator prints them."""
+
+
+@dataclass(frozen=True)
+class ExactMatch:
+    """One answer under Spider's exact-set-match rules (values ignored)."""
+
+    match: bool | None
+    """All components and the FROM tables match; None: unmeasured (``note`` says why)."""
+    components: dict[str, bool] = field(default_factory=dict)
+    """Each of :data:`COMPONENTS` -> whether it matches; empty when unmeasured."""
+    tables: bool | None = None
+    """The FROM clauses name the same tables (a multiset; subqueries compared whole), which EM also needs."""
+    note: str = ""
+    """Why unmeasured, or why not a match without a comparison (no SQL); empty otherwise."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"match": self.match, "components": dict(self.components), "tables": self.tables, "note": self.note}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ExactMatch:
+        components = data.get("components") or {}
+        if not isinstance(components, dict):
+            raise TypeError(f"exact.components must be a mapping, found {type(components).__name__}")
+        return cls(
+            match=data["match"],
+            components={str(k): bool(v) for k, v in components.items()},
+            tables=data.get("tables"),
+            note=data.get("note") or "",
+        )
+
+
+class Scored(Protocol):
+    """What the figures read of an outcome (:class:`eval.sql.model.outcome.SQLOutcome`, which imports this)."""
+
+    @property
+    def exact(self) -> ExactMatch | None: ...
+    @property
+    def difficulty(self) -> str | None: ...
+    @property
+    def measured(self) -> bool: ...
+    @property
+    def good(self) -> bool: ...
+
+
+def _rate(num: int, den: int) -> float | None:
+    return round(num / den, 4) if den else None
+
+
+def _tally(items: Sequence[Scored]) -> dict[str, Any]:
+    measured = [o for o in items if o.exact is not None and o.exact.match is not None]
+    matched = sum(bool(o.exact and o.exact.match) for o in measured)
+    graded = [o for o in items if o.measured]
+    passed = sum(o.good for o in graded)
+    return {
+        "cases": len(items),
+        "measured": len(measured),
+        "matched": matched,
+        "unmeasured": len(items) - len(measured),
+        "rate": _rate(matched, len(measured)),
+        "execution_rate": _rate(passed, len(graded)),
+    }
+
+
+def exact_match_figures(outcomes: Sequence[Scored], levels: Sequence[str]) -> dict[str, Any] | None:
+    """EM overall, per difficulty label (``levels``: the labels in report order) and per component, with
+    execution accuracy (the pass rate) of the same questions beside it; None when no answer has EM.
+
+    ``rate`` is matched / measured (unmeasured answers are counted apart, never as a miss);
+    ``execution_rate`` is passes / graded over the same questions, so the two are read side by side.
+    """
+    scored = [o for o in outcomes if o.exact is not None]
+    if not scored:
+        return None
+    overall = _tally(scored)
+    measured = [o for o in scored if o.exact is not None and o.exact.match is not None]
+    overall["rate_ci"] = wilson_rounded(overall["matched"], overall["measured"])
+    by_level = {level: _tally(group) for level in levels if (group := [o for o in scored if o.difficulty == level])}
+    components = {
+        name: _rate(sum(bool(o.exact and o.exact.components.get(name)) for o in measured), len(measured))
+        for name in COMPONENTS
+    }
+    return overall | {"by_difficulty": by_level, "components": components}

@@ -1,0 +1,256 @@
+"""Spider's exact-set-match (EM), worked by hand from the component definitions of the Spider paper and of its
+evaluator, with each quirk of the published script this implementation keeps or drops pinned by a case."""
+
+from __future__ import annotations
+
+import pytest
+
+from eval.sql.grading.exact_match import exact_match
+from eval.sql.grading.spider_sql import SpiderSchema, read_query
+from eval.sql.model.exact import COMPONENTS, ExactMatch, exact_match_figures
+from eval.sql.model.outcome import SQLOutcome, Verdict
+
+SCHEMA = SpiderSchema.of(
+    [
+        ("singer", ["singer_id", "name", "country", "age"], []),
+        ("concert", ["concert_id", "concert_name", "singer_id", "year"], [("singer_id", "singer", "singer_id")]),
+        ("stadium", ["stadium_id", "name", "capacity"], []),
+    ]
+)
+
+
+def em(pred: str, gold: str):
+    return exact_match(pred, gold, "sqlite", SCHEMA)
+
+
+def failed(pred: str, gold: str) -> set[str]:
+    """The components that do not match (empty: every one does)."""
+    result = em(pred, gold)
+    return {name for name, ok in result.components.items() if not ok}
+
+
+def test_the_same_query_matches_on_every_component():
+    gold = "SELECT name, age FROM singer WHERE country = 'France' ORDER BY age DESC LIMIT 3"
+    result = em(gold, gold)
+    assert result.match is True and result.tables is True
+    assert list(result.components) == list(COMPONENTS) and all(result.components.values())
+
+
+def test_select_is_a_set_column_order_does_not_matter():
+    assert em("SELECT age, name FROM singer", "SELECT name, age FROM singer").match is True
+
+
+def test_select_with_and_without_aggregates():
+    # Another aggregate over the same column: `select` fails, `select(no AGG)` (the column alone) holds.
+    assert failed("SELECT min(age) FROM singer", "SELECT max(age) FROM singer") == {"select"}
+    # Another column: both fail.
+    assert failed("SELECT max(singer_id) FROM singer", "SELECT max(age) FROM singer") == {"select", "select(no AGG)"}
+
+
+def test_values_are_ignored_as_the_official_default():
+    assert em("SELECT name FROM singer WHERE age > 30", "SELECT name FROM singer WHERE age > 20").match is True
+    assert em(
+        "SELECT name FROM singer WHERE country = 'Spain'", "SELECT name FROM singer WHERE country = 'France'"
+    ).match
+
+
+def test_where_with_and_without_operators():
+    # Another operator on the same column: `where` fails, `where(no OP)` (the column) holds.
+    assert failed("SELECT name FROM singer WHERE age < 20", "SELECT name FROM singer WHERE age > 20") == {"where"}
+    # LIKE for = is another operator and a keyword.
+    assert failed("SELECT name FROM singer WHERE name LIKE '%a%'", "SELECT name FROM singer WHERE name = 'a'") == {
+        "where",
+        "keywords",
+    }
+    # NOT is part of the condition unit and a keyword.
+    assert failed(
+        "SELECT name FROM singer WHERE country NOT IN ('France')", "SELECT name FROM singer WHERE country IN ('France')"
+    ) == {"where", "keywords"}
+
+
+def test_and_or():
+    gold = "SELECT name FROM singer WHERE age > 20 AND country = 'France'"
+    assert failed("SELECT name FROM singer WHERE age > 20 OR country = 'France'", gold) == {"and/or", "keywords"}
+    # The conditions are a multiset: their order does not matter.
+    assert em("SELECT name FROM singer WHERE country = 'x' AND age > 1", gold).match is True
+
+
+def test_group_by_with_and_without_having():
+    gold = "SELECT country, count(*) FROM singer GROUP BY country HAVING count(*) > 1"
+    # HAVING left out: `group(no Having)` holds, `group` (columns and HAVING) fails, and the keyword differs.
+    assert failed("SELECT country, count(*) FROM singer GROUP BY country", gold) == {"group", "keywords"}
+    assert em("SELECT country, count(*) FROM singer GROUP BY country HAVING count(*) > 5", gold).match is True
+    # Another grouping column: both fail.
+    assert failed("SELECT country, count(*) FROM singer GROUP BY age HAVING count(*) > 1", gold) == {
+        "group",
+        "group(no Having)",
+    }
+
+
+def test_order_by_with_limit():
+    gold = "SELECT name FROM singer ORDER BY age DESC LIMIT 1"
+    # The LIMIT's number is a value: ignored.
+    assert em("SELECT name FROM singer ORDER BY age DESC LIMIT 3", gold).match is True
+    # LIMIT missing: `order` fails (it needs both or neither), and the keyword.
+    assert failed("SELECT name FROM singer ORDER BY age DESC", gold) == {"order", "keywords"}
+    # Another direction: `order` and the asc/desc keyword.
+    assert failed("SELECT name FROM singer ORDER BY age ASC LIMIT 1", gold) == {"order", "keywords"}
+    # ASC by default, as written or not.
+    assert em("SELECT name FROM singer ORDER BY age", "SELECT name FROM singer ORDER BY age ASC").match is True
+    # One direction per clause, the last one written: Spider's parser keeps no direction per key.
+    assert em(
+        "SELECT name FROM singer ORDER BY age DESC, name DESC", "SELECT name FROM singer ORDER BY age, name DESC"
+    ).match
+
+
+def test_intersect_union_except():
+    a = "SELECT name FROM singer WHERE age > 20"
+    b = "SELECT name FROM singer WHERE country = 'France'"
+    assert em(f"{a} UNION {b}", f"{a} UNION {b}").match is True
+    assert failed(f"{a} INTERSECT {b}", f"{a} UNION {b}") == {"IUEN", "keywords"}
+    # The part after the operation must itself match exactly.
+    assert failed(f"{a} UNION SELECT name FROM singer WHERE age = 1", f"{a} UNION {b}") == {"IUEN"}
+    # Missing: IUEN and the keyword.
+    assert failed(a, f"{a} EXCEPT {b}") == {"IUEN", "keywords"}
+    # An ORDER BY after the last SELECT belongs to it (as Spider's parser reads it), so the nested query differs.
+    assert failed(f"{a} UNION {b} ORDER BY name", f"{a} UNION {b}") == {"IUEN"}
+
+
+def test_a_chain_of_set_operations_nests_to_the_right():
+    q = read_query("SELECT name FROM singer UNION SELECT name FROM stadium EXCEPT SELECT name FROM singer", "sqlite")
+    assert q.union is not None and q.union.except_ is not None and q.union.tables == ("stadium",)
+
+
+def test_table_aliases_are_resolved():
+    gold = "SELECT name FROM singer WHERE age > 20"
+    assert em("SELECT T1.name FROM singer AS T1 WHERE T1.age > 20", gold).match is True
+    assert em("SELECT s.name FROM singer s WHERE s.age > 20", gold).match is True
+
+
+def test_a_select_alias_in_order_by_is_what_it_names():
+    gold = "SELECT country, count(*) FROM singer GROUP BY country ORDER BY count(*) DESC"
+    assert em("SELECT country, count(*) AS n FROM singer GROUP BY country ORDER BY n DESC", gold).match is True
+
+
+def test_joins_compare_the_set_of_tables():
+    gold = "SELECT T1.name FROM singer AS T1 JOIN concert AS T2 ON T1.singer_id = T2.singer_id"
+    assert em("SELECT T2.name FROM concert AS T1 JOIN singer AS T2 ON T1.singer_id = T2.singer_id", gold).match
+    # A table more: every component matches, the FROM tables do not, so no exact match.
+    extra = em(
+        "SELECT T1.name FROM singer AS T1 JOIN concert AS T2 ON T1.singer_id = T2.singer_id JOIN stadium AS T3",
+        gold,
+    )
+    assert extra.match is False and extra.tables is False and all(extra.components.values())
+
+
+def test_quirk_kept_join_conditions_are_not_compared_direction_or_columns():
+    """The published script compares no ON condition (an older one compared the first with its sides sorted)."""
+    gold = "SELECT T1.name FROM singer AS T1 JOIN concert AS T2 ON T1.singer_id = T2.singer_id"
+    assert em("SELECT T1.name FROM singer AS T1 JOIN concert AS T2 ON T2.singer_id = T1.singer_id", gold).match
+    assert em("SELECT T1.name FROM singer AS T1 JOIN concert AS T2 ON T1.age = T2.year", gold).match
+    # Nor the join type.
+    assert em("SELECT T1.name FROM singer AS T1 LEFT JOIN concert AS T2 ON T1.singer_id = T2.singer_id", gold).match
+
+
+def test_quirk_kept_count_star_is_a_column_of_its_own():
+    """``*`` is Spider's ``__all__`` column: COUNT(*) is not COUNT(a key), even where their rows agree."""
+    assert failed("SELECT count(singer_id) FROM singer", "SELECT count(*) FROM singer") == {"select", "select(no AGG)"}
+    assert em("SELECT COUNT(*) FROM singer", "SELECT count(*) FROM singer").match is True
+
+
+def test_quirk_kept_distinct_is_ignored():
+    """The script's default DISABLE_DISTINCT: DISTINCT in SELECT and inside an aggregate counts for nothing."""
+    assert em("SELECT country FROM singer", "SELECT DISTINCT country FROM singer").match is True
+    assert em("SELECT count(country) FROM singer", "SELECT count(DISTINCT country) FROM singer").match is True
+
+
+def test_quirk_kept_a_column_is_its_table_not_the_alias_of_it():
+    """A self-join's two aliases are one table to the script: their columns cannot be told apart."""
+    gold = "SELECT a.name, b.name FROM singer AS a JOIN singer AS b ON a.age = b.age"
+    assert em("SELECT a.name, a.name FROM singer AS a JOIN singer AS b ON a.age = b.age", gold).match is True
+
+
+def test_quirk_kept_group_by_compares_column_names_without_their_table():
+    """``eval_group`` splits ``table.column`` on the dot: the same name in another table passes ``group(no
+    Having)``, while ``group`` compares the whole column."""
+    gold = "SELECT count(*) FROM singer AS T1 JOIN stadium AS T2 GROUP BY T1.name"
+    assert failed("SELECT count(*) FROM singer AS T1 JOIN stadium AS T2 GROUP BY T2.name", gold) == {"group"}
+
+
+def test_quirk_kept_a_column_on_the_right_of_a_comparison_is_a_value():
+    """The script drops every value that is not a subquery, a column on the right of ``=`` included."""
+    gold = "SELECT T1.name FROM singer AS T1 JOIN concert AS T2 WHERE T1.singer_id = T2.singer_id"
+    assert em("SELECT T1.name FROM singer AS T1 JOIN concert AS T2 WHERE T1.singer_id = T2.year", gold).match
+
+
+def test_foreign_keys_make_the_two_ends_one_column():
+    """The script's ``kmap``: a column of a FROM table is its foreign-key set's first member."""
+    gold = "SELECT T1.singer_id FROM singer AS T1 JOIN concert AS T2 ON T1.singer_id = T2.singer_id"
+    assert em("SELECT T2.singer_id FROM singer AS T1 JOIN concert AS T2 ON T1.singer_id = T2.singer_id", gold).match
+    # Without the foreign key they are two columns.
+    bare = exact_match(
+        "SELECT T2.singer_id FROM singer AS T1 JOIN concert AS T2 ON T1.singer_id = T2.singer_id", gold, "sqlite"
+    )
+    assert bare.match is False
+
+
+def test_an_unqualified_column_belongs_to_the_first_from_table_that_has_it():
+    gold = "SELECT T1.name FROM singer AS T1 JOIN stadium AS T2"
+    assert em("SELECT name FROM singer AS T1 JOIN stadium AS T2", gold).match is True
+    assert em("SELECT name FROM stadium AS T2 JOIN singer AS T1", gold).match is False
+
+
+def test_subqueries_are_compared_whole_their_values_ignored():
+    gold = "SELECT name FROM singer WHERE age > (SELECT avg(age) FROM singer WHERE country = 'France')"
+    assert em("SELECT name FROM singer WHERE age > (SELECT avg(age) FROM singer WHERE country = 'Spain')", gold).match
+    assert failed(
+        "SELECT name FROM singer WHERE age > (SELECT max(age) FROM singer WHERE country = 'France')", gold
+    ) == {"where"}
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "ran", "expected"),
+    [
+        ("SELECT name FROM singer", "SELEC name FROM", True, None),  # the reference: the harness cannot read it
+        ("SELEC name FROM", "SELECT name FROM singer", True, None),  # ran, yet sqlglot cannot read it: its limit
+        ("SELEC name FROM", "SELECT name FROM singer", False, False),  # neither read nor ran: the script's 0
+        ("", "SELECT name FROM singer", False, False),  # no SQL at all
+        (None, "SELECT name FROM singer", False, False),
+    ],
+)
+def test_what_cannot_be_read_is_unmeasured_unless_it_is_the_candidates_fault(pred, gold, ran, expected):
+    result = exact_match(pred, gold, "sqlite", SCHEMA, ran=ran)
+    assert result.match is expected
+    assert result.note and not result.components
+
+
+def test_a_with_query_is_read_where_it_is_used_as_a_from_subquery():
+    """Spider has no WITH: a FROM naming one reads its query as a FROM subquery, so its body is compared."""
+    gold = "WITH old AS (SELECT name, age FROM singer WHERE age > 40) SELECT name FROM old"
+    assert em("WITH o AS (SELECT name, age FROM singer WHERE age > 50) SELECT name FROM o", gold).match is True
+    assert em("WITH old AS (SELECT name, age FROM singer WHERE age < 40) SELECT name FROM old", gold).match is False
+    recursive = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5) SELECT i FROM n"
+    assert em(recursive, recursive).match is True  # a WITH naming itself is read once, then as a table
+
+
+def test_the_run_counts_unmeasured_em_apart_never_as_a_miss():
+    def answer(n: int, verdict: Verdict, match: bool | None, level: str) -> SQLOutcome:
+        parts = {} if match is None else dict.fromkeys(COMPONENTS, match)
+        exact = ExactMatch(match, parts, match)
+        return SQLOutcome(f"q{n}", "answer", "s", verdict, difficulty=level, exact=exact)
+
+    outcomes = [
+        answer(1, Verdict.PASS, True, "hard"),
+        answer(2, Verdict.WRONG, True, "easy"),
+        answer(3, Verdict.PASS, None, "easy"),
+        answer(4, Verdict.ERROR, False, "easy"),
+        SQLOutcome("q5", "answer", "s", Verdict.PASS, difficulty="easy"),  # EM not asked: not counted at all
+    ]
+    em = exact_match_figures(outcomes, ["easy", "hard"])
+    assert em is not None
+    assert (em["cases"], em["measured"], em["matched"], em["unmeasured"], em["rate"]) == (4, 3, 2, 1, 0.6667)
+    assert em["execution_rate"] == 0.5  # passes of the same four questions
+    assert list(em["by_difficulty"]) == ["easy", "hard"]
+    assert (em["by_difficulty"]["easy"]["measured"], em["by_difficulty"]["easy"]["matched"]) == (2, 1)
+    assert em["components"]["select"] == 0.6667
+    assert exact_match_figures(outcomes[4:], ["easy"]) is None
