@@ -22,7 +22,7 @@ from eval.run import main as run_main
 from eval.tests import small_run as sr
 from eval.tests.test_run_compare import report
 
-HOSTILE_MODEL = "bad <script>x</script> | *m*"
+HOSTILE_MODEL = 'bad <script>document.title="pwned"</script> | *m*'
 
 
 def _run(answers: str, *extra: str) -> None:
@@ -133,9 +133,10 @@ def test_a_model_name_is_escaped_in_the_markdown_and_the_page(work, capsys):
     assert main(["good.json", "bad.json", "wrong.json", "--markdown", "m.md", "--html", "m.html"]) == 0
     text = Path("m.md").read_text()
     assert capsys.readouterr().out.strip() == text.strip()
-    assert "bad \\<script\\>x\\</script\\> \\| \\*m\\*" in text and "<script>" not in text
+    assert 'bad \\<script\\>document.title="pwned"\\</script\\> \\| \\*m\\*' in text and "<script>" not in text
     page = Path("m.html").read_text()
-    assert "bad &lt;script&gt;x&lt;/script&gt; | *m*" in page and "<script>x" not in page
+    assert "bad &lt;script&gt;document.title=&#34;pwned&#34;&lt;/script&gt; | *m*" in page
+    assert "<script>document" not in page
     assert page.count('<tr data-question="') == 11 + 1 + 8  # the matrix, the safety flip, the regressions
 
 
