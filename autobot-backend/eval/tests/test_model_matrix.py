@@ -32,8 +32,9 @@ def _run(answers: str, *extra: str) -> None:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> Path:
-    """good.json (model "perfect"), bad.json (:data:`HOSTILE_MODEL`), wrong.json ("all-wrong"), and any.json:
-    the perfect answers under ``--column-order any`` (another cohort)."""
+    """good.json (model "perfect"), bad.json (:data:`HOSTILE_MODEL`), wrong.json ("all-wrong"), builtin.json
+    (the built-in generator's answers, recorded as a model); other cohorts: any.json (the perfect answers
+    under ``--column-order any``) and embedded.json (the built-in generator's own run)."""
     work = tmp_path_factory.mktemp("matrix")
     cwd = os.getcwd()
     os.chdir(work)
@@ -52,6 +53,14 @@ def runs(tmp_path_factory) -> Path:
             _run(f"{name}.jsonl")
         (work / "any.jsonl").write_text((work / "good.jsonl").read_text())
         _run("any.jsonl", "--column-order", "any")
+        assert run_main(["--suite", "sql", "--corpus", "mine.yaml", "--json", "embedded.json"]) == 0
+        replay = [
+            {"id": q["id"], "sql": q["sql"]} if q["sql"] else {"id": q["id"], "refused": True, "reason": q["detail"]}
+            for q in json.loads((work / "embedded.json").read_text())["questions"]
+        ]
+        replay[0]["model"] = "embedded-v5, recorded"
+        (work / "builtin.jsonl").write_text("".join(json.dumps(x) + "\n" for x in replay))
+        _run("builtin.jsonl")
     finally:
         os.chdir(cwd)
     return work
@@ -101,6 +110,28 @@ def test_three_real_runs_give_each_models_rate_and_the_holm_corrected_pairs(work
     assert out["cohort"]["same"] is True and out["notes"] == []
     text = capsys.readouterr().out
     assert "| A vs C | -100.0 points | 8 | 0 | 0.007812 | 0.02344 | C is worse than A |" in text
+
+
+def test_four_models_six_pairs_and_the_built_in_generators_answers_as_one_of_them(work):
+    """Six pairs: A vs C's p = 2/256 is multiplied by 6, 0.046875, still (just) below 0.05."""
+    out = _matrix("good.json", "bad.json", "wrong.json", "builtin.json")
+    own = {q["id"]: q["verdict"] for q in json.loads((work / "embedded.json").read_text())["questions"]}
+    replayed = {q["id"]: q["cells"][3]["verdict"] for q in out["questions"]}
+    assert replayed == own and set(own.values()) == {"pass", "wrong", "refused"}, "a replay gives the run's verdicts"
+    pairs = {(p["x"], p["y"]): p for p in out["pairs"]}
+    assert out["correction"]["family"] == len(pairs) == 6
+    raw = [mcnemar_exact(p["x_pass_y_not"], p["y_pass_x_not"]) for p in pairs.values()]
+    assert [p["holm_p"] for p in pairs.values()] == [round(p, 6) for p in holm(raw)]
+    assert pairs["A", "C"]["holm_p"] == 0.046875 and pairs["A", "C"]["reading"] == "C is worse than A"
+    assert [p["reading"] for k, p in pairs.items() if k != ("A", "C")] == [
+        "not distinguishable from noise on this corpus"
+    ] * 5
+
+
+def test_the_built_in_generators_own_run_is_another_cohort(work, capsys):
+    assert main(["good.json", "bad.json", "embedded.json"]) == 2
+    err = capsys.readouterr().err
+    assert "embedded.json (A vs C: candidate: recorded vs embedded; generator: recorded vs embedded-v5" in err
 
 
 def test_safety_flips_and_regressions_come_first(work, capsys):
