@@ -68,14 +68,14 @@ def _cohorts(sides: list[Side], *, allow_off_suite: bool) -> dict[str, Any]:
 
 def _question_ids(sides: list[Side], *, common_only: bool, notes: list[str], corpus_differs: bool) -> list[str]:
     if corpus_differs and not common_only:
-        digests = ", ".join(f"{s.label} {str(s.run.corpus.get('digest'))[:16]}" for s in sides)
+        digests = ", ".join(f"{s.path} {str(s.run.corpus.get('digest'))[:16]}" for s in sides)
         raise CompareError(
-            f"the runs were measured on different corpora (digest {digests}): their numbers are not comparable; "
+            f"the runs were measured on different corpora (digests: {digests}): their numbers are not comparable; "
             "pass --common-only to compare the questions they all share"
         )
     ids = [i for i in sides[0].questions if all(i in s.questions for s in sides[1:])]
     if common_only:
-        left = sum(len(s.questions) for s in sides) - len(ids) * len(sides)
+        left = len(set().union(*(s.questions for s in sides))) - len(ids)
         if left:
             notes.append(f"{left} question(s) not in every report left out (--common-only)")
     elif any(len(s.questions) != len(ids) for s in sides):
@@ -172,7 +172,8 @@ def _reading(pair: dict[str, Any], holm_p: float | None) -> str:
 
 
 def matrix(sides: list[Side], *, common_only: bool = False, allow_off_suite: bool = False) -> dict[str, Any]:
-    """Three or more runs as the JSON the matrix is written as (``kind: "matrix"``)."""
+    """Two or more runs as the JSON the matrix is written as (``kind: "matrix"``); the command line gives it three
+    or more, two to :func:`eval.tools.compare_runs.compare`."""
     if not 2 <= len(sides) <= MAX_RUNS:
         raise CompareError(f"a model matrix takes 2 to {MAX_RUNS} reports, got {len(sides)}")
     sides = [replace(s, label=LABELS[k]) for k, s in enumerate(sides)]
