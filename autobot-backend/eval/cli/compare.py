@@ -31,11 +31,13 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m eval.compare",
         description="Is B better than A, and by more than noise? Two JSON reports of the SQL suite compared; "
         "three or more (one cohort but the model): a question-by-model matrix with pairwise tests, Holm-corrected.",
-        epilog="Exit codes: 0 compared; 2 could not compare.",
+        epilog="Exit codes (two reports or more): 0 compared; 2 could not compare.",
     )
     p.add_argument("base", type=Path, help="A: the JSON report to compare against")
     p.add_argument("new", type=Path, help="B: the JSON report compared")
-    p.add_argument("more", type=Path, nargs="*", metavar="C", help="C, D, ...: further reports, for a model matrix")
+    p.add_argument(
+        "more", type=Path, nargs="*", default=[], metavar="C", help="C, D, ...: further reports, for a model matrix"
+    )
     p.add_argument("--json", metavar="PATH", help="also write the comparison as JSON")
     p.add_argument("--markdown", metavar="PATH", help="also write the Markdown")
     p.add_argument("--html", metavar="PATH", help="also write one self-contained HTML page")

@@ -191,6 +191,8 @@ def test_a_third_report_that_does_not_read_is_exit_2_naming_it(work, capsys):
     assert "broken.json" in err and "not a SQL suite report" in err
     assert main(["good.json"] * 27) == 2
     assert "at most 26 reports" in capsys.readouterr().err
+    assert main(["good.json"]) == 2
+    assert capsys.readouterr().err.rstrip().endswith("the following arguments are required: new")  # not C
 
 
 # --- hand-written reports: counts and text a real run does not give ----------------------------------------
