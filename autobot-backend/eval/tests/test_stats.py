@@ -11,6 +11,7 @@ from eval.core.stats import (
     average_ranks,
     bootstrap_rate,
     cohen_kappa,
+    holm,
     mcnemar_exact,
     paired_bootstrap,
     spearman_rho,
@@ -147,3 +148,41 @@ def test_cohen_kappa_is_undefined_without_items_or_when_chance_is_certain():
     assert cohen_kappa(["good"] * 3, ["good"] * 3) is None  # p_e = 1: 0/0
     with pytest.raises(ValueError):
         cohen_kappa(["good"], [])
+
+
+@pytest.mark.parametrize(
+    ("raw", "adjusted"),
+    [
+        # Wikipedia, "Holm-Bonferroni method", worked example: H4 (0.005) and H1 (0.01) rejected at 0.05
+        ([0.01, 0.04, 0.03, 0.005], [0.03, 0.06, 0.06, 0.02]),
+        # the step-down's running maximum: 3 * 0.02 = 0.06 carries to the next, whose own 2 * 0.025 is 0.05
+        ([0.02, 0.025, 0.5], [0.06, 0.06, 0.5]),
+        ([0.3, 0.6], [0.6, 0.6]),  # 2 * 0.3, then 1 * 0.6: equal
+        ([0.4, 0.9], [0.8, 0.9]),
+        ([0.7, 0.9], [1.0, 1.0]),  # 2 * 0.7 capped at 1
+        ([0.04], [0.04]),  # one test: no correction
+        ([], []),
+    ],
+)
+def test_holm_adjusted_p_values_by_exact_arithmetic(raw, adjusted):
+    assert holm(raw) == pytest.approx(adjusted, abs=1e-15)
+
+
+def test_holm_rejects_fewer_than_no_correction_and_more_than_bonferroni():
+    raw = [0.012, 0.013, 0.04, 0.2]  # uncorrected: three below 0.05
+    bonferroni = [min(1.0, 4 * p) for p in raw]
+    assert sum(p < 0.05 for p in raw) == 3
+    assert sum(p < 0.05 for p in bonferroni) == 1  # 0.048 only
+    assert [p < 0.05 for p in holm(raw)] == [True, True, False, False]  # 0.048, 3 * 0.013 = 0.039
+    assert all(p <= a <= b for p, a, b in zip(raw, holm(raw), bonferroni))
+    with pytest.raises(ValueError):
+        holm([0.5, 1.5])
+
+
+def test_the_docstring_examples_hold():
+    import doctest
+
+    from eval.core import stats
+
+    failed, attempted = doctest.testmod(stats)
+    assert failed == 0 and attempted >= 6
