@@ -1,0 +1,104 @@
+"""One query in a form two spellings of the same query share, so that only real differences remain.
+
+Parsed with sqlglot in the engine's dialect; qualified with the schema when one is given (sqlglot's
+``qualify``); then, schema or not: identifiers lower-cased, every table alias replaced by its
+table's name (``o.total`` and ``orders.total`` are one column), an unqualified column of a
+one-table SELECT given its table, projection aliases dropped, and ORDER BY keys that name an
+alias replaced by the aliased expression. A query sqlglot cannot parse gives None: its diagnosis
+then rests on the result evidence alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+Schema = Mapping[str, Mapping[str, str]]
+"""Table -> column -> type, as sqlglot's ``qualify`` takes it."""
+
+
+def canonical(sql: str | None, dialect: str, schema: Schema | None = None) -> exp.Expr | None:
+    """``sql`` parsed and normalised, or None when it cannot be parsed (or is not one query)."""
+    if not sql:
+        return None
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except (SqlglotError, ValueError, RecursionError):
+        return None
+    if not isinstance(tree, exp.Query):
+        return None
+    if schema:
+        try:
+            from sqlglot.optimizer.qualify import qualify
+
+            tree = qualify(tree, schema=dict(schema), dialect=dialect, validate_qualify_columns=False)
+        except (SqlglotError, ValueError, KeyError):
+            pass  # qualifying is a help, not a condition: the light normalisation below still holds
+    for ident in tree.find_all(exp.Identifier):
+        ident.set("this", ident.name.lower())
+        ident.set("quoted", False)
+    for select in list(tree.find_all(exp.Select)):
+        _resolve_aliases(select)
+    return tree
+
+
+def _sources(select: exp.Select) -> dict[str, str]:
+    """Alias (or name) -> table name, for the tables this SELECT reads directly."""
+    out: dict[str, str] = {}
+    parts = [select.args.get("from") or select.args.get("from_"), *(select.args.get("joins") or [])]
+    for part in parts:
+        table = part.this if part is not None else None
+        if isinstance(table, exp.Table):
+            out[table.alias_or_name] = table.name
+    return out
+
+
+def _resolve_aliases(select: exp.Select) -> None:
+    sources = _sources(select)
+    only = next(iter(sources.values())) if len(set(sources.values())) == 1 and len(sources) == 1 else None
+    for column in select.find_all(exp.Column):
+        if column.find_ancestor(exp.Select) is not select:
+            continue
+        qualifier = column.table
+        if qualifier and qualifier in sources:
+            column.set("table", exp.to_identifier(sources[qualifier]))
+        elif not qualifier and only is not None and not _is_projection_alias(column, select):
+            column.set("table", exp.to_identifier(only))
+    for part in [select.args.get("from") or select.args.get("from_"), *(select.args.get("joins") or [])]:
+        if part is not None and isinstance(part.this, exp.Table) and part.this.args.get("alias"):
+            part.this.set("alias", None)
+    aliases = {p.alias: p.this for p in select.expressions if isinstance(p, exp.Alias)}
+    order = select.args.get("order")
+    if order is not None:
+        for ordered in order.expressions:
+            key = ordered.this
+            if isinstance(key, exp.Column) and not key.table and key.name in aliases:
+                ordered.set("this", aliases[key.name].copy())
+            elif isinstance(key, exp.Literal) and key.is_int and 0 < int(key.this) <= len(select.expressions):
+                ordered.set("this", bare(select.expressions[int(key.this) - 1]).copy())
+    select.set("expressions", [bare(p) for p in select.expressions])
+
+
+def _is_projection_alias(column: exp.Column, select: exp.Select) -> bool:
+    """An unqualified name that is one of the SELECT's own aliases (``ORDER BY n`` where ``COUNT(*) AS n``)."""
+    return any(isinstance(p, exp.Alias) and p.alias == column.name for p in select.expressions)
+
+
+def bare(p: exp.Expr) -> exp.Expr:
+    """A projection without its alias."""
+    return p.this if isinstance(p, exp.Alias) else p
+
+
+def selects(tree: exp.Expr) -> list[exp.Select]:
+    """Every SELECT of the query, the outermost first (breadth first)."""
+    return list(tree.find_all(exp.Select))
+
+
+def text(node: exp.Expr | None, dialect: str) -> str:
+    """A node as SQL on one line, for a diagnosis to quote."""
+    if node is None:
+        return ""
+    return " ".join(node.sql(dialect=dialect).split())

@@ -1,0 +1,362 @@
+"""The clause-by-clause comparison: where two canonical queries differ, and what kind of mistake each
+difference is.
+
+The SELECTs of both queries are paired (the outermost with the outermost, then in breadth-first
+order when both have as many; otherwise only the outermost), and each pair is walked in parallel,
+nested SELECTs left to their own pair. WHERE and HAVING are compared as sets of conjuncts, so
+``a AND b`` and ``b AND a`` do not differ; GROUP BY as a set of keys. Each difference is put in a
+category by where it sits, the first rule that holds (the rules are the docs' "Why it is wrong"):
+
+1. one side is the other wrapped in ROUND/CAST/a format function: ``value_format`` (in ORDER BY too:
+   ordering by the rounded value follows from rounding it);
+2. ORDER BY, LIMIT, OFFSET, or a window's ORDER BY: ``ordering`` (an outermost ORDER BY without a
+   LIMIT is left out when the question is not ordered: its rows are compared as a multiset);
+3. SELECT DISTINCT added or removed: ``distinct``;
+4. inside a condition (a comparison, BETWEEN, IN, LIKE, AND/OR/NOT, CASE WHEN's condition): ``filter``,
+   wherever the condition is (WHERE, HAVING, a join's ON against a literal, a CASE in the projection),
+   unless the condition only compares two aggregates' results and the aggregate itself differs;
+5. inside an aggregate: ``aggregation``;
+6. WHERE or HAVING: ``filter``; GROUP BY: ``grouping``; a window's PARTITION BY: ``grouping``;
+7. a join (added, left out, its type or its ON between columns): ``join``; a table in FROM or a join
+   that the other query never reads while it reads one this one never reads: ``schema``;
+8. the projection: an aggregate added or left out is ``aggregation``, anything else ``projection``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from eval.sql.diagnosis._canonical import selects, text
+from eval.sql.model.diagnosis import Category, earliest
+
+CLAUSE_NAMES = {
+    "expressions": "SELECT",
+    "where": "WHERE",
+    "having": "HAVING",
+    "group": "GROUP BY",
+    "order": "ORDER BY",
+    "limit": "LIMIT",
+    "offset": "OFFSET",
+    "joins": "JOIN",
+    "from": "FROM",
+    "from_": "FROM",
+    "distinct": "DISTINCT",
+}
+WRAPPERS = (exp.Round, exp.Cast, exp.TryCast, exp.Floor, exp.Ceil, exp.Trunc, exp.TimeToStr, exp.Anonymous)
+"""Functions that change how a value is written, not which value: ROUND, CAST, printf/format, ..."""
+PREDICATES = (
+    exp.Predicate,
+    exp.Connector,
+    exp.Not,
+    exp.Between,
+    exp.In,
+    exp.Like,
+    exp.ILike,
+    exp.Is,
+    exp.If,
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One difference between the two queries."""
+
+    category: Category
+    clause: str
+    """``WHERE``, ``JOIN``, ``SELECT``, ... (the reference's clause name)."""
+    reference: str
+    """The reference's side as SQL; empty when the reference has nothing there."""
+    candidate: str
+
+
+@dataclass(frozen=True)
+class Context:
+    dialect: str
+    ordered: bool
+    """The question's order is part of the answer."""
+    column_order_any: bool
+    """Columns in another order pass (``column_order: any``): a reordered projection is no mistake."""
+    nested_paired: bool = False
+    """Both queries have as many SELECTs, paired: a nested SELECT's differences are its own pair's."""
+
+
+def compare(reference: exp.Expr, candidate: exp.Expr, ctx: Context) -> list[Finding]:
+    """Every difference between the two canonical queries, categorised."""
+    refs, cands = selects(reference), selects(candidate)
+    if not refs or not cands:
+        return [Finding(Category.OTHER, "query", text(reference, ctx.dialect), text(candidate, ctx.dialect))]
+    paired = len(refs) == len(cands)
+    pairs = list(zip(refs, cands)) if paired else [(refs[0], cands[0])]
+    ctx = dataclasses.replace(ctx, nested_paired=paired)
+    out: list[Finding] = []
+    read_r, read_c = _tables(reference), _tables(candidate)
+    if read_r - read_c and read_c - read_r:
+        out.append(
+            Finding(Category.SCHEMA, "FROM", ", ".join(sorted(read_r - read_c)), ", ".join(sorted(read_c - read_r)))
+        )
+    for i, (r, c) in enumerate(pairs):
+        out += _select_pair(r, c, ctx, outermost=i == 0)
+    return out
+
+
+def _select_pair(r: exp.Select, c: exp.Select, ctx: Context, *, outermost: bool) -> list[Finding]:
+    out: list[Finding] = []
+    keys = sorted(set(r.args) | set(c.args))
+    for key in keys:
+        if key in ("with", "with_"):
+            continue  # a CTE's SELECT is a pair of its own
+        a, b = r.args.get(key), c.args.get(key)
+        if key in ("where", "having"):
+            out += _conjuncts(key, a, b, ctx)
+        elif key == "group":
+            out += _keyset(key, a, b, ctx)
+        elif key == "joins":
+            out += _joins(a or [], b or [], ctx)
+        elif key == "order" and outermost and not ctx.ordered and not r.args.get("limit") and not c.args.get("limit"):
+            continue  # the rows are compared as a multiset: this ORDER BY decides nothing
+        elif key == "expressions":
+            out += _projection(a or [], b or [], ctx)
+        else:
+            out += [_finding(key, x, y, ctx) for x, y in _diff(a, b, ctx.nested_paired)]
+    return out
+
+
+def _finding(clause_key: str, a: exp.Expr | None, b: exp.Expr | None, ctx: Context) -> Finding:
+    category = _category(clause_key, a, b)
+    clause = CLAUSE_NAMES.get(clause_key, clause_key.upper())
+    return Finding(category, clause, _t(_quoted(a, category), ctx), _t(_quoted(b, category), ctx))
+
+
+def _quoted(node: exp.Expr | None, category: Category) -> exp.Expr | None:
+    """What a line quotes for a differing node: its condition (a filter) or its aggregate, not a bare literal."""
+    if category is Category.FILTER:
+        return _ancestor(node, *PREDICATES) or node
+    if category is Category.AGGREGATION:
+        agg = _ancestor(node, exp.AggFunc)
+        return agg.parent if isinstance(agg, exp.Distinct) and agg.parent else (agg or node)
+    return node
+
+
+def _t(node: object, ctx: Context) -> str:
+    return text(node, ctx.dialect) if isinstance(node, exp.Expr) else ("" if node is None else str(node))
+
+
+def _category(clause_key: str, a: exp.Expr | None, b: exp.Expr | None) -> Category:
+    node = a if isinstance(a, exp.Expr) else b if isinstance(b, exp.Expr) else None
+    if _wrapped(a, b) or _wrapped(b, a):
+        return Category.VALUE_FORMAT
+    if clause_key in ("order", "limit", "offset") or _under(node, exp.Window, "order"):
+        return Category.ORDERING
+    if clause_key == "distinct":
+        return Category.DISTINCT
+    agg = _ancestor(node, exp.AggFunc)
+    predicate = _ancestor(node, *PREDICATES)
+    if predicate is not None and (agg is None or _is_ancestor(agg, predicate)):
+        return Category.FILTER  # a condition, wherever it is, or one inside an aggregate (SUM(CASE WHEN ..))
+    if agg is not None:
+        return Category.AGGREGATION
+    if clause_key in ("where", "having"):
+        return Category.FILTER
+    if clause_key == "group" or _under(node, exp.Window, "partition_by"):
+        return Category.GROUPING
+    if clause_key in ("joins", "from", "from_"):
+        return Category.JOIN
+    return Category.PROJECTION
+
+
+def _ancestor(node: exp.Expr | None, *types: type[exp.Expr]) -> exp.Expr | None:
+    """The nearest of ``node`` and its ancestors of one of ``types``, within its own SELECT."""
+    while node is not None and not isinstance(node, exp.Select):
+        if isinstance(node, types):
+            return node
+        node = node.parent
+    return None
+
+
+def _is_ancestor(outer: exp.Expr, inner: exp.Expr) -> bool:
+    node: exp.Expr | None = inner.parent
+    while node is not None:
+        if node is outer:
+            return True
+        node = node.parent
+    return False
+
+
+def _under(node: exp.Expr | None, kind: type[exp.Expr], key: str) -> bool:
+    """``node`` sits in the ``key`` argument of an ancestor of type ``kind`` (a window's ORDER BY)."""
+    while node is not None and node.parent is not None and not isinstance(node, exp.Select):
+        if isinstance(node.parent, kind) and node.arg_key == key:
+            return True
+        if isinstance(node.parent, exp.Order) and isinstance(node.parent.parent, kind) and key == "order":
+            return True
+        node = node.parent
+    return False
+
+
+def _wrapped(outer: object, inner: object) -> bool:
+    """``outer`` is ``inner`` wrapped in a function that only changes how a value is written."""
+    if not isinstance(outer, WRAPPERS) or not isinstance(inner, exp.Expr):
+        return False
+    return outer.this == inner or (isinstance(outer.this, WRAPPERS) and _wrapped(outer.this, inner))
+
+
+def _diff(a: object, b: object, nested: bool = True) -> Iterator[tuple[exp.Expr | None, exp.Expr | None]]:
+    """The smallest differing node pairs of two trees walked in parallel (nested SELECTs skipped)."""
+    if isinstance(a, exp.Select) and isinstance(b, exp.Select) and a.parent is not None and nested:
+        return
+    if isinstance(a, list) or isinstance(b, list):
+        la: list[object] = list(a) if isinstance(a, list) else []
+        lb: list[object] = list(b) if isinstance(b, list) else []
+        if len(la) != len(lb):
+            yield _node(a, la), _node(b, lb)
+            return
+        for x, y in zip(la, lb):
+            yield from _diff(x, y, nested)
+        return
+    if isinstance(a, exp.Expr) and isinstance(b, exp.Expr):
+        if type(a) is not type(b):
+            yield a, b
+            return
+        scalars = [k for k in set(a.args) | set(b.args) if not _is_tree(a.args.get(k)) and not _is_tree(b.args.get(k))]
+        if any(_scalar(a.args.get(k)) != _scalar(b.args.get(k)) for k in scalars):
+            yield a, b
+            return
+        for k in sorted(set(a.args) | set(b.args)):
+            if k not in scalars:
+                yield from _diff(a.args.get(k), b.args.get(k), nested)
+        return
+    if _scalar(a) != _scalar(b):
+        yield (a if isinstance(a, exp.Expr) else None), (b if isinstance(b, exp.Expr) else None)
+
+
+def _node(value: object, items: list[object]) -> exp.Expr | None:
+    """A list argument's owner, to name in a finding (the list itself is no node)."""
+    first = next((x for x in items if isinstance(x, exp.Expr)), None)
+    return first.parent if first is not None else None
+
+
+def _is_tree(v: object) -> bool:
+    return isinstance(v, (exp.Expr, list))
+
+
+def _scalar(v: object) -> object:
+    return v.lower() if isinstance(v, str) else (v or None)
+
+
+def _conjuncts(key: str, a: exp.Expr | None, b: exp.Expr | None, ctx: Context) -> list[Finding]:
+    """WHERE/HAVING/ON as sets of conjuncts: those only one side has, paired in order where both have some.
+    In a join's ON, a conjunct between columns is the join's own condition (``join``), one against a
+    literal a filter."""
+    ra, rb = _split(a), _split(b)
+    ta, tb = Counter(_masked(x, ctx) for x in ra), Counter(_masked(x, ctx) for x in rb)
+    only_a = [x for x in ra if _take(ta, tb, _masked(x, ctx))]
+    ta, tb = Counter(_masked(x, ctx) for x in ra), Counter(_masked(x, ctx) for x in rb)
+    only_b = [x for x in rb if _take(tb, ta, _masked(x, ctx))]
+    out: list[Finding] = []
+    for x, y in zip(only_a, only_b):
+        found = {_finding(key, p, q, ctx).category for p, q in _diff(x, y, ctx.nested_paired)} - {Category.PROJECTION}
+        out.append(Finding(earliest(found or {Category.FILTER}), CLAUSE_NAMES[key], _t(x, ctx), _t(y, ctx)))
+    n = min(len(only_a), len(only_b))
+    out += [_finding(key, x, None, ctx) for x in only_a[n:]]
+    out += [_finding(key, None, y, ctx) for y in only_b[n:]]
+    if key != "joins":
+        return out
+    sides = [(x, y) for x, y in zip(only_a, only_b)] + [(x, None) for x in only_a[n:]] + [(None, y) for y in only_b[n:]]
+    return [
+        _as(f, Category.FILTER if any(s is not None and s.find(exp.Literal) for s in pair) else Category.JOIN)
+        for f, pair in zip(out, sides)
+    ]
+
+
+def _masked(node: exp.Expr, ctx: Context) -> str:
+    """A conjunct's text, its nested SELECTs shown as ``(...)`` when they are compared as pairs of their own."""
+    if not ctx.nested_paired or node.find(exp.Select) is None:
+        return _t(node, ctx)
+    copy = node.copy()
+    for inner in list(copy.find_all(exp.Select)):
+        if inner.parent is not None:
+            inner.replace(exp.Placeholder(this="nested"))
+    return _t(copy, ctx)
+
+
+def _as(f: Finding, category: Category) -> Finding:
+    return Finding(category, f.clause, f.reference, f.candidate)
+
+
+def _take(mine: Counter[str], theirs: Counter[str], key: str) -> bool:
+    """Whether this conjunct is one the other side lacks (consuming one of the other side's copies)."""
+    if theirs[key] > 0:
+        theirs[key] -= 1
+        return False
+    return True
+
+
+def _split(node: exp.Expr | None) -> list[exp.Expr]:
+    if node is None:
+        return []
+    inner = node.this if isinstance(node, (exp.Where, exp.Having)) else node
+    return list(inner.flatten()) if isinstance(inner, exp.And) else [inner]
+
+
+def _keyset(key: str, a: exp.Expr | None, b: exp.Expr | None, ctx: Context) -> list[Finding]:
+    ka = Counter(_t(x, ctx) for x in (a.expressions if a is not None else []))
+    kb = Counter(_t(x, ctx) for x in (b.expressions if b is not None else []))
+    if ka == kb:
+        return []
+    missing, extra = ka - kb, kb - ka
+    return [Finding(Category.GROUPING, "GROUP BY", ", ".join(missing), ", ".join(extra))]
+
+
+def _joins(a: list[exp.Join], b: list[exp.Join], ctx: Context) -> list[Finding]:
+    """Joins paired by the table they read; conditions against a literal are filters (rule 4)."""
+    out: list[Finding] = []
+    by_table = {_joined(j): j for j in b}
+    seen: set[str] = set()
+    for j in a:
+        other = by_table.get(_joined(j))
+        seen.add(_joined(j))
+        if other is None:
+            out.append(Finding(Category.JOIN, "JOIN", _t(j, ctx), ""))
+            continue
+        if (j.args.get("side") or "", j.args.get("kind") or "") != (
+            other.args.get("side") or "",
+            other.args.get("kind") or "",
+        ):
+            out.append(Finding(Category.JOIN, "JOIN", _t(j, ctx), _t(other, ctx)))
+        out += _conjuncts("joins", j.args.get("on"), other.args.get("on"), ctx)
+    out += [Finding(Category.JOIN, "JOIN", "", _t(j, ctx)) for j in b if _joined(j) not in seen]
+    return out
+
+
+def _joined(j: exp.Join) -> str:
+    """What a join reads: its table's name, or a derived table's alias (its SELECT is a pair of its own)."""
+    t = j.this
+    return t.name if isinstance(t, exp.Table) else (t.alias_or_name or t.sql())
+
+
+def _projection(a: list[exp.Expr], b: list[exp.Expr], ctx: Context) -> list[Finding]:
+    ta, tb = [_t(x, ctx) for x in a], [_t(x, ctx) for x in b]
+    if ta == tb:
+        return []
+    if Counter(ta) == Counter(tb):
+        if ctx.column_order_any:
+            return []
+        return [Finding(Category.PROJECTION, "SELECT", ", ".join(ta), ", ".join(tb))]
+    if len(a) == len(b):
+        return [_finding("expressions", x, y, ctx) for x, y in _diff(a, b, ctx.nested_paired)]
+    missing = [x for x in a if _t(x, ctx) not in tb]
+    extra = [y for y in b if _t(y, ctx) not in ta]
+    aggregate = any(x.find(exp.AggFunc) for x in missing + extra)
+    category = Category.AGGREGATION if aggregate else Category.PROJECTION
+    return [Finding(category, "SELECT", ", ".join(_t(x, ctx) for x in missing), ", ".join(_t(y, ctx) for y in extra))]
+
+
+def _tables(tree: exp.Expr) -> set[str]:
+    """The base tables a query reads (CTE names left out)."""
+    ctes = {c.alias_or_name for c in tree.find_all(exp.CTE)}
+    return {t.name for t in tree.find_all(exp.Table) if t.name and t.name not in ctes}
