@@ -3,8 +3,9 @@
 Parsed with sqlglot in the engine's dialect; qualified with the schema when one is given (sqlglot's
 ``qualify``); then, schema or not: identifiers lower-cased, every table alias replaced by its
 table's name (``o.total`` and ``orders.total`` are one column), an unqualified column of a
-one-table SELECT given its table, projection aliases dropped, and ORDER BY keys that name an
-alias replaced by the aliased expression. A query sqlglot cannot parse gives None: its diagnosis
+one-table SELECT given its table, projection aliases dropped, ORDER BY keys that name an
+alias (or a position) replaced by the aliased expression, and comparisons written one way (a literal
+on the right; the sides of ``=`` and ``<>`` in text order). A query sqlglot cannot parse gives None: its diagnosis
 then rests on the result evidence alone.
 """
 
@@ -42,7 +43,37 @@ def canonical(sql: str | None, dialect: str, schema: Schema | None = None) -> ex
         ident.set("quoted", False)
     for select in list(tree.find_all(exp.Select)):
         _resolve_aliases(select)
+    for node in list(tree.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)):
+        _orient(node)
     return tree
+
+
+FLIPPED: dict[type[exp.Expr], type[exp.Expr]] = {
+    exp.GT: exp.LT,
+    exp.LT: exp.GT,
+    exp.GTE: exp.LTE,
+    exp.LTE: exp.GTE,
+    exp.EQ: exp.EQ,
+    exp.NEQ: exp.NEQ,
+}
+
+
+def _orient(node: exp.Expr) -> None:
+    """One way to write a comparison: a literal on the right (``5 < x`` is ``x > 5``), the two sides of
+    ``=`` and ``<>`` in text order (``a.id = b.a_id`` is ``b.a_id = a.id``)."""
+    left, right = node.this, node.expression
+    if left is None or right is None:
+        return
+    constant = (exp.Literal, exp.Boolean, exp.Null)
+    literal_left = isinstance(left, constant) and not isinstance(right, constant)
+    symmetric = (
+        isinstance(node, (exp.EQ, exp.NEQ))
+        and not isinstance(left, constant)
+        and not isinstance(right, constant)
+        and left.sql() > right.sql()
+    )
+    if literal_left or symmetric:
+        node.replace(FLIPPED[type(node)](this=right.copy(), expression=left.copy()))
 
 
 def _sources(select: exp.Select) -> dict[str, str]:

@@ -115,15 +115,15 @@ def _select_pair(r: exp.Select, c: exp.Select, ctx: Context, *, outermost: bool)
             out += _conjuncts(key, a, b, ctx)
         elif key == "group":
             out += _keyset(key, a, b, ctx)
-        elif key == "joins":
-            out += _joins(a or [], b or [], ctx)
+        elif key in ("joins", "from", "from_"):
+            continue  # compared together below: which tables, how joined, on what
         elif key == "order" and outermost and not ctx.ordered and not r.args.get("limit") and not c.args.get("limit"):
             continue  # the rows are compared as a multiset: this ORDER BY decides nothing
         elif key == "expressions":
             out += _projection(a or [], b or [], ctx)
         else:
             out += [_finding(key, x, y, ctx) for x, y in _diff(a, b, ctx.nested_paired)]
-    return out
+    return out + _joins(r, c, ctx)
 
 
 def _finding(clause_key: str, a: exp.Expr | None, b: exp.Expr | None, ctx: Context) -> Finding:
@@ -248,7 +248,9 @@ def _scalar(v: object) -> object:
     return v.lower() if isinstance(v, str) else (v or None)
 
 
-def _conjuncts(key: str, a: exp.Expr | None, b: exp.Expr | None, ctx: Context) -> list[Finding]:
+def _conjuncts(
+    key: str, a: exp.Expr | list[exp.Expr] | None, b: exp.Expr | list[exp.Expr] | None, ctx: Context
+) -> list[Finding]:
     """WHERE/HAVING/ON as sets of conjuncts: those only one side has, paired in order where both have some.
     In a join's ON, a conjunct between columns is the join's own condition (``join``), one against a
     literal a filter."""
@@ -296,9 +298,11 @@ def _take(mine: Counter[str], theirs: Counter[str], key: str) -> bool:
     return True
 
 
-def _split(node: exp.Expr | None) -> list[exp.Expr]:
+def _split(node: exp.Expr | list[exp.Expr] | None) -> list[exp.Expr]:
     if node is None:
         return []
+    if isinstance(node, list):
+        return [x for n in node for x in _split(n)]
     inner = node.this if isinstance(node, (exp.Where, exp.Having)) else node
     return list(inner.flatten()) if isinstance(inner, exp.And) else [inner]
 
@@ -312,28 +316,63 @@ def _keyset(key: str, a: exp.Expr | None, b: exp.Expr | None, ctx: Context) -> l
     return [Finding(Category.GROUPING, "GROUP BY", ", ".join(missing), ", ".join(extra))]
 
 
-def _joins(a: list[exp.Join], b: list[exp.Join], ctx: Context) -> list[Finding]:
-    """Joins paired by the table they read; conditions against a literal are filters (rule 4)."""
+def _joins(r: exp.Select, c: exp.Select, ctx: Context) -> list[Finding]:
+    """The tables both SELECTs read (FROM and JOINs as one set: ``a JOIN b`` and ``b JOIN a`` do not differ),
+    each outer join's type and ON by its table, and the inner joins' ON conjuncts as one set. An ON
+    conjunct between columns is the join's condition (``join``); one against a literal a filter."""
+    ra, rb = _read(r), _read(c)
     out: list[Finding] = []
-    by_table = {_joined(j): j for j in b}
-    seen: set[str] = set()
-    for j in a:
-        other = by_table.get(_joined(j))
-        seen.add(_joined(j))
-        if other is None:
-            out.append(Finding(Category.JOIN, "JOIN", _t(j, ctx), ""))
+    only_a, only_b = sorted(ra.keys() - rb.keys()), sorted(rb.keys() - ra.keys())
+    if only_a or only_b:
+        said_a = " ".join(_t(ra[k][1], ctx) for k in only_a)
+        said_b = " ".join(_t(rb[k][1], ctx) for k in only_b)
+        out.append(Finding(Category.JOIN, "FROM/JOIN", said_a, said_b))
+    inner_a: list[exp.Expr] = []
+    inner_b: list[exp.Expr] = []
+    for key in ra.keys() & rb.keys():
+        (side_a, node_a), (side_b, node_b) = ra[key], rb[key]
+        on_a, on_b = _on(node_a), _on(node_b)
+        if side_a != side_b:
+            out.append(Finding(Category.JOIN, "JOIN", _t(node_a, ctx), _t(node_b, ctx)))
+        elif side_a in ("", "INNER", "CROSS"):
+            inner_a += on_a
+            inner_b += on_b
             continue
-        if (j.args.get("side") or "", j.args.get("kind") or "") != (
-            other.args.get("side") or "",
-            other.args.get("kind") or "",
-        ):
-            out.append(Finding(Category.JOIN, "JOIN", _t(j, ctx), _t(other, ctx)))
-        out += _conjuncts("joins", j.args.get("on"), other.args.get("on"), ctx)
-    out += [Finding(Category.JOIN, "JOIN", "", _t(j, ctx)) for j in b if _joined(j) not in seen]
+        else:
+            out += _conjuncts("joins", on_a, on_b, ctx)
+    for key in ra.keys() - rb.keys():
+        inner_a += _on(ra[key][1])
+    for key in rb.keys() - ra.keys():
+        inner_b += _on(rb[key][1])
+    if ra.keys() == rb.keys():
+        out += _conjuncts("joins", inner_a, inner_b, ctx)
     return out
 
 
-def _joined(j: exp.Join) -> str:
+def _read(select: exp.Select) -> dict[str, tuple[str, exp.Expr]]:
+    """What a SELECT reads directly: the table's name (or a derived table's alias) -> how it is joined
+    (``""`` for FROM, ``INNER``, ``LEFT``, ...) and the FROM or JOIN node."""
+    out: dict[str, tuple[str, exp.Expr]] = {}
+    source = select.args.get("from") or select.args.get("from_")
+    if source is not None:
+        out[_joined(source)] = ("", source)
+    for j in select.args.get("joins") or []:
+        side = (j.args.get("side") or "").upper()
+        kind = (j.args.get("kind") or "").upper()
+        how = side or ("CROSS" if kind == "CROSS" else "INNER")
+        key = _joined(j)
+        while key in out:
+            key += "'"  # the same table twice (a self-join): a name of its own
+        out[key] = (how, j)
+    return {k: (("INNER" if v[0] == "" else v[0]), v[1]) for k, v in out.items()}
+
+
+def _on(node: exp.Expr) -> list[exp.Expr]:
+    on = node.args.get("on") if isinstance(node, exp.Join) else None
+    return _split(on)
+
+
+def _joined(j: exp.Expr) -> str:
     """What a join reads: its table's name, or a derived table's alias (its SELECT is a pair of its own)."""
     t = j.this
     return t.name if isinstance(t, exp.Table) else (t.alias_or_name or t.sql())

@@ -10,7 +10,8 @@ rounded to the question's ``decimals``):
 * the same rows with their numbers rounded, or written another way (``'12.50'`` for ``12.5``): ``value_format``;
 * the same distinct rows, only the duplicates differ: ``distinct``;
 * an ordered question, and one side's rows are the other's first rows (a LIMIT): ``ordering``;
-* every number a constant multiple of the reference's, the other values alike (join fan-out): ``join``;
+* every number the same whole multiple (2x, 3x, ..) of the reference's, the other values alike, over at
+  least two numbers (join fan-out): ``join``;
 * the candidate's rows a superset or a subset of the reference's: ``filter``;
 * otherwise the row counts, and no category.
 """
@@ -31,6 +32,8 @@ from eval.sql.model.diagnosis import Category
 Row = Sequence[Any]
 MAX_PERMUTED_COLUMNS = 6
 """Column orders tried for "the same values in another column order" (6! = 720 at most)."""
+MIN_MULTIPLIED = 2
+"""Numbers that must share the factor: one number is a multiple of any other, which says nothing."""
 MAX_ROWS = 20_000
 """Rows of either side the evidence looks at; beyond, only the counts are compared (bounded work)."""
 
@@ -137,7 +140,8 @@ def _same_loosely(ref: list[tuple[Any, ...]], got: list[tuple[Any, ...]]) -> boo
 
 
 def _multiple(ref: list[tuple[Any, ...]], got: list[tuple[Any, ...]]) -> float | None:
-    """k when every number of ``got`` is k times the reference's (k != 1), matched by the other values."""
+    """k when every number of ``got`` is k times the reference's, k a whole number from 2 (a join repeats
+    rows a whole number of times), over at least :data:`MIN_MULTIPLIED` numbers, matched by the other values."""
     if len(ref) != len(got) or not ref:
         return None
 
@@ -145,7 +149,7 @@ def _multiple(ref: list[tuple[Any, ...]], got: list[tuple[Any, ...]]) -> float |
         return tuple(v for v in r if _number(v) is None)
 
     ra, ga = sorted(ref, key=lambda r: repr(key(r))), sorted(got, key=lambda r: repr(key(r)))
-    ratios: set[float] = set()
+    ratios: list[float] = []
     for r, g in zip(ra, ga):
         if key(r) != key(g):
             return None
@@ -155,7 +159,8 @@ def _multiple(ref: list[tuple[Any, ...]], got: list[tuple[Any, ...]]) -> float |
                 continue
             if x == 0:
                 return None
-            ratios.add(round(y / x, 3))
-    if len(ratios) == 1 and (k := ratios.pop()) not in (1.0, 0.0) and k > 0:
-        return k
-    return None
+            ratios.append(round(y / x, 3))
+    if len(ratios) < MIN_MULTIPLIED or len(set(ratios)) != 1:
+        return None
+    k = ratios[0]
+    return k if k >= 2 and k == round(k) else None

@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from eval.core.stats import wilson_rounded
+from eval.sql.model.diagnosis import Diagnosis
 
 Expect = Literal["answer", "refuse"]
 
@@ -118,6 +119,8 @@ class SQLOutcome:
     """The reference as it ran (in the engine's dialect); None for a must-refuse question."""
     excerpt: Excerpt | None = None
     """On ``wrong``: rows of both results around the first difference."""
+    diagnosis: Diagnosis | None = None
+    """On an answerable ``wrong`` or ``error``: why it is wrong (``eval.sql.diagnosis``, issue 25)."""
 
     @property
     def is_control(self) -> bool:

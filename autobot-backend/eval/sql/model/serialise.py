@@ -3,8 +3,8 @@
 Its keys are a contract (spec section 7). ``schema_version`` says which shape a file has; a reader
 refuses a version it does not know rather than guess. The figures (``summary``, ``two_by_two``,
 ``strata``, ``refusal_strata``, ``control_strata``, ``databases``, ``difficulties``,
-``missed_refusals``, ``failing``) are written for readers in other languages and recomputed from the
-questions on reading, so a file cannot carry figures its own questions contradict.
+``missed_refusals``, ``diagnosis_counts``, ``failing``) are written for readers in other languages and
+recomputed from the questions on reading, so a file cannot carry figures its own questions contradict.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any, cast
 
 from eval.core.classification import Classification
 from eval.core.errors import HarnessError
+from eval.sql.model.diagnosis import Diagnosis
 from eval.sql.model.gate import GateResult
 from eval.sql.model.outcome import Cost, Excerpt, SQLOutcome, Verdict
 from eval.sql.model.run import Classified, SQLRun
@@ -50,6 +51,7 @@ def _question(run: SQLRun, o: SQLOutcome) -> dict[str, Any]:
         "samples": [v.value for v in o.samples] if o.samples else None,
         "reference_sql": o.reference_sql,
         "excerpt": None if o.excerpt is None else dataclasses.asdict(o.excerpt),
+        "diagnosis": None if o.diagnosis is None else o.diagnosis.to_json(),
     }
 
 
@@ -71,6 +73,7 @@ def to_json(run: SQLRun) -> dict[str, Any]:
         "databases": run.databases,
         "difficulties": run.difficulties,
         "missed_refusals": run.missed_refusals,
+        "diagnosis_counts": run.diagnosis_counts,
         "failing": [o.question_id for o in run.failing],
         "baseline": run.baseline,
         "questions": [_question(run, o) for o in run.outcomes],
@@ -121,6 +124,7 @@ def _outcome(q: dict[str, Any]) -> SQLOutcome:
         samples=tuple(Verdict(v) for v in q.get("samples") or ()),
         reference_sql=q.get("reference_sql"),
         excerpt=_excerpt(q.get("excerpt")),
+        diagnosis=None if q.get("diagnosis") is None else Diagnosis.from_json(q["diagnosis"]),
     )
 
 
