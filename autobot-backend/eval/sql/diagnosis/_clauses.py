@@ -17,8 +17,9 @@ category by where it sits, the first rule that holds (the rules are the docs' "W
    unless the condition only compares two aggregates' results and the aggregate itself differs;
 5. inside an aggregate: ``aggregation``;
 6. WHERE or HAVING: ``filter``; GROUP BY: ``grouping``; a window's PARTITION BY: ``grouping``;
-7. a join (added, left out, its type or its ON between columns): ``join``; a table in FROM or a join
-   that the other query never reads while it reads one this one never reads: ``schema``;
+7. a join (added, left out, its type or its ON between columns; FROM and JOINs are one set of
+   sources): ``join``; the reference reads a table the candidate never reads while the candidate
+   reads one the reference never reads, or none at all: ``schema``;
 8. the projection: an aggregate added or left out is ``aggregation``, anything else ``projection``.
 """
 
@@ -95,7 +96,7 @@ def compare(reference: exp.Expr, candidate: exp.Expr, ctx: Context) -> list[Find
     ctx = dataclasses.replace(ctx, nested_paired=paired)
     out: list[Finding] = []
     read_r, read_c = _tables(reference), _tables(candidate)
-    if read_r - read_c and read_c - read_r:
+    if read_r - read_c and (read_c - read_r or not read_c):  # another table, or none at all
         out.append(
             Finding(Category.SCHEMA, "FROM", ", ".join(sorted(read_r - read_c)), ", ".join(sorted(read_c - read_r)))
         )
@@ -322,7 +323,7 @@ def _joins(r: exp.Select, c: exp.Select, ctx: Context) -> list[Finding]:
     conjunct between columns is the join's condition (``join``); one against a literal a filter."""
     ra, rb = _read(r), _read(c)
     out: list[Finding] = []
-    only_a, only_b = sorted(ra.keys() - rb.keys()), sorted(rb.keys() - ra.keys())
+    only_a, only_b = [k for k in ra if k not in rb], [k for k in rb if k not in ra]
     if only_a or only_b:
         said_a = " ".join(_t(ra[k][1], ctx) for k in only_a)
         said_b = " ".join(_t(rb[k][1], ctx) for k in only_b)

@@ -155,8 +155,8 @@ def _multiple(ref: list[tuple[Any, ...]], got: list[tuple[Any, ...]]) -> float |
             return None
         for a, b in zip(r, g):
             x, y = _number(a), _number(b)
-            if x is None or y is None or x == y == 0:
-                continue
+            if x is None or y is None or x == y:
+                continue  # alike (a key, a count the join did not touch)
             if x == 0:
                 return None
             ratios.append(round(y / x, 3))
