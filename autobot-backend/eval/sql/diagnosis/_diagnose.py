@@ -24,6 +24,10 @@ QUOTED = 100
 """Characters of one side's SQL a line quotes."""
 LINE_MAX = 400
 """Characters of a diagnosis line."""
+CLAUSES_KEPT = 6
+"""Differing clauses a diagnosis keeps for the side-by-side view, in precedence order."""
+CLAUSE_QUOTED = 600
+"""Characters of one side of a kept clause."""
 SCHEMA_ERROR = re.compile(
     r"no such (table|column)|does not exist|not found|unknown (table|column)|invalid column|"
     r"could not find|ambiguous column|has no column|referenced column",
@@ -60,7 +64,10 @@ def diagnose(
     elif not findings and ref is not None:
         parts.append("no clause differs where it matters")
     parts.append(result.text)
-    return Diagnosis(primary, tuple(c for c in CATEGORIES if c in tags), _clip("; ".join(parts), LINE_MAX))
+    kept = sorted(findings, key=lambda f: CATEGORIES.index(f.category))[:CLAUSES_KEPT]
+    clauses = tuple((f.clause, _clip(f.reference, CLAUSE_QUOTED), _clip(f.candidate, CLAUSE_QUOTED)) for f in kept)
+    tags_in_order = tuple(c for c in CATEGORIES if c in tags)
+    return Diagnosis(primary, tags_in_order, _clip("; ".join(parts), LINE_MAX), clauses)
 
 
 def diagnose_error(reason: str | None) -> Diagnosis:

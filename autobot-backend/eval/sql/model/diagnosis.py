@@ -60,13 +60,26 @@ class Diagnosis:
     """Every category found (the primary among them), in precedence order."""
     line: str
     """One line a human reads: the differing clauses and the result evidence."""
+    clauses: tuple[tuple[str, str, str], ...] = ()
+    """The differing clauses, the primary's first: (clause, the reference's side, the candidate's side), each
+    side as SQL (clipped), empty where that side has nothing; what the HTML shows side by side."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"primary": self.primary.value, "tags": [t.value for t in self.tags], "line": self.line}
+        return {
+            "primary": self.primary.value,
+            "tags": [t.value for t in self.tags],
+            "line": self.line,
+            "clauses": [list(c) for c in self.clauses],
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Diagnosis:
-        return cls(Category(data["primary"]), tuple(Category(t) for t in data.get("tags") or ()), str(data["line"]))
+        return cls(
+            Category(data["primary"]),
+            tuple(Category(t) for t in data.get("tags") or ()),
+            str(data["line"]),
+            tuple((str(a), str(b), str(c)) for a, b, c in data.get("clauses") or ()),
+        )
 
 
 def category_counts(primaries: Iterable[Category]) -> dict[str, int]:

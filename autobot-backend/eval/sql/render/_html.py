@@ -13,6 +13,7 @@ from eval.core.charts import Bar, stacked_bar
 from eval.core.html import render
 from eval.sql.model.outcome import SQLOutcome
 from eval.sql.model.run import SQLRun
+from eval.sql.render import _diagnosis as diagnosis
 from eval.sql.render import _facts as facts
 
 _BREAKDOWN_IDS = {"stratum": "answer-strata", "database": "databases", "difficulty": "difficulties"}
@@ -54,6 +55,7 @@ def _card(o: SQLOutcome) -> dict[str, Any]:
         "sql": o.sql,
         "reference_sql": o.reference_sql,
         "shown_excerpt": _excerpt(o),
+        "diagnosis": o.diagnosis,
     }
 
 
@@ -122,6 +124,7 @@ def context(report: SQLRun) -> dict[str, Any]:
         "cost_lines": facts.cost_lines(report),
         "judge_line": facts.judge(report),
         "bootstrap": fig.BOOTSTRAP,
+        "why_table": diagnosis.table(report),
     }
 
 
