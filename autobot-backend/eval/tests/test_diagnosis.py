@@ -297,3 +297,40 @@ def test_a_long_line_is_clipped():
     long = "SELECT " + " + ".join(f"c{i}" for i in range(300)) + " FROM t"
     found = diagnose(long, "SELECT 1 FROM t", [(1,)], [(2,)], dialect="sqlite")
     assert len(found.line) <= 400
+
+
+def test_a_diagnoser_that_fails_leaves_the_verdict_and_says_so(shop, monkeypatch, caplog):
+    from eval.sql.corpus.questions import Question
+    from eval.sql.grading import diagnosed
+    from services.readonly.execute import Execution
+
+    def boom(*_a: object, **_k: object) -> Diagnosis:
+        raise RecursionError("too deep")
+
+    monkeypatch.setattr(diagnosed, "diagnose", boom)
+    q = Question(id="q1", question="?", expect="answer", stratum="s", sql="SELECT 1")
+    found = diagnosed.of_wrong(q, "SELECT 2", Execution("SELECT 1", ("a",), [(1,)]), Execution("SELECT 2"), "sqlite")
+    assert found is not None and found.primary is Category.OTHER and "RecursionError" in found.line
+    assert "q1: the diagnosis failed" in caplog.text
+
+
+def test_a_pair_on_duckdb(tmp_path):
+    """The diagnoser reads DuckDB's dialect: a LIMIT off by one on a DuckDB file."""
+    con = duckdb.connect(str(tmp_path / "shop.duckdb"))
+    con.execute("CREATE TABLE orders (order_id INTEGER, total DECIMAL(10, 2))")
+    con.execute("INSERT INTO orders VALUES (1, 5.00), (2, 7.50), (3, 2.25), (4, 9.00)")
+    ref_sql = "SELECT order_id, total FROM orders ORDER BY total DESC LIMIT 2"
+    got_sql = "SELECT order_id, total FROM orders ORDER BY total DESC LIMIT 3"
+    ref, got = con.execute(ref_sql).fetchall(), con.execute(got_sql).fetchall()
+    con.close()
+    found = diagnose(got_sql, ref_sql, got, ref, dialect="duckdb", ordered=True)
+    assert found.primary is Category.ORDERING
+    assert found.line == (
+        "LIMIT: reference has `LIMIT 2`, candidate has `LIMIT 3`; reference rows are the candidate's first 2 of 3"
+    )
+
+
+def test_the_same_rows_a_period_off():
+    found = evidence([("2024-01", 5), ("2024-02", 6)], [("2024-02", 5), ("2024-03", 6)])
+    assert found.category is Category.FILTER
+    assert found.text == "the same rows off by one period (column 1 one period later than the reference's)"

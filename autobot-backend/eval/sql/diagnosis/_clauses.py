@@ -137,6 +137,8 @@ def _quoted(node: exp.Expr | None, category: Category) -> exp.Expr | None:
     """What a line quotes for a differing node: its condition (a filter) or its aggregate, not a bare literal."""
     if category is Category.FILTER:
         return _ancestor(node, *PREDICATES) or node
+    if category is Category.ORDERING and node is not None and isinstance(node.parent, (exp.Limit, exp.Offset)):
+        return node.parent  # `LIMIT 3`, not `3`
     if category is Category.AGGREGATION:
         agg = _ancestor(node, exp.AggFunc)
         return agg.parent if isinstance(agg, exp.Distinct) and agg.parent else (agg or node)

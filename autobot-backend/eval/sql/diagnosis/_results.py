@@ -8,6 +8,8 @@ rounded to the question's ``decimals``):
 * the same rows in another order: ``ordering``;
 * the same values in another column order: ``projection``;
 * the same rows with their numbers rounded, or written another way (``'12.50'`` for ``12.5``): ``value_format``;
+* the same rows with one date column a day (dates) or a month (``YYYY-MM``) off, every row alike: the
+  period's boundaries moved (``filter``);
 * the same distinct rows, only the duplicates differ: ``distinct``;
 * an ordered question, and one side's rows are the other's first rows (a LIMIT): ``ordering``;
 * every number the same whole multiple (2x, 3x, ..) of the reference's, the other values alike, over at
@@ -22,6 +24,7 @@ import datetime
 import decimal
 import itertools
 import math
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -81,6 +84,8 @@ def evidence(ref_rows: Sequence[Row], got_rows: Sequence[Row], *, ordered: bool 
         return Evidence(Category.PROJECTION, "the same values in another column order")
     if ref and got and len(ref) == len(got) and _same_loosely(ref, got):
         return Evidence(Category.VALUE_FORMAT, "the same rows, values rounded or written another way")
+    if ref and got and len(ref) == len(got) and (moved := _off_by_one_period(cr, cg, wr or 0)):
+        return Evidence(Category.FILTER, f"the same rows off by one period ({moved})")
     if set(cr) == set(cg):
         return Evidence(Category.DISTINCT, f"the same distinct rows, duplicates differ ({ng - nr:+d} rows)")
     if ordered and ref and got and ng != nr and (ref[:ng] == got or got[:nr] == ref):
@@ -114,10 +119,17 @@ def _widths(ref: list[tuple[Any, ...]], got: list[tuple[Any, ...]], wr: int, wg:
 
 
 def _permuted(cr: Counter[tuple[Any, ...]], cg: Counter[tuple[Any, ...]], width: int) -> bool:
+    """The candidate's columns, in some other order, are the reference's rows. Only orders that put each
+    column where a reference column holds the same values are tried (at most 720, for 6 columns)."""
     if width < 2 or width > MAX_PERMUTED_COLUMNS:
         return False
-    for order in itertools.permutations(range(width)):
-        if list(order) == list(range(width)):
+    ref_cols = [sorted(map(repr, col)) for col in zip(*cr.elements())]
+    got_cols = [sorted(map(repr, col)) for col in zip(*cg.elements())]
+    places = [[j for j in range(width) if got_cols[j] == ref_cols[i]] for i in range(width)]
+    if any(not p for p in places):
+        return False
+    for order in itertools.product(*places):
+        if len(set(order)) != width or list(order) == list(range(width)):
             continue
         if Counter(tuple(r[i] for i in order) for r in cg.elements()) == cr:
             return True
@@ -164,3 +176,37 @@ def _multiple(ref: list[tuple[Any, ...]], got: list[tuple[Any, ...]]) -> float |
         return None
     k = ratios[0]
     return k if k >= 2 and k == round(k) else None
+
+
+DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+MONTH = re.compile(r"^\d{4}-\d{2}$")
+
+
+def _shift(v: Any, by: int) -> Any:
+    """A ``YYYY-MM-DD`` value ``by`` days on, a ``YYYY-MM`` value ``by`` months on; None for anything else."""
+    if isinstance(v, str) and DAY.match(v):
+        try:
+            return (datetime.date.fromisoformat(v) + datetime.timedelta(days=by)).isoformat()
+        except ValueError:
+            return None
+    if isinstance(v, str) and MONTH.match(v):
+        year, month = int(v[:4]), int(v[5:])
+        if not 1 <= month <= 12:
+            return None
+        n = year * 12 + month - 1 + by
+        return f"{n // 12:04d}-{n % 12 + 1:02d}"
+    return None
+
+
+def _off_by_one_period(cr: Counter[tuple[Any, ...]], cg: Counter[tuple[Any, ...]], width: int) -> str | None:
+    """``column k one period later/earlier`` when shifting one date column of the candidate's rows by one
+    day (or month) gives the reference's rows; None otherwise."""
+    rows = list(cg.elements())
+    for col in range(width):
+        if not all(_shift(r[col], 0) is not None for r in rows):
+            continue
+        for by in (-1, 1):
+            moved = Counter(tuple(_shift(v, by) if i == col else v for i, v in enumerate(r)) for r in rows)
+            if moved == cr:
+                return f"column {col + 1} one period {'later' if by < 0 else 'earlier'} than the reference's"
+    return None
