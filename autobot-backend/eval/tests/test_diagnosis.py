@@ -4,6 +4,7 @@ made, the one line of evidence, and a candidate sqlglot cannot parse."""
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from pathlib import Path
 
@@ -161,7 +162,7 @@ def test_the_issue_s_example_line(shop):
     found = diagnosed(shop, "SELECT order_id FROM orders", "SELECT order_id FROM orders WHERE status = 'completed'")
     assert found.primary is Category.FILTER
     assert found.line == (
-        "WHERE: reference has `orders.status = 'completed'`, candidate has none; candidate rows are a superset (+2)"
+        "WHERE: reference has `status = 'completed'`, candidate has none; candidate rows are a superset (+2)"
     )
 
 
@@ -308,6 +309,8 @@ def test_a_diagnoser_that_fails_leaves_the_verdict_and_says_so(shop, monkeypatch
         raise RecursionError("too deep")
 
     monkeypatch.setattr(diagnosed, "diagnose", boom)
+    monkeypatch.setattr(diagnosed.log, "disabled", False)  # another test's logging config may have disabled it
+    caplog.set_level(logging.WARNING, logger=diagnosed.log.name)
     q = Question(id="q1", question="?", expect="answer", stratum="s", sql="SELECT 1")
     found = diagnosed.of_wrong(q, "SELECT 2", Execution("SELECT 1", ("a",), [(1,)]), Execution("SELECT 2"), "sqlite")
     assert found is not None and found.primary is Category.OTHER and "RecursionError" in found.line
@@ -334,3 +337,19 @@ def test_the_same_rows_a_period_off():
     found = evidence([("2024-01", 5), ("2024-02", 6)], [("2024-02", 5), ("2024-03", 6)])
     assert found.category is Category.FILTER
     assert found.text == "the same rows off by one period (column 1 one period later than the reference's)"
+
+
+def test_another_shape_over_the_same_tables_is_no_join_mistake(shop):
+    """A CTE where the reference reads the table directly: the same tables, another shape (``other``), which
+    the real mistake (a condition left out) outranks."""
+    found = diagnosed(
+        shop,
+        "WITH o AS (SELECT order_id, total FROM orders) SELECT order_id FROM o WHERE total > 6",
+        "SELECT order_id FROM orders WHERE total > 6 AND status = 'completed'",
+    )
+    assert found.primary is Category.FILTER, found
+    assert Category.JOIN not in found.tags and Category.OTHER in found.tags
+    only_shape = diagnosed(
+        shop, "WITH o AS (SELECT order_id FROM orders) SELECT order_id FROM o", "SELECT order_id FROM orders LIMIT 2"
+    )
+    assert only_shape.primary is Category.ORDERING  # the LIMIT, not the shape

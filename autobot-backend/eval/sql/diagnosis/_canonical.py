@@ -2,8 +2,9 @@
 
 Parsed with sqlglot in the engine's dialect; qualified with the schema when one is given (sqlglot's
 ``qualify``); then, schema or not: identifiers lower-cased, every table alias replaced by its
-table's name (``o.total`` and ``orders.total`` are one column), an unqualified column of a
-one-table SELECT given its table, projection aliases dropped, ORDER BY keys that name an
+table's name (``o.total`` and ``orders.total`` are one column), a column of a one-source SELECT
+unqualified (``orders.total``, ``o.total`` and ``total`` are one column, whether ``o`` is a table, a
+CTE or a derived table), projection aliases dropped, ORDER BY keys that name an
 alias (or a position) replaced by the aliased expression, and comparisons written one way (a literal
 on the right; the sides of ``=`` and ``<>`` in text order). A query sqlglot cannot parse gives None: its diagnosis
 then rests on the result evidence alone.
@@ -89,15 +90,17 @@ def _sources(select: exp.Select) -> dict[str, str]:
 
 def _resolve_aliases(select: exp.Select) -> None:
     sources = _sources(select)
-    only = next(iter(sources.values())) if len(set(sources.values())) == 1 and len(sources) == 1 else None
+    source = select.args.get("from") or select.args.get("from_")
+    single = source is not None and not select.args.get("joins")
+    own = {source.this.alias_or_name, *sources} if single and source is not None else set()
     for column in select.find_all(exp.Column):
         if column.find_ancestor(exp.Select) is not select:
             continue
         qualifier = column.table
-        if qualifier and qualifier in sources:
+        if single and qualifier in own:
+            column.set("table", None)  # one source: a column needs no qualifier, whatever the source is called
+        elif qualifier and qualifier in sources:
             column.set("table", exp.to_identifier(sources[qualifier]))
-        elif not qualifier and only is not None and not _is_projection_alias(column, select):
-            column.set("table", exp.to_identifier(only))
     for part in [select.args.get("from") or select.args.get("from_"), *(select.args.get("joins") or [])]:
         if part is not None and isinstance(part.this, exp.Table) and part.this.args.get("alias"):
             part.this.set("alias", None)
@@ -111,11 +114,6 @@ def _resolve_aliases(select: exp.Select) -> None:
             elif isinstance(key, exp.Literal) and key.is_int and 0 < int(key.this) <= len(select.expressions):
                 ordered.set("this", bare(select.expressions[int(key.this) - 1]).copy())
     select.set("expressions", [bare(p) for p in select.expressions])
-
-
-def _is_projection_alias(column: exp.Column, select: exp.Select) -> bool:
-    """An unqualified name that is one of the SELECT's own aliases (``ORDER BY n`` where ``COUNT(*) AS n``)."""
-    return any(isinstance(p, exp.Alias) and p.alias == column.name for p in select.expressions)
 
 
 def bare(p: exp.Expr) -> exp.Expr:

@@ -18,7 +18,9 @@ category by where it sits, the first rule that holds (the rules are the docs' "W
 5. inside an aggregate: ``aggregation``;
 6. WHERE or HAVING: ``filter``; GROUP BY: ``grouping``; a window's PARTITION BY: ``grouping``;
 7. a join (added, left out, its type or its ON between columns; FROM and JOINs are one set of
-   sources): ``join``; the reference reads a table the candidate never reads while the candidate
+   sources): ``join``, unless both queries read the same base tables and the sources differ by a CTE
+   or a derived table (the same tables read through another shape: ``other``, which any other
+   finding or the rows' evidence outranks); the reference reads a table the candidate never reads while the candidate
    reads one the reference never reads, or none at all: ``schema``;
 8. the projection: an aggregate added or left out is ``aggregation``, anything else ``projection``.
 """
@@ -27,12 +29,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from sqlglot import exp
 
 from eval.sql.diagnosis._canonical import selects, text
+from eval.sql.diagnosis._tree import ancestor, diff, is_ancestor, under, wrapped
 from eval.sql.model.diagnosis import Category, earliest
 
 CLAUSE_NAMES = {
@@ -48,8 +50,6 @@ CLAUSE_NAMES = {
     "from_": "FROM",
     "distinct": "DISTINCT",
 }
-WRAPPERS = (exp.Round, exp.Cast, exp.TryCast, exp.Floor, exp.Ceil, exp.Trunc, exp.TimeToStr, exp.Anonymous)
-"""Functions that change how a value is written, not which value: ROUND, CAST, printf/format, ..."""
 PREDICATES = (
     exp.Predicate,
     exp.Connector,
@@ -84,6 +84,8 @@ class Context:
     """Columns in another order pass (``column_order: any``): a reordered projection is no mistake."""
     nested_paired: bool = False
     """Both queries have as many SELECTs, paired: a nested SELECT's differences are its own pair's."""
+    same_tables: bool = False
+    """Both queries read the same base tables (CTEs and derived tables looked through)."""
 
 
 def compare(reference: exp.Expr, candidate: exp.Expr, ctx: Context) -> list[Finding]:
@@ -93,9 +95,9 @@ def compare(reference: exp.Expr, candidate: exp.Expr, ctx: Context) -> list[Find
         return [Finding(Category.OTHER, "query", text(reference, ctx.dialect), text(candidate, ctx.dialect))]
     paired = len(refs) == len(cands)
     pairs = list(zip(refs, cands)) if paired else [(refs[0], cands[0])]
-    ctx = dataclasses.replace(ctx, nested_paired=paired)
-    out: list[Finding] = []
     read_r, read_c = _tables(reference), _tables(candidate)
+    ctx = dataclasses.replace(ctx, nested_paired=paired, same_tables=read_r == read_c)
+    out: list[Finding] = []
     if read_r - read_c and (read_c - read_r or not read_c):  # another table, or none at all
         out.append(
             Finding(Category.SCHEMA, "FROM", ", ".join(sorted(read_r - read_c)), ", ".join(sorted(read_c - read_r)))
@@ -123,7 +125,7 @@ def _select_pair(r: exp.Select, c: exp.Select, ctx: Context, *, outermost: bool)
         elif key == "expressions":
             out += _projection(a or [], b or [], ctx)
         else:
-            out += [_finding(key, x, y, ctx) for x, y in _diff(a, b, ctx.nested_paired)]
+            out += [_finding(key, x, y, ctx) for x, y in diff(a, b, ctx.nested_paired)]
     return out + _joins(r, c, ctx)
 
 
@@ -136,11 +138,11 @@ def _finding(clause_key: str, a: exp.Expr | None, b: exp.Expr | None, ctx: Conte
 def _quoted(node: exp.Expr | None, category: Category) -> exp.Expr | None:
     """What a line quotes for a differing node: its condition (a filter) or its aggregate, not a bare literal."""
     if category is Category.FILTER:
-        return _ancestor(node, *PREDICATES) or node
+        return ancestor(node, *PREDICATES) or node
     if category is Category.ORDERING and node is not None and isinstance(node.parent, (exp.Limit, exp.Offset)):
         return node.parent  # `LIMIT 3`, not `3`
     if category is Category.AGGREGATION:
-        agg = _ancestor(node, exp.AggFunc)
+        agg = ancestor(node, exp.AggFunc)
         return agg.parent if isinstance(agg, exp.Distinct) and agg.parent else (agg or node)
     return node
 
@@ -151,104 +153,25 @@ def _t(node: object, ctx: Context) -> str:
 
 def _category(clause_key: str, a: exp.Expr | None, b: exp.Expr | None) -> Category:
     node = a if isinstance(a, exp.Expr) else b if isinstance(b, exp.Expr) else None
-    if _wrapped(a, b) or _wrapped(b, a):
+    if wrapped(a, b) or wrapped(b, a):
         return Category.VALUE_FORMAT
-    if clause_key in ("order", "limit", "offset") or _under(node, exp.Window, "order"):
+    if clause_key in ("order", "limit", "offset") or under(node, exp.Window, "order"):
         return Category.ORDERING
     if clause_key == "distinct":
         return Category.DISTINCT
-    agg = _ancestor(node, exp.AggFunc)
-    predicate = _ancestor(node, *PREDICATES)
-    if predicate is not None and (agg is None or _is_ancestor(agg, predicate)):
+    agg = ancestor(node, exp.AggFunc)
+    predicate = ancestor(node, *PREDICATES)
+    if predicate is not None and (agg is None or is_ancestor(agg, predicate)):
         return Category.FILTER  # a condition, wherever it is, or one inside an aggregate (SUM(CASE WHEN ..))
     if agg is not None:
         return Category.AGGREGATION
     if clause_key in ("where", "having"):
         return Category.FILTER
-    if clause_key == "group" or _under(node, exp.Window, "partition_by"):
+    if clause_key == "group" or under(node, exp.Window, "partition_by"):
         return Category.GROUPING
     if clause_key in ("joins", "from", "from_"):
         return Category.JOIN
     return Category.PROJECTION
-
-
-def _ancestor(node: exp.Expr | None, *types: type[exp.Expr]) -> exp.Expr | None:
-    """The nearest of ``node`` and its ancestors of one of ``types``, within its own SELECT."""
-    while node is not None and not isinstance(node, exp.Select):
-        if isinstance(node, types):
-            return node
-        node = node.parent
-    return None
-
-
-def _is_ancestor(outer: exp.Expr, inner: exp.Expr) -> bool:
-    node: exp.Expr | None = inner.parent
-    while node is not None:
-        if node is outer:
-            return True
-        node = node.parent
-    return False
-
-
-def _under(node: exp.Expr | None, kind: type[exp.Expr], key: str) -> bool:
-    """``node`` sits in the ``key`` argument of an ancestor of type ``kind`` (a window's ORDER BY)."""
-    while node is not None and node.parent is not None and not isinstance(node, exp.Select):
-        if isinstance(node.parent, kind) and node.arg_key == key:
-            return True
-        if isinstance(node.parent, exp.Order) and isinstance(node.parent.parent, kind) and key == "order":
-            return True
-        node = node.parent
-    return False
-
-
-def _wrapped(outer: object, inner: object) -> bool:
-    """``outer`` is ``inner`` wrapped in a function that only changes how a value is written."""
-    if not isinstance(outer, WRAPPERS) or not isinstance(inner, exp.Expr):
-        return False
-    return outer.this == inner or (isinstance(outer.this, WRAPPERS) and _wrapped(outer.this, inner))
-
-
-def _diff(a: object, b: object, nested: bool = True) -> Iterator[tuple[exp.Expr | None, exp.Expr | None]]:
-    """The smallest differing node pairs of two trees walked in parallel (nested SELECTs skipped)."""
-    if isinstance(a, exp.Select) and isinstance(b, exp.Select) and a.parent is not None and nested:
-        return
-    if isinstance(a, list) or isinstance(b, list):
-        la: list[object] = list(a) if isinstance(a, list) else []
-        lb: list[object] = list(b) if isinstance(b, list) else []
-        if len(la) != len(lb):
-            yield _node(a, la), _node(b, lb)
-            return
-        for x, y in zip(la, lb):
-            yield from _diff(x, y, nested)
-        return
-    if isinstance(a, exp.Expr) and isinstance(b, exp.Expr):
-        if type(a) is not type(b):
-            yield a, b
-            return
-        scalars = [k for k in set(a.args) | set(b.args) if not _is_tree(a.args.get(k)) and not _is_tree(b.args.get(k))]
-        if any(_scalar(a.args.get(k)) != _scalar(b.args.get(k)) for k in scalars):
-            yield a, b
-            return
-        for k in sorted(set(a.args) | set(b.args)):
-            if k not in scalars:
-                yield from _diff(a.args.get(k), b.args.get(k), nested)
-        return
-    if _scalar(a) != _scalar(b):
-        yield (a if isinstance(a, exp.Expr) else None), (b if isinstance(b, exp.Expr) else None)
-
-
-def _node(value: object, items: list[object]) -> exp.Expr | None:
-    """A list argument's owner, to name in a finding (the list itself is no node)."""
-    first = next((x for x in items if isinstance(x, exp.Expr)), None)
-    return first.parent if first is not None else None
-
-
-def _is_tree(v: object) -> bool:
-    return isinstance(v, (exp.Expr, list))
-
-
-def _scalar(v: object) -> object:
-    return v.lower() if isinstance(v, str) else (v or None)
 
 
 def _conjuncts(
@@ -264,7 +187,7 @@ def _conjuncts(
     only_b = [x for x in rb if _take(tb, ta, _masked(x, ctx))]
     out: list[Finding] = []
     for x, y in zip(only_a, only_b):
-        found = {_finding(key, p, q, ctx).category for p, q in _diff(x, y, ctx.nested_paired)} - {Category.PROJECTION}
+        found = {_finding(key, p, q, ctx).category for p, q in diff(x, y, ctx.nested_paired)} - {Category.PROJECTION}
         out.append(Finding(earliest(found or {Category.FILTER}), CLAUSE_NAMES[key], _t(x, ctx), _t(y, ctx)))
     n = min(len(only_a), len(only_b))
     out += [_finding(key, x, None, ctx) for x in only_a[n:]]
@@ -329,7 +252,10 @@ def _joins(r: exp.Select, c: exp.Select, ctx: Context) -> list[Finding]:
     if only_a or only_b:
         said_a = " ".join(_t(ra[k][1], ctx) for k in only_a)
         said_b = " ".join(_t(rb[k][1], ctx) for k in only_b)
-        out.append(Finding(Category.JOIN, "FROM/JOIN", said_a, said_b))
+        derived = any(not _base(ra[k][1]) for k in only_a) or any(not _base(rb[k][1]) for k in only_b)
+        # The same tables read through another shape (a CTE, a derived table): a structure, not a join mistake.
+        category = Category.OTHER if derived and ctx.same_tables else Category.JOIN
+        out.append(Finding(category, "FROM/JOIN", said_a, said_b))
     inner_a: list[exp.Expr] = []
     inner_b: list[exp.Expr] = []
     for key in ra.keys() & rb.keys():
@@ -370,6 +296,15 @@ def _read(select: exp.Select) -> dict[str, tuple[str, exp.Expr]]:
     return {k: (("INNER" if v[0] == "" else v[0]), v[1]) for k, v in out.items()}
 
 
+def _base(node: exp.Expr) -> bool:
+    """A FROM or JOIN that reads a base table (not a derived table, nor a CTE by its name)."""
+    table = node.this
+    if not isinstance(table, exp.Table):
+        return False
+    root = node.root()
+    return table.name not in {c.alias_or_name for c in root.find_all(exp.CTE)}
+
+
 def _on(node: exp.Expr) -> list[exp.Expr]:
     on = node.args.get("on") if isinstance(node, exp.Join) else None
     return _split(on)
@@ -390,7 +325,7 @@ def _projection(a: list[exp.Expr], b: list[exp.Expr], ctx: Context) -> list[Find
             return []
         return [Finding(Category.PROJECTION, "SELECT", ", ".join(ta), ", ".join(tb))]
     if len(a) == len(b):
-        return [_finding("expressions", x, y, ctx) for x, y in _diff(a, b, ctx.nested_paired)]
+        return [_finding("expressions", x, y, ctx) for x, y in diff(a, b, ctx.nested_paired)]
     missing = [x for x in a if _t(x, ctx) not in tb]
     extra = [y for y in b if _t(y, ctx) not in ta]
     aggregate = any(x.find(exp.AggFunc) for x in missing + extra)

@@ -1,9 +1,9 @@
 """One wrong or error answer's diagnosis: the clause findings and the result evidence, put together.
 
 The primary category is the earliest in precedence among the categories the SQL comparison found;
-when it found none (the candidate does not parse, or differs from the reference only where it does
-not matter), the result evidence's category; failing both, ``other``. The tags are every category
-either found. The line names the differing clauses (the primary's first, at most
+when it found none (the candidate does not parse, differs from the reference only where it does not
+matter, or only in its shape: ``other``), the result evidence's category; failing both, ``other``.
+The tags are every category either found. The line names the differing clauses (the primary's first, at most
 :data:`FINDINGS_SHOWN`) and the result evidence.
 """
 
@@ -55,7 +55,8 @@ def diagnose(
     if ref is not None and cand is not None:
         findings = compare(ref, cand, Context(dialect, ordered, column_order_any))
     found = {f.category for f in findings}
-    primary = earliest(found) if found else result.category or Category.OTHER
+    telling = found - {Category.OTHER}  # a difference of shape alone says less than the rows
+    primary = earliest(telling) if telling else result.category or Category.OTHER
     tags = found | {primary} | ({result.category} if result.category else set())
     shown = sorted(findings, key=lambda f: f.category is not primary)[:FINDINGS_SHOWN]
     parts = [_say(f) for f in shown]
