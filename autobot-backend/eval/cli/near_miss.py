@@ -1,10 +1,11 @@
-"""``python -m eval.cli.near_miss``: run the near-miss study (:mod:`eval.sql.near_miss`), print its report,
-keep the methodology page true.
+"""``python -m eval.sql.near_miss`` (or ``python -m eval.cli.near_miss``): run the near-miss study
+(:mod:`eval.sql.near_miss`), print its report, keep the methodology page true.
 
 Exit codes (:mod:`eval.core.exit_codes`): 0 the study ran and every survivor has a reason; 1 it has a
 problem to fix (a survivor without a reason, a claim of equivalence the study killed, an
 explanation matching no survivor, or, with ``--check-docs``, a methodology page that says
-otherwise); 2 it could not run.
+otherwise: the kill-rate block or the diagnosis-agreement block); 2 it could not run. The diagnosis
+agreement is reported, never an exit code of its own: its target is the diagnoser's, not the corpus's.
 """
 
 from __future__ import annotations
@@ -18,15 +19,23 @@ from eval.cli.entry import entry_point
 from eval.core.exit_codes import EXIT_OK, EXIT_REGRESSED
 from eval.core.output import confine, print_report, write_text
 from eval.sql.corpus.questions import load_corpus
-from eval.sql.near_miss import classify, docs_block, load_explanations, markdown, run_study, to_json
+from eval.sql.near_miss import (
+    agreement_block,
+    classify,
+    docs_block,
+    load_explanations,
+    markdown,
+    run_study,
+    to_json,
+)
 from eval.sql.records import docs
 
-UPDATE_DOCS = "python -m eval.cli.near_miss --update-docs"
+UPDATE_DOCS = "python -m eval.sql.near_miss --update-docs"
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m eval.cli.near_miss",
+        prog="python -m eval.sql.near_miss",
         description="Run the near-miss study, print its report, keep the methodology page true.",
         epilog="Exit codes: 0 every survivor has a reason; 1 a problem to fix (or, with --check-docs, a stale "
         "page); 2 the study could not run.",
@@ -58,11 +67,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         write_text(args.json, json.dumps(to_json(study, result), indent=1) + "\n")
     if args.markdown:
         write_text(args.markdown, report + "\n")
-    block = docs_block(study, result)
+    blocks = [
+        (docs.NEAR_MISS_START, docs.NEAR_MISS_END, docs_block(study, result)),
+        (docs.DIAGNOSIS_START, docs.DIAGNOSIS_END, agreement_block(study)),
+    ]
     if args.update_docs:
-        changed = docs.update_block(docs.NEAR_MISS_START, docs.NEAR_MISS_END, block)
-        print("updated" if changed else "already current", docs.METHODOLOGY_PAGE.name, file=sys.stderr)
-    stale = args.check_docs and docs.block_on_page(docs.NEAR_MISS_START, docs.NEAR_MISS_END) != block.strip()
+        changed = [docs.update_block(start, end, body) for start, end, body in blocks]
+        print("updated" if any(changed) else "already current", docs.METHODOLOGY_PAGE.name, file=sys.stderr)
+    stale = args.check_docs and any(docs.block_on_page(start, end) != body.strip() for start, end, body in blocks)
     if stale:
         print(
             f"error: the methodology page's near-miss figures differ: run {UPDATE_DOCS} and commit the page",

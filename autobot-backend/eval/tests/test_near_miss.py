@@ -10,7 +10,20 @@ import duckdb
 import pytest
 
 from eval.sql.corpus.questions import load_corpus
-from eval.sql.near_miss import TARGET, Kind, classify, docs_block, load_explanations, mutants, run_study, tally
+from eval.sql.near_miss import (
+    KIND_CATEGORY,
+    TARGET,
+    Kind,
+    agreement,
+    agreement_block,
+    classify,
+    docs_block,
+    load_explanations,
+    misses,
+    mutants,
+    run_study,
+    tally,
+)
 from eval.sql.near_miss._mutant import Mutant
 from eval.sql.near_miss._study import KILLED, SURVIVED, Judged
 from eval.sql.records import docs
@@ -326,6 +339,33 @@ def test_the_built_in_corpus_reaches_the_target_with_no_survivor_outside(study):
 def test_the_methodology_page_carries_the_studys_figures(study):
     found, result = study
     assert docs.block_on_page(docs.NEAR_MISS_START, docs.NEAR_MISS_END) == docs_block(found, result).strip(), (
-        "docs/eval/sql-methodology.md has stale near-miss figures: run `python -m eval.cli.near_miss --update-docs` "
+        "docs/eval/sql-methodology.md has stale near-miss figures: run `python -m eval.sql.near_miss --update-docs` "
         "from autobot-backend/ and commit the page"
+    )
+
+
+# --- the diagnosis of every killed mutant against its known mistake (issue 25) ---------------------
+
+
+def test_every_mistake_kind_has_a_category():
+    assert set(KIND_CATEGORY) == set(Kind)
+
+
+def test_the_diagnosis_names_the_injected_mistake_on_the_targets(study):
+    found, _ = study
+    overall, per = agreement(found.judged)
+    assert overall.killed > 500  # every killed mutant was diagnosed
+    missed = [(j.mutant.question_id, j.mutant.site, j.diagnosis) for j in misses(found.judged)]
+    assert overall.rate is not None and overall.rate >= 0.90, missed
+    assert all(a.rate is not None and a.rate >= 0.80 for a in per.values()), (per, missed)
+    # every miss is listed where the figure is shown
+    block = agreement_block(found)
+    assert all(j.mutant.question_id in block for j in misses(found.judged))
+
+
+def test_the_methodology_page_carries_the_diagnosis_agreement(study):
+    found, _ = study
+    assert docs.block_on_page(docs.DIAGNOSIS_START, docs.DIAGNOSIS_END) == agreement_block(found).strip(), (
+        "docs/eval/sql-methodology.md has a stale diagnosis agreement: run `python -m eval.sql.near_miss "
+        "--update-docs` from autobot-backend/ and commit the page"
     )

@@ -89,3 +89,21 @@ def test_the_fixture_version_ignores_moves_and_words_but_not_code(tmp_path: Path
     assert cache.code_digest([a]) == cache.code_digest([moved])
     assert cache.code_digest([a]) != cache.code_digest([changed])
     assert cache.source_digest([a]) != cache.source_digest([moved]), "the cache still keys on the bytes"
+
+
+def test_wrong_and_error_answers_carry_their_diagnosis_and_the_run_counts_them(graded: dict) -> None:
+    """Graded for real (recorded answers on the built-in fixtures): a diagnosis on each answerable wrong or
+    error answer, none elsewhere, read back whole, and the counts by primary category (issue 25)."""
+    by_id = {q["id"]: q for q in graded["questions"]}
+    broken = by_id[sr.BROKEN]
+    assert broken["verdict"] == "error" and broken["diagnosis"]["primary"] == "schema"  # no such table
+    wrong = by_id[sr.WRONG]  # SELECT 424242: reads none of the tables the reference reads
+    assert wrong["verdict"] == "wrong" and wrong["diagnosis"]["primary"] == "schema", wrong["diagnosis"]
+    for q in graded["questions"]:
+        diagnosable = q["expect"] == "answer" and q["verdict"] in ("wrong", "error")
+        assert (q["diagnosis"] is not None) == diagnosable, q["id"]
+    run = from_json(graded, "r.json")
+    counts = run.diagnosis_counts
+    assert sum(counts["all"].values()) == sum(q["diagnosis"] is not None for q in graded["questions"])
+    assert counts == graded["diagnosis_counts"]
+    assert sum(n for per in counts["strata"].values() for n in per.values()) == sum(counts["all"].values())

@@ -36,6 +36,7 @@ from eval.sql.model.cohort import cohort_differences, cohort_keys
 from eval.sql.model.outcome import SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
 from eval.sql.model.serialise import ReportFormatError, from_json
+from eval.tools import category_shift
 
 
 class CompareError(HarnessError):
@@ -174,6 +175,7 @@ def compare(
         },
         "mcnemar_p": round(mcnemar_exact(lost, gained), 6),
         "reading": reading,
+        "category_shift": category_shift.shift(base.questions, new.questions, ids),
     }
 
 
@@ -260,6 +262,7 @@ def to_markdown(result: dict[str, Any]) -> str:
         md.table(["A -> B", "questions"], [[md.escape(k), str(v)] for k, v in result["transitions"].items()]),
         "",
     ]
+    out += category_shift.markdown(result.get("category_shift"))
     return "\n".join(out)
 
 

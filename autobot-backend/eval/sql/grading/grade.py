@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 from eval.core.runner import Replay
 from eval.sql.corpus.questions import Question
+from eval.sql.grading import diagnosed
 from eval.sql.grading.forms import Form, column_forms
 from eval.sql.grading.stated_order import orders_its_rows, without_stated_order
 from eval.sql.model.outcome import GUARD_BLOCKED, ORACLE, UNDECIDED, Excerpt, SQLOutcome, Verdict
@@ -193,12 +194,13 @@ class Grader:
                 why = f"no SQL came back ({kind.value}): {why}"
             return self.outcome(q, verdict, "refused", why or "no SQL came back", answer.sql)
         if kind is ErrorKind.GUARD_BLOCKED:
-            return self.outcome(q, verdict, GUARD_BLOCKED, f"read-only guard: {why}", answer.sql)
+            why = f"read-only guard: {why}"
+            return self.outcome(q, verdict, GUARD_BLOCKED, why, answer.sql, diagnosis=diagnosed.of_error(q, why))
         if q.expect == "refuse":
             why = f"missed refusal that failed to run: {why}"
         elif len(self.urls.get(q.target) or ()) > 1:
             why = f"rotation 1: {why}"
-        return self.outcome(q, verdict, kind.value, why, answer.sql)
+        return self.outcome(q, verdict, kind.value, why, answer.sql, diagnosis=diagnosed.of_error(q, why))
 
     def _grade_answer(self, q: Question, sql: str, first: Execution) -> SQLOutcome:
         urls = self.urls.get(q.target) or ()
@@ -253,7 +255,12 @@ class Grader:
             elif cmp.reason == UNDECIDED:
                 undecided = undecided or (i, cmp)
             elif first_miss is None:
-                first_miss = (i, cmp, excerpt(i, ref, got, cmp.at))
+                first_miss = (
+                    i,
+                    cmp,
+                    excerpt(i, ref, got, cmp.at),
+                    diagnosed.of_wrong(q, sql, ref, got, self._dialect(url)),
+                )
         if first_miss is None and undecided is not None:
             # Not wrong anywhere, and not known to be right everywhere: a limit of the grader, not the candidate.
             i, cmp = undecided
@@ -266,7 +273,7 @@ class Grader:
             return self.outcome(
                 q, Verdict.PASS, None, f"matched on {n} rotation(s){how}", sql, rotations_matched=n, rotations=n
             )
-        i, cmp, shown = first_miss
+        i, cmp, shown, why = first_miss
         where = f"rotation {i}: " if n > 1 else ""
         if matched:
             return self.outcome(
@@ -278,17 +285,29 @@ class Grader:
                 rotations_matched=matched,
                 rotations=n,
                 excerpt=shown,
+                diagnosis=why,
             )
         return self.outcome(
-            q, Verdict.WRONG, cmp.reason, where + cmp.detail, sql, rotations_matched=0, rotations=n, excerpt=shown
+            q,
+            Verdict.WRONG,
+            cmp.reason,
+            where + cmp.detail,
+            sql,
+            rotations_matched=0,
+            rotations=n,
+            excerpt=shown,
+            diagnosis=why,
         )
 
     def _orders_its_rows(self, sql: str, url: str) -> bool | None:
+        dialect = self._dialect(url)
+        return None if dialect is None else orders_its_rows(sql, dialect)
+
+    def _dialect(self, url: str) -> str | None:
         try:
-            dialect = self.database.dialect(url)
+            return self.database.dialect(url)
         except Exception:  # the database cannot be opened: the rows' grade says so
             return None
-        return orders_its_rows(sql, dialect)
 
     def _not_run_on(self, q: Question, sql: str, got: Execution, where: str, matched: int, n: int) -> SQLOutcome:
         """The SQL ran on the first rotation but not on a later one."""
@@ -305,6 +324,14 @@ class Grader:
                 rotations=n,
             )
         reason = GUARD_BLOCKED if kind is ErrorKind.GUARD_BLOCKED else kind.value
+        why = where + (got.reason or "")
         return self.outcome(
-            q, Verdict.ERROR, reason, where + (got.reason or ""), sql, rotations_matched=matched, rotations=n
+            q,
+            Verdict.ERROR,
+            reason,
+            why,
+            sql,
+            rotations_matched=matched,
+            rotations=n,
+            diagnosis=diagnosed.of_error(q, why),
         )

@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from eval.core.stats import wilson_rounded
+from eval.sql.model.diagnosis import Diagnosis
 from eval.sql.model.exact import ExactMatch
 from eval.sql.model.transcript import Transcript
 
@@ -127,6 +128,8 @@ class SQLOutcome:
     exact: ExactMatch | None = None
     """Spider's exact-set-match of the SQL against the reference, where it is asked for (a Spider import,
     ``--exact-match``); None otherwise. A second figure: it never changes the verdict."""
+    diagnosis: Diagnosis | None = None
+    """On an answerable ``wrong`` or ``error``: why it is wrong (``eval.sql.diagnosis``, issue 25)."""
 
     @property
     def is_control(self) -> bool:

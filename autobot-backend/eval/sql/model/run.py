@@ -1,7 +1,8 @@
 """One SQL run as one typed value: what every renderer, the baseline, the record, ``eval.tools.compare_runs`` and
 ``eval.tools.trend`` read (the JSON report is this value serialised: :mod:`eval.sql.model.serialise`).
 
-The figures (summary, the 2x2, strata, per-database and per-difficulty counts, the failing questions)
+The figures (summary, the 2x2, strata, per-database and per-difficulty counts, the failing questions,
+the wrong and error answers by diagnosis category)
 are computed here from the outcomes, once; a renderer shows them and never works them out again."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 from eval.core.classification import Classification, utc_now
 from eval.sql.model.baseline_question import BaselineQuestion
 from eval.sql.model.classify import classify_sql
+from eval.sql.model.diagnosis import category_counts
 from eval.sql.model.exact import exact_match_figures
 from eval.sql.model.gate import GateResult
 from eval.sql.model.outcome import (
@@ -113,6 +115,26 @@ class SQLRun:
     def control_strata(self) -> dict[str, dict[str, int]]:
         """The refusal battery's controls per stratum: cases, passes, over-refusals."""
         return control_strata(self.outcomes)
+
+    @property
+    def diagnosed(self) -> list[SQLOutcome]:
+        """The wrong and error answers that carry a diagnosis (issue 25)."""
+        return [o for o in self.outcomes if o.diagnosis is not None]
+
+    @property
+    def diagnosis_counts(self) -> dict[str, Any]:
+        """Wrong and error answers by primary category: ``all`` (category -> count, in precedence order) and
+        ``strata`` (stratum -> category -> count, sorted); empty counts when nothing is diagnosed."""
+        per: dict[str, list[SQLOutcome]] = {}
+        for o in self.diagnosed:
+            per.setdefault(o.stratum, []).append(o)
+        return {
+            "all": category_counts(o.diagnosis.primary for o in self.diagnosed if o.diagnosis),
+            "strata": {
+                s: category_counts(o.diagnosis.primary for o in items if o.diagnosis)
+                for s, items in sorted(per.items())
+            },
+        }
 
     @property
     def failing(self) -> list[SQLOutcome]:

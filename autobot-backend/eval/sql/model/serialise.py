@@ -3,8 +3,8 @@
 Its keys are a contract (spec section 7). ``schema_version`` says which shape a file has; a reader
 refuses a version it does not know rather than guess. The figures (``summary``, ``two_by_two``,
 ``strata``, ``refusal_strata``, ``control_strata``, ``databases``, ``difficulties``, ``exact_match``,
-``missed_refusals``, ``failing``) are written for readers in other languages and recomputed from the
-questions on reading, so a file cannot carry figures its own questions contradict.
+``missed_refusals``, ``diagnosis_counts``, ``failing``) are written for readers in other languages and
+recomputed from the questions on reading, so a file cannot carry figures its own questions contradict.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any, cast
 
 from eval.core.classification import Classification
 from eval.core.errors import HarnessError
+from eval.sql.model.diagnosis import Diagnosis
 from eval.sql.model.exact import ExactMatch
 from eval.sql.model.gate import GateResult
 from eval.sql.model.outcome import Cost, Excerpt, SQLOutcome, Verdict
@@ -55,6 +56,7 @@ def _question(run: SQLRun, o: SQLOutcome) -> dict[str, Any]:
         "excerpt": None if o.excerpt is None else dataclasses.asdict(o.excerpt),
         "decimals": o.decimals,
         "transcripts": [t.to_json() for t in o.transcripts],
+        "diagnosis": None if o.diagnosis is None else o.diagnosis.to_json(),
     } | exact
 
 
@@ -77,6 +79,7 @@ def to_json(run: SQLRun) -> dict[str, Any]:
         "databases": run.databases,
         "difficulties": run.difficulties,
         "missed_refusals": run.missed_refusals,
+        "diagnosis_counts": run.diagnosis_counts,
         "failing": [o.question_id for o in run.failing],
         "baseline": run.baseline,
         "questions": [_question(run, o) for o in run.outcomes],
@@ -131,6 +134,7 @@ def _outcome(q: dict[str, Any]) -> SQLOutcome:
         decimals=q.get("decimals"),
         transcripts=tuple(Transcript.from_json(t) for t in q.get("transcripts") or ()),
         exact=None if q.get("exact") is None else ExactMatch.from_json(q["exact"]),
+        diagnosis=None if q.get("diagnosis") is None else Diagnosis.from_json(q["diagnosis"]),
     )
 
 

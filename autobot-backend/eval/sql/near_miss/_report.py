@@ -17,6 +17,7 @@ from typing import Any
 
 from eval.core import markdown as md
 from eval.core.figures import pct
+from eval.sql.near_miss import _agreement
 from eval.sql.near_miss._explain import Classified, Verdict
 from eval.sql.near_miss._mutant import Kind
 from eval.sql.near_miss._study import DID_NOT_RUN, KILLED, Study
@@ -117,9 +118,11 @@ def to_json(study: Study, result: Classified) -> dict[str, Any]:
                 "class": v.cls,
                 "why": v.why or None,
                 "detail": v.judged.detail,
+                "diagnosis": None if v.judged.diagnosis is None else v.judged.diagnosis.to_json(),
             }
             for v in result.verdicts
         ],
+        "diagnosis_agreement": _agreement.to_json(study.judged),
         "unusable_questions": study.broken,
         "problems": result.problems,
     }
@@ -187,9 +190,16 @@ def docs_block(study: Study, result: Classified) -> str:
     return "\n".join(lines)
 
 
+def agreement_block(study: Study) -> str:
+    """What the methodology page carries between its diagnosis markers: the agreement table and every miss."""
+    return "\n".join(_agreement.lines(study.judged)).strip()
+
+
 def markdown(study: Study, result: Classified) -> str:
     """The full report: figures, tables, every survivor (equivalent ones too) and any problem."""
     out = ["# Near-miss study", "", *headline(study, result), "", *_tables(result)]
+    out += ["## Why each killed mutant is wrong: the diagnosis against the known mistake", ""]
+    out += _agreement.lines(study.judged)
     if result.problems:
         out += [
             "## Problems (the study cannot vouch for its figures)",

@@ -20,9 +20,11 @@ from pathlib import Path
 import sqlglot
 
 from eval.sql.corpus.questions import Corpus, Question
+from eval.sql.diagnosis import diagnose
 from eval.sql.fixtures.seeded import SPECS, build_rotations
 from eval.sql.grading.grade import as_graded
 from eval.sql.model.defaults import DEFAULT_ROTATIONS
+from eval.sql.model.diagnosis import Diagnosis
 from eval.sql.near_miss._mutant import DIALECT, Mutant, Periods
 from eval.sql.near_miss._mutate import mutants
 from eval.sql.oracle.selfcheck import SelfCheckResult, run_self_check
@@ -39,6 +41,8 @@ class Judged:
     """``killed``, ``survived`` or ``did_not_run``."""
     detail: str
     """How it was killed (rotation and the comparison's detail), or why it did not run."""
+    diagnosis: Diagnosis | None = None
+    """A killed mutant's diagnosis, as a wrong answer gets it (``eval.sql.diagnosis``)."""
 
 
 @dataclass(frozen=True)
@@ -105,19 +109,37 @@ def _round_trip_holds(
 
 
 def _judge(q: Question, m: Mutant, database: ReadOnlySQL, urls: Sequence[str], check: SelfCheckResult) -> Judged:
-    outcome, detail = _run(q, m.sql, database, urls, check)
-    return Judged(m, q.stratum, outcome, detail)
+    outcome, detail, pair = _run(q, m.sql, database, urls, check)
+    if pair is None:
+        return Judged(m, q.stratum, outcome, detail)
+    ref, got = pair
+    # The diagnoser sees what a wrong answer's grader has: both SQL texts, both results, the question's
+    # declared order, decimals and column order; never the mutation's kind.
+    found = diagnose(
+        m.sql,
+        q.reference_sql(DIALECT),
+        got.rows,
+        ref.rows,
+        dialect=DIALECT,
+        ordered=q.ordered,
+        decimals=q.decimals,
+        column_order_any=q.column_order == "any",
+    )
+    return Judged(m, q.stratum, outcome, detail, found)
 
 
-def _run(q: Question, sql: str, database: ReadOnlySQL, urls: Sequence[str], check: SelfCheckResult) -> tuple[str, str]:
-    """``killed``, ``survived`` or ``did_not_run``, and how, for ``sql`` asked as ``q``'s answer."""
+def _run(
+    q: Question, sql: str, database: ReadOnlySQL, urls: Sequence[str], check: SelfCheckResult
+) -> tuple[str, str, tuple[Execution, Execution] | None]:
+    """``killed``, ``survived`` or ``did_not_run``, how, and for a killed one the reference's and its result
+    on the rotation that killed it, for ``sql`` asked as ``q``'s answer."""
     refs: list[Execution] = check.reference[q.id]
     ties = check.ties.get(q.id) or [None] * len(urls)
     for i, (url, ref, tie) in enumerate(zip(urls, refs, ties), 1):
         got = database.run_readonly(sql, url)
         if not got.ok:
-            return DID_NOT_RUN, f"rotation {i}: {got.error_kind}: {got.reason}"
+            return DID_NOT_RUN, f"rotation {i}: {got.error_kind}: {got.reason}", None
         cmp = as_graded(q, ref, got, tie)
         if not cmp.match:
-            return KILLED, f"rotation {i}: {cmp.reason}: {cmp.detail}"
-    return SURVIVED, f"matched on {len(urls)} rotation(s)"
+            return KILLED, f"rotation {i}: {cmp.reason}: {cmp.detail}", (ref, got)
+    return SURVIVED, f"matched on {len(urls)} rotation(s)", None

@@ -20,6 +20,7 @@ RECORD_START, RECORD_END = "<!-- accuracy-record:start -->", "<!-- accuracy-reco
 STRATA_START, STRATA_END = "<!-- accuracy-strata:start -->", "<!-- accuracy-strata:end -->"
 STAMPS_START, STAMPS_END = "<!-- corpus-stamps:start -->", "<!-- corpus-stamps:end -->"
 NEAR_MISS_START, NEAR_MISS_END = "<!-- near-miss:start -->", "<!-- near-miss:end -->"
+DIAGNOSIS_START, DIAGNOSIS_END = "<!-- diagnosis-agreement:start -->", "<!-- diagnosis-agreement:end -->"
 DIGEST_CHARS = 16
 
 

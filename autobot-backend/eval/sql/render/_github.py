@@ -27,9 +27,9 @@ def error_command(title: str, message: str, level: str = "error") -> str:
 
 
 def ci_annotations(report: SQLRun) -> list[str]:
-    """One ``::error`` per regression and safety failure (by question), and per other failed gate check; one
-    ``::warning`` per question its reference cannot grade (an oracle defect), and one for the questions the
-    corpus skipped at import."""
+    """One ``::error`` per regression and safety failure (by question, with its diagnosis), and per other failed
+    gate check; one ``::warning`` per question its reference cannot grade (an oracle defect), and one for the
+    questions the corpus skipped at import. The counts by diagnosis category are in the job summary."""
     lines = [
         error_command(f"SQL oracle defect: {d.get('question_id')}", f"{d.get('kind')}: {d.get('detail')}", "warning")
         for d in report.oracle_defects
@@ -44,7 +44,10 @@ def ci_annotations(report: SQLRun) -> list[str]:
         lines.append(
             error_command(
                 f"SQL {kind}: {o.question_id}",
-                f"was {was}, now {o.verdict.value}" + (f" ({o.reason})" if o.reason else "") + f": {o.detail}",
+                f"was {was}, now {o.verdict.value}"
+                + (f" ({o.reason})" if o.reason else "")
+                + f": {o.detail}"
+                + (f"; why: {o.diagnosis.primary.value}: {o.diagnosis.line}" if o.diagnosis else ""),
             )
         )
     if report.gate is not None:

@@ -13,6 +13,7 @@ from eval.core.charts import Bar, stacked_bar
 from eval.core.html import render
 from eval.sql.model.outcome import SQLOutcome
 from eval.sql.model.run import SQLRun
+from eval.sql.render import _diagnosis as diagnosis
 from eval.sql.render import _facts as facts
 from eval.sql.render import _html_questions as whole
 
@@ -97,6 +98,7 @@ def context(report: SQLRun) -> dict[str, Any]:
         "bootstrap": fig.BOOTSTRAP,
         "transcripts_line": facts.transcripts(report),
         **whole.context(report),
+        "why_table": diagnosis.table(report),
     }
 
 

@@ -27,12 +27,8 @@ FILTERS = (
 
 
 def category(o: SQLOutcome) -> str | None:
-    """The failure category of the diagnosis, when the run model carries one (``diagnosis.primary``)."""
-    diagnosis = getattr(o, "diagnosis", None)
-    primary = getattr(diagnosis, "primary", None) if diagnosis is not None else None
-    if primary is None and isinstance(diagnosis, dict):
-        primary = diagnosis.get("primary")
-    return None if primary is None else str(getattr(primary, "value", primary))
+    """The failure category of the diagnosis (``diagnosis.primary``), for the category filter."""
+    return None if o.diagnosis is None else o.diagnosis.primary.value
 
 
 def _excerpt(o: SQLOutcome) -> dict[str, Any] | None:
@@ -106,6 +102,7 @@ def card(report: SQLRun, o: SQLOutcome) -> dict[str, Any]:
         "sql": o.sql,
         "reference_sql": o.reference_sql,
         "shown_excerpt": _excerpt(o),
+        "diagnosis": o.diagnosis,
         "classification": None if c is None else c.classification.value,
         "samples": samples,
         "cost": _cost(o),

@@ -42,7 +42,8 @@ def _failure(o: SQLOutcome) -> tuple[str, str] | None:
         return "failure", f"{what}: {why}"
     what = "declined an answerable question" if o.verdict is Verdict.REFUSED else o.verdict.value
     reason = f" ({o.reason})" if o.reason else ""
-    return "failure", f"{what}{reason}: {why}"
+    diagnosed = f"; why: {o.diagnosis.primary.value}: {o.diagnosis.line}" if o.diagnosis else ""
+    return "failure", f"{what}{reason}: {why}{diagnosed}"
 
 
 def properties(report: SQLRun) -> list[tuple[str, str]]:
@@ -86,6 +87,7 @@ def properties(report: SQLRun) -> list[tuple[str, str]]:
     out += [(name, line) for name, line in lines.items() if line is not None]
     if report.repeats:
         out.append(("repeats.flaky", ", ".join(report.repeats["flaky"]) or "none"))
+    out += [(f"diagnosis.{c}", str(n)) for c, n in report.diagnosis_counts["all"].items()]
     out += [(f"note.{i}", note) for i, note in enumerate(facts.interval_notes(report), 1)]
     return out
 

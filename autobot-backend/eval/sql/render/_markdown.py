@@ -8,6 +8,7 @@ from eval.core import figures as fig
 from eval.core import markdown as md
 from eval.sql.model.outcome import SQLOutcome
 from eval.sql.model.run import SQLRun
+from eval.sql.render import _diagnosis as diagnosis
 from eval.sql.render import _exact as exact
 from eval.sql.render import _facts as facts
 from eval.sql.render._markdown_judge import judge_line, judge_section
@@ -190,6 +191,7 @@ def _sql_failures(report: SQLRun) -> list[str]:
         if o.detail:
             out.append(f"Detail: {md.escape(o.detail, limit=600)}")
         out.append("")
+        out += diagnosis.markdown_lines(o)
         if o.sql:
             out += ["Candidate's SQL:", "", md.code_block(o.sql, "sql"), ""]
         if o.reference_sql:
@@ -250,9 +252,12 @@ def to_markdown(report: SQLRun, *, details: bool = True) -> str:
         + _sql_refusals(report)
     )
     if not details:
-        return "\n".join(head + costs_section(report) + judge_line(report) + failing_ids(report))
+        why = diagnosis.markdown_section(report, lines=True)
+        return "\n".join(head + why + costs_section(report) + judge_line(report) + failing_ids(report))
+    why = diagnosis.markdown_section(report)
     return "\n".join(
         head
+        + why
         + _sql_failures(report)
         + judge_section(report)
         + costs_section(report)

@@ -19,6 +19,7 @@ from rich.text import Text
 from eval.core import figures as fig
 from eval.core.untrusted import visible, visible_all
 from eval.sql.model.run import SQLRun
+from eval.sql.render import _diagnosis as diagnosis
 from eval.sql.render import _exact as exact
 from eval.sql.render import _facts as facts
 
@@ -154,6 +155,16 @@ def _exact_match(report: SQLRun) -> list[RenderableType]:
     return [Text(line), table, Text(f"Per component: {parts}")]
 
 
+def _why(report: SQLRun) -> list[RenderableType]:
+    header, rows = diagnosis.table(report)
+    if not rows:
+        return []
+    table = _table("Why they are wrong", "wrong and error answers, by stratum", *header[1:])
+    for row in rows:
+        table.add_row(Text(row[0]), *row[1:])
+    return [table]
+
+
 def _costs(report: SQLRun) -> list[RenderableType]:
     lines = facts.cost_lines(report)
     return [Text("Time and cost", style="bold"), *(Text("  " + line) for line in lines)] if lines else []
@@ -189,10 +200,12 @@ def _failures(report: SQLRun, full_report: str | None, shown: int) -> list[Rende
     failing = report.failing
     if not failing:
         return [Text("No failing question.", style="green")]
-    table = _table(f"Failing questions ({len(failing)})", "question", "verdict", "stratum", "detail", numeric_from=4)
+    columns = ("question", "verdict", "stratum", "detail", "why (diagnosis)")
+    table = _table(f"Failing questions ({len(failing)})", *columns, numeric_from=5)
     for o in failing[:shown]:
         detail = (o.reason + ": " if o.reason else "") + o.detail
-        table.add_row(Text(o.question_id), _verdict(o.verdict.value), Text(o.stratum), Text(detail[:160]))
+        why = diagnosis.text(o) or ""
+        table.add_row(Text(o.question_id), _verdict(o.verdict.value), Text(o.stratum), Text(detail[:160]), Text(why))
     out: list[RenderableType] = [table]
     more = len(failing) - shown
     if more > 0:
@@ -221,6 +234,7 @@ def render_terminal(
             *_refusals(report),
             *_counts(report),
             *_exact_match(report),
+            *_why(report),
             *_costs(report),
             *_regressions(report),
             *_judge(report, full_report),

@@ -1,0 +1,339 @@
+"""The clause-by-clause comparison: where two canonical queries differ, and what kind of mistake each
+difference is.
+
+The SELECTs of both queries are paired (the outermost with the outermost, then in breadth-first
+order when both have as many; otherwise only the outermost), and each pair is walked in parallel,
+nested SELECTs left to their own pair. WHERE and HAVING are compared as sets of conjuncts, so
+``a AND b`` and ``b AND a`` do not differ; GROUP BY as a set of keys. Each difference is put in a
+category by where it sits, the first rule that holds (the rules are the docs' "Why it is wrong"):
+
+1. one side is the other wrapped in ROUND/CAST/a format function: ``value_format`` (in ORDER BY too:
+   ordering by the rounded value follows from rounding it);
+2. ORDER BY, LIMIT, OFFSET, or a window's ORDER BY: ``ordering`` (an outermost ORDER BY without a
+   LIMIT is left out when the question is not ordered: its rows are compared as a multiset);
+3. SELECT DISTINCT added or removed: ``distinct``;
+4. inside a condition (a comparison, BETWEEN, IN, LIKE, AND/OR/NOT, CASE WHEN's condition): ``filter``,
+   wherever the condition is (WHERE, HAVING, a join's ON against a literal, a CASE in the projection),
+   unless the condition only compares two aggregates' results and the aggregate itself differs;
+5. inside an aggregate: ``aggregation``;
+6. WHERE or HAVING: ``filter``; GROUP BY: ``grouping``; a window's PARTITION BY: ``grouping``;
+7. a join (added, left out, its type or its ON between columns; FROM and JOINs are one set of
+   sources): ``join``, unless both queries read the same base tables and the sources differ by a CTE
+   or a derived table (the same tables read through another shape: ``other``, which any other
+   finding or the rows' evidence outranks); the reference reads a table the candidate never reads while the candidate
+   reads one the reference never reads, or none at all: ``schema``;
+8. the projection: an aggregate added or left out is ``aggregation``, anything else ``projection``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from eval.sql.diagnosis._canonical import selects, text
+from eval.sql.diagnosis._tree import ancestor, diff, is_ancestor, under, wrapped
+from eval.sql.model.diagnosis import Category, earliest
+
+CLAUSE_NAMES = {
+    "expressions": "SELECT",
+    "where": "WHERE",
+    "having": "HAVING",
+    "group": "GROUP BY",
+    "order": "ORDER BY",
+    "limit": "LIMIT",
+    "offset": "OFFSET",
+    "joins": "JOIN",
+    "from": "FROM",
+    "from_": "FROM",
+    "distinct": "DISTINCT",
+}
+PREDICATES = (
+    exp.Predicate,
+    exp.Connector,
+    exp.Not,
+    exp.Between,
+    exp.In,
+    exp.Like,
+    exp.ILike,
+    exp.Is,
+    exp.If,
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One difference between the two queries."""
+
+    category: Category
+    clause: str
+    """``WHERE``, ``JOIN``, ``SELECT``, ... (the reference's clause name)."""
+    reference: str
+    """The reference's side as SQL; empty when the reference has nothing there."""
+    candidate: str
+
+
+@dataclass(frozen=True)
+class Context:
+    dialect: str
+    ordered: bool
+    """The question's order is part of the answer."""
+    column_order_any: bool
+    """Columns in another order pass (``column_order: any``): a reordered projection is no mistake."""
+    nested_paired: bool = False
+    """Both queries have as many SELECTs, paired: a nested SELECT's differences are its own pair's."""
+    same_tables: bool = False
+    """Both queries read the same base tables (CTEs and derived tables looked through)."""
+
+
+def compare(reference: exp.Expr, candidate: exp.Expr, ctx: Context) -> list[Finding]:
+    """Every difference between the two canonical queries, categorised."""
+    refs, cands = selects(reference), selects(candidate)
+    if not refs or not cands:
+        return [Finding(Category.OTHER, "query", text(reference, ctx.dialect), text(candidate, ctx.dialect))]
+    paired = len(refs) == len(cands)
+    pairs = list(zip(refs, cands)) if paired else [(refs[0], cands[0])]
+    read_r, read_c = _tables(reference), _tables(candidate)
+    ctx = dataclasses.replace(ctx, nested_paired=paired, same_tables=read_r == read_c)
+    out: list[Finding] = []
+    if read_r - read_c and (read_c - read_r or not read_c):  # another table, or none at all
+        out.append(
+            Finding(Category.SCHEMA, "FROM", ", ".join(sorted(read_r - read_c)), ", ".join(sorted(read_c - read_r)))
+        )
+    for i, (r, c) in enumerate(pairs):
+        out += _select_pair(r, c, ctx, outermost=i == 0)
+    return out
+
+
+def _select_pair(r: exp.Select, c: exp.Select, ctx: Context, *, outermost: bool) -> list[Finding]:
+    out: list[Finding] = []
+    keys = sorted(set(r.args) | set(c.args))
+    for key in keys:
+        if key in ("with", "with_"):
+            continue  # a CTE's SELECT is a pair of its own
+        a, b = r.args.get(key), c.args.get(key)
+        if key in ("where", "having"):
+            out += _conjuncts(key, a, b, ctx)
+        elif key == "group":
+            out += _keyset(key, a, b, ctx)
+        elif key in ("joins", "from", "from_"):
+            continue  # compared together below: which tables, how joined, on what
+        elif key == "order" and outermost and not ctx.ordered and not r.args.get("limit") and not c.args.get("limit"):
+            continue  # the rows are compared as a multiset: this ORDER BY decides nothing
+        elif key == "expressions":
+            out += _projection(a or [], b or [], ctx)
+        else:
+            out += [_finding(key, x, y, ctx) for x, y in diff(a, b, ctx.nested_paired)]
+    return out + _joins(r, c, ctx)
+
+
+def _finding(clause_key: str, a: exp.Expr | None, b: exp.Expr | None, ctx: Context) -> Finding:
+    category = _category(clause_key, a, b)
+    clause = CLAUSE_NAMES.get(clause_key, clause_key.upper())
+    return Finding(category, clause, _t(_quoted(a, category), ctx), _t(_quoted(b, category), ctx))
+
+
+def _quoted(node: exp.Expr | None, category: Category) -> exp.Expr | None:
+    """What a line quotes for a differing node: its condition (a filter) or its aggregate, not a bare literal."""
+    if category is Category.FILTER:
+        return ancestor(node, *PREDICATES) or node
+    if category is Category.ORDERING and node is not None and isinstance(node.parent, (exp.Limit, exp.Offset)):
+        return node.parent  # `LIMIT 3`, not `3`
+    if category is Category.AGGREGATION:
+        agg = ancestor(node, exp.AggFunc)
+        return agg.parent if isinstance(agg, exp.Distinct) and agg.parent else (agg or node)
+    return node
+
+
+def _t(node: object, ctx: Context) -> str:
+    return text(node, ctx.dialect) if isinstance(node, exp.Expr) else ("" if node is None else str(node))
+
+
+def _category(clause_key: str, a: exp.Expr | None, b: exp.Expr | None) -> Category:
+    node = a if isinstance(a, exp.Expr) else b if isinstance(b, exp.Expr) else None
+    if wrapped(a, b) or wrapped(b, a):
+        return Category.VALUE_FORMAT
+    if clause_key in ("order", "limit", "offset") or under(node, exp.Window, "order"):
+        return Category.ORDERING
+    if clause_key == "distinct":
+        return Category.DISTINCT
+    agg = ancestor(node, exp.AggFunc)
+    predicate = ancestor(node, *PREDICATES)
+    if predicate is not None and (agg is None or is_ancestor(agg, predicate)):
+        return Category.FILTER  # a condition, wherever it is, or one inside an aggregate (SUM(CASE WHEN ..))
+    if agg is not None:
+        return Category.AGGREGATION
+    if clause_key in ("where", "having"):
+        return Category.FILTER
+    if clause_key == "group" or under(node, exp.Window, "partition_by"):
+        return Category.GROUPING
+    if clause_key in ("joins", "from", "from_"):
+        return Category.JOIN
+    return Category.PROJECTION
+
+
+def _conjuncts(
+    key: str, a: exp.Expr | list[exp.Expr] | None, b: exp.Expr | list[exp.Expr] | None, ctx: Context
+) -> list[Finding]:
+    """WHERE/HAVING/ON as sets of conjuncts: those only one side has, paired in order where both have some.
+    In a join's ON, a conjunct between columns is the join's own condition (``join``), one against a
+    literal a filter."""
+    ra, rb = _split(a), _split(b)
+    ta, tb = Counter(_masked(x, ctx) for x in ra), Counter(_masked(x, ctx) for x in rb)
+    only_a = [x for x in ra if _take(ta, tb, _masked(x, ctx))]
+    ta, tb = Counter(_masked(x, ctx) for x in ra), Counter(_masked(x, ctx) for x in rb)
+    only_b = [x for x in rb if _take(tb, ta, _masked(x, ctx))]
+    out: list[Finding] = []
+    for x, y in zip(only_a, only_b):
+        found = {_finding(key, p, q, ctx).category for p, q in diff(x, y, ctx.nested_paired)} - {Category.PROJECTION}
+        out.append(Finding(earliest(found or {Category.FILTER}), CLAUSE_NAMES[key], _t(x, ctx), _t(y, ctx)))
+    n = min(len(only_a), len(only_b))
+    out += [_finding(key, x, None, ctx) for x in only_a[n:]]
+    out += [_finding(key, None, y, ctx) for y in only_b[n:]]
+    if key != "joins":
+        return out
+    sides = [(x, y) for x, y in zip(only_a, only_b)] + [(x, None) for x in only_a[n:]] + [(None, y) for y in only_b[n:]]
+    return [
+        _as(f, Category.FILTER if any(s is not None and s.find(exp.Literal) for s in pair) else Category.JOIN)
+        for f, pair in zip(out, sides)
+    ]
+
+
+def _masked(node: exp.Expr, ctx: Context) -> str:
+    """A conjunct's text, its nested SELECTs shown as ``(...)`` when they are compared as pairs of their own."""
+    if not ctx.nested_paired or node.find(exp.Select) is None:
+        return _t(node, ctx)
+    copy = node.copy()
+    for inner in list(copy.find_all(exp.Select)):
+        if inner.parent is not None:
+            inner.replace(exp.Placeholder(this="nested"))
+    return _t(copy, ctx)
+
+
+def _as(f: Finding, category: Category) -> Finding:
+    return Finding(category, f.clause, f.reference, f.candidate)
+
+
+def _take(mine: Counter[str], theirs: Counter[str], key: str) -> bool:
+    """Whether this conjunct is one the other side lacks (consuming one of the other side's copies)."""
+    if theirs[key] > 0:
+        theirs[key] -= 1
+        return False
+    return True
+
+
+def _split(node: exp.Expr | list[exp.Expr] | None) -> list[exp.Expr]:
+    if node is None:
+        return []
+    if isinstance(node, list):
+        return [x for n in node for x in _split(n)]
+    inner = node.this if isinstance(node, (exp.Where, exp.Having)) else node
+    return list(inner.flatten()) if isinstance(inner, exp.And) else [inner]
+
+
+def _keyset(key: str, a: exp.Expr | None, b: exp.Expr | None, ctx: Context) -> list[Finding]:
+    ka = Counter(_t(x, ctx) for x in (a.expressions if a is not None else []))
+    kb = Counter(_t(x, ctx) for x in (b.expressions if b is not None else []))
+    if ka == kb:
+        return []
+    missing, extra = ka - kb, kb - ka
+    return [Finding(Category.GROUPING, "GROUP BY", ", ".join(missing), ", ".join(extra))]
+
+
+def _joins(r: exp.Select, c: exp.Select, ctx: Context) -> list[Finding]:
+    """The tables both SELECTs read (FROM and JOINs as one set: ``a JOIN b`` and ``b JOIN a`` do not differ),
+    each outer join's type and ON by its table, and the inner joins' ON conjuncts as one set. An ON
+    conjunct between columns is the join's condition (``join``); one against a literal a filter."""
+    ra, rb = _read(r), _read(c)
+    out: list[Finding] = []
+    only_a, only_b = [k for k in ra if k not in rb], [k for k in rb if k not in ra]
+    if only_a or only_b:
+        said_a = " ".join(_t(ra[k][1], ctx) for k in only_a)
+        said_b = " ".join(_t(rb[k][1], ctx) for k in only_b)
+        derived = any(not _base(ra[k][1]) for k in only_a) or any(not _base(rb[k][1]) for k in only_b)
+        # The same tables read through another shape (a CTE, a derived table): a structure, not a join mistake.
+        category = Category.OTHER if derived and ctx.same_tables else Category.JOIN
+        out.append(Finding(category, "FROM/JOIN", said_a, said_b))
+    inner_a: list[exp.Expr] = []
+    inner_b: list[exp.Expr] = []
+    for key in ra.keys() & rb.keys():
+        (side_a, node_a), (side_b, node_b) = ra[key], rb[key]
+        on_a, on_b = _on(node_a), _on(node_b)
+        if side_a != side_b:
+            out.append(Finding(Category.JOIN, "JOIN", _t(node_a, ctx), _t(node_b, ctx)))
+        elif side_a in ("", "INNER", "CROSS"):
+            inner_a += on_a
+            inner_b += on_b
+            continue
+        else:
+            out += _conjuncts("joins", on_a, on_b, ctx)
+    for key in ra.keys() - rb.keys():
+        inner_a += _on(ra[key][1])
+    for key in rb.keys() - ra.keys():
+        inner_b += _on(rb[key][1])
+    if ra.keys() == rb.keys():
+        out += _conjuncts("joins", inner_a, inner_b, ctx)
+    return out
+
+
+def _read(select: exp.Select) -> dict[str, tuple[str, exp.Expr]]:
+    """What a SELECT reads directly: the table's name (or a derived table's alias) -> how it is joined
+    (``""`` for FROM, ``INNER``, ``LEFT``, ...) and the FROM or JOIN node."""
+    out: dict[str, tuple[str, exp.Expr]] = {}
+    source = select.args.get("from") or select.args.get("from_")
+    if source is not None:
+        out[_joined(source)] = ("", source)
+    for j in select.args.get("joins") or []:
+        side = (j.args.get("side") or "").upper()
+        kind = (j.args.get("kind") or "").upper()
+        how = side or ("CROSS" if kind == "CROSS" else "INNER")
+        key = _joined(j)
+        while key in out:
+            key += "'"  # the same table twice (a self-join): a name of its own
+        out[key] = (how, j)
+    return {k: (("INNER" if v[0] == "" else v[0]), v[1]) for k, v in out.items()}
+
+
+def _base(node: exp.Expr) -> bool:
+    """A FROM or JOIN that reads a base table (not a derived table, nor a CTE by its name)."""
+    table = node.this
+    if not isinstance(table, exp.Table):
+        return False
+    root = node.root()
+    return table.name not in {c.alias_or_name for c in root.find_all(exp.CTE)}
+
+
+def _on(node: exp.Expr) -> list[exp.Expr]:
+    on = node.args.get("on") if isinstance(node, exp.Join) else None
+    return _split(on)
+
+
+def _joined(j: exp.Expr) -> str:
+    """What a join reads: its table's name, or a derived table's alias (its SELECT is a pair of its own)."""
+    t = j.this
+    return t.name if isinstance(t, exp.Table) else (t.alias_or_name or t.sql())
+
+
+def _projection(a: list[exp.Expr], b: list[exp.Expr], ctx: Context) -> list[Finding]:
+    ta, tb = [_t(x, ctx) for x in a], [_t(x, ctx) for x in b]
+    if ta == tb:
+        return []
+    if Counter(ta) == Counter(tb):
+        if ctx.column_order_any:
+            return []
+        return [Finding(Category.PROJECTION, "SELECT", ", ".join(ta), ", ".join(tb))]
+    if len(a) == len(b):
+        return [_finding("expressions", x, y, ctx) for x, y in diff(a, b, ctx.nested_paired)]
+    missing = [x for x in a if _t(x, ctx) not in tb]
+    extra = [y for y in b if _t(y, ctx) not in ta]
+    aggregate = any(x.find(exp.AggFunc) for x in missing + extra)
+    category = Category.AGGREGATION if aggregate else Category.PROJECTION
+    return [Finding(category, "SELECT", ", ".join(_t(x, ctx) for x in missing), ", ".join(_t(y, ctx) for y in extra))]
+
+
+def _tables(tree: exp.Expr) -> set[str]:
+    """The base tables a query reads (CTE names left out)."""
+    ctes = {c.alias_or_name for c in tree.find_all(exp.CTE)}
+    return {t.name for t in tree.find_all(exp.Table) if t.name and t.name not in ctes}

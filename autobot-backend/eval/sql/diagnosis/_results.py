@@ -1,0 +1,212 @@
+"""What the two result sets say about a wrong answer, whatever its SQL: the evidence a diagnosis quotes,
+and the category it points at when the SQL cannot be compared.
+
+The first of these that holds is the evidence (values compared as the grader shows them: numbers
+rounded to the question's ``decimals``):
+
+* another number of columns, the reference's columns among the candidate's (or the other way): ``projection``;
+* the same rows in another order: ``ordering``;
+* the same values in another column order: ``projection``;
+* the same rows with their numbers rounded, or written another way (``'12.50'`` for ``12.5``): ``value_format``;
+* the same rows with one date column a day (dates) or a month (``YYYY-MM``) off, every row alike: the
+  period's boundaries moved (``filter``);
+* the same distinct rows, only the duplicates differ: ``distinct``;
+* an ordered question, and one side's rows are the other's first rows (a LIMIT): ``ordering``;
+* every number the same whole multiple (2x, 3x, ..) of the reference's, the other values alike, over at
+  least two numbers (join fan-out): ``join``;
+* the candidate's rows a superset or a subset of the reference's: ``filter``;
+* otherwise the row counts, and no category.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import itertools
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from eval.sql.model.diagnosis import Category
+
+Row = Sequence[Any]
+MAX_PERMUTED_COLUMNS = 6
+"""Column orders tried for "the same values in another column order" (6! = 720 at most)."""
+MIN_MULTIPLIED = 2
+"""Numbers that must share the factor: one number is a multiple of any other, which says nothing."""
+MAX_ROWS = 20_000
+"""Rows of either side the evidence looks at; beyond, only the counts are compared (bounded work)."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    category: Category | None
+    """The category it points at; None when it points at none."""
+    text: str
+
+
+def _number(v: Any) -> float | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, (int, float, decimal.Decimal)):
+        f = float(v)
+        return f if math.isfinite(f) else None
+    return None
+
+
+def _cell(v: Any, decimals: int) -> Any:
+    n = _number(v)
+    if n is not None:
+        return round(n, decimals) + 0.0
+    if isinstance(v, (datetime.date, datetime.datetime)):
+        return v.isoformat()
+    return v
+
+
+def _rows(rows: Sequence[Row], decimals: int) -> list[tuple[Any, ...]]:
+    return [tuple(_cell(v, decimals) for v in r) for r in rows[:MAX_ROWS]]
+
+
+def evidence(ref_rows: Sequence[Row], got_rows: Sequence[Row], *, ordered: bool = False, decimals: int = 2) -> Evidence:
+    """The strongest evidence the two results give (see the module docstring for the order)."""
+    ref, got = _rows(ref_rows, decimals), _rows(got_rows, decimals)
+    nr, ng = len(ref_rows), len(got_rows)
+    wr, wg = (len(ref[0]) if ref else None), (len(got[0]) if got else None)
+    if wr is not None and wg is not None and wr != wg:
+        return _widths(ref, got, wr, wg)
+    cr, cg = Counter(ref), Counter(got)
+    if cr == cg:
+        return Evidence(Category.ORDERING, "the same rows in another order")
+    if ref and got and len(ref) == len(got) and _permuted(cr, cg, wr or 0):
+        return Evidence(Category.PROJECTION, "the same values in another column order")
+    if ref and got and len(ref) == len(got) and _same_loosely(ref, got):
+        return Evidence(Category.VALUE_FORMAT, "the same rows, values rounded or written another way")
+    if ref and got and len(ref) == len(got) and (moved := _off_by_one_period(cr, cg, wr or 0)):
+        return Evidence(Category.FILTER, f"the same rows off by one period ({moved})")
+    if set(cr) == set(cg):
+        return Evidence(Category.DISTINCT, f"the same distinct rows, duplicates differ ({ng - nr:+d} rows)")
+    if ordered and ref and got and ng != nr and (ref[:ng] == got or got[:nr] == ref):
+        return Evidence(
+            Category.ORDERING,
+            f"candidate rows are the reference's first {ng} of {nr}"
+            if ng < nr
+            else f"reference rows are the candidate's first {nr} of {ng}",
+        )
+    factor = _multiple(ref, got)
+    if factor is not None:
+        return Evidence(Category.JOIN, f"values are {factor:g}x the reference's (rows multiplied, as by a join)")
+    if not cr - cg and cg - cr:
+        return Evidence(Category.FILTER, f"candidate rows are a superset ({ng - nr:+d})")
+    if not cg - cr and cr - cg:
+        return Evidence(Category.FILTER, f"candidate rows are a subset ({ng - nr:+d})")
+    common = sum((cr & cg).values())
+    return Evidence(None, f"{ng} rows against the reference's {nr}, {common} in common")
+
+
+def _widths(ref: list[tuple[Any, ...]], got: list[tuple[Any, ...]], wr: int, wg: int) -> Evidence:
+    wide, narrow = (got, ref) if wg > wr else (ref, got)
+    cols_wide = list(zip(*wide)) if wide else []
+    cols_narrow = list(zip(*narrow)) if narrow else []
+    inside = len(wide) == len(narrow) and all(c in cols_wide for c in cols_narrow)
+    if wg > wr:
+        how = f"candidate returns {wg - wr} column(s) more" + (", the reference's among them" if inside else "")
+    else:
+        how = f"candidate returns {wr - wg} column(s) fewer" + (", each one of the reference's" if inside else "")
+    return Evidence(Category.PROJECTION, how)
+
+
+def _permuted(cr: Counter[tuple[Any, ...]], cg: Counter[tuple[Any, ...]], width: int) -> bool:
+    """The candidate's columns, in some other order, are the reference's rows. Only orders that put each
+    column where a reference column holds the same values are tried (at most 720, for 6 columns)."""
+    if width < 2 or width > MAX_PERMUTED_COLUMNS:
+        return False
+    ref_cols = [sorted(map(repr, col)) for col in zip(*cr.elements())]
+    got_cols = [sorted(map(repr, col)) for col in zip(*cg.elements())]
+    places = [[j for j in range(width) if got_cols[j] == ref_cols[i]] for i in range(width)]
+    if any(not p for p in places):
+        return False
+    for order in itertools.product(*places):
+        if len(set(order)) != width or list(order) == list(range(width)):
+            continue
+        if Counter(tuple(r[i] for i in order) for r in cg.elements()) == cr:
+            return True
+    return False
+
+
+def _loose(v: Any) -> Any:
+    """A value as a number when it is one or reads as one, rounded to whole units; else its text."""
+    n = _number(v)
+    if n is None and isinstance(v, str):
+        try:
+            n = float(v.strip().replace(",", "").lstrip("$"))
+        except ValueError:
+            n = None
+    return round(n) if n is not None else (str(v).strip().lower() if v is not None else None)
+
+
+def _same_loosely(ref: list[tuple[Any, ...]], got: list[tuple[Any, ...]]) -> bool:
+    return Counter(tuple(_loose(v) for v in r) for r in ref) == Counter(tuple(_loose(v) for v in r) for r in got)
+
+
+def _multiple(ref: list[tuple[Any, ...]], got: list[tuple[Any, ...]]) -> float | None:
+    """k when every number of ``got`` is k times the reference's, k a whole number from 2 (a join repeats
+    rows a whole number of times), over at least :data:`MIN_MULTIPLIED` numbers, matched by the other values."""
+    if len(ref) != len(got) or not ref:
+        return None
+
+    def key(r: tuple[Any, ...]) -> tuple[Any, ...]:
+        return tuple(v for v in r if _number(v) is None)
+
+    ra, ga = sorted(ref, key=lambda r: repr(key(r))), sorted(got, key=lambda r: repr(key(r)))
+    ratios: list[float] = []
+    for r, g in zip(ra, ga):
+        if key(r) != key(g):
+            return None
+        for a, b in zip(r, g):
+            x, y = _number(a), _number(b)
+            if x is None or y is None or x == y:
+                continue  # alike (a key, a count the join did not touch)
+            if x == 0:
+                return None
+            ratios.append(round(y / x, 3))
+    if len(ratios) < MIN_MULTIPLIED or len(set(ratios)) != 1:
+        return None
+    k = ratios[0]
+    return k if k >= 2 and k == round(k) else None
+
+
+DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+MONTH = re.compile(r"^\d{4}-\d{2}$")
+
+
+def _shift(v: Any, by: int) -> Any:
+    """A ``YYYY-MM-DD`` value ``by`` days on, a ``YYYY-MM`` value ``by`` months on; None for anything else."""
+    if isinstance(v, str) and DAY.match(v):
+        try:
+            return (datetime.date.fromisoformat(v) + datetime.timedelta(days=by)).isoformat()
+        except ValueError:
+            return None
+    if isinstance(v, str) and MONTH.match(v):
+        year, month = int(v[:4]), int(v[5:])
+        if not 1 <= month <= 12:
+            return None
+        n = year * 12 + month - 1 + by
+        return f"{n // 12:04d}-{n % 12 + 1:02d}"
+    return None
+
+
+def _off_by_one_period(cr: Counter[tuple[Any, ...]], cg: Counter[tuple[Any, ...]], width: int) -> str | None:
+    """``column k one period later/earlier`` when shifting one date column of the candidate's rows by one
+    day (or month) gives the reference's rows; None otherwise."""
+    rows = list(cg.elements())
+    for col in range(width):
+        if not all(_shift(r[col], 0) is not None for r in rows):
+            continue
+        for by in (-1, 1):
+            moved = Counter(tuple(_shift(v, by) if i == col else v for i, v in enumerate(r)) for r in rows)
+            if moved == cr:
+                return f"column {col + 1} one period {'later' if by < 0 else 'earlier'} than the reference's"
+    return None
