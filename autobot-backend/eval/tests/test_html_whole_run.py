@@ -103,7 +103,9 @@ def test_every_question_is_a_card_and_only_the_failing_are_open(graded):
         assert details is not None and ("open" in details.attrs) == o.failing, o.question_id
         assert card.attrs["data-verdict"] == o.verdict.value and card.attrs["data-stratum"] == o.stratum
     filters = [s.attrs["data-filter"] for s in tree.all("select", data_filter=None)]
-    assert filters == ["verdict", "stratum"], "no database, difficulty or category to filter by in this run"
+    categories = {o.diagnosis.primary.value for o in graded.outcomes if o.diagnosis is not None}
+    assert categories, "the run's wrong and error answers carry a diagnosis"
+    assert filters == ["verdict", "stratum", "category"], "no database or difficulty to filter by in this run"
     assert tree.one("input", id="search") is not None
 
 

@@ -3,8 +3,8 @@ and they expand), typing in the search hides the questions that do not match by 
 each filter (verdict, stratum, database, difficulty, failure category) narrows the list.
 
 The run is a real recorded run over the built-in fixtures and two databases of the user's own (so
-databases and difficulty labels are real); a failure category and a model transcript are added to the
-run model read back from its JSON, as the diagnosis and a model candidate would add them. Skips
+databases and difficulty labels are real, and its wrong and error answers carry their diagnosis); a model
+transcript is added to the run model read back from its JSON, as a model candidate would add it. Skips
 without Chromium, as ``test_html_browser.py`` does (fails under ``EVAL_REQUIRE_BROWSER=1``).
 """
 
@@ -39,18 +39,6 @@ pytestmark = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
 SCRIPT = '<script>document.title="pwned"</script>'
 
 
-@dataclasses.dataclass(frozen=True)
-class Diagnosis:
-    primary: str
-
-
-@dataclasses.dataclass(frozen=True)
-class Diagnosed(SQLOutcome):
-    """An outcome as the diagnosis adds to it: ``diagnosis.primary``, the failure category."""
-
-    diagnosis: Diagnosis | None = None
-
-
 @pytest.fixture(scope="module")
 def page(tmp_path_factory) -> tuple[Path, dict[str, dict[str, Any]]]:
     work = tmp_path_factory.mktemp("whole")
@@ -74,17 +62,16 @@ def page(tmp_path_factory) -> tuple[Path, dict[str, dict[str, Any]]]:
         completion_tokens=9,
         reply_chars=40,
     )
-    outcomes = []
-    for o in run.outcomes:
-        category = {"wrong": "wrong_value", "refused": "refusal"}.get(o.verdict.value)
-        fields = {f.name: getattr(o, f.name) for f in dataclasses.fields(o)}
-        if o.question_id == sr.WRONG:
-            fields["transcripts"] = (said,)
-        outcomes.append(Diagnosed(**fields, diagnosis=None if category is None else Diagnosis(category)))
+    outcomes: list[SQLOutcome] = [
+        dataclasses.replace(o, transcripts=(said,)) if o.question_id == sr.WRONG else o for o in run.outcomes
+    ]
     run.outcomes = outcomes
+    assert any(o.diagnosis is not None for o in outcomes), "the run's wrong and error answers carry a diagnosis"
     path = work / "whole.html"
     path.write_text(to_html(run))
-    return path, {o.question_id: {"o": o, "category": getattr(o.diagnosis, "primary", "")} for o in outcomes}
+    return path, {
+        o.question_id: {"o": o, "category": "" if o.diagnosis is None else o.diagnosis.primary.value} for o in outcomes
+    }
 
 
 def _shown(driver) -> list[str]:
@@ -161,7 +148,7 @@ def test_each_filter_narrows_the_list(page):
             ("stratum", "bench"),
             ("database", "pets_1"),
             ("difficulty", "moderate"),
-            ("category", "refusal"),
+            ("category", min(x["category"] for x in by_id.values() if x["category"])),
         ]:
             select = Select(driver.find_element("id", f"filter-{key}"))
             select.select_by_value(value)
