@@ -213,6 +213,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         costs=cost_summary(graded, spec.prices, spec.repeats),  # every ask, before the repeats are combined
         repeats=repeat_summary(outcomes, spec.repeats),
         partial=interrupted,
+        suspect_references=[s.to_json() for q in questions for s in check.suspects.get(q.id, [])],
     )
 
 

@@ -14,6 +14,7 @@ from eval.core.html import render
 from eval.sql.model.outcome import SQLOutcome
 from eval.sql.model.run import SQLRun
 from eval.sql.render import _facts as facts
+from eval.sql.render import _suspect as suspect
 
 _BREAKDOWN_IDS = {"stratum": "answer-strata", "database": "databases", "difficulty": "difficulties"}
 _REFUSE_CSS = {"declined": "v-declined", "answered": "v-answered", "error": "v-error", "unmeasured": "v-unmeasured"}
@@ -122,6 +123,7 @@ def context(report: SQLRun) -> dict[str, Any]:
         "cost_lines": facts.cost_lines(report),
         "judge_line": facts.judge(report),
         "bootstrap": fig.BOOTSTRAP,
+        "suspects": suspect.html_context(report),
     }
 
 

@@ -20,6 +20,7 @@ from eval.core import figures as fig
 from eval.sql.model.outcome import SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
 from eval.sql.render import _facts as facts
+from eval.sql.render import _suspect as suspect
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
@@ -87,7 +88,7 @@ def properties(report: SQLRun) -> list[tuple[str, str]]:
     if report.repeats:
         out.append(("repeats.flaky", ", ".join(report.repeats["flaky"]) or "none"))
     out += [(f"note.{i}", note) for i, note in enumerate(facts.interval_notes(report), 1)]
-    return out
+    return out + suspect.junit_properties(report)
 
 
 def _system_out(o: SQLOutcome) -> str | None:
@@ -130,6 +131,9 @@ def to_junit(report: SQLRun) -> str:
                 element.set("type", xml_text(o.verdict.value))
                 element.text = xml_text(o.question)
         system_out = _system_out(o)
+        flags = [f"-- suspect reference ({s['kind']}): {s['detail']}" for s in report.suspects_of(o.question_id)]
+        if flags:
+            system_out = "\n".join([*([system_out, ""] if system_out else []), *flags])
         if system_out is not None:
             ET.SubElement(case, "system-out").text = xml_text(system_out)
     suites = ET.Element("testsuites", {k: suite.get(k, "") for k in ("tests", "failures", "errors", "skipped")})

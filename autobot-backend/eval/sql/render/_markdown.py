@@ -9,6 +9,7 @@ from eval.core import markdown as md
 from eval.sql.model.outcome import SQLOutcome
 from eval.sql.model.run import SQLRun
 from eval.sql.render import _facts as facts
+from eval.sql.render import _suspect as suspect
 from eval.sql.render._markdown_judge import judge_line, judge_section
 from eval.sql.render._markdown_run import cohort_line, costs_section, repeats_section
 
@@ -170,6 +171,7 @@ def _sql_failures(report: SQLRun) -> list[str]:
         out.append(meta + "  ")
         if o.detail:
             out.append(f"Detail: {md.escape(o.detail, limit=600)}")
+        out += suspect.markdown_flags(report, o.question_id)
         out.append("")
         if o.sql:
             out += ["Candidate's SQL:", "", md.code_block(o.sql, "sql"), ""]
@@ -228,6 +230,7 @@ def to_markdown(report: SQLRun, *, details: bool = True) -> str:
         + _sql_regressions(report)
         + _sql_gate(report)
         + _sql_refusals(report)
+        + suspect.markdown_section(report)
     )
     if not details:
         return "\n".join(head + costs_section(report) + judge_line(report) + failing_ids(report))

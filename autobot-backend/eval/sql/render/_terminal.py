@@ -20,6 +20,7 @@ from eval.core import figures as fig
 from eval.core.untrusted import visible, visible_all
 from eval.sql.model.run import SQLRun
 from eval.sql.render import _facts as facts
+from eval.sql.render import _suspect as suspect
 
 SHOWN_FAILURES = 10
 STYLES = {
@@ -172,6 +173,17 @@ def _judge(report: SQLRun, full_report: str | None) -> list[RenderableType]:
     return [Text(f"{line} ({where})")]
 
 
+def _suspects(report: SQLRun) -> list[RenderableType]:
+    """Suspect references apart, each beside its question's verdict (its question graded as usual)."""
+    found = suspect.rows(report)
+    if not found:
+        return []
+    table = _table(suspect.title(report), "question", "verdict", "kind", "why", numeric_from=4)
+    for r in found:
+        table.add_row(Text(r["id"]), _verdict(r["verdict"]), Text(r["kind"]), Text(r["detail"][:160]))
+    return [table, Text(suspect.sentence(), style="bright_black")]
+
+
 def _failures(report: SQLRun, full_report: str | None, shown: int) -> list[RenderableType]:
     failing = report.failing
     if not failing:
@@ -179,7 +191,10 @@ def _failures(report: SQLRun, full_report: str | None, shown: int) -> list[Rende
     table = _table(f"Failing questions ({len(failing)})", "question", "verdict", "stratum", "detail", numeric_from=4)
     for o in failing[:shown]:
         detail = (o.reason + ": " if o.reason else "") + o.detail
-        table.add_row(Text(o.question_id), _verdict(o.verdict.value), Text(o.stratum), Text(detail[:160]))
+        verdict = _verdict(o.verdict.value)
+        if report.suspects_of(o.question_id):
+            verdict.append(" suspect reference", style="yellow")
+        table.add_row(Text(o.question_id), verdict, Text(o.stratum), Text(detail[:160]))
     out: list[RenderableType] = [table]
     more = len(failing) - shown
     if more > 0:
@@ -210,6 +225,7 @@ def render_terminal(
             *_costs(report),
             *_regressions(report),
             *_judge(report, full_report),
+            *_suspects(report),
             Text(""),
             *_failures(report, full_report, shown),
         )
