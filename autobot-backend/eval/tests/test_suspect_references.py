@@ -14,6 +14,8 @@ import pytest
 import yaml
 from rich.console import Console
 
+from eval.cli.bench_import import main as import_main
+from eval.cli.check import main as check_main
 from eval.run import main
 from eval.sql.corpus.questions import load_corpus
 from eval.sql.model.outcome import Verdict
@@ -314,3 +316,62 @@ def test_a_failing_question_carries_its_flag_beside_the_verdict(graded):
     console = Console(record=True, width=200, force_terminal=False)
     render_terminal(run, console)
     assert "wrong suspect reference" in console.export_text()
+
+
+SPIDER_GOLD = [
+    ("How many countries are in North America?", "SELECT COUNT(*) FROM country WHERE continent = 'north america'"),
+    ("Name a country and a city.", "SELECT T1.name, T2.name FROM country AS T1 JOIN city AS T2"),
+    ("Countries per continent, and one name?", "SELECT continent, name, COUNT(*) FROM country GROUP BY continent"),
+    ("The smallest city?", "SELECT name FROM city ORDER BY population LIMIT 1"),
+    ("How many cities?", "SELECT COUNT(*) FROM city"),
+    (
+        "Cities of Europe?",
+        "SELECT T2.name FROM country AS T1 JOIN city AS T2 ON T1.code = T2.country_code WHERE T1.continent = 'Europe'",
+    ),
+]
+
+
+@pytest.fixture
+def spider_world(tmp_path, monkeypatch):
+    """A Spider folder of its own: database/world_1/world_1.sqlite, dev.json, dev_gold.sql; one gold per kind."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("EVAL_CALLER_DIR", raising=False)
+    monkeypatch.delenv("EVAL_OUTPUT_DIR", raising=False)
+    (tmp_path / "spider" / "database" / "world_1").mkdir(parents=True)
+    build_world(tmp_path / "spider" / "database" / "world_1" / "world_1.sqlite")
+    items = [{"db_id": "world_1", "question": text, "query": gold} for text, gold in SPIDER_GOLD]
+    (tmp_path / "spider" / "dev.json").write_text(json.dumps(items))
+    (tmp_path / "spider" / "dev_gold.sql").write_text("".join(f"{gold}\tworld_1\n" for _, gold in SPIDER_GOLD))
+    return tmp_path
+
+
+def test_bench_import_prints_how_many_references_are_suspect_by_kind(spider_world, capsys):
+    code = import_main(["spider", "--questions", "spider/dev.json", "--gold", "spider/dev_gold.sql", "--out", "out"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert (
+        "suspect references: 4 of 6 question(s) (unmatched_literal 1, join_without_condition 1, ungrouped_column 1, "
+        "limit_tie 1)"
+    ) in out
+    assert "python -m eval.sql.check" in out and "out/spider.yaml --db-dir" in out
+
+
+def test_the_corpus_check_lists_suspect_references_without_failing_on_them(spider_world, capsys):
+    assert (
+        import_main(["spider", "--questions", "spider/dev.json", "--gold", "spider/dev_gold.sql", "--out", "out"]) == 0
+    )
+    capsys.readouterr()
+    assert check_main(["out/spider.yaml", "--db-dir", "spider/database"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    flagged = [line for line in out if "suspect reference (" in line]
+    assert [line.split(": question ")[1].split(":")[0] for line in flagged] == [
+        "'spider-0000'",
+        "'spider-0001'",
+        "'spider-0002'",
+        "'spider-0003'",
+    ]
+    assert flagged[0].startswith("out/spider.yaml:") and "(unmatched_literal)" in flagged[0]
+    assert out[-1] == (
+        "clean: 6 question(s) in 1 file(s); 4 suspect reference finding(s) above, graded as usual; every reference ran "
+        "and passed the self-check; nothing was graded"
+    )
