@@ -70,6 +70,8 @@ def kinds(found: list[tuple[str, str]]) -> list[str]:
         ("SELECT name FROM country WHERE 'europe ' = continent", "'europe '", "'Europe'"),
         ("SELECT name FROM country WHERE continent IN ('Asia', 'europe')", "'europe'", "'Europe'"),
         ("SELECT name FROM country WHERE continent = 'North'", "'North'", "'North America'"),
+        # Spider's gold writes strings in double quotes, which SQLite reads as a string when no column has the name
+        ('SELECT name FROM country WHERE continent = "north america"', "'north america'", "'North America'"),
         (
             "SELECT T2.name FROM city AS T2 JOIN country AS T1 ON T1.code = T2.country_code WHERE T1.name = 'france'",
             "'france'",
@@ -96,6 +98,8 @@ def test_a_literal_no_value_matches_while_a_near_one_does_is_flagged_naming_both
         "SELECT name FROM country WHERE continent IN ('Asia', 'Europe')",
         "SELECT name FROM country WHERE continent LIKE 'north%'",  # SQLite's LIKE ignores case: it matches
         "SELECT name FROM country WHERE code = 'NL'",
+        'SELECT name FROM country WHERE continent = "North America"',
+        'SELECT code FROM country WHERE "name" = "Japan"',
     ],
 )
 def test_a_literal_that_matches_or_has_nothing_near_is_fine(world, sql):
@@ -127,6 +131,7 @@ def test_a_literal_probe_reads_a_duckdb_file_too(tmp_path):
         "SELECT T1.name FROM country AS T1 JOIN city AS T2 WHERE T2.population > 2",
         "SELECT country.name FROM country, city WHERE city.population > 2",
         "SELECT country.name FROM country CROSS JOIN city",
+        "SELECT country.name FROM country, city, city AS c2 WHERE country.code = city.country_code",
     ],
 )
 def test_a_join_without_condition_is_flagged_naming_both_tables(world, sql):
@@ -141,6 +146,10 @@ def test_a_join_without_condition_is_flagged_naming_both_tables(world, sql):
         "SELECT T1.name FROM country AS T1, city AS T2 WHERE T1.code = T2.country_code AND T2.population > 2",
         "SELECT name FROM country JOIN city USING (name)",
         "SELECT name FROM country, (SELECT AVG(population) AS a FROM city) AS s WHERE population > s.a",
+        "SELECT country.name FROM country, city, (SELECT MAX(id) AS m FROM city) AS x WHERE country.code = "
+        "city.country_code AND city.id = x.m",
+        # a table function reads the row it is joined to
+        "SELECT j.value FROM country, json_each('[1, 2]') AS j",
     ],
 )
 def test_a_join_with_a_condition_or_a_single_row_source_is_fine(world, sql):
@@ -170,6 +179,11 @@ def test_a_column_neither_grouped_nor_aggregated_is_flagged_by_name(world, sql, 
         "SELECT continent, COUNT(*) FROM country GROUP BY continent",
         # grouped by the primary key: one name per group
         "SELECT T1.name, COUNT(*) FROM country AS T1 JOIN city AS T2 ON T1.code = T2.country_code GROUP BY T1.code",
+        # grouped by a column the join makes equal to the primary key (Spider's usual shape)
+        "SELECT T1.name FROM country AS T1 JOIN city AS T2 ON T1.code = T2.country_code GROUP BY T2.country_code "
+        "ORDER BY COUNT(*) DESC LIMIT 1",
+        "SELECT T1.name, COUNT(*) FROM country AS T1, city AS T2 WHERE T2.country_code = T1.code GROUP BY "
+        "T2.country_code",
         "SELECT continent AS c, COUNT(*) FROM country GROUP BY c ORDER BY c",
         "SELECT continent, COUNT(*) FROM country GROUP BY 1 ORDER BY COUNT(*) DESC",
         "SELECT SUBSTR(name, 1, 1), COUNT(*) FROM country GROUP BY SUBSTR(name, 1, 1)",
@@ -242,6 +256,13 @@ def graded(tmp_path, monkeypatch):
             "sql": f"SELECT code FROM country WHERE name = '{HOSTILE}' OR code = 'XX'",
         },
         {"id": "ok1", "question": "How many countries?", "shape": "scalar", "sql": "SELECT COUNT(*) FROM country"},
+        # grouped by the primary key: fine only when the run's database says which column that is
+        {
+            "id": "ok2",
+            "question": "Cities per country?",
+            "sql": "SELECT T1.name, COUNT(*) FROM country AS T1 JOIN city AS T2 ON T1.code = T2.country_code "
+            "GROUP BY T1.code",
+        },
     ]
     (tmp_path / "mine.yaml").write_text(yaml.safe_dump({"version": 1, "questions": questions}, sort_keys=False))
     code = main(
@@ -272,7 +293,7 @@ def graded(tmp_path, monkeypatch):
 
 def test_a_suspect_reference_is_graded_and_shown_apart_in_every_output(graded):
     data = json.loads((graded / "r.json").read_text())
-    assert {q["id"]: q["verdict"] for q in data["questions"]} == {"h1": "pass", "ok1": "pass"}
+    assert {q["id"]: q["verdict"] for q in data["questions"]} == {"h1": "pass", "ok1": "pass", "ok2": "pass"}
     [finding] = data["suspect_references"]
     assert finding["question_id"] == "h1" and finding["kind"] == UNMATCHED_LITERAL and HOSTILE in finding["detail"]
     run = from_json(data)

@@ -53,6 +53,8 @@ def read(sql: str, dialect: str, schema: Schema | None) -> Reading | None:
         tree = sqlglot.parse_one(sql, read=dialect)
     except sqlglot.errors.SqlglotError:
         return None
+    if dialect == "sqlite" and schema:
+        _double_quoted_strings(tree, schema)
     with contextlib.suppress(Exception):  # sqlglot raises more than its own errors on odd SQL: read it unqualified
         tree = qualify(
             tree.copy(),
@@ -67,6 +69,18 @@ def read(sql: str, dialect: str, schema: Schema | None) -> Reading | None:
     except Exception:
         return None
     return Reading(scopes, dialect)
+
+
+def _double_quoted_strings(tree: exp.Expr, schema: Schema) -> None:
+    """SQLite reads a double-quoted word that names no column as a string (Spider's gold writes
+    ``country = "France"``); sqlglot reads an identifier. Each one that names no column of any table nor
+    an output alias becomes the string it is, before qualifying lower-cases identifiers."""
+    known = {str(c).lower() for columns in schema.values() for c in columns}
+    known |= {a.alias.lower() for a in tree.find_all(exp.Alias)}
+    for column in list(tree.find_all(exp.Column)):
+        word = column.this
+        if not column.table and isinstance(word, exp.Identifier) and word.quoted and word.name.lower() not in known:
+            column.replace(exp.Literal.string(word.name))
 
 
 def _selects(reading: Reading) -> Iterator[tuple[Scope, exp.Select]]:
@@ -105,6 +119,12 @@ def _single_row(scope: Scope, node: exp.Expr) -> bool:
     one = isinstance(limit, exp.Limit) and isinstance(limit.expression, exp.Literal) and limit.expression.this == "1"
     aggregate = any(_own(a, inner) for p in inner.expressions for a in p.find_all(exp.AggFunc))
     return one or (aggregate and not inner.args.get("group"))
+
+
+def _plain(node: exp.Expr) -> bool:
+    """A table or a derived table: not a table function (``json_each(t.x)``, ``UNNEST``) or a LATERAL
+    subquery, which read the row they are joined to."""
+    return isinstance(node, exp.Subquery) or (isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier))
 
 
 def _conditioned(join: exp.Join) -> bool:
@@ -149,7 +169,7 @@ def unjoined(reading: Reading) -> list[str]:
         links = _Links([first, *(j.this.alias_or_name for j in joins)])
         loose = []
         for join in joins:
-            if _conditioned(join) or _single_row(scope, join.this):
+            if _conditioned(join) or not _plain(join.this) or _single_row(scope, join.this):
                 links.link({join.this.alias_or_name, first} | {c.table for c in join.find_all(exp.Column) if c.table})
             else:
                 loose.append(join)
@@ -185,6 +205,27 @@ def _aggregates(select: exp.Select) -> list[exp.Expr]:
     ]
 
 
+def _with_equals(grouped: set[tuple[str, str]], select: exp.Select) -> set[tuple[str, str]]:
+    """The grouped columns, and every column an ON or WHERE equality makes equal to one (``GROUP BY
+    T1.stadium_id`` with ``ON T1.stadium_id = T2.stadium_id`` groups by ``T2``'s key as well)."""
+    conditions = [j.args["on"] for j in select.args.get("joins") or [] if j.args.get("on") is not None]
+    pairs = []
+    for condition in [*conditions, *_conjuncts(select)]:
+        for eq in condition.flatten() if isinstance(condition, exp.And) else [condition]:
+            if isinstance(eq, exp.EQ) and isinstance(eq.this, exp.Column) and isinstance(eq.expression, exp.Column):
+                pairs.append(((eq.this.table, eq.this.name.lower()), (eq.expression.table, eq.expression.name.lower())))
+    grown = set(grouped)
+    changed = True
+    while changed:
+        changed = False
+        for a, b in pairs:
+            for x, y in ((a, b), (b, a)):
+                if x in grown and y not in grown:
+                    grown.add(y)
+                    changed = True
+    return grown
+
+
 def ungrouped(reading: Reading, keys: Keys) -> list[str]:
     """Each column of an aggregate query's output, HAVING or ORDER BY that is neither grouped nor aggregated
     (nor of a table whose primary key is grouped: one value per group then), naming it."""
@@ -197,7 +238,7 @@ def ungrouped(reading: Reading, keys: Keys) -> list[str]:
         if reading.dialect == "sqlite" and sum(isinstance(a, _MIN_MAX) for a in aggregates) == 1:
             continue  # SQLite's documented rule: bare columns come from the row of the one MIN or MAX
         group_keys = list(group.expressions) if group else []
-        grouped = {(c.table, c.name.lower()) for c in group_keys if isinstance(c, exp.Column)}
+        grouped = _with_equals({(c.table, c.name.lower()) for c in group_keys if isinstance(c, exp.Column)}, select)
         names = {name for _, name in grouped}
         whole = {(a, _table_name(scope, a)) for a, _ in grouped}
         covered = {
