@@ -106,6 +106,13 @@ def test_a_literal_that_matches_or_has_nothing_near_is_fine(world, sql):
     assert world(sql) == []
 
 
+def test_a_finding_says_which_comparison_it_read(world):
+    [(_, detail)] = world("SELECT name FROM country WHERE continent IN ('Asia', 'europe')")
+    assert detail.startswith("country.continent IN (...): 'europe' matches no stored value, but 'Europe' does")
+    [(_, detail)] = world("SELECT name FROM country WHERE continent = 'north america'")
+    assert detail.startswith("country.continent = 'north america' matches no stored value, but 'North America'")
+
+
 def test_a_like_pattern_matching_nothing_with_a_near_value_is_flagged(world):
     [(kind, detail)] = world("SELECT name FROM country WHERE continent LIKE 'Eur'")
     assert kind == UNMATCHED_LITERAL and "LIKE 'Eur'" in detail and "'Europe'" in detail

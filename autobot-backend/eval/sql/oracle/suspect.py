@@ -141,9 +141,10 @@ class SuspectCheck:
             near = self._near(c, reading.dialect, url)
             if near:
                 shown = ", ".join(repr(clip(v, LITERAL_SHOWN)) for v in near)
-                op = "LIKE" if c.like else "="
+                literal = repr(clip(c.literal, LITERAL_SHOWN))
+                what = f"LIKE {literal}" if c.like else (f"IN (...): {literal}" if c.listed else f"= {literal}")
                 found.append(
-                    f"{c.table}.{c.column} {op} {clip(c.literal, LITERAL_SHOWN)!r} matches no stored value, but "
+                    f"{c.table}.{c.column} {what} matches no stored value, but "
                     f"{shown} {'does' if len(near) == 1 else 'do'} up to case, spaces or as a prefix"
                 )
         return found

@@ -37,6 +37,8 @@ class Comparison:
     column: str
     literal: str
     like: bool
+    listed: bool = False
+    """One value of an ``IN (...)`` list (compared like ``=``)."""
 
 
 @dataclass(frozen=True)
@@ -313,6 +315,7 @@ def comparisons(reading: Reading) -> list[Comparison]:
                     continue
                 bare = source.copy()
                 bare.set("alias", None)
-                like = isinstance(node, exp.Like)
-                found[Comparison(source.name, bare.sql(reading.dialect), alias, column.name, literal.this, like)] = None
+                like, listed = isinstance(node, exp.Like), isinstance(node, exp.In)
+                table_sql = bare.sql(reading.dialect)
+                found[Comparison(source.name, table_sql, alias, column.name, literal.this, like, listed)] = None
     return list(found)
