@@ -202,6 +202,27 @@ def test_grouped_aggregated_and_functionally_dependent_columns_are_fine(world, s
     assert world(sql) == []
 
 
+def test_without_the_schema_a_grouped_key_is_given_the_benefit_of_the_doubt(tmp_path):
+    """A database that cannot say its schema (no primary keys known): a column beside a grouped one may depend
+    on it, so it is not flagged; one in an aggregate without GROUP BY still is."""
+    url = build_world(tmp_path / "world.sqlite")
+
+    class Bare:  # runs SQL, says nothing of its schema
+        def __init__(self, database: ReadOnlySQL) -> None:
+            self.database = database
+
+        def run_readonly(self, sql: str, db_url: str):
+            return self.database.run_readonly(sql, db_url)
+
+        def dialect(self, db_url: str) -> str:
+            return self.database.dialect(db_url)
+
+    with ReadOnlySQL() as database:
+        check = SuspectCheck(Bare(database))
+        assert check.query("SELECT name, COUNT(*) FROM country GROUP BY code", url, "sqlite") == []
+        assert kinds(check.query("SELECT name, COUNT(*) FROM country", url, "sqlite")) == [UNGROUPED_COLUMN]
+
+
 def test_the_self_check_flags_the_reference_and_alternatives_and_reuses_its_tie_lint(tmp_path):
     url = build_world(tmp_path / "world.sqlite")
     corpus_file = tmp_path / "mine.yaml"

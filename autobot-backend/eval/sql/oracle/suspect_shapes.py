@@ -250,18 +250,21 @@ def ungrouped(reading: Reading, keys: Keys) -> list[str]:
         }
         aliases = {p.alias for p in select.expressions if isinstance(p, exp.Alias)}
         order = select.args.get("order")
-        parts = [p.this if isinstance(p, exp.Alias) else p for p in select.expressions]
-        parts += [select.args["having"]] if select.args.get("having") else []
-        parts += [o.this for o in order.expressions] if order else []
+        outputs = [p.this if isinstance(p, exp.Alias) else p for p in select.expressions]
+        after = [select.args["having"]] if select.args.get("having") else []
+        after += [o.this for o in order.expressions] if order else []
         seen: set[str] = set()
-        for part in parts:
+        for part in outputs + after:
+            named = aliases if any(part is a for a in after) else set()  # HAVING, ORDER BY may name an output alias
             for column in part.find_all(exp.Column):
                 if not _own(column, select) or column.is_star or column.find_ancestor(exp.AggFunc, exp.Window):
                     continue
-                if not column.table and (column.name in aliases or column.name.lower() in names):
+                if not column.table and (column.name in named or column.name.lower() in names):
                     continue  # an output alias, or a grouped column it cannot tell apart
                 if (column.table, column.name.lower()) in grouped or column.table in covered:
                     continue
+                if grouped and not _keys_known(scope, column, keys):
+                    continue  # the schema does not say its table's key: the grouped columns may determine it
                 if _inside_key(column, part, group_keys):
                     continue
                 shown = _shown(scope, column)
@@ -273,6 +276,11 @@ def ungrouped(reading: Reading, keys: Keys) -> list[str]:
                     "an arbitrary row of each group"
                 )
     return found
+
+
+def _keys_known(scope: Scope, column: exp.Column, keys: Keys) -> bool:
+    table = _table_name(scope, column.table) if column.table else None
+    return table is not None and table.lower() in keys
 
 
 def _inside_key(column: exp.Column, part: exp.Expr, keys: list[exp.Expr]) -> bool:
