@@ -96,9 +96,10 @@ class SuspectCheck:
     ) -> list[Suspect]:
         """Every finding of ``q``'s reference and alternatives on ``url`` (its first database), ``ties`` being
         what the self-check learned of the reference's order on each rotation (``also_ties``: each alternative's)."""
+        aligned = len(also_ties) == len(q.also)  # the self-check keeps the ties of the alternatives that ran only
         forms = [("", q, ties)]
         forms += [
-            (f"alternative {k + 2} (also[{k}]): ", alternative(q, alt), also_ties[k] if k < len(also_ties) else ())
+            (f"alternative {k + 2} (also[{k}]): ", alternative(q, alt), also_ties[k] if aligned else ())
             for k, alt in enumerate(q.also)
         ]
         found: list[Suspect] = []

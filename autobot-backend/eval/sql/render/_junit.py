@@ -6,7 +6,8 @@ answerable question and an answered must-refuse question are ``failure`` (the me
 a pass or a correct decline is a plain ``testcase``. The candidate's SQL goes in ``system-out`` (on a
 failing question, the reference after it). JUnit holds no tables: the run's figures (pass rate and its
 interval, counts per verdict, the gate and each check, per stratum, database and difficulty, costs,
-repeats) are the testsuite's ``<properties>``, one named value each, in the words of the other outputs.
+repeats) are the testsuite's ``<properties>``, one named value each, in the words of the other outputs; each
+suspect reference is a ``suspect_reference.N`` property and a line of its question's ``system-out``.
 Written with the standard library's ElementTree, which escapes markup; characters XML 1.0 cannot
 carry at all (control characters a model may emit) are written as ``\\xNN`` text.
 """
