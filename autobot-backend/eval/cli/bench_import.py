@@ -123,6 +123,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         lines.append(f"answers: {done.answers_path}")
         command += ["--candidate", "recorded", "--answers", str(done.answers_path)]
     lines += [f"note: {note}" for note in done.notes]
+    if done.suspects is not None:
+        lines.append(done.suspects.line())
+        if done.suspects.suspects:
+            check = ["python", "-m", "eval.sql.check", str(done.corpus_path), "--db-dir", str(db_dir)]
+            lines.append(
+                "  each is graded as usual and shown beside its verdict in every report; list them with "
+                + shlex.join(check)
+            )
     lines.append("grade it with (from autobot-backend/):\n  " + shlex.join(command))
     print_report("\n".join(lines))
     return EXIT_OK

@@ -1,8 +1,10 @@
 """``python -m eval.sql.check CORPUS... [--db-url URL | --db-dir DIR]``: lint a corpus and self-check its
 references (:mod:`eval.sql.authoring.check`), grading nothing and asking no model.
 
-Every problem is printed with its file, line and question id. Exit codes (:mod:`eval.core.exit_codes`): 0 the
-corpus is clean; 2 it has problems (drafts included), or the database cannot be opened.
+Every problem is printed with its file, line and question id, and so is every suspect reference
+(:mod:`eval.sql.oracle.suspect`), which is not a problem: a run grades its question. Exit codes
+(:mod:`eval.core.exit_codes`): 0 the corpus is clean; 2 it has problems (drafts included), or the database
+cannot be opened.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from eval.cli.sql_checks import resolve_sqlite_url
 from eval.core.errors import UsageError
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK
 from eval.core.output import print_report, resolve_input
-from eval.sql.authoring.check import check_corpus
+from eval.sql.authoring.check import check_corpus_and_suspects
 
 NO_URL_HINT = "\nquestions over a database of your own need it named: add --db-url URL"
 
@@ -48,10 +50,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     db_dir = resolve_input(args.db_dir) if args.db_dir is not None else None
     if db_dir is not None and not db_dir.is_dir():
         raise UsageError(f"--db-dir {args.db_dir}: not a folder")
-    corpus, problems = check_corpus(
+    corpus, problems, suspects = check_corpus_and_suspects(
         paths, db_url=resolve_sqlite_url(args.db_url) if args.db_url else None, db_dir=db_dir
     )
     size = f"{corpus.size} question(s) in {len(corpus.files)} file(s)" if corpus else "the corpus did not load"
+    if suspects:  # not problems (a run grades their questions): what to look at before trusting a wrong verdict
+        print_report("\n".join(suspects))
+        size += f"; {len(suspects)} suspect reference finding(s) above, graded as usual"
     if problems:
         noun = "problem" if len(problems) == 1 else "problems"
         hint = NO_URL_HINT if not args.db_url and any(": no fixture:" in p for p in problems) else ""

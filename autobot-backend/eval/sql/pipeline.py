@@ -229,6 +229,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         repeats=repeat_summary(outcomes, spec.repeats),
         partial=interrupted,
         transcripts=transcript_note(spec.candidate, spec.transcripts),
+        suspect_references=[s.to_json() for q in questions for s in check.suspects.get(q.id, [])],
     )
 
 

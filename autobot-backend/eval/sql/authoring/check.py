@@ -6,7 +6,9 @@ at least :data:`~eval.sql.corpus.composition.NEAR_DUPLICATE_THRESHOLD`), and run
 reference on the database the corpus will run on: the user's own (``db_url``, one database, written in its
 dialect as a run takes it), the databases of ``database:`` questions (``db_dir``), or the built-in
 fixtures on SQLite with their rotations. No candidate, no model, no baseline: what it finds is what a run
-would report as ``unmeasured``, refuse to start on, or (near-duplicates) count twice.
+would report as ``unmeasured``, refuse to start on, or (near-duplicates) count twice. The references the
+self-check finds suspect (:mod:`eval.sql.oracle.suspect`) are listed apart: not problems, since a run grades
+their questions, but what to look at first (:func:`check_corpus_and_suspects`).
 """
 
 from __future__ import annotations
@@ -44,10 +46,22 @@ def check_corpus(
     Raises:
         UsageError: the database cannot be opened, or has no tables (nothing can be checked on it).
     """
+    corpus, problems, _ = check_corpus_and_suspects(paths, db_url=db_url, db_dir=db_dir, fixtures=fixtures)
+    return corpus, problems
+
+
+def check_corpus_and_suspects(
+    paths: Sequence[Path],
+    *,
+    db_url: str | None = None,
+    db_dir: Path | None = None,
+    fixtures: Collection[str] = FIXTURE_NAMES,
+) -> tuple[Corpus | None, list[str], list[str]]:
+    """:func:`check_corpus`, and each suspect reference's finding, one line each, in file order."""
     try:
         corpus = load_corpus(paths, fixtures=None if db_url else fixtures)
     except CorpusError as exc:
-        return None, list(exc.problems)
+        return None, list(exc.problems), []
     with tempfile.TemporaryDirectory(prefix="sql-check-") as tmp, ReadOnlySQL() as database:
         questions = list(corpus.questions)
         if db_url:
@@ -82,7 +96,12 @@ def check_corpus(
                 "delete one",
             )
         )
-    return corpus, [line for _, line in sorted(found, key=lambda item: item[0])]
+    suspects = [
+        f"{_where(q)}: suspect reference ({s.kind}): {s.detail}"
+        for q in questions
+        for s in result.suspects.get(q.id, [])
+    ]
+    return corpus, [line for _, line in sorted(found, key=lambda item: item[0])], suspects
 
 
 def _open(database: ReadOnlySQL, url: str) -> str:

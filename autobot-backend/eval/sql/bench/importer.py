@@ -44,6 +44,7 @@ from eval.core.output import confine, write_atomically
 from eval.sql.bench.formats import Benchmark, BenchQuestion, read_questions
 from eval.sql.bench.hardness import LEVELS, spider_hardness
 from eval.sql.bench.predictions import Prediction, read_predictions
+from eval.sql.bench.suspects import SuspectCount, count_suspects
 from eval.sql.corpus.db_dir import database_path
 from eval.sql.corpus.questions import CorpusError, load_corpus
 from eval.sql.corpus.skipped import MISSING_DATABASE, skipped_line
@@ -173,6 +174,8 @@ class Imported:
     """The questions in the corpus (the skipped ones not among them)."""
     skipped: list[BenchQuestion]
     notes: list[str] = field(default_factory=list)
+    suspects: SuspectCount | None = None
+    """The references of a shape that makes them likely wrong (the self-check's, on the benchmark's databases)."""
 
 
 def write_outputs(args: BenchImport) -> Imported:
@@ -212,7 +215,8 @@ def write_outputs(args: BenchImport) -> Imported:
     write_atomically(corpus_path, text)
     if answers_path is not None and answers is not None:
         write_atomically(answers_path, answers)
-    return Imported(corpus_path, answers_path, questions, skipped, notes)
+    suspects = count_suspects(corpus_path, args.db_dir)
+    return Imported(corpus_path, answers_path, questions, skipped, notes, suspects)
 
 
 def _present(args: BenchImport, questions: list[BenchQuestion]) -> tuple[list[BenchQuestion], list[BenchQuestion]]:

@@ -9,6 +9,8 @@ saying by what and where (:func:`partial_warning`), and nothing is recorded from
 
 from __future__ import annotations
 
+from typing import Any
+
 from eval.core import interrupt
 from eval.sql.model.run import SQLRun
 from services.nl_database_service import NLDatabaseService
@@ -28,6 +30,11 @@ class StoppableDatabase:
 
     def dialect(self, db_url: str) -> str:
         return self.service.dialect(db_url)
+
+    def structure(self, db_url: str) -> list[Any]:
+        """The schema without its data (the suspect-reference checks qualify columns with it)."""
+        interrupt.stop_point()
+        return self.service.structure(db_url)
 
 
 def partial_warning(phase: str) -> str:

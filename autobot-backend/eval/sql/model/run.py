@@ -72,6 +72,9 @@ class SQLRun:
     (``eval.turns.sql_turns``)."""
     transcripts: dict[str, Any] | None = None
     """Whether the questions carry transcripts: ``kept``, and ``why`` not (``eval.sql.grading.transcripts``)."""
+    suspect_references: list[dict[str, str]] = field(default_factory=list)
+    """References (or ``also:`` alternatives) of a shape that makes them likely wrong, one finding each:
+    ``question_id``, ``kind``, ``detail`` (``eval.sql.oracle.suspect``). Their questions are graded as usual."""
 
     @property
     def summary(self) -> dict[str, Any]:
@@ -178,6 +181,10 @@ class SQLRun:
     @property
     def missed_refusals(self) -> list[str]:
         return [o.question_id for o in self.outcomes if o.missed_refusal]
+
+    def suspects_of(self, question_id: str) -> list[dict[str, str]]:
+        """The suspect-reference findings of one question (empty for most)."""
+        return [s for s in self.suspect_references if s.get("question_id") == question_id]
 
     def classify(self, baseline_questions: Mapping[str, BaselineQuestion]) -> None:
         """Classify every outcome against a baseline's per-question records."""

@@ -62,7 +62,7 @@ def _question(run: SQLRun, o: SQLOutcome) -> dict[str, Any]:
 
 def to_json(run: SQLRun) -> dict[str, Any]:
     exact = run.exact_match
-    return {
+    data: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "suite": "sql",
         "generated_at": run.generated_at,
@@ -91,6 +91,9 @@ def to_json(run: SQLRun) -> dict[str, Any]:
         "gate": run.gate_view,
         "transcripts": run.transcripts,
     } | ({} if exact is None else {"exact_match": exact})
+    if run.suspect_references:  # only then: a run without any keeps its report byte for byte
+        data["suspect_references"] = run.suspect_references
+    return data
 
 
 def _excerpt(e: dict[str, Any] | None) -> Excerpt | None:
@@ -182,6 +185,7 @@ def from_json(data: Any, source: str = "the report") -> SQLRun:
             partial=bool(data.get("partial", False)),
             judge=data.get("judge"),
             transcripts=data.get("transcripts"),
+            suspect_references=list(data.get("suspect_references") or []),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ReportFormatError(f"{source}: a question or field is malformed ({exc!r})") from None

@@ -22,6 +22,13 @@ COLUMNS = "oracle: columns rule does not fit"
 Checked = tuple[list[Any], list[Execution] | None, list[Ties | None]]
 
 
+def alternative(q: Question, alt: str) -> Question:
+    """``q`` with the alternative ``alt`` as its reference, written like ``sql``: as written where ``sql`` was
+    taken as written, else transpiled from SQLite."""
+    written = {d: alt for d, text in q.sql_dialects.items() if text == q.sql}
+    return dataclasses.replace(q, sql=alt, sql_dialects=written, also=(), columns=None)
+
+
 def check_forms(
     q: Question,
     rotations: list[tuple[str, str | Exception]],
@@ -38,10 +45,7 @@ def check_forms(
     alts: list[list[Execution]] = []
     alt_ties: list[list[Ties | None]] = []
     for k, alt in enumerate(q.also):
-        # Written like ``sql``: as written where ``sql`` was taken as written, else transpiled from SQLite.
-        written = {d: alt for d, text in q.sql_dialects.items() if text == q.sql}
-        alt_q = dataclasses.replace(q, sql=alt, sql_dialects=written, also=(), columns=None)
-        found, got, ties = check(alt_q, rotations, False)
+        found, got, ties = check(alternative(q, alt), rotations, False)
         defects += [(d.kind, f"alternative {k + 2} (also[{k}]): {d.detail}") for d in found]
         if got is not None:
             alts.append(got)

@@ -82,6 +82,7 @@ from eval.sql.oracle.alternatives import check_forms
 from eval.sql.oracle.inner import inner_orderings, inner_tie
 from eval.sql.oracle.lints import information_lost, ordering_plan, tie_structure
 from eval.sql.oracle.peers import peer_groups, peer_probe
+from eval.sql.oracle.suspect import Suspect, SuspectCheck
 from eval.sql.rows import MAX_TIED_ROWS, Ties, compare_results
 from services.readonly.execute import ErrorKind, Execution
 
@@ -128,6 +129,9 @@ class SelfCheckResult:
     """Question id -> each ``also:`` alternative's result on each rotation (questions whose alternatives all ran)."""
     also_ties: dict[str, list[list[Ties | None]]] = field(default_factory=dict)
     """Question id -> each alternative's ties on each rotation."""
+    suspects: dict[str, list[Suspect]] = field(default_factory=dict)
+    """Question id -> what makes its reference or an alternative likely wrong (:mod:`eval.sql.oracle.suspect`);
+    questions with a finding only. Not defects: the question is still graded."""
 
     @property
     def ok(self) -> bool:
@@ -162,6 +166,7 @@ def run_self_check(
     result = SelfCheckResult()
     snapshots: dict[str, dict[str, Answer]] = {}
     dialects = _Dialects(database)
+    suspects = SuspectCheck(database)
     answerable = [q for q in corpus.questions if q.expect == "answer"]
     for url in {u for urls in targets.values() for u in urls}:
         dialects.get(url)  # asked once, before the questions run side by side
@@ -173,11 +178,16 @@ def run_self_check(
             return [OracleDefect(q.id, FAILED, f"no database for {what} in this run")], None, []
         rotations = [(u, dialects.get(u)) for u in urls]
         defects, results, ties = _check_question(q, rotations, lint_rotations, database=database)
+        alt_ties: list[list[Ties | None]] = []
         if results is not None and (q.also or q.columns):
             more, alts, alt_ties = check_forms(q, rotations, results, partial(_check_question, database=database))
             defects += [OracleDefect(q.id, kind, detail) for kind, detail in more]
             if alts is not None:
                 result.also[q.id], result.also_ties[q.id] = alts, alt_ties
+        if results is not None and isinstance(rotations[0][1], str):
+            found = suspects.question(q, rotations[0][0], rotations[0][1], ties, alt_ties)
+            if found:
+                result.suspects[q.id] = found
         return defects, results, ties
 
     # SQLite runs a statement without holding the interpreter's lock: questions side by side use every core.

@@ -10,6 +10,7 @@ from __future__ import annotations
 from eval.core.untrusted import visible
 from eval.sql.model.run import SQLRun
 from eval.sql.render import _facts as facts
+from eval.sql.render import _suspect as suspect
 from eval.sql.render._markdown import to_markdown
 
 
@@ -29,7 +30,8 @@ def error_command(title: str, message: str, level: str = "error") -> str:
 def ci_annotations(report: SQLRun) -> list[str]:
     """One ``::error`` per regression and safety failure (by question, with its diagnosis), and per other failed
     gate check; one ``::warning`` per question its reference cannot grade (an oracle defect), and one for the
-    questions the corpus skipped at import. The counts by diagnosis category are in the job summary."""
+    questions the corpus skipped at import; one ``::notice`` per suspect-reference finding (graded as usual).
+    The counts by diagnosis category are in the job summary."""
     lines = [
         error_command(f"SQL oracle defect: {d.get('question_id')}", f"{d.get('kind')}: {d.get('detail')}", "warning")
         for d in report.oracle_defects
@@ -37,6 +39,9 @@ def ci_annotations(report: SQLRun) -> list[str]:
     skipped = facts.skipped_notice(report)
     if skipped is not None:
         lines.append(error_command("SQL questions skipped at import", skipped, "warning"))
+    lines += [
+        error_command(f"SQL suspect reference: {r['id']}", suspect.line(r), "notice") for r in suspect.rows(report)
+    ]
     for o in report.regressions:
         c = report.classified(o)
         was = c.baseline_verdict if c is not None else None

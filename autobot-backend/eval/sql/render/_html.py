@@ -16,6 +16,7 @@ from eval.sql.model.run import SQLRun
 from eval.sql.render import _diagnosis as diagnosis
 from eval.sql.render import _facts as facts
 from eval.sql.render import _html_questions as whole
+from eval.sql.render import _suspect as suspect
 
 _BREAKDOWN_IDS = {"stratum": "answer-strata", "database": "databases", "difficulty": "difficulties"}
 _REFUSE_CSS = {"declined": "v-declined", "answered": "v-answered", "error": "v-error", "unmeasured": "v-unmeasured"}
@@ -99,6 +100,7 @@ def context(report: SQLRun) -> dict[str, Any]:
         "transcripts_line": facts.transcripts(report),
         **whole.context(report),
         "why_table": diagnosis.table(report),
+        "suspects": suspect.html_context(report),
     }
 
 

@@ -6,7 +6,8 @@ answerable question and an answered must-refuse question are ``failure`` (the me
 a pass or a correct decline is a plain ``testcase``. The candidate's SQL goes in ``system-out`` (on a
 failing question, the reference after it). JUnit holds no tables: the run's figures (pass rate and its
 interval, counts per verdict, the gate and each check, per stratum, database and difficulty, costs,
-repeats) are the testsuite's ``<properties>``, one named value each, in the words of the other outputs.
+repeats) are the testsuite's ``<properties>``, one named value each, in the words of the other outputs; each
+suspect reference is a ``suspect_reference.N`` property and a line of its question's ``system-out``.
 Written with the standard library's ElementTree, which escapes markup; characters XML 1.0 cannot
 carry at all (control characters a model may emit) are written as ``\\xNN`` text.
 """
@@ -20,6 +21,7 @@ from eval.core import figures as fig
 from eval.sql.model.outcome import SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
 from eval.sql.render import _facts as facts
+from eval.sql.render import _suspect as suspect
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
@@ -89,7 +91,7 @@ def properties(report: SQLRun) -> list[tuple[str, str]]:
         out.append(("repeats.flaky", ", ".join(report.repeats["flaky"]) or "none"))
     out += [(f"diagnosis.{c}", str(n)) for c, n in report.diagnosis_counts["all"].items()]
     out += [(f"note.{i}", note) for i, note in enumerate(facts.interval_notes(report), 1)]
-    return out
+    return out + suspect.junit_properties(report)
 
 
 def _system_out(o: SQLOutcome) -> str | None:
@@ -132,6 +134,9 @@ def to_junit(report: SQLRun) -> str:
                 element.set("type", xml_text(o.verdict.value))
                 element.text = xml_text(o.question)
         system_out = _system_out(o)
+        flags = [f"-- suspect reference ({s['kind']}): {s['detail']}" for s in report.suspects_of(o.question_id)]
+        if flags:
+            system_out = "\n".join([*([system_out, ""] if system_out else []), *flags])
         if system_out is not None:
             ET.SubElement(case, "system-out").text = xml_text(system_out)
     suites = ET.Element("testsuites", {k: suite.get(k, "") for k in ("tests", "failures", "errors", "skipped")})

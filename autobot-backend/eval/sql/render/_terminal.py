@@ -22,6 +22,7 @@ from eval.sql.model.run import SQLRun
 from eval.sql.render import _diagnosis as diagnosis
 from eval.sql.render import _exact as exact
 from eval.sql.render import _facts as facts
+from eval.sql.render import _suspect as suspect
 
 SHOWN_FAILURES = 10
 STYLES = {
@@ -196,6 +197,17 @@ def _judge(report: SQLRun, full_report: str | None) -> list[RenderableType]:
     return [Text(f"{line} ({where})")]
 
 
+def _suspects(report: SQLRun) -> list[RenderableType]:
+    """Suspect references apart, each beside its question's verdict (its question graded as usual)."""
+    found = suspect.rows(report)
+    if not found:
+        return []
+    table = _table(suspect.title(report), "question", "verdict", "kind", "why", numeric_from=4)
+    for r in found:
+        table.add_row(Text(r["id"]), _verdict(r["verdict"]), Text(r["kind"]), Text(r["detail"][:160]))
+    return [table, Text(suspect.sentence(), style="bright_black")]
+
+
 def _failures(report: SQLRun, full_report: str | None, shown: int) -> list[RenderableType]:
     failing = report.failing
     if not failing:
@@ -205,7 +217,10 @@ def _failures(report: SQLRun, full_report: str | None, shown: int) -> list[Rende
     for o in failing[:shown]:
         detail = (o.reason + ": " if o.reason else "") + o.detail
         why = diagnosis.text(o) or ""
-        table.add_row(Text(o.question_id), _verdict(o.verdict.value), Text(o.stratum), Text(detail[:160]), Text(why))
+        verdict = _verdict(o.verdict.value)
+        if report.suspects_of(o.question_id):
+            verdict.append(" suspect reference", style="yellow")
+        table.add_row(Text(o.question_id), verdict, Text(o.stratum), Text(detail[:160]), Text(why))
     out: list[RenderableType] = [table]
     more = len(failing) - shown
     if more > 0:
@@ -238,6 +253,7 @@ def render_terminal(
             *_costs(report),
             *_regressions(report),
             *_judge(report, full_report),
+            *_suspects(report),
             Text(""),
             *_failures(report, full_report, shown),
         )

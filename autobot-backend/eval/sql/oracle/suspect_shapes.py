@@ -1,0 +1,329 @@
+"""The shapes of a reference query that make it likely wrong, read from its SQL alone (sqlglot, qualified
+against the database's schema): a join with no condition, a column neither grouped nor aggregated in an
+aggregate query, and the string comparisons whose literal the database is asked about
+(:mod:`eval.sql.oracle.suspect`).
+
+Every reading is conservative: what cannot be resolved (a column whose table is unknown, a source that is
+not a table, a condition in a subquery) is not flagged. A flag is a question for a person, never a verdict.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.optimizer.qualify import qualify
+from sqlglot.optimizer.scope import Scope, traverse_scope
+
+Schema = Mapping[str, Mapping[str, str]]
+"""Table -> column -> type, for qualifying the query's columns."""
+Keys = Mapping[str, frozenset[str]]
+"""Table (lower case) -> its primary key's columns (lower case)."""
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A string literal a column is compared with: ``col = 'x'``, ``col IN ('x', ...)`` or ``col LIKE 'x%'``."""
+
+    table: str
+    """The base table the column belongs to, for the reader."""
+    table_sql: str
+    """The same table as the probe names it (its schema too, in the query's dialect)."""
+    alias: str
+    """The table's name in the query (the column's qualifier)."""
+    column: str
+    literal: str
+    like: bool
+    listed: bool = False
+    """One value of an ``IN (...)`` list (compared like ``=``)."""
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A query as the shape checks read it: its scopes, or why it could not be read."""
+
+    scopes: tuple[Scope, ...]
+    dialect: str
+
+
+def read(sql: str, dialect: str, schema: Schema | None) -> Reading | None:
+    """The query's scopes, its columns qualified by the schema where it can be; None when it does not parse."""
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except sqlglot.errors.SqlglotError:
+        return None
+    if dialect == "sqlite" and schema:
+        _double_quoted_strings(tree, schema)
+    with contextlib.suppress(Exception):  # sqlglot raises more than its own errors on odd SQL: read it unqualified
+        tree = qualify(
+            tree.copy(),
+            schema=dict(schema) if schema else None,
+            dialect=dialect,
+            validate_qualify_columns=False,
+            quote_identifiers=False,
+            identify=False,
+        )
+    try:
+        scopes = tuple(traverse_scope(tree))
+    except Exception:
+        return None
+    return Reading(scopes, dialect)
+
+
+def _double_quoted_strings(tree: exp.Expr, schema: Schema) -> None:
+    """SQLite reads a double-quoted word that names no column as a string (Spider's gold writes
+    ``country = "France"``); sqlglot reads an identifier. Each one that names no column of any table nor
+    an output alias becomes the string it is, before qualifying lower-cases identifiers."""
+    known = {str(c).lower() for columns in schema.values() for c in columns}
+    known |= {a.alias.lower() for a in tree.find_all(exp.Alias)}
+    for column in list(tree.find_all(exp.Column)):
+        word = column.this
+        if not column.table and isinstance(word, exp.Identifier) and word.quoted and word.name.lower() not in known:
+            column.replace(exp.Literal.string(word.name))
+
+
+def _selects(reading: Reading) -> Iterator[tuple[Scope, exp.Select]]:
+    for scope in reading.scopes:
+        if isinstance(scope.expression, exp.Select):
+            yield scope, scope.expression
+
+
+def _own(node: exp.Expr, select: exp.Select) -> bool:
+    """``node`` belongs to ``select`` itself, not to a subquery inside it."""
+    return node.find_ancestor(exp.Select) is select
+
+
+def _table_name(scope: Scope, alias: str) -> str | None:
+    source = scope.sources.get(alias)
+    return source.name if isinstance(source, exp.Table) else None
+
+
+def _shown(scope: Scope, column: exp.Column) -> str:
+    table = _table_name(scope, column.table) if column.table else None
+    return f"{table}.{column.name}" if table else column.sql()
+
+
+# --- joins ---------------------------------------------------------------------------------------------
+
+
+def _single_row(scope: Scope, node: exp.Expr) -> bool:
+    """A source that returns at most one row (an aggregate without GROUP BY, or LIMIT 1) multiplies nothing."""
+    inner: exp.Expr | None = node.this if isinstance(node, exp.Subquery) else None
+    if isinstance(node, exp.Table):
+        source = scope.sources.get(node.alias_or_name)
+        inner = source.expression if isinstance(source, Scope) else None
+    if not isinstance(inner, exp.Select):
+        return False
+    limit = inner.args.get("limit")
+    one = isinstance(limit, exp.Limit) and isinstance(limit.expression, exp.Literal) and limit.expression.this == "1"
+    aggregate = any(_own(a, inner) for p in inner.expressions for a in p.find_all(exp.AggFunc))
+    return one or (aggregate and not inner.args.get("group"))
+
+
+def _plain(node: exp.Expr) -> bool:
+    """A table or a derived table: not a table function (``json_each(t.x)``, ``UNNEST``) or a LATERAL
+    subquery, which read the row they are joined to."""
+    return isinstance(node, exp.Subquery) or (isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier))
+
+
+def _conditioned(join: exp.Join) -> bool:
+    on = join.args.get("on")
+    real_on = on is not None and not (isinstance(on, exp.Boolean) and on.this is True)
+    return real_on or bool(join.args.get("using")) or bool(join.args.get("method"))
+
+
+class _Links:
+    """Which of a FROM clause's sources are linked by a condition (union-find over their names)."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.parent = {n: n for n in names}
+
+    def root(self, name: str) -> str:
+        while self.parent[name] != name:
+            name = self.parent[name]
+        return name
+
+    def link(self, names: set[str]) -> None:
+        roots = sorted({self.root(n) for n in names if n in self.parent})
+        for r in roots[1:]:
+            self.parent[r] = roots[0]
+
+
+def _conjuncts(select: exp.Select) -> list[exp.Expr]:
+    where = select.args.get("where")
+    if where is None:
+        return []
+    return list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
+
+
+def unjoined(reading: Reading) -> list[str]:
+    """Each table joined with no ON, USING or WHERE condition linking it to the rest: every row pairs with every row."""
+    found: list[str] = []
+    for scope, select in _selects(reading):
+        joins = select.args.get("joins") or []
+        from_ = select.args.get("from") or select.args.get("from_")
+        if not joins or not isinstance(from_, exp.From):
+            continue
+        first = from_.this.alias_or_name
+        links = _Links([first, *(j.this.alias_or_name for j in joins)])
+        loose = []
+        for join in joins:
+            if _conditioned(join) or not _plain(join.this) or _single_row(scope, join.this):
+                links.link({join.this.alias_or_name, first} | {c.table for c in join.find_all(exp.Column) if c.table})
+            else:
+                loose.append(join)
+        for conjunct in _conjuncts(select):
+            columns = [c for c in conjunct.find_all(exp.Column) if _own(c, select)]
+            if len(columns) >= 2 and any(not c.table for c in columns):
+                links.link(set(links.parent))  # cannot tell which tables it links: read as linking them all
+            else:
+                links.link({c.table for c in columns})
+        for join in loose:
+            if links.root(join.this.alias_or_name) != links.root(first):
+                what = _table_name(scope, join.this.alias_or_name) or join.this.sql(reading.dialect)[:60]
+                found.append(
+                    f"`{what}` is joined to `{_table_name(scope, first) or first}` with no ON, USING or WHERE "
+                    "condition linking them, so every row of one pairs with every row of the other"
+                )
+    return found
+
+
+# --- columns neither grouped nor aggregated ------------------------------------------------------------
+
+_MIN_MAX = (exp.Min, exp.Max)
+
+
+def _aggregates(select: exp.Select) -> list[exp.Expr]:
+    where = [*select.expressions, select.args.get("having")]
+    return [
+        a
+        for part in where
+        if part is not None
+        for a in part.find_all(exp.AggFunc)
+        if _own(a, select) and a.find_ancestor(exp.Window) is None
+    ]
+
+
+def _with_equals(grouped: set[tuple[str, str]], select: exp.Select) -> set[tuple[str, str]]:
+    """The grouped columns, and every column an ON or WHERE equality makes equal to one (``GROUP BY
+    T1.stadium_id`` with ``ON T1.stadium_id = T2.stadium_id`` groups by ``T2``'s key as well)."""
+    conditions = [j.args["on"] for j in select.args.get("joins") or [] if j.args.get("on") is not None]
+    pairs = []
+    for condition in [*conditions, *_conjuncts(select)]:
+        for eq in condition.flatten() if isinstance(condition, exp.And) else [condition]:
+            if isinstance(eq, exp.EQ) and isinstance(eq.this, exp.Column) and isinstance(eq.expression, exp.Column):
+                pairs.append(((eq.this.table, eq.this.name.lower()), (eq.expression.table, eq.expression.name.lower())))
+    grown = set(grouped)
+    changed = True
+    while changed:
+        changed = False
+        for a, b in pairs:
+            for x, y in ((a, b), (b, a)):
+                if x in grown and y not in grown:
+                    grown.add(y)
+                    changed = True
+    return grown
+
+
+def ungrouped(reading: Reading, keys: Keys) -> list[str]:
+    """Each column of an aggregate query's output, HAVING or ORDER BY that is neither grouped nor aggregated
+    (nor of a table whose primary key is grouped: one value per group then), naming it."""
+    found: list[str] = []
+    for scope, select in _selects(reading):
+        group = select.args.get("group")
+        aggregates = _aggregates(select)
+        if not group and not aggregates:
+            continue
+        if reading.dialect == "sqlite" and sum(isinstance(a, _MIN_MAX) for a in aggregates) == 1:
+            continue  # SQLite's documented rule: bare columns come from the row of the one MIN or MAX
+        group_keys = list(group.expressions) if group else []
+        grouped = _with_equals({(c.table, c.name.lower()) for c in group_keys if isinstance(c, exp.Column)}, select)
+        names = {name for _, name in grouped}
+        whole = {(a, _table_name(scope, a)) for a, _ in grouped}
+        covered = {
+            alias
+            for alias, table in whole
+            if table and keys.get(table.lower()) and keys[table.lower()] <= {n for t, n in grouped if t == alias}
+        }
+        aliases = {p.alias for p in select.expressions if isinstance(p, exp.Alias)}
+        order = select.args.get("order")
+        outputs = [p.this if isinstance(p, exp.Alias) else p for p in select.expressions]
+        after = [select.args["having"]] if select.args.get("having") else []
+        after += [o.this for o in order.expressions] if order else []
+        seen: set[str] = set()
+        for part in outputs + after:
+            named = aliases if any(part is a for a in after) else set()  # HAVING, ORDER BY may name an output alias
+            for column in part.find_all(exp.Column):
+                if not _own(column, select) or column.is_star or column.find_ancestor(exp.AggFunc, exp.Window):
+                    continue
+                if not column.table and (column.name in named or column.name.lower() in names):
+                    continue  # an output alias, or a grouped column it cannot tell apart
+                if (column.table, column.name.lower()) in grouped or column.table in covered:
+                    continue
+                if grouped and not _keys_known(scope, column, keys):
+                    continue  # the schema does not say its table's key: the grouped columns may determine it
+                if _inside_key(column, part, group_keys):
+                    continue
+                shown = _shown(scope, column)
+                if shown in seen:
+                    continue
+                seen.add(shown)
+                found.append(
+                    f"`{shown}` is neither grouped nor aggregated in an aggregate query, so its value comes from "
+                    "an arbitrary row of each group"
+                )
+    return found
+
+
+def _keys_known(scope: Scope, column: exp.Column, keys: Keys) -> bool:
+    table = _table_name(scope, column.table) if column.table else None
+    return table is not None and table.lower() in keys
+
+
+def _inside_key(column: exp.Column, part: exp.Expr, keys: list[exp.Expr]) -> bool:
+    """``column`` lies inside an expression the query groups by (``GROUP BY strftime('%Y', d)``)."""
+    node: exp.Expr | None = column
+    while node is not None:
+        if any(node == k for k in keys):
+            return True
+        if node is part:
+            return False
+        node = node.parent
+    return False
+
+
+# --- string comparisons --------------------------------------------------------------------------------
+
+
+def comparisons(reading: Reading) -> list[Comparison]:
+    """Every ``column = 'literal'``, ``column IN ('literal', ...)`` and ``column LIKE 'pattern'`` whose column
+    belongs to a table of the query (not a derived table), in query order, without repeats."""
+    found: dict[Comparison, None] = {}
+    for scope, select in _selects(reading):
+        tables = [a for a, s in scope.sources.items() if isinstance(s, exp.Table)]
+        for node in select.find_all(exp.EQ, exp.In, exp.Like):
+            if not _own(node, select):
+                continue
+            pairs: list[tuple[exp.Expr, exp.Expr]] = []
+            if isinstance(node, exp.EQ):
+                pairs = [(node.this, node.expression), (node.expression, node.this)]
+            elif isinstance(node, exp.Like):
+                pairs = [(node.this, node.expression)]
+            elif not node.args.get("query"):
+                pairs = [(node.this, e) for e in node.expressions]
+            for column, literal in pairs:
+                if not (isinstance(column, exp.Column) and isinstance(literal, exp.Literal) and literal.is_string):
+                    continue
+                alias = column.table or (tables[0] if len(tables) == 1 and len(scope.sources) == 1 else "")
+                source = scope.sources.get(alias) if alias else None
+                if not isinstance(source, exp.Table) or not literal.this.strip():
+                    continue
+                bare = source.copy()
+                bare.set("alias", None)
+                like, listed = isinstance(node, exp.Like), isinstance(node, exp.In)
+                table_sql = bare.sql(reading.dialect)
+                found[Comparison(source.name, table_sql, alias, column.name, literal.this, like, listed)] = None
+    return list(found)
