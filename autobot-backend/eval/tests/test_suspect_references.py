@@ -334,6 +334,12 @@ def test_a_suspect_reference_is_graded_and_shown_apart_in_every_output(graded):
     html = (graded / "r.html").read_text()
     assert 'id="suspect-references"' in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "<script>alert" not in html
+    card = html[html.index('id="q-h1"') :]
+    card = card[: card.index("</section>")]
+    assert ">suspect reference</span>" in card and "Suspect reference (graded as usual): unmatched_literal:" in card
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in card and "<script>alert" not in card
+    other = html[html.index('id="q-ok1"') :]
+    assert ">suspect reference</span>" not in other[: other.index("</section>")]
     junit = (graded / "r.xml").read_text()
     assert 'name="suspect_reference.1" value="h1 (pass): suspect reference, unmatched_literal:' in junit
     assert "&lt;script&gt;" in junit and "-- suspect reference (unmatched_literal):" in junit

@@ -103,6 +103,7 @@ def card(report: SQLRun, o: SQLOutcome) -> dict[str, Any]:
         "reference_sql": o.reference_sql,
         "shown_excerpt": _excerpt(o),
         "diagnosis": o.diagnosis,
+        "suspect": "; ".join(f"{f['kind']}: {f['detail']}" for f in report.suspects_of(o.question_id)),
         "classification": None if c is None else c.classification.value,
         "samples": samples,
         "cost": _cost(o),
