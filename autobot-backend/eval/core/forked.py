@@ -20,6 +20,7 @@ the exception goes on: no child outlives the run. A child's exception is raised 
 from __future__ import annotations
 
 import contextlib
+import gc
 import multiprocessing
 import os
 import signal
@@ -27,6 +28,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from eval.core import interrupt
 from eval.core.errors import HarnessError
 
 T = TypeVar("T")
@@ -44,9 +46,11 @@ class Spread:
 
     workers: int = 1
     child_setup: Callable[[], None] | None = None
+    while_waiting: Callable[[], None] | None = None
+    """Run here once the children are forked, while they work (what this process can prepare meanwhile)."""
 
     def map(self, fn: Callable[[T], R], items: Sequence[T], **kw: Any) -> list[R]:
-        return forked_map(fn, items, self.workers, child_setup=self.child_setup, **kw)
+        return forked_map(fn, items, self.workers, child_setup=self.child_setup, while_waiting=self.while_waiting, **kw)
 
 
 _job: dict[str, Any] = {}
@@ -88,15 +92,19 @@ def forked_map(
     chunk: int = 1,
     child_setup: Callable[[], None] | None = None,
     on_result: Callable[[int, R], None] | None = None,
+    while_waiting: Callable[[], None] | None = None,
 ) -> list[R]:
     """``[fn(x) for x in items]``, computed in ``workers`` forked children (in this process when 1).
 
     ``chunk`` items go to a child at a time; ``child_setup`` runs first in each child (drop what must not
     be shared across a fork: pooled database connections); ``on_result(i, result)`` is called in this
-    process as each result arrives, in order.
+    process as each result arrives, in order; ``while_waiting()`` runs here once the children are forked
+    (before the items when there are none).
     """
     out: list[R] = []
     if workers <= 1 or len(items) <= 1:
+        if while_waiting is not None:
+            while_waiting()
         for i, x in enumerate(items):
             out.append(fn(x))
             if on_result is not None:
@@ -105,10 +113,13 @@ def forked_map(
     if _job:
         raise HarnessError("forked_map is not re-entrant: a map is already running in this process")
     starts = list(range(0, len(items), max(1, chunk)))
-    _job.update(fn=fn, items=items, chunk=max(1, chunk), setup=child_setup)
+    _job.update(fn=fn, items=items, chunk=max(1, chunk))
     try:
-        with _children(workers) as pool:
-            for part in pool.imap(_run_chunk, starts):
+        with fork_pool(workers, child_setup) as pool:
+            parts = pool.imap(_run_chunk, starts)
+            if while_waiting is not None:
+                while_waiting()
+            for part in parts:
                 for result in part:
                     out.append(result)
                     if on_result is not None:
@@ -119,13 +130,18 @@ def forked_map(
 
 
 @contextlib.contextmanager
-def _children(workers: int) -> Iterator[Any]:
+def fork_pool(workers: int, child_setup: Callable[[], None] | None = None) -> Iterator[Any]:
+    """A ``multiprocessing`` pool of ``workers`` children forked now, each set up by ``child_setup``; closed
+    and joined on the way out, terminated (and joined) on an exception or a signal. Fork it before any
+    thread starts (an event loop's, a thread pool's): a child inherits the locks other threads hold."""
     context = multiprocessing.get_context("fork")
     stops = {signal.SIGINT, signal.SIGTERM}
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
+    gc.freeze()  # what exists now is never scanned by a child's collector: its pages stay shared, not copied
     try:
-        pool = context.Pool(workers, initializer=_child_start)
+        pool = context.Pool(workers, initializer=_child_start, initargs=(child_setup,))
     finally:
+        gc.unfreeze()
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)  # a signal that came meanwhile is taken now
     try:
         yield pool
@@ -133,15 +149,17 @@ def _children(workers: int) -> Iterator[Any]:
         pool.terminate()  # SIGTERM to every child; then wait for them
         pool.join()
         raise
-    pool.close()
+    if interrupt.requested():  # a loop that returned what it had after a signal: nothing left is wanted
+        pool.terminate()
+    else:
+        pool.close()
     pool.join()
 
 
-def _child_start() -> None:
+def _child_start(setup: Callable[[], None] | None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
-    setup = _job.get("setup")
     if setup is not None:
         setup()
 

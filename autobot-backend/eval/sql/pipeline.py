@@ -242,7 +242,11 @@ def _build_and_ask(
     so_far.databases = {key or "": [fingerprint(service, url) for url in urls] for key, urls in targets.items()}
     sqlite_only = all(url.startswith("sqlite") for urls in targets.values() for url in urls)
     answerable = [q for q in questions if q.expect == "answer"]
-    checking = Spread(forked.processes(len(answerable)) if sqlite_only else 1, service.sql.after_fork)
+    recorded = _recorded(spec, questions, dialect)
+    candidate = ServiceCandidate(service, {k: urls[0] for k, urls in targets.items()}, recorded)
+    checking = Spread(
+        forked.processes(len(answerable)) if sqlite_only else 1, service.sql.after_fork, candidate.prepare
+    )
     if checking.workers > 1:
         parse_references(answerable, dialect)  # once, here: every child and the composition share the trees
     check = run_self_check(
@@ -258,11 +262,9 @@ def _build_and_ask(
         raise OracleBroken(check.defects)
     so_far.check = check
     defects = {d.question_id for d in check.defects}
-    recorded = _recorded(spec, questions, dialect)
     so_far.grader = grader = Grader(database, targets, check.reference, check.ties, check.also, check.also_ties)
     asked = [q for q in questions if q.id not in defects and not q.draft and (recorded is None or q.id in recorded)]
     samples = [Sample(q, k) for q in asked for k in range(spec.repeats)]
-    candidate = ServiceCandidate(service, {k: urls[0] for k, urls in targets.items()}, recorded)
     urls = [url for urls in targets.values() for url in urls]
     spreading = spreadable(spec.candidate, urls, spec.limits, spec.on_answer) and service.capture is None
     asking = Spread(forked.processes(len(samples)) if spreading else 1, service.sql.after_fork)
@@ -281,6 +283,7 @@ def _build_and_ask(
             limits=spec.limits,
             progress=progress,
             on_answer=spec.on_answer,
+            grading=Spread(forked.processes(len(samples)) if sqlite_only else 1, service.sql.after_fork),
         )
     so_far.samples, so_far.graded, so_far.asked = samples, graded, True
 

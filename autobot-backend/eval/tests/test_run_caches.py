@@ -85,9 +85,12 @@ def test_identical_sql_runs_once_per_database_and_a_fresh_run_runs_again(db: Pat
         with sqlite3.connect(db) as c:  # the database changes behind the cache's back
             c.execute("INSERT INTO n VALUES (10)")
         assert ro.run_readonly(sql, f"sqlite:///{db}") is first  # not run again
-        assert ro.run_readonly(sql, f"sqlite:///{db}", fresh=True).rows == [(13,)]  # the determinism re-run
+        second = ro.run_readonly(sql, f"sqlite:///{db}", fresh=True)
+        assert second.rows == [(13,)]  # the determinism run ran again
+        assert ro.run_readonly(sql, f"sqlite:///{db}", fresh=True) is second  # once: a repeat compares the same two
+        assert ro.run_readonly(sql, f"sqlite:///{db}") is first
         assert ro.run_readonly(sql, f"sqlite:///{other}").rows == [(3,)]  # another database is its own
-        assert ro.results is not None and ro.results.hits == 1
+        assert ro.results is not None and ro.results.hits == 3
     with ReadOnlySQL() as plain:  # the service's own default: nothing kept
         assert plain.run_readonly(sql, f"sqlite:///{db}").rows == [(13,)]
 

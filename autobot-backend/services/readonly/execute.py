@@ -182,14 +182,15 @@ class ReadOnlySQL:
     def run_readonly(self, sql: str, url: str, *, fresh: bool = False) -> Execution:
         """Guard ``sql`` for ``url``'s dialect, then run it read-only. Never raises.
 
-        With a result cache, SQL that ran on ``url`` before is not run again (its execution is returned)
-        unless ``fresh``; a fresh run is not kept."""
-        cached = None if self.results is None or fresh else self.results.get(url, sql)
+        With a result cache, SQL that ran on ``url`` before is not run again (its execution is returned);
+        ``fresh``: a second, independent run, made once per (URL, SQL) and kept apart
+        (:mod:`services.readonly.result_cache`)."""
+        cached = None if self.results is None else self.results.get(url, sql, second=fresh)
         if cached is not None:
             return cached
         done = self._run_readonly(sql, url)
-        if self.results is not None and not fresh:
-            self.results.put(url, sql, done)
+        if self.results is not None:
+            self.results.put(url, sql, done, second=fresh)
         return done
 
     def _run_readonly(self, sql: str, url: str) -> Execution:

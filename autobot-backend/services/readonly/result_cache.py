@@ -7,8 +7,9 @@ against the references its self-check read once), the second execution can only 
 rows. :class:`~services.readonly.execute.ReadOnlySQL` keeps them here when it is given a cache (the
 eval's runs; the service itself keeps none): only statements that ran (an error is run again), and
 at most :data:`MAX_VALUES` values in all, the least recently used dropped first, so memory stays
-flat whatever the corpus's size. A caller that must see the database again (the self-check's
-determinism run) asks with ``fresh=True``.
+flat whatever the corpus's size. The self-check's determinism run asks with ``fresh=True``: the SQL
+runs again, and that second result is kept apart, so a later question with the same reference compares
+the same two runs (its determinism was settled by the first) instead of running it a third time.
 """
 
 from __future__ import annotations
@@ -45,32 +46,38 @@ class ResultCache(Generic[Execution]):
         self.values = 0
         self.hits = 0
         self._kept: OrderedDict[tuple[str, str], tuple[Execution, int]] = OrderedDict()
+        self._second: OrderedDict[tuple[str, str], tuple[Execution, int]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, url: str, sql: str) -> Execution | None:
+    def get(self, url: str, sql: str, *, second: bool = False) -> Execution | None:
+        """The execution kept for (``url``, ``sql``); ``second``: its second, independent run (the
+        self-check's determinism run), which a question repeating the SQL compares with as the first did."""
+        kept = self._second if second else self._kept
         with self._lock:
-            found = self._kept.get((url, sql))
+            found = kept.get((url, sql))
             if found is None:
                 return None
-            self._kept.move_to_end((url, sql))
+            kept.move_to_end((url, sql))
             self.hits += 1
             return found[0]
 
-    def put(self, url: str, sql: str, execution: Execution) -> None:
+    def put(self, url: str, sql: str, execution: Execution, *, second: bool = False) -> None:
         """Keep ``execution`` (one that ran) unless it is too big; drop the oldest past the bound."""
         if not execution.ok:
             return
         size = max(1, len(execution.rows) * max(1, len(execution.columns)))
         if size > self.max_values // 4:
             return
+        kept = self._second if second else self._kept
         with self._lock:
-            old = self._kept.pop((url, sql), None)
+            old = kept.pop((url, sql), None)
             if old is not None:
                 self.values -= old[1]
-            self._kept[(url, sql)] = (execution, size)
+            kept[(url, sql)] = (execution, size)
             self.values += size
             while self.values > self.max_values:
-                _, (_, dropped) = self._kept.popitem(last=False)
+                oldest = self._kept if self._kept else self._second
+                _, (_, dropped) = oldest.popitem(last=False)
                 self.values -= dropped
 
     def __len__(self) -> int:

@@ -14,6 +14,7 @@ and other ties go to the verdict the samples met first. Every sample's verdict i
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import statistics
 from collections import Counter
@@ -21,10 +22,12 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from eval.core import interrupt
-from eval.core.runner import Limits, Progress, Replay, replay_all
+from eval.core.forked import Spread
+from eval.core.runner import Limits, Progress, Replay, release_slot, replay_all
 from eval.sql.corpus.questions import Question
 from eval.sql.grading.candidates import SQLCandidate
 from eval.sql.grading.grade import Grader
+from eval.sql.grading.off_loop import Grade, grading_processes
 from eval.sql.model.outcome import Cost, SQLOutcome, Verdict
 from services.nl_database_service import Answer
 
@@ -61,13 +64,18 @@ OnAnswer = Callable[[Sample, Answer, SQLOutcome], None]
 
 
 def graded_candidate(
-    candidate: SQLCandidate, grader: Grader, on_answer: OnAnswer | None = None
+    candidate: SQLCandidate, grader: Grader, on_answer: OnAnswer | None = None, grade: Grade | None = None
 ) -> Callable[[Sample], Awaitable[SQLOutcome]]:
-    """A task: ask, then grade in a thread (the grader runs SQL), the cost attached."""
+    """A task: ask, then grade (``grade``: in forked processes; None: in a thread, as the grader runs SQL),
+    the cost attached."""
 
     async def run(sample: Sample) -> SQLOutcome:
         answer = await candidate(sample.question)
-        outcome = await asyncio.to_thread(grader.grade, sample.question, Replay(sample.question, answer))
+        release_slot()  # --concurrency bounds the asks in flight: the next question goes out while this is graded
+        if grade is not None:
+            outcome = await grade(sample.question, answer)
+        else:
+            outcome = await asyncio.to_thread(grader.grade, sample.question, Replay(sample.question, answer))
         refs = grader.reference.get(sample.question.id)
         outcome = dataclasses.replace(outcome, cost=_cost(answer, refs[0].elapsed_ms if refs else None))
         if on_answer is not None:
@@ -87,17 +95,45 @@ def ask_all(
     limits: Limits,
     progress: Progress | None,
     on_answer: OnAnswer | None = None,
+    grading: Spread | None = None,
 ) -> tuple[list[SQLOutcome], bool]:
     """Every sample graded, in order; and whether the run was cut short (a signal: Ctrl-C, SIGTERM).
 
     A signal cancels what is in flight (:func:`eval.core.interrupt.run_async`); the samples not answered
-    by then are unmeasured and the run is partial, even when every sample had just been answered."""
+    by then are unmeasured and the run is partial, even when every sample had just been answered.
+    ``grading``: forked processes to grade in (:mod:`eval.sql.grading.off_loop`); None: threads."""
+    with contextlib.ExitStack() as stack:
+        grade = None
+        if grading is not None and grading.workers > 1:
+            grade = stack.enter_context(grading_processes(grader, grading))
+        replays = _ask(samples, candidate, grader, timeout_s, concurrency, limits, progress, on_answer, grade)
+    outcomes = []
+    interrupted = False
+    for r in replays:
+        if r.result is not None:
+            outcomes.append(r.result)
+        else:
+            interrupted = interrupted or (r.failure or "").startswith("interrupted")
+            outcomes.append(grader.outcome(r.task.question, Verdict.UNMEASURED, "unmeasured", r.failure or "no result"))
+    return outcomes, interrupted or interrupt.requested()
 
+
+def _ask(
+    samples: Sequence[Sample],
+    candidate: SQLCandidate,
+    grader: Grader,
+    timeout_s: float,
+    concurrency: int,
+    limits: Limits,
+    progress: Progress | None,
+    on_answer: OnAnswer | None,
+    grade: Grade | None,
+) -> list[Replay[Sample, SQLOutcome]]:
     async def run() -> list[Replay[Sample, SQLOutcome]]:
         try:
             return await replay_all(
                 samples,
-                graded_candidate(candidate, grader, on_answer),
+                graded_candidate(candidate, grader, on_answer, grade),
                 SQLOutcome,
                 timeout_s=timeout_s,
                 concurrency=concurrency,
@@ -109,16 +145,7 @@ def ask_all(
             if close is not None:
                 await close()  # in the loop that opened what it closes
 
-    replays = interrupt.run_async(run())
-    outcomes = []
-    interrupted = False
-    for r in replays:
-        if r.result is not None:
-            outcomes.append(r.result)
-        else:
-            interrupted = interrupted or (r.failure or "").startswith("interrupted")
-            outcomes.append(grader.outcome(r.task.question, Verdict.UNMEASURED, "unmeasured", r.failure or "no result"))
-    return outcomes, interrupted or interrupt.requested()
+    return interrupt.run_async(run())
 
 
 def majority(verdicts: Sequence[Verdict]) -> Verdict:
