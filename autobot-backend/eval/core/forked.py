@@ -7,9 +7,12 @@ and hold the interpreter's lock, and SQLite hands it back and forth with every r
 the parse and result caches, so nothing is pickled but each call's arguments and result), and gives
 the results back in the order of the list, as one process would.
 
-When it pays is the caller's to say (:func:`processes`): only where ``fork`` exists (not on Windows,
-nor macOS's default), with two CPUs or more, for :data:`MIN_ITEMS` items or more; ``EVAL_PROCESSES``
-sets the count (``1``: never fork).
+How many processes is :func:`processes`'s to say: one unless ``EVAL_PROCESSES`` asks for more, because
+on the machine this was measured on (two cores shared with other jobs) forking never paid: the children's
+own connections, caches and result pickling cost more CPU than the second core gave back (the
+methodology's performance section has the figures). ``EVAL_PROCESSES=auto`` forks one child per CPU for
+:data:`MIN_ITEMS` items or more, ``EVAL_PROCESSES=N`` forks N; either only where ``fork`` exists (not on
+Windows, nor macOS's default).
 
 Signals (:mod:`eval.core.interrupt`): the children ignore SIGINT (Ctrl-C reaches the whole process
 group; the parent answers for them) and die on SIGTERM; they are forked with both blocked, so none
@@ -36,8 +39,8 @@ R = TypeVar("R")
 
 PROCESSES_ENV = "EVAL_PROCESSES"
 MIN_ITEMS = 32
-"""Fewer items than this run in one process: forking and collecting cost some 30-60 ms, which a few
-dozen questions do not win back (``benchmarks/bench_offline.py`` measures both sides)."""
+"""Under ``EVAL_PROCESSES=auto``, fewer items than this run in one process: forking and collecting cost
+some 30-60 ms, which a few dozen questions cannot win back."""
 
 
 @dataclass(frozen=True)
@@ -65,19 +68,19 @@ def cpus() -> int:
 
 
 def processes(items: int, minimum: int = MIN_ITEMS) -> int:
-    """How many processes a map over ``items`` should use: 1 (this one) unless forking pays."""
-    raw = os.environ.get(PROCESSES_ENV, "").strip()
-    if raw:
-        try:
-            wanted = int(raw)
-        except ValueError:
-            raise HarnessError(f"{PROCESSES_ENV}={raw!r} is not a whole number of processes") from None
-        if wanted < 1:
-            raise HarnessError(f"{PROCESSES_ENV}={raw!r} must be at least 1 (1: one process)")
-        return min(wanted, max(1, items)) if can_fork() else 1
-    if not can_fork() or items < minimum:
+    """How many processes a map over ``items`` uses: 1 (this one) unless ``EVAL_PROCESSES`` says otherwise."""
+    raw = os.environ.get(PROCESSES_ENV, "").strip().lower()
+    if not raw or not can_fork():
         return 1
-    return min(cpus(), items)
+    if raw == "auto":
+        return min(cpus(), items) if items >= minimum else 1
+    try:
+        wanted = int(raw)
+    except ValueError:
+        raise HarnessError(f"{PROCESSES_ENV}={raw!r} is neither a whole number of processes nor 'auto'") from None
+    if wanted < 1:
+        raise HarnessError(f"{PROCESSES_ENV}={raw!r} must be at least 1 (1: one process) or 'auto'")
+    return min(wanted, max(1, items))
 
 
 def can_fork() -> bool:

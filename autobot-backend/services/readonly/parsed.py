@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
@@ -46,7 +47,7 @@ def statement_tree(sql: str, dialect: str | Dialect) -> exp.Expr:
     Raises:
         SqlglotError: it does not tokenize or parse, or is not exactly one statement.
     """
-    engine = Dialect.get_or_raise(dialect)
+    engine = dialect if isinstance(dialect, Dialect) else _dialect(dialect)
 
     def parse() -> list[exp.Expr]:
         split = _split(engine.tokenize(sql))
@@ -58,6 +59,12 @@ def statement_tree(sql: str, dialect: str | Dialect) -> exp.Expr:
     if len(trees) != 1:
         raise ParseError(f"expected one statement, found {len(trees)}")
     return trees[0]
+
+
+@lru_cache(maxsize=64)
+def _dialect(name: str) -> Dialect:
+    """sqlglot builds a new dialect object on every lookup by name; one per name serves every parse."""
+    return Dialect.get_or_raise(name)
 
 
 def clear() -> None:

@@ -7,7 +7,8 @@ next requests, so a 200 ms endpoint was waited on 0.3-0.5 s. Here each answer go
 children forked before the loop starts (:func:`eval.core.forked.fork_pool`, which also ends them on a
 signal), holding the run's grader and its reference results as they were at the fork; the loop's
 process only asks, and the grades come back as they are made. Only SQLite files are opened in a child
-(the pipeline decides).
+(the pipeline decides), and only when ``EVAL_PROCESSES`` asks for children (:mod:`eval.core.forked`:
+on the machine measured, forking did not pay while other jobs kept both cores busy).
 """
 
 from __future__ import annotations

@@ -159,7 +159,8 @@ def run_self_check(
         lint_rotations: flag answers identical on every rotation.
         snapshot_dir: where the seed-0 snapshots live; None to skip the snapshot check.
         spread: forked processes to check the questions in (SQLite only: no connection is shared across a
-            fork); None: threads in this process. The result is the same either way, in corpus order.
+            fork); one worker or None: threads in this process. The result is the same either way, in
+            corpus order. Its ``while_waiting`` runs in this thread while the questions are checked.
     """
     single = None in targets
     lint_rotations = lint_rotations and not single
@@ -189,7 +190,10 @@ def run_self_check(
         checked = spread.map(check, answerable, chunk=max(1, len(answerable) // (8 * spread.workers)))
     else:  # SQLite and the servers run a statement without holding the interpreter's lock
         with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-            checked = list(pool.map(check, answerable))
+            running = pool.map(check, answerable)
+            if spread is not None and spread.while_waiting is not None:
+                spread.while_waiting()
+            checked = list(running)
     for q, (defects, results, ties, forms) in zip(answerable, checked):
         if forms is not None:
             result.also[q.id], result.also_ties[q.id] = forms
