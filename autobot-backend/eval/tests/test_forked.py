@@ -51,9 +51,10 @@ def _fails_at_7(x: int) -> int:
 
 
 def test_a_childs_exception_is_raised_here_and_no_child_is_left():
+    before = _children(os.getpid())  # other tests' children (a DuckDB worker, a server) are not this map's
     with pytest.raises(ValueError, match="question 7 broke"):
         forked.forked_map(_fails_at_7, list(range(20)), 2)
-    assert _children(os.getpid()) == set()
+    assert {p for p in _children(os.getpid()) - before if _alive(p)} == set()
 
 
 @pytest.mark.parametrize(
