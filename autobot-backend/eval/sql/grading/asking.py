@@ -19,6 +19,7 @@ import dataclasses
 import statistics
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from eval.core import interrupt
@@ -103,9 +104,10 @@ def ask_all(
     by then are unmeasured and the run is partial, even when every sample had just been answered.
     ``grading``: forked processes to grade in (:mod:`eval.sql.grading.off_loop`); None: threads."""
     with contextlib.ExitStack() as stack:
-        grade = None
         if grading is not None and grading.workers > 1:
             grade = stack.enter_context(grading_processes(grader, grading))
+        else:
+            grade = _in_threads(grader, stack.enter_context(ThreadPoolExecutor(GRADING_THREADS, "grading")))
         replays = _ask(samples, candidate, grader, timeout_s, concurrency, limits, progress, on_answer, grade)
     outcomes = []
     interrupted = False
@@ -116,6 +118,19 @@ def ask_all(
             interrupted = interrupted or (r.failure or "").startswith("interrupted")
             outcomes.append(grader.outcome(r.task.question, Verdict.UNMEASURED, "unmeasured", r.failure or "no result"))
     return outcomes, interrupted or interrupt.requested()
+
+
+GRADING_THREADS = 2
+"""Threads the gradings run in, apart from the event loop's default executor: a wave of answers being
+graded no longer queues the next answers' own database steps (the service's threads) behind it."""
+
+
+def _in_threads(grader: Grader, pool: ThreadPoolExecutor) -> Grade:
+    async def grade(question: Question, answer: Answer) -> SQLOutcome:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(pool, grader.grade, question, Replay(question, answer))
+
+    return grade
 
 
 def _ask(
