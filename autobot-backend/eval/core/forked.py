@@ -7,12 +7,11 @@ and hold the interpreter's lock, and SQLite hands it back and forth with every r
 the parse and result caches, so nothing is pickled but each call's arguments and result), and gives
 the results back in the order of the list, as one process would.
 
-How many processes is :func:`processes`'s to say: one unless ``EVAL_PROCESSES`` asks for more, because
-on the machine this was measured on (two cores shared with other jobs) forking never paid: the children's
-own connections, caches and result pickling cost more CPU than the second core gave back (the
-methodology's performance section has the figures). ``EVAL_PROCESSES=auto`` forks one child per CPU for
-:data:`MIN_ITEMS` items or more, ``EVAL_PROCESSES=N`` forks N; either only where ``fork`` exists (not on
-Windows, nor macOS's default).
+How many processes is :func:`processes`'s to say: by default (``EVAL_PROCESSES`` unset or ``auto``) one
+child per CPU for :data:`MIN_ITEMS` items or more, where ``fork`` exists (not on Windows, nor macOS's
+default) and there are two CPUs or more; ``EVAL_PROCESSES=N`` forks N, ``1`` never. A caller for whom
+children do not pay by default (grading a model's answers: measured, threads keep the loop's waves
+tighter) asks with ``default_auto=False`` and forks only on an explicit count.
 
 Signals (:mod:`eval.core.interrupt`): the children ignore SIGINT (Ctrl-C reaches the whole process
 group; the parent answers for them) and die on SIGTERM; they are forked with both blocked, so none
@@ -39,8 +38,8 @@ R = TypeVar("R")
 
 PROCESSES_ENV = "EVAL_PROCESSES"
 MIN_ITEMS = 32
-"""Under ``EVAL_PROCESSES=auto``, fewer items than this run in one process: forking and collecting cost
-some 30-60 ms, which a few dozen questions cannot win back."""
+"""By default, fewer items than this run in one process: forking and collecting cost some 30-60 ms,
+which a few dozen questions cannot win back."""
 
 
 @dataclass(frozen=True)
@@ -67,13 +66,15 @@ def cpus() -> int:
         return os.cpu_count() or 1
 
 
-def processes(items: int, minimum: int = MIN_ITEMS) -> int:
-    """How many processes a map over ``items`` uses: 1 (this one) unless ``EVAL_PROCESSES`` says otherwise."""
+def processes(items: int, minimum: int = MIN_ITEMS, *, default_auto: bool = True) -> int:
+    """How many processes a map over ``items`` uses (1: this one), from ``EVAL_PROCESSES`` (module docstring)."""
     raw = os.environ.get(PROCESSES_ENV, "").strip().lower()
-    if not raw or not can_fork():
+    if not can_fork():
         return 1
-    if raw == "auto":
-        return min(cpus(), items) if items >= minimum else 1
+    if raw == "auto" or (not raw and default_auto):
+        return min(cpus(), items) if items >= minimum and cpus() > 1 else 1
+    if not raw:
+        return 1
     try:
         wanted = int(raw)
     except ValueError:

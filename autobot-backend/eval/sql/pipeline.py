@@ -283,7 +283,9 @@ def _build_and_ask(
             limits=spec.limits,
             progress=progress,
             on_answer=spec.on_answer,
-            grading=Spread(forked.processes(len(samples)) if sqlite_only else 1, service.sql.after_fork),
+            grading=Spread(
+                forked.processes(len(samples), default_auto=False) if sqlite_only else 1, service.sql.after_fork
+            ),
         )
     so_far.samples, so_far.graded, so_far.asked = samples, graded, True
 

@@ -59,12 +59,13 @@ def test_a_childs_exception_is_raised_here_and_no_child_is_left():
 
 @pytest.mark.parametrize(
     ("raw", "items", "want"),
-    [("", 500, 1), ("1", 500, 1), ("2", 500, 2), ("3", 2, 2), ("auto", 500, forked.cpus()), ("auto", 31, 1)],
-    ids=["default: one", "one", "two", "no more than items", "auto", "auto under the threshold"],
+    [("", 500, forked.cpus()), ("", 31, 1), ("1", 500, 1), ("2", 500, 2), ("3", 2, 2), ("auto", 500, forked.cpus())],
+    ids=["default: one per CPU", "under the threshold", "one", "two", "no more than items", "auto"],
 )
 def test_the_process_count_from_the_environment_and_the_threshold(monkeypatch, raw, items, want):
     monkeypatch.setenv(forked.PROCESSES_ENV, raw)
     assert forked.processes(items) == want
+    assert forked.processes(items, default_auto=False) == (1 if raw == "" else want)
 
 
 @pytest.mark.parametrize("raw", ["0", "two"])

@@ -7,8 +7,9 @@ next requests, so a 200 ms endpoint was waited on 0.3-0.5 s. Here each answer go
 children forked before the loop starts (:func:`eval.core.forked.fork_pool`, which also ends them on a
 signal), holding the run's grader and its reference results as they were at the fork; the loop's
 process only asks, and the grades come back as they are made. Only SQLite files are opened in a child
-(the pipeline decides), and only when ``EVAL_PROCESSES`` asks for children (:mod:`eval.core.forked`:
-on the machine measured, forking did not pay while other jobs kept both cores busy).
+(the pipeline decides), and only on an explicit ``EVAL_PROCESSES=N`` (:mod:`eval.core.forked`): measured
+on two cores, children made the waves looser than the run's own grading threads
+(:data:`eval.sql.grading.asking.GRADING_THREADS`).
 """
 
 from __future__ import annotations
