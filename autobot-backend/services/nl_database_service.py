@@ -79,6 +79,7 @@ from services.readonly.guard import (
     _validate_readonly_sql,
     validate_readonly_sql,
 )
+from services.readonly.result_cache import ResultCache
 from services.redaction import redact_url, url_secrets
 from services.schema_context import SchemaContext
 from services.turn_capture import TurnCapture
@@ -144,6 +145,8 @@ class NLDatabaseService:
         history_limit: how many queries :attr:`history` keeps (oldest dropped first).
         max_sql_bytes: longer SQL is ``guard_blocked`` unread; ``None``: ``NL_SQL_MAX_SQL_BYTES``, else 100,000.
         max_result_bytes: a bigger result is ``row_cap``; ``None``: ``NL_SQL_MAX_RESULT_BYTES``, else 64 MiB.
+        results: statements that ran, reused when the same SQL is asked of the same URL again
+            (:mod:`services.readonly.result_cache`; an eval run's, whose databases do not change); None: none.
 
     Raises:
         ValueError: a limit (or its variable) that is not a number > 0.
@@ -159,6 +162,7 @@ class NLDatabaseService:
         history_limit: int = 1000,
         max_sql_bytes: int | None = None,
         max_result_bytes: int | None = None,
+        results: ResultCache[Execution] | None = None,
     ) -> None:
         if row_cap < 1 or not timeout_s > 0 or history_limit < 0:
             raise ValueError(
@@ -177,6 +181,7 @@ class NLDatabaseService:
             timeout_s=timeout_s,
             max_sql_bytes=limits.sql_bytes() if max_sql_bytes is None else max_sql_bytes,
             max_result_bytes=limits.result_bytes() if max_result_bytes is None else max_result_bytes,
+            results=results,
         )
         """The guard and the read-only executors, one per database URL."""
         self.capture = TurnCapture.from_env()
@@ -212,13 +217,13 @@ class NLDatabaseService:
         """The sqlglot dialect of ``db_url``'s engine; raises :class:`ExecutionError` like :meth:`executor`."""
         return self.sql.dialect(db_url or self.local_db_url)
 
-    def run_readonly(self, sql: str, db_url: str | None = None) -> Execution:
+    def run_readonly(self, sql: str, db_url: str | None = None, *, fresh: bool = False) -> Execution:
         """Guard ``sql``, then run it read-only on ``db_url``: rows, or the kind of failure. Never raises.
 
         No generator is involved and nothing is written to the history: this is the execution step
         of :meth:`query` on its own, for SQL that comes from elsewhere (an eval's reference query).
         """
-        return self.sql.run_readonly(sql, db_url or self.local_db_url)
+        return self.sql.run_readonly(sql, db_url or self.local_db_url, fresh=fresh)
 
     def forget(self, db_url: str | None = None) -> None:
         """Drop the cached executor and schema of one URL (after its schema changed, say)."""

@@ -150,6 +150,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 256  # a run at --concurrency 64 connects 64 times at once: none waits for a SYN retry
 
     def __init__(self, state: _State) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)

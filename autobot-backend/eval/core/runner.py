@@ -14,6 +14,7 @@ import asyncio
 import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -85,6 +86,39 @@ async def replay_one(
     return Replay(task, result, None, time.perf_counter() - started)
 
 
+_release: ContextVar[Callable[[], None] | None] = ContextVar("_release", default=None)
+
+
+def release_slot() -> None:
+    """Called by a task once the candidate has answered: its place among the ``concurrency`` in flight goes
+    to the next task now, while this one finishes (the grading), so the candidate is kept as busy as it
+    allows. Outside :func:`replay_all`, nothing."""
+    release = _release.get()
+    if release is not None:
+        release()
+
+
+class _Slot:
+    """One of ``concurrency`` places, given back at the end of the task or at :func:`release_slot`."""
+
+    def __init__(self, gate: asyncio.Semaphore) -> None:
+        self.gate, self.held = gate, False
+
+    def release(self) -> None:
+        if self.held:
+            self.held = False
+            self.gate.release()
+
+    async def __aenter__(self) -> None:
+        await self.gate.acquire()
+        self.held = True
+        self.token = _release.set(self.release)
+
+    async def __aexit__(self, *exc: object) -> None:
+        _release.reset(self.token)
+        self.release()
+
+
 UNAVAILABLE = "unavailable: "
 INTERRUPTED = "interrupted: the run was stopped (Ctrl-C or SIGTERM) before this was answered"
 
@@ -125,7 +159,7 @@ async def replay_all(
 
     async def one(i: int, task: T) -> None:
         nonlocal done, streak, stopped
-        async with gate:
+        async with _Slot(gate):
             left = None if end is None else end - loop.time()
             if stopped is None and left is not None and left <= 0:
                 stopped = f"not asked: the run's time budget ({limits.run_budget_s:g} s) was spent"

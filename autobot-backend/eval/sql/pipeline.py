@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from eval.core import interrupt
+from eval.core import forked, interrupt
 from eval.core.errors import HarnessError, UsageError
+from eval.core.forked import Spread
 from eval.core.output import print_warning
 from eval.core.runner import INTERRUPTED, Limits, Progress
 from eval.sql.corpus.answers import RecordedAnswers
@@ -35,6 +36,7 @@ from eval.sql.grading.exact_match import spider_schemas, wants_exact_match, with
 from eval.sql.grading.grade import Grader
 from eval.sql.grading.identity import cohort, fingerprint
 from eval.sql.grading.interruption import StoppableDatabase, partial_warning
+from eval.sql.grading.spread import ask_spread, spreadable
 from eval.sql.grading.transcripts import note as transcript_note
 from eval.sql.grading.transcripts import run_secrets
 from eval.sql.model.defaults import DEFAULT_ENGINE, DEFAULT_SEED
@@ -42,10 +44,12 @@ from eval.sql.model.outcome import NO_ANSWER, ORACLE, SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
 from eval.sql.model.setup import CorpusStamps, DatabaseStamp, RunSetup
 from eval.sql.oracle.selfcheck import SNAPSHOT_DIR, OracleDefect, SelfCheckResult, is_builtin, run_self_check
+from eval.sql.oracle.sharing import keep_references, parse_references
 from eval.sql.rows import ColumnOrder
 from services.generation.protocol import Generation, SQLGenerator
 from services.nl_database_service import NLDatabaseService
 from services.readonly.privileges import privilege_warning
+from services.readonly.result_cache import ResultCache
 from services.redaction import redact_url
 
 STATEMENT_TIMEOUT_S = 10.0
@@ -142,7 +146,8 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
     whole), and the run so far comes back marked partial, every question not graded ``unmeasured``.
     """
     corpus = graded_corpus(spec)
-    service = NLDatabaseService(spec.generator, timeout_s=spec.statement_timeout_s)
+    # The run's databases do not change while it lasts: identical SQL on one database runs once.
+    service = NLDatabaseService(spec.generator, timeout_s=spec.statement_timeout_s, results=ResultCache())
     so_far = _SoFar(
         questions=(
             [dataclasses.replace(q, fixture=None, database=None) for q in corpus.questions]
@@ -252,33 +257,54 @@ def _build_and_ask(
     if spec.db_url:  # a corpus of the user's own is written for their database: not transpiled
         so_far.questions = questions = [q if is_builtin(q) else q.written_for(dialect) for q in questions]
     so_far.databases = {key or "": [fingerprint(service, url) for url in urls] for key, urls in targets.items()}
+    sqlite_only = all(url.startswith("sqlite") for urls in targets.values() for url in urls)
+    answerable = [q for q in questions if q.expect == "answer"]
+    recorded = _recorded(spec, questions, dialect)
+    candidate = ServiceCandidate(service, {k: urls[0] for k, urls in targets.items()}, recorded)
+    checking = Spread(
+        forked.processes(len(answerable)) if sqlite_only else 1, service.sql.after_fork, candidate.prepare
+    )
+    if checking.workers > 1:
+        parse_references(answerable, dialect)  # once, here: every child and the composition share the trees
     check = run_self_check(
         database,
         dataclasses.replace(corpus, questions=tuple(questions)),
         targets,
         lint_rotations=spec.db_url is None,
         snapshot_dir=SNAPSHOT_DIR if spec.builtin and spec.seed == DEFAULT_SEED else None,
+        spread=checking,
     )
     interrupt.raise_if_requested()  # a self-check cut short says nothing about the oracle
     if spec.builtin and not check.ok:
         raise OracleBroken(check.defects)
     so_far.check = check
     defects = {d.question_id for d in check.defects}
-    recorded = _recorded(spec, questions, dialect)
     so_far.grader = grader = Grader(database, targets, check.reference, check.ties, check.also, check.also_ties)
     asked = [q for q in questions if q.id not in defects and not q.draft and (recorded is None or q.id in recorded)]
     samples = [Sample(q, k) for q in asked for k in range(spec.repeats)]
-    graded, so_far.interrupted = ask_all(
-        samples,
-        ServiceCandidate(service, {k: urls[0] for k, urls in targets.items()}, recorded),
-        grader,
-        timeout_s=spec.timeout_s,
-        concurrency=spec.concurrency,
-        limits=spec.limits,
-        progress=progress,
-        on_answer=spec.on_answer,
-        secrets=frozenset(run_secrets(spec.generator)) if spec.transcripts and spec.candidate == "llm" else None,
-    )
+    urls = [url for urls in targets.values() for url in urls]
+    spreading = spreadable(spec.candidate, urls, spec.limits, spec.on_answer) and service.capture is None
+    asking = Spread(forked.processes(len(samples)) if spreading else 1, service.sql.after_fork)
+    if asking.workers > 1:
+        keep_references(service, asked, targets, check)  # a child's candidate that is its reference is not run again
+        graded, so_far.interrupted = ask_spread(
+            samples, candidate, grader, asking, timeout_s=spec.timeout_s, progress=progress
+        )
+    else:
+        graded, so_far.interrupted = ask_all(
+            samples,
+            candidate,
+            grader,
+            timeout_s=spec.timeout_s,
+            concurrency=spec.concurrency,
+            limits=spec.limits,
+            progress=progress,
+            on_answer=spec.on_answer,
+            secrets=frozenset(run_secrets(spec.generator)) if spec.transcripts and spec.candidate == "llm" else None,
+            grading=Spread(
+                forked.processes(len(samples), default_auto=False) if sqlite_only else 1, service.sql.after_fork
+            ),
+        )
     so_far.samples, so_far.graded, so_far.asked = samples, graded, True
     exact = [q for q in asked if wants_exact_match(q.exact_match, spec.exact_match)]
     if exact and not so_far.interrupted:

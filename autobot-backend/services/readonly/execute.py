@@ -36,6 +36,7 @@ from typing import Any
 from services.readonly.executor import MAX_RESULT_BYTES, ExecutionError, ReadOnlyExecutor
 from services.readonly.guard import MAX_SQL_BYTES, too_long, validate_readonly_sql
 from services.readonly.inspection import SAMPLING_S, inspect_read_only
+from services.readonly.result_cache import ResultCache
 from services.redaction import redact_url
 from services.schema_context import SchemaContext
 
@@ -129,8 +130,11 @@ class ReadOnlySQL:
         max_sql_bytes: int = MAX_SQL_BYTES,
         max_result_bytes: int = MAX_RESULT_BYTES,
         sampling_s: float = SAMPLING_S,
+        results: ResultCache[Execution] | None = None,
     ) -> None:
         self.row_cap, self.timeout_s, self.sampling_s = row_cap, timeout_s, sampling_s
+        self.results = results
+        """Statements that ran, by (URL, SQL), reused instead of run again; None (the default): none kept."""
         self.max_sql_bytes, self.max_result_bytes = max_sql_bytes, max_result_bytes
         self._executors: dict[str, ReadOnlyExecutor] = {}
         self._schemas: dict[str, SchemaContext] = {}
@@ -175,8 +179,21 @@ class ReadOnlySQL:
             structure = self._structures[url] = inspected.structure()
         return structure
 
-    def run_readonly(self, sql: str, url: str) -> Execution:
-        """Guard ``sql`` for ``url``'s dialect, then run it read-only. Never raises."""
+    def run_readonly(self, sql: str, url: str, *, fresh: bool = False) -> Execution:
+        """Guard ``sql`` for ``url``'s dialect, then run it read-only. Never raises.
+
+        With a result cache, SQL that ran on ``url`` before is not run again (its execution is returned);
+        ``fresh``: a second, independent run, made once per (URL, SQL) and kept apart
+        (:mod:`services.readonly.result_cache`)."""
+        cached = None if self.results is None else self.results.get(url, sql, second=fresh)
+        if cached is not None:
+            return cached
+        done = self._run_readonly(sql, url)
+        if self.results is not None:
+            self.results.put(url, sql, done, second=fresh)
+        return done
+
+    def _run_readonly(self, sql: str, url: str) -> Execution:
         try:
             try:
                 executor = self.executor(url)
@@ -196,6 +213,13 @@ class ReadOnlySQL:
         except Exception as exc:  # a bug here is the service's, and says nothing about the SQL
             log.exception("readonly_sql: unexpected failure")
             return Execution.failed(sql, ErrorKind.INTERNAL, f"internal error: {type(exc).__name__}: {exc}")
+
+    def after_fork(self) -> None:
+        """In a forked child: let go of the parent's pooled connections without closing them (they are the
+        parent's), so the child opens its own. SQLite's files only: a server connection or the DuckDB worker
+        must not be used from a fork at all."""
+        for executor in self._executors.values():
+            executor.engine.dispose(close=False)
 
     def forget(self, url: str) -> None:
         """Drop the cached executor and schema of one URL (after its schema changed, say)."""

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
-from sqlglot.errors import ErrorLevel, SqlglotError
+from sqlglot.errors import SqlglotError
 from sqlglot.tokens import Token, TokenType  # type: ignore[attr-defined]  # sqlglot 30 re-exports them from tokenizer_core
 
 from services.readonly.guard_functions import engine_of
@@ -57,6 +57,7 @@ from services.readonly.guard_words import (
     SQLITE_READ_PRAGMAS_WITH_ARGUMENT,
 )
 from services.readonly.guard_words import _SAFE_SQL_PREFIXES as _SAFE_SQL_PREFIXES
+from services.readonly.parsed import statements
 
 __all__ = [
     "GUARD_CODES",
@@ -244,7 +245,7 @@ def _sqlite_single_statement(sql: str, engine: Dialect) -> None:
 def _statement(stmt: list[Token], sql: str, engine: Dialect) -> tuple[str, str]:
     keyword = _word(stmt[0])
     try:
-        parsed = [e for e in engine.parser(error_level=ErrorLevel.RAISE).parse(stmt, sql) if e is not None]
+        parsed = statements(stmt, sql, engine)  # one parse per (SQL, dialect), shared with the lints
     except SqlglotError as e:
         if keyword in _KEYWORD_CODES:
             raise _keyword_reject(keyword) from None

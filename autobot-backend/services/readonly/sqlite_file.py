@@ -19,6 +19,8 @@ its files are used as they are.
 
 from __future__ import annotations
 
+import heapq
+import os
 import sqlite3
 import threading
 import time
@@ -127,19 +129,83 @@ def deadline_handler(deadline: Callable[[], float], fired: list[bool]) -> Callab
     return handler
 
 
-def interrupt_at(limit_s: float, fired: list[bool], conn: sqlite3.Connection) -> threading.Timer:
+def interrupt_at(limit_s: float, fired: list[bool], conn: sqlite3.Connection) -> Alarm:
     """Interrupt the statement at its deadline from another thread.
 
     SQLite calls the progress handler every so many VM instructions, and one instruction can take
     long (inserting a 40 MB key into a temporary b-tree): ``sqlite3_interrupt`` is also seen between
-    the steps of a loop, so a statement stops within one of them after its deadline.
+    the steps of a loop, so a statement stops within one of them after its deadline. One watchdog
+    thread per process keeps every statement's deadline (a thread started per statement cost more than
+    most statements here); ``cancel()`` the alarm when the statement ends.
     """
 
     def fire() -> None:
         fired.append(True)
         conn.interrupt()
 
-    alarm = threading.Timer(limit_s, fire)
-    alarm.daemon = True
-    alarm.start()
-    return alarm
+    return _watchdog().schedule(time.monotonic() + limit_s, fire)
+
+
+class Alarm:
+    """A deadline kept by the watchdog: :meth:`cancel` it when the statement ends in time."""
+
+    def __init__(self, fire: Callable[[], None]) -> None:
+        self.fire: Callable[[], None] | None = fire
+
+    def cancel(self) -> None:
+        self.fire = None
+
+
+class _Watchdog:
+    """One daemon thread calling each alarm's ``fire`` at its deadline, unless it was cancelled first."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.wake = threading.Condition()
+        self.due: list[tuple[float, int, Alarm]] = []
+        self.count = 0
+        threading.Thread(target=self._loop, name="sqlite-deadlines", daemon=True).start()
+
+    def schedule(self, at: float, fire: Callable[[], None]) -> Alarm:
+        alarm = Alarm(fire)
+        with self.wake:
+            self.count += 1
+            heapq.heappush(self.due, (at, self.count, alarm))
+            if self.due[0][2] is alarm:
+                self.wake.notify()
+        return alarm
+
+    def _loop(self) -> None:
+        while True:
+            with self.wake:
+                while self.due and self.due[0][2].fire is None:
+                    heapq.heappop(self.due)  # cancelled: the statement ended in time
+                if not self.due:
+                    self.wake.wait()
+                    continue
+                at, _, alarm = self.due[0]
+                left = at - time.monotonic()
+                if left > 0:
+                    self.wake.wait(left)
+                    continue
+                heapq.heappop(self.due)
+                fire, alarm.fire = alarm.fire, None
+            if fire is not None:
+                fire()
+
+
+_watchdogs: dict[int, _Watchdog] = {}
+
+
+def _watchdog() -> _Watchdog:
+    """This process's watchdog (a forked child starts its own: the parent's thread does not exist there)."""
+    found = _watchdogs.get(os.getpid())
+    if found is None:
+        with _start_lock:
+            found = _watchdogs.get(os.getpid())
+            if found is None:
+                found = _watchdogs[os.getpid()] = _Watchdog()
+    return found
+
+
+_start_lock = threading.Lock()

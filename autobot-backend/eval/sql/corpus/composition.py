@@ -35,6 +35,7 @@ from sqlglot import exp
 
 from eval.sql.corpus.questions import Corpus, Question
 from eval.sql.fixtures.schema import TABLES
+from services.readonly.parsed import statement_tree
 
 TAGS = ("join", "window_or_cte", "period_comparison", "ordered")
 PERIOD_FIXTURES = frozenset({"retail_24m"})
@@ -55,7 +56,7 @@ def parse_reference(question: Question) -> exp.Expr | None:
     if not question.sql:
         return None
     try:
-        tree = sqlglot.parse_one(question.sql, read="sqlite")
+        tree = statement_tree(question.sql, "sqlite")
     except sqlglot.errors.SqlglotError:
         return None
     return tree

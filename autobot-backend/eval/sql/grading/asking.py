@@ -14,17 +14,21 @@ and other ties go to the verdict the samples met first. Every sample's verdict i
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import statistics
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from eval.core import interrupt
-from eval.core.runner import Limits, Progress, Replay, replay_all
+from eval.core.forked import Spread
+from eval.core.runner import Limits, Progress, Replay, release_slot, replay_all
 from eval.sql.corpus.questions import Question
 from eval.sql.grading.candidates import SQLCandidate
 from eval.sql.grading.grade import Grader
+from eval.sql.grading.off_loop import Grade, grading_processes
 from eval.sql.grading.transcripts import transcript
 from eval.sql.model.outcome import Cost, SQLOutcome, Verdict
 from services.nl_database_service import Answer
@@ -66,13 +70,18 @@ def graded_candidate(
     grader: Grader,
     on_answer: OnAnswer | None = None,
     secrets: frozenset[str] | None = None,
+    grade: Grade | None = None,
 ) -> Callable[[Sample], Awaitable[SQLOutcome]]:
-    """A task: ask, then grade in a thread (the grader runs SQL), the cost attached, and the ask's
-    transcript with ``secrets`` masked (None: no transcript is kept)."""
+    """A task: ask, then grade (``grade``: in forked processes; None: in a thread, as the grader runs SQL),
+    the cost attached, and the ask's transcript with ``secrets`` masked (None: no transcript is kept)."""
 
     async def run(sample: Sample) -> SQLOutcome:
         answer = await candidate(sample.question)
-        outcome = await asyncio.to_thread(grader.grade, sample.question, Replay(sample.question, answer))
+        release_slot()  # --concurrency bounds the asks in flight: the next question goes out while this is graded
+        if grade is not None:
+            outcome = await grade(sample.question, answer)
+        else:
+            outcome = await asyncio.to_thread(grader.grade, sample.question, Replay(sample.question, answer))
         refs = grader.reference.get(sample.question.id)
         kept = None if secrets is None else transcript(answer, secrets)
         outcome = dataclasses.replace(
@@ -98,18 +107,61 @@ def ask_all(
     progress: Progress | None,
     on_answer: OnAnswer | None = None,
     secrets: frozenset[str] | None = None,
+    grading: Spread | None = None,
 ) -> tuple[list[SQLOutcome], bool]:
     """Every sample graded, in order; and whether the run was cut short (a signal: Ctrl-C, SIGTERM).
     With ``secrets`` (masked in them), each model answer keeps its transcript.
 
     A signal cancels what is in flight (:func:`eval.core.interrupt.run_async`); the samples not answered
-    by then are unmeasured and the run is partial, even when every sample had just been answered."""
+    by then are unmeasured and the run is partial, even when every sample had just been answered.
+    ``grading``: forked processes to grade in (:mod:`eval.sql.grading.off_loop`); None: threads."""
+    with contextlib.ExitStack() as stack:
+        if grading is not None and grading.workers > 1:
+            grade = stack.enter_context(grading_processes(grader, grading))
+        else:
+            grade = _in_threads(grader, stack.enter_context(ThreadPoolExecutor(GRADING_THREADS, "grading")))
+        replays = _ask(samples, candidate, grader, timeout_s, concurrency, limits, progress, on_answer, secrets, grade)
+    outcomes = []
+    interrupted = False
+    for r in replays:
+        if r.result is not None:
+            outcomes.append(r.result)
+        else:
+            interrupted = interrupted or (r.failure or "").startswith("interrupted")
+            outcomes.append(grader.outcome(r.task.question, Verdict.UNMEASURED, "unmeasured", r.failure or "no result"))
+    return outcomes, interrupted or interrupt.requested()
 
+
+GRADING_THREADS = 2
+"""Threads the gradings run in, apart from the event loop's default executor: a wave of answers being
+graded no longer queues the next answers' own database steps (the service's threads) behind it."""
+
+
+def _in_threads(grader: Grader, pool: ThreadPoolExecutor) -> Grade:
+    async def grade(question: Question, answer: Answer) -> SQLOutcome:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(pool, grader.grade, question, Replay(question, answer))
+
+    return grade
+
+
+def _ask(
+    samples: Sequence[Sample],
+    candidate: SQLCandidate,
+    grader: Grader,
+    timeout_s: float,
+    concurrency: int,
+    limits: Limits,
+    progress: Progress | None,
+    on_answer: OnAnswer | None,
+    secrets: frozenset[str] | None,
+    grade: Grade | None,
+) -> list[Replay[Sample, SQLOutcome]]:
     async def run() -> list[Replay[Sample, SQLOutcome]]:
         try:
             return await replay_all(
                 samples,
-                graded_candidate(candidate, grader, on_answer, secrets),
+                graded_candidate(candidate, grader, on_answer, secrets, grade),
                 SQLOutcome,
                 timeout_s=timeout_s,
                 concurrency=concurrency,
@@ -121,16 +173,7 @@ def ask_all(
             if close is not None:
                 await close()  # in the loop that opened what it closes
 
-    replays = interrupt.run_async(run())
-    outcomes = []
-    interrupted = False
-    for r in replays:
-        if r.result is not None:
-            outcomes.append(r.result)
-        else:
-            interrupted = interrupted or (r.failure or "").startswith("interrupted")
-            outcomes.append(grader.outcome(r.task.question, Verdict.UNMEASURED, "unmeasured", r.failure or "no result"))
-    return outcomes, interrupted or interrupt.requested()
+    return interrupt.run_async(run())
 
 
 def majority(verdicts: Sequence[Verdict]) -> Verdict:

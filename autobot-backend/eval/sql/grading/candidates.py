@@ -21,6 +21,7 @@ is the candidate being unavailable, so the run can stop asking a dead endpoint.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -68,6 +69,16 @@ class ServiceCandidate:
     ) -> None:
         self.service, self.urls, self.answers = service, urls, answers
         self._session: Any = None
+
+    def prepare(self) -> None:
+        """Open now what the first ask would wait for (while the self-check runs): the generator's HTTP session
+        (importing the client, loading the certificates) and each database's schema, which the prompt shows."""
+        if self._session is None and self.answers is None:
+            opener = getattr(self.service.generator, "session", None)
+            self._session = opener() if callable(opener) else None
+        for url in self.urls.values():
+            with contextlib.suppress(Exception):  # a database that cannot be read says so at its first ask
+                self.service.schema(url)
 
     async def __call__(self, q: Question) -> Answer:
         if q.target not in self.urls:

@@ -57,7 +57,9 @@ KIND_VERDICTS: Mapping[ErrorKind, Verdict] = {
 class ReadOnlyDatabase(Protocol):
     """Where SQL runs read-only: the service, or the bare :class:`~services.readonly.execute.ReadOnlySQL`."""
 
-    def run_readonly(self, sql: str, db_url: str) -> Execution: ...
+    def run_readonly(self, sql: str, db_url: str, *, fresh: bool = False) -> Execution:
+        """``fresh``: run it even when the same SQL ran on ``db_url`` before (a result cache is not asked)."""
+        ...
 
     def dialect(self, db_url: str) -> str:
         """The sqlglot dialect of the database; raises when it cannot be opened."""

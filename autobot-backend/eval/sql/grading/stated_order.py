@@ -16,6 +16,7 @@ import sqlglot
 from sqlglot import exp
 
 from eval.sql.model.outcome import SQLOutcome, Verdict
+from services.readonly.parsed import statement_tree
 
 ORDER = "order"
 WHY = (
@@ -27,7 +28,7 @@ WHY = (
 def orders_its_rows(sql: str, dialect: str) -> bool | None:
     """Whether ``sql``'s outermost query has an ORDER BY; None when sqlglot cannot parse it."""
     try:
-        tree = sqlglot.parse_one(sql, read=dialect)
+        tree = statement_tree(sql, dialect)
     except sqlglot.errors.SqlglotError:
         return None
     while isinstance(tree, exp.Subquery) and not tree.args.get("order"):

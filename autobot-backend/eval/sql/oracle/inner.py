@@ -37,6 +37,7 @@ import sqlglot
 from sqlglot import exp
 
 from eval.sql.oracle.lints import resolve_key, show_key
+from services.readonly.parsed import statement_tree
 
 ORDER_SENSITIVE = (exp.RowNumber, exp.Ntile, exp.Lag, exp.Lead, exp.FirstValue, exp.LastValue, exp.NthValue)
 """Window functions whose result depends on which of two rows tied on the window's order comes first."""
@@ -67,7 +68,7 @@ class InnerProbe:
 def inner_orderings(sql: str, dialect: str) -> tuple[InnerProbe, ...] | str:
     """Probes for every part of ``sql`` that a tie would make arbitrary, or why one is arbitrary as written."""
     try:
-        tree = sqlglot.parse_one(sql, read=dialect)
+        tree = statement_tree(sql, dialect)
     except sqlglot.errors.SqlglotError as e:
         return f"the query does not parse to find its orderings ({str(e).splitlines()[0]})"
     probes: list[InnerProbe] = []

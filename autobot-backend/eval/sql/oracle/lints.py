@@ -36,6 +36,7 @@ import sqlglot
 from sqlglot import exp
 
 from eval.sql.rows import MAX_TIED_ROWS, Ties
+from services.readonly.parsed import statement_tree
 
 _NOISE = Decimal("1e-9")
 
@@ -99,7 +100,7 @@ class OrderingPlan:
 
 
 def _parse(sql: str, dialect: str) -> exp.Query:
-    tree = sqlglot.parse_one(sql, read=dialect)
+    tree = statement_tree(sql, dialect)
     if not isinstance(tree, exp.Query):
         raise sqlglot.errors.ParseError(f"not a query: {type(tree).__name__}")
     return tree

@@ -34,6 +34,8 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 
+from services.readonly.parsed import statement_tree
+
 NOISE = 1e-9
 """Numbers this close, relative to ``max(1, |a|, |b|)``, are one key (the lints' nine significant digits)."""
 
@@ -55,7 +57,7 @@ class PeerProbe:
 def peer_probe(sql: str, dialect: str) -> PeerProbe | None:
     """The peer probe of a query with ORDER BY, or None when it cannot be written."""
     try:
-        tree = sqlglot.parse_one(sql, read=dialect)
+        tree = statement_tree(sql, dialect)
     except sqlglot.errors.SqlglotError:
         return None
     if not isinstance(tree, exp.Query) or not tree.args.get("order"):

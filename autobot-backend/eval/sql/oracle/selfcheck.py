@@ -2,7 +2,8 @@
 
 Every answerable question's reference query runs on every rotation of its fixture through the
 service's public read-only call (the path the grader uses: the guard, then the read-only
-executor); on the first rotation it runs twice and the two results are compared by
+executor); on the first rotation it runs twice (the second run never from the run's result cache:
+``fresh=True``) and the two results are compared by
 ``compare_results(..., decimals=None)``: zero tolerance. Nondeterminism is a property of the
 query (``random()``, a clock, a LIMIT without a total order), so a second run on every rotation
 would find nothing the first rotation's does not. Then the lints.
@@ -67,6 +68,7 @@ from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from eval.core.forked import Spread
 from eval.sql.corpus.dialects import TranspileError
 from eval.sql.corpus.questions import CORPUS_DIR, Corpus, Question, stamp_path
 from eval.sql.corpus.snapshot import (
@@ -149,6 +151,7 @@ def run_self_check(
     *,
     lint_rotations: bool = True,
     snapshot_dir: Path | None = SNAPSHOT_DIR,
+    spread: Spread | None = None,
 ) -> SelfCheckResult:
     """Run and lint every answerable question's reference on every rotation of its fixture.
 
@@ -159,6 +162,9 @@ def run_self_check(
             ``--db-url`` database every question runs on (then no rotation lint, no snapshot).
         lint_rotations: flag answers identical on every rotation.
         snapshot_dir: where the seed-0 snapshots live; None to skip the snapshot check.
+        spread: forked processes to check the questions in (SQLite only: no connection is shared across a
+            fork); one worker or None: threads in this process. The result is the same either way, in
+            corpus order. Its ``while_waiting`` runs in this thread while the questions are checked.
     """
     single = None in targets
     lint_rotations = lint_rotations and not single
@@ -171,29 +177,37 @@ def run_self_check(
     for url in {u for urls in targets.values() for u in urls}:
         dialects.get(url)  # asked once, before the questions run side by side
 
-    def check(q: Question) -> tuple[list[OracleDefect], list[Execution] | None, list[Ties | None]]:
+    def check(q: Question) -> _Checked:
         urls = targets.get(None if single else q.target)
         if not urls:
             what = f"database {q.database!r}" if q.database else f"fixture {q.fixture!r}"
-            return [OracleDefect(q.id, FAILED, f"no database for {what} in this run")], None, []
+            return [OracleDefect(q.id, FAILED, f"no database for {what} in this run")], None, [], None, []
         rotations = [(u, dialects.get(u)) for u in urls]
         defects, results, ties = _check_question(q, rotations, lint_rotations, database=database)
+        forms = None
         alt_ties: list[list[Ties | None]] = []
         if results is not None and (q.also or q.columns):
             more, alts, alt_ties = check_forms(q, rotations, results, partial(_check_question, database=database))
             defects += [OracleDefect(q.id, kind, detail) for kind, detail in more]
-            if alts is not None:
-                result.also[q.id], result.also_ties[q.id] = alts, alt_ties
+            forms = (alts, alt_ties) if alts is not None else None
+        found: list[Suspect] = []
         if results is not None and isinstance(rotations[0][1], str):
             found = suspects.question(q, rotations[0][0], rotations[0][1], ties, alt_ties)
-            if found:
-                result.suspects[q.id] = found
-        return defects, results, ties
+        return defects, results, ties, forms, found
 
-    # SQLite runs a statement without holding the interpreter's lock: questions side by side use every core.
-    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-        checked = list(pool.map(check, answerable))
-    for q, (defects, results, ties) in zip(answerable, checked):
+    if spread is not None and spread.workers > 1:  # forked processes: every core, whatever holds the lock
+        checked = spread.map(check, answerable, chunk=max(1, len(answerable) // (8 * spread.workers)))
+    else:  # SQLite and the servers run a statement without holding the interpreter's lock
+        with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+            running = pool.map(check, answerable)
+            if spread is not None and spread.while_waiting is not None:
+                spread.while_waiting()
+            checked = list(running)
+    for q, (defects, results, ties, forms, found) in zip(answerable, checked):
+        if found:
+            result.suspects[q.id] = found
+        if forms is not None:
+            result.also[q.id], result.also_ties[q.id] = forms
         if results is not None:
             result.reference[q.id] = results
             if any(t is not None for t in ties):
@@ -204,6 +218,17 @@ def run_self_check(
                 defects += _snapshot_defects(q, results[0], snapshots[q.fixture])
         result.defects += defects
     return result
+
+
+_Checked = tuple[
+    list[OracleDefect],
+    list[Execution] | None,
+    list[Ties | None],
+    tuple[list[list[Execution]], list[list[Ties | None]]] | None,
+    list[Suspect],
+]
+"""One question checked: its defects, its results and ties per rotation, its ``also:`` forms' (or None), what
+makes its reference suspect (returned, not stored, so a forked child's findings reach the run)."""
 
 
 class _Dialects:
@@ -248,7 +273,7 @@ def _check_question(
             add(FAILED, str(exc))
             return list(defects.values()), None, []
         first = database.run_readonly(sql, url)
-        second = database.run_readonly(sql, url) if first.ok and i == 0 else first
+        second = database.run_readonly(sql, url, fresh=True) if first.ok and i == 0 else first
         if not (first.ok and second.ok):
             bad = first if not first.ok else second
             add(FAILED, f"{bad.error_kind}: {bad.reason}", i)

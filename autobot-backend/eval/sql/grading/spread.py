@@ -1,0 +1,73 @@
+"""Asking and grading an offline candidate in forked processes (:mod:`eval.core.forked`).
+
+An offline candidate (the built-in generator, recorded or reference answers) is Python that holds the
+interpreter's lock: threads run its questions one at a time, processes side by side. The samples are
+cut into chunks in corpus order; each child asks and grades its chunk as one process would
+(:func:`~eval.sql.grading.asking.ask_all`, one at a time), and the outcomes come back in order, with
+the progress reported as each chunk arrives. What may be spread is the pipeline's to say
+(:func:`spreadable`): a model is asked at ``--concurrency`` in one process, and only SQLite files are
+opened in a child (a server connection or the DuckDB worker is never shared across a fork).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from eval.core.forked import Spread
+from eval.core.runner import INTERRUPTED, Limits, Progress, Replay
+from eval.sql.grading.asking import OnAnswer, Sample, ask_all
+from eval.sql.grading.candidates import SQLCandidate
+from eval.sql.grading.grade import Grader
+from eval.sql.model.outcome import SQLOutcome, Verdict
+
+CHUNKS_PER_WORKER = 8
+"""Chunks per process: enough that one slow chunk does not leave a core idle, few enough that each
+costs little to send."""
+
+
+def spreadable(candidate: str, urls: Sequence[str], limits: Limits, on_answer: OnAnswer | None) -> bool:
+    """Whether a run's asking may go to forked processes: an offline candidate, every database a SQLite
+    file, no run-wide time budget to keep across processes, and no answer kept as it comes
+    (``--export-turns``, ``--judge``: their callback lives in this process). ``--stop-after-unavailable``
+    does not matter: an offline candidate is never unavailable (a recorded run asks only what it has)."""
+    return (
+        candidate != "llm"
+        and all(url.startswith("sqlite") for url in urls)
+        and limits.run_budget_s is None
+        and on_answer is None
+    )
+
+
+def ask_spread(
+    samples: Sequence[Sample],
+    candidate: SQLCandidate,
+    grader: Grader,
+    spread: Spread,
+    *,
+    timeout_s: float,
+    progress: Progress | None,
+) -> tuple[list[SQLOutcome], bool]:
+    """Every sample asked and graded in ``spread``'s processes: outcomes in order, and whether a signal cut it
+    (a signal raises here, after every child has ended)."""
+    size = max(1, len(samples) // (CHUNKS_PER_WORKER * spread.workers))
+    chunks = [list(samples[i : i + size]) for i in range(0, len(samples), size)]
+    graded: list[SQLOutcome] = []
+    cut = False
+
+    def grade(chunk: list[Sample]) -> tuple[list[SQLOutcome], bool]:
+        return ask_all(chunk, candidate, grader, timeout_s=timeout_s, concurrency=1, limits=Limits(), progress=None)
+
+    def arrived(i: int, part: tuple[list[SQLOutcome], bool]) -> None:
+        nonlocal cut
+        cut = cut or part[1]
+        for sample, outcome in zip(chunks[i], part[0]):
+            graded.append(outcome)
+            if progress is not None:
+                progress(len(graded), len(samples), Replay(sample, outcome))
+
+    try:
+        spread.map(grade, chunks, on_result=arrived)
+    except KeyboardInterrupt:  # a signal: every child has ended; what came back is kept, the rest unmeasured
+        rest = samples[len(graded) :]
+        return graded + [grader.outcome(s.question, Verdict.UNMEASURED, "unmeasured", INTERRUPTED) for s in rest], True
+    return graded, cut
