@@ -234,9 +234,14 @@ class ReadOnlyExecutor:
         return QueryResult(tuple(columns), rows, elapsed_ms)
 
     def _fetch(self, result: sa.CursorResult[Any]) -> list[tuple[Any, ...]]:
-        """All rows, in batches, stopping at the row cap or the byte budget (an error either way)."""
+        """All rows, in batches, stopping at the row cap or the byte budget (an error either way).
+
+        On SQLite straight from the driver's cursor: its rows are tuples already, and SQLAlchemy buffers
+        nothing ahead of it there (no server-side cursor), so its ``Row`` per row would be pure cost.
+        """
+        fetchmany = result.cursor.fetchmany if self._is_sqlite else result.fetchmany
         try:
-            return fetch_bounded(result.fetchmany, self.row_cap, self.max_result_bytes)
+            return fetch_bounded(fetchmany, self.row_cap, self.max_result_bytes)
         except Overflow as exc:
             raise ExecutionError("row_cap", exc.message) from None
 
