@@ -41,6 +41,7 @@ from eval.sql.oracle.selfcheck import SNAPSHOT_DIR, OracleDefect, SelfCheckResul
 from eval.sql.rows import ColumnOrder
 from services.generation.protocol import Generation, SQLGenerator
 from services.nl_database_service import NLDatabaseService
+from services.readonly import limits
 from services.readonly.privileges import privilege_warning
 from services.redaction import redact_url
 
@@ -95,6 +96,15 @@ class RunSpec:
     column_order: ColumnOrder | None = None
     """``--column-order``: every question graded under it, whatever the corpus says (None: each its own).
     Part of the set-up, so part of the cohort."""
+    row_cap: int | None = None
+    """``--row-cap``: the most rows a model's answer may return where its question sets no ``row_cap``
+    (None: ``NL_SQL_ROW_CAP``, else 10,000). A cohort key when not the default; references are bounded by
+    the byte budget alone."""
+
+
+def run_row_cap(spec: RunSpec) -> int:
+    """The row cap of a model's answer in this run: ``--row-cap``, else ``NL_SQL_ROW_CAP``, else 10,000."""
+    return limits.row_cap() if spec.row_cap is None else spec.row_cap
 
 
 def graded_corpus(spec: RunSpec) -> Corpus:
@@ -130,7 +140,13 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
     whole), and the run so far comes back marked partial, every question not graded ``unmeasured``.
     """
     corpus = graded_corpus(spec)
-    service = NLDatabaseService(spec.generator, timeout_s=spec.statement_timeout_s)
+    row_cap = run_row_cap(spec)
+    # The service holds the largest cap any question may use; the grader holds each question to its own.
+    service = NLDatabaseService(
+        spec.generator,
+        timeout_s=spec.statement_timeout_s,
+        row_cap=max([row_cap, *(q.row_cap for q in corpus.questions if q.row_cap)]),
+    )
     so_far = _SoFar(
         questions=(
             [dataclasses.replace(q, fixture=None, database=None) for q in corpus.questions]
@@ -138,7 +154,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
             else list(corpus.questions)
         ),
         engine="unknown" if spec.db_url else spec.engine,  # a URL of the user's is read once it is reached
-        grader=Grader(StoppableDatabase(service), {}, {}),
+        grader=Grader(StoppableDatabase(service), {}, {}, row_cap=row_cap),
     )
     try:
         with (
@@ -209,6 +225,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
             candidate=spec.candidate,
             generator=spec.generator,
             repeats=spec.repeats,
+            row_cap=row_cap,
         ),
         costs=cost_summary(graded, spec.prices, spec.repeats),  # every ask, before the repeats are combined
         repeats=repeat_summary(outcomes, spec.repeats),
@@ -248,7 +265,9 @@ def _build_and_ask(
     so_far.check = check
     defects = {d.question_id for d in check.defects}
     recorded = _recorded(spec, questions, dialect)
-    so_far.grader = grader = Grader(database, targets, check.reference, check.ties, check.also, check.also_ties)
+    so_far.grader = grader = Grader(
+        database, targets, check.reference, check.ties, check.also, check.also_ties, row_cap=so_far.grader.row_cap
+    )
     asked = [q for q in questions if q.id not in defects and not q.draft and (recorded is None or q.id in recorded)]
     samples = [Sample(q, k) for q in asked for k in range(spec.repeats)]
     graded, so_far.interrupted = ask_all(

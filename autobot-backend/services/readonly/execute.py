@@ -36,6 +36,7 @@ from typing import Any
 from services.readonly.executor import MAX_RESULT_BYTES, ExecutionError, ReadOnlyExecutor
 from services.readonly.guard import MAX_SQL_BYTES, too_long, validate_readonly_sql
 from services.readonly.inspection import SAMPLING_S, inspect_read_only
+from services.readonly.limits import ROW_CAP, reference_row_cap
 from services.redaction import redact_url
 from services.schema_context import SchemaContext
 
@@ -124,7 +125,7 @@ class ReadOnlySQL:
     def __init__(
         self,
         *,
-        row_cap: int = 10_000,
+        row_cap: int = ROW_CAP,
         timeout_s: float = 10.0,
         max_sql_bytes: int = MAX_SQL_BYTES,
         max_result_bytes: int = MAX_RESULT_BYTES,
@@ -175,8 +176,12 @@ class ReadOnlySQL:
             structure = self._structures[url] = inspected.structure()
         return structure
 
-    def run_readonly(self, sql: str, url: str) -> Execution:
-        """Guard ``sql`` for ``url``'s dialect, then run it read-only. Never raises."""
+    def run_readonly(self, sql: str, url: str, *, reference: bool = False) -> Execution:
+        """Guard ``sql`` for ``url``'s dialect, then run it read-only. Never raises.
+
+        ``reference``: the statement is a reference's (the grader's own), whose rows are bounded by the byte
+        budget (:func:`~services.readonly.limits.reference_row_cap`), not by the row cap of a model's answer.
+        """
         try:
             try:
                 executor = self.executor(url)
@@ -189,7 +194,7 @@ class ReadOnlySQL:
             if unsendable is not None:
                 return Execution.failed(sql, ErrorKind.DATABASE, unsendable)
             try:
-                result = executor.execute(sql)
+                result = executor.execute(sql, row_cap=reference_row_cap(self.max_result_bytes) if reference else None)
             except ExecutionError as exc:
                 return Execution.failed(sql, _RUN_KINDS.get(exc.kind, ErrorKind.DATABASE), exc.message)
             return Execution(sql, tuple(result.columns), result.rows, result.elapsed_ms)

@@ -22,9 +22,9 @@ class StoppableDatabase:
     def __init__(self, service: NLDatabaseService) -> None:
         self.service = service
 
-    def run_readonly(self, sql: str, db_url: str) -> Execution:
+    def run_readonly(self, sql: str, db_url: str, *, reference: bool = False) -> Execution:
         interrupt.stop_point()
-        return self.service.run_readonly(sql, db_url)
+        return self.service.run_readonly(sql, db_url, reference=reference)
 
     def dialect(self, db_url: str) -> str:
         return self.service.dialect(db_url)

@@ -156,6 +156,7 @@ def run_self_check(
         lint_rotations: flag answers identical on every rotation.
         snapshot_dir: where the seed-0 snapshots live; None to skip the snapshot check.
     """
+    database = _References(database)
     single = None in targets
     lint_rotations = lint_rotations and not single
     snapshot_dir = None if single else snapshot_dir
@@ -194,6 +195,20 @@ def run_self_check(
                 defects += _snapshot_defects(q, results[0], snapshots[q.fixture])
         result.defects += defects
     return result
+
+
+class _References:
+    """``database`` for the references: every statement run as a reference's, whose rows the byte budget
+    bounds rather than the row cap of a model's answer (issue 27: a 100k-row reference is gradeable)."""
+
+    def __init__(self, database: ReadOnlyDatabase) -> None:
+        self.database = database
+
+    def run_readonly(self, sql: str, db_url: str, *, reference: bool = True) -> Execution:
+        return self.database.run_readonly(sql, db_url, reference=True)
+
+    def dialect(self, db_url: str) -> str:
+        return self.database.dialect(db_url)
 
 
 class _Dialects:
@@ -431,6 +446,7 @@ def update_snapshots(
 ) -> list[Path]:
     """Record rotation 0's answer of every built-in answerable question that runs, one file per fixture."""
     by_fixture: dict[str, dict[str, Answer]] = {}
+    database = _References(database)
     dialects = _Dialects(database)
     for q in corpus.questions:
         if q.expect != "answer" or not is_builtin(q) or q.fixture is None or not targets.get(q.fixture):
