@@ -40,7 +40,8 @@ def harness(db: str, ref: str, cand: str, ordered: bool) -> str:
     from eval.sql.rows import compare_with_ties
     from services.readonly.execute import ReadOnlySQL
 
-    with ReadOnlySQL(row_cap=2_000_000, max_result_bytes=1 << 30) as database:
+    # --statement-timeout raised as a user grading 1M rows on a busy machine would (10 s by default).
+    with ReadOnlySQL(row_cap=2_000_000, max_result_bytes=1 << 30, timeout_s=600) as database:
         url = f"sqlite:///{db}"
         expected = database.run_readonly(ref, url, reference=True)
         got = database.run_readonly(cand, url)

@@ -194,7 +194,10 @@ class ReadOnlySQL:
             if unsendable is not None:
                 return Execution.failed(sql, ErrorKind.DATABASE, unsendable)
             try:
-                result = executor.execute(sql, row_cap=reference_row_cap(self.max_result_bytes) if reference else None)
+                if reference:
+                    result = executor.execute(sql, row_cap=reference_row_cap(self.max_result_bytes))
+                else:
+                    result = executor.execute(sql)
             except ExecutionError as exc:
                 return Execution.failed(sql, _RUN_KINDS.get(exc.kind, ErrorKind.DATABASE), exc.message)
             return Execution(sql, tuple(result.columns), result.rows, result.elapsed_ms)
