@@ -12,9 +12,10 @@ workload, four processes fetch the reference's and the candidate's result and ju
 
 A process is timed from its start to its exit (interpreter start-up and imports included) and its
 peak memory is its own ``ru_maxrss`` (``os.wait4``). The four run back to back in each of
-``BENCH_PEERS_REPEATS`` (default 5) rounds; a ratio is taken within a round and printed as its median
-with its range over the rounds. The targets (issue 27) are checked on the medians and printed as met or
-not. Verdicts are checked too: every approach must agree on match / mismatch, or the bench says so.
+``BENCH_PEERS_REPEATS`` (default 5) rounds (``BENCH_PEERS_WORKLOADS``: some workloads only, by name,
+``;`` between); a ratio is taken within a round and printed as its median with its range over the
+rounds. The targets (issue 27) are checked on the medians and printed as met or not. Verdicts are
+checked too: every approach must agree on match / mismatch, or the bench says so.
 """
 
 from __future__ import annotations
@@ -140,7 +141,8 @@ def run() -> None:
             db = Path(tmp) / f"t{size}.db"
             build(db, size)
             harness_times: dict[str, list[float]] = {}
-            for w in WORKLOADS:
+            wanted = os.environ.get("BENCH_PEERS_WORKLOADS")  # names, separated by ";"
+            for w in WORKLOADS if not wanted else [w for w in WORKLOADS if w.name in wanted.split(";")]:
                 report(size, w, [round_of(db, w) for _ in range(REPEATS)], harness_times)
 
 
