@@ -30,7 +30,9 @@ system-deps:
 check: $(STAMP)
 	cd $(BACKEND) && $(VPY) -m ruff check . && $(VPY) -m ruff format --check . && $(VPY) -m mypy
 
+# The bench extra (pandas, for the defog-approach peer of benchmarks/bench_peers.py) is installed here only.
 bench: $(STAMP)
+	$(VPY) -m pip install --quiet -e '$(BACKEND)[test,bench]'
 	cd $(BACKEND) && $(VPY) -m benchmarks $(ARGS)
 
 # The README's pictures (docs/eval/sql-report.png, sql-trend.png) made again from the committed run and trend

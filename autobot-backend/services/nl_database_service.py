@@ -140,7 +140,8 @@ class NLDatabaseService:
             :class:`GeneratorConfigError` on half a configuration: the service is not built).
         local_db_url: the database for ``query(db_url=None)``; ``None`` means ``NL_SQL_LOCAL_DB_URL``,
             else the SQLite file :data:`DEFAULT_LOCAL_DB`.
-        row_cap: most rows a query may return; more is an error, never a silent truncation.
+        row_cap: most rows a query may return; more is an error, never a silent truncation; ``None``:
+            ``NL_SQL_ROW_CAP``, else 10,000.
         timeout_s: time limit of one query on the database.
         history_limit: how many queries :attr:`history` keeps (oldest dropped first).
         max_sql_bytes: longer SQL is ``guard_blocked`` unread; ``None``: ``NL_SQL_MAX_SQL_BYTES``, else 100,000.
@@ -157,13 +158,14 @@ class NLDatabaseService:
         generator: SQLGenerator | None = None,
         *,
         local_db_url: str | None = None,
-        row_cap: int = 10_000,
+        row_cap: int | None = None,
         timeout_s: float = 10.0,
         history_limit: int = 1000,
         max_sql_bytes: int | None = None,
         max_result_bytes: int | None = None,
         results: ResultCache[Execution] | None = None,
     ) -> None:
+        row_cap = limits.row_cap() if row_cap is None else row_cap
         if row_cap < 1 or not timeout_s > 0 or history_limit < 0:
             raise ValueError(
                 f"row_cap must be >= 1, timeout_s > 0 and history_limit >= 0; got {row_cap}, "
@@ -217,13 +219,16 @@ class NLDatabaseService:
         """The sqlglot dialect of ``db_url``'s engine; raises :class:`ExecutionError` like :meth:`executor`."""
         return self.sql.dialect(db_url or self.local_db_url)
 
-    def run_readonly(self, sql: str, db_url: str | None = None, *, fresh: bool = False) -> Execution:
+    def run_readonly(
+        self, sql: str, db_url: str | None = None, *, fresh: bool = False, reference: bool = False
+    ) -> Execution:
         """Guard ``sql``, then run it read-only on ``db_url``: rows, or the kind of failure. Never raises.
 
         No generator is involved and nothing is written to the history: this is the execution step
-        of :meth:`query` on its own, for SQL that comes from elsewhere (an eval's reference query).
+        of :meth:`query` on its own, for SQL that comes from elsewhere (an eval's reference query, with
+        ``reference``: bounded by the byte budget, not the row cap).
         """
-        return self.sql.run_readonly(sql, db_url or self.local_db_url, fresh=fresh)
+        return self.sql.run_readonly(sql, db_url or self.local_db_url, fresh=fresh, reference=reference)
 
     def forget(self, db_url: str | None = None) -> None:
         """Drop the cached executor and schema of one URL (after its schema changed, say)."""

@@ -156,6 +156,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="S",
         help="time limit of one SQL statement on the database (default 10)",
     )
+    m.add_argument(
+        "--row-cap",
+        type=int,
+        default=None,
+        metavar="N",
+        help="most rows a model's answer may return, for questions without their own row_cap (default: "
+        "NL_SQL_ROW_CAP, else 10000); references are bounded by the byte budget (NL_SQL_MAX_RESULT_BYTES) alone",
+    )
     r = p.add_argument_group("reports for people and CI")
     for f in REPORT_FILES:
         r.add_argument(f"--{f.flag}", metavar="PATH", help=f.help)
@@ -298,6 +306,7 @@ def run_sql(args: argparse.Namespace) -> int:
         column_order=args.column_order,
         transcripts=not args.no_transcripts,
         exact_match=args.exact_match,
+        row_cap=args.row_cap,
     )
     progress = ProgressLine("sql")
     try:

@@ -81,8 +81,10 @@ def validate(args: argparse.Namespace) -> tuple[str, bool, int, float]:
         )
     if not args.statement_timeout > 0:
         raise UsageError(f"--statement-timeout must be a positive number of seconds, got {args.statement_timeout}")
+    if args.row_cap is not None and args.row_cap < 1:
+        raise UsageError(f"--row-cap must be a whole number of rows >= 1, got {args.row_cap}")
     try:
-        limits.sql_bytes(), limits.result_bytes()
+        limits.sql_bytes(), limits.result_bytes(), limits.row_cap()
     except ValueError as exc:
         raise UsageError(f"{exc}; nothing was run") from None
     return candidate, builtin, rotations, timeout

@@ -48,6 +48,7 @@ from eval.sql.oracle.sharing import keep_references, parse_references
 from eval.sql.rows import ColumnOrder
 from services.generation.protocol import Generation, SQLGenerator
 from services.nl_database_service import NLDatabaseService
+from services.readonly import limits
 from services.readonly.privileges import privilege_warning
 from services.readonly.result_cache import ResultCache
 from services.redaction import redact_url
@@ -108,6 +109,15 @@ class RunSpec:
     exact_match: bool = False
     """``--exact-match``: every answer also gets Spider's exact-set-match, whatever the corpus says. Changes
     no verdict, so not part of the cohort."""
+    row_cap: int | None = None
+    """``--row-cap``: the most rows a model's answer may return where its question sets no ``row_cap``
+    (None: ``NL_SQL_ROW_CAP``, else 10,000). A cohort key when not the default; references are bounded by
+    the byte budget alone."""
+
+
+def run_row_cap(spec: RunSpec) -> int:
+    """The row cap of a model's answer in this run: ``--row-cap``, else ``NL_SQL_ROW_CAP``, else 10,000."""
+    return limits.row_cap() if spec.row_cap is None else spec.row_cap
 
 
 def graded_corpus(spec: RunSpec) -> Corpus:
@@ -146,8 +156,15 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
     whole), and the run so far comes back marked partial, every question not graded ``unmeasured``.
     """
     corpus = graded_corpus(spec)
+    row_cap = run_row_cap(spec)
+    # The service holds the largest cap any question may use; the grader holds each question to its own.
     # The run's databases do not change while it lasts: identical SQL on one database runs once.
-    service = NLDatabaseService(spec.generator, timeout_s=spec.statement_timeout_s, results=ResultCache())
+    service = NLDatabaseService(
+        spec.generator,
+        timeout_s=spec.statement_timeout_s,
+        row_cap=max([row_cap, *(q.row_cap for q in corpus.questions if q.row_cap)]),
+        results=ResultCache(),
+    )
     so_far = _SoFar(
         questions=(
             [dataclasses.replace(q, fixture=None, database=None) for q in corpus.questions]
@@ -155,7 +172,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
             else list(corpus.questions)
         ),
         engine="unknown" if spec.db_url else spec.engine,  # a URL of the user's is read once it is reached
-        grader=Grader(StoppableDatabase(service), {}, {}),
+        grader=Grader(StoppableDatabase(service), {}, {}, row_cap=row_cap),
     )
     try:
         with (
@@ -229,6 +246,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
             candidate=spec.candidate,
             generator=spec.generator,
             repeats=spec.repeats,
+            row_cap=row_cap,
         ),
         costs=cost_summary(graded, spec.prices, spec.repeats),  # every ask, before the repeats are combined
         repeats=repeat_summary(outcomes, spec.repeats),
@@ -279,7 +297,9 @@ def _build_and_ask(
         raise OracleBroken(check.defects)
     so_far.check = check
     defects = {d.question_id for d in check.defects}
-    so_far.grader = grader = Grader(database, targets, check.reference, check.ties, check.also, check.also_ties)
+    so_far.grader = grader = Grader(
+        database, targets, check.reference, check.ties, check.also, check.also_ties, row_cap=so_far.grader.row_cap
+    )
     asked = [q for q in questions if q.id not in defects and not q.draft and (recorded is None or q.id in recorded)]
     samples = [Sample(q, k) for q in asked for k in range(spec.repeats)]
     urls = [url for urls in targets.values() for url in urls]

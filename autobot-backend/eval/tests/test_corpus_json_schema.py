@@ -39,6 +39,7 @@ SAMPLES: dict[str, tuple[list[Any], list[Any]]] = {
     "database": (["shop", "my db", "..."], ["", ".", "..", "a/b", "a\\b", " a", "a ", "a\n", "a\x00b", 1, None]),
     "difficulty": (["simple", " moderate "], ["", " ", "a\nb", 1, None]),
     "column_order": (["positional", "any"], ["random", "", None]),
+    "row_cap": ([1, 100_000, 1_000_000], [0, -5, "100", True, 2.5, None]),
     "sql": (["SELECT 2"], ["", "  ", 1, None]),
     "also": ([["SELECT 3"], ["SELECT 3", "SELECT 4"]], [[], "SELECT 3", [""], [1], ["SELECT 1"] * 9, None]),
     "columns": (
@@ -65,6 +66,7 @@ FILE_SAMPLES: dict[str, tuple[list[Any], list[Any]]] = {
     "database": (["shop"], ["", "a/b", "..", None]),
     "column_order": (["any"], ["random", None]),
     "exact_match": (["spider"], ["exact", 1, None]),
+    "row_cap": ([50_000], [0, "1", False, None]),
     "questions": ([[BASE]], [[], "x", None, [3]]),
     "skipped": (
         [[{"id": "s-1", "reason": "missing database", "database": "wta_1"}], [{"id": "s-2", "reason": "gone"}]],

@@ -2,14 +2,32 @@
 
 Standard library only, because the DuckDB worker process imports it and should start fast. The
 messages are written here once, so a statement past a limit reads the same on every engine.
+
+The bytes are counted a column of a batch at a time, by C-level passes instead of a Python call per
+value (which cost two thirds of the fetch: 5M calls for 1M rows of 5 columns): a column of strings
+alone is ``sum(map(str.__len__, ...))``, which raises at the first value that is not a string; a
+column of numbers alone is ``16 * rows``, proven so by ``sum()`` over it, which raises at the first
+value that is not a number (``None``, text, bytes, a date). Only a column that mixes kinds, or holds
+``None``, is counted value by value. The count is exactly :func:`value_bytes`'s, never an estimate.
 """
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Sequence
+from operator import itemgetter
 from typing import Any
 
-__all__ = ["FETCH_BATCH", "Overflow", "fetch_bounded", "memory_message", "too_large", "too_many_rows", "value_bytes"]
+__all__ = [
+    "FETCH_BATCH",
+    "Overflow",
+    "batch_bytes",
+    "fetch_bounded",
+    "memory_message",
+    "too_large",
+    "too_many_rows",
+    "value_bytes",
+]
 
 FETCH_BATCH = 500
 """Rows asked of the driver at a time; each batch is measured before the next is asked for."""
@@ -53,19 +71,58 @@ def value_bytes(value: Any) -> int:
     return 16 if value is not None else 0
 
 
+def batch_bytes(batch: Sequence[Sequence[Any]]) -> int:
+    """The bytes of a batch of rows as :func:`value_bytes` counts them, summed a column at a time in C."""
+    if not batch:
+        return 0
+    total = 0
+    for col in range(len(batch[0])):
+        pick = itemgetter(col)
+        try:
+            total += sum(map(str.__len__, map(pick, batch)))  # text alone
+            continue
+        except TypeError:
+            pass
+        try:
+            total += sum(map(bytes.__len__, map(pick, batch)))  # bytes alone
+            continue
+        except TypeError:
+            pass
+        try:
+            sum(map(pick, batch))  # numbers alone: it raises at the first None, text, bytes or date
+            total += 16 * len(batch)
+            continue
+        except (TypeError, ArithmeticError):
+            pass
+        total += sum(map(value_bytes, map(pick, batch)))
+    return total
+
+
 def fetch_bounded(fetchmany: Callable[[int], Sequence[Any]], row_cap: int, max_bytes: int) -> list[tuple[Any, ...]]:
     """Every row, asked for in batches, stopping with :class:`Overflow` past ``row_cap`` rows or ``max_bytes``.
 
     At most ``row_cap + 1`` rows are ever asked for; the bytes are counted per batch, before the next one.
+    Rows that are tuples already (``sqlite3``'s, DuckDB's, psycopg's) are kept as they are. The cyclic
+    garbage collector is paused meanwhile, as ``timeit`` does: rows of plain values hold no cycles, and
+    every young collection would walk all the rows fetched so far again.
     """
     rows: list[tuple[Any, ...]] = []
     size = 0
-    while batch := fetchmany(min(FETCH_BATCH, row_cap + 1 - len(rows)) or 1):
-        for row in batch:
-            size += sum(value_bytes(v) for v in row)
-        rows.extend(tuple(r) for r in batch)
-        if len(rows) > row_cap:
-            raise Overflow(too_many_rows(row_cap))
-        if size > max_bytes:
-            raise Overflow(too_large(max_bytes))
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        while batch := fetchmany(min(FETCH_BATCH, row_cap + 1 - len(rows)) or 1):
+            size += batch_bytes(batch)
+            if type(batch) is list and type(batch[0]) is tuple:
+                rows.extend(batch)
+            else:
+                rows.extend(map(tuple, batch))
+            if len(rows) > row_cap:
+                raise Overflow(too_many_rows(row_cap))
+            if size > max_bytes:
+                raise Overflow(too_large(max_bytes))
+    finally:
+        if paused:
+            gc.enable()
     return rows

@@ -36,6 +36,7 @@ from typing import Any
 from services.readonly.executor import MAX_RESULT_BYTES, ExecutionError, ReadOnlyExecutor
 from services.readonly.guard import MAX_SQL_BYTES, too_long, validate_readonly_sql
 from services.readonly.inspection import SAMPLING_S, inspect_read_only
+from services.readonly.limits import ROW_CAP, reference_row_cap
 from services.readonly.result_cache import ResultCache
 from services.redaction import redact_url
 from services.schema_context import SchemaContext
@@ -125,7 +126,7 @@ class ReadOnlySQL:
     def __init__(
         self,
         *,
-        row_cap: int = 10_000,
+        row_cap: int = ROW_CAP,
         timeout_s: float = 10.0,
         max_sql_bytes: int = MAX_SQL_BYTES,
         max_result_bytes: int = MAX_RESULT_BYTES,
@@ -179,21 +180,24 @@ class ReadOnlySQL:
             structure = self._structures[url] = inspected.structure()
         return structure
 
-    def run_readonly(self, sql: str, url: str, *, fresh: bool = False) -> Execution:
+    def run_readonly(self, sql: str, url: str, *, fresh: bool = False, reference: bool = False) -> Execution:
         """Guard ``sql`` for ``url``'s dialect, then run it read-only. Never raises.
 
         With a result cache, SQL that ran on ``url`` before is not run again (its execution is returned);
         ``fresh``: a second, independent run, made once per (URL, SQL) and kept apart
-        (:mod:`services.readonly.result_cache`)."""
+        (:mod:`services.readonly.result_cache`). ``reference``: the statement is a reference's (the grader's
+        own), whose rows are bounded by the byte budget (:func:`~services.readonly.limits.reference_row_cap`),
+        not by the row cap of a model's answer. The cache does not tell the two apart: a result that ran is
+        the database's answer either way, and the grader holds every answer to its question's row cap."""
         cached = None if self.results is None else self.results.get(url, sql, second=fresh)
         if cached is not None:
             return cached
-        done = self._run_readonly(sql, url)
+        done = self._run_readonly(sql, url, reference)
         if self.results is not None:
             self.results.put(url, sql, done, second=fresh)
         return done
 
-    def _run_readonly(self, sql: str, url: str) -> Execution:
+    def _run_readonly(self, sql: str, url: str, reference: bool) -> Execution:
         try:
             try:
                 executor = self.executor(url)
@@ -206,7 +210,10 @@ class ReadOnlySQL:
             if unsendable is not None:
                 return Execution.failed(sql, ErrorKind.DATABASE, unsendable)
             try:
-                result = executor.execute(sql)
+                if reference:
+                    result = executor.execute(sql, row_cap=reference_row_cap(self.max_result_bytes))
+                else:
+                    result = executor.execute(sql)
             except ExecutionError as exc:
                 return Execution.failed(sql, _RUN_KINDS.get(exc.kind, ErrorKind.DATABASE), exc.message)
             return Execution(sql, tuple(result.columns), result.rows, result.elapsed_ms)

@@ -162,27 +162,30 @@ class ReadOnlyExecutor:
         if self._duckdb is not None:
             self._duckdb.close()
 
-    def execute(self, sql: str, *, timeout_s: float | None = None) -> QueryResult:
+    def execute(self, sql: str, *, timeout_s: float | None = None, row_cap: int | None = None) -> QueryResult:
         """Run one statement read-only and return all its rows (at most ``row_cap``).
 
         ``timeout_s`` replaces the executor's time limit for this statement (schema inspection gives a
-        sampling query what is left of its own budget). Does not call the guard: callers validate first.
-        Raises :class:`ExecutionError`.
+        sampling query what is left of its own budget); ``row_cap`` its row cap (a reference's, which only
+        the byte budget bounds). Does not call the guard: callers validate first. Raises :class:`ExecutionError`.
         """
         if not isinstance(sql, str):
             raise ExecutionError("database", f"Expected SQL text, got {type(sql).__name__}.")
         limit = self.timeout_s if timeout_s is None else _seconds(timeout_s, "timeout_s")
+        cap = self.row_cap if row_cap is None else row_cap
+        if isinstance(cap, bool) or not isinstance(cap, int) or cap < 0:
+            raise ExecutionError("config", f"row_cap must be a whole number >= 0, got {cap!r}.")
         if self._duckdb is not None:
-            return self._run_duckdb(self._duckdb, sql, limit)
+            return self._run_duckdb(self._duckdb, sql, limit, cap)
         with self._boundary("connect"):
             conn = self.engine.connect()
         try:
-            return self._run(conn, sql, limit)
+            return self._run(conn, sql, limit, cap)
         finally:
             with self._boundary("connect"):
                 conn.close()
 
-    def _run(self, conn: Connection, sql: str, limit: float) -> QueryResult:
+    def _run(self, conn: Connection, sql: str, limit: float, row_cap: int) -> QueryResult:
         started = time.monotonic()
         fired: list[bool] = []
         raw = self._sqlite_connection(conn)
@@ -204,7 +207,7 @@ class ReadOnlyExecutor:
                 result = conn.exec_driver_sql(sql, execution_options=options)
                 try:
                     columns = tuple(result.keys()) if result.returns_rows else ()
-                    rows = self._fetch(result) if result.returns_rows else []
+                    rows = self._fetch(result, row_cap) if result.returns_rows else []
                 finally:
                     result.close()  # a server-side cursor too, when the fetch stopped at a cap
         except BaseException:
@@ -219,11 +222,11 @@ class ReadOnlyExecutor:
             self._release_session(conn)
         return QueryResult(columns, rows, (time.monotonic() - started) * 1000.0)
 
-    def _run_duckdb(self, database: DuckDBFile, sql: str, limit: float) -> QueryResult:
+    def _run_duckdb(self, database: DuckDBFile, sql: str, limit: float, row_cap: int) -> QueryResult:
         self._one_statement(sql)
         try:
             columns, rows, elapsed_ms = database.run(
-                sql, timeout_s=limit, row_cap=self.row_cap, max_bytes=self.max_result_bytes
+                sql, timeout_s=limit, row_cap=row_cap, max_bytes=self.max_result_bytes
             )
         except WorkerError as exc:
             if exc.kind == "timeout":
@@ -233,10 +236,15 @@ class ReadOnlyExecutor:
             raise ExecutionError(exc.kind, self._scrub(exc.message)) from None
         return QueryResult(tuple(columns), rows, elapsed_ms)
 
-    def _fetch(self, result: sa.CursorResult[Any]) -> list[tuple[Any, ...]]:
-        """All rows, in batches, stopping at the row cap or the byte budget (an error either way)."""
+    def _fetch(self, result: sa.CursorResult[Any], row_cap: int) -> list[tuple[Any, ...]]:
+        """All rows, in batches, stopping at the row cap or the byte budget (an error either way).
+
+        On SQLite straight from the driver's cursor: its rows are tuples already, and SQLAlchemy buffers
+        nothing ahead of it there (no server-side cursor), so its ``Row`` per row would be pure cost.
+        """
+        fetchmany = result.cursor.fetchmany if self._is_sqlite else result.fetchmany
         try:
-            return fetch_bounded(result.fetchmany, self.row_cap, self.max_result_bytes)
+            return fetch_bounded(fetchmany, row_cap, self.max_result_bytes)
         except Overflow as exc:
             raise ExecutionError("row_cap", exc.message) from None
 

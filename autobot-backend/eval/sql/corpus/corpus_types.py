@@ -36,7 +36,7 @@ Shape = Literal["scalar", "rows"]
 SQL_DIALECTS = frozenset({sqlalchemy_name(d.value) for d in Dialects if d.value} | {"mariadb"})
 """Dialect names a ``sql_<dialect>`` key may use (SQLAlchemy's spelling)."""
 
-FILE_KEYS = ("version", "fixture", "database", "column_order", "exact_match", "skipped", "questions")
+FILE_KEYS = ("version", "fixture", "database", "column_order", "exact_match", "row_cap", "skipped", "questions")
 QUESTION_KEYS = (
     "id",
     "question",
@@ -50,6 +50,7 @@ QUESTION_KEYS = (
     "database",
     "difficulty",
     "column_order",
+    "row_cap",
     "sql",
     "also",
     "columns",
@@ -95,6 +96,9 @@ class Question:
     """A benchmark's own difficulty label (BIRD's ``simple``/``moderate``/``challenging``); reported apart."""
     column_order: ColumnOrder = "positional"
     """``any``: the reference's columns in another order pass (the Spider convention)."""
+    row_cap: int | None = None
+    """Most rows an answer may return (more is an ``error``, reason ``row_cap``); unset: the run's
+    ``--row-cap``, else ``NL_SQL_ROW_CAP``, else 10,000. The reference is bounded by the byte budget alone."""
     sql: str | None = None
     """Reference query, SQLite (the default engine); transpiled by sqlglot for another engine."""
     sql_dialects: dict[str, str] = field(default_factory=dict)

@@ -95,7 +95,7 @@ class FileLoader:
             self.fail(lines["fixture"], f"'fixture' must be a fixture name, found {_kind(default_fixture)}")
             default_fixture = None
         defaults = {"fixture": default_fixture}
-        for key in ("database", "column_order", "exact_match"):
+        for key in ("database", "column_order", "exact_match", "row_cap"):
             if key in data:
                 error = _VALIDATORS[key](data[key])
                 if error:
@@ -193,6 +193,7 @@ class FileLoader:
             database=database,
             difficulty=item.get("difficulty"),
             column_order=item.get("column_order", defaults.get("column_order", "positional")),
+            row_cap=item.get("row_cap", defaults.get("row_cap")),
             sql=item["sql"].strip() if item.get("sql") else None,
             sql_dialects=dialects,
             also=build_also(item.get("also")),
@@ -244,6 +245,11 @@ def _decimals(v: Any) -> str | None:
     return None if ok else f"must be a whole number from 0 to {MAX_DECIMALS} (a double holds about 15 digits)"
 
 
+def _row_cap(v: Any) -> str | None:
+    ok = isinstance(v, int) and not isinstance(v, bool) and v >= 1
+    return None if ok else "must be a whole number of rows >= 1"
+
+
 _VALIDATORS = {
     "question": _text,
     "expect": _one_of("answer", "refuse"),
@@ -256,6 +262,7 @@ _VALIDATORS = {
     "database": _name,
     "difficulty": _label,
     "column_order": _one_of(*COLUMN_ORDERS),
+    "row_cap": _row_cap,
     "sql": _text,
     "also": check_also,
     "columns": check_columns,

@@ -53,6 +53,7 @@ REFINEMENTS: dict[str, dict[str, Any]] = {
     "difficulty": {"type": "string", "pattern": r"^\s*\S[^\n]*?\s*$"},
     "why": ONE_LINE,
     "decimals": {"type": "integer", "minimum": 0, "maximum": MAX_DECIMALS},
+    "row_cap": {"type": "integer", "minimum": 1},
 }
 """What the loader checks beyond the field's type (``_VALIDATORS`` in :mod:`eval.sql.corpus.questions`)."""
 WHOLE_SCHEMAS: dict[str, dict[str, Any]] = {"also": ALSO_SCHEMA, "columns": COLUMNS_SCHEMA}

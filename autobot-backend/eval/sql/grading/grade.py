@@ -33,7 +33,9 @@ from eval.sql.grading.stated_order import orders_its_rows, without_stated_order
 from eval.sql.model.outcome import GUARD_BLOCKED, ORACLE, UNDECIDED, Excerpt, SQLOutcome, Verdict
 from eval.sql.rows import Comparison, Location, Ties, compare_with_ties, show
 from services.nl_database_service import Answer
+from services.readonly.budget import too_many_rows
 from services.readonly.execute import ErrorKind, Execution, Row
+from services.readonly.limits import ROW_CAP
 
 KIND_VERDICTS: Mapping[ErrorKind, Verdict] = {
     # The harness's side or the request, not the candidate: nothing to judge.
@@ -57,8 +59,9 @@ KIND_VERDICTS: Mapping[ErrorKind, Verdict] = {
 class ReadOnlyDatabase(Protocol):
     """Where SQL runs read-only: the service, or the bare :class:`~services.readonly.execute.ReadOnlySQL`."""
 
-    def run_readonly(self, sql: str, db_url: str, *, fresh: bool = False) -> Execution:
-        """``fresh``: run it even when the same SQL ran on ``db_url`` before (a result cache is not asked)."""
+    def run_readonly(self, sql: str, db_url: str, *, fresh: bool = False, reference: bool = False) -> Execution:
+        """``fresh``: run it even when the same SQL ran on ``db_url`` before (a result cache is not asked);
+        ``reference``: the statement is a reference's, bounded by the byte budget, not a model's row cap."""
         ...
 
     def dialect(self, db_url: str) -> str:
@@ -142,6 +145,16 @@ class Grader:
     """Question id -> each ``also:`` alternative's result on each rotation (the self-check's)."""
     also_ties: Mapping[str, Sequence[Sequence[Ties | None]]] = dataclasses.field(default_factory=dict)
     """Question id -> each alternative's ties on each rotation."""
+    row_cap: int = ROW_CAP
+    """The most rows an answer may return where its question sets no ``row_cap`` (the run's ``--row-cap``)."""
+
+    def capped(self, q: Question, got: Execution) -> Execution:
+        """``got``, or the ``row_cap`` failure the service gives past the question's row cap: the service runs
+        every statement under the largest cap of the run, and each question is held to its own here."""
+        cap = q.row_cap or self.row_cap
+        if got.ok and len(got.rows) > cap:
+            return Execution.failed(got.sql, ErrorKind.ROW_CAP, too_many_rows(cap))
+        return got
 
     def outcome(
         self,
@@ -175,6 +188,10 @@ class Grader:
         if answer is None:
             return self.outcome(q, Verdict.UNMEASURED, "unmeasured", replay.failure or "no result")
         if answer.status == "ok" and answer.execution is not None and answer.sql:
+            first = self.capped(q, answer.execution)
+            if not first.ok and q.expect == "answer":
+                failed = dataclasses.replace(answer, status="error", error_kind=first.error_kind, reason=first.reason)
+                return self._not_run(q, failed)
             if q.expect == "refuse":
                 return self.outcome(
                     q,
@@ -245,7 +262,7 @@ class Grader:
         matched, first_miss, tie_break, undecided = 0, None, False, None
         for i, (url, ref, tie) in enumerate(zip(urls, refs, ties), 1):
             if url not in runs:
-                runs[url] = self.database.run_readonly(sql, url)
+                runs[url] = self.capped(q, self.database.run_readonly(sql, url))
             got = runs[url]
             if not got.ok:
                 where = f"rotation {i}: " if n > 1 else ""

@@ -9,7 +9,9 @@ which moving a module leaves) and schema hash; the seed and rotations; the
 engine; the effective column-order policy (``--column-order``, else the corpus's own); the version
 of the comparison policy (:data:`eval.sql.rows.POLICY_VERSION`; there is no run-level decimals or
 tolerance setting); the candidate path; the generator version (its name, e.g. ``embedded-v5`` or
-``openai-chat``); the prompt template's hash; the temperature; the repeats. Its fingerprint is the
+``openai-chat``); the prompt template's hash; the temperature; the repeats; the row cap of a model's
+answer (``--row-cap``, ``NL_SQL_ROW_CAP``) when it is not the default 10,000 (a question's own
+``row_cap`` is corpus bytes). Its fingerprint is the
 SHA-256 of those keys. The model and the provider are shown beside it, not part of it: the cohort
 says which runs are the same measurement of different systems.
 
@@ -33,6 +35,7 @@ import sqlalchemy as sa
 from eval.sql.fixtures import cache as fixture_cache
 from eval.sql.model.setup import Cohort, DatabaseStamp
 from eval.sql.rows import POLICY_VERSION
+from services.readonly.limits import ROW_CAP
 
 if TYPE_CHECKING:
     from eval.sql.corpus.questions import Corpus, Question
@@ -79,6 +82,7 @@ def cohort(
     candidate: str,
     generator: SQLGenerator,
     repeats: int,
+    row_cap: int = ROW_CAP,
 ) -> Cohort:
     """The cohort's keys and their fingerprint; model and provider shown apart. ``corpus`` is the corpus
     as graded (``--column-order`` already applied), ``databases`` the fingerprints of what was built."""
@@ -103,6 +107,8 @@ def cohort(
         "temperature": getattr(generator, "temperature", None),
         "repeats": repeats,
     }
+    if row_cap != ROW_CAP:  # only then: a run at the default keeps the cohort its baselines were recorded in
+        keys["row_cap"] = row_cap
     digest = hashlib.sha256(json.dumps(keys, sort_keys=True).encode()).hexdigest()[:16]
     return {
         "fingerprint": digest,

@@ -24,9 +24,9 @@ class StoppableDatabase:
     def __init__(self, service: NLDatabaseService) -> None:
         self.service = service
 
-    def run_readonly(self, sql: str, db_url: str, *, fresh: bool = False) -> Execution:
+    def run_readonly(self, sql: str, db_url: str, *, fresh: bool = False, reference: bool = False) -> Execution:
         interrupt.stop_point()
-        return self.service.run_readonly(sql, db_url, fresh=fresh)
+        return self.service.run_readonly(sql, db_url, fresh=fresh, reference=reference)
 
     def dialect(self, db_url: str) -> str:
         return self.service.dialect(db_url)

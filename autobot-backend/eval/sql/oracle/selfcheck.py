@@ -166,6 +166,7 @@ def run_self_check(
             fork); one worker or None: threads in this process. The result is the same either way, in
             corpus order. Its ``while_waiting`` runs in this thread while the questions are checked.
     """
+    database = _References(database)
     single = None in targets
     lint_rotations = lint_rotations and not single
     snapshot_dir = None if single else snapshot_dir
@@ -229,6 +230,20 @@ _Checked = tuple[
 ]
 """One question checked: its defects, its results and ties per rotation, its ``also:`` forms' (or None), what
 makes its reference suspect (returned, not stored, so a forked child's findings reach the run)."""
+
+
+class _References:
+    """``database`` for the references: every statement run as a reference's, whose rows the byte budget
+    bounds rather than the row cap of a model's answer (issue 27: a 100k-row reference is gradeable)."""
+
+    def __init__(self, database: ReadOnlyDatabase) -> None:
+        self.database = database
+
+    def run_readonly(self, sql: str, db_url: str, *, fresh: bool = False, reference: bool = True) -> Execution:
+        return self.database.run_readonly(sql, db_url, fresh=fresh, reference=True)
+
+    def dialect(self, db_url: str) -> str:
+        return self.database.dialect(db_url)
 
 
 class _Dialects:
@@ -466,6 +481,7 @@ def update_snapshots(
 ) -> list[Path]:
     """Record rotation 0's answer of every built-in answerable question that runs, one file per fixture."""
     by_fixture: dict[str, dict[str, Answer]] = {}
+    database = _References(database)
     dialects = _Dialects(database)
     for q in corpus.questions:
         if q.expect != "answer" or not is_builtin(q) or q.fixture is None or not targets.get(q.fixture):

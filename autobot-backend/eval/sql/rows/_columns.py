@@ -18,6 +18,10 @@ checked on whole rows of the columns chosen so far (a projection of a valid answ
 no valid answer is cut off), with a perfect matching of the columns still open required at every
 step, and columns identical on every row tried once (swapping them changes nothing).
 
+Before any of it, cheap per-column signatures (``_signatures``) may prove that no order but the
+identity can fit, and then nothing is searched: a wrong answer with its columns in place costs a
+few C-speed passes over each column, not the search.
+
 The search costs at most :data:`SEARCH_CELLS` values compared; past that it gives up and says
 so (``Search.gave_up``): under ``column_order: any`` the question is then unmeasured with that
 reason, never silently wrong; by position the answer is wrong either way and the reason stays
@@ -33,6 +37,7 @@ from decimal import Decimal
 from operator import itemgetter
 from typing import Any, Literal, NamedTuple
 
+from eval.sql.rows._signatures import no_other_order
 from eval.sql.rows._tolerance import Tolerance
 from eval.sql.rows._values import canonical, is_finite_number
 from eval.sql.rows._verdict import COLUMN_ORDER, UNDECIDED, Comparison
@@ -97,14 +102,16 @@ def find_permutation(
     width = len(expected[0])
     if width < 2 or len(actual[0]) != width:
         return Search(None)
+    if same_values and no_other_order(expected, actual, width, tolerance, value_class):
+        return Search(None)  # the per-column signatures refute every order but the identity: nothing to search
     budget = _Budget()
     rows = max(len(expected), len(actual))
     if not budget.spend(2 * rows * width):
-        return Search(None, _gave_up(rows, width))
+        return Search(None, gave_up_reason(rows, width))
     sides = (_Columns(expected, width, ordered, tolerance), _Columns(actual, width, ordered, tolerance))
     fits = _fits(sides, accept, same_values, tolerance, budget)
     if fits is None:
-        return Search(None, _gave_up(rows, width))
+        return Search(None, gave_up_reason(rows, width))
     found = _matching(fits, list(range(width)), set())
     if found is None:
         return Search(None)
@@ -117,7 +124,7 @@ def find_permutation(
     return _search(sides, accept, fits, budget, rows)
 
 
-def _gave_up(rows: int, width: int) -> str:
+def gave_up_reason(rows: int, width: int) -> str:
     return (
         f"the column-order search gave up: {rows:,} rows of {width} columns need more than "
         f"{SEARCH_CELLS:,} values read to decide whether they are the reference's columns in another order"
@@ -275,7 +282,7 @@ def _search(
         return None
 
     found = step(0)
-    return Search(None, _gave_up(rows, width)) if gave_up else Search(found)
+    return Search(None, gave_up_reason(rows, width)) if gave_up else Search(found)
 
 
 def project(rows: Sequence[Row], columns: Sequence[int]) -> list[Row]:

@@ -10,7 +10,16 @@ from itertools import compress, count, repeat
 from operator import add, eq, itemgetter, ne
 from typing import Any, Literal
 
-from eval.sql.rows._columns import ColumnOrder, Search, find_permutation, project, settle_columns, value_class
+from eval.sql.rows._columns import (
+    SEARCH_CELLS,
+    ColumnOrder,
+    Search,
+    find_permutation,
+    gave_up_reason,
+    project,
+    settle_columns,
+    value_class,
+)
 from eval.sql.rows._multiset import Row, Settlement, canonical_rows, comparable_keys, same_multiset
 from eval.sql.rows._tolerance import Tolerance
 from eval.sql.rows._values import show, show_row, values_equal
@@ -101,6 +110,7 @@ def compare_results(
         decimals=decimals,
         expected_ncols=expected_ncols,
         actual_ncols=actual_ncols,
+        column_order=column_order,
     )
     return plain if found is None else settle_columns(plain, found, column_order)
 
@@ -123,9 +133,14 @@ def compare_and_search(
     decimals: int | None,
     expected_ncols: int | None,
     actual_ncols: int | None,
+    column_order: ColumnOrder = "any",
 ) -> tuple[Comparison, Search | None]:
     """The positional verdict and, where it is ``value``, the search for the reference's columns in
-    another order of the candidate's (None when there was no search)."""
+    another order of the candidate's (None when there was no search).
+
+    By position (``column_order="positional"``) a search past its limit gives up before reading anything,
+    as it always did: the answer is ``value`` whatever it would find, so its signatures are not read either.
+    """
     _check(shape, decimals, "positional")
     tolerance = None if decimals is None else Tolerance(decimals)
     expected, actual = _tuples(expected_rows), _tuples(actual_rows)
@@ -139,6 +154,9 @@ def compare_and_search(
                 project(expected, ref_columns), project(actual, columns), shape, ordered, tolerance, None, None
             ).match
 
+        width = plain.expected_columns
+        if column_order == "positional" and 2 * max(len(expected), len(actual)) * width > SEARCH_CELLS:
+            return plain, Search(None, gave_up_reason(max(len(expected), len(actual)), width))
         return plain, find_permutation(expected, actual, same, tolerance=tolerance, ordered=ordered)
 
 

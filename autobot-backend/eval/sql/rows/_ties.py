@@ -83,6 +83,7 @@ def compare_with_ties(
         decimals=decimals,
         expected_ncols=expected_ncols,
         actual_ncols=actual_ncols,
+        column_order=column_order,
     )
     if column_order not in ("positional", "any"):
         raise ValueError(f"column_order must be 'positional' or 'any', not {column_order!r}")

@@ -1,0 +1,208 @@
+"""End to end against the peers, as a user waits: each measurement a fresh process (issue 27 points 1, 2, 3, 6).
+
+For every size (SQLite files of 10k and 100k rows x 5 columns, ``BENCH_PEERS_SIZES`` to choose; 1M
+with ``BENCH_PEERS_1M=1``, behind a flag because it adds about ten minutes on two cores) and every
+workload, four processes fetch the reference's and the candidate's result and judge them
+(``benchmarks/_peers_child.py`` says what each peer stands for):
+
+* ``floor``: a plain ``sqlite3`` ``fetchall`` of both, judging nothing: the least any grader pays;
+* ``harness``: this project's path (the guard, the read-only executor, ``compare_with_ties``);
+* ``defog``: pandas ``read_sql`` of both, then sort-and-compare the frames (defog sql-eval's ``compare_df``);
+* ``testsuite``: ``fetchall`` of both, then the Spider test-suite's ``result_eq``.
+
+A process is timed from its start to its exit (interpreter start-up and imports included) and its
+peak memory is its own ``ru_maxrss`` (``os.wait4``). The four run back to back in each of
+``BENCH_PEERS_REPEATS`` (default 5) rounds (``BENCH_PEERS_WORKLOADS``: some workloads only, by name,
+``;`` between); a ratio is taken within a round and printed as its median with its range over the
+rounds. The targets (issue 27) are checked on the medians and printed as met or not. Verdicts are
+checked too: every approach must agree on match / mismatch, or the bench says so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+APPROACHES = ("floor", "harness", "defog", "testsuite")
+SIZES = tuple(int(n) for n in os.environ.get("BENCH_PEERS_SIZES", "10000,100000").split(","))
+if os.environ.get("BENCH_PEERS_1M") == "1":
+    SIZES += (1_000_000,)
+REPEATS = int(os.environ.get("BENCH_PEERS_REPEATS", "5"))
+BACKEND = Path(__file__).resolve().parents[1]
+SHUFFLE = "ORDER BY (id * 2654435761) % 4294967296"
+DUPS = "cat, qty % 3, CAST(price AS INTEGER) % 4, 'x', 1"
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    ref: str
+    cand: str
+    ordered: bool
+    right: bool
+    """Whether the candidate is the reference's answer."""
+    twin: str | None = None
+    """For a wrong answer, the right one of the same size and shape it is timed against."""
+
+
+WORKLOADS = (
+    Workload("equal, shuffled", "SELECT * FROM t", f"SELECT * FROM t {SHUFFLE}", False, True),
+    Workload(
+        "one value differs",
+        "SELECT * FROM t",
+        f"SELECT id, name, cat, CASE WHEN id = 777 THEN -1 ELSE qty END, price FROM t {SHUFFLE}",
+        False,
+        False,
+        "equal, shuffled",
+    ),
+    Workload("ordered", "SELECT * FROM t ORDER BY id", "SELECT * FROM t ORDER BY id", True, True),
+    Workload("many duplicates", f"SELECT {DUPS} FROM t", f"SELECT {DUPS} FROM t {SHUFFLE}", False, True),
+    Workload(
+        "duplicate counts differ",
+        f"SELECT {DUPS} FROM t",
+        f"SELECT {DUPS} FROM t WHERE id <> 5 UNION ALL SELECT {DUPS} FROM t WHERE id = 6",
+        False,
+        False,
+        "many duplicates",
+    ),
+)
+TARGETS: tuple[tuple[str, str, Callable[[float], bool]], ...] = (
+    ("harness <= 1.3x floor", "harness/floor", lambda r: r <= 1.3),
+    ("defog >= 3x harness", "defog/harness", lambda r: r >= 3.0),
+    ("testsuite >= 5x harness", "testsuite/harness", lambda r: r >= 5.0),
+)
+
+
+def build(path: Path, rows: int) -> None:
+    rng = random.Random(rows)
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE t (id INTEGER, name TEXT, cat TEXT, qty INTEGER, price REAL)")
+        conn.executemany(
+            "INSERT INTO t VALUES (?, ?, ?, ?, ?)",
+            (
+                (
+                    i,
+                    f"customer-{rng.randrange(50_000):05d}",
+                    f"cat{rng.randrange(20)}",
+                    rng.randrange(1, 20),
+                    rng.randrange(1, 500_000) / 100,
+                )
+                for i in range(rows)
+            ),
+        )
+    conn.close()
+
+
+def measure(approach: str, db: Path, w: Workload) -> tuple[float, int, str]:
+    """Seconds from start to exit, peak RSS in MiB (the child's own ``ru_maxrss``), and the verdict."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(BACKEND), os.environ.get("PYTHONPATH")]))}
+    args = [
+        sys.executable,
+        "-m",
+        "benchmarks._peers_child",
+        approach,
+        str(db),
+        w.ref,
+        w.cand,
+        "1" if w.ordered else "0",
+    ]
+    with tempfile.TemporaryFile("w+") as err:
+        started = time.perf_counter()
+        proc = subprocess.Popen(args, cwd=BACKEND, env=env, stdout=subprocess.PIPE, stderr=err, text=True)
+        assert proc.stdout is not None
+        out = proc.stdout.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - started
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        proc.stdout.close()
+        if proc.returncode:
+            err.seek(0)
+            raise RuntimeError(f"{approach} on {db.name} ({w.name}) failed: {err.read().strip()[-500:]}")
+    return elapsed, usage.ru_maxrss // 1024, json.loads(out)["verdict"]
+
+
+def run() -> None:
+    if not _has_pandas():
+        print("   pandas is missing: install the bench extra (make bench does: pip install -e '.[bench]')")
+        return
+    print(f"   machine: {os.cpu_count()} cores, {_cpu()}; {REPEATS} rounds; sizes {', '.join(f'{s:,}' for s in SIZES)}")
+    with tempfile.TemporaryDirectory(prefix="bench-peers-") as tmp:
+        for size in SIZES:
+            db = Path(tmp) / f"t{size}.db"
+            build(db, size)
+            harness_times: dict[str, list[float]] = {}
+            wanted = os.environ.get("BENCH_PEERS_WORKLOADS")  # names, separated by ";"
+            for w in WORKLOADS if not wanted else [w for w in WORKLOADS if w.name in wanted.split(";")]:
+                report(size, w, [round_of(db, w) for _ in range(REPEATS)], harness_times)
+
+
+def round_of(db: Path, w: Workload) -> dict[str, tuple[float, int, str]]:
+    return {a: measure(a, db, w) for a in APPROACHES}
+
+
+def report(
+    size: int, w: Workload, rounds: list[dict[str, tuple[float, int, str]]], harness_times: dict[str, list[float]]
+) -> None:
+    def ratio(a: str, b: str) -> str:
+        values = [r[a][0] / r[b][0] for r in rounds]
+        return f"{statistics.median(values):.2f} [{min(values):.2f}-{max(values):.2f}]"
+
+    median = {a: statistics.median(r[a][0] for r in rounds) for a in APPROACHES}
+    peak = {a: max(r[a][1] for r in rounds) for a in APPROACHES}
+    verdicts = {a: {r[a][2] for r in rounds} for a in APPROACHES}
+    judged = {a: "match" if v == {"match"} else "mismatch" for a, v in verdicts.items() if a != "floor"}
+    expected = "match" if w.right else "mismatch"
+    print(f"   {size:>9,} rows, {w.name}: " + ", ".join(f"{a} {median[a]:.2f} s / {peak[a]} MiB" for a in APPROACHES))
+    line = [
+        f"harness/floor {ratio('harness', 'floor')}",
+        f"defog/harness {ratio('defog', 'harness')}",
+        f"testsuite/harness {ratio('testsuite', 'harness')}",
+    ]
+    print("      " + "; ".join(line))
+    checks = []
+    for label, key, ok in TARGETS:
+        a, b = key.split("/")
+        checks.append(f"{label}: {'met' if ok(median[a] / median[b]) else 'NOT met'}")
+    under = peak["harness"] < min(peak["defog"], peak["testsuite"])
+    checks.append(f"peak memory under both peers: {'met' if under else 'NOT met'}")
+    harness_times[w.name] = [r["harness"][0] for r in rounds]
+    if w.twin in harness_times:
+        twin = harness_times[w.twin]
+        values = [mine / theirs for mine, theirs in zip(harness_times[w.name], twin)]
+        slower = statistics.median(values)
+        checks.append(
+            f"wrong/right ({w.twin}) {slower:.2f} [{min(values):.2f}-{max(values):.2f}]: "
+            f"{'met' if slower <= 1 else 'NOT met'}"
+        )
+    print("      " + "; ".join(checks))
+    wrong_verdicts = [a for a, v in judged.items() if v != expected]
+    if wrong_verdicts:
+        print(
+            f"      VERDICTS DISAGREE: expected {expected}; {', '.join(f'{a}: {verdicts[a]}' for a in wrong_verdicts)}"
+        )
+
+
+def _has_pandas() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("pandas") is not None
+
+
+def _cpu() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown CPU"
