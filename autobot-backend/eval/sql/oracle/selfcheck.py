@@ -166,6 +166,7 @@ def run_self_check(
             fork); one worker or None: threads in this process. The result is the same either way, in
             corpus order. Its ``while_waiting`` runs in this thread while the questions are checked.
     """
+    suspects = SuspectCheck(database)  # its probes are small, and it reads the schema of the database itself
     database = _References(database)
     single = None in targets
     lint_rotations = lint_rotations and not single
@@ -173,7 +174,6 @@ def run_self_check(
     result = SelfCheckResult()
     snapshots: dict[str, dict[str, Answer]] = {}
     dialects = _Dialects(database)
-    suspects = SuspectCheck(database)
     answerable = [q for q in corpus.questions if q.expect == "answer"]
     for url in {u for urls in targets.values() for u in urls}:
         dialects.get(url)  # asked once, before the questions run side by side
