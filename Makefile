@@ -30,7 +30,7 @@ system-deps:
 check: $(STAMP)
 	cd $(BACKEND) && $(VPY) -m ruff check . && $(VPY) -m ruff format --check . && $(VPY) -m mypy
 
-# The bench extra (pandas, for the defog-approach peer of benchmarks/bench_peers.py) is installed here only.
+# The bench extra (pandas, for the defog-approach peer of benchmarks/bench_peers.py; the test extra has it too).
 bench: $(STAMP)
 	$(VPY) -m pip install --quiet -e '$(BACKEND)[test,bench]'
 	cd $(BACKEND) && $(VPY) -m benchmarks $(ARGS)

@@ -3,7 +3,6 @@ the bench runs it, a fresh process on a real SQLite file, on every workload at a
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -27,8 +26,6 @@ def db(tmp_path_factory) -> Path:
 @pytest.mark.parametrize("workload", bench_peers.WORKLOADS, ids=lambda w: w.name)
 @pytest.mark.parametrize("approach", ["harness", "testsuite", "defog"])
 def test_every_peer_gives_the_workloads_verdict(db, workload, approach):
-    if approach == "defog" and importlib.util.find_spec("pandas") is None:
-        pytest.skip("pandas is in the bench extra (make bench installs it)")
     seconds, peak_mib, verdict = bench_peers.measure(approach, db, workload)
     matched = verdict == "match"
     assert matched is workload.right, verdict

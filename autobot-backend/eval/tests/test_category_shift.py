@@ -1,6 +1,6 @@
 """``eval.compare`` shows how the wrong and error answers moved by diagnosis category ("schema -3, filter +1"),
-with the questions behind each number, in its Markdown (its terminal view) and its JSON (issue 25 point 4).
-Both runs are real: recorded answers graded on the built-in fixtures."""
+with the questions behind each number, in its Markdown (its terminal view), its JSON and its HTML page (issue 25
+point 4). Both runs are real: recorded answers graded on the built-in fixtures."""
 
 from __future__ import annotations
 
@@ -37,15 +37,15 @@ def compared(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, str]:
         assert right.sql is not None and "o.status = 'completed' AND " in right.sql
         b[sr.WRONG] = {"id": sr.WRONG, "sql": right.sql.replace("o.status = 'completed' AND ", "")}
         _run(work, b, "b")
-        code = compare_main(["a.json", "b.json", "--json", "c.json", "--markdown", "c.md"])
+        code = compare_main(["a.json", "b.json", "--json", "c.json", "--markdown", "c.md", "--html", "c.html"])
         assert code == 0
-        return json.loads((work / "c.json").read_text()), (work / "c.md").read_text()
+        return json.loads((work / "c.json").read_text()), (work / "c.md").read_text(), (work / "c.html").read_text()
     finally:
         os.chdir(cwd)
 
 
 def test_the_shift_by_category_with_its_questions(compared):
-    result, _ = compared
+    result, _, _ = compared
     shift = result["category_shift"]
     assert shift["line"] == "schema -3, filter +1"
     assert shift["categories"]["schema"] == {
@@ -59,8 +59,18 @@ def test_the_shift_by_category_with_its_questions(compared):
 
 
 def test_the_markdown_names_the_shift_and_the_questions(compared):
-    _, text = compared
+    _, text, _ = compared
     assert "## Wrong and error answers by diagnosis category" in text
     assert "Shift A -> B: **schema -3, filter +1**" in text
     filter_row = next(line for line in text.splitlines() if line.startswith("| filter |"))
     assert sr.WRONG.replace("_", "\\_") in filter_row or sr.WRONG in filter_row
+
+
+def test_the_html_page_shows_the_shift_and_the_questions(compared):
+    _, _, page = compared
+    assert 'id="category-shift"' in page and "Shift A &rarr; B: <strong>schema -3, filter +1</strong>" in page
+    row = page[page.index('data-category="filter"') :]
+    row = row[: row.index("</tr>")]
+    assert '<td class="num">+1</td>' in row and sr.WRONG in row
+    schema = page[page.index('data-category="schema"') :]
+    assert '<td class="num">-3</td>' in schema[: schema.index("</tr>")]
