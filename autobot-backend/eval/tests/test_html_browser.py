@@ -15,22 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from eval.core.browser import BrowserMissing, find_browser, network_requests, open_page
+from eval.core.browser import network_requests, open_page
 from eval.run import main
+from eval.tests import needs_browser
 from eval.tests import small_run as sr
 
 BACKEND = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("EVAL_TEST_ARTIFACTS") or BACKEND / ".test-artifacts")
 
-try:
-    find_browser()
-    MISSING = None
-except BrowserMissing as exc:
-    MISSING = str(exc)
-    if os.environ.get("EVAL_REQUIRE_BROWSER") == "1":
-        raise RuntimeError(f"EVAL_REQUIRE_BROWSER=1 but the browser tests cannot run: {MISSING}") from None
-
-pytestmark = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
+pytestmark = needs_browser.mark
 
 
 @pytest.fixture(scope="module")

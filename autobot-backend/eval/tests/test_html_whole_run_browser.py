@@ -18,23 +18,16 @@ from typing import Any
 
 import pytest
 
-from eval.core.browser import BrowserMissing, find_browser, network_requests, open_page
+from eval.core.browser import network_requests, open_page
 from eval.run import main
 from eval.sql.model.outcome import SQLOutcome
 from eval.sql.model.serialise import from_json
 from eval.sql.model.transcript import Transcript
 from eval.sql.render import to_html
+from eval.tests import needs_browser
 from eval.tests import small_run as sr
 
-try:
-    find_browser()
-    MISSING = None
-except BrowserMissing as exc:
-    MISSING = str(exc)
-    if os.environ.get("EVAL_REQUIRE_BROWSER") == "1":
-        raise RuntimeError(f"EVAL_REQUIRE_BROWSER=1 but the browser tests cannot run: {MISSING}") from None
-
-pytestmark = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
+pytestmark = needs_browser.mark
 
 SCRIPT = '<script>document.title="pwned"</script>'
 

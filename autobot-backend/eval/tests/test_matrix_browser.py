@@ -16,22 +16,15 @@ import pytest
 
 from eval.cli.compare import main
 from eval.core import figures as fig
-from eval.core.browser import BrowserMissing, find_browser, network_requests, open_page
+from eval.core.browser import network_requests, open_page
+from eval.tests import needs_browser
 from eval.tests.test_model_matrix import HOSTILE_MODEL, runs  # noqa: F401  (runs: the fixture)
 from eval.tools.matrix_render import shown
 
 BACKEND = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("EVAL_TEST_ARTIFACTS") or BACKEND / ".test-artifacts")
 
-try:
-    find_browser()
-    MISSING = None
-except BrowserMissing as exc:
-    MISSING = str(exc)
-    if os.environ.get("EVAL_REQUIRE_BROWSER") == "1":
-        raise RuntimeError(f"EVAL_REQUIRE_BROWSER=1 but the browser tests cannot run: {MISSING}") from None
-
-pytestmark = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
+pytestmark = needs_browser.mark
 
 
 def test_the_matrix_page_renders_every_verdict_rate_and_reading_offline(runs, monkeypatch):  # noqa: F811

@@ -15,18 +15,11 @@ from pathlib import Path
 import pytest
 
 from eval.cli import trend as trend_cli
-from eval.core.browser import BrowserMissing, find_browser, network_requests, open_page
+from eval.core.browser import network_requests, open_page
+from eval.tests import needs_browser
 from eval.tools.trend_chart import Cohort
 
-try:
-    find_browser()
-    MISSING = None
-except BrowserMissing as exc:
-    MISSING = str(exc)
-    if os.environ.get("EVAL_REQUIRE_BROWSER") == "1":
-        raise RuntimeError(f"EVAL_REQUIRE_BROWSER=1 but the browser tests cannot run: {MISSING}") from None
-
-pytestmark = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
+pytestmark = needs_browser.mark
 
 HOSTILE = '<script>document.title="pwned"</script>'
 
