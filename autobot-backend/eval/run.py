@@ -23,4 +23,6 @@ except Exception as failure:  # pragma: no cover - exercised by a broken install
 __all__ = ["main"]
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from eval.core.process_exit import exit_process
+
+    exit_process(main())

@@ -37,7 +37,7 @@ import logging
 import os
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -279,6 +279,7 @@ class NLDatabaseService:
         *,
         generation: Generation | None = None,
         session: Any = None,
+        answered: Callable[[], None] | None = None,
     ) -> Answer:
         """:meth:`answer` as a coroutine: the same steps and outcome; never raises (but can be cancelled).
 
@@ -289,9 +290,21 @@ class NLDatabaseService:
         Args:
             session: handed to ``agenerate`` (an HTTP session a run's calls share, so connections are
                 made once); ``None``: the generator's own per call. Unused by a generator without one.
+            answered: called once the generator has answered (or failed), before the guard and the
+                database: a caller bounding the model calls in flight frees a place there.
         """
         steps = self._steps(question, db_url, db_id, user_id, generation)
-        return await adrive(steps, partial(ask_async, self.generator, session=session))
+        ask = partial(ask_async, self.generator, session=session)
+        if answered is None:
+            return await adrive(steps, ask)
+
+        async def ask_then_say(step: Ask) -> object:
+            try:
+                return await ask(step)
+            finally:
+                answered()
+
+        return await adrive(steps, ask_then_say)
 
     def _steps(
         self, question: object, db_url: object, db_id: str, user_id: str | None, generation: Generation | None

@@ -157,3 +157,29 @@ def test_the_sync_answer_calls_generate_even_beside_agenerate(shop_url):
 
         assert asyncio.run(inside_a_loop()).rows == [(2,)]
     assert generator.awaited == 0
+
+
+@pytest.mark.parametrize(
+    "outcome, status",
+    [(Generation(sql="SELECT name FROM customers ORDER BY id"), "ok"), (RuntimeError("model exploded"), "error")],
+    ids=["answered", "generator failed"],
+)
+def test_answered_is_called_once_when_the_generator_is_done_before_the_sql_runs(shop_url, outcome, status):
+    """``answered`` frees a caller's place among the model calls in flight: it comes once the model has
+    answered (or failed), while nothing of this question has run or been kept yet."""
+    service = NLDatabaseService(AsyncScripted(outcome))
+    calls: list[int] = []
+    answer = asyncio.run(service.aanswer("Who?", shop_url, answered=lambda: calls.append(len(service.history))))
+    assert answer.status == status
+    assert calls == [0]  # once, before the answer was executed and kept
+    assert len(service.history) == 1
+
+
+def test_answered_is_not_called_without_a_model_call(shop_url):
+    """A recorded answer asks no model: there is no place to free (the caller frees it at the answer)."""
+    service = NLDatabaseService(AsyncScripted(Generation(sql="SELECT 1")))
+    calls: list[str] = []
+    answer = asyncio.run(
+        service.aanswer("Who?", shop_url, generation=Generation(sql="SELECT 2"), answered=lambda: calls.append("x"))
+    )
+    assert (answer.status, answer.rows, calls) == ("ok", [(2,)], [])

@@ -25,7 +25,7 @@ import contextlib
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from eval.core.runner import CandidateUnavailable
+from eval.core.runner import CandidateUnavailable, release_slot
 from eval.sql.corpus.dialects import TranspileError
 from eval.sql.corpus.questions import Question
 from eval.sql.model.outcome import NO_ANSWER
@@ -93,6 +93,7 @@ class ServiceCandidate:
             "eval",
             generation=None if self.answers is None else self.answers.get(q.id),
             session=self._session,
+            answered=release_slot,  # --concurrency bounds the model calls: the next goes out before this one runs
         )
         return judgeable(answer)
 
