@@ -67,23 +67,39 @@ async def replay_one(
     task: T, candidate: Callable[[T], Awaitable[R]], timeout_s: float, result_type: type[R]
 ) -> Replay[T, R]:
     started = time.perf_counter()
-
-    def failed(why: str) -> Replay[T, R]:
-        return Replay(task, None, why, time.perf_counter() - started)
-
     try:
         result = await asyncio.wait_for(candidate(task), timeout=timeout_s)
     except Exception as exc:  # one broken task must not end the run
-        if interrupt.requested():  # stopped by the signal (eval.core.interrupt.Stopped), not the candidate's doing
-            return failed(INTERRUPTED)
-        if isinstance(exc, TimeoutError):
-            return failed(f"timeout: no answer within {timeout_s:g} s")
-        if isinstance(exc, CandidateUnavailable):
-            return failed(f"unavailable: {exc}")
-        return failed(f"candidate crashed: {type(exc).__name__}: {exc}")
+        return Replay(task, None, _failure(exc, timeout_s), time.perf_counter() - started)
+    return _replay(task, result, result_type, started)
+
+
+def replay_now(task: T, candidate: Callable[[T], R], result_type: type[R]) -> Replay[T, R]:
+    """:func:`replay_one` of a synchronous candidate, in this thread and without a time limit (a forked
+    child's offline candidate: local Python, whose SQL the statement timeout bounds)."""
+    started = time.perf_counter()
+    try:
+        result = candidate(task)
+    except Exception as exc:
+        return Replay(task, None, _failure(exc, None), time.perf_counter() - started)
+    return _replay(task, result, result_type, started)
+
+
+def _replay(task: T, result: object, result_type: type[R], started: float) -> Replay[T, R]:
     if not isinstance(result, result_type):
-        return failed(f"candidate returned {type(result).__name__}, not {result_type.__name__}")
+        why = f"candidate returned {type(result).__name__}, not {result_type.__name__}"
+        return Replay(task, None, why, time.perf_counter() - started)
     return Replay(task, result, None, time.perf_counter() - started)
+
+
+def _failure(exc: Exception, timeout_s: float | None) -> str:
+    if interrupt.requested():  # stopped by the signal (eval.core.interrupt.Stopped), not the candidate's doing
+        return INTERRUPTED
+    if isinstance(exc, TimeoutError) and timeout_s is not None:
+        return f"timeout: no answer within {timeout_s:g} s"
+    if isinstance(exc, CandidateUnavailable):
+        return f"unavailable: {exc}"
+    return f"candidate crashed: {type(exc).__name__}: {exc}"
 
 
 _release: ContextVar[Callable[[], None] | None] = ContextVar("_release", default=None)

@@ -307,9 +307,7 @@ def _build_and_ask(
     asking = Spread(forked.processes(len(samples)) if spreading else 1, service.sql.after_fork)
     if asking.workers > 1:
         keep_references(service, asked, targets, check)  # a child's candidate that is its reference is not run again
-        graded, so_far.interrupted = ask_spread(
-            samples, candidate, grader, asking, timeout_s=spec.timeout_s, progress=progress
-        )
+        graded, so_far.interrupted = ask_spread(samples, candidate, grader, asking, progress=progress)
     else:
         graded, so_far.interrupted = ask_all(
             samples,

@@ -193,3 +193,46 @@ def _all_gone(seen: set[int]) -> None:
     while any(_alive(p) for p in seen) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not [p for p in seen if _alive(p)], "a forked child outlived the run"
+
+
+def test_offline_answers_asked_in_forked_children_are_the_ones_one_process_gives(monkeypatch, tmp_path):
+    """The built-in generator over the built-in corpus: asked in turn in two forked children (no event loop,
+    no thread hop) or in threads in one process, every outcome is the same but for its clock."""
+    from eval.sql.corpus.questions import load_corpus
+    from eval.sql.fixtures.seeded import FIXTURES
+    from eval.sql.grading import spread
+    from eval.sql.pipeline import RunSpec, run_suite
+    from services.embedded import EmbeddedGenerator
+
+    real = spread.ask_in_turn
+    asked = tmp_path / "asked.txt"  # written by the children: a line per chunk, its process and its size
+
+    def counted(samples, candidate, grader):  # type: ignore[no-untyped-def]
+        with asked.open("a") as out:
+            out.write(f"{os.getpid()} {len(samples)}\n")
+        return real(samples, candidate, grader)
+
+    def chunks() -> list[tuple[int, int]]:
+        lines = asked.read_text().split("\n") if asked.exists() else []
+        return [(int(pid), int(n)) for pid, n in (line.split() for line in lines if line)]
+
+    monkeypatch.setattr(spread, "ask_in_turn", counted)
+
+    def run(processes: str) -> list[tuple[object, ...]]:
+        monkeypatch.setenv(forked.PROCESSES_ENV, processes)
+        spec = RunSpec(
+            candidate="embedded", generator=EmbeddedGenerator(), corpus=load_corpus(), fixtures=FIXTURES, builtin=True
+        )
+        return [
+            (o.question_id, o.verdict, o.reason, o.detail, o.sql, o.rotations_matched, o.excerpt, o.diagnosis)
+            for o in run_suite(spec).outcomes
+        ]
+
+    one = run("1")
+    assert chunks() == []
+    two = run("2")
+    # the control: every sample was asked in a child, and two children asked
+    assert sum(n for _, n in chunks()) == len(load_corpus().questions)
+    assert len({pid for pid, _ in chunks()} - {os.getpid()}) == 2
+    assert two == one
+    assert 40 < sum(v.value == "pass" for _, v, *_ in one) < len(one)

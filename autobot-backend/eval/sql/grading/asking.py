@@ -24,9 +24,9 @@ from dataclasses import dataclass
 
 from eval.core import interrupt
 from eval.core.forked import Spread
-from eval.core.runner import Limits, Progress, Replay, release_slot, replay_all
+from eval.core.runner import Limits, Progress, Replay, release_slot, replay_all, replay_now
 from eval.sql.corpus.questions import Question
-from eval.sql.grading.candidates import SQLCandidate
+from eval.sql.grading.candidates import ServiceCandidate, SQLCandidate
 from eval.sql.grading.grade import Grader
 from eval.sql.grading.off_loop import Grade, grading_processes
 from eval.sql.grading.transcripts import transcript
@@ -82,18 +82,54 @@ def graded_candidate(
             outcome = await grade(sample.question, answer)
         else:
             outcome = await asyncio.to_thread(grader.grade, sample.question, Replay(sample.question, answer))
-        refs = grader.reference.get(sample.question.id)
-        kept = None if secrets is None else transcript(answer, secrets)
-        outcome = dataclasses.replace(
-            outcome,
-            cost=_cost(answer, refs[0].elapsed_ms if refs else None),
-            transcripts=() if kept is None else (kept,),
-        )
-        if on_answer is not None:
-            on_answer(sample, answer, outcome)
-        return outcome
+        return _finished(sample, answer, outcome, grader, secrets, on_answer)
 
     return run
+
+
+def _finished(
+    sample: Sample,
+    answer: Answer,
+    outcome: SQLOutcome,
+    grader: Grader,
+    secrets: frozenset[str] | None,
+    on_answer: OnAnswer | None,
+) -> SQLOutcome:
+    """A graded answer with its cost and transcript attached, told to ``on_answer``."""
+    refs = grader.reference.get(sample.question.id)
+    kept = None if secrets is None else transcript(answer, secrets)
+    outcome = dataclasses.replace(
+        outcome,
+        cost=_cost(answer, refs[0].elapsed_ms if refs else None),
+        transcripts=() if kept is None else (kept,),
+    )
+    if on_answer is not None:
+        on_answer(sample, answer, outcome)
+    return outcome
+
+
+def ask_in_turn(
+    samples: Sequence[Sample], candidate: ServiceCandidate, grader: Grader
+) -> tuple[list[SQLOutcome], bool]:
+    """:func:`ask_all` of an offline candidate one sample after another in this thread: no event loop, no
+    thread hop per step (a forked child's chunk, where one thing runs at a time anyway). No transcript
+    (an offline answer has none) and no per-question time limit (local Python; the statement timeout
+    bounds its SQL). The outcomes are those :func:`ask_all` gives."""
+
+    def ask_and_grade(sample: Sample) -> SQLOutcome:
+        answer = candidate.answer_now(sample.question)
+        outcome = grader.grade(sample.question, Replay(sample.question, answer))
+        return _finished(sample, answer, outcome, grader, None, None)
+
+    outcomes = []
+    for sample in samples:
+        replay = replay_now(sample, ask_and_grade, SQLOutcome)
+        if replay.result is not None:
+            outcomes.append(replay.result)
+        else:
+            why = replay.failure or "no result"
+            outcomes.append(grader.outcome(sample.question, Verdict.UNMEASURED, "unmeasured", why))
+    return outcomes, False
 
 
 def ask_all(

@@ -97,6 +97,20 @@ class ServiceCandidate:
         )
         return judgeable(answer)
 
+    def answer_now(self, q: Question) -> Answer:
+        """:meth:`__call__` in this thread, for an offline generator (no HTTP session): the same service call,
+        :meth:`~services.nl_database_service.NLDatabaseService.answer`, with no event loop or thread hop."""
+        if q.target not in self.urls:
+            raise CandidateUnavailable(f"no database for {q.target!r}")
+        answer = self.service.answer(
+            q.question,
+            self.urls[q.target],
+            q.fixture or q.database or "user-db",
+            "eval",
+            generation=None if self.answers is None else self.answers.get(q.id),
+        )
+        return judgeable(answer)
+
     async def aclose(self) -> None:
         if self._session is not None:
             await self._session.aclose()

@@ -2,8 +2,10 @@
 
 An offline candidate (the built-in generator, recorded or reference answers) is Python that holds the
 interpreter's lock: threads run its questions one at a time, processes side by side. The samples are
-cut into chunks in corpus order; each child asks and grades its chunk as one process would
-(:func:`~eval.sql.grading.asking.ask_all`, one at a time), and the outcomes come back in order, with
+cut into chunks in corpus order; each child asks and grades its chunk one sample after another in its
+one thread (:func:`~eval.sql.grading.asking.ask_in_turn`: the outcomes :func:`~eval.sql.grading.asking.ask_all`
+gives, without an event loop or a thread hop per step, and without ``--timeout``: an offline candidate
+is local Python, and the statement timeout bounds its SQL), and the outcomes come back in order, with
 the progress reported as each chunk arrives. What may be spread is the pipeline's to say
 (:func:`spreadable`): a model is asked at ``--concurrency`` in one process, and only SQLite files are
 opened in a child (a server connection or the DuckDB worker is never shared across a fork).
@@ -15,8 +17,8 @@ from collections.abc import Sequence
 
 from eval.core.forked import Spread
 from eval.core.runner import INTERRUPTED, Limits, Progress, Replay
-from eval.sql.grading.asking import OnAnswer, Sample, ask_all
-from eval.sql.grading.candidates import SQLCandidate
+from eval.sql.grading.asking import OnAnswer, Sample, ask_in_turn
+from eval.sql.grading.candidates import ServiceCandidate
 from eval.sql.grading.grade import Grader
 from eval.sql.model.outcome import SQLOutcome, Verdict
 
@@ -40,11 +42,10 @@ def spreadable(candidate: str, urls: Sequence[str], limits: Limits, on_answer: O
 
 def ask_spread(
     samples: Sequence[Sample],
-    candidate: SQLCandidate,
+    candidate: ServiceCandidate,
     grader: Grader,
     spread: Spread,
     *,
-    timeout_s: float,
     progress: Progress | None,
 ) -> tuple[list[SQLOutcome], bool]:
     """Every sample asked and graded in ``spread``'s processes: outcomes in order, and whether a signal cut it
@@ -55,7 +56,7 @@ def ask_spread(
     cut = False
 
     def grade(chunk: list[Sample]) -> tuple[list[SQLOutcome], bool]:
-        return ask_all(chunk, candidate, grader, timeout_s=timeout_s, concurrency=1, limits=Limits(), progress=None)
+        return ask_in_turn(chunk, candidate, grader)
 
     def arrived(i: int, part: tuple[list[SQLOutcome], bool]) -> None:
         nonlocal cut
