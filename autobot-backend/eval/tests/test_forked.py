@@ -44,6 +44,28 @@ def test_a_forked_map_gives_what_one_process_gives_in_order_from_other_processes
     assert seen == items
 
 
+def test_items_with_one_key_are_computed_in_one_child_and_come_back_in_order():
+    """Twelve items of three keys, spread over three chunks: grouped, each key's items share one child."""
+    items = [i % 3 for i in range(12)]  # 0 1 2 0 1 2 ...: contiguous chunks would give every child every key
+    got = forked.forked_map(_square_with_pid, items, 2, chunk=4, key=lambda x: x)
+    assert [v for v, _ in got] == [x * x for x in items]
+    children = {x: {pid for (_, pid), y in zip(got, items) if y == x} for x in set(items)}
+    assert all(len(pids) == 1 for pids in children.values()), children
+    plain = forked.forked_map(_square_with_pid, items, 2, chunk=4)  # the control: keys spread over chunks
+    assert [v for v, _ in plain] == [v for v, _ in got]
+    with pytest.raises(ValueError, match="on_result"):
+        forked.forked_map(_square_with_pid, items, 2, key=lambda x: x, on_result=lambda i, r: None)
+
+
+@pytest.mark.parametrize(
+    ("keys", "order"),
+    [([], []), (["a"], [0]), (["b", "a", "b", "c", "a"], [0, 2, 1, 4, 3]), ([1, 1, 1], [0, 1, 2])],
+)
+def test_grouped_keeps_first_occurrence_order_and_inverse_undoes_it(keys, order):
+    assert forked.grouped(keys) == order
+    assert [order[at] for at in forked.inverse(order)] == list(range(len(keys)))
+
+
 def _fails_at_7(x: int) -> int:
     if x == 7:
         raise ValueError("question 7 broke")

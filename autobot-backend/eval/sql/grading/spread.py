@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from eval.core.forked import Spread
+from eval.core.forked import Spread, grouped, inverse
 from eval.core.runner import INTERRUPTED, Limits, Progress, Replay
 from eval.sql.grading.asking import OnAnswer, Sample, ask_in_turn
 from eval.sql.grading.candidates import ServiceCandidate
@@ -50,6 +50,10 @@ def ask_spread(
 ) -> tuple[list[SQLOutcome], bool]:
     """Every sample asked and graded in ``spread``'s processes: outcomes in order, and whether a signal cut it
     (a signal raises here, after every child has ended)."""
+    # Samples of one question text on one database next to each other, so in one child: its answer's SQL
+    # runs once there (the result cache is each process's own). The outcomes go back to the samples' order.
+    order = grouped([(s.question.target, s.question.question) for s in samples])
+    samples = [samples[i] for i in order]
     size = max(1, len(samples) // (CHUNKS_PER_WORKER * spread.workers))
     chunks = [list(samples[i : i + size]) for i in range(0, len(samples), size)]
     graded: list[SQLOutcome] = []
@@ -70,5 +74,6 @@ def ask_spread(
         spread.map(grade, chunks, on_result=arrived)
     except KeyboardInterrupt:  # a signal: every child has ended; what came back is kept, the rest unmeasured
         rest = samples[len(graded) :]
-        return graded + [grader.outcome(s.question, Verdict.UNMEASURED, "unmeasured", INTERRUPTED) for s in rest], True
-    return graded, cut
+        graded += [grader.outcome(s.question, Verdict.UNMEASURED, "unmeasured", INTERRUPTED) for s in rest]
+        cut = True
+    return [graded[at] for at in inverse(order)], cut

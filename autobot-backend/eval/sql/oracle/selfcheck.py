@@ -195,7 +195,8 @@ def run_self_check(
         return defects, results, ties, forms, found
 
     if spread is not None and spread.workers > 1:  # forked processes: every core, whatever holds the lock
-        checked = spread.map(check, answerable, chunk=max(1, len(answerable) // (8 * spread.workers)))
+        chunk, same_sql = max(1, len(answerable) // (8 * spread.workers)), lambda q: (q.target, q.sql)
+        checked = spread.map(check, answerable, chunk=chunk, key=same_sql)  # one child runs a repeated reference
     else:  # SQLite and the servers run a statement without holding the interpreter's lock
         with ThreadPoolExecutor(max_workers=WORKERS) as pool:
             running = pool.map(check, answerable)
