@@ -15,6 +15,7 @@ from eval.sql.fixtures import cache as fixture_cache
 from eval.sql.oracle.inner import inner_orderings
 from eval.sql.oracle.lints import ordering_plan
 from eval.sql.oracle.peers import peer_probe
+from eval.sql.oracle.suspect_shapes import read as read_shapes
 from services.readonly import parsed
 from services.readonly.execute import Execution, ReadOnlySQL
 from services.readonly.guard import validate_readonly_sql
@@ -57,6 +58,7 @@ def test_no_consumer_changes_a_shared_tree():
         peer_probe.__wrapped__(sql, "sqlite")
         inner_orderings.__wrapped__(sql, "sqlite")
         composition(q)
+        read_shapes(sql, "sqlite", {"orders": {"status": "TEXT"}})  # the suspect checks change their copy
     for q in questions:
         tree = parsed.statement_tree(q.sql or "", "sqlite")
         assert tree is trees[q.id]

@@ -430,3 +430,20 @@ def test_the_corpus_check_lists_suspect_references_without_failing_on_them(spide
         "clean: 6 question(s) in 1 file(s); 4 suspect reference finding(s) above, graded as usual; every reference ran "
         "and passed the self-check; nothing was graded"
     )
+
+
+def test_reading_a_query_leaves_the_runs_shared_parse_as_it_was():
+    """The reader starts from the run's one parse and changes its own copy (a double-quoted word becomes a
+    string): the shared tree, which the guard and the lints read after it, is the parser's still."""
+    from sqlglot import exp
+
+    from eval.sql.oracle.suspect_shapes import read
+    from services.readonly.parsed import statement_tree
+
+    sql = 'SELECT COUNT(*) FROM orders WHERE status = "completed"'
+    shared = statement_tree(sql, "sqlite")
+    before = shared.sql()
+    assert read(sql, "sqlite", {"orders": {"status": "TEXT"}}) is not None
+    assert statement_tree(sql, "sqlite") is shared
+    assert shared.sql() == before
+    assert isinstance(shared.find(exp.EQ).expression, exp.Column)  # the parser's reading: an identifier

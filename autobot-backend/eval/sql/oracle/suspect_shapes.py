@@ -18,6 +18,8 @@ from sqlglot import exp
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
+from services.readonly.parsed import statement_tree
+
 Schema = Mapping[str, Mapping[str, str]]
 """Table -> column -> type, for qualifying the query's columns."""
 Keys = Mapping[str, frozenset[str]]
@@ -52,7 +54,7 @@ class Reading:
 def read(sql: str, dialect: str, schema: Schema | None) -> Reading | None:
     """The query's scopes, its columns qualified by the schema where it can be; None when it does not parse."""
     try:
-        tree = sqlglot.parse_one(sql, read=dialect)
+        tree = statement_tree(sql, dialect).copy()  # the run's one parse of it, copied: it is changed below
     except sqlglot.errors.SqlglotError:
         return None
     if dialect == "sqlite" and schema:
