@@ -326,7 +326,8 @@ class NLDatabaseService:
                     "db_url must be a non-empty SQLAlchemy URL string, or None for the local database.",
                 )
             url = db_url.strip() if db_url else self.local_db_url
-            schema = yield from blocking(partial(self._open, url, db_id))
+            # An open database's schema is taken here: a thread for it would queue behind other answers' SQL.
+            schema = self.sql.cached_schema(url) or (yield from blocking(partial(self._open, url, db_id)))
             if generation is None:
                 asked = time.perf_counter()
                 try:

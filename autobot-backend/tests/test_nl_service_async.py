@@ -183,3 +183,20 @@ def test_answered_is_not_called_without_a_model_call(shop_url):
         service.aanswer("Who?", shop_url, generation=Generation(sql="SELECT 2"), answered=lambda: calls.append("x"))
     )
     assert (answer.status, answer.rows, calls) == ("ok", [(2,)], [])
+
+
+def test_an_open_databases_schema_is_taken_in_place_not_in_a_thread(shop_url):
+    """The first question on a database reads its schema in a blocking step (a thread, under ``aanswer``);
+    once it is open, the next question goes straight to the model: a thread for it would wait behind other
+    answers' SQL, and with it the model call."""
+    from services.nl_steps import Ask, Blocking
+
+    service = NLDatabaseService(Scripted(Generation(sql="SELECT 1")))
+    first = service._steps("Who?", shop_url, "shop", None, None)
+    assert isinstance(next(first), Blocking)  # the schema, read in a thread
+    assert service.sql.cached_schema(shop_url) is None
+    assert service.answer("Who?", shop_url).status == "ok"
+    assert service.sql.cached_schema(shop_url) is service.schema(shop_url)
+    again = next(service._steps("Who?", shop_url, "shop", None, None))
+    assert isinstance(again, Ask)
+    assert again.schema is service.schema(shop_url)

@@ -167,6 +167,10 @@ class ReadOnlySQL:
             cached = self._schemas[url] = inspect_read_only(self.executor(url), sampling_s=self.sampling_s)
         return cached
 
+    def cached_schema(self, url: str) -> SchemaContext | None:
+        """The schema context of ``url`` when it was inspected already, else None; never touches the database."""
+        return self._schemas.get(url)
+
     def structure(self, url: str) -> list[Any]:
         """The schema of ``url`` without its data (:meth:`SchemaContext.structure`): from the cached context
         when there is one, else from an inspection that samples no values (a fraction of the cost), kept
