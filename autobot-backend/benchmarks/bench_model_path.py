@@ -1,7 +1,8 @@
 """The model path (issue 27 point 5): a run of the built-in corpus against a real loopback endpoint.
 
 The endpoint is an OpenAI-compatible HTTP server on 127.0.0.1 (``tests/http_fakes.py``, in this process)
-that answers every question with its reference SQL after a fixed latency; the run is ``python -m eval.run
+that answers every question with its reference SQL after a fixed latency, keeping its connections alive
+(HTTP/1.1, Nagle's algorithm off) as a provider's endpoint does; the run is ``python -m eval.run
 --suite sql --candidate llm --concurrency N``, a fresh process each time, as a user runs it. Measured in
 each run: the asking phase, from the endpoint's first request to the end of the process (every answer
 graded, the reports written), against the ideal ``ceil(questions / N) x latency``; and the time before the
@@ -45,7 +46,7 @@ def _endpoint(latency_s: float):  # type: ignore[no-untyped-def]
 
 def one_run(concurrency: int, latency_s: float) -> tuple[float, float, int]:
     """(seconds before the first request, seconds from it to the end, requests) of one fresh run."""
-    with FakeHTTPServer(handler=_endpoint(latency_s)) as server, tempfile.TemporaryDirectory() as tmp:
+    with FakeHTTPServer(handler=_endpoint(latency_s), keep_alive=True) as server, tempfile.TemporaryDirectory() as tmp:
         env = {
             **os.environ,
             "NL_SQL_LLM_BASE_URL": server.url + "/v1",

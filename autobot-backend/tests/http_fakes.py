@@ -148,12 +148,21 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
 
+class _KeepAliveHandler(_Handler):
+    """HTTP/1.1: a connection serves one request after another, as a model provider's does; with Nagle's
+    algorithm off, as servers that keep connections do (else a reply's body waits for the client's delayed
+    acknowledgement of its headers, some 40 ms)."""
+
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 256  # a run at --concurrency 64 connects 64 times at once: none waits for a SYN retry
 
-    def __init__(self, state: _State) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+    def __init__(self, state: _State, keep_alive: bool = False) -> None:
+        super().__init__(("127.0.0.1", 0), _KeepAliveHandler if keep_alive else _Handler)
         self.state = state
 
     def handle_error(self, request: Any, client_address: Any) -> None:
@@ -162,11 +171,17 @@ class _Server(ThreadingHTTPServer):
 
 
 class FakeHTTPServer:
-    """Serves scripted :class:`Reply` objects in order (the last one repeats) on 127.0.0.1."""
+    """Serves scripted :class:`Reply` objects in order (the last one repeats) on 127.0.0.1.
 
-    def __init__(self, *replies: Reply, handler: Callable[[ReceivedRequest], Reply] | None = None) -> None:
+    HTTP/1.0 by default: each connection answers one request and closes. ``keep_alive``: HTTP/1.1, each
+    connection kept for the next request, as a model provider's endpoint keeps it (the benchmarks')."""
+
+    def __init__(
+        self, *replies: Reply, handler: Callable[[ReceivedRequest], Reply] | None = None, keep_alive: bool = False
+    ) -> None:
         if not replies and handler is None:
             raise ValueError("give the fake server at least one reply, or a handler")
+        self.keep_alive = keep_alive
         self._state = _State(list(replies), handler)
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -189,7 +204,7 @@ class FakeHTTPServer:
             return [r.at for r in self._state.requests]
 
     def __enter__(self) -> FakeHTTPServer:
-        self._server = _Server(self._state)
+        self._server = _Server(self._state, self.keep_alive)
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self
