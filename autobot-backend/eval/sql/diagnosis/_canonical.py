@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
+
+from services.readonly.parsed import statement_tree
 
 Schema = Mapping[str, Mapping[str, str]]
 """Table -> column -> type, as sqlglot's ``qualify`` takes it."""
@@ -27,7 +28,7 @@ def canonical(sql: str | None, dialect: str, schema: Schema | None = None) -> ex
     if not sql:
         return None
     try:
-        tree = sqlglot.parse_one(sql, read=dialect)
+        tree = statement_tree(sql, dialect).copy()  # the run's one parse of it (the guard's), copied: it is changed
     except (SqlglotError, ValueError, RecursionError):
         return None
     if not isinstance(tree, exp.Query):
