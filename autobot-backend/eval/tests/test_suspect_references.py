@@ -447,3 +447,35 @@ def test_reading_a_query_leaves_the_runs_shared_parse_as_it_was():
     assert statement_tree(sql, "sqlite") is shared
     assert shared.sql() == before
     assert isinstance(shared.find(exp.EQ).expression, exp.Column)  # the parser's reading: an identifier
+
+
+def test_a_repeated_reference_is_read_and_probed_once_per_database(tmp_path):
+    """Paraphrased questions share a reference: the second asks nothing of the database and gets the
+    first's findings; on another database it is probed again."""
+    first, second = build_world(tmp_path / "a.sqlite"), build_world(tmp_path / "b.sqlite")
+    sql = "SELECT name FROM country WHERE continent = 'north america'"
+
+    class Counted:  # the real database, each statement it is asked to run counted
+        def __init__(self, database: ReadOnlySQL) -> None:
+            self.database, self.asked = database, 0
+
+        def run_readonly(self, sql: str, db_url: str, **kw: object):  # type: ignore[no-untyped-def]
+            self.asked += 1
+            return self.database.run_readonly(sql, db_url, **kw)
+
+        def dialect(self, db_url: str) -> str:
+            return self.database.dialect(db_url)
+
+        def structure(self, db_url: str):  # type: ignore[no-untyped-def]
+            return self.database.structure(db_url)
+
+    with ReadOnlySQL() as database:
+        counted = Counted(database)
+        check = SuspectCheck(counted)
+        found = check.query(sql, first, "sqlite")
+        probes = counted.asked
+        assert kinds(found) == [UNMATCHED_LITERAL] and probes >= 2
+        assert check.query(sql, first, "sqlite") == found
+        assert counted.asked == probes  # nothing asked again
+        assert check.query(sql, second, "sqlite") == found
+        assert counted.asked == 2 * probes  # another database is probed

@@ -85,6 +85,7 @@ class SuspectCheck:
     def __init__(self, database: ReadOnlyDatabase) -> None:
         self.database = database
         self._schemas: dict[str, tuple[Schema, Keys]] = {}
+        self._found: dict[tuple[str, str, str], tuple[tuple[str, str], ...]] = {}
 
     def question(
         self,
@@ -113,17 +114,26 @@ class SuspectCheck:
 
     def query(self, sql: str, url: str, dialect: str, ties: Sequence[Ties | None] = ()) -> list[tuple[str, str]]:
         """(kind, detail) of every finding of one query on one database."""
-        schema, keys = self._schema(url)
-        reading = read(sql, dialect, schema)
-        found: list[tuple[str, str]] = []
-        if reading is not None:
-            found += [(UNMATCHED_LITERAL, d) for d in self._literals(reading, url)]
-            found += [(JOIN_WITHOUT_CONDITION, d) for d in unjoined(reading)]
-            found += [(UNGROUPED_COLUMN, d) for d in ungrouped(reading, keys)]
+        found = list(self._shapes(sql, url, dialect))
         tie = limit_tie(sql, dialect, ties)
         if tie is not None:
             found.append((LIMIT_TIE, tie))
         return found
+
+    def _shapes(self, sql: str, url: str, dialect: str) -> tuple[tuple[str, str], ...]:
+        """The findings of the query's shape and literals, once per (query, database): a repeated reference
+        (a benchmark's paraphrased questions share one) is read and probed once."""
+        key = (sql, url, dialect)
+        if key not in self._found:
+            schema, keys = self._schema(url)
+            reading = read(sql, dialect, schema)
+            found: list[tuple[str, str]] = []
+            if reading is not None:
+                found += [(UNMATCHED_LITERAL, d) for d in self._literals(reading, url)]
+                found += [(JOIN_WITHOUT_CONDITION, d) for d in unjoined(reading)]
+                found += [(UNGROUPED_COLUMN, d) for d in ungrouped(reading, keys)]
+            self._found[key] = tuple(found)
+        return self._found[key]
 
     def _schema(self, url: str) -> tuple[Schema, Keys]:
         if url not in self._schemas:
