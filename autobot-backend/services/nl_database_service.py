@@ -290,8 +290,10 @@ class NLDatabaseService:
         Args:
             session: handed to ``agenerate`` (an HTTP session a run's calls share, so connections are
                 made once); ``None``: the generator's own per call. Unused by a generator without one.
-            answered: called once the generator has answered (or failed), before the guard and the
-                database: a caller bounding the model calls in flight frees a place there.
+            answered: called once the generator has answered, before the guard and the database: a
+                caller bounding the model calls in flight frees a place there. Not when it failed: the
+                caller's place is then freed when the answer is, after it has counted the failure
+                (``--stop-after-unavailable`` stops after N failures in a row, not N + 1).
         """
         steps = self._steps(question, db_url, db_id, user_id, generation)
         ask = partial(ask_async, self.generator, session=session)
@@ -299,10 +301,9 @@ class NLDatabaseService:
             return await adrive(steps, ask)
 
         async def ask_then_say(step: Ask) -> object:
-            try:
-                return await ask(step)
-            finally:
-                answered()
+            reply = await ask(step)
+            answered()
+            return reply
 
         return await adrive(steps, ask_then_say)
 

@@ -160,18 +160,23 @@ def test_the_sync_answer_calls_generate_even_beside_agenerate(shop_url):
 
 
 @pytest.mark.parametrize(
-    "outcome, status",
-    [(Generation(sql="SELECT name FROM customers ORDER BY id"), "ok"), (RuntimeError("model exploded"), "error")],
-    ids=["answered", "generator failed"],
+    "outcome, status, called",
+    [
+        (Generation(sql="SELECT name FROM customers ORDER BY id"), "ok", [0]),
+        (RuntimeError("model exploded"), "error", []),
+        (GeneratorUnavailable("endpoint down"), "error", []),
+    ],
+    ids=["answered", "generator crashed", "generator unavailable"],
 )
-def test_answered_is_called_once_when_the_generator_is_done_before_the_sql_runs(shop_url, outcome, status):
+def test_answered_is_called_once_when_the_model_answered_before_the_sql_runs(shop_url, outcome, status, called):
     """``answered`` frees a caller's place among the model calls in flight: it comes once the model has
-    answered (or failed), while nothing of this question has run or been kept yet."""
+    answered, while nothing of this question has run or been kept yet; never for a failed call (the caller
+    frees the place with the answer, once it has counted the failure)."""
     service = NLDatabaseService(AsyncScripted(outcome))
     calls: list[int] = []
     answer = asyncio.run(service.aanswer("Who?", shop_url, answered=lambda: calls.append(len(service.history))))
     assert answer.status == status
-    assert calls == [0]  # once, before the answer was executed and kept
+    assert calls == called  # before the answer was executed and kept
     assert len(service.history) == 1
 
 
