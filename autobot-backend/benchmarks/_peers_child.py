@@ -155,8 +155,24 @@ def main(argv: list[str]) -> int:
         importlib.import_module(name)
     started = time.perf_counter()
     verdict = APPROACHES[approach](db, ref, cand, ordered == "1")
-    print(json.dumps({"verdict": verdict, "work_s": time.perf_counter() - started}))
+    work_s = time.perf_counter() - started
+    print(json.dumps({"verdict": verdict, "work_s": work_s, "peak_kib": peak_kib()}))
     return 0
+
+
+def peak_kib() -> int | None:
+    """This process's peak resident memory since it began running Python (``VmHWM``, Linux), or None.
+
+    Not ``ru_maxrss``: Linux carries the high-water mark of the process it was forked from across
+    ``exec``, so every child of a large bench process would seem to be at least that large."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
 
 
 if __name__ == "__main__":

@@ -9,7 +9,8 @@ cache and warm bytecode (one run first, not timed), with the built-in generator:
 * **Scale**: a generated corpus of N questions over the built-in fixtures (the built-in questions
   repeated under new ids, so the references and the generator's answers are the real ones, and identical
   SQL recurs as it does in a large corpus); wall time and peak memory (the largest process's resident
-  set). Targets: 1,000 questions under 4 s, 10,000 under 40 s; memory flat (10,000 at most 2x 1,000).
+  set, the run started from a small launcher, ``benchmarks/_launch.py``). Targets: 1,000 questions under
+  4 s, 10,000 under 40 s; memory flat (10,000 at most 2x 1,000).
 
 Each line gives the median over ``BENCH_REPEATS`` repeats (default 3) and the range. ``EVAL_PROCESSES=1``
 in the environment measures the one-process run instead.
@@ -23,7 +24,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import yaml
@@ -60,23 +60,22 @@ print(time.perf_counter() - started)
 
 def _run(args: list[str], tmp: Path) -> tuple[float, int]:
     """Wall seconds and peak resident KiB (the run's process or its largest child) of one fresh run (exit 0 or
-    1: a run that judged)."""
+    1: a run that judged), started from a small launcher (``benchmarks/_launch.py`` says why)."""
+    measured = tmp / "measured.json"
     with (tmp / "stderr.txt").open("w+") as err:
-        started = time.perf_counter()
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "eval.run", "--suite", "sql", *args],
+        done = subprocess.run(
+            [sys.executable, str(BACKEND / "benchmarks" / "_launch.py"), str(measured)]
+            + [sys.executable, "-m", "eval.run", "--suite", "sql", *args],
             cwd=BACKEND,
             env={**os.environ, "EVAL_OUTPUT_DIR": str(tmp)},
             stdout=subprocess.DEVNULL,
             stderr=err,
         )
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - started
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if proc.returncode not in (0, 1):
+        if done.returncode not in (0, 1):
             err.seek(0)
-            raise RuntimeError(f"eval.run exited {proc.returncode}: {err.read()[-2000:]}")
-    return wall, usage.ru_maxrss
+            raise RuntimeError(f"eval.run exited {done.returncode}: {err.read()[-2000:]}")
+    result = json.loads(measured.read_text())
+    return result["wall_s"], result["peak_kib"]
 
 
 def _bare(report: Path, tmp: Path) -> float:

@@ -11,7 +11,8 @@ workload, four processes fetch the reference's and the candidate's result and ju
 * ``testsuite``: ``fetchall`` of both, then the Spider test-suite's ``result_eq``.
 
 A process is timed from its start to its exit (interpreter start-up and imports included) and its
-peak memory is its own ``ru_maxrss`` (``os.wait4``). The four run back to back in each of
+peak memory is its own high-water mark (``VmHWM``, which it reads before it exits; not ``ru_maxrss``,
+which on Linux is at least the size of the process that forked it). The four run back to back in each of
 ``BENCH_PEERS_REPEATS`` (default 5) rounds (``BENCH_PEERS_WORKLOADS``: some workloads only, by name,
 ``;`` between); a ratio is taken within a round and printed as its median with its range over the
 rounds. The targets (issue 27) are checked on the medians and printed as met or not. Verdicts are
@@ -108,7 +109,7 @@ def build(path: Path, rows: int) -> None:
 
 
 def measure(approach: str, db: Path, w: Workload) -> Measured:
-    """Seconds from start to exit, peak RSS in MiB (the child's own ``ru_maxrss``), the verdict, and the
+    """Seconds from start to exit, peak RSS in MiB (the child's own ``VmHWM``), the verdict, and the
     seconds of the work past start-up and the approach's imports (the child's own clock)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(BACKEND), os.environ.get("PYTHONPATH")]))}
     args = [
@@ -134,7 +135,8 @@ def measure(approach: str, db: Path, w: Workload) -> Measured:
             err.seek(0)
             raise RuntimeError(f"{approach} on {db.name} ({w.name}) failed: {err.read().strip()[-500:]}")
     reply = json.loads(out)
-    return elapsed, usage.ru_maxrss // 1024, reply["verdict"], reply["work_s"]
+    peak_kib = reply["peak_kib"] or usage.ru_maxrss  # ru_maxrss: at least the forking process's, on Linux
+    return elapsed, peak_kib // 1024, reply["verdict"], reply["work_s"]
 
 
 def run() -> None:

@@ -26,14 +26,14 @@ def db(tmp_path_factory) -> Path:
 @pytest.mark.parametrize("workload", bench_peers.WORKLOADS, ids=lambda w: w.name)
 @pytest.mark.parametrize("approach", ["harness", "testsuite", "defog"])
 def test_every_peer_gives_the_workloads_verdict(db, workload, approach):
-    seconds, peak_mib, verdict = bench_peers.measure(approach, db, workload)
+    seconds, peak_mib, verdict, work_s = bench_peers.measure(approach, db, workload)
     matched = verdict == "match"
     assert matched is workload.right, verdict
-    assert seconds > 0 and peak_mib > 0
+    assert seconds > work_s > 0 and peak_mib > 0
 
 
 def test_the_floor_fetches_both_results(db):
-    _, _, verdict = bench_peers.measure("floor", db, bench_peers.WORKLOADS[0])
+    _, _, verdict, _ = bench_peers.measure("floor", db, bench_peers.WORKLOADS[0])
     assert verdict == "1000+1000 rows"
 
 
@@ -57,3 +57,12 @@ def test_a_child_that_fails_is_reported_with_its_error(db):
         check=True,
     )
     assert json.loads(out.stdout)["verdict"].startswith("error: ")
+
+
+def test_a_peers_peak_memory_is_its_own_not_the_benchs(db):
+    """Each process reads its own high-water mark: the floor (``sqlite3`` alone) is far smaller than a bench
+    process that holds 300 MiB, which ``ru_maxrss`` would have given it."""
+    ballast = b"x" * (300 << 20)
+    _, peak_mib, _, _ = bench_peers.measure("floor", db, bench_peers.WORKLOADS[0])
+    assert 0 < peak_mib < 100
+    del ballast
