@@ -121,15 +121,14 @@ def ask_in_turn(
         outcome = grader.grade(sample.question, Replay(sample.question, answer))
         return _finished(sample, answer, outcome, grader, None, None)
 
-    outcomes = []
-    for sample in samples:
-        replay = replay_now(sample, ask_and_grade, SQLOutcome)
-        if replay.result is not None:
-            outcomes.append(replay.result)
-        else:
-            why = replay.failure or "no result"
-            outcomes.append(grader.outcome(sample.question, Verdict.UNMEASURED, "unmeasured", why))
-    return outcomes, False
+    return [_outcome(replay_now(sample, ask_and_grade, SQLOutcome), grader) for sample in samples], False
+
+
+def _outcome(replay: Replay[Sample, SQLOutcome], grader: Grader) -> SQLOutcome:
+    """A replay's graded outcome, or ``unmeasured`` with the reason it has none."""
+    if replay.result is not None:
+        return replay.result
+    return grader.outcome(replay.task.question, Verdict.UNMEASURED, "unmeasured", replay.failure or "no result")
 
 
 def ask_all(
@@ -160,11 +159,8 @@ def ask_all(
     outcomes = []
     interrupted = False
     for r in replays:
-        if r.result is not None:
-            outcomes.append(r.result)
-        else:
-            interrupted = interrupted or (r.failure or "").startswith("interrupted")
-            outcomes.append(grader.outcome(r.task.question, Verdict.UNMEASURED, "unmeasured", r.failure or "no result"))
+        interrupted = interrupted or (r.result is None and (r.failure or "").startswith("interrupted"))
+        outcomes.append(_outcome(r, grader))
     return outcomes, interrupted or interrupt.requested()
 
 

@@ -81,17 +81,16 @@ class ServiceCandidate:
                 self.service.schema(url)
 
     async def __call__(self, q: Question) -> Answer:
-        if q.target not in self.urls:
-            raise CandidateUnavailable(f"no database for {q.target!r}")
+        url, db_id, generation = self._asked(q)
         if self._session is None and self.answers is None:
             opener = getattr(self.service.generator, "session", None)
             self._session = opener() if callable(opener) else None
         answer = await self.service.aanswer(
             q.question,
-            self.urls[q.target],
-            q.fixture or q.database or "user-db",
+            url,
+            db_id,
             "eval",
-            generation=None if self.answers is None else self.answers.get(q.id),
+            generation=generation,
             session=self._session,
             answered=release_slot,  # --concurrency bounds the model calls: the next goes out before this one runs
         )
@@ -100,16 +99,15 @@ class ServiceCandidate:
     def answer_now(self, q: Question) -> Answer:
         """:meth:`__call__` in this thread, for an offline generator (no HTTP session): the same service call,
         :meth:`~services.nl_database_service.NLDatabaseService.answer`, with no event loop or thread hop."""
+        url, db_id, generation = self._asked(q)
+        return judgeable(self.service.answer(q.question, url, db_id, "eval", generation=generation))
+
+    def _asked(self, q: Question) -> tuple[str, str, Generation | None]:
+        """Where ``q`` is asked (its database's URL and name) and its recorded answer, if the run has answers."""
         if q.target not in self.urls:
             raise CandidateUnavailable(f"no database for {q.target!r}")
-        answer = self.service.answer(
-            q.question,
-            self.urls[q.target],
-            q.fixture or q.database or "user-db",
-            "eval",
-            generation=None if self.answers is None else self.answers.get(q.id),
-        )
-        return judgeable(answer)
+        generation = None if self.answers is None else self.answers.get(q.id)
+        return self.urls[q.target], q.fixture or q.database or "user-db", generation
 
     async def aclose(self) -> None:
         if self._session is not None:
