@@ -16,6 +16,9 @@ The peers are this project's own code of their published algorithms, not the too
   on each row's values sorted by their text (as sets, or in order), then the column permutations the
   per-column value sets allow (20 sampled rows prune them past 3 columns), each tried as a set and then
   as a multiset.
+
+``hashed``, ``startup`` and ``libraries`` are not peers but bounds: the least a grader that compares rows in
+Python pays, a process that does nothing, and one that imports SQLAlchemy and sqlglot and does nothing else.
 """
 
 from __future__ import annotations
@@ -33,6 +36,29 @@ def floor(db: str, ref: str, cand: str, ordered: bool) -> str:
     conn = sqlite3.connect(db)
     a, b = conn.execute(ref).fetchall(), conn.execute(cand).fetchall()
     return f"{len(a)}+{len(b)} rows"
+
+
+def hashed(db: str, ref: str, cand: str, ordered: bool) -> str:
+    """A plain ``fetchall`` of both and one exact comparison, no tolerance: the rows in order, or each result's
+    ``Counter`` (every row hashed once). The least a grader that compares the rows in Python was found to pay."""
+    import sqlite3
+    from collections import Counter
+
+    conn = sqlite3.connect(db)
+    a, b = conn.execute(ref).fetchall(), conn.execute(cand).fetchall()
+    same = a == b if ordered else Counter(a) == Counter(b)
+    return "match" if same else "mismatch"
+
+
+def startup(db: str, ref: str, cand: str, ordered: bool) -> str:
+    """Nothing at all: the interpreter's own start-up and exit, which every other process pays too."""
+    return "started"
+
+
+def libraries(db: str, ref: str, cand: str, ordered: bool) -> str:
+    """Nothing past the imports of SQLAlchemy and sqlglot (the engine and the guard's parser): what a grader
+    built on them pays before it reads a row, whatever it does next."""
+    return "imported"
 
 
 def harness(db: str, ref: str, cand: str, ordered: bool) -> str:
@@ -139,9 +165,20 @@ def result_eq(result1: list[tuple[Any, ...]], result2: list[tuple[Any, ...]], or
     return False
 
 
-APPROACHES = {"floor": floor, "harness": harness, "defog": defog, "testsuite": testsuite}
+APPROACHES = {
+    "floor": floor,
+    "hashed": hashed,
+    "startup": startup,
+    "libraries": libraries,
+    "harness": harness,
+    "defog": defog,
+    "testsuite": testsuite,
+}
 LIBRARIES = {
     "floor": ("sqlite3",),
+    "hashed": ("sqlite3", "collections"),
+    "startup": (),
+    "libraries": ("sqlalchemy", "sqlglot"),
     "harness": ("sqlite3", "eval.sql.rows", "services.readonly.execute", "sqlalchemy.dialects.sqlite"),
     "defog": ("sqlite3", "pandas"),
     "testsuite": ("sqlite3",),

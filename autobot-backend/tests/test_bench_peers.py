@@ -24,7 +24,7 @@ def db(tmp_path_factory) -> Path:
 
 
 @pytest.mark.parametrize("workload", bench_peers.WORKLOADS, ids=lambda w: w.name)
-@pytest.mark.parametrize("approach", ["harness", "testsuite", "defog"])
+@pytest.mark.parametrize("approach", ["harness", "testsuite", "defog", "hashed"])
 def test_every_peer_gives_the_workloads_verdict(db, workload, approach):
     seconds, peak_mib, verdict, work_s = bench_peers.measure(approach, db, workload)
     matched = verdict == "match"
@@ -35,6 +35,42 @@ def test_every_peer_gives_the_workloads_verdict(db, workload, approach):
 def test_the_floor_fetches_both_results(db):
     _, _, verdict, _ = bench_peers.measure("floor", db, bench_peers.WORKLOADS[0])
     assert verdict == "1000+1000 rows"
+
+
+@pytest.mark.parametrize(("approach", "said"), [("libraries", "imported"), ("startup", "started")])
+def test_the_bounds_that_read_nothing(db, approach, said):
+    seconds, _, verdict, work_s = bench_peers.measure(approach, db, bench_peers.WORKLOADS[0])
+    assert verdict == said and seconds > work_s >= 0
+
+
+MEDIANS = {
+    "floor": 1.0,
+    "hashed": 1.1,
+    "startup": 0.1,
+    "libraries": 0.2,
+    "harness": 2.0,
+    "defog": 7.0,
+    "testsuite": 4.0,
+}
+
+
+def test_a_target_is_met_missed_or_out_of_reach_of_the_bounds():
+    verdicts = bench_peers.target_verdicts(MEDIANS)
+    # The bound: 0.1 s of imports past start-up plus 1.1 s to fetch and hash = 1.2 s, under the 1.3 s allowed.
+    assert verdicts["harness <= 1.3x floor"] == "NOT met"
+    assert verdicts["defog >= 3x harness"] == "met"  # 7 / 3 = 2.33 s allowed
+    assert verdicts["testsuite >= 5x harness"] == (
+        "NOT met, unreachable: it allows 0.80 s, and importing SQLAlchemy and sqlglot (0.10 s past start-up) "
+        "then fetching and hashing both results once (1.10 s) take 1.20 s, 1.20x the floor"
+    )
+
+
+def test_the_imports_count_past_the_start_up_every_process_pays():
+    verdicts = bench_peers.target_verdicts({**MEDIANS, "libraries": 0.35})
+    # 0.25 s of imports + 1.1 s = 1.35 s: over the 1.3 s the floor's target allows.
+    assert verdicts["harness <= 1.3x floor"].startswith("NOT met, unreachable: it allows 1.30 s")
+    assert "(0.25 s past start-up)" in verdicts["harness <= 1.3x floor"]
+    assert bench_peers.target_verdicts({**MEDIANS, "harness": 1.3})["harness <= 1.3x floor"] == "met"
 
 
 def test_result_eq_is_the_test_suites_rule():
@@ -66,3 +102,12 @@ def test_a_peers_peak_memory_is_its_own_not_the_benchs(db):
     _, peak_mib, _, _ = bench_peers.measure("floor", db, bench_peers.WORKLOADS[0])
     assert 0 < peak_mib < 100
     del ballast
+
+
+def test_the_harness_imports_what_the_libraries_bound_imports():
+    """The bound is honest only while the harness's own path needs both libraries."""
+    from benchmarks._peers_child import LIBRARIES
+
+    code = f"import sys\nfor m in {LIBRARIES['harness']!r}: __import__(m)\nprint(sorted(set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], cwd=BACKEND, capture_output=True, text=True, check=True)
+    assert set(LIBRARIES["libraries"]) <= set(json.loads(out.stdout.replace("'", '"')))
