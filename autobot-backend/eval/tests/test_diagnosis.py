@@ -188,6 +188,24 @@ def test_aliases_and_the_order_of_a_comparison_are_no_difference(shop):
     assert found.line.startswith("WHERE: reference has `orders.total > 10`, candidate has none")
 
 
+def test_a_pair_met_again_is_compared_once_and_diagnosed_the_same(shop):
+    """The SQL side is kept per (reference, candidate, context); the rows are read again every time."""
+    from eval.sql.diagnosis._diagnose import _sql_side
+
+    candidate, reference = "SELECT order_id FROM orders", "SELECT order_id FROM orders WHERE status = 'completed'"
+    first = diagnosed(shop, candidate, reference)
+    hits = _sql_side.cache_info().hits
+    assert diagnosed(shop, candidate, reference) == first
+    assert _sql_side.cache_info().hits == hits + 1
+    # Other rows, the same texts: the result evidence is the new rows', not the kept ones'.
+    other = diagnose(candidate, reference, [(1,)], [(1,), (2,)], dialect="sqlite")
+    assert other.primary is Category.FILTER and other.line.endswith("candidate rows are a subset (-1)"), other.line
+    # Another context is another pair: ordered, the same texts are compared afresh.
+    misses = _sql_side.cache_info().misses
+    diagnose(candidate, reference, [(1,)], [(1,), (2,)], dialect="sqlite", ordered=True)
+    assert _sql_side.cache_info().misses == misses + 1
+
+
 def test_two_mistakes_give_the_earliest_and_tag_both(shop):
     found = diagnosed(
         shop,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from eval.sql.diagnosis._canonical import Schema, canonical
@@ -28,6 +29,8 @@ CLAUSES_KEPT = 6
 """Differing clauses a diagnosis keeps for the side-by-side view, in precedence order."""
 CLAUSE_QUOTED = 600
 """Characters of one side of a kept clause."""
+PAIRS_KEPT = 4096
+"""(reference, candidate) SQL pairs whose clause findings a process keeps (:func:`_sql_side`)."""
 SCHEMA_ERROR = re.compile(
     r"no such (table|column)|does not exist|not found|unknown (table|column)|invalid column|"
     r"could not find|ambiguous column|has no column|referenced column",
@@ -50,25 +53,44 @@ def diagnose(
 ) -> Diagnosis:
     """The diagnosis of a ``wrong`` answer: the SQL of both sides and their rows on the rotation that failed."""
     result = evidence(reference_rows, candidate_rows, ordered=ordered, decimals=decimals)
-    ref, cand = canonical(reference_sql, dialect, schema), canonical(candidate_sql, dialect, schema)
-    findings: list[Finding] = []
-    if ref is not None and cand is not None:
-        findings = compare(ref, cand, Context(dialect, ordered, column_order_any))
+    context = Context(dialect, ordered, column_order_any)
+    if schema:
+        ref_parses, cand_parses, findings = _sql_side_of(reference_sql, candidate_sql, context, schema)
+    else:
+        ref_parses, cand_parses, findings = _sql_side(reference_sql, candidate_sql, context)
     found = {f.category for f in findings}
     telling = found - {Category.OTHER}  # a difference of shape alone says less than the rows
     primary = earliest(telling) if telling else result.category or Category.OTHER
     tags = found | {primary} | ({result.category} if result.category else set())
     shown = sorted(findings, key=lambda f: f.category is not primary)[:FINDINGS_SHOWN]
     parts = [_say(f) for f in shown]
-    if cand is None and candidate_sql:
+    if not cand_parses and candidate_sql:
         parts.append("candidate SQL does not parse: judged on its rows alone")
-    elif not findings and ref is not None:
+    elif not findings and ref_parses:
         parts.append("no clause differs where it matters")
     parts.append(result.text)
     kept = sorted(findings, key=lambda f: CATEGORIES.index(f.category))[:CLAUSES_KEPT]
     clauses = tuple((f.clause, _clip(f.reference, CLAUSE_QUOTED), _clip(f.candidate, CLAUSE_QUOTED)) for f in kept)
     tags_in_order = tuple(c for c in CATEGORIES if c in tags)
     return Diagnosis(primary, tags_in_order, _clip("; ".join(parts), LINE_MAX), clauses)
+
+
+@lru_cache(maxsize=PAIRS_KEPT)
+def _sql_side(
+    reference_sql: str | None, candidate_sql: str | None, context: Context
+) -> tuple[bool, bool, tuple[Finding, ...]]:
+    """The SQL side of a diagnosis, a function of the two texts alone: kept, so that a pair met again (a
+    question repeated, or paraphrases that share a reference and get the same answer) is compared once."""
+    return _sql_side_of(reference_sql, candidate_sql, context, None)
+
+
+def _sql_side_of(
+    reference_sql: str | None, candidate_sql: str | None, context: Context, schema: Schema | None
+) -> tuple[bool, bool, tuple[Finding, ...]]:
+    """Whether each side parses, and the differing clauses when both do."""
+    ref, cand = canonical(reference_sql, context.dialect, schema), canonical(candidate_sql, context.dialect, schema)
+    findings = tuple(compare(ref, cand, context)) if ref is not None and cand is not None else ()
+    return ref is not None, cand is not None, findings
 
 
 def diagnose_error(reason: str | None) -> Diagnosis:
