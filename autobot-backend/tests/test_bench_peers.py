@@ -37,6 +37,16 @@ def test_the_floor_fetches_both_results(db):
     assert verdict == "1000+1000 rows"
 
 
+def test_peak_memory_is_met_missed_or_out_of_reach_of_the_bounds():
+    peak = {"startup": 11, "libraries": 44, "hashed": 70, "harness": 124, "defog": 143, "testsuite": 96}
+    assert bench_peers.memory_verdict(peak) == (
+        "NOT met, unreachable: the peers' least is 96 MiB, and importing SQLAlchemy and sqlglot (33 MiB past "
+        "start-up) then holding and hashing both results (70 MiB) take 103 MiB"
+    )
+    assert bench_peers.memory_verdict({**peak, "hashed": 50}) == "NOT met"  # 83 MiB would fit under 96
+    assert bench_peers.memory_verdict({**peak, "harness": 95}) == "met"
+
+
 @pytest.mark.parametrize(("approach", "said"), [("libraries", "imported"), ("startup", "started")])
 def test_the_bounds_that_read_nothing(db, approach, said):
     seconds, _, verdict, work_s = bench_peers.measure(approach, db, bench_peers.WORKLOADS[0])
