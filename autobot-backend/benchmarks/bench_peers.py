@@ -36,12 +36,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 APPROACHES = ("floor", "hashed", "startup", "libraries", "harness", "defog", "testsuite")
-BOUNDS = ("hashed", "startup", "libraries")
-"""Not peers: what any grader of this design pays at least (``_peers_child`` says what each does)."""
+UNJUDGED = ("floor", "startup", "libraries")
+"""Approaches that judge nothing (a fetch alone, or no work at all): their verdicts are not checked."""
 SIZES = tuple(int(n) for n in os.environ.get("BENCH_PEERS_SIZES", "10000,100000").split(","))
 if os.environ.get("BENCH_PEERS_1M") == "1":
     SIZES += (1_000_000,)
@@ -174,11 +175,7 @@ def report(size: int, w: Workload, rounds: list[dict[str, Measured]], harness_ti
     median = {a: statistics.median(r[a][0] for r in rounds) for a in APPROACHES}
     peak = {a: max(r[a][1] for r in rounds) for a in APPROACHES}
     verdicts = {a: {r[a][2] for r in rounds} for a in APPROACHES}
-    judged = {
-        a: "match" if v == {"match"} else "mismatch"
-        for a, v in verdicts.items()
-        if a not in ("floor", "startup", "libraries")
-    }
+    judged = {a: "match" if v == {"match"} else "mismatch" for a, v in verdicts.items() if a not in UNJUDGED}
     expected = "match" if w.right else "mismatch"
     print(f"   {size:>9,} rows, {w.name}: " + ", ".join(f"{a} {median[a]:.2f} s / {peak[a]} MiB" for a in APPROACHES))
     line = [
@@ -219,8 +216,7 @@ def target_verdicts(median: dict[str, float]) -> dict[str, str]:
     it takes at least the imports (``libraries`` past ``startup``) plus a fetch and one hash of both results
     (``hashed``), each timed here as a whole process. A target that allows the harness less is unreachable.
     """
-    imports = max(0.0, median["libraries"] - median["startup"])
-    least = imports + median["hashed"]
+    imports, least = least_of(median)
     verdicts = {}
     for label, against, share in TARGETS:
         allowed = median[against] * share
@@ -237,14 +233,20 @@ def target_verdicts(median: dict[str, float]) -> dict[str, str]:
     return verdicts
 
 
+def least_of(values: Mapping[str, float]) -> tuple[float, float]:
+    """The bound on one measure (seconds or MiB), as (its imports part, the whole): the libraries' past a bare
+    interpreter's start-up, plus a process that fetches both results and hashes them once."""
+    imports = max(0, values["libraries"] - values["startup"])
+    return imports, imports + values["hashed"]
+
+
 def memory_verdict(peak: dict[str, int]) -> str:
     """Peak memory under both peers: met, NOT met, or NOT met and out of reach, as :func:`target_verdicts` judges
     time: the libraries' memory past a bare interpreter's, plus a process holding both results and their hashes."""
     ceiling = min(peak["defog"], peak["testsuite"])
     if peak["harness"] < ceiling:
         return "met"
-    imports = max(0, peak["libraries"] - peak["startup"])
-    least = imports + peak["hashed"]
+    imports, least = least_of(peak)
     if least >= ceiling:
         return (
             f"NOT met, unreachable: the peers' least is {ceiling} MiB, and importing SQLAlchemy and sqlglot "
