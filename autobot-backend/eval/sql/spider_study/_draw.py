@@ -34,12 +34,20 @@ class Item:
         return f"{self.set}/{self.dev_index:04d}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"item": self.key, "set": self.set, "dev_index": self.dev_index, "database": self.database,
-                "verdict": self.verdict, "reason": self.reason}
+        return {
+            "item": self.key,
+            "set": self.set,
+            "dev_index": self.dev_index,
+            "database": self.database,
+            "verdict": self.verdict,
+            "reason": self.reason,
+        }
 
     @classmethod
     def from_json(cls, row: dict[str, Any]) -> Item:
-        return cls(str(row["set"]), int(row["dev_index"]), str(row["database"]), str(row["verdict"]), str(row["reason"]))
+        return cls(
+            str(row["set"]), int(row["dev_index"]), str(row["database"]), str(row["verdict"]), str(row["reason"])
+        )
 
 
 def population(graded: Iterable[GradedSet]) -> list[Item]:

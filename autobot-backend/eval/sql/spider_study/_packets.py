@@ -26,8 +26,7 @@ def packet(spider: SpiderDev, item: Item, question: dict[str, Any], predicted: s
         "",
         f"**Question:** {question['question']}",
         "",
-        f"**Database:** `{item.database}` (`{db}`; open it read-only, e.g. "
-        f"`sqlite3 'file:{db}?mode=ro' -uri`)",
+        f"**Database:** `{item.database}` (`{db}`; open it read-only, e.g. `sqlite3 'file:{db}?mode=ro' -uri`)",
         "",
         "## Reference SQL (the benchmark's gold)",
         "",

@@ -44,7 +44,9 @@ class SpiderDev:
     def predictions(self, name: str) -> Path:
         path = self.root / "predictions" / f"{name}.txt"
         if not path.is_file():
-            raise UsageError(f"{path}: no prediction set {name!r}; the sets here are {', '.join(self.prediction_sets())}")
+            raise UsageError(
+                f"{path}: no prediction set {name!r}; the sets here are {', '.join(self.prediction_sets())}"
+            )
         return path
 
     def published(self, file: str) -> dict[tuple[str, int], dict[str, Any]]:

@@ -1,0 +1,84 @@
+"""``python -m eval.sql.spider_study``: the project measured on the shared Spider dev material
+(:mod:`eval.sql.spider_study`), each set graded as a user grades it.
+
+Subcommands:
+
+* ``draw``: the labelled sample's seeded, stratified draw of real wrong and error answers (``--out FILE``);
+* ``packets``: what a labeller sees of each drawn item, one Markdown file each (``--out DIR``).
+
+Exit codes (:mod:`eval.core.exit_codes`): 0 done (and, for a command that checks a target, met); 1 a target
+it checks is not met, or a page it checks is stale; 2 it could not run (the shared folder missing, a set
+that could not be graded).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from eval.cli.entry import entry_point
+from eval.core.exit_codes import EXIT_OK
+from eval.core.output import print_report, resolve_input, write_text
+from eval.sql.spider_study._draw import SEED, SIZE, draw, population
+from eval.sql.spider_study._graded import grade_set
+from eval.sql.spider_study._packets import write_packets
+from eval.sql.spider_study._sets import SPIDER_ENV, SpiderDev, spider_dev
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m eval.sql.spider_study",
+        description="The project measured on real answers: the shared Spider dev databases, questions and "
+        "published prediction sets, each graded by the project's own import and run commands.",
+        epilog="Exit codes: 0 done (targets met); 1 a target or page it checks is not met; 2 it could not run.",
+    )
+    p.add_argument(
+        "--spider",
+        metavar="DIR",
+        help=f"the shared Spider dev folder (default: ${SPIDER_ENV}, else ../shared/data/spider-dev from the "
+        "repository's root)",
+    )
+    sub = p.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("draw", help="draw the labelled sample: real wrong and error answers, stratified by reason")
+    d.add_argument("--seed", type=int, default=SEED, help=f"the draw's seed (default {SEED})")
+    d.add_argument("--size", type=int, default=SIZE, help=f"items to draw (default {SIZE})")
+    d.add_argument("--out", metavar="FILE", required=True, help="write the draw here, one JSON object a line")
+    k = sub.add_parser("packets", help="write what a labeller sees of each drawn item")
+    k.add_argument("--draw", metavar="FILE", required=True, help="a draw written by the draw subcommand")
+    k.add_argument("--out", metavar="DIR", required=True, help="folder for one Markdown file per item")
+    return p
+
+
+@entry_point
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    spider = spider_dev(args.spider)
+    if args.command == "draw":
+        return _draw(spider, args.seed, args.size, args.out)
+    if args.command == "packets":
+        from eval.sql.spider_study._draw import Item
+
+        items = [
+            Item.from_json(json.loads(line))
+            for line in resolve_input(args.draw).read_text("utf-8").splitlines()
+            if line.strip()
+        ]
+        out = write_packets(spider, items, resolve_input(args.out))
+        print_report(f"{len(items)} packet(s) written to {out}")
+        return EXIT_OK
+    raise AssertionError(args.command)
+
+
+def _draw(spider: SpiderDev, seed: int, size: int, out: str) -> int:
+    graded = [grade_set(spider, name) for name in spider.prediction_sets()]
+    pool = population(graded)
+    drawn = draw(pool, size, seed)
+    write_text(out, "".join(json.dumps(it.to_json()) + "\n" for it in drawn))
+    print_report(f"{len(drawn)} of {len(pool)} wrong or error answers drawn (seed {seed}) into {Path(out)}")
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
