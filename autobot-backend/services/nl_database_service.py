@@ -215,6 +215,10 @@ class NLDatabaseService:
         """The schema of ``db_url`` without its data, for telling whether it changed."""
         return self.sql.structure(db_url or self.local_db_url)
 
+    def unique_keys(self, db_url: str | None = None) -> dict[str, tuple[tuple[str, ...], ...]]:
+        """Each table's UNIQUE column sets of ``db_url`` (the primary key left out)."""
+        return self.sql.unique_keys(db_url or self.local_db_url)
+
     def dialect(self, db_url: str | None = None) -> str:
         """The sqlglot dialect of ``db_url``'s engine; raises :class:`ExecutionError` like :meth:`executor`."""
         return self.sql.dialect(db_url or self.local_db_url)

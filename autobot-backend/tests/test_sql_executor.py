@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
+from services.readonly.execute import ReadOnlySQL
 from services.readonly.executor import (
     EXECUTION_ERROR_KINDS,
     ExecutionError,
@@ -373,3 +374,25 @@ def test_close_and_context_manager(shop_db):
     assert ex.engine.pool.checkedout() == 0
     # sqlite3 itself confirms the file is still a valid, unchanged database.
     assert sqlite3.connect(shop_db).execute("SELECT count(*) FROM orders").fetchone() == (ORDERS,)
+
+
+@pytest.mark.parametrize("name", ["u.db", "u.duckdb"], ids=["sqlite", "duckdb"])
+def test_unique_keys_are_read_from_constraints_and_unique_indexes(tmp_path, name):
+    # What a diagnosis needs to know one row per key: UNIQUE columns, single and composite, besides the primary key.
+    path = tmp_path / name
+    url = f"{'duckdb' if name.endswith('duckdb') else 'sqlite'}:///{path}"
+    engine = sa.create_engine(url)
+    with engine.begin() as conn:
+        conn.exec_driver_sql("CREATE TABLE t (a INT PRIMARY KEY, b TEXT UNIQUE, c INT, d INT, e INT, UNIQUE (c, d))")
+        conn.exec_driver_sql("CREATE TABLE plain (x INT)")
+        if name.endswith(".db"):
+            conn.exec_driver_sql("CREATE UNIQUE INDEX t_e ON t (e)")
+    engine.dispose()
+    sql = ReadOnlySQL()
+    try:
+        keys = sql.unique_keys(url)
+    finally:
+        sql.close()
+    expected = {("b",), ("c", "d")} | ({("e",)} if name.endswith(".db") else set())
+    assert set(keys["t"]) == expected  # the primary key (a) is a key of its own, not repeated here
+    assert "plain" not in keys

@@ -35,7 +35,7 @@ from typing import Any
 
 from services.readonly.executor import MAX_RESULT_BYTES, ExecutionError, ReadOnlyExecutor
 from services.readonly.guard import MAX_SQL_BYTES, too_long, validate_readonly_sql
-from services.readonly.inspection import SAMPLING_S, inspect_read_only
+from services.readonly.inspection import SAMPLING_S, UniqueKeys, inspect_read_only, unique_keys
 from services.readonly.limits import ROW_CAP, reference_row_cap
 from services.readonly.result_cache import ResultCache
 from services.redaction import redact_url
@@ -140,6 +140,7 @@ class ReadOnlySQL:
         self._executors: dict[str, ReadOnlyExecutor] = {}
         self._schemas: dict[str, SchemaContext] = {}
         self._structures: dict[str, list[Any]] = {}
+        self._unique: dict[str, UniqueKeys] = {}
         self._lock = threading.Lock()
 
     def executor(self, url: str) -> ReadOnlyExecutor:
@@ -183,6 +184,14 @@ class ReadOnlySQL:
             inspected = inspect_read_only(self.executor(url), sample_values=False)
             structure = self._structures[url] = inspected.structure()
         return structure
+
+    def unique_keys(self, url: str) -> UniqueKeys:
+        """``url``'s UNIQUE column sets per table (:func:`~services.readonly.inspection.unique_keys`), read once and
+        kept until :meth:`forget`; raises like :meth:`executor`."""
+        found = self._unique.get(url)
+        if found is None:
+            found = self._unique[url] = unique_keys(self.executor(url))
+        return found
 
     def run_readonly(self, sql: str, url: str, *, fresh: bool = False, reference: bool = False) -> Execution:
         """Guard ``sql`` for ``url``'s dialect, then run it read-only. Never raises.
@@ -237,6 +246,7 @@ class ReadOnlySQL:
         with self._lock:
             self._schemas.pop(url, None)
             self._structures.pop(url, None)
+            self._unique.pop(url, None)
             executor = self._executors.pop(url, None)
         if executor is not None:
             executor.close()

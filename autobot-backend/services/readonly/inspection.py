@@ -24,7 +24,7 @@ import sqlalchemy as sa
 from services.readonly.executor import ExecutionError, ReadOnlyExecutor
 from services.schema_context import DuckDBCatalog, SampleSkipped, SchemaContext, read_schema, sqlite_table_sql
 
-__all__ = ["SAMPLING_S", "inspect_read_only"]
+__all__ = ["SAMPLING_S", "inspect_read_only", "unique_keys"]
 
 log = logging.getLogger(__name__)
 
@@ -80,3 +80,37 @@ def inspect_read_only(
         return read_schema(executor.dialect, catalog, sample)
     with executor.inspection_connection() as conn:
         return read_schema(executor.dialect, sa.inspect(conn), sample, ddl=lambda table: sqlite_table_sql(conn, table))
+
+
+UniqueKeys = dict[str, tuple[tuple[str, ...], ...]]
+"""Table -> its column sets declared UNIQUE (constraints and unique indexes), the primary key left out."""
+
+
+def unique_keys(executor: ReadOnlyExecutor) -> UniqueKeys:
+    """Every table's UNIQUE column sets, read from the catalog under the executor's limits: what tells, beside
+    the primary key, that a column set names one row (a diagnosis's functional dependencies, a suspect
+    reference's ungrouped column).
+
+    Raises:
+        ExecutionError: the catalog could not be read.
+    """
+    if executor.dialect == "duckdb":
+        rows = executor.execute(
+            "SELECT table_name, constraint_column_names FROM duckdb_constraints() WHERE constraint_type = 'UNIQUE' "
+            "AND database_name = current_database() AND schema_name = current_schema() ORDER BY 1, constraint_index"
+        ).rows
+        found: dict[str, set[tuple[str, ...]]] = {}
+        for table, columns in rows:
+            found.setdefault(str(table), set()).add(tuple(str(c) for c in columns))
+        return {t: tuple(sorted(v)) for t, v in sorted(found.items())}
+    out: UniqueKeys = {}
+    with executor.inspection_connection() as conn:
+        catalog = sa.inspect(conn)
+        for table in catalog.get_table_names():
+            pk = tuple(catalog.get_pk_constraint(table).get("constrained_columns") or ())
+            sets = {tuple(u["column_names"]) for u in catalog.get_unique_constraints(table)}
+            sets |= {tuple(i["column_names"]) for i in catalog.get_indexes(table) if i.get("unique")}
+            keep = sorted(cols for cols in sets if cols and all(cols) and set(cols) != set(pk))
+            if keep:
+                out[table] = tuple(keep)
+    return out
