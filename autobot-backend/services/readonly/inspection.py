@@ -109,8 +109,10 @@ def unique_keys(executor: ReadOnlyExecutor) -> UniqueKeys:
         for table in catalog.get_table_names():
             pk = tuple(catalog.get_pk_constraint(table).get("constrained_columns") or ())
             sets = {tuple(u["column_names"]) for u in catalog.get_unique_constraints(table)}
-            sets |= {tuple(i["column_names"]) for i in catalog.get_indexes(table) if i.get("unique")}
-            keep = sorted(cols for cols in sets if cols and all(cols) and set(cols) != set(pk))
+            # An index on an expression has a None among its column names: it names no column set.
+            indexes = [i["column_names"] for i in catalog.get_indexes(table) if i.get("unique")]
+            sets |= {tuple(str(c) for c in cols) for cols in indexes if None not in cols}
+            keep = sorted(cols for cols in sets if cols and set(cols) != set(pk))
             if keep:
                 out[table] = tuple(keep)
     return out
