@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from eval.sql.bench.importer import gold_is_ordered
 from eval.sql.spider_study._draw import Item
 from eval.sql.spider_study._sets import SpiderDev
 
@@ -40,7 +41,7 @@ def packet(spider: SpiderDev, item: Item, question: dict[str, Any], predicted: s
         predicted,
         "```",
         "",
-        f"**Order of rows matters:** {'yes (the reference has an outermost ORDER BY)' if _ordered(gold) else 'no'}",
+        f"**Order of rows matters:** {'yes (the reference has an outermost ORDER BY)' if gold_is_ordered(gold) else 'no'}",
         "",
         "## What the reference returns",
         "",
@@ -58,12 +59,6 @@ def packet(spider: SpiderDev, item: Item, question: dict[str, Any], predicted: s
         "",
     ]
     return "\n".join(lines)
-
-
-def _ordered(sql: str) -> bool:
-    """A rough reading for the packet only: ORDER BY after the last closing parenthesis."""
-    tail = sql[sql.rfind(")") + 1 :].lower()
-    return "order by" in " ".join(tail.split())
 
 
 def _connect(db: Path) -> sqlite3.Connection:
