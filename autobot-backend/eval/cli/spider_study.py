@@ -21,7 +21,7 @@ from pathlib import Path
 from eval.cli.entry import entry_point
 from eval.core.exit_codes import EXIT_OK
 from eval.core.output import print_report, resolve_input, write_text
-from eval.sql.spider_study._draw import SEED, SIZE, draw, population
+from eval.sql.spider_study._draw import SEED, SIZE, draw, population, read_draw
 from eval.sql.spider_study._graded import grade_set
 from eval.sql.spider_study._packets import write_packets
 from eval.sql.spider_study._sets import SPIDER_ENV, SpiderDev, spider_dev
@@ -45,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", type=int, default=SEED, help=f"the draw's seed (default {SEED})")
     d.add_argument("--size", type=int, default=SIZE, help=f"items to draw (default {SIZE})")
     d.add_argument("--out", metavar="FILE", required=True, help="write the draw here, one JSON object a line")
+    d.add_argument(
+        "--exclude", metavar="FILE", help="an earlier draw whose items this one leaves out (a held-out draw)"
+    )
     k = sub.add_parser("packets", help="write what a labeller sees of each drawn item")
     k.add_argument("--draw", metavar="FILE", required=True, help="a draw written by the draw subcommand")
     k.add_argument("--out", metavar="DIR", required=True, help="folder for one Markdown file per item")
@@ -56,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     spider = spider_dev(args.spider)
     if args.command == "draw":
-        return _draw(spider, args.seed, args.size, args.out)
+        return _draw(spider, args.seed, args.size, args.out, args.exclude)
     if args.command == "packets":
         from eval.sql.spider_study._draw import Item
 
@@ -71,10 +74,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     raise AssertionError(args.command)
 
 
-def _draw(spider: SpiderDev, seed: int, size: int, out: str) -> int:
+def _draw(spider: SpiderDev, seed: int, size: int, out: str, exclude: str | None) -> int:
     graded = [grade_set(spider, name) for name in spider.prediction_sets()]
     pool = population(graded)
-    drawn = draw(pool, size, seed)
+    earlier = [it.key for it in read_draw(resolve_input(exclude))] if exclude else []
+    drawn = draw(pool, size, seed, earlier)
     write_text(out, "".join(json.dumps(it.to_json()) + "\n" for it in drawn))
     print_report(f"{len(drawn)} of {len(pool)} wrong or error answers drawn (seed {seed}) into {Path(out)}")
     return EXIT_OK

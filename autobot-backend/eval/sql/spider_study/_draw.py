@@ -4,10 +4,12 @@ each stratum given its share of the sample by largest remainder, every stratum a
 
 from __future__ import annotations
 
+import json
 import random
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from eval.sql.spider_study._graded import GradedSet
@@ -61,8 +63,11 @@ def population(graded: Iterable[GradedSet]) -> list[Item]:
     return sorted(out, key=lambda it: (it.set, it.dev_index))
 
 
-def draw(items: list[Item], size: int = SIZE, seed: int = SEED) -> list[Item]:
-    """``size`` items (all of them when there are fewer), stratified by reason, in (set, dev index) order."""
+def draw(items: list[Item], size: int = SIZE, seed: int = SEED, exclude: Iterable[str] = ()) -> list[Item]:
+    """``size`` items (all of them when there are fewer), stratified by reason, in (set, dev index) order;
+    items whose key is in ``exclude`` (an earlier draw's) are left out first."""
+    left_out = set(exclude)
+    items = [it for it in items if it.key not in left_out]
     strata: dict[str, list[Item]] = defaultdict(list)
     for it in items:
         strata[it.reason].append(it)
@@ -79,3 +84,8 @@ def draw(items: list[Item], size: int = SIZE, seed: int = SEED) -> list[Item]:
     rng = random.Random(seed)
     chosen = [it for r in sorted(strata) for it in rng.sample(strata[r], min(quota[r], len(strata[r])))]
     return sorted(chosen, key=lambda it: (it.set, it.dev_index))
+
+
+def read_draw(path: Path) -> list[Item]:
+    """A draw as :func:`draw` writes it (one JSON object a line)."""
+    return [Item.from_json(json.loads(line)) for line in path.read_text("utf-8").splitlines() if line.strip()]

@@ -41,7 +41,8 @@ def packet(spider: SpiderDev, item: Item, question: dict[str, Any], predicted: s
         predicted,
         "```",
         "",
-        f"**Order of rows matters:** {'yes (the reference has an outermost ORDER BY)' if gold_is_ordered(gold) else 'no'}",
+        "**Order of rows matters:** "
+        + ("yes (the reference has an outermost ORDER BY)" if gold_is_ordered(gold) else "no"),
         "",
         "## What the reference returns",
         "",
