@@ -265,8 +265,15 @@ def test_nothing_seen_is_other():
     ],
 )
 def test_the_result_evidence(ref, got, category, text):
-    found = evidence(ref, got)
+    found = evidence(ref, got, ordered=category is Category.ORDERING)
     assert found.category is category and found.text.startswith(text)
+
+
+def test_the_same_rows_unordered_prove_nothing():
+    """Rows the grader found wrong that read as the reference's (a tolerance the diagnosis does not apply, an
+    order that does not count): no category is read into them, and no proof."""
+    found = evidence([(1, "a"), (2, "b")], [(2, "b"), (1, "a")])
+    assert found.category is None and not found.proof
 
 
 def test_one_number_is_no_multiple():
@@ -347,7 +354,8 @@ def test_a_pair_on_duckdb(tmp_path):
     found = diagnose(got_sql, ref_sql, got, ref, dialect="duckdb", ordered=True)
     assert found.primary is Category.ORDERING
     assert found.line == (
-        "LIMIT: reference has `LIMIT 2`, candidate has `LIMIT 3`; reference rows are the candidate's first 2 of 3"
+        "the rows show it: reference rows are the candidate's first 2 of 3; "
+        "LIMIT: reference has `LIMIT 2`, candidate has `LIMIT 3`"
     )
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 
 from sqlglot import exp
@@ -24,7 +24,7 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ErrorLevel, ParseError, SqlglotError
 from sqlglot.tokens import Token, TokenType  # type: ignore[attr-defined]  # sqlglot 30 re-exports them from tokenizer_core
 
-__all__ = ["MAX_TREES", "clear", "statement_tree", "statements"]
+__all__ = ["MAX_TREES", "clear", "double_quoted_strings", "statement_tree", "statements"]
 
 MAX_TREES = 4096
 """Parses kept (the oldest dropped first): a corpus's references and its answers' SQL many times over,
@@ -59,6 +59,19 @@ def statement_tree(sql: str, dialect: str | Dialect) -> exp.Expr:
     if len(trees) != 1:
         raise ParseError(f"expected one statement, found {len(trees)}")
     return trees[0]
+
+
+def double_quoted_strings(tree: exp.Expr, columns: Iterable[str]) -> None:
+    """SQLite's reading of a double-quoted word, applied to ``tree`` in place: a double-quoted name that resolves
+    to no column is a string literal (SQLite's documented fallback, kept for compatibility; Spider's golds
+    write ``country = "France"``), where sqlglot reads an identifier. Each unqualified double-quoted column
+    that names none of ``columns`` (every column of the database) nor an output alias of the query becomes
+    the string it spells. Call it on a copy, before anything lower-cases identifiers."""
+    known = {c.lower() for c in columns} | {a.alias.lower() for a in tree.find_all(exp.Alias)}
+    for column in list(tree.find_all(exp.Column)):
+        word = column.this
+        if not column.table and isinstance(word, exp.Identifier) and word.quoted and word.name.lower() not in known:
+            column.replace(exp.Literal.string(word.name))
 
 
 @lru_cache(maxsize=64)

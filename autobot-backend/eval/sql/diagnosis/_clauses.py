@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from eval.sql.diagnosis._canonical import selects, text
+from eval.sql.diagnosis._catalog import Catalog
 from eval.sql.diagnosis._tree import ancestor, diff, is_ancestor, under, wrapped
 from eval.sql.model.diagnosis import Category, earliest
 
@@ -73,6 +74,11 @@ class Finding:
     reference: str
     """The reference's side as SQL; empty when the reference has nothing there."""
     candidate: str
+    tables: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+    """The tables each side's differing part names (a join's: the tables only that side reads)."""
+    harmless: str = ""
+    """Why the difference cannot change the result on this schema, when it cannot; such a difference is shown
+    but never decides the primary."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +91,9 @@ class Context:
     nested_paired: bool = False
     """Both queries have as many SELECTs, paired: a nested SELECT's differences are its own pair's."""
     same_tables: bool = False
-    """Both queries read the same base tables (CTEs and derived tables looked through)."""
+    """Both queries read the same base tables (CTEs, derived tables and subqueries looked through)."""
+    catalog: Catalog | None = None
+    """The database's keys and types, when known: what makes a GROUP BY difference harmless."""
 
 
 def compare(reference: exp.Expr, candidate: exp.Expr, ctx: Context) -> list[Finding]:
@@ -99,15 +107,19 @@ def compare(reference: exp.Expr, candidate: exp.Expr, ctx: Context) -> list[Find
     ctx = dataclasses.replace(ctx, nested_paired=paired, same_tables=read_r == read_c)
     out: list[Finding] = []
     if read_r - read_c and (read_c - read_r or not read_c):  # another table, or none at all
-        out.append(
-            Finding(Category.SCHEMA, "FROM", ", ".join(sorted(read_r - read_c)), ", ".join(sorted(read_c - read_r)))
-        )
+        only_r, only_c = read_r - read_c, read_c - read_r
+        said_r, said_c = ", ".join(sorted(only_r)), ", ".join(sorted(only_c))
+        out.append(Finding(Category.SCHEMA, "FROM", said_r, said_c, (frozenset(only_r), frozenset(only_c))))
     for i, (r, c) in enumerate(pairs):
         out += _select_pair(r, c, ctx, outermost=i == 0)
     return out
 
 
 def _select_pair(r: exp.Select, c: exp.Select, ctx: Context, *, outermost: bool) -> list[Finding]:
+    if len(_parts_of(r)) == 1 and len(_parts_of(c)) == 1:
+        # One source on each side: a column is that source's, whatever the source is called (a table, a CTE,
+        # a derived table), so names are compared without their qualifier.
+        r, c = _unqualified(r), _unqualified(c)
     out: list[Finding] = []
     keys = sorted(set(r.args) | set(c.args))
     for key in keys:
@@ -117,7 +129,7 @@ def _select_pair(r: exp.Select, c: exp.Select, ctx: Context, *, outermost: bool)
         if key in ("where", "having"):
             out += _conjuncts(key, a, b, ctx)
         elif key == "group":
-            out += _keyset(key, a, b, ctx)
+            out += _keyset(key, a, b, ctx, r, c)
         elif key in ("joins", "from", "from_"):
             continue  # compared together below: which tables, how joined, on what
         elif key == "order" and outermost and not ctx.ordered and not r.args.get("limit") and not c.args.get("limit"):
@@ -132,11 +144,26 @@ def _select_pair(r: exp.Select, c: exp.Select, ctx: Context, *, outermost: bool)
 def _finding(clause_key: str, a: exp.Expr | None, b: exp.Expr | None, ctx: Context) -> Finding:
     category = _category(clause_key, a, b)
     clause = CLAUSE_NAMES.get(clause_key, clause_key.upper())
-    return Finding(category, clause, _t(_quoted(a, category), ctx), _t(_quoted(b, category), ctx))
+    qa, qb = _quoted(a, category), _quoted(b, category)
+    return Finding(category, clause, _t(qa, ctx), _t(qb, ctx), (_named(qa), _named(qb)))
+
+
+def _named(*nodes: object) -> frozenset[str]:
+    """The tables the columns of ``nodes`` name."""
+    return frozenset(
+        c.table
+        for n in nodes
+        if isinstance(n, exp.Expr)
+        for c in [n, *n.find_all(exp.Column)]
+        if isinstance(c, exp.Column) and c.table
+    )
 
 
 def _quoted(node: exp.Expr | None, category: Category) -> exp.Expr | None:
-    """What a line quotes for a differing node: its condition (a filter) or its aggregate, not a bare literal."""
+    """What a line quotes for a differing node: its condition (a filter) or its aggregate, not a bare literal;
+    a column, not the name of its table."""
+    if isinstance(node, exp.Identifier) and isinstance(node.parent, (exp.Column, exp.Table)):
+        node = node.parent
     if category is Category.FILTER:
         return ancestor(node, *PREDICATES) or node
     if category is Category.ORDERING and node is not None and isinstance(node.parent, (exp.Limit, exp.Offset)):
@@ -187,18 +214,42 @@ def _conjuncts(
     only_b = [x for x in rb if _take(tb, ta, _masked(x, ctx))]
     out: list[Finding] = []
     for x, y in zip(only_a, only_b):
-        found = {_finding(key, p, q, ctx).category for p, q in diff(x, y, ctx.nested_paired)} - {Category.PROJECTION}
-        out.append(Finding(earliest(found or {Category.FILTER}), CLAUSE_NAMES[key], _t(x, ctx), _t(y, ctx)))
+        category = change_category(key, x, y, ctx.dialect, nested=ctx.nested_paired, default=Category.FILTER)
+        out.append(Finding(category, CLAUSE_NAMES[key], _t(x, ctx), _t(y, ctx), (_named(x), _named(y))))
     n = min(len(only_a), len(only_b))
     out += [_finding(key, x, None, ctx) for x in only_a[n:]]
     out += [_finding(key, None, y, ctx) for y in only_b[n:]]
-    if key != "joins":
-        return out
     sides = [(x, y) for x, y in zip(only_a, only_b)] + [(x, None) for x in only_a[n:]] + [(None, y) for y in only_b[n:]]
-    return [
-        _as(f, Category.FILTER if any(s is not None and s.find(exp.Literal) for s in pair) else Category.JOIN)
-        for f, pair in zip(out, sides)
-    ]
+    if key == "joins":
+        return [
+            _as(f, Category.FILTER if any(s is not None and s.find(exp.Literal) for s in pair) else Category.JOIN)
+            for f, pair in zip(out, sides)
+        ]
+    # In WHERE, an equality of two tables' columns on either side is a join written there (``FROM a, b WHERE ..``).
+    return [_as(f, Category.JOIN) if any(map(linking, pair)) else f for f, pair in zip(out, sides)]
+
+
+def change_category(
+    key: str, x: exp.Expr, y: exp.Expr, dialect: str, *, nested: bool = True, default: Category
+) -> Category:
+    """The category of putting ``y`` where ``x`` is, in clause ``key`` (``where``, ``expressions``, ...): the
+    earliest category of their smallest differing nodes, by the rules above (an equality of two tables' columns
+    is a join's condition); ``default`` when they differ only in what no rule names."""
+    if linking(x) or linking(y):
+        return Category.JOIN
+    ctx = Context(dialect, False, False)
+    found = {_finding(key, p, q, ctx).category for p, q in diff(x, y, nested)} - {Category.PROJECTION}
+    return earliest(found) if found else default
+
+
+def linking(node: exp.Expr | None) -> bool:
+    """``node`` is an equality between columns of two tables: a join's condition, wherever it is written."""
+    return (
+        isinstance(node, exp.EQ)
+        and isinstance(node.this, exp.Column)
+        and isinstance(node.expression, exp.Column)
+        and node.this.table != node.expression.table
+    )
 
 
 def _masked(node: exp.Expr, ctx: Context) -> str:
@@ -213,7 +264,7 @@ def _masked(node: exp.Expr, ctx: Context) -> str:
 
 
 def _as(f: Finding, category: Category) -> Finding:
-    return Finding(category, f.clause, f.reference, f.candidate)
+    return dataclasses.replace(f, category=category)
 
 
 def _take(mine: Counter[str], theirs: Counter[str], key: str) -> bool:
@@ -233,13 +284,22 @@ def _split(node: exp.Expr | list[exp.Expr] | None) -> list[exp.Expr]:
     return list(inner.flatten()) if isinstance(inner, exp.And) else [inner]
 
 
-def _keyset(key: str, a: exp.Expr | None, b: exp.Expr | None, ctx: Context) -> list[Finding]:
-    ka = Counter(_t(x, ctx) for x in (a.expressions if a is not None else []))
-    kb = Counter(_t(x, ctx) for x in (b.expressions if b is not None else []))
+def _keyset(
+    key: str, a: exp.Expr | None, b: exp.Expr | None, ctx: Context, r: exp.Select, c: exp.Select
+) -> list[Finding]:
+    xa, xb = (a.expressions if a is not None else []), (b.expressions if b is not None else [])
+    ka, kb = Counter(_t(x, ctx) for x in xa), Counter(_t(x, ctx) for x in xb)
     if ka == kb:
         return []
     missing, extra = ka - kb, kb - ka
-    return [Finding(Category.GROUPING, "GROUP BY", ", ".join(missing), ", ".join(extra))]
+    harmless = ""
+    if ctx.catalog is not None and xa and xb and determined(xa, c, ctx.catalog) and determined(xb, r, ctx.catalog):
+        harmless = "each side's GROUP BY keys determine the other's (through keys and join equalities)"
+    return [
+        Finding(
+            Category.GROUPING, "GROUP BY", ", ".join(missing), ", ".join(extra), (_named(*xa), _named(*xb)), harmless
+        )
+    ]
 
 
 def _joins(r: exp.Select, c: exp.Select, ctx: Context) -> list[Finding]:
@@ -252,13 +312,14 @@ def _joins(r: exp.Select, c: exp.Select, ctx: Context) -> list[Finding]:
     if only_a or only_b:
         said_a = " ".join(_t(ra[k][1], ctx) for k in only_a)
         said_b = " ".join(_t(rb[k][1], ctx) for k in only_b)
-        derived = any(not _base(ra[k][1]) for k in only_a) or any(not _base(rb[k][1]) for k in only_b)
-        # The same tables read through another shape (a CTE, a derived table): a structure, not a join mistake.
-        category = Category.OTHER if derived and ctx.same_tables else Category.JOIN
-        out.append(Finding(category, "FROM/JOIN", said_a, said_b))
+        # The same tables read through another shape (a subquery, a CTE, a derived table): a structure, not a join
+        # mistake by itself; the rows and the other findings say whether it mattered.
+        category = Category.OTHER if ctx.same_tables else Category.JOIN
+        tables = (frozenset(only_a), frozenset(only_b))
+        out.append(Finding(category, "FROM/JOIN", said_a, said_b, tables))
     inner_a: list[exp.Expr] = []
     inner_b: list[exp.Expr] = []
-    for key in ra.keys() & rb.keys():
+    for key in sorted(ra.keys() & rb.keys()):  # sorted: a set's order follows the hash seed
         (side_a, node_a), (side_b, node_b) = ra[key], rb[key]
         on_a, on_b = _on(node_a), _on(node_b)
         if side_a != side_b:
@@ -269,9 +330,9 @@ def _joins(r: exp.Select, c: exp.Select, ctx: Context) -> list[Finding]:
             continue
         else:
             out += _conjuncts("joins", on_a, on_b, ctx)
-    for key in ra.keys() - rb.keys():
+    for key in sorted(ra.keys() - rb.keys()):
         inner_a += _on(ra[key][1])
-    for key in rb.keys() - ra.keys():
+    for key in sorted(rb.keys() - ra.keys()):
         inner_b += _on(rb[key][1])
     if ra.keys() == rb.keys():
         out += _conjuncts("joins", inner_a, inner_b, ctx)
@@ -323,17 +384,73 @@ def _projection(a: list[exp.Expr], b: list[exp.Expr], ctx: Context) -> list[Find
     if Counter(ta) == Counter(tb):
         if ctx.column_order_any:
             return []
-        return [Finding(Category.PROJECTION, "SELECT", ", ".join(ta), ", ".join(tb))]
+        return [Finding(Category.PROJECTION, "SELECT", ", ".join(ta), ", ".join(tb), (_named(*a), _named(*b)))]
     if len(a) == len(b):
         return [_finding("expressions", x, y, ctx) for x, y in diff(a, b, ctx.nested_paired)]
     missing = [x for x in a if _t(x, ctx) not in tb]
     extra = [y for y in b if _t(y, ctx) not in ta]
     aggregate = any(x.find(exp.AggFunc) for x in missing + extra)
     category = Category.AGGREGATION if aggregate else Category.PROJECTION
-    return [Finding(category, "SELECT", ", ".join(_t(x, ctx) for x in missing), ", ".join(_t(y, ctx) for y in extra))]
+    said_a, said_b = ", ".join(_t(x, ctx) for x in missing), ", ".join(_t(y, ctx) for y in extra)
+    return [Finding(category, "SELECT", said_a, said_b, (_named(*missing), _named(*extra)))]
 
 
 def _tables(tree: exp.Expr) -> set[str]:
     """The base tables a query reads (CTE names left out)."""
     ctes = {c.alias_or_name for c in tree.find_all(exp.CTE)}
     return {t.name for t in tree.find_all(exp.Table) if t.name and t.name not in ctes}
+
+
+def determined(keys: list[exp.Expr], select: exp.Select, catalog: Catalog) -> bool:
+    """Every column of ``keys`` is determined by the GROUP BY keys of ``select``: one of them, equal to one
+    through an inner join's equality, or a column of a table one of whose keys (primary or UNIQUE) they
+    determine."""
+    group = select.args.get("group")
+    held = {_t_plain(x) for x in (group.expressions if group is not None else [])}
+    equal: list[tuple[str, str]] = []
+    for part in [*(select.args.get("joins") or [])]:
+        if not part.args.get("side"):
+            for e in _split(part.args.get("on")):
+                if isinstance(e, exp.EQ) and isinstance(e.this, exp.Column) and isinstance(e.expression, exp.Column):
+                    equal.append((_t_plain(e.this), _t_plain(e.expression)))
+    tables = {_joined(p): (p.this.name if isinstance(p.this, exp.Table) else "") for p in _parts_of(select)}
+    changed = True
+    while changed:
+        changed = False
+        for a, b in equal:
+            for x, y in ((a, b), (b, a)):
+                if x in held and y not in held:
+                    held.add(y)
+                    changed = True
+        for alias, table in tables.items():
+            columns = catalog.table(table)
+            if columns is None:
+                continue
+            for key in catalog.keys(table):
+                named = {_name(alias, k, len(tables)) for k in key}
+                if named <= held and not {_name(alias, c, len(tables)) for c in columns.types} <= held:
+                    held |= {_name(alias, c, len(tables)) for c in columns.types}
+                    changed = True
+    return all(_t_plain(k) in held for k in keys)
+
+
+def _unqualified(select: exp.Select) -> exp.Select:
+    """A copy of a one-source SELECT with its own columns unqualified."""
+    copy = select.copy()
+    for column in copy.find_all(exp.Column):
+        if column.table and column.find_ancestor(exp.Select) is copy:
+            column.set("table", None)
+    return copy
+
+
+def _t_plain(node: exp.Expr) -> str:
+    return node.sql()
+
+
+def _name(alias: str, column: str, sources: int) -> str:
+    return column if sources == 1 else f"{alias}.{column}"
+
+
+def _parts_of(select: exp.Select) -> list[exp.Expr]:
+    source = select.args.get("from") or select.args.get("from_")
+    return [p for p in [source, *(select.args.get("joins") or [])] if p is not None]

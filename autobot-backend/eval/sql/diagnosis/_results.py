@@ -37,6 +37,8 @@ MAX_PERMUTED_COLUMNS = 6
 """Column orders tried for "the same values in another column order" (6! = 720 at most)."""
 MIN_MULTIPLIED = 2
 """Numbers that must share the factor: one number is a multiple of any other, which says nothing."""
+MAX_PLACEMENTS = 720
+"""Placements of a narrower result's columns among a wider one's tried (as many as 6 columns' orders)."""
 MAX_ROWS = 20_000
 """Rows of either side the evidence looks at; beyond, only the counts are compared (bounded work)."""
 
@@ -46,6 +48,10 @@ class Evidence:
     category: Category | None
     """The category it points at; None when it points at none."""
     text: str
+    proof: bool = False
+    """The rows alone prove that one change of that category makes the answer right (the same rows in another
+    order, the same values in another column order, the reference's columns among more, ...): the SQL's
+    other differences then changed nothing, and this is the primary."""
 
 
 def _number(v: Any) -> float | None:
@@ -79,21 +85,26 @@ def evidence(ref_rows: Sequence[Row], got_rows: Sequence[Row], *, ordered: bool 
         return _widths(ref, got, wr, wg)
     cr, cg = Counter(ref), Counter(got)
     if cr == cg:
-        return Evidence(Category.ORDERING, "the same rows in another order")
+        if ordered and ref != got:
+            return Evidence(Category.ORDERING, "the same rows in another order", proof=True)
+        return Evidence(None, "the same rows as the reference's, read as the diagnosis reads them")
     if ref and got and len(ref) == len(got) and _permuted(cr, cg, wr or 0):
-        return Evidence(Category.PROJECTION, "the same values in another column order")
-    if ref and got and len(ref) == len(got) and _same_loosely(ref, got):
-        return Evidence(Category.VALUE_FORMAT, "the same rows, values rounded or written another way")
+        return Evidence(Category.PROJECTION, "the same values in another column order", proof=True)
+    if ref and got and len(ref) == len(got) and _same_loosely(ref, got, decimals):
+        return Evidence(Category.VALUE_FORMAT, "the same rows, values rounded or written another way", proof=True)
     if ref and got and len(ref) == len(got) and (moved := _off_by_one_period(cr, cg, wr or 0)):
-        return Evidence(Category.FILTER, f"the same rows off by one period ({moved})")
+        return Evidence(Category.FILTER, f"the same rows off by one period ({moved})", proof=True)
     if set(cr) == set(cg):
-        return Evidence(Category.DISTINCT, f"the same distinct rows, duplicates differ ({ng - nr:+d} rows)")
+        # Proof when DISTINCT alone makes the candidate's rows the reference's (which has no duplicate).
+        once = all(n == 1 for n in cr.values()) and ng > nr
+        return Evidence(Category.DISTINCT, f"the same distinct rows, duplicates differ ({ng - nr:+d} rows)", once)
     if ordered and ref and got and ng != nr and (ref[:ng] == got or got[:nr] == ref):
         return Evidence(
             Category.ORDERING,
             f"candidate rows are the reference's first {ng} of {nr}"
             if ng < nr
             else f"reference rows are the candidate's first {nr} of {ng}",
+            proof=True,
         )
     factor = _multiple(ref, got)
     if factor is not None:
@@ -108,14 +119,31 @@ def evidence(ref_rows: Sequence[Row], got_rows: Sequence[Row], *, ordered: bool 
 
 def _widths(ref: list[tuple[Any, ...]], got: list[tuple[Any, ...]], wr: int, wg: int) -> Evidence:
     wide, narrow = (got, ref) if wg > wr else (ref, got)
-    cols_wide = list(zip(*wide)) if wide else []
-    cols_narrow = list(zip(*narrow)) if narrow else []
-    inside = len(wide) == len(narrow) and all(c in cols_wide for c in cols_narrow)
+    inside = len(wide) == len(narrow) and _embedded(Counter(narrow), wide, min(wr, wg), max(wr, wg))
     if wg > wr:
         how = f"candidate returns {wg - wr} column(s) more" + (", the reference's among them" if inside else "")
     else:
         how = f"candidate returns {wr - wg} column(s) fewer" + (", each one of the reference's" if inside else "")
-    return Evidence(Category.PROJECTION, how)
+    return Evidence(Category.PROJECTION, how, proof=inside)
+
+
+def _embedded(narrow: Counter[tuple[Any, ...]], wide: list[tuple[Any, ...]], nw: int, ww: int) -> bool:
+    """Some ``nw`` of the ``ww`` columns of ``wide``, in some order, are the rows of ``narrow`` (the same
+    multiset). Only placements where each column holds the same values as the one it stands for are tried
+    (at most :data:`MAX_PLACEMENTS`)."""
+    wide_cols = [sorted(map(repr, col)) for col in zip(*wide)] if wide else []
+    narrow_cols = [sorted(map(repr, col)) for col in zip(*narrow.elements())] if narrow else []
+    if len(narrow_cols) != nw or len(wide_cols) != ww:
+        return False
+    places = [[j for j in range(ww) if wide_cols[j] == narrow_cols[i]] for i in range(nw)]
+    if any(not p for p in places):
+        return False
+    for n, order in enumerate(itertools.product(*places)):
+        if n >= MAX_PLACEMENTS:
+            return False
+        if len(set(order)) == nw and Counter(tuple(r[i] for i in order) for r in wide) == narrow:
+            return True
+    return False
 
 
 def _permuted(cr: Counter[tuple[Any, ...]], cg: Counter[tuple[Any, ...]], width: int) -> bool:
@@ -136,19 +164,28 @@ def _permuted(cr: Counter[tuple[Any, ...]], cg: Counter[tuple[Any, ...]], width:
     return False
 
 
-def _loose(v: Any) -> Any:
-    """A value as a number when it is one or reads as one, rounded to whole units; else its text."""
+def _loose(v: Any, places: int | None) -> Any:
+    """A value as a number when it is one or reads as one (rounded to ``places`` when given); else its text."""
     n = _number(v)
     if n is None and isinstance(v, str):
         try:
             n = float(v.strip().replace(",", "").lstrip("$"))
         except ValueError:
             n = None
-    return round(n) if n is not None else (str(v).strip().lower() if v is not None else None)
+    if n is None:
+        return str(v).strip().lower() if v is not None else None
+    return (round(n, places) if places is not None else n) + 0.0
 
 
-def _same_loosely(ref: list[tuple[Any, ...]], got: list[tuple[Any, ...]]) -> bool:
-    return Counter(tuple(_loose(v) for v in r) for r in ref) == Counter(tuple(_loose(v) for v in r) for r in got)
+def _same_loosely(ref: list[tuple[Any, ...]], got: list[tuple[Any, ...]], decimals: int) -> bool:
+    """One side's rows are the other's with numbers rounded (to whole units, or to fewer places) or written
+    another way (``'12.50'`` for ``12.5``): the other side is the coarser one, taken as it is. Two numbers that
+    only round alike are not this (52.4 and 51.6 are no rounding of each other)."""
+    for coarse, fine in ((got, ref), (ref, got)):
+        want = Counter(tuple(_loose(v, None) for v in r) for r in coarse)
+        if any(want == Counter(tuple(_loose(v, k) for v in r) for r in fine) for k in range(decimals + 1)):
+            return True
+    return False
 
 
 def _multiple(ref: list[tuple[Any, ...]], got: list[tuple[Any, ...]]) -> float | None:

@@ -21,7 +21,7 @@ Each service error kind means one thing to the eval, written once in :data:`KIND
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -278,7 +278,16 @@ class Grader:
                     i,
                     cmp,
                     excerpt(i, ref, got, cmp.at),
-                    diagnosed.of_wrong(q, sql, ref, got, self._dialect(url)),
+                    diagnosed.of_wrong(
+                        q,
+                        sql,
+                        ref,
+                        got,
+                        self._dialect(url),
+                        database=self.database,
+                        url=url,
+                        judge=self._right(q, ref, tie),
+                    ),
                 )
         if first_miss is None and undecided is not None:
             # Not wrong anywhere, and not known to be right everywhere: a limit of the grader, not the candidate.
@@ -317,6 +326,16 @@ class Grader:
             excerpt=shown,
             diagnosis=why,
         )
+
+    def _right(self, q: Question, ref: Execution, tie: Ties | None) -> Callable[[Execution], bool]:
+        """Whether an execution is ``ref``'s answer as graded (the question's row cap, then the comparison):
+        how the diagnosis judges an edit of the candidate, by the grader's own rule."""
+
+        def right(done: Execution) -> bool:
+            done = self.capped(q, done)
+            return done.ok and as_graded(q, ref, done, tie).match
+
+        return right
 
     def _orders_its_rows(self, sql: str, url: str) -> bool | None:
         dialect = self._dialect(url)

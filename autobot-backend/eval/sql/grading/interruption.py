@@ -36,6 +36,11 @@ class StoppableDatabase:
         interrupt.stop_point()
         return self.service.structure(db_url)
 
+    def unique_keys(self, db_url: str) -> dict[str, tuple[tuple[str, ...], ...]]:
+        """Each table's UNIQUE column sets (the diagnosis's keys)."""
+        interrupt.stop_point()
+        return self.service.unique_keys(db_url)
+
 
 def partial_warning(phase: str) -> str:
     """The first warning of a partial run: what stopped it, where (``phase``), and what its figures are."""

@@ -20,14 +20,15 @@ from pathlib import Path
 import sqlglot
 
 from eval.sql.corpus.questions import Corpus, Question
-from eval.sql.diagnosis import diagnose
 from eval.sql.fixtures.seeded import SPECS, build_rotations
+from eval.sql.grading import diagnosed
 from eval.sql.grading.grade import as_graded
 from eval.sql.model.defaults import DEFAULT_ROTATIONS
 from eval.sql.model.diagnosis import Diagnosis
 from eval.sql.near_miss._mutant import DIALECT, Mutant, Periods
 from eval.sql.near_miss._mutate import mutants
 from eval.sql.oracle.selfcheck import SelfCheckResult, run_self_check
+from eval.sql.rows import Ties
 from services.readonly.execute import Execution, ReadOnlySQL
 
 KILLED, SURVIVED, DID_NOT_RUN = "killed", "survived", "did_not_run"
@@ -112,27 +113,29 @@ def _judge(q: Question, m: Mutant, database: ReadOnlySQL, urls: Sequence[str], c
     outcome, detail, pair = _run(q, m.sql, database, urls, check)
     if pair is None:
         return Judged(m, q.stratum, outcome, detail)
-    ref, got = pair
-    # The diagnoser sees what a wrong answer's grader has: both SQL texts, both results, the question's
-    # declared order, decimals and column order; never the mutation's kind.
-    found = diagnose(
+    ref, got, url, tie = pair
+    # The diagnoser sees what a wrong answer's grader has (both SQL texts, both results, the question's declared
+    # order, decimals and column order, the database, edits judged by the grader's comparison), never the
+    # mutation's kind: the grader's own call.
+    found = diagnosed.of_wrong(
+        q,
         m.sql,
-        q.reference_sql(DIALECT),
-        got.rows,
-        ref.rows,
-        dialect=DIALECT,
-        ordered=q.ordered,
-        decimals=q.decimals,
-        column_order_any=q.column_order == "any",
+        ref,
+        got,
+        DIALECT,
+        database=database,
+        url=url,
+        judge=lambda done: done.ok and as_graded(q, ref, done, tie).match,
     )
     return Judged(m, q.stratum, outcome, detail, found)
 
 
 def _run(
     q: Question, sql: str, database: ReadOnlySQL, urls: Sequence[str], check: SelfCheckResult
-) -> tuple[str, str, tuple[Execution, Execution] | None]:
+) -> tuple[str, str, tuple[Execution, Execution, str, Ties | None] | None]:
     """``killed``, ``survived`` or ``did_not_run``, how, and for a killed one the reference's and its result
-    on the rotation that killed it, for ``sql`` asked as ``q``'s answer."""
+    on the rotation that killed it, that rotation's database and the ties its reference leaves open, for
+    ``sql`` asked as ``q``'s answer."""
     refs: list[Execution] = check.reference[q.id]
     ties = check.ties.get(q.id) or [None] * len(urls)
     for i, (url, ref, tie) in enumerate(zip(urls, refs, ties), 1):
@@ -141,5 +144,5 @@ def _run(
             return DID_NOT_RUN, f"rotation {i}: {got.error_kind}: {got.reason}", None
         cmp = as_graded(q, ref, got, tie)
         if not cmp.match:
-            return KILLED, f"rotation {i}: {cmp.reason}: {cmp.detail}", (ref, got)
+            return KILLED, f"rotation {i}: {cmp.reason}: {cmp.detail}", (ref, got, url, tie)
     return SURVIVED, f"matched on {len(urls)} rotation(s)", None
