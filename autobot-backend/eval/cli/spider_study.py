@@ -4,7 +4,10 @@
 Subcommands:
 
 * ``draw``: the labelled sample's seeded, stratified draw of real wrong and error answers (``--out FILE``);
-* ``packets``: what a labeller sees of each drawn item, one Markdown file each (``--out DIR``).
+* ``packets``: what a labeller sees of each drawn item, one Markdown file each (``--out DIR``);
+* ``diagnosis``: the diagnosis against the committed labelled samples (``eval/golden/diagnosis/``): agreement on
+  the primary, the primary among the tags, per category and a confusion table; ``--update-docs`` /
+  ``--check-docs`` keep the methodology's block true.
 
 Exit codes (:mod:`eval.core.exit_codes`): 0 done (and, for a command that checks a target, met); 1 a target
 it checks is not met, or a page it checks is stale; 2 it could not run (the shared folder missing, a set
@@ -15,14 +18,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from eval.cli.entry import entry_point
-from eval.core.exit_codes import EXIT_OK
+from eval.core.exit_codes import EXIT_OK, EXIT_REGRESSED
 from eval.core.output import print_report, resolve_input, write_text
+from eval.sql.model.diagnosis import Category
+from eval.sql.records import docs
+from eval.sql.spider_study._agreement import Diagnosed, agreement, markdown, to_json
 from eval.sql.spider_study._draw import SEED, SIZE, draw, population, read_draw
 from eval.sql.spider_study._graded import grade_set
+from eval.sql.spider_study._labels import default_samples, read_sample, sample_name
 from eval.sql.spider_study._packets import write_packets
 from eval.sql.spider_study._sets import SPIDER_ENV, SpiderDev, spider_dev
 
@@ -48,6 +56,15 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument(
         "--exclude", metavar="FILE", help="an earlier draw whose items this one leaves out (a held-out draw)"
     )
+    g = sub.add_parser("diagnosis", help="the diagnosis against the labelled samples of real wrong answers")
+    g.add_argument(
+        "--labels",
+        metavar="DIR",
+        action="append",
+        help="a labelled sample's folder (repeatable; default: the committed development and held-out samples)",
+    )
+    g.add_argument("--json", metavar="OUT", help="also write the figures as JSON")
+    _docs_flags(g)
     k = sub.add_parser("packets", help="write what a labeller sees of each drawn item")
     k.add_argument("--draw", metavar="FILE", required=True, help="a draw written by the draw subcommand")
     k.add_argument("--out", metavar="DIR", required=True, help="folder for one Markdown file per item")
@@ -60,6 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     spider = spider_dev(args.spider)
     if args.command == "draw":
         return _draw(spider, args.seed, args.size, args.out, args.exclude)
+    if args.command == "diagnosis":
+        return _diagnosis(spider, args)
     if args.command == "packets":
         from eval.sql.spider_study._draw import Item
 
@@ -82,6 +101,48 @@ def _draw(spider: SpiderDev, seed: int, size: int, out: str, exclude: str | None
     write_text(out, "".join(json.dumps(it.to_json()) + "\n" for it in drawn))
     print_report(f"{len(drawn)} of {len(pool)} wrong or error answers drawn (seed {seed}) into {Path(out)}")
     return EXIT_OK
+
+
+def _docs_flags(p: argparse.ArgumentParser) -> None:
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--update-docs", action="store_true", help="rewrite the figures' block of the methodology page")
+    mode.add_argument("--check-docs", action="store_true", help="exit 1 when the methodology page's block differs")
+
+
+def _diagnosis(spider: SpiderDev, args: argparse.Namespace) -> int:
+    folders = [resolve_input(f) for f in args.labels] if args.labels else default_samples()
+    samples = [read_sample(folder, sample_name(folder)) for folder in folders]
+    sets = sorted({item.split("/", 1)[0] for s in samples for item in s.items})
+    said = {}
+    for name in sets:
+        graded = grade_set(spider, name)
+        for index, q in graded.questions.items():
+            d = q.get("diagnosis")
+            if d:
+                said[f"{name}/{index:04d}"] = Diagnosed(Category(d["primary"]), tuple(Category(t) for t in d["tags"]))
+    results = [agreement(s, said) for s in samples]
+    report = markdown(results)
+    print_report(report)
+    if args.json:
+        write_text(args.json, json.dumps([to_json(r) for r in results], indent=1) + "\n")
+    stale = _keep_docs(args, docs.REAL_DIAGNOSIS_START, docs.REAL_DIAGNOSIS_END, report, "diagnosis")
+    return EXIT_REGRESSED if stale or not all(r.met for r in results) else EXIT_OK
+
+
+def _keep_docs(args: argparse.Namespace, start: str, end: str, body: str, command: str) -> bool:
+    """Rewrite (``--update-docs``) or check (``--check-docs``) a block of the methodology page; whether it is stale."""
+    if args.update_docs:
+        changed = docs.update_block(start, end, body)
+        print("updated" if changed else "already current", docs.METHODOLOGY_PAGE.name, file=sys.stderr)
+        return False
+    if args.check_docs and docs.block_on_page(start, end) != body.strip():
+        print(
+            f"error: the methodology page's figures differ: run python -m eval.sql.spider_study {command} "
+            "--update-docs and commit the page",
+            file=sys.stderr,
+        )
+        return True
+    return False
 
 
 if __name__ == "__main__":
