@@ -117,11 +117,11 @@ def _only_source(column: exp.Column) -> str | None:
     select = column.find_ancestor(exp.Select)
     if not isinstance(select, exp.Select):
         return None
-    tables = [p.this.name for p in _parts(select) if isinstance(p.this, exp.Table)]
-    return tables[0] if len(_parts(select)) == 1 and tables else None
+    tables = [p.this.name for p in parts(select) if isinstance(p.this, exp.Table)]
+    return tables[0] if len(parts(select)) == 1 and tables else None
 
 
-def _parts(select: exp.Select) -> list[exp.Expr]:
+def parts(select: exp.Select) -> list[exp.Expr]:
     """The SELECT's FROM and JOIN nodes."""
     source = select.args.get("from") or select.args.get("from_")
     return [p for p in [source, *(select.args.get("joins") or [])] if p is not None]
@@ -131,7 +131,7 @@ def _sources(select: exp.Select) -> dict[str, str]:
     """Alias (or name) -> table name, for the base tables this SELECT reads directly; a derived table's alias
     maps to itself."""
     out: dict[str, str] = {}
-    for part in _parts(select):
+    for part in parts(select):
         table = part.this
         if isinstance(table, exp.Table):
             out[table.alias_or_name] = table.name
@@ -160,7 +160,7 @@ def _resolve(tree: exp.Expr, catalog: Catalog | None) -> None:
     for column, own, defining in columns:
         _qualify(column, own, defining, local, keep, catalog)
     for select in selects:
-        for part in _parts(select):
+        for part in parts(select):
             table = part.this
             if isinstance(table, exp.Table) and table.args.get("alias") and table.alias not in keep[id(select)]:
                 table.set("alias", None)
@@ -168,7 +168,7 @@ def _resolve(tree: exp.Expr, catalog: Catalog | None) -> None:
 
 def _repeated(select: exp.Select) -> set[str]:
     """The aliases of a table read twice by ``select`` (a self-join): they stay, each names its own copy."""
-    base = [(p.this.alias_or_name, p.this.name) for p in _parts(select) if isinstance(p.this, exp.Table)]
+    base = [(p.this.alias_or_name, p.this.name) for p in parts(select) if isinstance(p.this, exp.Table)]
     twice = {t for t, n in Counter(t for _, t in base).items() if n > 1}
     return {a for a, t in base if t in twice}
 
@@ -202,7 +202,7 @@ def _qualify(
     catalog: Catalog | None,
 ) -> None:
     sources = local[id(own)]
-    single = len(_parts(own)) == 1
+    single = len(parts(own)) == 1
     qualifier = column.table
     aliases = {p.alias for p in own.expressions if isinstance(p, exp.Alias)}
     if not qualifier and column.find_ancestor(exp.Order) is not None and column.name in aliases:
@@ -272,11 +272,11 @@ def _equal_columns(select: exp.Select, named: set[str]) -> None:
     chosen member (see :func:`equate`), outside the equalities themselves."""
     equalities = [
         e
-        for part in _parts(select)
+        for part in parts(select)
         if isinstance(part, exp.Join) and not part.args.get("side")
-        for e in _conjuncts(part.args.get("on"))
+        for e in conjuncts(part.args.get("on"))
     ]
-    equalities += _conjuncts((select.args.get("where") or exp.Where()).this)
+    equalities += conjuncts((select.args.get("where") or exp.Where()).this)
     pairs = [
         (e.this, e.expression)
         for e in equalities
@@ -307,7 +307,7 @@ def _equal_columns(select: exp.Select, named: set[str]) -> None:
             )
 
 
-def _conjuncts(node: exp.Expr | None) -> list[exp.Expr]:
+def conjuncts(node: exp.Expr | None) -> list[exp.Expr]:
     if node is None:
         return []
     return list(node.flatten()) if isinstance(node, exp.And) else [node]
@@ -316,7 +316,7 @@ def _conjuncts(node: exp.Expr | None) -> list[exp.Expr]:
 def _count_star(select: exp.Select, catalog: Catalog) -> None:
     """``COUNT(col)`` as ``COUNT(*)`` where ``col`` cannot be NULL: not NULL in its table, and its table not on
     the outer side of a join (where a missing row is NULLs)."""
-    outer = {_read_name(p) for p in _parts(select) if isinstance(p, exp.Join) and p.args.get("side")}
+    outer = {_read_name(p) for p in parts(select) if isinstance(p, exp.Join) and p.args.get("side")}
     for count in list(select.find_all(exp.Count)):
         arg = count.this
         if not isinstance(arg, exp.Column) or count.find_ancestor(exp.Select) is not select:

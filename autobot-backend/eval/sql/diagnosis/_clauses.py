@@ -33,8 +33,9 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from eval.sql.diagnosis._canonical import selects, text
+from eval.sql.diagnosis._canonical import parts, selects, text
 from eval.sql.diagnosis._catalog import Catalog
+from eval.sql.diagnosis._keys import determined
 from eval.sql.diagnosis._tree import ancestor, diff, is_ancestor, under, wrapped
 from eval.sql.model.diagnosis import Category, earliest
 
@@ -116,7 +117,7 @@ def compare(reference: exp.Expr, candidate: exp.Expr, ctx: Context) -> list[Find
 
 
 def _select_pair(r: exp.Select, c: exp.Select, ctx: Context, *, outermost: bool) -> list[Finding]:
-    if len(_parts_of(r)) == 1 and len(_parts_of(c)) == 1:
+    if len(parts(r)) == 1 and len(parts(c)) == 1:
         # One source on each side: a column is that source's, whatever the source is called (a table, a CTE,
         # a derived table), so names are compared without their qualifier.
         r, c = _unqualified(r), _unqualified(c)
@@ -401,39 +402,6 @@ def _tables(tree: exp.Expr) -> set[str]:
     return {t.name for t in tree.find_all(exp.Table) if t.name and t.name not in ctes}
 
 
-def determined(keys: list[exp.Expr], select: exp.Select, catalog: Catalog) -> bool:
-    """Every column of ``keys`` is determined by the GROUP BY keys of ``select``: one of them, equal to one
-    through an inner join's equality, or a column of a table one of whose keys (primary or UNIQUE) they
-    determine."""
-    group = select.args.get("group")
-    held = {_t_plain(x) for x in (group.expressions if group is not None else [])}
-    equal: list[tuple[str, str]] = []
-    for part in [*(select.args.get("joins") or [])]:
-        if not part.args.get("side"):
-            for e in _split(part.args.get("on")):
-                if isinstance(e, exp.EQ) and isinstance(e.this, exp.Column) and isinstance(e.expression, exp.Column):
-                    equal.append((_t_plain(e.this), _t_plain(e.expression)))
-    tables = {_joined(p): (p.this.name if isinstance(p.this, exp.Table) else "") for p in _parts_of(select)}
-    changed = True
-    while changed:
-        changed = False
-        for a, b in equal:
-            for x, y in ((a, b), (b, a)):
-                if x in held and y not in held:
-                    held.add(y)
-                    changed = True
-        for alias, table in tables.items():
-            columns = catalog.table(table)
-            if columns is None:
-                continue
-            for key in catalog.keys(table):
-                named = {_name(alias, k, len(tables)) for k in key}
-                if named <= held and not {_name(alias, c, len(tables)) for c in columns.types} <= held:
-                    held |= {_name(alias, c, len(tables)) for c in columns.types}
-                    changed = True
-    return all(_t_plain(k) in held for k in keys)
-
-
 def _unqualified(select: exp.Select) -> exp.Select:
     """A copy of a one-source SELECT with its own columns unqualified."""
     copy = select.copy()
@@ -441,16 +409,3 @@ def _unqualified(select: exp.Select) -> exp.Select:
         if column.table and column.find_ancestor(exp.Select) is copy:
             column.set("table", None)
     return copy
-
-
-def _t_plain(node: exp.Expr) -> str:
-    return node.sql()
-
-
-def _name(alias: str, column: str, sources: int) -> str:
-    return column if sources == 1 else f"{alias}.{column}"
-
-
-def _parts_of(select: exp.Select) -> list[exp.Expr]:
-    source = select.args.get("from") or select.args.get("from_")
-    return [p for p in [source, *(select.args.get("joins") or [])] if p is not None]

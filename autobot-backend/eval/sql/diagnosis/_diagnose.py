@@ -37,6 +37,7 @@ from eval.sql.diagnosis import _repair
 from eval.sql.diagnosis._canonical import canonical, equate
 from eval.sql.diagnosis._catalog import Catalog
 from eval.sql.diagnosis._clauses import Context, Finding, compare
+from eval.sql.diagnosis._edits import Edit
 from eval.sql.diagnosis._results import _rows, evidence
 from eval.sql.model.diagnosis import CATEGORIES, Category, Diagnosis, earliest
 
@@ -169,7 +170,7 @@ COVERS = {"ORDER BY": ("ORDER BY", "LIMIT", "OFFSET"), "FROM/JOIN": ("FROM/JOIN"
 """The findings' clauses an edit of a whole clause answers for."""
 
 
-def _covers(edit: _repair.Edit) -> tuple[str, ...]:
+def _covers(edit: Edit) -> tuple[str, ...]:
     return COVERS.get(edit.clause, (edit.clause,))
 
 
