@@ -16,7 +16,7 @@ from eval.core.exit_codes import EXIT_CANNOT_JUDGE
 BACKEND = Path(__file__).resolve().parents[2]
 EVAL = BACKEND / "eval"
 COMMANDS = (
-    *("run", "compare", "trend", "browser", "selfcheck", "bench_import", "near_miss"),
+    *("run", "compare", "trend", "browser", "selfcheck", "bench_import", "near_miss", "spider_study"),
     *("docs", "docs_images", "init", "check"),
 )
 

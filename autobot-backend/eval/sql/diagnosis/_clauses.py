@@ -105,7 +105,10 @@ def compare(reference: exp.Expr, candidate: exp.Expr, ctx: Context) -> list[Find
     paired = len(refs) == len(cands)
     pairs = list(zip(refs, cands)) if paired else [(refs[0], cands[0])]
     read_r, read_c = _tables(reference), _tables(candidate)
-    ctx = dataclasses.replace(ctx, nested_paired=paired, same_tables=read_r == read_c)
+    # The same tables, each joined to itself as often (a self-join is a join; a table read again by a subquery
+    # or another part of a set operation is a shape).
+    same = read_r == read_c and _self_joins(reference) == _self_joins(candidate)
+    ctx = dataclasses.replace(ctx, nested_paired=paired, same_tables=same)
     out: list[Finding] = []
     if read_r - read_c and (read_c - read_r or not read_c):  # another table, or none at all
         only_r, only_c = read_r - read_c, read_c - read_r
@@ -400,6 +403,17 @@ def _tables(tree: exp.Expr) -> set[str]:
     """The base tables a query reads (CTE names left out)."""
     ctes = {c.alias_or_name for c in tree.find_all(exp.CTE)}
     return {t.name for t in tree.find_all(exp.Table) if t.name and t.name not in ctes}
+
+
+def _self_joins(tree: exp.Expr) -> dict[str, int]:
+    """Each table's most copies read by one SELECT (FROM and JOINs), where it is more than one."""
+    most: dict[str, int] = {}
+    for select in tree.find_all(exp.Select):
+        counts = Counter(p.this.name for p in parts(select) if isinstance(p.this, exp.Table))
+        for table, n in counts.items():
+            if n > 1:
+                most[table] = max(most.get(table, 0), n)
+    return most
 
 
 def _unqualified(select: exp.Select) -> exp.Select:

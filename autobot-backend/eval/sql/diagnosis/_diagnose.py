@@ -122,7 +122,7 @@ def diagnose(
     return Diagnosis(
         primary,
         tuple(c for c in CATEGORIES if c in tags),
-        _line(findings, telling, primary, decided, result.text, ref_parses, cand_parses, candidate_sql),
+        _line(findings, telling, primary, decided, result.text, ref_parses, cand_parses, candidate_sql, fix),
         _clauses(findings),
     )
 
@@ -136,8 +136,11 @@ def _line(
     ref_parses: bool,
     cand_parses: bool,
     candidate_sql: str | None,
+    fix: Edit | None,
 ) -> str:
-    shown = sorted(telling, key=lambda f: f.category is not primary)[:FINDINGS_SHOWN]
+    # The clause an edit proved is named by the edit already: the line goes on to what else differs.
+    rest = [f for f in telling if fix is None or f.clause not in _covers(fix)]
+    shown = sorted(rest, key=lambda f: f.category is not primary)[:FINDINGS_SHOWN]
     parts = [decided] if decided else []
     parts += [_say(f) for f in shown]
     if not cand_parses and candidate_sql:
