@@ -15,7 +15,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from services.embedded.index import SchemaIndex
-from services.embedded.lexicon import Token
+from services.embedded.lexicon import CALENDAR_UNITS, Token
 from services.embedded.linking import Link
 from services.embedded.plan import ColRef, Dim, Plan
 
@@ -31,20 +31,7 @@ _DETERMINERS = frozenset(
 eg label labels labelled format style text string etc the how all both yyyy yyyy-mm yyyy-qn yyyy-mm-dd mm qn number
 numbers so far""".split()
 )
-_PERIODS = {
-    "day": "day",
-    "days": "day",
-    "date": "day",
-    "dates": "day",
-    "week": "week",
-    "weeks": "week",
-    "month": "month",
-    "months": "month",
-    "quarter": "quarter",
-    "quarters": "quarter",
-    "year": "year",
-    "years": "year",
-}
+_PERIODS = {**CALENDAR_UNITS, "date": "day", "dates": "day"}
 _KEYS = frozenset({"id", "ids", "identifier", "identifiers", "key", "keys"})
 _LABELS = frozenset({"name", "names", "title", "titles"})
 _MEASURES = frozenset(

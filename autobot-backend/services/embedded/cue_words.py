@@ -6,23 +6,10 @@ from __future__ import annotations
 
 import re
 
-from services.embedded.lexicon import stem
+from services.embedded.lexicon import CALENDAR_UNITS, stem
 from services.embedded.vocabulary import MAX_WORDS, MIN_WORDS, SUPERLATIVE_HINTS
 
-UNIT_WORDS = {
-    "day": "day",
-    "days": "day",
-    "week": "week",
-    "weeks": "week",
-    "month": "month",
-    "months": "month",
-    "quarter": "quarter",
-    "quarters": "quarter",
-    "year": "year",
-    "years": "year",
-    "decade": "decade",
-    "decades": "decade",
-}
+UNIT_WORDS = {**CALENDAR_UNITS, "decade": "decade", "decades": "decade"}
 SAME_PERIOD = re.compile(
     r"\b(?:same\s+(?:day|week|month|quarter|period)\s+(?:of\s+|in\s+)?(?:the\s+)?(?:previous|prior|last|preceding)"
     r"\s+year|(?:a|one|the)\s+year\s+(?:earlier|before|ago|prior)|(?:previous|prior|last|preceding)\s+year's)\b"

@@ -114,8 +114,7 @@ _EST_NOUNS = frozenset(
     "digest suggest behest".split()
 )
 
-NUMBER_WORDS = {
-    "zero": 0,
+CARDINALS = {
     "one": 1,
     "two": 2,
     "three": 3,
@@ -144,11 +143,11 @@ NUMBER_WORDS = {
     "eighty": 80,
     "ninety": 90,
     "hundred": 100,
-    "thousand": 1000,
     "dozen": 12,
-    "couple": 2,
-    "pair": 2,
 }
+"""The number words every reader knows; each reader adds its own (:data:`NUMBER_WORDS` here, the lexicon's)."""
+NUMBER_WORDS = {"zero": 0, **CARDINALS, "thousand": 1000, "couple": 2, "pair": 2}
+"""Words for a number in a sentence's words (``the top three``, ``a couple of``)."""
 ORDINAL_WORDS = {
     "first": 1,
     "second": 2,

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from services.embedded.english import CARDINALS
+
 
 @dataclass(frozen=True)
 class Token:
@@ -196,39 +198,22 @@ def stems_of(text: str) -> tuple[str, ...]:
     return tuple(stem(p) for p in split_identifier(text))
 
 
-NUMBER_WORDS = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "thirteen": 13,
-    "fourteen": 14,
-    "fifteen": 15,
-    "sixteen": 16,
-    "seventeen": 17,
-    "eighteen": 18,
-    "nineteen": 19,
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-    "hundred": 100,
-    "a": 1,
-    "single": 1,
-    "dozen": 12,
+NUMBER_WORDS = {**CARDINALS, "a": 1, "single": 1}
+"""Tokens read as a number (``a single order``): the cardinals, and the article and ``single`` as one."""
+
+CALENDAR_UNITS = {
+    "day": "day",
+    "days": "day",
+    "week": "week",
+    "weeks": "week",
+    "month": "month",
+    "months": "month",
+    "quarter": "quarter",
+    "quarters": "quarter",
+    "year": "year",
+    "years": "year",
 }
+"""A calendar unit's words, singular and plural -> the unit; readers add their own (a decade, a date)."""
 
 MONTHS = {
     m: i + 1

@@ -13,7 +13,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-from services.embedded.lexicon import MONTHS, NUMBER_WORDS, Token
+from services.embedded.lexicon import CALENDAR_UNITS, MONTHS, NUMBER_WORDS, Token
 
 _ISO = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 
@@ -35,18 +35,7 @@ ORDINALS = {
 }
 
 
-_UNITS = {
-    "day": "day",
-    "days": "day",
-    "week": "week",
-    "weeks": "week",
-    "month": "month",
-    "months": "month",
-    "quarter": "quarter",
-    "quarters": "quarter",
-    "year": "year",
-    "years": "year",
-}
+_UNITS = CALENDAR_UNITS
 
 
 _HOLIDAYS = {
