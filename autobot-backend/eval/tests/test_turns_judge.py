@@ -125,6 +125,12 @@ def test_a_fenced_reply_and_a_thinking_block_are_read_but_prose_around_json_is_n
         validate_reply("Here you go: " + reply(), WITH_ANSWER)
 
 
+def test_a_reply_cut_off_while_thinking_holds_no_judgement():
+    """An unclosed ``<think>`` runs to the end, as the generator reads it: nothing after it is a judgement."""
+    with pytest.raises(ValueError):
+        validate_reply("<think>maybe " + reply(), WITH_ANSWER)
+
+
 def test_an_endpoint_that_fails_leaves_the_turn_unmeasured_without_a_validation_retry():
     with FakeHTTPServer(Reply(500, b"boom", "text/plain")) as server:
         j = judge_at(server).judge(WITH_ANSWER)

@@ -33,6 +33,7 @@ from eval.turns.format import Turn
 from eval.turns.prompt import MAX_EXPLANATION, PROMPT_SHA256, build_messages, response_format
 from eval.turns.rubric import BANDS, DIMENSIONS, RUBRIC_VERSION, Arithmetic, Band, caps_for, compose
 from services.generation.endpoint import api_key_problem, base_url_problem
+from services.generation.llm import without_thinking
 from services.generation.openai_chat import ChatClient, ChatPolicy, ChatUnavailable, Names, on_this_machine
 
 if TYPE_CHECKING:  # httpx is imported where a request is made: an offline run never loads it
@@ -47,7 +48,6 @@ SCHEMA_REJECTED = frozenset({400, 422})
 MAX_REPLY_CHARS = 20_000
 
 OutputMode = Literal["json_schema", "prompt"]
-_THINKING = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _FENCED = re.compile(r"\A```(?:json)?[ \t]*\n(?P<body>.*)\n```\Z", re.DOTALL | re.IGNORECASE)
 
 
@@ -84,7 +84,7 @@ def validate_reply(content: str, turn: Turn) -> JudgeReply:
     """
     if len(content) > MAX_REPLY_CHARS:
         raise InvalidReply(f"the reply is {len(content):,} characters long; a judgement is one short JSON object")
-    text = _THINKING.sub("", content).strip()
+    text = without_thinking(content).strip()
     fenced = _FENCED.match(text)
     text = fenced.group("body").strip() if fenced else text
     try:

@@ -97,6 +97,14 @@ def build_messages(question: str, schema: SchemaContext) -> list[dict[str, str]]
 
 
 _THINKING = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
+
+
+def without_thinking(text: str) -> str:
+    """``text`` without its ``<think>`` blocks of reasoning, an unclosed one to the end (a reply cut off while the
+    model was still thinking holds no answer): the one reading of them, for a generator's reply and a judge's."""
+    return _THINKING.sub("", text)
+
+
 _FENCE = re.compile(r"```[ \t]*(?P<lang>[\w+-]*)[^\n]*\n(?P<body>.*?)(?:```|\Z)", re.DOTALL)
 _REFUSE = re.compile(r"^[ \t>*_`]*REFUSE[*_`]*[ \t]*:(?P<reason>.*)$", re.IGNORECASE | re.MULTILINE)
 _SQL_AT_LINE_START = re.compile(r"^[ \t]*(?:SELECT|WITH)\b", re.IGNORECASE | re.MULTILINE)
@@ -142,7 +150,7 @@ def parse_reply(text: str) -> Generation:
         >>> parse_reply("REFUSE: no salary column").refusal
         'no salary column'
     """
-    visible = _THINKING.sub("", text)
+    visible = without_thinking(text)
     refusal = _REFUSE.search(visible)
     if refusal is not None:
         reason = refusal.group("reason").strip().strip("*_`").strip()
