@@ -4,7 +4,6 @@ each stratum given its share of the sample by largest remainder, every stratum a
 
 from __future__ import annotations
 
-import json
 import random
 from collections import defaultdict
 from collections.abc import Iterable
@@ -12,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from eval.core.errors import UsageError
+from eval.core.jsonl import json_lines
 from eval.sql.spider_study._graded import GradedSet
 
 SEED = 34
@@ -88,4 +89,14 @@ def draw(items: list[Item], size: int = SIZE, seed: int = SEED, exclude: Iterabl
 
 def read_draw(path: Path) -> list[Item]:
     """A draw as :func:`draw` writes it (one JSON object a line)."""
-    return [Item.from_json(json.loads(line)) for line in path.read_text("utf-8").splitlines() if line.strip()]
+    out = []
+    for line in json_lines(path, UsageError, missing="no such draw", unreadable="unreadable"):
+        if line.error is not None or not isinstance(line.value, dict):
+            raise UsageError(f"{line.where}: not a line of a draw (one JSON object a line, as the draw command writes)")
+        try:
+            out.append(Item.from_json(line.value))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise UsageError(
+                f"{line.where}: not an item of a draw ({exc}); write draws with the draw command"
+            ) from None
+    return out

@@ -3,7 +3,6 @@ fresh process, into a temporary folder; the JSON report read back."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -14,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.core.errors import HarnessError
+from eval.core.jsonl import json_file
 from eval.sql.spider_study._sets import SpiderDev
 
 BACKEND = Path(__file__).resolve().parents[3]
@@ -91,7 +91,7 @@ def grade_set(spider: SpiderDev, name: str, run_flags: Sequence[str] = ()) -> Gr
             f"grading {name}",
             ok=(0, 1),
         )
-        return GradedSet(name, json.loads(report.read_text(encoding="utf-8")))
+        return GradedSet(name, json_file(report, GradingFailed, missing="no report written", unreadable="unreadable"))
 
 
 def _run(args: list[str], env: dict[str, str], what: str, ok: Sequence[int] = (0,)) -> None:

@@ -8,12 +8,12 @@ A folder holds one sample: ``draw.jsonl`` (what was drawn), ``labeller-a.jsonl``
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from eval.core.errors import UsageError
+from eval.core.jsonl import json_lines
 from eval.sql.model.diagnosis import CATEGORIES, Category
 
 LABELS = Path(__file__).resolve().parents[2] / "golden" / "diagnosis"
@@ -91,19 +91,14 @@ def read_sample(folder: Path, name: str) -> Sample:
 
 
 def _lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    if not path.is_file():
-        raise UsageError(f"{path}: missing; the labelled sample needs it (see the README beside it)")
     out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"{path}:{n}: not JSON ({exc.msg}); one JSON object a line") from None
-        if not isinstance(row, dict) or "item" not in row:
-            raise UsageError(f"{path}:{n}: not a label: one JSON object with an 'item' key a line")
-        out.append((n, row))
+    missing = "missing; the labelled sample needs it (see the README beside it)"
+    for line in json_lines(path, UsageError, missing=missing, unreadable="unreadable"):
+        if line.error is not None:
+            raise UsageError(f"{line.where}: not JSON ({line.error.msg}); one JSON object a line")
+        if not isinstance(line.value, dict) or "item" not in line.value:
+            raise UsageError(f"{line.where}: not a label: one JSON object with an 'item' key a line")
+        out.append((line.number, line.value))
     return out
 
 

@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from eval.core.errors import UsageError
+from eval.core.jsonl import json_file
 from eval.sql.bench.importer import gold_is_ordered
 from eval.sql.spider_study._draw import Item
 from eval.sql.spider_study._sets import SpiderDev
@@ -94,7 +96,7 @@ def _schema(db: Path) -> list[str]:
 
 def write_packets(spider: SpiderDev, items: Sequence[Item], out: Path) -> Path:
     """One Markdown file per item under ``out``, and ``index.jsonl`` listing them."""
-    dev = json.loads(spider.questions.read_text(encoding="utf-8"))
+    dev = json_file(spider.questions, UsageError, missing="missing", unreadable="not Spider's dev.json")
     predictions = {name: _lines(spider.predictions(name)) for name in {it.set for it in items}}
     out.mkdir(parents=True, exist_ok=True)
     index = []

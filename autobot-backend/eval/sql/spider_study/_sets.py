@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from eval.core.errors import UsageError
+from eval.core.jsonl import json_lines
 
 SPIDER_ENV = "EVAL_SPIDER_DEV"
 """A folder laid out as ``shared/data/spider-dev`` (its README): overrides where the study looks."""
@@ -54,13 +54,11 @@ class SpiderDev:
         ``test_suite_verdicts.jsonl``)."""
         path = self.root / file
         out: dict[tuple[str, int], dict[str, Any]] = {}
-        with path.open(encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                if line.strip():
-                    row = json.loads(line)
-                    if not isinstance(row, dict) or "set" not in row or "dev_index" not in row:
-                        raise UsageError(f"{path}:{n}: not a line of the shared folder's per-pair files")
-                    out[(str(row["set"]), int(row["dev_index"]))] = row
+        for line in json_lines(path, UsageError, missing="missing from the shared folder", unreadable="unreadable"):
+            row = line.value
+            if line.error is not None or not isinstance(row, dict) or "set" not in row or "dev_index" not in row:
+                raise UsageError(f"{line.where}: not a line of the shared folder's per-pair files")
+            out[(str(row["set"]), int(row["dev_index"]))] = row
         return out
 
 
