@@ -41,7 +41,7 @@ def packet(spider: SpiderDev, item: Item, question: dict[str, Any], predicted: s
         predicted,
         "```",
         "",
-        f"**Order of rows matters:** {'yes (the reference has an outermost ORDER BY)' if gold_is_ordered(gold) else 'no'}",
+        f"**Order of rows matters:** {_ordered(gold)}",
         "",
         "## What the reference returns",
         "",
@@ -59,6 +59,10 @@ def packet(spider: SpiderDev, item: Item, question: dict[str, Any], predicted: s
         "",
     ]
     return "\n".join(lines)
+
+
+def _ordered(gold: str) -> str:
+    return "yes (the reference has an outermost ORDER BY)" if gold_is_ordered(gold) else "no"
 
 
 def _connect(db: Path) -> sqlite3.Connection:
