@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from rapidfuzz import fuzz
@@ -46,15 +46,20 @@ class Words:
     cased: bool
     """The question starts with a capital: its writer minds case, so a word it writes in lower case is not
     a name."""
+    _spans: dict[str, list[tuple[int, int]]] = field(default_factory=dict, compare=False, repr=False)
 
     def spans(self, word: str) -> list[tuple[int, int]]:
         """Where the question names ``word`` (an identifier's word), by :func:`same_word`: one question word,
         or two that the identifier runs together (``pet type`` for ``pettype``)."""
+        known = self._spans.get(word)
+        if known is not None:
+            return known
         found = [(i, i) for i, t in enumerate(self.tokens) if same_word(t, word)]
         pairs = itertools.pairwise(self.tokens)
         joined = stem(word.lower())
         found += [(i, i + 1) for i, (a, b) in enumerate(pairs) if a.isalpha() and b.isalpha() and stem(a + b) == joined]
-        return sorted(found)
+        self._spans[word] = sorted(found)
+        return self._spans[word]
 
 
 def words(question: str) -> Words:
