@@ -21,6 +21,7 @@ STRATA_START, STRATA_END = "<!-- accuracy-strata:start -->", "<!-- accuracy-stra
 STAMPS_START, STAMPS_END = "<!-- corpus-stamps:start -->", "<!-- corpus-stamps:end -->"
 NEAR_MISS_START, NEAR_MISS_END = "<!-- near-miss:start -->", "<!-- near-miss:end -->"
 DIAGNOSIS_START, DIAGNOSIS_END = "<!-- diagnosis-agreement:start -->", "<!-- diagnosis-agreement:end -->"
+SUSPECTS_START, SUSPECTS_END = "<!-- suspect-references:start -->", "<!-- suspect-references:end -->"
 DIGEST_CHARS = 16
 
 

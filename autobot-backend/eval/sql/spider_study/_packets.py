@@ -45,11 +45,11 @@ def packet(spider: SpiderDev, item: Item, question: dict[str, Any], predicted: s
         "",
         "## What the reference returns",
         "",
-        *_result(db, gold),
+        *result_lines(db, gold),
         "",
         "## What the candidate returns",
         "",
-        *_result(db, predicted),
+        *result_lines(db, predicted),
         "",
         "## Schema",
         "",
@@ -69,7 +69,7 @@ def _connect(db: Path) -> sqlite3.Connection:
     return sqlite3.connect(f"file:{db}?mode=ro", uri=True)
 
 
-def _result(db: Path, sql: str) -> list[str]:
+def result_lines(db: Path, sql: str) -> list[str]:
     try:
         with _connect(db) as con:
             cur = con.execute(sql)
