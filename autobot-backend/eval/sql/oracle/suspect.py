@@ -113,6 +113,8 @@ class _Read:
     found: tuple[tuple[str, str], ...]
     exact: frozenset[Comparison]
     """The comparisons whose literal a stored value is (asked once, for both literal kinds)."""
+    compared: tuple[Comparison, ...] = ()
+    """The query's string comparisons (read once, for both literal kinds)."""
 
 
 class SuspectCheck:
@@ -180,11 +182,12 @@ class SuspectCheck:
             reading = read(sql, dialect, schema)
             found: list[tuple[str, str]] = []
             exact: set[Comparison] = set()
+            compared = tuple(comparisons(reading)) if reading is not None else ()
             if reading is not None:
-                found += [(UNMATCHED_LITERAL, d) for d in self._literals(reading, url, exact)]
+                found += [(UNMATCHED_LITERAL, d) for d in self._literals(reading, compared, url, exact)]
                 found += [(JOIN_WITHOUT_CONDITION, d) for d in unjoined(reading)]
                 found += [(UNGROUPED_COLUMN, u.detail) for u in ungrouped(reading, keys) if self._arbitrary(u, url)]
-            self._read[key] = _Read(reading, schema, tuple(found), frozenset(exact))
+            self._read[key] = _Read(reading, schema, tuple(found), frozenset(exact), compared)
         return self._read[key]
 
     def _run(self, url: str) -> Run:
@@ -210,11 +213,13 @@ class SuspectCheck:
             self._schemas[url] = schema_of(structure, unique)
         return self._schemas[url]
 
-    def _literals(self, reading: Reading, url: str, exact: set[Comparison]) -> list[str]:
+    def _literals(
+        self, reading: Reading, compared: Sequence[Comparison], url: str, exact: set[Comparison]
+    ) -> list[str]:
         """``unmatched_literal``'s findings; the comparisons whose literal is stored go into ``exact``."""
         found = []
         run = self._run(url)
-        for c in [c for c in comparisons(reading) if not c.negated][:MAX_LITERALS]:
+        for c in [c for c in compared if not c.negated][:MAX_LITERALS]:
             is_stored = stored(c, reading.dialect, run)
             if is_stored:
                 exact.add(c)
@@ -248,7 +253,7 @@ class SuspectCheck:
         said = words(question)
         dialect = done.reading.dialect
         found: list[tuple[str, str]] = []
-        every = comparisons(done.reading)
+        every = done.compared
         for c in every[:MAX_LITERALS]:
             word = class_word(c, said)
             if word is None or not self._stored(c, done, url):

@@ -81,15 +81,26 @@ def output_columns(scope: Scope, select: exp.Select, schema: Mapping[str, Sequen
     items = _outputs(scope, select, spelling)
     if items is None or len(items) < 1:
         return []
+    return [*_listed(scope, select, schema, said, items), *_unasked_aggregate(items, said)]
+
+
+def _listed(
+    scope: Scope, select: exp.Select, schema: Mapping[str, Sequence[str]], said: Words, items: list[_Item]
+) -> list[str]:
+    """The order and missing findings: none without a list in the question, nor unless two returned columns
+    (an order) or all of them (a missing one) are named, which is known before the other columns are looked for."""
+    if not any(t in LINKS for t in said.tokens) and not {"along", "together"} & set(said.tokens):
+        return []
     blocked = _literal_words(select, said)
-    found: list[str] = []
     returned = [m for item in items for m in _mentions(item, said, blocked)]
+    named = {m.item.index for m in returned}
+    if len(named) < 2 and len(named) < len(items):
+        return []
     others = [m for item in _others(scope, schema, items) for m in _mentions(item, said, blocked)]
-    mentions = _longest([*returned, *others])
-    for run in _lists(mentions, said, scope):
+    found: list[str] = []
+    for run in _lists(_longest([*returned, *others]), said, scope):
         found += _order(run)
         found += _missing(run, items)
-    found += _unasked_aggregate(items, said)
     return found
 
 
