@@ -46,6 +46,8 @@ class Words:
     cased: bool
     """The question starts with a capital: its writer minds case, so a word it writes in lower case is not
     a name."""
+    joined: dict[str, list[int]] = field(default_factory=dict, compare=False, repr=False)
+    """The stem of each two neighbouring words run together -> where the pair starts."""
     _spans: dict[str, list[tuple[int, int]]] = field(default_factory=dict, compare=False, repr=False)
 
     def spans(self, word: str) -> list[tuple[int, int]]:
@@ -55,9 +57,7 @@ class Words:
         if known is not None:
             return known
         found = [(i, i) for i, t in enumerate(self.tokens) if same_word(t, word)]
-        pairs = itertools.pairwise(self.tokens)
-        joined = stem(word.lower())
-        found += [(i, i + 1) for i, (a, b) in enumerate(pairs) if a.isalpha() and b.isalpha() and stem(a + b) == joined]
+        found += [(i, i + 1) for i in self.joined.get(stem(word.lower()), ())]
         self._spans[word] = sorted(found)
         return self._spans[word]
 
@@ -66,7 +66,12 @@ def words(question: str) -> Words:
     raw = tuple(_TOKEN.findall(question))
     quoted = tuple(m.group(2).strip().lower() for m in _QUOTED.finditer(question))
     first = next((ch for ch in question if ch.isalpha()), "")
-    return Words(question, tuple(t.lower() for t in raw), raw, quoted, first.isupper())
+    tokens = tuple(t.lower() for t in raw)
+    joined: dict[str, list[int]] = {}
+    for i, (a, b) in enumerate(itertools.pairwise(tokens)):
+        if a.isalpha() and b.isalpha():
+            joined.setdefault(stem(a + b), []).append(i)
+    return Words(question, tokens, raw, quoted, first.isupper(), joined)
 
 
 @lru_cache(maxsize=8192)
