@@ -123,6 +123,7 @@ class SuspectCheck:
     def __init__(self, database: ReadOnlyDatabase) -> None:
         self.database = database
         self._schemas: dict[str, tuple[Schema, Keys]] = {}
+        self._keyed: dict[str, Keys] = {}
         self._read: dict[tuple[str, str, str], _Read] = {}
         self._asked: dict[tuple[str, str, str, str], tuple[tuple[str, str], ...]] = {}
         self._wider: dict[tuple[str, Comparison], list[str]] = {}
@@ -186,7 +187,7 @@ class SuspectCheck:
             if reading is not None:
                 found += [(UNMATCHED_LITERAL, d) for d in self._literals(reading, compared, url, exact)]
                 found += [(JOIN_WITHOUT_CONDITION, d) for d in unjoined(reading)]
-                found += [(UNGROUPED_COLUMN, u.detail) for u in ungrouped(reading, keys) if self._arbitrary(u, url)]
+                found += [(UNGROUPED_COLUMN, u.detail) for u in self._ungrouped(reading, keys, url)]
             self._read[key] = _Read(reading, schema, tuple(found), frozenset(exact), compared)
         return self._read[key]
 
@@ -197,21 +198,31 @@ class SuspectCheck:
         return self.database.run_readonly(sql, url)
 
     def _schema(self, url: str) -> tuple[Schema, Keys]:
+        """The schema and each table's primary key, read once per database."""
         if url not in self._schemas:
             structure: list[Any] = []
-            unique: dict[str, tuple[tuple[str, ...], ...]] = {}
             if isinstance(self.database, _Inspectable):
                 try:
                     structure = self.database.structure(url)
                 except Exception:  # a schema that cannot be read leaves the columns unqualified: fewer findings
                     structure = []
-            if structure and isinstance(self.database, _Keyed):
-                try:
-                    unique = self.database.unique_keys(url)
-                except Exception:  # no UNIQUE sets known: the primary keys alone, more findings, never wrong ones
-                    unique = {}
-            self._schemas[url] = schema_of(structure, unique)
+            self._schemas[url] = schema_of(structure)
         return self._schemas[url]
+
+    def _ungrouped(self, reading: Reading, keys: Keys, url: str) -> list[Ungrouped]:
+        """``ungrouped_column``'s findings: by the primary keys first; what they leave is read again with the
+        UNIQUE keys too (asked of the database once, and only then: most queries group by a key or nothing is
+        left), then asked of the data."""
+        found = ungrouped(reading, keys)
+        if found and isinstance(self.database, _Keyed):
+            if url not in self._keyed:
+                try:
+                    structure = self.database.structure(url) if isinstance(self.database, _Inspectable) else []
+                    self._keyed[url] = schema_of(structure, self.database.unique_keys(url))[1]
+                except Exception:  # no UNIQUE sets known: the primary keys alone, more findings, never wrong ones
+                    self._keyed[url] = keys
+            found = ungrouped(reading, self._keyed[url])
+        return [u for u in found if self._arbitrary(u, url)]
 
     def _literals(
         self, reading: Reading, compared: Sequence[Comparison], url: str, exact: set[Comparison]

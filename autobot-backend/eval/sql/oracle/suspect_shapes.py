@@ -286,7 +286,7 @@ def ungrouped(reading: Reading, keys: Keys) -> list[Ungrouped]:
         group_keys = list(group.expressions) if group else []
         plain = {(c.table, c.name.lower()) for c in group_keys if isinstance(c, exp.Column)}
         grouped, covered = _determined(plain, select, scope, keys)
-        spelled = _spelled(select, group_keys, reading.dialect)
+        spelled: dict[tuple[str, str], str] | None = None  # written when a column is flagged (seldom)
         names = {name for _, name in grouped}
         aliases = {p.alias for p in select.expressions if isinstance(p, exp.Alias)}
         order = select.args.get("order")
@@ -317,6 +317,8 @@ def ungrouped(reading: Reading, keys: Keys) -> list[Ungrouped]:
                     bare = source.copy()
                     bare.set("alias", None)
                     table_sql = bare.sql(reading.dialect)
+                if spelled is None:
+                    spelled = _spelled(select, group_keys, reading.dialect)
                 own = tuple(sorted(spelled[c] for c in grouped if c[0] == column.table and c in spelled))
                 found.append(
                     Ungrouped(
