@@ -23,7 +23,8 @@ NATIONS = [
     " ('NL', 'Netherlands', 'Europe', 17, 41.5, 1581, 'Constitutional Monarchy', 'Dutch'),"
     " ('SA', 'Saudi Arabia', 'Asia', 35, 2149.0, 1932, 'Monarchy', 'Arabic'),"
     " ('CM', 'Cameroon', 'Africa', 27, 475.0, 1960, 'Republic', 'English'),"
-    " ('MY', 'Malaysia', 'Asia', 33, 330.0, 1957, 'Constitutional Monarchy', 'Malay-English')",
+    " ('MY', 'Malaysia', 'Asia', 33, 330.0, 1957, 'Constitutional Monarchy', 'Malay-English'),"
+    " ('OM', 'Oman', 'Asia', 5, 309.5, 1951, 'Monarchy', 'Arabic')",
     "CREATE TABLE museum (Museum_ID INTEGER PRIMARY KEY, Name TEXT, Num_of_Staff INTEGER, Open_Year TEXT)",
     "INSERT INTO museum VALUES (1, 'Plaza Museum', 62, '2000'), (2, 'Capital Plaza Museum', 25, '2012')",
     "CREATE TABLE owner (owner_id INTEGER PRIMARY KEY, name TEXT, email TEXT UNIQUE, city TEXT)",
@@ -142,6 +143,8 @@ def test_a_negated_narrow_literal_says_the_other_values_are_kept(nations):
         ("Which countries speak english?", "SELECT Name FROM country WHERE Language = 'English'"),
         # a value the column does not store is not narrow (nor near anything)
         ("Which countries are empires?", "SELECT Name FROM country WHERE GovernmentForm = 'Empire'"),
+        # a value one row holds is a name, not a class ('Capital Plaza Museum' is another museum)
+        ("How many plaza museums are there?", "SELECT COUNT(*) FROM museum WHERE Name = 'Plaza Museum'"),
     ],
 )
 def test_a_literal_the_question_names_exactly_or_alone_is_not_narrow(nations, question, sql):
@@ -164,7 +167,7 @@ def test_the_narrow_probe_reads_a_duckdb_file_too(tmp_path):
     conn.execute("CREATE TABLE country (code TEXT PRIMARY KEY, name TEXT, government_form TEXT)")
     conn.execute(
         "INSERT INTO country VALUES ('FR', 'France', 'Republic'), ('DE', 'Germany', 'Federal Republic'), "
-        "('NL', 'Netherlands', 'Monarchy')"
+        "('NL', 'Netherlands', 'Monarchy'), ('IT', 'Italy', 'Republic')"
     )
     conn.close()
     url = f"duckdb:///{path}"

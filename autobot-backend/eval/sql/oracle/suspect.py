@@ -126,7 +126,7 @@ class SuspectCheck:
         self._keyed: dict[str, Keys] = {}
         self._read: dict[tuple[str, str, str], _Read] = {}
         self._asked: dict[tuple[str, str, str, str], tuple[tuple[str, str], ...]] = {}
-        self._wider: dict[tuple[str, Comparison], list[str]] = {}
+        self._wider: dict[tuple[str, Comparison], dict[str, int]] = {}
         self._equal: dict[tuple[str, Comparison], bool | None] = {}
 
     def question(

@@ -6,7 +6,8 @@ is the literal, while the question's word for it names more of them).
 also stores ``Federal Republic`` and ``Islamic Republic``: the question's word names a class, the literal one
 member. Flagged when all of these hold:
 
-* the literal matches a stored value exactly (the unmatched check's own first probe);
+* the literal matches a stored value exactly (the unmatched check's own first probe), held by two rows or more
+  (a category rows share; a value of one row is a name: ``'Plaza Museum'``);
 * the question spells the literal's words, not between quotes (a quoted value is named exactly), as a common
   noun: in the plural (``republics``), or in lower case where the stored value has capitals in a question
   that starts with a capital (``a republic``; a question that ignores case tells nothing by it);
@@ -15,9 +16,9 @@ member. Flagged when all of these hold:
   question does not say (it would then name that value, not the class), and that the query does not compare
   the column with as well (``IN ('Republic', 'Federal Republic')`` already has it).
 
-``=``, ``IN`` and ``!=`` (which keeps the other values out, or in) are read. One probe: ``SELECT DISTINCT col
-FROM t WHERE INSTR(LOWER(col), 'lit') > 0 LIMIT 50`` (sqlglot writes the engine's own function), run only when
-the question's words qualify; the whole-word test is Python's.
+``=``, ``IN`` and ``!=`` (which keeps the other values out, or in) are read. One probe: ``SELECT col, COUNT(*)
+FROM t WHERE INSTR(LOWER(col), 'lit') > 0 GROUP BY col LIMIT 50`` (sqlglot writes the engine's own function),
+run only when the question's words qualify; the whole-word test is Python's.
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ LITERAL_SHOWN = 80
 """Characters of a literal or a stored value a finding quotes."""
 WIDER_PROBED = 50
 """Stored values holding the literal's text that the narrow probe reads (whole words are picked from these)."""
+
+SHARED = 2
+"""Rows that must hold the literal's value for it to be a class the question names (a category rows share)."""
 
 Run = Callable[[str], Execution]
 """Runs one read-only statement on the database at hand."""
@@ -172,20 +176,25 @@ def class_word(c: Comparison, said: Words) -> str | None:
     return None
 
 
-def wider(c: Comparison, dialect: str, run: Run) -> list[str]:
-    """Stored values holding the literal's text (at most :data:`WIDER_PROBED`); empty when the probe fails."""
+def wider(c: Comparison, dialect: str, run: Run) -> dict[str, int]:
+    """Stored values holding the literal's text, each with its rows (at most :data:`WIDER_PROBED` values);
+    empty when the probe fails."""
     column, source = _source(c, dialect)
     holds = exp.GT(
         this=exp.StrPosition(this=exp.Lower(this=column.copy()), substr=exp.Literal.string(c.literal.lower())),
         expression=exp.Literal.number(0),
     )
-    got = run(f"SELECT DISTINCT {column.sql(dialect)} {source} WHERE {holds.sql(dialect)} LIMIT {WIDER_PROBED}")
-    return [row[0] for row in got.rows if isinstance(row[0], str)] if got.ok else []
+    shown = column.sql(dialect)
+    got = run(f"SELECT {shown}, COUNT(*) {source} WHERE {holds.sql(dialect)} GROUP BY {shown} LIMIT {WIDER_PROBED}")
+    return {row[0]: int(row[1]) for row in got.rows if isinstance(row[0], str)} if got.ok else {}
 
 
-def narrower(c: Comparison, values: list[str], said: Words, compared: set[str]) -> list[str]:
+def narrower(c: Comparison, values: dict[str, int], said: Words, compared: set[str]) -> list[str]:
     """The stored ``values`` the question's word also names: the literal's words whole among others the
-    question does not say, and not themselves compared with (``compared``, lower case)."""
+    question does not say, and not themselves compared with (``compared``, lower case). None when the literal
+    is stored in fewer than :data:`SHARED` rows: a value one row holds is a name, not a class."""
+    if values.get(c.literal, 0) < SHARED:
+        return []
     parts = c.literal.lower().split()
     out = []
     for v in values:
