@@ -197,7 +197,7 @@ def narrower(c: Comparison, values: dict[str, int], said: Words, compared: set[s
         return []
     parts = c.literal.lower().split()
     out = []
-    for v in values:
+    for v in sorted(values, key=lambda v: (-values[v], v)):  # the values most rows hold first
         words = v.lower().split()
         if v == c.literal or v.lower() in compared or len(words) <= len(parts):
             continue
