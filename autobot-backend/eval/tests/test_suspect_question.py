@@ -4,12 +4,15 @@ and ``ungrouped_column`` following primary and UNIQUE keys, and the data, before
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
 import duckdb
 import pytest
+import yaml
 
+from eval.run import main as run_main
 from eval.sql.oracle.suspect import NARROW_LITERAL, OUTPUT_COLUMNS, UNGROUPED_COLUMN, SuspectCheck
 from services.readonly.execute import Execution, ReadOnlySQL
 
@@ -326,3 +329,42 @@ def test_a_unique_key_is_read_from_duckdb_too(tmp_path):
         assert counting.sent == []
         [(kind, _)] = check.query("SELECT email, COUNT(*) FROM owner GROUP BY name", url, "duckdb")
         assert kind == UNGROUPED_COLUMN
+
+
+# --- in a run -------------------------------------------------------------------------------------------------
+
+
+def test_the_question_kinds_are_graded_as_usual_and_shown_in_every_output(tmp_path, monkeypatch):
+    """A run of the reference candidate: each new kind is in the JSON by name, beside a verdict it leaves alone,
+    and in the Markdown, HTML and JUnit outputs; the question's own words (untrusted) are escaped."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("EVAL_OUTPUT_DIR", raising=False)
+    build(tmp_path / "n.sqlite")
+    questions = [
+        {
+            "id": "rep",
+            "question": "How many countries are republics <b>?",
+            "shape": "scalar",
+            "sql": "SELECT COUNT(*) FROM country WHERE GovernmentForm = 'Republic'",
+        },
+        {
+            "id": "cols",
+            "question": "What are the opening year and staff number of each museum?",
+            "sql": "SELECT Num_of_Staff, Open_Year FROM museum",
+        },
+    ]
+    (tmp_path / "mine.yaml").write_text(yaml.safe_dump({"version": 1, "questions": questions}, sort_keys=False))
+    args = ["--suite", "sql", "--corpus", "mine.yaml", "--db-url", f"sqlite:///{tmp_path / 'n.sqlite'}"]
+    args += ["--candidate", "reference", "--baseline-dir", "bl", "--json", "r.json", "--markdown", "r.md"]
+    assert run_main([*args, "--html", "r.html", "--junit", "r.xml"]) == 0
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert {q["id"]: q["verdict"] for q in data["questions"]} == {"rep": "pass", "cols": "pass"}
+    assert [(s["question_id"], s["kind"]) for s in data["suspect_references"]] == [
+        ("rep", NARROW_LITERAL),
+        ("cols", OUTPUT_COLUMNS),
+    ]
+    md = (tmp_path / "r.md").read_text()
+    assert "| **rep** | pass | narrow\\_literal |" in md and "| **cols** | pass | output\\_columns |" in md
+    assert "suspect_reference.2" in (tmp_path / "r.xml").read_text()
+    html = (tmp_path / "r.html").read_text()
+    assert "narrow_literal" in html and "output_columns" in html and "<b>?" not in html
