@@ -7,7 +7,10 @@ Subcommands:
 * ``packets``: what a labeller sees of each drawn item, one Markdown file each (``--out DIR``);
 * ``diagnosis``: the diagnosis against the committed labelled samples (``eval/golden/diagnosis/``): agreement on
   the primary, the primary among the tags, per category and a confusion table; ``--update-docs`` /
-  ``--check-docs`` keep the methodology's block true.
+  ``--check-docs`` keep the methodology's block true;
+* ``suspects``: how many golds each suspect-reference kind flags, the seeded sample of flags to judge by hand
+  (``--sample FILE``, ``--stub FILE``: the judgements file to fill in), and the precision of the committed
+  judgements (target 90%); ``--update-docs`` / ``--check-docs`` keep the methodology's block.
 
 Exit codes (:mod:`eval.core.exit_codes`): 0 done (and, for a command that checks a target, met); 1 a target
 it checks is not met, or a page it checks is stale; 2 it could not run (the shared folder missing, a set
@@ -22,17 +25,21 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import yaml
+
 from eval.cli.entry import entry_point
-from eval.core.exit_codes import EXIT_OK, EXIT_REGRESSED
-from eval.core.output import print_report, resolve_input, write_text
+from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSED
+from eval.core.output import confine, print_error, print_report, resolve_input, write_text
 from eval.sql.model.diagnosis import Category
 from eval.sql.records import docs
+from eval.sql.spider_study import _suspects as suspects
 from eval.sql.spider_study._agreement import Diagnosed, agreement, markdown, to_json
 from eval.sql.spider_study._draw import SEED, SIZE, draw, population, read_draw
 from eval.sql.spider_study._graded import grade_set
 from eval.sql.spider_study._labels import default_samples, read_sample, sample_name
 from eval.sql.spider_study._packets import write_packets
 from eval.sql.spider_study._sets import SPIDER_ENV, SpiderDev, spider_dev
+from eval.sql.spider_study._suspect_evidence import write_sample
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -65,6 +72,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument("--json", metavar="OUT", help="also write the figures as JSON")
     _docs_flags(g)
+    s = sub.add_parser(
+        "suspects", help="suspect references on the golds: counts by kind, the judged sample's precision"
+    )
+    s.add_argument("--sample", metavar="FILE", help="write the sampled flags with their evidence here (Markdown)")
+    s.add_argument("--stub", metavar="FILE", help="write the judgements file for the sample, committed ones kept")
+    s.add_argument("--judgements", metavar="FILE", help=f"the judgements (default {suspects.JUDGEMENTS})")
+    _docs_flags(s)
     k = sub.add_parser("packets", help="write what a labeller sees of each drawn item")
     k.add_argument("--draw", metavar="FILE", required=True, help="a draw written by the draw subcommand")
     k.add_argument("--out", metavar="DIR", required=True, help="folder for one Markdown file per item")
@@ -79,6 +93,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _draw(spider, args.seed, args.size, args.out, args.exclude)
     if args.command == "diagnosis":
         return _diagnosis(spider, args)
+    if args.command == "suspects":
+        return _suspects(spider, args)
     if args.command == "packets":
         from eval.sql.spider_study._draw import Item
 
@@ -127,6 +143,31 @@ def _diagnosis(spider: SpiderDev, args: argparse.Namespace) -> int:
         write_text(args.json, json.dumps([to_json(r) for r in results], indent=1) + "\n")
     stale = _keep_docs(args, docs.REAL_DIAGNOSIS_START, docs.REAL_DIAGNOSIS_END, report, "diagnosis")
     return EXIT_REGRESSED if stale or not all(r.met for r in results) else EXIT_OK
+
+
+def _suspects(spider: SpiderDev, args: argparse.Namespace) -> int:
+    name = spider.prediction_sets()[0]
+    graded = grade_set(spider, name)
+    flags = suspects.flags_of(graded)
+    drawn = suspects.sample(flags)
+    judgements = suspects.load_judgements(resolve_input(args.judgements) if args.judgements else suspects.JUDGEMENTS)
+    result = suspects.precision(drawn, judgements)
+    body = suspects.summary(name, len(graded.questions), flags, result)
+    print_report(body)
+    if args.sample:
+        write_sample(spider, drawn, confine(args.sample))
+    if args.stub:
+        stub = suspects.judgement_stub(drawn, judgements)
+        write_text(args.stub, yaml.safe_dump(stub, sort_keys=False, allow_unicode=True, width=1000))
+    if _keep_docs(args, docs.SUSPECTS_START, docs.SUSPECTS_END, body, "suspects"):
+        return EXIT_REGRESSED
+    if result.value is None:
+        print_error(
+            f"{len(result.unjudged)} sampled flag(s) not judged in {args.judgements or suspects.JUDGEMENTS}: "
+            "write the sample (--sample, --stub), judge each, commit the judgements"
+        )
+        return EXIT_CANNOT_JUDGE
+    return EXIT_OK if result.met else EXIT_REGRESSED
 
 
 def _keep_docs(args: argparse.Namespace, start: str, end: str, body: str, command: str) -> bool:

@@ -7,7 +7,6 @@ and judged by the grader's comparison)."""
 from __future__ import annotations
 
 import sqlite3
-from pathlib import Path
 
 import pytest
 

@@ -24,6 +24,8 @@ from eval.sql.oracle.selfcheck import run_self_check
 from eval.sql.oracle.suspect import (
     JOIN_WITHOUT_CONDITION,
     LIMIT_TIE,
+    NARROW_LITERAL,
+    OUTPUT_COLUMNS,
     UNGROUPED_COLUMN,
     UNMATCHED_LITERAL,
     SuspectCheck,
@@ -257,8 +259,10 @@ def test_the_self_check_flags_the_reference_and_alternatives_and_reuses_its_tie_
     assert "w3" not in result.suspects
     assert by_kind([*result.suspects["w1"], *result.suspects["w2"]]) == {
         UNMATCHED_LITERAL: 1,
+        NARROW_LITERAL: 0,
         JOIN_WITHOUT_CONDITION: 0,
         UNGROUPED_COLUMN: 0,
+        OUTPUT_COLUMNS: 0,
         LIMIT_TIE: 1,
     }
 
@@ -383,6 +387,7 @@ SPIDER_GOLD = [
         "Cities of Europe?",
         "SELECT T2.name FROM country AS T1 JOIN city AS T2 ON T1.code = T2.country_code WHERE T1.continent = 'Europe'",
     ),
+    ("The population and name of every country?", "SELECT name, population FROM country"),
 ]
 
 
@@ -405,8 +410,8 @@ def test_bench_import_prints_how_many_references_are_suspect_by_kind(spider_worl
     assert code == 0
     out = capsys.readouterr().out
     assert (
-        "suspect references: 4 of 6 question(s) (unmatched_literal 1, join_without_condition 1, ungrouped_column 1, "
-        "limit_tie 1)"
+        "suspect references: 5 of 7 question(s) (unmatched_literal 1, narrow_literal 0, join_without_condition 1, "
+        "ungrouped_column 1, output_columns 1, limit_tie 1)"
     ) in out
     assert "python -m eval.sql.check" in out and "out/spider.yaml --db-dir" in out
 
@@ -424,10 +429,12 @@ def test_the_corpus_check_lists_suspect_references_without_failing_on_them(spide
         "'spider-0001'",
         "'spider-0002'",
         "'spider-0003'",
+        "'spider-0006'",
     ]
     assert flagged[0].startswith("out/spider.yaml:") and "(unmatched_literal)" in flagged[0]
+    assert "(output_columns)" in flagged[-1]
     assert out[-1] == (
-        "clean: 6 question(s) in 1 file(s); 4 suspect reference finding(s) above, graded as usual; every reference ran "
+        "clean: 7 question(s) in 1 file(s); 5 suspect reference finding(s) above, graded as usual; every reference ran "
         "and passed the self-check; nothing was graded"
     )
 

@@ -1,7 +1,7 @@
 """The shapes of a reference query that make it likely wrong, read from its SQL alone (sqlglot, qualified
-against the database's schema): a join with no condition, a column neither grouped nor aggregated in an
-aggregate query, and the string comparisons whose literal the database is asked about
-(:mod:`eval.sql.oracle.suspect`).
+against the database's schema): a join with no condition, and a column neither grouped nor aggregated in an
+aggregate query (whose key the database may still be asked about, :mod:`eval.sql.oracle.suspect`). The
+string comparisons are :mod:`eval.sql.oracle.suspect_literals`'.
 
 Every reading is conservative: what cannot be resolved (a column whose table is unknown, a source that is
 not a table, a condition in a subquery) is not flagged. A flag is a question for a person, never a verdict.
@@ -22,25 +22,9 @@ from services.readonly.parsed import statement_tree
 
 Schema = Mapping[str, Mapping[str, str]]
 """Table -> column -> type, for qualifying the query's columns."""
-Keys = Mapping[str, frozenset[str]]
-"""Table (lower case) -> its primary key's columns (lower case)."""
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """A string literal a column is compared with: ``col = 'x'``, ``col IN ('x', ...)`` or ``col LIKE 'x%'``."""
-
-    table: str
-    """The base table the column belongs to, for the reader."""
-    table_sql: str
-    """The same table as the probe names it (its schema too, in the query's dialect)."""
-    alias: str
-    """The table's name in the query (the column's qualifier)."""
-    column: str
-    literal: str
-    like: bool
-    listed: bool = False
-    """One value of an ``IN (...)`` list (compared like ``=``)."""
+Keys = Mapping[str, tuple[frozenset[str], ...]]
+"""Table (lower case) -> its keys, each a set of columns (lower case) naming one row: the primary key (empty
+when it has none) first, then each UNIQUE column set. A table the schema does not say is not a key here."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +33,22 @@ class Reading:
 
     scopes: tuple[Scope, ...]
     dialect: str
+    star: bool = False
+    """The outermost select returns ``*`` (qualifying expands it, so it is noted before)."""
+
+    def outermost(self) -> tuple[Scope, exp.Select] | None:
+        """The select whose columns the query returns (a set operation's first), with its scope."""
+        if not self.scopes:
+            return None
+        node = self.scopes[-1].expression
+        while isinstance(node, exp.SetOperation):
+            node = node.this
+        if isinstance(node, exp.Subquery):
+            node = node.unnest()
+        for scope in self.scopes:
+            if scope.expression is node and isinstance(node, exp.Select):
+                return scope, node
+        return None
 
 
 def read(sql: str, dialect: str, schema: Schema | None) -> Reading | None:
@@ -57,6 +57,7 @@ def read(sql: str, dialect: str, schema: Schema | None) -> Reading | None:
         tree = statement_tree(sql, dialect).copy()  # the run's one parse of it, copied: it is changed below
     except sqlglot.errors.SqlglotError:
         return None
+    star = _returns_star(tree)
     if dialect == "sqlite" and schema:
         _double_quoted_strings(tree, schema)
     with contextlib.suppress(Exception):  # sqlglot raises more than its own errors on odd SQL: read it unqualified
@@ -72,7 +73,18 @@ def read(sql: str, dialect: str, schema: Schema | None) -> Reading | None:
         scopes = tuple(traverse_scope(tree))
     except Exception:
         return None
-    return Reading(scopes, dialect)
+    return Reading(scopes, dialect, star)
+
+
+def _returns_star(tree: exp.Expr) -> bool:
+    node = tree
+    while isinstance(node, exp.SetOperation):
+        node = node.this
+    if isinstance(node, exp.Subquery):
+        node = node.unnest()
+    return isinstance(node, exp.Select) and any(
+        isinstance(p, exp.Star) or (isinstance(p, exp.Column) and p.is_star) for p in node.expressions
+    )
 
 
 def _double_quoted_strings(tree: exp.Expr, schema: Schema) -> None:
@@ -87,13 +99,13 @@ def _double_quoted_strings(tree: exp.Expr, schema: Schema) -> None:
             column.replace(exp.Literal.string(word.name))
 
 
-def _selects(reading: Reading) -> Iterator[tuple[Scope, exp.Select]]:
+def selects(reading: Reading) -> Iterator[tuple[Scope, exp.Select]]:
     for scope in reading.scopes:
         if isinstance(scope.expression, exp.Select):
             yield scope, scope.expression
 
 
-def _own(node: exp.Expr, select: exp.Select) -> bool:
+def owned_by(node: exp.Expr, select: exp.Select) -> bool:
     """``node`` belongs to ``select`` itself, not to a subquery inside it."""
     return node.find_ancestor(exp.Select) is select
 
@@ -121,7 +133,7 @@ def _single_row(scope: Scope, node: exp.Expr) -> bool:
         return False
     limit = inner.args.get("limit")
     one = isinstance(limit, exp.Limit) and isinstance(limit.expression, exp.Literal) and limit.expression.this == "1"
-    aggregate = any(_own(a, inner) for p in inner.expressions for a in p.find_all(exp.AggFunc))
+    aggregate = any(owned_by(a, inner) for p in inner.expressions for a in p.find_all(exp.AggFunc))
     return one or (aggregate and not inner.args.get("group"))
 
 
@@ -164,7 +176,7 @@ def _conjuncts(select: exp.Select) -> list[exp.Expr]:
 def unjoined(reading: Reading) -> list[str]:
     """Each table joined with no ON, USING or WHERE condition linking it to the rest: every row pairs with every row."""
     found: list[str] = []
-    for scope, select in _selects(reading):
+    for scope, select in selects(reading):
         joins = select.args.get("joins") or []
         from_ = select.args.get("from") or select.args.get("from_")
         if not joins or not isinstance(from_, exp.From):
@@ -178,7 +190,7 @@ def unjoined(reading: Reading) -> list[str]:
             else:
                 loose.append(join)
         for conjunct in _conjuncts(select):
-            columns = [c for c in conjunct.find_all(exp.Column) if _own(c, select)]
+            columns = [c for c in conjunct.find_all(exp.Column) if owned_by(c, select)]
             if len(columns) >= 2 and any(not c.table for c in columns):
                 links.link(set(links.parent))  # cannot tell which tables it links: read as linking them all
             else:
@@ -205,36 +217,66 @@ def _aggregates(select: exp.Select) -> list[exp.Expr]:
         for part in where
         if part is not None
         for a in part.find_all(exp.AggFunc)
-        if _own(a, select) and a.find_ancestor(exp.Window) is None
+        if owned_by(a, select) and a.find_ancestor(exp.Window) is None
     ]
 
 
-def _with_equals(grouped: set[tuple[str, str]], select: exp.Select) -> set[tuple[str, str]]:
-    """The grouped columns, and every column an ON or WHERE equality makes equal to one (``GROUP BY
-    T1.stadium_id`` with ``ON T1.stadium_id = T2.stadium_id`` groups by ``T2``'s key as well)."""
+def _equalities(select: exp.Select) -> list[tuple[tuple[str, str], tuple[str, str]]]:
+    """Each ON or top-level WHERE ``a.x = b.y`` of two columns, as ((alias, column), (alias, column))."""
     conditions = [j.args["on"] for j in select.args.get("joins") or [] if j.args.get("on") is not None]
     pairs = []
     for condition in [*conditions, *_conjuncts(select)]:
         for eq in condition.flatten() if isinstance(condition, exp.And) else [condition]:
             if isinstance(eq, exp.EQ) and isinstance(eq.this, exp.Column) and isinstance(eq.expression, exp.Column):
                 pairs.append(((eq.this.table, eq.this.name.lower()), (eq.expression.table, eq.expression.name.lower())))
-    grown = set(grouped)
+    return pairs
+
+
+def _determined(
+    grouped: set[tuple[str, str]], select: exp.Select, scope: Scope, keys: Keys
+) -> tuple[set[tuple[str, str]], set[str]]:
+    """What one group holds one value of: the grouped columns, every column an ON or WHERE equality makes
+    equal to one (``GROUP BY T1.stadium_id`` with ``ON T1.stadium_id = T2.stadium_id`` groups by ``T2``'s
+    key as well), and every column of a source one of whose keys (primary or UNIQUE) it holds whole (one
+    row of that source per group), followed to a fixed point: ``GROUP BY T1.id`` fixes ``T1.owner_id``,
+    and with ``T1.owner_id = T2.id`` the whole of ``T2``. Returns the columns and the sources held whole."""
+    pairs = _equalities(select)
+    columns, whole = set(grouped), set[str]()
     changed = True
     while changed:
         changed = False
         for a, b in pairs:
             for x, y in ((a, b), (b, a)):
-                if x in grown and y not in grown:
-                    grown.add(y)
+                if (x in columns or x[0] in whole) and y not in columns:
+                    columns.add(y)
                     changed = True
-    return grown
+        for alias in {a for a, _ in columns} - whole:
+            table = _table_name(scope, alias)
+            held = {n for t, n in columns if t == alias}
+            if table and any(key and key <= held for key in keys.get(table.lower(), ())):
+                whole.add(alias)
+                changed = True
+    return columns, whole
 
 
-def ungrouped(reading: Reading, keys: Keys) -> list[str]:
+@dataclass(frozen=True)
+class Ungrouped:
+    """A column of an aggregate query neither grouped, aggregated nor fixed by a key the schema declares."""
+
+    detail: str
+    table_sql: str
+    """Its table as a probe names it ('' when not a base table)."""
+    grouped: tuple[str, ...]
+    """The columns of its own table the query groups by (or equates to grouped ones), as the probe writes
+    them: when these hold no repeated value in the data, one row of the table is one group, and the column
+    has one value per group on this database."""
+
+
+def ungrouped(reading: Reading, keys: Keys) -> list[Ungrouped]:
     """Each column of an aggregate query's output, HAVING or ORDER BY that is neither grouped nor aggregated
-    (nor of a table whose primary key is grouped: one value per group then), naming it."""
-    found: list[str] = []
-    for scope, select in _selects(reading):
+    (nor of a source one of whose keys is grouped: one value per group then), naming it."""
+    found: list[Ungrouped] = []
+    for scope, select in selects(reading):
         group = select.args.get("group")
         aggregates = _aggregates(select)
         if not group and not aggregates:
@@ -242,14 +284,10 @@ def ungrouped(reading: Reading, keys: Keys) -> list[str]:
         if reading.dialect == "sqlite" and sum(isinstance(a, _MIN_MAX) for a in aggregates) == 1:
             continue  # SQLite's documented rule: bare columns come from the row of the one MIN or MAX
         group_keys = list(group.expressions) if group else []
-        grouped = _with_equals({(c.table, c.name.lower()) for c in group_keys if isinstance(c, exp.Column)}, select)
+        plain = {(c.table, c.name.lower()) for c in group_keys if isinstance(c, exp.Column)}
+        grouped, covered = _determined(plain, select, scope, keys)
+        spelled: dict[tuple[str, str], str] | None = None  # written when a column is flagged (seldom)
         names = {name for _, name in grouped}
-        whole = {(a, _table_name(scope, a)) for a, _ in grouped}
-        covered = {
-            alias
-            for alias, table in whole
-            if table and keys.get(table.lower()) and keys[table.lower()] <= {n for t, n in grouped if t == alias}
-        }
         aliases = {p.alias for p in select.expressions if isinstance(p, exp.Alias)}
         order = select.args.get("order")
         outputs = [p.this if isinstance(p, exp.Alias) else p for p in select.expressions]
@@ -259,7 +297,7 @@ def ungrouped(reading: Reading, keys: Keys) -> list[str]:
         for part in outputs + after:
             named = aliases if any(part is a for a in after) else set()  # HAVING, ORDER BY may name an output alias
             for column in part.find_all(exp.Column):
-                if not _own(column, select) or column.is_star or column.find_ancestor(exp.AggFunc, exp.Window):
+                if not owned_by(column, select) or column.is_star or column.find_ancestor(exp.AggFunc, exp.Window):
                     continue
                 if not column.table and (column.name in named or column.name.lower() in names):
                     continue  # an output alias, or a grouped column it cannot tell apart
@@ -273,10 +311,36 @@ def ungrouped(reading: Reading, keys: Keys) -> list[str]:
                 if shown in seen:
                     continue
                 seen.add(shown)
+                source = scope.sources.get(column.table)
+                table_sql = ""
+                if isinstance(source, exp.Table):
+                    bare = source.copy()
+                    bare.set("alias", None)
+                    table_sql = bare.sql(reading.dialect)
+                if spelled is None:
+                    spelled = _spelled(select, group_keys, reading.dialect)
+                own = tuple(sorted(spelled[c] for c in grouped if c[0] == column.table and c in spelled))
                 found.append(
-                    f"`{shown}` is neither grouped nor aggregated in an aggregate query, so its value comes from "
-                    "an arbitrary row of each group"
+                    Ungrouped(
+                        f"`{shown}` is neither grouped nor aggregated in an aggregate query, so its value comes "
+                        "from an arbitrary row of each group",
+                        table_sql,
+                        own,
+                    )
                 )
+    return found
+
+
+def _spelled(select: exp.Select, group_keys: list[exp.Expr], dialect: str) -> dict[tuple[str, str], str]:
+    """(alias, column in lower case) -> the column's name as the query spells it, for each column of the
+    GROUP BY and of the equalities that may make it grouped."""
+    found: dict[tuple[str, str], str] = {}
+    nodes = [c for k in group_keys for c in k.find_all(exp.Column)]
+    conditions = [j.args["on"] for j in select.args.get("joins") or [] if j.args.get("on") is not None]
+    for condition in [*conditions, *_conjuncts(select)]:
+        nodes += [c for c in condition.find_all(exp.Column) if owned_by(c, select)]
+    for c in nodes:
+        found.setdefault((c.table, c.name.lower()), c.this.sql(dialect))
     return found
 
 
@@ -295,37 +359,3 @@ def _inside_key(column: exp.Column, part: exp.Expr, keys: list[exp.Expr]) -> boo
             return False
         node = node.parent
     return False
-
-
-# --- string comparisons --------------------------------------------------------------------------------
-
-
-def comparisons(reading: Reading) -> list[Comparison]:
-    """Every ``column = 'literal'``, ``column IN ('literal', ...)`` and ``column LIKE 'pattern'`` whose column
-    belongs to a table of the query (not a derived table), in query order, without repeats."""
-    found: dict[Comparison, None] = {}
-    for scope, select in _selects(reading):
-        tables = [a for a, s in scope.sources.items() if isinstance(s, exp.Table)]
-        for node in select.find_all(exp.EQ, exp.In, exp.Like):
-            if not _own(node, select):
-                continue
-            pairs: list[tuple[exp.Expr, exp.Expr]] = []
-            if isinstance(node, exp.EQ):
-                pairs = [(node.this, node.expression), (node.expression, node.this)]
-            elif isinstance(node, exp.Like):
-                pairs = [(node.this, node.expression)]
-            elif not node.args.get("query"):
-                pairs = [(node.this, e) for e in node.expressions]
-            for column, literal in pairs:
-                if not (isinstance(column, exp.Column) and isinstance(literal, exp.Literal) and literal.is_string):
-                    continue
-                alias = column.table or (tables[0] if len(tables) == 1 and len(scope.sources) == 1 else "")
-                source = scope.sources.get(alias) if alias else None
-                if not isinstance(source, exp.Table) or not literal.this.strip():
-                    continue
-                bare = source.copy()
-                bare.set("alias", None)
-                like, listed = isinstance(node, exp.Like), isinstance(node, exp.In)
-                table_sql = bare.sql(reading.dialect)
-                found[Comparison(source.name, table_sql, alias, column.name, literal.this, like, listed)] = None
-    return list(found)

@@ -43,16 +43,15 @@ def packet(spider: SpiderDev, item: Item, question: dict[str, Any], predicted: s
         predicted,
         "```",
         "",
-        "**Order of rows matters:** "
-        + ("yes (the reference has an outermost ORDER BY)" if gold_is_ordered(gold) else "no"),
+        f"**Order of rows matters:** {_ordered(gold)}",
         "",
         "## What the reference returns",
         "",
-        *_result(db, gold),
+        *result_lines(db, gold),
         "",
         "## What the candidate returns",
         "",
-        *_result(db, predicted),
+        *result_lines(db, predicted),
         "",
         "## Schema",
         "",
@@ -64,11 +63,15 @@ def packet(spider: SpiderDev, item: Item, question: dict[str, Any], predicted: s
     return "\n".join(lines)
 
 
+def _ordered(gold: str) -> str:
+    return "yes (the reference has an outermost ORDER BY)" if gold_is_ordered(gold) else "no"
+
+
 def _connect(db: Path) -> sqlite3.Connection:
     return sqlite3.connect(f"file:{db}?mode=ro", uri=True)
 
 
-def _result(db: Path, sql: str) -> list[str]:
+def result_lines(db: Path, sql: str) -> list[str]:
     try:
         with _connect(db) as con:
             cur = con.execute(sql)
