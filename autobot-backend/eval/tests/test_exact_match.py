@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from eval.sql.grading.exact_match import exact_match
-from eval.sql.grading.spider_sql import SpiderSchema, read_query
+from eval.sql.grading.spider_schema import SpiderSchema
+from eval.sql.grading.spider_sql import read_query
 from eval.sql.model.exact import COMPONENTS, ExactMatch, exact_match_figures
 from eval.sql.model.outcome import SQLOutcome, Verdict
 
