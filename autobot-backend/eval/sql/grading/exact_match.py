@@ -45,10 +45,16 @@ from eval.sql.grading.spider_sql import (
     empty_query,
     parse,
     read_query,
+    with_queries,
 )
 from eval.sql.model.exact import COMPONENTS, EXTENDED, OFFICIAL, ExactMatch
 from eval.sql.model.outcome import NO_ANSWER, SQLOutcome, Verdict
 from services.schema_context import SchemaContext
+
+UNREADABLE = "Spider's parser cannot read the candidate's SQL"
+"""How an official-mode note begins when Spider's parser cannot read the candidate's SQL."""
+MISSING_NAMES = "the candidate's SQL names what the database does not have"
+"""How a note begins when the SQL names a table or column the schema does not have (no match, either mode)."""
 
 
 def _same(a: Iterable[Hashable], b: Iterable[Hashable]) -> bool:
@@ -135,53 +141,77 @@ def _compared(pred: SpiderQuery, gold: SpiderQuery) -> _Result:
     return _Result(exact, {name: parts[name] for name in COMPONENTS}, tables)
 
 
-def _missing(tree: exp.Query, schema: SpiderSchema | None, dialect: str) -> str | None:
-    unknown = unknown_names(cast(exp.Expression, tree), schema, dialect)
-    if not unknown:
-        return None
-    return f"the candidate's SQL names {', '.join(unknown[:3])}, which the database does not have"
+class _Parsed:
+    """Each SQL text parsed by sqlglot once, and its unknown names found once, for both modes to read."""
+
+    def __init__(self, dialect: str, schema: SpiderSchema | None):
+        self.dialect, self.schema = dialect, schema
+        self._trees: dict[str, tuple[exp.Query, dict[str, exp.Expression]] | NotReadable] = {}
+        self._missing: dict[str, str | None] = {}
+
+    def read(self, sql: str, script: bool = False) -> SpiderQuery:
+        """``sql`` in Spider's structure (:func:`read_query`); :class:`NotReadable` as it raises it."""
+        if sql not in self._trees:
+            try:
+                tree = parse(sql, self.dialect)
+                self._trees[sql] = tree, with_queries(tree)
+            except NotReadable as exc:
+                self._trees[sql] = exc
+        parsed = self._trees[sql]
+        if isinstance(parsed, NotReadable):
+            raise parsed
+        return read_query(parsed[0], self.dialect, self.schema, script, parsed[1])
+
+    def missing(self, sql: str) -> str | None:
+        """The note for SQL (already read) naming what the schema lacks; None when it names nothing unknown."""
+        if sql not in self._missing:
+            parsed = self._trees[sql]
+            assert not isinstance(parsed, NotReadable)
+            unknown = unknown_names(cast(exp.Expression, parsed[0]), self.schema, self.dialect)
+            more = f" and {len(unknown) - 3} more" if len(unknown) > 3 else ""
+            self._missing[sql] = f"{MISSING_NAMES}: {', '.join(unknown[:3])}{more}" if unknown else None
+        return self._missing[sql]
 
 
-def _extended(candidate: str | None, reference: str, dialect: str, schema: SpiderSchema | None, ran: bool) -> _Result:
+def _extended(candidate: str | None, reference: str, parsed: _Parsed, ran: bool) -> _Result:
     try:
-        gold = read_query(reference, dialect, schema)
+        gold = parsed.read(reference)
     except NotReadable as exc:
         return _Result(None, note=f"the reference: {exc}")
     if not candidate or not candidate.strip():
         return _Result(False, note="no SQL")
     try:
-        tree = parse(candidate, dialect)
-        pred = read_query(tree, dialect, schema)
+        pred = parsed.read(candidate)
     except NotReadable as exc:
         return _Result(False if not ran else None, note=f"the candidate's SQL: {exc}")
-    missing = _missing(tree, schema, dialect)
+    missing = parsed.missing(candidate)
     return _Result(False, note=missing) if missing else _compared(pred, gold)
 
 
-def _official(candidate: str | None, reference: str, dialect: str, schema: SpiderSchema | None) -> _Result:
+def _official(candidate: str | None, reference: str, parsed: _Parsed) -> _Result:
     """As Spider's script scores it: a gold its parser cannot read stops the script (unmeasured here); a
     prediction it cannot read, or none, is compared as the empty query (not a match)."""
+    schema = parsed.schema
     if schema is None or not schema.columns:
         return _Result(None, note="the database's schema could not be read, and Spider's parser needs it")
     stop = unreadable(reference, schema.columns, prediction=False)
     if stop is not None:
         return _Result(None, note=f"Spider's parser cannot read the reference ({stop}): its script would stop")
     try:
-        gold = read_query(reference, dialect, schema, script=True)
+        gold = parsed.read(reference, script=True)
     except NotReadable as exc:
         return _Result(None, note=f"the reference: {exc}")
     if not candidate or not candidate.strip():
         return dataclasses.replace(_compared(empty_query(), gold), match=False, note="no SQL")
     stop = unreadable(candidate, schema.columns)
     if stop is not None:
-        note = f"Spider's parser cannot read the candidate's SQL: {stop}"
+        note = f"{UNREADABLE}: {stop}"
         return dataclasses.replace(_compared(empty_query(), gold), match=False, note=note)
     try:
-        tree = parse(candidate, dialect)
-        pred = read_query(tree, dialect, schema, script=True)
+        pred = parsed.read(candidate, script=True)
     except NotReadable as exc:
         return _Result(None, note=f"the candidate's SQL: {exc}")
-    missing = _missing(tree, schema, dialect)
+    missing = parsed.missing(candidate)
     return _Result(False, note=missing) if missing else _compared(pred, gold)
 
 
@@ -204,9 +234,10 @@ def exact_match(
     script would stop), and so is a database whose schema could not be read (the parser needs it). In both,
     SQL naming a table or column the schema does not have is not a match.
     """
-    official = _official(candidate, reference, dialect, schema)
+    parsed = _Parsed(dialect, schema)
+    official = _official(candidate, reference, parsed)
     extended = (
-        _extended(candidate, reference, dialect, schema, ran)
+        _extended(candidate, reference, parsed, ran)
         if measured
         else _Result(None, note="the answer is unmeasured: extended EM counts measured answers only")
     )

@@ -25,13 +25,14 @@ def unknown_names(tree: exp.Expression, schema: SpiderSchema | None, dialect: st
     order and once each; empty when nothing is unknown or no schema was read (nothing can be told then)."""
     if schema is None or not schema.columns:
         return []
-    ctes = {cte.alias.lower() for cte in tree.find_all(exp.CTE) if cte.alias}
+    nodes = list(tree.walk())
+    ctes = {n.alias.lower() for n in nodes if isinstance(n, exp.CTE) and n.alias}
     found: list[str] = []
-    for table in tree.find_all(exp.Table):
+    for table in (n for n in nodes if isinstance(n, exp.Table)):
         name = table.name.lower()
         if name and name not in schema.columns and name not in ctes:
             found.append(f"table {table.name}")
-    for column in tree.find_all(exp.Column):
+    for column in (n for n in nodes if isinstance(n, exp.Column)):
         if not isinstance(column.this, exp.Star) and not _resolves(column, schema, ctes, dialect):
             found.append(f"column {column.sql(dialect=dialect)}")
     return list(dict.fromkeys(found))

@@ -103,6 +103,8 @@ def unreadable(sql: str, columns: Mapping[str, Sequence[str]], prediction: bool 
         _Parser(toks, columns).query(0)
     except _Stop as stop:
         return stop.unreadable
+    except RecursionError:
+        return Unreadable("", "nested deeper than this reader follows")
     return None
 
 

@@ -24,7 +24,9 @@ what it names (Spider's parser cannot read column aliases). A column of a FROM t
 is replaced by the set's first member (Spider's ``kmap``), so ``T2.owner_id`` and the ``T1.id`` it refers
 to are one column. Unlike the official script, these rules and the dropping of values and DISTINCT apply
 at every level (subqueries too); it applies the foreign keys and DISTINCT only at the top and in set
-operations, and keeps the values of a subquery in FROM.
+operations, and keeps the values of a subquery in FROM. Read with ``script`` (``--exact-match official``),
+the foreign keys and DISTINCT are the script's, and an OR after a column value is swallowed as its parser
+swallows it; values of a FROM subquery are dropped in both.
 """
 
 from __future__ import annotations
@@ -104,7 +106,11 @@ def parse(sql: str, dialect: str) -> exp.Query:
 
 
 def read_query(
-    sql: str | exp.Query, dialect: str, schema: SpiderSchema | None = None, script: bool = False
+    sql: str | exp.Query,
+    dialect: str,
+    schema: SpiderSchema | None = None,
+    script: bool = False,
+    ctes: Mapping[str, exp.Expression] | None = None,
 ) -> SpiderQuery:
     """``sql`` (text, or a tree :func:`parse` gave) in Spider's structure; :class:`NotReadable` when sqlglot
     cannot read it as one query.
@@ -115,8 +121,13 @@ def read_query(
     next AND, comma, parenthesis or keyword).
     """
     tree = parse(sql, dialect) if isinstance(sql, str) else sql
-    ctes = {cte.alias.lower(): cte.this for cte in tree.find_all(exp.CTE) if cte.alias}
+    ctes = with_queries(tree) if ctes is None else ctes
     return _Reader(schema or SpiderSchema(), ctes, script).query(cast(exp.Expression, tree))
+
+
+def with_queries(tree: exp.Query) -> dict[str, exp.Expression]:
+    """The tree's WITH queries by name (``ctes`` of :func:`read_query`, to find them once for two readings)."""
+    return {cte.alias.lower(): cte.this for cte in tree.find_all(exp.CTE) if cte.alias}
 
 
 def _unparen(node: exp.Expression) -> exp.Expression:
@@ -307,7 +318,8 @@ class _Scope:
         if agg is not None and not isinstance(_unparen(node.this), exp.Distinct | exp.Star | exp.Column):
             return (agg, self.val_unit(node.this))  # an aggregate over arithmetic: Spider's (agg, val_unit)
         if agg is not None:
-            return (agg, (NO_AGG, (NO_AGG, self.col_unit(node)[1], False), None))
+            _, name, distinct = self.col_unit(node)
+            return (agg, (NO_AGG, (NO_AGG, name, distinct), None))
         return (NO_AGG, self.val_unit(node))
 
     def condition(self, node: exp.Expression) -> Condition:

@@ -21,7 +21,11 @@ STRATA_START, STRATA_END = "<!-- accuracy-strata:start -->", "<!-- accuracy-stra
 STAMPS_START, STAMPS_END = "<!-- corpus-stamps:start -->", "<!-- corpus-stamps:end -->"
 NEAR_MISS_START, NEAR_MISS_END = "<!-- near-miss:start -->", "<!-- near-miss:end -->"
 DIAGNOSIS_START, DIAGNOSIS_END = "<!-- diagnosis-agreement:start -->", "<!-- diagnosis-agreement:end -->"
-REAL_DIAGNOSIS_START, REAL_DIAGNOSIS_END = "<!-- diagnosis-real-answers:start -->", "<!-- diagnosis-real-answers:end -->"
+REAL_DIAGNOSIS_START, REAL_DIAGNOSIS_END = (
+    "<!-- diagnosis-real-answers:start -->",
+    "<!-- diagnosis-real-answers:end -->",
+)
+EXACT_MATCH_START, EXACT_MATCH_END = "<!-- exact-match-official:start -->", "<!-- exact-match-official:end -->"
 DIGEST_CHARS = 16
 
 
