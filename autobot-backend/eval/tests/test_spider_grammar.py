@@ -110,6 +110,7 @@ def test_the_notes_say_why_in_words_a_user_can_act_on():
     assert "a table alias needs AS" in why(UNREADABLE[10][0])
     assert "IS NULL" in why(UNREADABLE[14][0])
     assert "the table singer has no column nme" in why("SELECT T1.nme FROM singer AS T1")
+    assert "an alias after a FROM subquery" in why("SELECT x.name FROM (SELECT name FROM singer) AS x")
 
 
 def test_a_prediction_is_read_with_value_replaced_as_the_script_reads_it():

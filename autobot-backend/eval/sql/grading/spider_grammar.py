@@ -167,6 +167,7 @@ class _Parser:
             raise _Stop("", "no FROM clause")
         i = self.toks.index("from", start) + 1
         tables: list[str] = []
+        units = 0
         while i < len(self.toks):
             block = self.at(i) == "("
             i += block
@@ -175,8 +176,9 @@ class _Parser:
             else:
                 after_join = self.has(i, "join")
                 i += after_join
-                i, table = self.table(i, after_join or not tables)
+                i, table = self.table(i, after_join or not units)
                 tables.append(table)
+            units += 1
             if self.has(i, "on"):
                 i = self.condition(i + 1, tables)
             if block:
@@ -338,6 +340,8 @@ def _table_hint(tok: str, expected: bool) -> str:
         return "a subquery after JOIN: its FROM reads a subquery only first, without an alias"
     if _quoted(tok):
         return f"a quoted name ({tok}): it reads names unquoted"
+    if tok == "as" and not expected:
+        return "an alias after a FROM subquery: it reads none there"
     if not expected:
         return f"`{tok}` after a table: a table alias needs AS, and tables are joined by JOIN"
     return f"`{tok}` is not a table of the database (nor an alias given with AS)"
