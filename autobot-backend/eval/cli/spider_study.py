@@ -10,7 +10,10 @@ Subcommands:
   ``--check-docs`` keep the methodology's block true;
 * ``suspects``: how many golds each suspect-reference kind flags, the seeded sample of flags to judge by hand
   (``--sample FILE``, ``--stub FILE``: the judgements file to fill in), and the precision of the committed
-  judgements (target 90%); ``--update-docs`` / ``--check-docs`` keep the methodology's block.
+  judgements (target 90%); ``--update-docs`` / ``--check-docs`` keep the methodology's block;
+* ``exact-match``: each set graded with ``--exact-match official`` against Spider's official script's EM, per
+  set and pair by pair; exit 1 when a set is more than 1 point off (``--update-docs`` / ``--check-docs``: the
+  methodology's figures).
 
 Exit codes (:mod:`eval.core.exit_codes`): 0 done (and, for a command that checks a target, met); 1 a target
 it checks is not met, or a page it checks is stale; 2 it could not run (the shared folder missing, a set
@@ -32,6 +35,7 @@ from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSED
 from eval.core.output import confine, print_error, print_report, resolve_input, write_text
 from eval.sql.model.diagnosis import Category
 from eval.sql.records import docs
+from eval.sql.spider_study import _exact as exact
 from eval.sql.spider_study import _suspects as suspects
 from eval.sql.spider_study._agreement import Diagnosed, agreement, markdown, to_json
 from eval.sql.spider_study._draw import SEED, SIZE, draw, population, read_draw
@@ -79,6 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--stub", metavar="FILE", help="write the judgements file for the sample, committed ones kept")
     s.add_argument("--judgements", metavar="FILE", help=f"the judgements (default {suspects.JUDGEMENTS})")
     _docs_flags(s)
+    e = sub.add_parser(
+        "exact-match",
+        help="EM with --exact-match official against Spider's official script, per set and pair by pair",
+    )
+    e.add_argument("--first", type=int, default=20, metavar="N", help="disagreeing pairs listed per set (default 20)")
+    _docs_flags(e)
     k = sub.add_parser("packets", help="write what a labeller sees of each drawn item")
     k.add_argument("--draw", metavar="FILE", required=True, help="a draw written by the draw subcommand")
     k.add_argument("--out", metavar="DIR", required=True, help="folder for one Markdown file per item")
@@ -95,6 +105,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _diagnosis(spider, args)
     if args.command == "suspects":
         return _suspects(spider, args)
+    if args.command == "exact-match":
+        return _exact_match(spider, args)
     if args.command == "packets":
         from eval.sql.spider_study._draw import Item
 
@@ -168,6 +180,18 @@ def _suspects(spider: SpiderDev, args: argparse.Namespace) -> int:
         )
         return EXIT_CANNOT_JUDGE
     return EXIT_OK if result.met else EXIT_REGRESSED
+
+
+def _exact_match(spider: SpiderDev, args: argparse.Namespace) -> int:
+    sets = [exact.agreement(spider, grade_set(spider, name, exact.RUN_FLAGS)) for name in spider.prediction_sets()]
+    print_report(exact.report(sets, args.first))
+    stale = _keep_docs(args, docs.EXACT_MATCH_START, docs.EXACT_MATCH_END, exact.docs_block(sets), "exact-match")
+    missed = [s.name for s in sets if not s.met]
+    if missed:
+        print(
+            f"error: more than {exact.TARGET_POINTS:g} point off the official EM: {', '.join(missed)}", file=sys.stderr
+        )
+    return EXIT_REGRESSED if stale or missed else EXIT_OK
 
 
 def _keep_docs(args: argparse.Namespace, start: str, end: str, body: str, command: str) -> bool:

@@ -17,6 +17,7 @@ from eval.cli import options
 from eval.cli.sql_formats import REPORT_FILES
 from eval.core.errors import UsageError
 from eval.sql.model.defaults import CANDIDATES, DEFAULT_CANDIDATE, DEFAULT_ENGINE, DEFAULT_SEED, ENGINES
+from eval.sql.model.exact import MODES, OFFICIAL
 
 if TYPE_CHECKING:  # the run's modules load SQLAlchemy and sqlglot: imported in run_sql, so --help stays light
     from eval.sql.fixtures.seeded import Fixture
@@ -73,10 +74,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument(
         "--exact-match",
-        action="store_true",
+        nargs="?",
+        const=OFFICIAL,
+        choices=MODES,
+        metavar="MODE",
         help="also give every answer Spider's exact-set-match against its reference (a second figure, by "
-        "difficulty, beside execution accuracy; never in the pass rate or a verdict); a corpus written by "
-        "bench_import spider asks for it itself (exact_match: spider)",
+        "difficulty, beside execution accuracy; never in the pass rate or a verdict), its figures in MODE: "
+        "official (the default: as Spider's script counts it, a query its parser cannot read is no match and "
+        "every question counts) or extended (the project's reading: sqlglot reads the SQL, measured answers "
+        "only); both are computed, and every output says how many answers they score differently; a corpus "
+        "written by bench_import spider asks for it itself (exact_match: official)",
     )
     s.add_argument(
         "--engine",

@@ -32,7 +32,7 @@ from eval.sql.grading.candidates import (
     reference_answers,
 )
 from eval.sql.grading.costs import cost_summary, repeat_summary
-from eval.sql.grading.exact_match import spider_schemas, wants_exact_match, with_exact_match
+from eval.sql.grading.exact_match import run_mode, spider_schemas, wants_exact_match, with_exact_match
 from eval.sql.grading.grade import Grader
 from eval.sql.grading.identity import cohort, fingerprint
 from eval.sql.grading.interruption import StoppableDatabase, partial_warning
@@ -106,9 +106,10 @@ class RunSpec:
     Part of the set-up, so part of the cohort."""
     transcripts: bool = True
     """Keep a model candidate's transcript of every ask (``--no-transcripts``: False)."""
-    exact_match: bool = False
-    """``--exact-match``: every answer also gets Spider's exact-set-match, whatever the corpus says. Changes
-    no verdict, so not part of the cohort."""
+    exact_match: str | None = None
+    """``--exact-match [MODE]``: every answer also gets Spider's exact-set-match, whatever the corpus says, its
+    figures in MODE (``official`` or ``extended``; None: as the corpus asks). Changes no verdict, so not part of
+    the cohort."""
     row_cap: int | None = None
     """``--row-cap``: the most rows a model's answer may return where its question sets no ``row_cap``
     (None: ``NL_SQL_ROW_CAP``, else 10,000). A cohort key when not the default; references are bounded by
@@ -125,6 +126,17 @@ def graded_corpus(spec: RunSpec) -> Corpus:
     return spec.corpus.with_column_order(spec.column_order) if spec.column_order else spec.corpus
 
 
+@dataclass(frozen=True)
+class ExactSetUp:
+    """What EM needs of a run (:mod:`eval.sql.grading.exact_match`): the dialect, each EM question's database
+    schema, the run's EM mode, and the recorded SQL of the EM questions that were not asked (an oracle defect)."""
+
+    dialect: str
+    schemas: dict[str, Any]
+    mode: str
+    unasked: dict[str, str | None]
+
+
 @dataclass
 class _SoFar:
     """What a run has learned, phase by phase: all a run stopped by a signal has to report."""
@@ -139,9 +151,8 @@ class _SoFar:
     samples: list[Sample] = field(default_factory=list)
     graded: list[SQLOutcome] = field(default_factory=list)
     asked: bool = False
-    exact: tuple[str, dict[str, Any]] | None = None
-    """The dialect and each EM question's database schema (:mod:`eval.sql.grading.exact_match`), read while
-    the service is open; None when no question asks for EM."""
+    exact: ExactSetUp | None = None
+    """What EM needs, read while the service is open; None when no question asks for EM."""
     """Every sample was put to the candidate (or was stopped by a signal while it was)."""
     privileged: list[str] = field(default_factory=list)
     """Warnings about database roles that can do more than read (printed when found)."""
@@ -201,8 +212,8 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
     )
     outcomes = _all_questions(so_far.grader, questions, combine(by_question), defects, not_asked)
     if so_far.exact is not None:
-        dialect, schemas = so_far.exact
-        outcomes = with_exact_match(outcomes, schemas.__contains__, dialect, schemas)
+        em = so_far.exact
+        outcomes = with_exact_match(outcomes, em.schemas.__contains__, em.dialect, em.schemas, em.mode, em.unasked)
     graded = so_far.graded
     extra = sorted(set(spec.answers.answers) - {q.id for q in questions}) if spec.answers else []
     fixtures = _fixture_keys(targets) if targets else sorted({q.fixture for q in questions if q.fixture})
@@ -324,9 +335,16 @@ def _build_and_ask(
             ),
         )
     so_far.samples, so_far.graded, so_far.asked = samples, graded, True
-    exact = [q for q in asked if wants_exact_match(q.exact_match, spec.exact_match)]
+    exact = [q for q in questions if q.expect == "answer" and wants_exact_match(q.exact_match, spec.exact_match)]
     if exact and not so_far.interrupted:
-        so_far.exact = dialect, spider_schemas(service, {q.id: targets[q.target][0] for q in exact})
+        asked_ids = {q.id for q in asked}
+        known = recorded or {}
+        so_far.exact = ExactSetUp(
+            dialect,
+            spider_schemas(service, {q.id: targets[q.target][0] for q in exact}),
+            run_mode(spec.exact_match, (q.exact_match for q in exact)),
+            {q.id: known[q.id].sql for q in exact if q.id not in asked_ids and q.id in known},
+        )
 
 
 def _phase(so_far: _SoFar) -> str:

@@ -58,14 +58,14 @@ SAMPLES: dict[str, tuple[list[Any], list[Any]]] = {
     ),
     "why": (["", "because", "x\n"], ["a\nb", 1, None]),
     "draft": ([True, False], ["true", 1, None]),
-    "exact_match": (["spider"], ["Spider", "bird", "", True, None]),
+    "exact_match": (["official", "extended", "spider"], ["Spider", "Official", "bird", "", True, None]),
 }
 FILE_SAMPLES: dict[str, tuple[list[Any], list[Any]]] = {
     "version": ([1], [2, 0, "1", None, True]),
     "fixture": (["retail"], ["", 1, None]),
     "database": (["shop"], ["", "a/b", "..", None]),
     "column_order": (["any"], ["random", None]),
-    "exact_match": (["spider"], ["exact", 1, None]),
+    "exact_match": (["official", "extended", "spider"], ["exact", 1, None]),
     "row_cap": ([50_000], [0, "1", False, None]),
     "questions": ([[BASE]], [[], "x", None, [3]]),
     "skipped": (

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from eval.sql.grading.exact_match import exact_match
-from eval.sql.grading.spider_sql import SpiderSchema, read_query
-from eval.sql.model.exact import COMPONENTS, ExactMatch, exact_match_figures
-from eval.sql.model.outcome import SQLOutcome, Verdict
+from eval.sql.grading.exact_match import exact_match, with_exact_match
+from eval.sql.grading.schema_names import unknown_names
+from eval.sql.grading.spider_schema import SpiderSchema
+from eval.sql.grading.spider_sql import parse, read_query
+from eval.sql.model.exact import COMPONENTS, EXTENDED, OFFICIAL, ExactMatch, exact_match_figures
+from eval.sql.model.outcome import NO_ANSWER, ORACLE, SQLOutcome, Verdict
 
 SCHEMA = SpiderSchema.of(
     [
@@ -254,3 +256,131 @@ def test_the_run_counts_unmeasured_em_apart_never_as_a_miss():
     assert (em["by_difficulty"]["easy"]["measured"], em["by_difficulty"]["easy"]["matched"]) == (2, 1)
     assert em["components"]["select"] == 0.6667
     assert exact_match_figures(outcomes[4:], ["easy"]) is None
+
+
+def official(pred: str | None, gold: str, schema: SpiderSchema | None = SCHEMA) -> ExactMatch:
+    return exact_match(pred, gold, "sqlite", schema, mode=OFFICIAL)
+
+
+@pytest.mark.parametrize(
+    ("pred", "why"),
+    [
+        ("SELECT T1.name FROM singer AS T1 INNER JOIN concert AS T2 ON T1.singer_id = T2.singer_id", "JOIN alone"),
+        ("SELECT T1.name AS n FROM singer AS T1 JOIN concert AS T2 ON T1.singer_id = T2.singer_id", "alias"),
+        ("SELECT s.name FROM singer s JOIN concert AS T2 ON s.singer_id = T2.singer_id", "needs AS"),
+    ],
+)
+def test_official_mode_scores_what_spiders_parser_cannot_read_as_no_match(pred, why):
+    gold = "SELECT T1.name FROM singer AS T1 JOIN concert AS T2 ON T1.singer_id = T2.singer_id"
+    result = official(pred, gold)
+    assert (result.mode, result.match, result.other, result.differs) == (OFFICIAL, False, True, True)
+    assert result.note.startswith("Spider's parser cannot read the candidate's SQL") and why in result.note
+    # Compared as the empty query, as the script compares it: no SELECT, no tables; no WHERE on either side.
+    assert result.components["select"] is False and result.components["where"] is True and result.tables is False
+    assert exact_match(pred, gold, "sqlite", SCHEMA).match is True  # extended: sqlglot reads it
+
+
+def test_official_mode_leaves_a_reference_the_parser_cannot_read_unmeasured():
+    gold = "SELECT count(*) AS n FROM singer"
+    result = official("SELECT count(*) FROM singer", gold)
+    assert result.match is None and "cannot read the reference" in result.note and "would stop" in result.note
+    assert result.other is True  # extended reads it: the alias is only a name
+    assert exact_match("SELECT count(*) AS n FROM singer", gold, "sqlite", SCHEMA).match is True
+
+
+def test_official_mode_needs_the_schema_the_parser_reads_columns_against():
+    result = official("SELECT name FROM singer", "SELECT name FROM singer", schema=None)
+    assert result.match is None and "schema could not be read" in result.note
+    assert result.other is True
+
+
+def test_official_mode_maps_foreign_keys_and_drops_distinct_only_at_the_top_as_the_script():
+    gold = "SELECT name FROM singer WHERE singer_id IN (SELECT singer_id FROM concert)"
+    top = "SELECT T2.name FROM concert AS T1 JOIN singer AS T2 ON T1.singer_id = T2.singer_id"
+    assert official(top, "SELECT T1.name FROM singer AS T1 JOIN concert AS T2 ON T1.singer_id = T2.singer_id").match
+    distinct = "SELECT name FROM singer WHERE singer_id IN (SELECT DISTINCT singer_id FROM concert)"
+    assert official(distinct, gold).match is False and official(distinct, gold).other is True
+    assert official("SELECT DISTINCT name FROM singer", "SELECT name FROM singer").match is True  # top: dropped
+    counted = "SELECT name FROM singer WHERE age > (SELECT count(DISTINCT age) FROM singer)"
+    assert official(counted, "SELECT name FROM singer WHERE age > (SELECT count(age) FROM singer)").match is False
+    assert official("SELECT count(DISTINCT age) FROM singer", "SELECT count(age) FROM singer").match is True
+    other_end = "SELECT name FROM singer WHERE singer_id IN (SELECT T2.singer_id FROM concert AS T1 JOIN singer AS T2)"
+    mapped = "SELECT name FROM singer WHERE singer_id IN (SELECT T1.singer_id FROM concert AS T1 JOIN singer AS T2)"
+    assert official(other_end, mapped).match is False  # a subquery's columns are its own there
+    assert exact_match(other_end, mapped, "sqlite", SCHEMA).match is True  # extended maps them at every level
+
+
+def test_official_mode_swallows_an_or_after_a_column_value_as_spiders_parser_does():
+    gold = "SELECT T1.name FROM singer AS T1 JOIN concert AS T2 ON T1.singer_id = T2.singer_id"
+    pred = (
+        "SELECT T1.name FROM singer AS T1 JOIN concert AS T2 ON T1.singer_id = T2.singer_id "
+        "OR T1.singer_id = T2.concert_id"
+    )
+    result = official(pred, gold)
+    assert result.match is True and result.other is False  # extended: OR is a keyword the gold lacks
+    literal = "SELECT name FROM singer WHERE age = 3 OR age = 4"  # after a literal, OR stays
+    assert official(literal, "SELECT name FROM singer WHERE age = 3").components["and/or"] is False
+
+
+@pytest.mark.parametrize("mode", [OFFICIAL, EXTENDED])
+@pytest.mark.parametrize(
+    "pred",
+    [
+        "SELECT nme FROM singer",
+        "SELECT T1.nme FROM singer AS T1",
+        "SELECT name FROM singers",
+        "SELECT name FROM singer WHERE singer_id IN (SELECT nme FROM concert)",
+    ],
+)
+def test_sql_naming_what_the_schema_lacks_never_scores_em_1_in_either_mode(pred, mode):
+    result = exact_match(pred, "SELECT name FROM singer", "sqlite", SCHEMA, ran=False, mode=mode)
+    assert result.match is False and result.other is False
+
+
+def test_names_the_schema_has_are_known_however_they_are_reached():
+    schema_ok = [
+        "SELECT name FROM singer AS s WHERE s.age > (SELECT avg(age) FROM singer WHERE country = s.country)",
+        "SELECT n FROM (SELECT name AS n FROM singer)",
+        "SELECT count(*) AS c FROM singer GROUP BY country ORDER BY c",
+        "WITH o AS (SELECT name FROM singer) SELECT name FROM o",
+        "SELECT rowid, name FROM singer",
+        'SELECT name FROM singer WHERE country = "France"',  # SQLite: a double-quoted non-column is a string
+    ]
+    for sql in schema_ok:
+        assert unknown_names(parse(sql, "sqlite"), SCHEMA, "sqlite") == [], sql
+    assert unknown_names(parse("SELECT s.nme, x.name FROM singer AS s", "sqlite"), SCHEMA, "sqlite") == [
+        "column s.nme",
+        "column x.name",
+    ]
+    assert unknown_names(parse("SELECT nme FROM singer", "sqlite"), None, "sqlite") == []  # no schema: no telling
+
+
+def test_the_run_counts_every_question_in_official_mode_and_the_answers_the_modes_part_on():
+    gold = "SELECT name FROM singer"
+    outcomes = [
+        SQLOutcome("q1", "answer", "s", Verdict.PASS, sql=gold, reference_sql=gold, difficulty="easy"),
+        SQLOutcome(
+            "q2", "answer", "s", Verdict.PASS, sql="SELECT name AS n FROM singer", reference_sql=gold, difficulty="easy"
+        ),
+        # Its reference returns no rows: unmeasured, and never asked; the recorded SQL is compared.
+        SQLOutcome("q3", "answer", "s", Verdict.UNMEASURED, reason=ORACLE, reference_sql=gold, difficulty="hard"),
+        # Not asked and nothing recorded (a live candidate): unmeasured in both.
+        SQLOutcome("q4", "answer", "s", Verdict.UNMEASURED, reason=ORACLE, reference_sql=gold, difficulty="hard"),
+        # No line in the answers file: no SQL, so no match as the script scores it.
+        SQLOutcome("q5", "answer", "s", Verdict.UNMEASURED, reason=NO_ANSWER, reference_sql=gold, difficulty="hard"),
+    ]
+    schemas = dict.fromkeys(["q1", "q2", "q3", "q4", "q5"], SCHEMA)
+    done = with_exact_match(outcomes, schemas.__contains__, "sqlite", schemas, OFFICIAL, {"q3": gold})
+    assert [o.exact.match if o.exact else "-" for o in done] == [True, False, True, None, False]
+    assert [o.exact.other if o.exact else "-" for o in done] == [True, True, None, None, None]
+    assert "not asked" in done[3].exact.note if done[3].exact else False
+    em = exact_match_figures(done, ["easy", "hard"])
+    assert em is not None
+    assert (em["mode"], em["cases"], em["measured"], em["matched"], em["unmeasured"]) == (OFFICIAL, 5, 4, 2, 1)
+    assert em["other"] == {"mode": EXTENDED, "measured": 2, "matched": 2, "rate": 1.0}
+    assert em["differ"] == 3  # q2 (no match / match), q3 and q5 (measured / unmeasured)
+    extended = with_exact_match(outcomes, schemas.__contains__, "sqlite", schemas, EXTENDED, {"q3": gold})
+    em = exact_match_figures(extended, ["easy", "hard"])
+    assert em is not None and (em["mode"], em["measured"], em["matched"], em["unmeasured"]) == (EXTENDED, 2, 2, 3)
+    assert em["other"]["matched"] == 2 and em["other"]["measured"] == 4 and em["differ"] == 3
+    assert [ExactMatch.from_json(o.exact.to_json()) for o in done if o.exact] == [o.exact for o in done if o.exact]

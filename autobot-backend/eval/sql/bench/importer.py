@@ -98,7 +98,7 @@ def corpus_document(
     if column_order:
         head["column_order"] = column_order
     if benchmark == "spider":  # Spider's users expect its exact-set-match beside execution accuracy
-        head["exact_match"] = "spider"
+        head["exact_match"] = "official"
     if skipped:
         head["skipped"] = [{"id": q.id, "database": q.database, "reason": MISSING_DATABASE} for q in skipped]
     return head | {"questions": items}
@@ -188,8 +188,9 @@ def write_outputs(args: BenchImport) -> Imported:
         questions = [q if q.difficulty else _with_hardness(q) for q in questions]
         notes.append(_hardness_note(questions))
         notes.append(
-            "the corpus asks for Spider's exact-set-match (exact_match: spider): every report of a run gives EM by "
-            "hardness beside execution accuracy, never in the pass rate"
+            "the corpus asks for Spider's exact-set-match as its script counts it (exact_match: official; extended: "
+            "the project's own reading): every report of a run gives EM by hardness beside execution accuracy, "
+            "never in the pass rate, and says how many answers the other mode scores differently"
         )
     answers = None
     if args.predictions is not None:

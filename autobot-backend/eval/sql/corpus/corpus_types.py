@@ -111,9 +111,11 @@ class Question:
     """For refusal cases, why answering would be fabrication; free text otherwise."""
     draft: bool = False
     """Written by ``python -m eval.sql.init``, not yet checked by a person: never asked, always ``unmeasured``."""
-    exact_match: Literal["spider"] | None = None
-    """``spider``: the answer also gets Spider's exact-set-match against ``sql`` (a second figure beside the
-    verdict, never changing it); written by ``bench_import spider``."""
+    exact_match: Literal["official", "extended", "spider"] | None = None
+    """The answer also gets Spider's exact-set-match against ``sql`` (a second figure beside the verdict, never
+    changing it), its figures in this mode: ``official`` (as Spider's script counts it; ``spider`` is the same,
+    its first spelling) or ``extended`` (the project's own reading); written ``official`` by ``bench_import
+    spider``."""
     source: str = ""
     """The file it came from, as stamped."""
     line: int = 0

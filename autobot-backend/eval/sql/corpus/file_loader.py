@@ -268,5 +268,5 @@ _VALIDATORS = {
     "columns": check_columns,
     "why": _line,
     "draft": _flag,
-    "exact_match": _one_of("spider"),
+    "exact_match": _one_of("official", "extended", "spider"),
 }

@@ -29,15 +29,32 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Protocol, cast
 
-from eval.sql.grading.spider_sql import Condition, CondUnit, NotReadable, SpiderQuery, SpiderSchema, read_query
-from eval.sql.model.exact import COMPONENTS, ExactMatch
-from eval.sql.model.outcome import SQLOutcome, Verdict
+from sqlglot import exp
+
+from eval.sql.grading.schema_names import unknown_names
+from eval.sql.grading.spider_grammar import unreadable
+from eval.sql.grading.spider_schema import SpiderSchema
+from eval.sql.grading.spider_sql import (
+    Condition,
+    CondUnit,
+    NotReadable,
+    SpiderQuery,
+    empty_query,
+    parse,
+    read_query,
+    with_queries,
+)
+from eval.sql.model.exact import COMPONENTS, EXTENDED, OFFICIAL, ExactMatch
+from eval.sql.model.outcome import NO_ANSWER, SQLOutcome, Verdict
 from services.schema_context import SchemaContext
 
-RULES = "spider"
-"""The one rule set: the value of the ``exact_match`` corpus key."""
+UNREADABLE = "Spider's parser cannot read the candidate's SQL"
+"""How an official-mode note begins when Spider's parser cannot read the candidate's SQL."""
+MISSING_NAMES = "the candidate's SQL names what the database does not have"
+"""How a note begins when the SQL names a table or column the schema does not have (no match, either mode)."""
 
 
 def _same(a: Iterable[Hashable], b: Iterable[Hashable]) -> bool:
@@ -111,31 +128,121 @@ def matches(p: SpiderQuery, g: SpiderQuery) -> tuple[bool, dict[str, bool], bool
     return all(parts.values()) and (tables or not g.tables), parts, tables
 
 
+@dataclass(frozen=True)
+class _Result:
+    match: bool | None
+    components: dict[str, bool] = dataclasses.field(default_factory=dict)
+    tables: bool | None = None
+    note: str = ""
+
+
+def _compared(pred: SpiderQuery, gold: SpiderQuery) -> _Result:
+    exact, parts, tables = matches(pred, gold)
+    return _Result(exact, {name: parts[name] for name in COMPONENTS}, tables)
+
+
+class _Parsed:
+    """Each SQL text parsed by sqlglot once, and its unknown names found once, for both modes to read."""
+
+    def __init__(self, dialect: str, schema: SpiderSchema | None):
+        self.dialect, self.schema = dialect, schema
+        self._trees: dict[str, tuple[exp.Query, dict[str, exp.Expression]] | NotReadable] = {}
+        self._missing: dict[str, str | None] = {}
+
+    def read(self, sql: str, script: bool = False) -> SpiderQuery:
+        """``sql`` in Spider's structure (:func:`read_query`); :class:`NotReadable` as it raises it."""
+        if sql not in self._trees:
+            try:
+                tree = parse(sql, self.dialect)
+                self._trees[sql] = tree, with_queries(tree)
+            except NotReadable as exc:
+                self._trees[sql] = exc
+        parsed = self._trees[sql]
+        if isinstance(parsed, NotReadable):
+            raise parsed
+        return read_query(parsed[0], self.dialect, self.schema, script, parsed[1])
+
+    def missing(self, sql: str) -> str | None:
+        """The note for SQL (already read) naming what the schema lacks; None when it names nothing unknown."""
+        if sql not in self._missing:
+            parsed = self._trees[sql]
+            assert not isinstance(parsed, NotReadable)
+            unknown = unknown_names(cast(exp.Expression, parsed[0]), self.schema, self.dialect)
+            more = f" and {len(unknown) - 3} more" if len(unknown) > 3 else ""
+            self._missing[sql] = f"{MISSING_NAMES}: {', '.join(unknown[:3])}{more}" if unknown else None
+        return self._missing[sql]
+
+
+def _extended(candidate: str | None, reference: str, parsed: _Parsed, ran: bool) -> _Result:
+    try:
+        gold = parsed.read(reference)
+    except NotReadable as exc:
+        return _Result(None, note=f"the reference: {exc}")
+    if not candidate or not candidate.strip():
+        return _Result(False, note="no SQL")
+    try:
+        pred = parsed.read(candidate)
+    except NotReadable as exc:
+        return _Result(False if not ran else None, note=f"the candidate's SQL: {exc}")
+    missing = parsed.missing(candidate)
+    return _Result(False, note=missing) if missing else _compared(pred, gold)
+
+
+def _official(candidate: str | None, reference: str, parsed: _Parsed) -> _Result:
+    """As Spider's script scores it: a gold its parser cannot read stops the script (unmeasured here); a
+    prediction it cannot read, or none, is compared as the empty query (not a match)."""
+    schema = parsed.schema
+    if schema is None or not schema.columns:
+        return _Result(None, note="the database's schema could not be read, and Spider's parser needs it")
+    stop = unreadable(reference, schema.columns, prediction=False)
+    if stop is not None:
+        return _Result(None, note=f"Spider's parser cannot read the reference ({stop}): its script would stop")
+    try:
+        gold = parsed.read(reference, script=True)
+    except NotReadable as exc:
+        return _Result(None, note=f"the reference: {exc}")
+    if not candidate or not candidate.strip():
+        return dataclasses.replace(_compared(empty_query(), gold), match=False, note="no SQL")
+    stop = unreadable(candidate, schema.columns)
+    if stop is not None:
+        note = f"{UNREADABLE}: {stop}"
+        return dataclasses.replace(_compared(empty_query(), gold), match=False, note=note)
+    try:
+        pred = parsed.read(candidate, script=True)
+    except NotReadable as exc:
+        return _Result(None, note=f"the candidate's SQL: {exc}")
+    missing = parsed.missing(candidate)
+    return _Result(False, note=missing) if missing else _compared(pred, gold)
+
+
 def exact_match(
     candidate: str | None,
     reference: str,
     dialect: str,
     schema: SpiderSchema | None = None,
     ran: bool = True,
+    mode: str = EXTENDED,
+    measured: bool = True,
 ) -> ExactMatch:
-    """The candidate's SQL against the reference under Spider's rules.
+    """The candidate's SQL against the reference under Spider's rules, in both modes; ``mode`` the one the
+    result leads with.
 
-    Unmeasured (``match`` None) when sqlglot cannot read the reference, or cannot read a candidate whose SQL
-    ran (sqlglot's limit, not the candidate's fault). No SQL, or SQL that neither reads nor ran (``ran``
-    False), is not a match: the official script scores a prediction it cannot parse as 0.
+    Extended: unmeasured (``match`` None) when sqlglot cannot read the reference, or cannot read a candidate
+    whose SQL ran (sqlglot's limit, not the candidate's fault), or the answer is unmeasured (``measured``
+    False); no SQL, or SQL that neither reads nor ran (``ran`` False), is not a match. Official: a candidate
+    Spider's parser cannot read, or no SQL, is not a match; a reference it cannot read is unmeasured (the
+    script would stop), and so is a database whose schema could not be read (the parser needs it). In both,
+    SQL naming a table or column the schema does not have is not a match.
     """
-    try:
-        gold = read_query(reference, dialect, schema)
-    except NotReadable as exc:
-        return ExactMatch(None, note=f"the reference: {exc}")
-    if not candidate or not candidate.strip():
-        return ExactMatch(False, note="no SQL")
-    try:
-        pred = read_query(candidate, dialect, schema)
-    except NotReadable as exc:
-        return ExactMatch(False if not ran else None, note=f"the candidate's SQL: {exc}")
-    exact, parts, tables = matches(pred, gold)
-    return ExactMatch(exact, {name: parts[name] for name in COMPONENTS}, tables)
+    parsed = _Parsed(dialect, schema)
+    official = _official(candidate, reference, parsed)
+    extended = (
+        _extended(candidate, reference, parsed, ran)
+        if measured
+        else _Result(None, note="the answer is unmeasured: extended EM counts measured answers only")
+    )
+    lead, other = (official, extended) if mode == OFFICIAL else (extended, official)
+    return ExactMatch(lead.match, lead.components, lead.tables, lead.note, mode, other.match, other.note)
 
 
 class HasSchemas(Protocol):
@@ -166,9 +273,18 @@ def spider_schemas(service: HasSchemas, urls: Mapping[str, str]) -> dict[str, Sp
     return {qid: by_url[url] for qid, url in urls.items()}
 
 
-def wants_exact_match(rules: str | None, asked: bool) -> bool:
-    """A question's answer gets EM when its corpus asks (``exact_match: spider``) or the run does."""
-    return asked or rules == RULES
+def wants_exact_match(rules: str | None, asked: str | None) -> bool:
+    """A question's answer gets EM when its corpus asks (``exact_match: MODE``) or the run does."""
+    return asked is not None or rules is not None
+
+
+def run_mode(asked: str | None, rules: Iterable[str | None]) -> str:
+    """The run's EM mode: ``--exact-match MODE`` when given, else ``extended`` when every question that asks
+    for EM asks for that, else ``official`` (``exact_match: spider``, the key's first spelling, is official)."""
+    if asked is not None:
+        return asked
+    asking = {r for r in rules if r is not None}
+    return EXTENDED if asking == {EXTENDED} else OFFICIAL
 
 
 def with_exact_match(
@@ -176,15 +292,28 @@ def with_exact_match(
     wanted: Callable[[str], bool],
     dialect: str,
     schemas: Mapping[str, SpiderSchema | None],
+    mode: str = EXTENDED,
+    unasked: Mapping[str, str | None] | None = None,
 ) -> list[SQLOutcome]:
-    """Every answerable, graded outcome whose question ``wanted`` gets its EM; ``schemas``: question id ->
-    its database's schema (None: columns resolved without one). Unmeasured outcomes get none."""
+    """Every answerable outcome with a reference whose question ``wanted`` gets its EM in both modes;
+    ``schemas``: question id -> its database's schema (None: columns resolved without one). An unmeasured
+    answer is unmeasured in extended EM and compared in official EM (EM needs no execution): with its SQL, or
+    for a question that was not asked, the SQL ``unasked`` holds for it (a recorded answer); one with no SQL
+    at all is no match when no answer was recorded, and unmeasured when it was never put to the candidate."""
     out = []
     for o in outcomes:
-        if o.expect != "answer" or not o.measured or o.reference_sql is None or not wanted(o.question_id):
+        if o.expect != "answer" or o.reference_sql is None or not wanted(o.question_id):
             out.append(o)
             continue
         ran = o.verdict in (Verdict.PASS, Verdict.WRONG)
-        exact = exact_match(o.sql, o.reference_sql, dialect, schemas.get(o.question_id), ran=ran)
+        sql = o.sql if o.sql is not None else (unasked or {}).get(o.question_id)
+        exact = exact_match(sql, o.reference_sql, dialect, schemas.get(o.question_id), ran, mode, o.measured)
+        if sql is None and not o.measured and o.reason != NO_ANSWER and o.verdict is Verdict.UNMEASURED:
+            never = f"not asked ({o.reason}), so no SQL to compare"
+            exact = (
+                dataclasses.replace(exact, match=None, components={}, tables=None, note=never)
+                if mode == OFFICIAL
+                else dataclasses.replace(exact, other=None, other_note=never)
+            )
         out.append(dataclasses.replace(o, exact=exact))
     return out

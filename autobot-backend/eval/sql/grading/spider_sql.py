@@ -24,18 +24,22 @@ what it names (Spider's parser cannot read column aliases). A column of a FROM t
 is replaced by the set's first member (Spider's ``kmap``), so ``T2.owner_id`` and the ``T1.id`` it refers
 to are one column. Unlike the official script, these rules and the dropping of values and DISTINCT apply
 at every level (subqueries too); it applies the foreign keys and DISTINCT only at the top and in set
-operations, and keeps the values of a subquery in FROM.
+operations, and keeps the values of a subquery in FROM. Read with ``script`` (``--exact-match official``),
+the foreign keys and DISTINCT are the script's, and an OR after a column value is swallowed as its parser
+swallows it; values of a FROM subquery are dropped in both.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import cast
 
 import sqlglot
 from sqlglot import exp
+
+from eval.sql.grading.spider_schema import SpiderSchema
 
 ColUnit = tuple[str, str, bool]
 ValUnit = tuple[str, ColUnit, ColUnit | None]
@@ -66,37 +70,6 @@ NO_AGG = "none"
 
 
 @dataclass(frozen=True)
-class SpiderSchema:
-    """What column resolution needs of a database: its tables' columns and its foreign-key sets."""
-
-    columns: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    """Table -> its columns, in order, lower-case."""
-    keys: Mapping[str, str] = field(default_factory=dict)
-    """``table.column`` -> the first member of its foreign-key set (columns in no foreign key are absent)."""
-
-    @classmethod
-    def of(cls, tables: Iterable[tuple[str, Iterable[str], Iterable[tuple[str, str, str]]]]) -> SpiderSchema:
-        """From ``(table, columns, foreign keys as (column, referred table, referred column))``."""
-        columns: dict[str, tuple[str, ...]] = {}
-        links: list[tuple[str, str]] = []
-        for name, cols, fks in tables:
-            columns[name.lower()] = tuple(c.lower() for c in cols)
-            links += [(f"{name}.{c}".lower(), f"{rt}.{rc}".lower()) for c, rt, rc in fks]
-        order = {f"{t}.{c}": i for i, (t, c) in enumerate((t, c) for t, cs in columns.items() for c in cs)}
-        sets: list[set[str]] = []
-        for a, b in links:  # Spider's build_foreign_key_map: a key joins the first set holding either end
-            found = next((s for s in sets if a in s or b in s), None)
-            if found is None:
-                sets.append(found := set())
-            found |= {a, b}
-        keys: dict[str, str] = {}
-        for members in sets:
-            first = min(members, key=lambda m: (order.get(m, len(order)), m))
-            keys |= dict.fromkeys(members, first)
-        return cls(columns, keys)
-
-
-@dataclass(frozen=True)
 class SpiderQuery:
     """One query as Spider's evaluator compares it (see the module docstring)."""
 
@@ -111,14 +84,17 @@ class SpiderQuery:
     intersect: SpiderQuery | None = None
     union: SpiderQuery | None = None
     except_: SpiderQuery | None = None
+    distinct: bool = False
+    """SELECT DISTINCT; only ever True in a subquery read by the script's rules (``script``), which drop it
+    at the top and keep it below."""
 
 
 class NotReadable(ValueError):
     """A query sqlglot cannot read, or one that is not a SELECT."""
 
 
-def read_query(sql: str, dialect: str, schema: SpiderSchema | None = None) -> SpiderQuery:
-    """``sql`` in Spider's structure; :class:`NotReadable` when sqlglot cannot read it as one query."""
+def parse(sql: str, dialect: str) -> exp.Query:
+    """``sql`` as sqlglot reads it; :class:`NotReadable` when it cannot read it as one query."""
     try:
         tree = sqlglot.parse_one(sql, read=dialect)
     except sqlglot.errors.SqlglotError as exc:
@@ -126,8 +102,32 @@ def read_query(sql: str, dialect: str, schema: SpiderSchema | None = None) -> Sp
         raise NotReadable(f"sqlglot cannot read it ({first})") from None
     if not isinstance(tree, exp.Query):
         raise NotReadable(f"not a query ({type(tree).__name__})")
-    ctes = {cte.alias.lower(): cte.this for cte in tree.find_all(exp.CTE) if cte.alias}
-    return _Reader(schema or SpiderSchema(), ctes).query(cast(exp.Expression, tree))
+    return tree
+
+
+def read_query(
+    sql: str | exp.Query,
+    dialect: str,
+    schema: SpiderSchema | None = None,
+    script: bool = False,
+    ctes: Mapping[str, exp.Expression] | None = None,
+) -> SpiderQuery:
+    """``sql`` (text, or a tree :func:`parse` gave) in Spider's structure; :class:`NotReadable` when sqlglot
+    cannot read it as one query.
+
+    ``script``: as the official script has it (``--exact-match official``): the foreign keys mapped and DISTINCT
+    dropped only at the top and in its set operations' parts, not in a subquery; and an OR after a comparison
+    with a column on its right is swallowed with that column (Spider's parser reads such a value up to the
+    next AND, comma, parenthesis or keyword).
+    """
+    tree = parse(sql, dialect) if isinstance(sql, str) else sql
+    ctes = with_queries(tree) if ctes is None else ctes
+    return _Reader(schema or SpiderSchema(), ctes, script).query(cast(exp.Expression, tree))
+
+
+def with_queries(tree: exp.Query) -> dict[str, exp.Expression]:
+    """The tree's WITH queries by name (``ctes`` of :func:`read_query`, to find them once for two readings)."""
+    return {cte.alias.lower(): cte.this for cte in tree.find_all(exp.CTE) if cte.alias}
 
 
 def _unparen(node: exp.Expression) -> exp.Expression:
@@ -148,16 +148,31 @@ def _chain(node: exp.Expression) -> list[tuple[str | None, exp.Expression]]:
 
 
 class _Reader:
-    def __init__(self, schema: SpiderSchema, ctes: Mapping[str, exp.Expression]):
+    def __init__(self, schema: SpiderSchema, ctes: Mapping[str, exp.Expression], script: bool = False):
         self.schema = schema
         self.ctes = ctes
         """A WITH's queries by name: a FROM naming one reads it as a subquery (Spider has no WITH)."""
         self.expanding: set[str] = set()
+        self.script = script
+        self.depth = 0
+        """How deep in subqueries the reading is (a set operation's parts are at their query's depth)."""
+
+    @property
+    def raw(self) -> bool:
+        """The script's rules, below the top: no foreign keys mapped, DISTINCT kept."""
+        return self.script and self.depth > 0
+
+    def subquery(self, tree: exp.Expression) -> SpiderQuery:
+        self.depth += 1
+        try:
+            return self.query(tree)
+        finally:
+            self.depth -= 1
 
     def _cte(self, name: str) -> SpiderQuery:
         self.expanding.add(name)  # a recursive WITH names itself: read once, then as a table name
         try:
-            return self.query(self.ctes[name])
+            return self.subquery(self.ctes[name])
         finally:
             self.expanding.discard(name)
 
@@ -180,7 +195,7 @@ class _Reader:
         while isinstance(node, exp.Subquery):
             node = node.this
         if not isinstance(node, exp.Select):
-            return self.query(node) if isinstance(node, exp.SetOperation) else _empty()
+            return self.query(node) if isinstance(node, exp.SetOperation) else empty_query()
         sources = [node.args.get("from_") or node.args.get("from")] + [j for j in node.args.get("joins") or []]
         aliases: dict[str, str] = {}
         tables: list[str | SpiderQuery] = []
@@ -197,7 +212,7 @@ class _Reader:
                 aliases[(this.alias or this.name).lower()] = name
                 aliases[name] = name
             elif isinstance(this, (exp.Subquery, exp.Query)):
-                tables.append(self.query(this.this if isinstance(this, exp.Subquery) else this))
+                tables.append(self.subquery(this.this if isinstance(this, exp.Subquery) else this))
         scope = _Scope(self, [t for t in tables if isinstance(t, str)], aliases, _select_aliases(node))
         joins = [j.args["on"] for j in node.args.get("joins") or [] if j.args.get("on") is not None]
         join: list[CondUnit | str] = []
@@ -215,6 +230,7 @@ class _Reader:
             having=scope.condition(node.args["having"].this) if node.args.get("having") else (),
             order=scope.order(order_node) if order_node is not None and order_node.expressions else None,
             limit=limit,
+            distinct=self.raw and node.args.get("distinct") is not None,
         )
 
 
@@ -226,7 +242,8 @@ def _followed(query: SpiderQuery, op: str, nested: SpiderQuery) -> SpiderQuery:
     return dataclasses.replace(query, except_=nested)
 
 
-def _empty() -> SpiderQuery:
+def empty_query() -> SpiderQuery:
+    """The empty query: what Spider's script compares a prediction it cannot parse as."""
     return SpiderQuery((), (), (), (), (), (), None, False)
 
 
@@ -253,7 +270,7 @@ class _Scope:
             if not table and len(self.tables) == 1:
                 table = self.tables[0]
         full = f"{table}.{name}" if table else name
-        return self.reader.schema.keys.get(full, full) if table in self.tables else full
+        return self.reader.schema.keys.get(full, full) if table in self.tables and not self.reader.raw else full
 
     def _alias(self, node: exp.Expression) -> exp.Expression:
         """A SELECT alias in ORDER BY / GROUP BY / HAVING, replaced by what it names."""
@@ -265,13 +282,14 @@ class _Scope:
     def col_unit(self, node: exp.Expression) -> ColUnit:
         node = _unparen(self._alias(_unparen(node)))
         agg = _AGGREGATES.get(type(node))
+        kept = self.reader.raw  # DISTINCT dropped, as the script's DISABLE_DISTINCT does (at the top, there)
         if agg is not None:
             inner = node.this
             if isinstance(inner, exp.Distinct):
-                inner = inner.expressions[0] if inner.expressions else exp.Star()
-            return (agg, self._name(inner), False)  # DISTINCT dropped, as the script's DISABLE_DISTINCT does
+                return (agg, self._name(inner.expressions[0] if inner.expressions else exp.Star()), kept)
+            return (agg, self._name(inner), False)
         if isinstance(node, exp.Distinct) and node.expressions:
-            return (NO_AGG, self._name(node.expressions[0]), False)
+            return (NO_AGG, self._name(node.expressions[0]), kept)
         return (NO_AGG, self._name(node), False)
 
     def _name(self, node: exp.Expression) -> str:
@@ -300,15 +318,15 @@ class _Scope:
         if agg is not None and not isinstance(_unparen(node.this), exp.Distinct | exp.Star | exp.Column):
             return (agg, self.val_unit(node.this))  # an aggregate over arithmetic: Spider's (agg, val_unit)
         if agg is not None:
-            return (agg, (NO_AGG, (NO_AGG, self.col_unit(node)[1], False), None))
+            _, name, distinct = self.col_unit(node)
+            return (agg, (NO_AGG, (NO_AGG, name, distinct), None))
         return (NO_AGG, self.val_unit(node))
 
     def condition(self, node: exp.Expression) -> Condition:
-        node = _unparen(node)
-        if isinstance(node, exp.Connector):
-            word = "or" if isinstance(node, exp.Or) else "and"
-            return (*self.condition(node.this), word, *self.condition(node.expression))
-        return (self.cond_unit(node),)
+        flat = _flat(node)
+        if self.reader.script:
+            flat = _swallowed(flat)
+        return tuple(part if isinstance(part, str) else self.cond_unit(part) for part in flat)
 
     def cond_unit(self, node: exp.Expression) -> CondUnit:
         negated = False
@@ -330,9 +348,9 @@ class _Scope:
         """Spider keeps a value only when it is a subquery (DISABLE_VALUE); every other value is dropped."""
         node = _unparen(node) if node is not None else None
         if isinstance(node, exp.Subquery):
-            return self.reader.query(node.this)
+            return self.reader.subquery(node.this)
         if isinstance(node, exp.Query):
-            return self.reader.query(node)
+            return self.reader.subquery(node)
         return None
 
     def order(self, node: exp.Expression) -> tuple[str, tuple[ValUnit, ...]]:
@@ -345,3 +363,27 @@ class _Scope:
                 item = item.this
             units.append(self.val_unit(item))
         return direction, tuple(units)
+
+
+def _flat(node: exp.Expression) -> list[exp.Expression | str]:
+    """A condition's units with ``and`` / ``or`` between them, left to right, parentheses dropped."""
+    node = _unparen(node)
+    if isinstance(node, exp.Connector):
+        return [*_flat(node.this), "or" if isinstance(node, exp.Or) else "and", *_flat(node.expression)]
+    return [node]
+
+
+def _swallowed(flat: list[exp.Expression | str]) -> list[exp.Expression | str]:
+    """What Spider's parser keeps of a flat condition: after a comparison whose right side is a column, it
+    reads that value up to the next AND, so each ``or`` and the unit after it are swallowed with it."""
+    out: list[exp.Expression | str] = []
+    swallowing = False
+    for i, part in enumerate(flat):
+        if swallowing and (part == "or" or (i and flat[i - 1] == "or")):
+            continue
+        swallowing = swallowing and part != "and"
+        out.append(part)
+        if isinstance(part, exp.Binary) and type(part) in _WHERE_OPS:
+            right = _unparen(part.expression)
+            swallowing = isinstance(right, exp.Column) and not right.this.args.get("quoted")
+    return out

@@ -27,10 +27,21 @@ COMPONENTS = (
 )
 """Spider's partial-match components, named and ordered as its evaluator prints them."""
 
+OFFICIAL, EXTENDED = "official", "extended"
+MODES = (OFFICIAL, EXTENDED)
+"""EM's two modes (``--exact-match MODE``): ``official`` as Spider's script counts it (a prediction its parser
+cannot read is not a match, every question counts), ``extended`` the project's (sqlglot reads the SQL, only
+measured answers count). Every answer gets both; the run's mode decides which one its figures lead with."""
+
+
+def other_mode(mode: str) -> str:
+    return EXTENDED if mode == OFFICIAL else OFFICIAL
+
 
 @dataclass(frozen=True)
 class ExactMatch:
-    """One answer under Spider's exact-set-match rules (values ignored)."""
+    """One answer under Spider's exact-set-match rules (values ignored), in the run's mode, with the other
+    mode's result beside it."""
 
     match: bool | None
     """All components and the FROM tables match; None: unmeasured (``note`` says why)."""
@@ -39,21 +50,45 @@ class ExactMatch:
     tables: bool | None = None
     """The FROM clauses name the same tables (a multiset; subqueries compared whole), which EM also needs."""
     note: str = ""
-    """Why unmeasured, or why not a match without a comparison (no SQL); empty otherwise."""
+    """Why unmeasured, or why not a match without a comparison (no SQL, unreadable); empty otherwise."""
+    mode: str = EXTENDED
+    """Which of :data:`MODES` ``match`` is in."""
+    other: bool | None = None
+    """The other mode's result (:func:`other_mode`); None: unmeasured there (``other_note`` says why)."""
+    other_note: str = ""
+
+    @property
+    def differs(self) -> bool:
+        """The two modes score this answer differently (one of them unmeasured, or match against no match)."""
+        return self.match != self.other
 
     def to_json(self) -> dict[str, Any]:
-        return {"match": self.match, "components": dict(self.components), "tables": self.tables, "note": self.note}
+        return {
+            "mode": self.mode,
+            "match": self.match,
+            "components": dict(self.components),
+            "tables": self.tables,
+            "note": self.note,
+            other_mode(self.mode): {"match": self.other, "note": self.other_note},
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ExactMatch:
         components = data.get("components") or {}
         if not isinstance(components, dict):
             raise TypeError(f"exact.components must be a mapping, found {type(components).__name__}")
+        mode = data.get("mode") or EXTENDED  # a report written before the modes had the extended one alone
+        if mode not in MODES:
+            raise ValueError(f"exact.mode must be one of {', '.join(MODES)}, found {mode!r}")
+        other = data.get(other_mode(mode)) or {}
         return cls(
             match=data["match"],
             components={str(k): bool(v) for k, v in components.items()},
             tables=data.get("tables"),
             note=data.get("note") or "",
+            mode=mode,
+            other=other.get("match"),
+            other_note=other.get("note") or "",
         )
 
 
@@ -95,13 +130,24 @@ def exact_match_figures(outcomes: Sequence[Scored], levels: Sequence[str]) -> di
 
     ``rate`` is matched / measured (unmeasured answers are counted apart, never as a miss);
     ``execution_rate`` is passes / graded over the same questions, so the two are read side by side.
+    ``mode`` names the mode the figures are in, ``other`` the other mode's overall figure and ``differ`` how
+    many answers the two modes score differently.
     """
     scored = [o for o in outcomes if o.exact is not None]
     if not scored:
         return None
-    overall = _tally(scored)
+    mode = next(o.exact.mode for o in scored if o.exact is not None)
+    overall = {"mode": mode} | _tally(scored)
     measured = [o for o in scored if o.exact is not None and o.exact.match is not None]
     overall["rate_ci"] = wilson_rounded(overall["matched"], overall["measured"])
+    others = [o.exact.other for o in scored if o.exact is not None and o.exact.other is not None]
+    overall["other"] = {
+        "mode": other_mode(mode),
+        "measured": len(others),
+        "matched": sum(others),
+        "rate": _rate(sum(others), len(others)),
+    }
+    overall["differ"] = sum(bool(o.exact and o.exact.differs) for o in scored)
     by_level = {level: _tally(group) for level in levels if (group := [o for o in scored if o.difficulty == level])}
     components = {
         name: _rate(sum(bool(o.exact and o.exact.components.get(name)) for o in measured), len(measured))

@@ -26,6 +26,7 @@ REAL_DIAGNOSIS_START, REAL_DIAGNOSIS_END = (
     "<!-- diagnosis-real-answers:end -->",
 )
 SUSPECTS_START, SUSPECTS_END = "<!-- suspect-references:start -->", "<!-- suspect-references:end -->"
+EXACT_MATCH_START, EXACT_MATCH_END = "<!-- exact-match-official:start -->", "<!-- exact-match-official:end -->"
 DIGEST_CHARS = 16
 
 

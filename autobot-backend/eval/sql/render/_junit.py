@@ -6,10 +6,10 @@ answerable question and an answered must-refuse question are ``failure`` (the me
 a pass or a correct decline is a plain ``testcase``. The candidate's SQL goes in ``system-out`` (on a
 failing question, the reference after it). JUnit holds no tables: the run's figures (pass rate and its
 interval, counts per verdict, the gate and each check, per stratum, database and difficulty, costs,
-repeats) are the testsuite's ``<properties>``, one named value each, in the words of the other outputs; each
-suspect reference is a ``suspect_reference.N`` property and a line of its question's ``system-out``.
-Written with the standard library's ElementTree, which escapes markup; characters XML 1.0 cannot
-carry at all (control characters a model may emit) are written as ``\\xNN`` text.
+repeats, Spider's EM when asked) are the testsuite's ``<properties>``, one named value each, in the words of
+the other outputs; each suspect reference is a ``suspect_reference.N`` property and a line of its
+question's ``system-out``. Written with the standard library's ElementTree, which escapes markup;
+characters XML 1.0 cannot carry at all (control characters a model may emit) are written as ``\\xNN`` text.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import xml.etree.ElementTree as ET
 from eval.core import figures as fig
 from eval.sql.model.outcome import SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
+from eval.sql.render import _exact as exact
 from eval.sql.render import _facts as facts
 from eval.sql.render import _suspect as suspect
 
@@ -91,7 +92,7 @@ def properties(report: SQLRun) -> list[tuple[str, str]]:
         out.append(("repeats.flaky", ", ".join(report.repeats["flaky"]) or "none"))
     out += [(f"diagnosis.{c}", str(n)) for c, n in report.diagnosis_counts["all"].items()]
     out += [(f"note.{i}", note) for i, note in enumerate(facts.interval_notes(report), 1)]
-    return out + suspect.junit_properties(report)
+    return out + exact.junit_properties(report) + suspect.junit_properties(report)
 
 
 def _system_out(o: SQLOutcome) -> str | None:
