@@ -143,15 +143,8 @@ class _Builder:
             only_c = [(x, t) for x, t in zip(cc, c_texts) if t not in r_texts]
             only_r = [(x, t) for x, t in zip(rc, r_texts) if t not in c_texts]
             for (y, ty), (x, tx) in zip(only_c, only_r):
-                copy, nodes = self._copy()
-                scope = self._at(nodes, c)
-                assert isinstance(scope, exp.Select)
-                mapped = self._mapped(x, scope, x)
-                if mapped is not None:
-                    self._at(nodes, y).replace(mapped)
-                    category = change_category(key, y, mapped, self.dialect, nested=False, default=Category.FILTER)
-                    what = f"{clause}: the reference's `{clip(tx)}` for `{clip(ty)}`"
-                    yield self._edit(copy, category, clause, what, whole=False)
+                what = f"{clause}: the reference's `{clip(tx)}` for `{clip(ty)}`"
+                yield from self._swapped(c, y, x, key, clause, what, Category.FILTER)
             for y, ty in only_c:
                 copy, nodes = self._copy()
                 remove_conjunct(self._at(nodes, y))
@@ -219,15 +212,22 @@ class _Builder:
         r, c = self.ref_selects[i], self.cand_selects[j]
         for x, y in zip(r.expressions, c.expressions):
             if x.find(exp.AggFunc) and y.find(exp.AggFunc) and text(x, self.dialect) != text(y, self.dialect):
-                copy, nodes = self._copy()
-                scope = self._at(nodes, c)
-                assert isinstance(scope, exp.Select)
-                mapped = self._mapped(x, scope, x)
-                if mapped is not None:
-                    self._at(nodes, y).replace(mapped)
-                    what = f"SELECT: the reference's `{self._say(x)}` for `{self._say(y)}`"
-                    category = change_category("expressions", y, mapped, self.dialect, default=Category.AGGREGATION)
-                    yield self._edit(copy, category, "SELECT", what, whole=False)
+                what = f"SELECT: the reference's `{self._say(x)}` for `{self._say(y)}`"
+                yield from self._swapped(c, y, x, "expressions", "SELECT", what, Category.AGGREGATION)
+
+    def _swapped(
+        self, c: exp.Select, y: exp.Expr, x: exp.Expr, key: str, clause: str, what: str, default: Category
+    ) -> Iterator[Edit]:
+        """The candidate with its node ``y`` (of its SELECT ``c``, in clause ``key``) replaced by the reference's
+        ``x`` fitted to ``c``; its category is what the swap changes (``default`` when no rule names it)."""
+        copy, nodes = self._copy()
+        scope = self._at(nodes, c)
+        assert isinstance(scope, exp.Select)
+        mapped = self._mapped(x, scope, x)
+        if mapped is not None:
+            self._at(nodes, y).replace(mapped)
+            category = change_category(key, y, mapped, self.dialect, nested=False, default=default)
+            yield self._edit(copy, category, clause, what, whole=False)
 
     def clause(self, i: int, j: int, key: str, category: Category, name: str) -> Iterator[Edit]:
         """The candidate's ``key`` clause replaced by the reference's (or removed, or added)."""
