@@ -12,7 +12,9 @@ it::
         --candidate recorded --answers spider-run/spider.answers.jsonl
 
 A question is ``ordered`` when its gold's outermost query has an ORDER BY (read with sqlglot;
-Spider's own rule, any ``order by`` in the text, only when sqlglot cannot parse it). BIRD's
+Spider's own rule, any ``order by`` in the text, only when sqlglot cannot parse it), and the file says so
+(``ordered_from: sql``): the benchmark's convention, not a claim its words make, so a run raises no
+unstated-order lint about it. BIRD's
 ``difficulty`` becomes the question's ``difficulty``, and Spider's hardness, computed from the gold by
 Spider's rules (:mod:`eval.sql.bench.hardness`), becomes Spider's; BIRD's ``evidence`` is appended to
 the question, as BIRD gives it to a model. A Spider corpus says ``exact_match: spider``, so each answer
@@ -94,7 +96,7 @@ def corpus_document(
             item["decimals"] = decimals
         item["sql"] = q.gold
         items.append(item)
-    head: dict[str, Any] = {"version": 1}
+    head: dict[str, Any] = {"version": 1, "ordered_from": "sql"}  # ordered: the gold's ORDER BY, not the words
     if column_order:
         head["column_order"] = column_order
     if benchmark == "spider":  # Spider's users expect its exact-set-match beside execution accuracy
