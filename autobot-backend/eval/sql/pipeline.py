@@ -44,6 +44,7 @@ from eval.sql.model.outcome import NO_ANSWER, ORACLE, SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
 from eval.sql.model.setup import CorpusStamps, DatabaseStamp, RunSetup
 from eval.sql.oracle.findings import corpus_findings
+from eval.sql.oracle.kept import KeptChecks
 from eval.sql.oracle.selfcheck import SNAPSHOT_DIR, OracleDefect, SelfCheckResult, is_builtin, run_self_check
 from eval.sql.oracle.sharing import keep_references, parse_references
 from eval.sql.rows import ColumnOrder
@@ -304,6 +305,7 @@ def _build_and_ask(
         lint_rotations=spec.db_url is None,
         snapshot_dir=SNAPSHOT_DIR if spec.builtin and spec.seed == DEFAULT_SEED else None,
         spread=checking,
+        kept=KeptChecks(),  # the import's, an earlier run's: suspect findings are not looked for again
     )
     interrupt.raise_if_requested()  # a self-check cut short says nothing about the oracle
     if spec.builtin and not check.ok:
