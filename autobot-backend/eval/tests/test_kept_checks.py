@@ -134,7 +134,10 @@ def test_a_changed_database_or_reference_is_checked_again(world, tmp_path):
 def test_the_key_is_what_the_checks_read(world):
     corpus, _, _ = world
     north, again, empty = corpus.questions[:3]
-    assert question_key(north, ["d"], "sqlite", False) == question_key(again, ["d"], "sqlite", False)
+    renamed = dataclasses.replace(north, id="other", stratum="s", difficulty="hard", source="x.yaml", line=9)
+    assert question_key(north, ["d"], "sqlite", False) == question_key(renamed, ["d"], "sqlite", False)
+    # the words are read (a suspect check compares the reference with its question): a paraphrase is its own
+    assert question_key(north, ["d"], "sqlite", False) != question_key(again, ["d"], "sqlite", False)
     assert question_key(north, ["d"], "sqlite", False) != question_key(empty, ["d"], "sqlite", False)
     assert question_key(north, ["d"], "sqlite", False) != question_key(north, ["e"], "sqlite", False)
     decimals = dataclasses.replace(north, decimals=4)

@@ -48,9 +48,10 @@ _CODE = (
     *("eval/sql/oracle", "eval/sql/rows", "eval/sql/corpus", "eval/sql/fixtures", "eval/core", "services/readonly"),
     *("services/generation/transpile.py", "services/dialects.py", "services/schema_context.py"),
 )
-_NOT_READ = frozenset({"id", "question", "stratum", "difficulty", "why", "draft", "source", "line"})
-"""Question fields no check reads: two questions differing only in them share their findings (a benchmark's
-paraphrased questions of one gold query)."""
+_NOT_READ = frozenset({"id", "stratum", "difficulty", "why", "draft", "source", "line"})
+"""Question fields no check reads: two questions differing only in them share their findings. The words are
+read (the suspect checks compare the reference with its question), so a benchmark's paraphrases of one gold
+query are kept apart."""
 
 
 def cache_dir() -> Path | None:
