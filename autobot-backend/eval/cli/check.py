@@ -1,10 +1,11 @@
 """``python -m eval.sql.check CORPUS... [--db-url URL | --db-dir DIR]``: lint a corpus and self-check its
 references (:mod:`eval.sql.authoring.check`), grading nothing and asking no model.
 
-Every problem is printed with its file, line and question id, and so is every suspect reference
-(:mod:`eval.sql.oracle.suspect`), which is not a problem: a run grades its question. Exit codes
-(:mod:`eval.core.exit_codes`): 0 the corpus is clean; 2 it has problems (drafts included), or the database
-cannot be opened.
+Every problem is printed with its file, line and question id, and so is every lint that is not one (an
+unstated order) and every suspect reference (:mod:`eval.sql.oracle.suspect`): a run grades their questions.
+What it lists is what a run reports, found by the same code (:mod:`eval.sql.oracle.findings`). Exit codes
+(:mod:`eval.core.exit_codes`): 0 no problems; 2 it has problems (drafts, oracle defects and near-duplicates
+included), or the database cannot be opened.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from eval.cli.sql_checks import resolve_sqlite_url
 from eval.core.errors import UsageError
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK
 from eval.core.output import print_report, resolve_input
-from eval.sql.authoring.check import check_corpus_and_suspects
+from eval.sql.authoring.check import check_corpus
 
 NO_URL_HINT = "\nquestions over a database of your own need it named: add --db-url URL"
 
@@ -50,13 +51,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     db_dir = resolve_input(args.db_dir) if args.db_dir is not None else None
     if db_dir is not None and not db_dir.is_dir():
         raise UsageError(f"--db-dir {args.db_dir}: not a folder")
-    corpus, problems, suspects = check_corpus_and_suspects(
-        paths, db_url=resolve_sqlite_url(args.db_url) if args.db_url else None, db_dir=db_dir
-    )
+    checked = check_corpus(paths, db_url=resolve_sqlite_url(args.db_url) if args.db_url else None, db_dir=db_dir)
+    corpus, problems = checked.corpus, checked.problems
     size = f"{corpus.size} question(s) in {len(corpus.files)} file(s)" if corpus else "the corpus did not load"
-    if suspects:  # not problems (a run grades their questions): what to look at before trusting a wrong verdict
-        print_report("\n".join(suspects))
-        size += f"; {len(suspects)} suspect reference finding(s) above, graded as usual"
+    if checked.suspects:  # not problems (a run grades their questions): what to look at before trusting a verdict
+        print_report("\n".join(checked.suspects))
+        size += f"; {len(checked.suspects)} suspect reference finding(s) above, graded as usual"
+    if checked.warnings:  # lints a run reports too, but a heuristic's: not problems
+        print_report("\n".join(checked.warnings))
+        size += f"; {len(checked.warnings)} lint warning(s) above, not problems"
     if problems:
         noun = "problem" if len(problems) == 1 else "problems"
         hint = NO_URL_HINT if not args.db_url and any(": no fixture:" in p for p in problems) else ""

@@ -25,7 +25,7 @@ from eval.sql.model.run import SQLRun
 from eval.sql.records import docs, recording
 from eval.sql.render import (
     ci_annotations,
-    oracle_notice,
+    lint_line,
     render_terminal,
     skipped_notice,
     summary_markdown,
@@ -104,12 +104,12 @@ def _publish(
     skipped = skipped_notice(report)
     if skipped is not None:
         print_warning(skipped)
-    notice = oracle_notice(report)
-    if notice is not None:
-        print_warning(notice)
-        if args.strict:
-            print_error("--strict: a run with oracle defects is not judged; nothing was recorded")
-            return EXIT_CANNOT_JUDGE
+    lints = lint_line(report)
+    if lints is not None:
+        print_warning(lints)
+    if report.oracle_defects and args.strict:
+        print_error("--strict: a run with oracle defects is not judged; nothing was recorded")
+        return EXIT_CANNOT_JUDGE
     if args.record_baseline:
         assert baseline_dir is not None  # checked before the run
         refused = decide.record_baseline(report, composition, found, baseline_dir, args.force, args.reason)

@@ -22,7 +22,7 @@ from eval.core.output import print_warning
 from eval.core.runner import INTERRUPTED, Limits, Progress
 from eval.sql.corpus.answers import RecordedAnswers
 from eval.sql.corpus.db_dir import database_targets
-from eval.sql.corpus.order_words import unstated_orders
+from eval.sql.corpus.lints import DRAFT_DETAIL
 from eval.sql.corpus.questions import Corpus, Question
 from eval.sql.engines.setup import FixtureHost, engine_name, fixture_host
 from eval.sql.fixtures.seeded import Fixture
@@ -43,6 +43,8 @@ from eval.sql.model.defaults import DEFAULT_ENGINE, DEFAULT_SEED
 from eval.sql.model.outcome import NO_ANSWER, ORACLE, SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
 from eval.sql.model.setup import CorpusStamps, DatabaseStamp, RunSetup
+from eval.sql.oracle.findings import corpus_findings
+from eval.sql.oracle.kept import KeptChecks
 from eval.sql.oracle.selfcheck import SNAPSHOT_DIR, OracleDefect, SelfCheckResult, is_builtin, run_self_check
 from eval.sql.oracle.sharing import keep_references, parse_references
 from eval.sql.rows import ColumnOrder
@@ -56,7 +58,6 @@ from services.redaction import redact_url
 STATEMENT_TIMEOUT_S = 10.0
 DRAFT = "draft"
 """The reason of an ``unmeasured`` question marked ``draft: true`` (a starter question nobody has checked)."""
-DRAFT_DETAIL = "check and edit it, then remove `draft: true`"
 
 
 class OracleBroken(HarnessError):
@@ -229,7 +230,8 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         "repeats": spec.repeats,
         **({"column_order": spec.column_order} if spec.column_order else {}),
     }
-    warnings = so_far.privileged + _warnings(spec.candidate, outcomes, extra) + unstated_orders(corpus.questions)
+    found = corpus_findings(questions, check)  # what python -m eval.sql.check lists, from the same place
+    warnings = so_far.privileged + _warnings(spec.candidate, outcomes, extra)
     stamps: CorpusStamps = {
         "digest": corpus.digest,
         "size": corpus.size,
@@ -245,7 +247,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         model=spec.generator.model,
         corpus=stamps,
         run=run,
-        oracle_defects=[{"question_id": d.question_id, "kind": d.kind, "detail": d.detail} for d in check.defects],
+        oracle_defects=[{"question_id": d.question_id, "kind": d.kind, "detail": d.detail} for d in found.defects],
         warnings=warnings,
         cohort=cohort(
             corpus=corpus,
@@ -263,7 +265,8 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         repeats=repeat_summary(outcomes, spec.repeats),
         partial=interrupted,
         transcripts=transcript_note(spec.candidate, spec.transcripts),
-        suspect_references=[s.to_json() for q in questions for s in check.suspects.get(q.id, [])],
+        suspect_references=[s.to_json() for s in found.suspects],
+        lints=found.lints,
     )
 
 
@@ -302,6 +305,7 @@ def _build_and_ask(
         lint_rotations=spec.db_url is None,
         snapshot_dir=SNAPSHOT_DIR if spec.builtin and spec.seed == DEFAULT_SEED else None,
         spread=checking,
+        kept=KeptChecks(),  # the import's, an earlier run's: suspect findings are not looked for again
     )
     interrupt.raise_if_requested()  # a self-check cut short says nothing about the oracle
     if spec.builtin and not check.ok:

@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
 from eval.core import figures as fig
-from eval.tests.output_readers import VERDICTS, Facts, costs_from, counts, notes_from, repeats_from
+from eval.tests.output_readers import VERDICTS, Facts, costs_from, counts, lints_from, notes_from, repeats_from
 
 # --- HTML -----------------------------------------------------------------------------------------------
 
@@ -127,6 +127,7 @@ def from_html(text: str) -> Facts:
         "repeats": repeats_from(text_of("repeats")),
         "flaky": flaky.text.split(", ") if flaky else None,
         "notes": notes_from(text_of("interval-notes")),
+        "lints": lints_from(text_of("lint-counts")),
     }
 
 
@@ -175,6 +176,7 @@ def from_junit(text: str) -> Facts:
         "repeats": repeats_from(props.get("repeats", "")),
         "flaky": props["repeats.flaky"].split(", ") if "repeats.flaky" in props else None,
         "notes": notes_from(" ".join(v for k, v in props.items() if k.startswith("note."))),
+        "lints": lints_from(props.get("lints", "")),
     }
 
 
@@ -182,8 +184,8 @@ def annotations_from(lines: list[str]) -> dict[str, list[str]]:
     """``::error`` lines by title: the questions annotated (regression, safety) and the gate checks."""
     out: dict[str, list[str]] = {"questions": [], "checks": []}
     for line in lines:
-        if line.startswith("::warning title=SQL oracle defect%3A "):
-            continue  # a question no reference can grade: not a failure of the candidate
+        if line.startswith("::warning title=SQL corpus lints::"):
+            continue  # the corpus's lints and oracle defects counted: not a failure of the candidate
         m = re.fullmatch(r"::error title=SQL (regression|safety|gate)%3A (.+?)::(.*)", line)
         assert m, line
         kind, what, _ = m.groups()

@@ -52,6 +52,17 @@ def repeats_from(text: str) -> tuple[str, ...] | None:
     return None if m is None else m.groups()
 
 
+_LINTS = re.compile(r"lints: (.+?)(?: \(\d+ question\(s\) not graded|; each is listed)")
+
+
+def lints_from(text: str) -> dict[str, int]:
+    """The lints' line every format writes (:func:`eval.sql.render._facts.lint_line`): questions per kind."""
+    m = _LINTS.search(_one_line(re.sub(r"\\(.)", r"\1", text)))
+    if m is None:
+        return {}
+    return {kind: int(n) for kind, n in (part.rsplit(" ", 1) for part in m.group(1).split(", "))}
+
+
 def notes_from(text: str) -> tuple[bool, bool]:
     flat = _one_line(text)
     return fig.WILSON_NOTE in flat, fig.BOOTSTRAP_NOTE in flat
@@ -104,6 +115,7 @@ def expected(run: SQLRun) -> Facts:
         "refusal_strata": run.refusal_strata,
         "control_strata": run.control_strata,
         "notes": (True, True),
+        "lints": run.lint_counts,
     }
 
 
@@ -124,6 +136,7 @@ def from_json_text(text: str) -> Facts:
         "difficulties": data["difficulties"],
         "refusal_strata": data["refusal_strata"],
         "control_strata": data["control_strata"],
+        "lints": data.get("lint_counts", {}),
     }
 
 
@@ -218,6 +231,7 @@ def from_markdown(text: str) -> Facts:
         ),
         "flaky": [_unescape(x) for x in re.findall(r"\*\*(.+?)\*\*", flaky_line)],
         "notes": notes_from(text),
+        "lints": lints_from("\n".join(sec["Verdicts"])),
     }
 
 
@@ -273,4 +287,5 @@ def from_terminal(text: str) -> Facts:
         "repeats": repeats_from(text),
         "flaky": flaky.group(1).split(", ") if flaky else None,
         "notes": notes_from(text),
+        "lints": lints_from(text),
     }

@@ -126,7 +126,10 @@ def test_check_reports_loader_and_self_check_problems_by_file_line_and_id(shop, 
     )
     assert check.main(["twice.yaml", "--db-url", "sqlite:///shop.db"]) == EXIT_CANNOT_JUDGE
     out = capsys.readouterr().out
-    assert "twice.yaml:6: question 'b': near-duplicate of 'a' (twice.yaml:3; similarity 100, threshold 85)" in out
+    assert (
+        "twice.yaml:6: question 'b': near-duplicate: nearly the same text as 'a' (twice.yaml:3; similarity 100, "
+        "threshold 85)"
+    ) in out
     (shop / "bad.yaml").write_text("version: 1\nquestions:\n  - id: a\n    questoin: How many?\n    sql: SELECT 1\n")
     assert check.main(["bad.yaml", "--db-url", "sqlite:///shop.db"]) == EXIT_CANNOT_JUDGE
     out = capsys.readouterr().out

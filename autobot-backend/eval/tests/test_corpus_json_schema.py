@@ -33,6 +33,7 @@ SAMPLES: dict[str, tuple[list[Any], list[Any]]] = {
     "stratum": (["scalar", "x y"], ["", " ", 1, None]),
     "shape": (["scalar", "rows"], ["table", "", 1, None]),
     "ordered": ([True, False], ["yes", 1, 0, None]),
+    "ordered_from": (["question", "sql"], ["SQL", "words", "", True, None]),
     "decimals": ([0, 2, MAX_DECIMALS], [-1, MAX_DECIMALS + 1, "2", True, 2.5, None]),
     "static": ([True, False], ["no", 1, None]),
     "fixture": (["retail", "anything"], ["", " ", 1, None]),
@@ -67,6 +68,7 @@ FILE_SAMPLES: dict[str, tuple[list[Any], list[Any]]] = {
     "column_order": (["any"], ["random", None]),
     "exact_match": (["official", "extended", "spider"], ["exact", 1, None]),
     "row_cap": ([50_000], [0, "1", False, None]),
+    "ordered_from": (["sql"], ["reference", 1, None]),
     "questions": ([[BASE]], [[], "x", None, [3]]),
     "skipped": (
         [[{"id": "s-1", "reason": "missing database", "database": "wta_1"}], [{"id": "s-2", "reason": "gone"}]],

@@ -122,6 +122,24 @@ def test_the_terminal_leads_with_the_headline_on_the_first_screen(run: SQLRun) -
 
 
 @pytest.mark.slow
+def test_the_lints_are_one_line_after_the_headline_of_every_output(run: SQLRun) -> None:
+    """The corpus's lints (here the oracle defect) are counted in one line, after the pass rate, never before it:
+    no output opens with them, and none lists them before its headline (the report files list them further on)."""
+    assert run.lint_counts == {"oracle: empty result": 1}
+    texts = {fmt: render(run) for fmt, (render, _) in RENDER.items()}
+    for fmt, text in texts.items():
+        if fmt == "json":
+            keys = list(json.loads(text))
+            assert keys.index("lint_counts") == keys.index("summary") + 1
+            continue
+        flat = " ".join(text.split())
+        headline = flat.index("pass-rate" if fmt == "html" else "pass_rate" if fmt == "junit" else "pass rate")
+        line = flat.index("lints: oracle: empty result 1")
+        assert headline < line and flat.count("lints: ") == 1, fmt
+        assert "db-heavy" not in flat[:line], f"{fmt}: a lint's question named before the headline"
+
+
+@pytest.mark.slow
 def test_past_the_cap_the_terminal_counts_the_rest_and_names_the_full_report(run: SQLRun) -> None:
     text = terminal(run, shown=3)
     assert len(read.term_table(text, f"Failing questions ({len(run.failing)})")) == 3

@@ -1,6 +1,7 @@
-"""A question its reference cannot grade is never silent: stderr and the top of every output say how many,
-which, why and what to do; the pass rate shows what its denominator leaves out; the gate names a question
-the baseline measured and this run could not; ``--strict`` makes any oracle defect exit 2."""
+"""A question its reference cannot grade is never silent, and never buries the headline: the pass rate shows
+what its denominator leaves out; one line after the headline of every output, and on stderr, counts the
+oracle defects by kind with what to do; the report files list each one (id, cause); the gate names a
+question the baseline measured and this run could not; ``--strict`` makes any oracle defect exit 2."""
 
 from __future__ import annotations
 
@@ -54,25 +55,32 @@ def grade(team: Path, *extra: str) -> int:
     return run_main([*args, *extra])
 
 
-def test_a_broken_reference_is_named_on_stderr_and_at_the_top_of_every_output(team, capsys):
+LINE = "lints: oracle: reference failed to run 1 (1 question(s) not graded, their reference cannot grade them"
+
+
+def test_a_broken_reference_is_counted_after_the_headline_of_every_output_and_listed_in_the_files(team, capsys):
     outputs = ["--json", "r.json", "--markdown", "r.md", "--html", "r.html", "--junit", "r.xml"]
     assert grade(team, *outputs) == 0
     err = capsys.readouterr().err
-    assert "warning: ORACLE DEFECTS: 1 question(s) cannot be graded" in err
-    assert "shop-broken" in err and "shoe_size" in err and "--candidate reference" in err
+    assert f"warning: {LINE}" in err and "--strict makes this exit 2" in err
 
     md = Path("r.md").read_text()
-    first_figure = md.index("Candidate **")
-    assert md.index("ORACLE DEFECTS") < first_figure and "shop-broken" in md[:first_figure]
-    assert "(1/2; 95% Wilson CI" in md and "1 not gradeable (oracle defects)" in md
+    assert md.index("(1/2; 95% Wilson CI") < md.index(LINE) < md.index("## The 2x2") + 2_000
+    assert "1 not gradeable (oracle defects)" in md[: md.index(LINE)]
+    defects = md[md.index("## Oracle defects") :]
+    assert "shop-broken" in defects and "shoe\\_size" in defects
     html = Path("r.html").read_text()
-    assert html.index("ORACLE DEFECTS") < html.index('id="pass-rate"')
-    assert "1 not gradeable" in html
+    assert html.index('id="pass-rate"') < html.index('id="lint-counts"') < html.index('id="lint-list"')
+    listed = html[html.index('id="lint-list"') :]
+    assert "shop-broken" in listed and "shoe_size" in listed and "1 not gradeable" in html
     props = {p.get("name"): p.get("value") for p in ET.parse("r.xml").getroot().iter("property")}
-    assert props["notice.1"].startswith("ORACLE DEFECTS: 1 question(s)") and "shop-broken" in props["notice.1"]
-    assert "1 not gradeable" in props["pass_rate"]
+    assert props["lints"].startswith(LINE) and "1 not gradeable" in props["pass_rate"]
+    assert not any(name.startswith("notice.") for name in props)
     data = json.loads(Path("r.json").read_text())
     assert [d["question_id"] for d in data["oracle_defects"]] == ["shop-broken"]
+    assert data["lint_counts"] == {"oracle: reference failed to run": 1}
+    keys = list(data)
+    assert keys.index("lint_counts") == keys.index("summary") + 1
     assert (data["summary"]["pass"], data["summary"]["measured"]) == (1, 2)
 
 
@@ -103,11 +111,15 @@ def test_the_gate_names_a_question_the_baseline_measured_and_this_run_cannot(tea
     assert "shop-names" in err
 
 
-def test_in_github_actions_each_defect_is_a_warning_annotation_and_the_summary_opens_with_it(team, capsys, monkeypatch):
+def test_in_github_actions_the_count_is_one_warning_and_the_summary_has_it_after_the_headline(
+    team, capsys, monkeypatch
+):
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(team / "summary.md"))
     assert grade(team, "--github-summary") == 0
     out = capsys.readouterr().out
-    assert "::warning title=SQL oracle defect%3A shop-broken::oracle" in out
+    warnings = [line for line in out.splitlines() if line.startswith("::warning")]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("::warning title=SQL corpus lints::lints: oracle: reference failed to run 1")
     summary = (team / "summary.md").read_text()
-    assert summary.index("ORACLE DEFECTS") < summary.index("Candidate **")
+    assert summary.index("(1/2; 95% Wilson CI") < summary.index(LINE)

@@ -11,10 +11,12 @@ import duckdb
 import pytest
 
 from eval.core.runner import Replay
-from eval.sql.corpus.order_words import states_order, unstated_orders
+from eval.sql.corpus.lints import corpus_lints
+from eval.sql.corpus.order_words import states_order
 from eval.sql.corpus.questions import Question, load_corpus
 from eval.sql.grading.grade import Grader
 from eval.sql.grading.stated_order import orders_its_rows
+from eval.sql.model.lints import UNSTATED_ORDER
 from eval.sql.model.outcome import Verdict
 from services.generation.protocol import Generation
 from services.generation.recorded import RecordedGenerator
@@ -101,10 +103,10 @@ def test_only_the_outermost_order_by_counts(sql, expected):
 def test_every_ordered_question_of_the_builtin_corpus_states_its_order():
     corpus = load_corpus()
     assert sum(q.ordered for q in corpus.questions) == 20
-    assert unstated_orders(corpus.questions) == []
+    assert [x for x in corpus_lints(corpus.questions) if x.kind == UNSTATED_ORDER] == []
 
 
-def test_an_ordered_question_that_states_no_order_is_a_warning_naming_it(tmp_path):
+def test_an_ordered_question_that_states_no_order_is_a_lint_naming_it(tmp_path):
     path = tmp_path / "mine.yaml"
     path.write_text(
         "version: 1\nquestions:\n"
@@ -114,8 +116,10 @@ def test_an_ordered_question_that_states_no_order_is_a_warning_naming_it(tmp_pat
         "    sql: SELECT 1 ORDER BY 1\n"
         "  - id: mine-3\n    question: How many customers ordered twice?\n    sql: SELECT 1\n"
     )
-    (warning,) = unstated_orders(load_corpus([path], fixtures=None).questions)
-    assert "mine.yaml:3: mine-1: ordered: true, but the question does not say in what order" in warning
+    (lint,) = corpus_lints(load_corpus([path], fixtures=None).questions)
+    assert (
+        "mine.yaml:3: question 'mine-1': unstated order: ordered: true, but the question does not say in what order"
+    ) in lint.line()
 
 
 @pytest.mark.parametrize(

@@ -1,14 +1,16 @@
 """The check of a corpus before any run (``python -m eval.sql.check``): every problem, nothing graded.
 
-It loads the files (every loader problem, by file, line and question id), names every ``draft`` question
-and every pair of near-duplicate questions (the built-in corpus's rule: rapidfuzz ``token_sort_ratio`` of
-at least :data:`~eval.sql.corpus.composition.NEAR_DUPLICATE_THRESHOLD`), and runs the self-check of every
+It loads the files (every loader problem, by file, line and question id) and runs the self-check of every
 reference on the database the corpus will run on: the user's own (``db_url``, one database, written in its
 dialect as a run takes it), the databases of ``database:`` questions (``db_dir``), or the built-in
-fixtures on SQLite with their rotations. No candidate, no model, no baseline: what it finds is what a run
-would report as ``unmeasured``, refuse to start on, or (near-duplicates) count twice. The references the
-self-check finds suspect (:mod:`eval.sql.oracle.suspect`) are listed apart: not problems, since a run grades
-their questions, but what to look at first (:func:`check_corpus_and_suspects`).
+fixtures on SQLite with their rotations. Then it lists what a run would find, from the run's own source
+(:func:`eval.sql.oracle.findings.corpus_findings`): the lints (:mod:`eval.sql.model.lints`), the oracle
+defects and the suspect references. No candidate, no model, no baseline.
+
+Problems, which make the check exit 2: what does not load, a ``draft`` (a run never asks it), an oracle
+defect (a run makes its question ``unmeasured``, or refuses to start on the built-in corpus), a
+near-duplicate (a run counts it twice). Warnings, listed but not problems: an unstated order (a heuristic
+reading of the words) and a suspect reference (a run grades its question).
 """
 
 from __future__ import annotations
@@ -16,18 +18,36 @@ from __future__ import annotations
 import dataclasses
 import tempfile
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from eval.core.errors import UsageError
-from eval.sql.corpus.composition import NEAR_DUPLICATE_THRESHOLD, near_duplicates
 from eval.sql.corpus.db_dir import database_targets
 from eval.sql.corpus.questions import Corpus, CorpusError, Question, load_corpus
 from eval.sql.fixtures.seeded import FIXTURE_NAMES, build_rotations
 from eval.sql.model.defaults import DEFAULT_ROTATIONS, DEFAULT_SEED
+from eval.sql.model.lints import UNSTATED_ORDER
+from eval.sql.oracle.findings import Findings, corpus_findings
 from eval.sql.oracle.selfcheck import is_builtin, run_self_check
-from eval.sql.pipeline import DRAFT, DRAFT_DETAIL
 from services.readonly.execute import ReadOnlySQL
 from services.redaction import redact_url
+
+WARNING_KINDS = (UNSTATED_ORDER,)
+"""Lints the check lists without counting them a problem."""
+
+
+@dataclass(frozen=True)
+class Checked:
+    corpus: Corpus | None
+    """None when the corpus does not load."""
+    problems: list[str] = field(default_factory=list)
+    """One line each, in file order: what makes the check exit 2."""
+    warnings: list[str] = field(default_factory=list)
+    """Lints that are not problems (unstated orders), one line each, in file order."""
+    suspects: list[str] = field(default_factory=list)
+    """Each suspect reference's finding, one line each, in file order."""
+    findings: Findings | None = None
+    """What the run would report (the same source as the run's)."""
 
 
 def _where(q: Question) -> str:
@@ -40,28 +60,16 @@ def check_corpus(
     db_url: str | None = None,
     db_dir: Path | None = None,
     fixtures: Collection[str] = FIXTURE_NAMES,
-) -> tuple[Corpus | None, list[str]]:
-    """The corpus (None when it does not load) and every problem found, one line each, in file order.
+) -> Checked:
+    """The corpus and everything found in it, each one line.
 
     Raises:
         UsageError: the database cannot be opened, or has no tables (nothing can be checked on it).
     """
-    corpus, problems, _ = check_corpus_and_suspects(paths, db_url=db_url, db_dir=db_dir, fixtures=fixtures)
-    return corpus, problems
-
-
-def check_corpus_and_suspects(
-    paths: Sequence[Path],
-    *,
-    db_url: str | None = None,
-    db_dir: Path | None = None,
-    fixtures: Collection[str] = FIXTURE_NAMES,
-) -> tuple[Corpus | None, list[str], list[str]]:
-    """:func:`check_corpus`, and each suspect reference's finding, one line each, in file order."""
     try:
         corpus = load_corpus(paths, fixtures=None if db_url else fixtures)
     except CorpusError as exc:
-        return None, list(exc.problems), []
+        return Checked(None, list(exc.problems))
     with tempfile.TemporaryDirectory(prefix="sql-check-") as tmp, ReadOnlySQL() as database:
         questions = list(corpus.questions)
         if db_url:
@@ -80,28 +88,21 @@ def check_corpus_and_suspects(
             lint_rotations=db_url is None,
             snapshot_dir=None,
         )
+    found = corpus_findings(questions, result)
     index = {q.id: i for i, q in enumerate(questions)}
-    found = [(i, f"{_where(q)}: {DRAFT}: {DRAFT_DETAIL}") for i, q in enumerate(questions) if q.draft]
-    found += [
+    problems = [(index[lint.question_id], lint.line()) for lint in found.lints if lint.kind not in WARNING_KINDS]
+    problems += [
         (index[d.question_id], f"{_where(questions[index[d.question_id]])}: {d.kind}: {d.detail}")
-        for d in result.defects
+        for d in found.defects
     ]
-    for first, second, score in near_duplicates(questions):
-        a, b = questions[index[first]], questions[index[second]]
-        found.append(
-            (
-                index[second],
-                f"{_where(b)}: near-duplicate of {a.id!r} ({a.source}:{a.line}; similarity {score:.0f}, threshold "
-                f"{NEAR_DUPLICATE_THRESHOLD:.0f}): one question asked twice counts twice; ask something else or "
-                "delete one",
-            )
-        )
-    suspects = [
-        f"{_where(q)}: suspect reference ({s.kind}): {s.detail}"
-        for q in questions
-        for s in result.suspects.get(q.id, [])
-    ]
-    return corpus, [line for _, line in sorted(found, key=lambda item: item[0])], suspects
+    suspects = found.suspects
+    return Checked(
+        corpus,
+        [line for _, line in sorted(problems, key=lambda item: item[0])],
+        [lint.line() for lint in found.lints if lint.kind in WARNING_KINDS],
+        [f"{_where(questions[index[s.question_id]])}: suspect reference ({s.kind}): {s.detail}" for s in suspects],
+        found,
+    )
 
 
 def _open(database: ReadOnlySQL, url: str) -> str:

@@ -28,15 +28,19 @@ Quirks of the published code kept, because they decide labels Spider users compa
 * an aggregate counts in SELECT when the column expression starts with one (``max(a) - min(a)`` is
   one), in ORDER BY and GROUP BY per operand of at most one arithmetic operator.
 
-A gold query sqlglot cannot read has no hardness (None): its question is left out of the breakdown.
+A gold query sqlglot cannot read has no hardness (None): its question is left out of the breakdown. The
+tree is the read-only guard's parse (:func:`services.readonly.parsed.statement_tree`), kept per process: the
+import reads each gold once for its hardness, its order and the self-check that follows.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-import sqlglot
 from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+from services.readonly.parsed import statement_tree
 
 Hardness = Literal["easy", "medium", "hard", "extra"]
 LEVELS: tuple[Hardness, ...] = ("easy", "medium", "hard", "extra")
@@ -47,8 +51,8 @@ _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div)
 def spider_hardness(sql: str) -> Hardness | None:
     """The gold's hardness under Spider's rules; None when sqlglot cannot read it as one query."""
     try:
-        tree = sqlglot.parse_one(sql, read="sqlite")
-    except sqlglot.errors.SqlglotError:
+        tree = statement_tree(sql, "sqlite")
+    except SqlglotError:
         return None
     if not isinstance(tree, exp.Query):
         return None

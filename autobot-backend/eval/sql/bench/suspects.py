@@ -2,7 +2,11 @@
 
 The import runs the self-check of every gold query on its database (the checks a run makes before grading,
 so the counts are the ones a run's reports will show) and counts the questions with a finding of each kind.
-A question with two kinds counts once in each, and once in the total.
+A question with two kinds counts once in each, and once in the total. The findings are kept by content
+(:mod:`eval.sql.oracle.kept`): a gold query already checked on the same database by the same code, by an
+earlier import of the benchmark (another model's predictions) or a run of it, is not checked again, and a run
+after the import takes its suspect findings from what the import kept. Like a run's, the check is spread over
+forked processes (:mod:`eval.core.forked`).
 """
 
 from __future__ import annotations
@@ -10,8 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from eval.core import forked
+from eval.core.forked import Spread
 from eval.sql.corpus.db_dir import database_targets
-from eval.sql.corpus.questions import load_corpus
+from eval.sql.corpus.questions import Corpus
+from eval.sql.oracle.kept import KeptChecks
 from eval.sql.oracle.selfcheck import run_self_check
 from eval.sql.oracle.suspect import Suspect, by_kind
 from services.readonly.execute import ReadOnlySQL
@@ -33,12 +40,18 @@ class SuspectCount:
         return f"suspect references: {self.suspect_questions} of {self.questions} question(s) ({kinds})"
 
 
-def count_suspects(corpus_path: Path, db_dir: Path) -> SuspectCount:
-    """The self-check of every reference of the corpus at ``corpus_path`` on its database under ``db_dir``."""
-    corpus = load_corpus([corpus_path], fixtures=None)
+def count_suspects(corpus: Corpus, db_dir: Path) -> SuspectCount:
+    """The self-check of every reference of ``corpus`` on its database under ``db_dir``."""
     with ReadOnlySQL() as database:
         result = run_self_check(
-            database, corpus, database_targets(corpus.questions, db_dir), lint_rotations=False, snapshot_dir=None
+            database,
+            corpus,
+            database_targets(corpus.questions, db_dir),
+            lint_rotations=False,
+            snapshot_dir=None,
+            spread=Spread(forked.processes(len(corpus.questions)), database.after_fork),
+            kept=KeptChecks(),
+            need_rows=False,
         )
     found = [s for q in corpus.questions for s in result.suspects.get(q.id, [])]
     return SuspectCount(len(corpus.questions), found)

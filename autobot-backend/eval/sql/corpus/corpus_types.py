@@ -31,12 +31,23 @@ MAX_DECIMALS = 15
 """Largest ``decimals``: a double carries 15-17 significant digits, so more compares noise."""
 
 Expect = Literal["answer", "refuse"]
+OrderedFrom = Literal["question", "sql"]
 Shape = Literal["scalar", "rows"]
 
 SQL_DIALECTS = frozenset({sqlalchemy_name(d.value) for d in Dialects if d.value} | {"mariadb"})
 """Dialect names a ``sql_<dialect>`` key may use (SQLAlchemy's spelling)."""
 
-FILE_KEYS = ("version", "fixture", "database", "column_order", "exact_match", "row_cap", "skipped", "questions")
+FILE_KEYS = (
+    "version",
+    "fixture",
+    "database",
+    "column_order",
+    "exact_match",
+    "row_cap",
+    "ordered_from",
+    "skipped",
+    "questions",
+)
 QUESTION_KEYS = (
     "id",
     "question",
@@ -44,6 +55,7 @@ QUESTION_KEYS = (
     "stratum",
     "shape",
     "ordered",
+    "ordered_from",
     "decimals",
     "static",
     "fixture",
@@ -58,7 +70,7 @@ QUESTION_KEYS = (
     "draft",
     "exact_match",
 )
-REFUSE_FORBIDDEN = ("shape", "ordered", "sql", "also", "columns")
+REFUSE_FORBIDDEN = ("shape", "ordered", "ordered_from", "sql", "also", "columns")
 
 
 class CorpusError(HarnessError):
@@ -116,6 +128,10 @@ class Question:
     changing it), its figures in this mode: ``official`` (as Spider's script counts it; ``spider`` is the same,
     its first spelling) or ``extended`` (the project's own reading); written ``official`` by ``bench_import
     spider``."""
+    ordered_from: OrderedFrom = "question"
+    """Where ``ordered`` comes from: ``question``, its words ask for an order (an ordered question that states none
+    is a lint); ``sql``, the reference's outermost ORDER BY, a benchmark's convention (written by ``bench_import``:
+    the lint does not apply)."""
     source: str = ""
     """The file it came from, as stamped."""
     line: int = 0

@@ -95,7 +95,7 @@ class FileLoader:
             self.fail(lines["fixture"], f"'fixture' must be a fixture name, found {_kind(default_fixture)}")
             default_fixture = None
         defaults = {"fixture": default_fixture}
-        for key in ("database", "column_order", "exact_match", "row_cap"):
+        for key in ("database", "column_order", "exact_match", "row_cap", "ordered_from"):
             if key in data:
                 error = _VALIDATORS[key](data[key])
                 if error:
@@ -201,6 +201,7 @@ class FileLoader:
             why=item.get("why", ""),
             draft=item.get("draft", False),
             exact_match=item.get("exact_match", defaults.get("exact_match")),
+            ordered_from=item.get("ordered_from", defaults.get("ordered_from", "question")),
             source=self.source,
             line=line,
         )
@@ -269,4 +270,5 @@ _VALIDATORS = {
     "why": _line,
     "draft": _flag,
     "exact_match": _one_of("official", "extended", "spider"),
+    "ordered_from": _one_of("question", "sql"),
 }

@@ -18,6 +18,7 @@ from eval.sql.model.classify import classify_sql
 from eval.sql.model.diagnosis import category_counts
 from eval.sql.model.exact import exact_match_figures
 from eval.sql.model.gate import GateResult
+from eval.sql.model.lints import Lint, lint_counts
 from eval.sql.model.outcome import (
     SQLOutcome,
     breakdown,
@@ -75,11 +76,20 @@ class SQLRun:
     suspect_references: list[dict[str, str]] = field(default_factory=list)
     """References (or ``also:`` alternatives) of a shape that makes them likely wrong, one finding each:
     ``question_id``, ``kind``, ``detail`` (``eval.sql.oracle.suspect``). Their questions are graded as usual."""
+    lints: list[Lint] = field(default_factory=list)
+    """The corpus's lints (``eval.sql.model.lints``: drafts, near-duplicates, unstated orders), in corpus order;
+    the oracle defects are the other lints a run counts."""
 
     @property
     def summary(self) -> dict[str, Any]:
         """Counts per verdict, the pass rate and refusal recall with their 95% Wilson intervals."""
         return summary(self.outcomes)
+
+    @property
+    def lint_counts(self) -> dict[str, int]:
+        """Questions per kind of lint, the corpus's and the oracle defects' (empty: none); every output writes
+        it in one line after the headline."""
+        return lint_counts(self.lints, self.oracle_defects)
 
     @property
     def two_by_two(self) -> dict[str, dict[str, int]]:

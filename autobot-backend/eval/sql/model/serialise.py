@@ -17,6 +17,7 @@ from eval.core.errors import HarnessError
 from eval.sql.model.diagnosis import Diagnosis
 from eval.sql.model.exact import ExactMatch
 from eval.sql.model.gate import GateResult
+from eval.sql.model.lints import Lint
 from eval.sql.model.outcome import Cost, Excerpt, SQLOutcome, Verdict
 from eval.sql.model.run import Classified, SQLRun
 from eval.sql.model.setup import CorpusStamps, RunSetup
@@ -72,6 +73,7 @@ def to_json(run: SQLRun) -> dict[str, Any]:
         "corpus": run.corpus,
         "run": run.run,
         "summary": run.summary,
+        **({"lint_counts": counts} if (counts := run.lint_counts) else {}),  # only then: a run without keeps its bytes
         "two_by_two": run.two_by_two,
         "strata": run.strata,
         "refusal_strata": run.refusal_strata,
@@ -93,6 +95,8 @@ def to_json(run: SQLRun) -> dict[str, Any]:
     } | ({} if exact is None else {"exact_match": exact})
     if run.suspect_references:  # only then: a run without any keeps its report byte for byte
         data["suspect_references"] = run.suspect_references
+    if run.lints:
+        data["lints"] = [lint.to_json() for lint in run.lints]
     return data
 
 
@@ -186,6 +190,7 @@ def from_json(data: Any, source: str = "the report") -> SQLRun:
             judge=data.get("judge"),
             transcripts=data.get("transcripts"),
             suspect_references=list(data.get("suspect_references") or []),
+            lints=[Lint.from_json(lint) for lint in data.get("lints") or []],
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ReportFormatError(f"{source}: a question or field is malformed ({exc!r})") from None

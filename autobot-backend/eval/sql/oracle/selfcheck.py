@@ -80,6 +80,7 @@ from eval.sql.corpus.snapshot import (
 )
 from eval.sql.grading.grade import ReadOnlyDatabase
 from eval.sql.oracle.alternatives import check_forms
+from eval.sql.oracle.kept import Kept, KeptChecks
 from eval.sql.oracle.lints import information_lost
 from eval.sql.oracle.suspect import Suspect, SuspectCheck
 from eval.sql.oracle.tie_check import inner_tie_reason, reference_ties
@@ -150,6 +151,8 @@ def run_self_check(
     lint_rotations: bool = True,
     snapshot_dir: Path | None = SNAPSHOT_DIR,
     spread: Spread | None = None,
+    kept: KeptChecks | None = None,
+    need_rows: bool = True,
 ) -> SelfCheckResult:
     """Run and lint every answerable question's reference on every rotation of its fixture.
 
@@ -163,6 +166,10 @@ def run_self_check(
         spread: forked processes to check the questions in (SQLite only: no connection is shared across a
             fork); one worker or None: threads in this process. The result is the same either way, in
             corpus order. Its ``while_waiting`` runs in this thread while the questions are checked.
+        kept: the findings kept by content (:mod:`eval.sql.oracle.kept`): a question's suspect findings are
+            taken from there when kept, and what is found is kept.
+        need_rows: False when only the findings are wanted (the import's count): a question whose findings
+            are kept is not run at all, and has no results nor ties in the result.
     """
     suspects = SuspectCheck(database)  # its probes are small, and it reads the schema of the database itself
     database = _References(database)
@@ -175,8 +182,14 @@ def run_self_check(
     answerable = [q for q in corpus.questions if q.expect == "answer"]
     for url in {u for urls in targets.values() for u in urls}:
         dialects.get(url)  # asked once, before the questions run side by side
+    urls_of = lambda q: targets.get(None if single else q.target) or []  # noqa: E731
+    where = {} if kept is None else kept.places(answerable, urls_of, dialects.get, lint_rotations)
+    hits = {} if kept is None else kept.found(where)
 
     def check(q: Question) -> _Checked:
+        hit = hits.get(q.id)
+        if hit is not None and not need_rows:
+            return _defects(q, hit), None, [], None, _suspects(q, hit)
         urls = targets.get(None if single else q.target)
         if not urls:
             what = f"database {q.database!r}" if q.database else f"fixture {q.fixture!r}"
@@ -191,7 +204,7 @@ def run_self_check(
             forms = (alts, alt_ties) if alts is not None else None
         found: list[Suspect] = []
         if results is not None and isinstance(rotations[0][1], str):
-            found = suspects.question(q, rotations[0][0], rotations[0][1], ties, alt_ties)
+            found = _suspects(q, hit) if hit else suspects.question(q, rotations[0][0], rotations[0][1], ties, alt_ties)
         return defects, results, ties, forms, found
 
     if spread is not None and spread.workers > 1:  # forked processes: every core, whatever holds the lock
@@ -204,6 +217,8 @@ def run_self_check(
                 spread.while_waiting()
             checked = list(running)
     for q, (defects, results, ties, forms, found) in zip(answerable, checked):
+        if kept is not None and q.id in where and q.id not in hits:
+            kept.put(where[q.id], [(d.kind, d.detail) for d in defects], [(s.kind, s.detail) for s in found])
         if found:
             result.suspects[q.id] = found
         if forms is not None:
@@ -217,7 +232,17 @@ def run_self_check(
                     snapshots[q.fixture] = load_snapshot(q.fixture, snapshot_dir)
                 defects += _snapshot_defects(q, results[0], snapshots[q.fixture])
         result.defects += defects
+    if kept is not None:
+        kept.save()
     return result
+
+
+def _defects(q: Question, kept: Kept) -> list[OracleDefect]:
+    return [OracleDefect(q.id, kind, detail) for kind, detail in kept.defects]
+
+
+def _suspects(q: Question, kept: Kept) -> list[Suspect]:
+    return [Suspect(q.id, kind, detail) for kind, detail in kept.suspects]
 
 
 _Checked = tuple[

@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from eval.core import figures as fig
-from eval.core.untrusted import clip
 from eval.sql.corpus.skipped import skipped_line
 from eval.sql.model.outcome import ANSWERABLE_VERDICTS
 from eval.sql.model.run import SQLRun
@@ -72,28 +71,29 @@ def skipped_notice(run: SQLRun) -> str | None:
     )
 
 
-def oracle_notice(run: SQLRun) -> str | None:
-    """The loud line a run with oracle defects opens every output with: how many, which ids, each cause, what
-    to do. Question ids and details are untrusted: every renderer escapes its notices in its own format."""
-    defects = run.oracle_defects
-    if not defects:
+def lint_line(run: SQLRun) -> str | None:
+    """``lints: near-duplicate 2, oracle: empty result 1 (1 question(s) not graded ...); each listed in ...``: the
+    corpus's lints and oracle defects counted by kind, the one line every output writes after the headline
+    (the report files list each one); None when there are none. A kind read back from a report is untrusted: each
+    caller escapes the line in its own format."""
+    counts = run.lint_counts
+    if not counts:
         return None
-    shown = "; ".join(
-        f"{d.get('question_id')}: {d.get('kind')} ({clip(str(d.get('detail') or ''), 160)})" for d in defects[:10]
+    kinds = ", ".join(f"{kind} {n}" for kind, n in counts.items())
+    ungraded = len({d.get("question_id") for d in run.oracle_defects})
+    defects = (
+        f" ({ungraded} question(s) not graded, their reference cannot grade them: fix each reference or remove "
+        "the question; --strict makes this exit 2)"
+        if ungraded
+        else ""
     )
-    more = f"; and {len(defects) - 10} more (listed in the JSON report)" if len(defects) > 10 else ""
-    return (
-        f"ORACLE DEFECTS: {len(defects)} question(s) cannot be graded, because their reference cannot "
-        f"(they are left out of the pass rate's denominator): {shown}{more}. Fix each reference (re-check them all, "
-        f"no model asked, with the same command and `--candidate reference`) or remove the question; `--strict` "
-        f"makes this exit 2."
-    )
+    return f"lints: {kinds}{defects}; each is listed in the JSON, Markdown and HTML reports"
 
 
 def notices(run: SQLRun) -> list[str]:
-    """What every output says before any figure: the run's warnings (a partial run first), then its oracle
-    defects, then the questions skipped at import."""
-    return [*run.warnings, *(n for n in (oracle_notice(run), skipped_notice(run)) if n)]
+    """What every output says before any figure: the run's warnings (a partial run first), then the questions
+    skipped at import. The corpus's lints and oracle defects come after the headline (:func:`lint_line`)."""
+    return [*run.warnings, *(n for n in (skipped_notice(run),) if n)]
 
 
 def refusal_recall(run: SQLRun) -> str | None:

@@ -101,7 +101,25 @@ def context(report: SQLRun) -> dict[str, Any]:
         **whole.context(report),
         "why_table": diagnosis.table(report),
         "suspects": suspect.html_context(report),
+        "lint_line": facts.lint_line(report),
+        "lint_rows": _lint_rows(report),
     }
+
+
+def _lint_rows(report: SQLRun) -> list[dict[str, str]]:
+    """Every lint of the corpus, then every oracle defect (whose place in the files a run does not keep), one row
+    each: the list the line after the headline counts."""
+    rows = [{"id": x.question_id, "kind": x.kind, "where": x.where, "detail": x.detail} for x in report.lints]
+    rows += [
+        {
+            "id": str(d.get("question_id")),
+            "kind": str(d.get("kind")),
+            "where": "",
+            "detail": str(d.get("detail") or ""),
+        }
+        for d in report.oracle_defects
+    ]
+    return rows
 
 
 def to_html(report: SQLRun) -> str:

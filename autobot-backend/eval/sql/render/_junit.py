@@ -6,10 +6,11 @@ answerable question and an answered must-refuse question are ``failure`` (the me
 a pass or a correct decline is a plain ``testcase``. The candidate's SQL goes in ``system-out`` (on a
 failing question, the reference after it). JUnit holds no tables: the run's figures (pass rate and its
 interval, counts per verdict, the gate and each check, per stratum, database and difficulty, costs,
-repeats, Spider's EM when asked) are the testsuite's ``<properties>``, one named value each, in the words of
-the other outputs; each suspect reference is a ``suspect_reference.N`` property and a line of its
-question's ``system-out``. Written with the standard library's ElementTree, which escapes markup;
-characters XML 1.0 cannot carry at all (control characters a model may emit) are written as ``\\xNN`` text.
+repeats, Spider's EM when asked, the corpus's lints counted by kind) are the testsuite's ``<properties>``, one
+named value each, in the words of the other outputs; each suspect reference is a ``suspect_reference.N``
+property and a line of its question's ``system-out``. Written with the standard library's ElementTree, which
+escapes markup; characters XML 1.0 cannot carry at all (control characters a model may emit) are written as
+``\\xNN`` text.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ def properties(report: SQLRun) -> list[tuple[str, str]]:
         ("pass_rate", f"{fig.pct(s['pass_rate'])} ({fig.of(s['pass'], s['measured'])}{facts.not_gradeable(report)})"),
         ("pass_rate_ci", f"{fig.interval(s['pass_rate_ci'])} ({fig.WILSON})"),
         *((f"verdict.{v}", str(s[v])) for v in facts.ANSWERABLE_COLUMNS),
+        *((("lints", line),) if (line := facts.lint_line(report)) is not None else ()),
     ]
     if s["must_refuse"]:
         recalled = fig.of(s["correct_refusals"], s["must_refuse_measured"])

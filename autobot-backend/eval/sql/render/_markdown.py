@@ -70,6 +70,9 @@ def _sql_headline(report: SQLRun) -> list[str]:
         ),
         "",
     ]
+    lints = facts.lint_line(report)
+    if lints is not None:
+        out += [f"**{md.escape(lints)}**", ""]
     if s["must_refuse"]:
         declined = fig.of(s["correct_refusals"], s["must_refuse_measured"])
         recall = f"{fig.WILSON} {fig.interval(s['refusal_recall_ci'])}"
@@ -203,6 +206,19 @@ def _sql_failures(report: SQLRun) -> list[str]:
 
 def _sql_appendix(report: SQLRun) -> list[str]:
     out: list[str] = []
+    if report.lints:
+        out += [
+            f"## Lints ({len(report.lints)})",
+            "",
+            md.table(
+                ["question", "where", "lint", "detail"],
+                [
+                    [md.escape(x.question_id), md.escape(x.where), md.escape(x.kind), md.escape(x.detail, limit=300)]
+                    for x in report.lints
+                ],
+            ),
+            "",
+        ]
     if report.oracle_defects:
         out += [
             "## Oracle defects (questions not graded)",
