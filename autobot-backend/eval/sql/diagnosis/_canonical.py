@@ -25,6 +25,7 @@ A query sqlglot cannot parse gives None: its diagnosis then rests on the result 
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
@@ -58,6 +59,8 @@ def canonical(sql: str | None, dialect: str, catalog: Catalog | None = None) -> 
     return tree
 
 
+TEXTS_KEPT = 8192
+"""Nodes whose SQL a process keeps written (:func:`text`)."""
 FLIPPED: dict[type[exp.Expr], type[exp.Expr]] = {
     exp.GT: exp.LT,
     exp.LT: exp.GT,
@@ -342,7 +345,12 @@ def selects(tree: exp.Expr) -> list[exp.Select]:
 
 
 def text(node: exp.Expr | None, dialect: str) -> str:
-    """A node as SQL on one line, for a diagnosis to quote."""
-    if node is None:
-        return ""
+    """A node as SQL on one line, for a diagnosis to quote (and to compare: two nodes alike are one text)."""
+    return "" if node is None else _text(node, dialect)
+
+
+@lru_cache(maxsize=TEXTS_KEPT)
+def _text(node: exp.Expr, dialect: str) -> str:
+    # Kept by the node's structure (sqlglot hashes and compares trees by what they hold, and keeps the hash):
+    # a diagnosis writes the same conjunct, key or clause many times over, and writing SQL copies the tree.
     return " ".join(node.sql(dialect=dialect).split())

@@ -202,6 +202,8 @@ def _category(clause_key: str, a: exp.Expr | None, b: exp.Expr | None) -> Catego
         return Category.GROUPING
     if clause_key in ("joins", "from", "from_"):
         return Category.JOIN
+    if clause_key == "expressions" and isinstance(a, exp.AggFunc) != isinstance(b, exp.AggFunc):
+        return Category.AGGREGATION  # a column for an aggregate, or the other way: an aggregate added or left out
     return Category.PROJECTION
 
 

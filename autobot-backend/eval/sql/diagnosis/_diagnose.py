@@ -93,9 +93,10 @@ def diagnose(
     result = evidence(reference_rows, candidate_rows, ordered=ordered, decimals=decimals)
     context = Context(dialect, ordered, column_order_any, catalog=catalog)
     ref_parses, cand_parses, findings = _sql_side(reference_sql, candidate_sql, context)
+    rows_prove = result.proof and result.category is not None and not _limitless_prefix(result.text, findings)
     tried: list[_repair.Tried] = []
     if (
-        not result.proof
+        not rows_prove
         and probe is not None
         and ref_parses
         and cand_parses
@@ -109,7 +110,7 @@ def diagnose(
         for f in findings
     )
     telling = _telling(findings)
-    if result.proof and result.category is not None and not _limitless_prefix(result.text, findings):
+    if rows_prove and result.category is not None:
         primary, decided = _proven(result.category, findings), f"the rows show it: {result.text}"
     elif fix is not None:
         primary, decided = fix.category, f"{fix.what} makes the rows the reference's"

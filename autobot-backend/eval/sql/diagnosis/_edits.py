@@ -85,7 +85,8 @@ class _Builder:
         self.reference, self.candidate = reference, candidate
         self.dialect, self.catalog = dialect, catalog
         self.ref_selects, self.cand_selects = selects(reference), selects(candidate)
-        self._walk = list(candidate.walk())
+        self._index = {id(n): i for i, n in enumerate(candidate.walk())}
+        """Each node of the candidate -> its place in walk order, which a copy walks in too."""
 
     def _say(self, node: exp.Expr | None) -> str:
         return clip(text(node, self.dialect))
@@ -96,10 +97,11 @@ class _Builder:
         return copy, list(copy.walk())
 
     def _at(self, nodes: list[exp.Expr], original: exp.Expr) -> exp.Expr:
-        return nodes[next(i for i, n in enumerate(self._walk) if n is original)]
+        return nodes[self._index[id(original)]]
 
     def _edit(self, copy: exp.Expr, category: Category, clause: str, what: str, whole: bool = True) -> Edit:
-        return Edit(category, clause, what, copy.sql(dialect=self.dialect), whole)
+        # The copy is this edit's own: written without the copy sqlglot would make first.
+        return Edit(category, clause, what, copy.sql(dialect=self.dialect, copy=False), whole)
 
     # conditions -------------------------------------------------------------------------------------------
 
@@ -107,25 +109,29 @@ class _Builder:
         """A condition of the candidate replaced by the reference's condition on the same column or the same
         value (only its operator and literal first, then whole), anywhere in the query; the likeliest pairs
         (a value written nearly alike, the same column) first."""
-        ref_atoms = atoms(self.reference)
+        ref_atoms, cand_atoms = atoms(self.reference), atoms(self.candidate)
+        said = {id(a): text(a, self.dialect) for a in [*ref_atoms, *cand_atoms]}
         pairs = [
             (score, n, p, q)
-            for n, (p, q) in enumerate((p, q) for p in atoms(self.candidate) for q in ref_atoms)
-            if (score := correspond(p, q)) and text(p, self.dialect) != text(q, self.dialect)
+            for n, (p, q) in enumerate((p, q) for p in cand_atoms for q in ref_atoms)
+            if said[id(p)] != said[id(q)] and (score := correspond(p, q))
         ]
         for _, _, p, q in sorted(pairs, key=lambda x: (-x[0], x[1])):
-            p_text, scope = text(p, self.dialect), p.find_ancestor(exp.Select)
+            scope = p.find_ancestor(exp.Select)
             if not isinstance(scope, exp.Select):
                 continue
             for literal_only in (True, False):
+                literal = literals_of(q, p) if literal_only else None
+                if literal_only and (literal is None or text(literal, self.dialect) == said[id(p)]):
+                    continue
                 copy, nodes = self._copy()
-                if literal_only:
-                    mapped = literals_of(q, p)
+                if literal is not None:
+                    mapped: exp.Expr | None = literal
                 else:
                     target_scope = self._at(nodes, scope)
                     assert isinstance(target_scope, exp.Select)
                     mapped = self._mapped(q, target_scope, q)
-                if mapped is None or text(mapped, self.dialect) == p_text:
+                if mapped is None or (not literal_only and text(mapped, self.dialect) == said[id(p)]):
                     continue
                 self._at(nodes, p).replace(mapped)
                 what = f"{clause_of(p)}: the reference's `{self._say(q)}` for `{self._say(p)}`"
