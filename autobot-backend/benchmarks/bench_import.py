@@ -6,7 +6,10 @@ old and new alternating:
 
 * **the import**, ``python -m eval.cli.bench_import spider ... --skip-missing-databases``, of this checkout
   against the code at :data:`IMPORT_BEFORE` (the commit before the import ran the self-check of every
-  reference to count the suspect ones: ``c428231``'s parent). Target: no slower (CPU, at most 1.0x);
+  reference to count the suspect ones: ``c428231``'s parent). Target: no slower (CPU, at most 1.0x). The
+  import that checks the references (``--check-references``, opt-in) is timed beside it, with nothing kept
+  and with an earlier import's findings kept, against the same old import, for the record (no target: it
+  does work the old import never did, which the run does anyway);
 * **the grading**, the ``python -m eval.run`` command each import prints, as printed, of this checkout
   against the code at :data:`GRADING_BEFORE` (before the diagnosis of issue 25: ``51881e2``'s parent), each
   grading what its own import wrote. Target: at most 1.1x (CPU).
@@ -106,11 +109,11 @@ def old_tree(commit: str, dest: Path, repo: Path = BACKEND.parent) -> Path:
     return tree
 
 
-def import_command(spider: SpiderDev, name: str, out: Path) -> list[str]:
+def import_command(spider: SpiderDev, name: str, out: Path, extra: Sequence[str] = ()) -> list[str]:
     return [
         sys.executable, "-m", "eval.cli.bench_import", "spider", "--questions", str(spider.questions),
         "--gold", str(spider.gold), "--predictions", str(spider.predictions(name)), "--model", name,
-        "--out", str(out), "--db-dir", str(spider.databases), "--skip-missing-databases",
+        "--out", str(out), "--db-dir", str(spider.databases), "--skip-missing-databases", *extra,
     ]  # fmt: skip
 
 
@@ -124,15 +127,16 @@ def grade_command(import_output: str) -> list[str]:
     return [sys.executable, *command[1:]] if command[0] == "python" else command
 
 
-def ratio_line(label: str, new: list[float], old: list[float], target: float) -> str:
+def ratio_line(label: str, new: list[float], old: list[float], target: float | None) -> str:
     """``import, CPU new/old: 0.97 [0.95-1.01] (new 1.01 s, old 1.04 s); target at most 1.0x: met``: each ratio
     taken within a round; the median judged against the target."""
     ratios = [n / o for n, o in zip(new, old)]
     median = statistics.median(ratios)
-    verdict = "met" if median <= target else "NOT met"
+    verdict = "no target" if target is None else ("met" if median <= target else "NOT met")
     return (
         f"{label} new/old {median:.2f} [{min(ratios):.2f}-{max(ratios):.2f}] (new {statistics.median(new):.2f} s, "
-        f"old {statistics.median(old):.2f} s); target at most {target:g}x: {verdict}"
+        f"old {statistics.median(old):.2f} s); "
+        + (f"target at most {target:g}x: {verdict}" if target is not None else "no target (for the record)")
     )
 
 
@@ -144,8 +148,8 @@ class _Version:
     out: Path
     grade: list[str] | None = None
 
-    def import_(self, spider: SpiderDev, name: str, env: dict[str, str]) -> Timed:
-        got = timed(import_command(spider, name, self.out), self.tree, env)
+    def import_(self, spider: SpiderDev, name: str, env: dict[str, str], extra: Sequence[str] = ()) -> Timed:
+        got = timed(import_command(spider, name, self.out, extra), self.tree, env)
         self.grade = grade_command(got.output)
         return got
 
@@ -157,10 +161,10 @@ class _Version:
 def measure(spider: SpiderDev, name: str, trees: dict[str, Path], work: Path, rounds: int = ROUNDS) -> list[str]:
     """The lines of one prediction set: the import and the grading, CPU and wall, new against old.
 
-    The new import is timed twice a round: with nothing kept (an empty ``EVAL_CHECK_CACHE``: the first import of
-    the benchmark on this machine) and with the findings an earlier import of it kept (another model's
-    predictions of the same benchmark, or the same imported again); the new grading after its import (the
-    suspect findings kept by it) and with nothing kept. The old versions keep nothing."""
+    The new import is timed as a user runs it (no self-check), and with ``--check-references`` twice: with
+    nothing kept (an empty ``EVAL_CHECK_CACHE``: the first import of the benchmark on this machine) and with the
+    findings an earlier import of it kept; the new grading after a checking import (the suspect findings kept
+    by it) and with nothing kept (what follows an import as a user runs it). The old versions keep nothing."""
     env = {**os.environ, "EVAL_OUTPUT_DIR": str(work)}
     kept = {**env, KEPT_ENV: str(work / f"kept-{name}")}
 
@@ -170,7 +174,8 @@ def measure(spider: SpiderDev, name: str, trees: dict[str, Path], work: Path, ro
     new = _Version(BACKEND, work / f"new-{name}")
     before = {"import": _Version(trees["import"], work / f"import-before-{name}")}
     before["grading"] = _Version(trees["grading"], work / f"grading-before-{name}")
-    new.import_(spider, name, kept)  # warm, untimed: the OS's file cache, what the import keeps
+    checking = ["--check-references"]
+    new.import_(spider, name, kept, checking)  # warm, untimed: the OS's file cache, what the import keeps
     for version in before.values():
         version.import_(spider, name, env)
     new.grading(kept)
@@ -179,24 +184,29 @@ def measure(spider: SpiderDev, name: str, trees: dict[str, Path], work: Path, ro
     wall: dict[str, list[float]] = {}
     for r in range(rounds):
         imports: list[tuple[str, Callable[[], Timed]]] = [
-            ("import, nothing kept", partial(new.import_, spider, name, nothing_kept(r, "import"))),
-            ("import, kept by an earlier import", partial(new.import_, spider, name, kept)),
+            ("import", partial(new.import_, spider, name, nothing_kept(r, "plain"))),
+            (
+                "import --check-references, nothing kept",
+                partial(new.import_, spider, name, nothing_kept(r, "import"), checking),
+            ),
+            ("import --check-references, kept", partial(new.import_, spider, name, kept, checking)),
             ("import old", partial(before["import"].import_, spider, name, env)),
         ]
         gradings: list[tuple[str, Callable[[], Timed]]] = [
-            ("grading, after its import", partial(new.grading, kept)),
+            ("grading, after a checking import", partial(new.grading, kept)),
             ("grading, nothing kept", partial(new.grading, nothing_kept(r, "grading"))),
             ("grading old", partial(before["grading"].grading, env)),
         ]
         for steps in (imports, gradings):
-            for what, step in steps[r % 3 :] + steps[: r % 3]:  # each first in turn
+            for what, step in steps[r % len(steps) :] + steps[: r % len(steps)]:  # each first in turn
                 _record(cpu, wall, what, step())
     lines = []
     for what, old, target in (
-        ("import, nothing kept", "import old", IMPORT_TARGET),
-        ("import, kept by an earlier import", "import old", IMPORT_TARGET),
-        ("grading, after its import", "grading old", GRADING_TARGET),
+        ("import", "import old", IMPORT_TARGET),
+        ("import --check-references, nothing kept", "import old", None),
+        ("import --check-references, kept", "import old", None),
         ("grading, nothing kept", "grading old", GRADING_TARGET),
+        ("grading, after a checking import", "grading old", GRADING_TARGET),
     ):
         lines += [
             ratio_line(f"{what}, CPU", cpu[what], cpu[old], target),

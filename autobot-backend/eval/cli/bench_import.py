@@ -81,6 +81,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="write column_order into the corpus (any: the Spider convention; default: positional)",
     )
     p.add_argument("--decimals", type=int, help="numeric precision of every question (default: the suite's, 2)")
+    p.add_argument(
+        "--check-references",
+        action="store_true",
+        help="self-check every gold on its database now and print how many are suspect, by kind (default: the "
+        "first run checks them and every report shows them; what this finds is kept for that run)",
+    )
     return p
 
 
@@ -112,6 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         skip_missing_databases=args.skip_missing_databases,
         column_order=args.column_order,
         decimals=args.decimals,
+        check_references=args.check_references,
     )
     done = write_outputs(spec)
     databases = len({q.database for q in done.questions})
@@ -123,7 +130,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         lines.append(f"answers: {done.answers_path}")
         command += ["--candidate", "recorded", "--answers", str(done.answers_path)]
     lines += [f"note: {note}" for note in done.notes]
-    if done.suspects is not None:
+    if done.suspects is None:
+        lines.append(
+            "references: checked when the corpus is graded (suspect references and oracle defects are in every "
+            "report of the run); --check-references counts them now"
+        )
+    else:
         lines.append(done.suspects.line())
         if done.suspects.suspects:
             check = ["python", "-m", "eval.sql.check", str(done.corpus_path), "--db-dir", str(db_dir)]

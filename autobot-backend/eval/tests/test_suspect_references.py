@@ -406,7 +406,10 @@ def spider_world(tmp_path, monkeypatch):
 
 
 def test_bench_import_prints_how_many_references_are_suspect_by_kind(spider_world, capsys):
-    code = import_main(["spider", "--questions", "spider/dev.json", "--gold", "spider/dev_gold.sql", "--out", "out"])
+    args = ["spider", "--questions", "spider/dev.json", "--gold", "spider/dev_gold.sql", "--out", "out"]
+    assert import_main(args) == 0
+    assert "references: checked when the corpus is graded" in capsys.readouterr().out  # by default, not at import
+    code = import_main([*args, "--check-references"])
     assert code == 0
     out = capsys.readouterr().out
     assert (
