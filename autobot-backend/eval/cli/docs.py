@@ -47,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     corpus = load_corpus()
     if args.update_stamps:
         changed = docs.update_stamps(corpus)
-        print("updated" if changed else "already current", docs.METHODOLOGY_PAGE.relative_to(docs.REPO_ROOT))
+        print("updated" if changed else "already current", docs.STAMPS.where())
         return EXIT_OK
     ok = docs.stamps_on_page() == docs.render_stamps(corpus).strip()
     print("stamps current" if ok else f"stamps differ from the corpus: run {UPDATE_STAMPS}")
