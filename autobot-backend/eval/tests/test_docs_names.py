@@ -5,7 +5,7 @@ included: a command shown is a name too):
 
 * a dotted name under one of the project's packages (``eval.sql.grading.grade``,
   ``services.redaction.environment_secrets``): the longest prefix that is a module must import and the rest
-  must be its attributes;
+  must be its attributes (a file's name, ``benchmarks.md``, is a path, not a module);
 * a path from the repository's root or from ``autobot-backend/`` (``eval/sql/grading/grade.py``,
   ``docs/eval/ci.md``, ``autobot-backend/tests/...``): it must exist; ``*`` is a glob that must match, and a
   folder written with a trailing ``/`` whose parent exists may be one a run makes (``eval/recorded/``);
@@ -32,6 +32,7 @@ PAGES = [*sorted((REPO_ROOT / "docs" / "eval").glob("*.md")), REPO_ROOT / "READM
 PACKAGES = ("eval", "services", "tests", "benchmarks")
 ROOTS = (*PACKAGES, "docs", ".ci")
 SOURCE = (".py", ".j2", ".js")
+FILE_SUFFIXES = {"md", "json", "jsonl", "yaml", "yml", "png", "html", "txt", "csv", "sql", "toml", "py"}
 SKIPPED_DIRS = {".git", ".venv", "__pycache__", ".eval-cache", ".test-artifacts", ".pytest_cache", ".mypy_cache"}
 
 _NOT_BEFORE = r"(?<![\w./*<>-])"
@@ -92,7 +93,11 @@ def names_on(page: Path) -> list[tuple[int, str, str]]:
     """(line, kind, name) of every module name and repository path the page writes."""
     found = []
     for n, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
-        found += [(n, "module", m.group(1)) for m in DOTTED.finditer(line)]
+        found += [
+            (n, "module", m.group(1))
+            for m in DOTTED.finditer(line)
+            if m.group(1).rsplit(".", 1)[1] not in FILE_SUFFIXES
+        ]
         found += [(n, "path", m.group(1)) for m in PATH.finditer(line) if "://" not in line[: m.start()][-12:]]
     return found
 
@@ -118,7 +123,9 @@ def test_the_check_finds_a_name_that_is_not_there(tmp_path: Path):
     assert not path_exists("tests/data/no_such_set*/") and path_exists("tests/data/embedded_blind*/baselines/")
     assert path_exists("eval/recorded/") and not path_exists("eval/no/such/folder/")
     page = tmp_path / "page.md"
-    page.write_text("See `eval.sql.compare.compare_results` and `eval/sql/compare.py`; not `evaluation.py`.\n")
+    page.write_text(
+        "See `eval.sql.compare.compare_results` and `eval/sql/compare.py`; not `evaluation.py` nor benchmarks.md.\n"
+    )
     assert [(k, name) for _, k, name in names_on(page)] == [
         ("module", "eval.sql.compare.compare_results"),
         ("path", "eval/sql/compare.py"),

@@ -22,6 +22,7 @@ DOCS = REPO_ROOT / "docs" / "eval"
 ACCURACY_PAGE = DOCS / "sql-accuracy.md"
 METHODOLOGY_PAGE = DOCS / "sql-methodology.md"
 DIAGNOSIS_PAGE = DOCS / "diagnosis.md"
+BENCHMARKS_PAGE = DOCS / "benchmarks.md"
 RECORD_START, RECORD_END = "<!-- accuracy-record:start -->", "<!-- accuracy-record:end -->"
 STRATA_START, STRATA_END = "<!-- accuracy-strata:start -->", "<!-- accuracy-strata:end -->"
 DIGEST_CHARS = 16
@@ -63,8 +64,8 @@ STAMPS = Block("corpus-stamps", METHODOLOGY_PAGE)
 NEAR_MISS = Block("near-miss", DIAGNOSIS_PAGE)
 DIAGNOSIS_AGREEMENT = Block("diagnosis-agreement", DIAGNOSIS_PAGE)
 REAL_DIAGNOSIS = Block("diagnosis-real-answers", DIAGNOSIS_PAGE)
-SUSPECTS = Block("suspect-references", METHODOLOGY_PAGE)
-EXACT_MATCH = Block("exact-match-official", METHODOLOGY_PAGE)
+SUSPECTS = Block("suspect-references", BENCHMARKS_PAGE)
+EXACT_MATCH = Block("exact-match-official", BENCHMARKS_PAGE)
 
 
 def block(text: str, start: str, end: str, page: Path) -> tuple[int, int]:
