@@ -1,11 +1,12 @@
 """The pages the suite keeps true, and the markers it keeps them between.
 
 The dated accuracy record is :mod:`eval.sql.records.accuracy_page`'s. Every other block a command writes is a
-:class:`Block`, a name and the page it lives on: the corpus stamps on the methodology
-(``python -m eval.cli.docs --update-stamps``), the near-miss study and the diagnosis's figures on the diagnosis
-page (``python -m eval.sql.near_miss``, ``python -m eval.sql.spider_study diagnosis``), the shared Spider sets'
-suspect references and exact match on the benchmarks page (``python -m eval.sql.spider_study``). Each command's
-``--check-docs`` (a test runs it) fails when its block drifts from what it prints.
+:class:`Block`, a name and the page it lives on: the corpus stamps and the worked example on the methodology
+(``python -m eval.cli.docs --update-stamps``, ``--update-example``), the near-miss study and the diagnosis's
+figures on the diagnosis page (``python -m eval.sql.near_miss``, ``python -m eval.sql.spider_study diagnosis``),
+the shared Spider sets' suspect references and exact match on the benchmarks page (``python -m
+eval.sql.spider_study``). Each command's ``--check-docs`` (a test runs it) fails when its block drifts from what
+it prints.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ class Block:
 
 
 STAMPS = Block("corpus-stamps", METHODOLOGY_PAGE)
+WORKED_EXAMPLE = Block("worked-example", METHODOLOGY_PAGE)
 NEAR_MISS = Block("near-miss", DIAGNOSIS_PAGE)
 DIAGNOSIS_AGREEMENT = Block("diagnosis-agreement", DIAGNOSIS_PAGE)
 REAL_DIAGNOSIS = Block("diagnosis-real-answers", DIAGNOSIS_PAGE)
