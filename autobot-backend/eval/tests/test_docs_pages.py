@@ -72,3 +72,8 @@ def test_every_page_the_methodology_sends_a_reader_to_exists():
     targets = {t.partition("#")[0] for _, t in links(METHODOLOGY) if not t.startswith(("#", "http"))}
     assert {"performance.md", "limits.md", "safety.md", "diagnosis.md", "benchmarks.md"} <= targets
     assert all((DOCS / t).exists() for t in targets)
+
+
+def test_the_readmes_first_line_says_what_make_eval_measures():
+    first = (REPO_ROOT / "README.md").read_text(encoding="utf-8").splitlines()[0]
+    assert first.startswith("# ") and "`make eval` measures" in first, first
