@@ -1,4 +1,5 @@
-"""The docs pages agree with the files: stamps on the methodology page, the accuracy record's digest."""
+"""The docs pages agree with the files: stamps and the worked example on the methodology page, the accuracy
+record's digest."""
 
 import re
 from pathlib import Path
@@ -8,6 +9,7 @@ import pytest
 from eval.sql.corpus.questions import load_corpus
 from eval.sql.records import accuracy_page as record
 from eval.sql.records import docs
+from eval.sql.records.worked_example import EXAMPLE_ID, UPDATE_EXAMPLE, render_example
 
 CORPUS = load_corpus()
 
@@ -17,6 +19,28 @@ def test_methodology_stamps_match_the_corpus_files():
         "docs/eval/sql-methodology.md has stale corpus stamps: run "
         "`python -m eval.cli.docs --update-stamps` from autobot-backend/ and commit the page"
     )
+
+
+def test_the_worked_example_is_what_the_committed_files_say():
+    assert docs.WORKED_EXAMPLE.on_page() == render_example(CORPUS).strip(), (
+        f"docs/eval/sql-methodology.md has a stale worked example: run `{UPDATE_EXAMPLE}` from autobot-backend/ "
+        "and commit the page"
+    )
+
+
+def test_a_stale_worked_example_is_exit_1_naming_the_fix(tmp_path, monkeypatch, capsys):
+    from eval.cli import docs as docs_cli
+
+    page = tmp_path / "methodology.md"
+    block = docs.Block("worked-example", page)
+    page.write_text(f"# x\n\n{block.start}\nan old example of {EXAMPLE_ID}\n{block.end}\ntail\n")
+    monkeypatch.setattr(docs, "WORKED_EXAMPLE", block)
+    assert docs_cli.main([]) == 1
+    assert UPDATE_EXAMPLE in capsys.readouterr().out
+    assert docs_cli.main(["--update-example"]) == 0
+    assert docs_cli.main([]) == 0
+    text = page.read_text()
+    assert "### rtl-group\\_by-005: wrong" in text and text.endswith(f"{block.end}\ntail\n")
 
 
 def test_accuracy_record_has_a_row_and_its_latest_names_the_current_corpus():

@@ -191,7 +191,7 @@ def _limitless_prefix(said: str, findings: Sequence[Finding]) -> bool:
 
 def _proven(category: Category, findings: Sequence[Finding]) -> Category:
     """The rows' proven category, named as the SQL names it: a column only one side has that is an aggregate
-    makes it an ``aggregation`` mistake (the methodology's rule for the SELECT list)."""
+    makes it an ``aggregation`` mistake (the diagnosis page's rule for the SELECT list)."""
     if category is Category.PROJECTION and any(
         f.clause == "SELECT" and f.category is Category.AGGREGATION and not (f.reference and f.candidate)
         for f in findings

@@ -21,7 +21,7 @@ Both queries are read into Spider's structure (:mod:`eval.sql.grading.spider_sql
   conditions are not compared (the published script compares none; an older one compared the first ON
   condition with its sides sorted), nor is the join type.
 
-Where this differs from the script is written in docs/eval/sql-methodology.md ("Exact-set-match (EM)").
+Where this differs from the script is written in docs/eval/benchmarks.md ("Exact-set-match (EM)").
 """
 
 from __future__ import annotations

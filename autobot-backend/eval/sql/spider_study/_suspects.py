@@ -149,7 +149,7 @@ def precision(drawn: list[Flag], judgements: Mapping[str, Judgement]) -> Precisi
 
 
 def summary(name: str, questions: int, flags: Sequence[Flag], result: Precision) -> str:
-    """What the command prints, and the methodology page's block."""
+    """What the command prints, and the benchmarks page's block."""
     per_kind = counts(flags)
     flagged = len({f.question_id for f in flags})
     lines = [
