@@ -3,7 +3,9 @@ and no module imports another that imports it back."""
 
 from __future__ import annotations
 
+import logging
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import grimp
@@ -11,6 +13,18 @@ import pytest
 from importlinter.cli import lint_imports
 
 BACKEND = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def loggers_left_as_they_were() -> Iterator[None]:
+    """import-linter configures logging with ``disable_existing_loggers``: every logger that exists when it runs
+    (the service's audit log, once a test imported it) is disabled for the rest of the session, and a later
+    test reading the audit sees nothing. Each test here gives the loggers back as it found them."""
+    loggers = [lg for lg in logging.Logger.manager.loggerDict.values() if isinstance(lg, logging.Logger)]
+    was = [(lg, lg.disabled) for lg in loggers]
+    yield
+    for lg, disabled in was:
+        lg.disabled = disabled
 
 
 def _cycles(graph: grimp.ImportGraph, modules: set[str]) -> list[list[str]]:
