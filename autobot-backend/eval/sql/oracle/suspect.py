@@ -308,10 +308,18 @@ def limit_tie(sql: str, dialect: str, ties: Sequence[Ties | None]) -> str | None
     return None
 
 
-def by_kind(suspects: Sequence[Suspect | dict[str, str]]) -> dict[str, int]:
+class Flagged(Protocol):
+    """A finding of a kind about a question (:class:`Suspect`, or a study's flag)."""
+
+    @property
+    def question_id(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+
+
+def by_kind(suspects: Sequence[Flagged]) -> dict[str, int]:
     """Questions with a finding of each kind (a question counts once per kind), every kind named."""
     seen = {kind: set() for kind in KINDS}  # type: dict[str, set[str]]
     for s in suspects:
-        qid, kind = (s.question_id, s.kind) if isinstance(s, Suspect) else (s["question_id"], s["kind"])
-        seen.setdefault(kind, set()).add(qid)
+        seen.setdefault(s.kind, set()).add(s.question_id)
     return {kind: len(ids) for kind, ids in seen.items()}
