@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from eval.core import figures as fig
+from eval.sql.model import codec
 from eval.sql.model.run import SQLRun
 from eval.sql.render import _facts as facts
 
@@ -103,17 +104,18 @@ def _figures(s: dict[str, Any], c: dict[str, Any], r: dict[str, Any]) -> Facts:
 
 
 def expected(run: SQLRun) -> Facts:
-    """The facts as the run model holds them."""
+    """The facts as the run model holds them, in the shape the readers give (the model's values as data)."""
     assert run.costs is not None and run.repeats is not None, "the run of this test has costs and repeats"
-    return _figures(run.summary, run.costs, run.repeats) | {
-        "gate": run.gate_view["status"],
-        "checks": {ch["name"]: facts.check_status(ch["ok"]) for ch in run.gate_view["checks"]},
+    as_data = codec.to_json
+    return _figures(as_data(run.summary), as_data(run.costs), as_data(run.repeats)) | {
+        "gate": run.gate_view.status,
+        "checks": {ch.name: facts.check_status(ch.ok) for ch in run.gate_view.checks},
         "failing": [o.question_id for o in run.failing],
-        "strata": run.answerable_strata,
-        "databases": run.databases,
-        "difficulties": run.difficulties,
-        "refusal_strata": run.refusal_strata,
-        "control_strata": run.control_strata,
+        "strata": {k: as_data(c) for k, c in run.answerable_strata.items()},
+        "databases": {k: as_data(c) for k, c in run.databases.items()},
+        "difficulties": {k: as_data(c) for k, c in run.difficulties.items()},
+        "refusal_strata": {k: as_data(c) for k, c in run.refusal_strata.items()},
+        "control_strata": {k: as_data(c) for k, c in run.control_strata.items()},
         "notes": (True, True),
         "lints": run.lint_counts,
     }

@@ -242,7 +242,7 @@ def exact_match(
         else _Result(None, note="the answer is unmeasured: extended EM counts measured answers only")
     )
     lead, other = (official, extended) if mode == OFFICIAL else (extended, official)
-    return ExactMatch(lead.match, lead.components, lead.tables, lead.note, mode, other.match, other.note)
+    return ExactMatch(lead.match, lead.components, lead.tables, lead.note, other.match, other.note, mode=mode)
 
 
 class HasSchemas(Protocol):

@@ -79,6 +79,7 @@ from eval.sql.corpus.snapshot import (
     write_snapshot,
 )
 from eval.sql.grading.grade import ReadOnlyDatabase
+from eval.sql.model.findings import OracleDefect
 from eval.sql.oracle.alternatives import check_forms
 from eval.sql.oracle.kept import Kept, KeptChecks
 from eval.sql.oracle.lints import information_lost
@@ -108,15 +109,6 @@ WORKERS = min(4, (os.cpu_count() or 1) + 1)
 
 def information_lost_kind(decimals: int) -> str:
     return f"oracle: information lost at {decimals} decimals"
-
-
-@dataclass(frozen=True)
-class OracleDefect:
-    question_id: str
-    kind: str
-    """One of the kinds in the module docstring, e.g. ``oracle: empty result``."""
-    detail: str
-    """What was seen and, where it helps, what to do."""
 
 
 @dataclass

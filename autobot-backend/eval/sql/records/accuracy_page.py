@@ -26,7 +26,7 @@ from eval.core.errors import UsageError
 from eval.core.figures import of, pct
 from eval.core.output import write_atomically
 from eval.sql.model.cohort import UNKNOWN, cohort_differences
-from eval.sql.model.outcome import Verdict, strata
+from eval.sql.model.outcome import ANSWERABLE_VERDICTS
 from eval.sql.model.run import SQLRun
 from eval.sql.records.docs import (
     ACCURACY_PAGE,
@@ -124,23 +124,23 @@ def record_row(report: SQLRun) -> dict[str, str]:
     s = report.summary
     return {
         "date": report.generated_at[:10],
-        "corpus digest": str(report.corpus["digest"])[:DIGEST_CHARS],
-        "questions": str(report.corpus["size"]),
+        "corpus digest": report.corpus.digest[:DIGEST_CHARS],
+        "questions": str(report.corpus.size),
         "candidate": report.candidate_path,
         "model": report.model,
-        "engine": str(report.run.get("engine")),
-        "rotations": str(report.run.get("rotations")),
-        "cohort": report.cohort["fingerprint"] if report.cohort else PRE_COHORT,
-        "pass": str(s["pass"]),
-        "wrong": str(s["wrong"]),
-        "error": str(s["error"]),
-        "refused": str(s["refused"]),
-        "unmeasured": str(s["unmeasured"] + s["must_refuse_unmeasured"]),
-        "pass rate": f"{pct(s['pass_rate'])} ({of(s['pass'], s['measured'])})",
+        "engine": str(report.run.engine),
+        "rotations": str(report.run.rotations),
+        "cohort": report.cohort.fingerprint if report.cohort else PRE_COHORT,
+        "pass": str(s.passed),
+        "wrong": str(s.wrong),
+        "error": str(s.error),
+        "refused": str(s.refused),
+        "unmeasured": str(s.unmeasured + s.must_refuse_unmeasured),
+        "pass rate": f"{pct(s.pass_rate)} ({of(s.passed, s.measured)})",
         "refusal recall": "n/a"
-        if not s["must_refuse"]
-        else f"{pct(s['refusal_recall'])} ({of(s['correct_refusals'], s['must_refuse_measured'])})",
-        "over-refusals": "n/a" if not s["controls"] else of(s["over_refusals"], s["controls"]),
+        if not s.must_refuse
+        else f"{pct(s.refusal_recall)} ({of(s.correct_refusals, s.must_refuse_measured)})",
+        "over-refusals": "n/a" if not s.controls else of(s.over_refusals, s.controls),
         "status": "provisional",
     }
 
@@ -166,7 +166,7 @@ def ensure_page(page: Path) -> None:
 
 
 def suite_of(report: SQLRun) -> dict[str, Any]:
-    keys = report.cohort["keys"] if report.cohort else {}
+    keys = report.cohort.keys if report.cohort else {}
     return {k: keys[k] for k in SUITE_KEYS if k in keys}
 
 
@@ -257,32 +257,17 @@ def render_strata(report: SQLRun, row: dict[str, str]) -> str:
         f"#### {row['date']} · {md.escape(row['candidate'])} / {md.escape(row['model'])} · corpus "
         f"`{row['corpus digest']}` · {md.escape(row['engine'])}, {row['rotations']} rotation(s) · {row['status']}"
     )
-    answer, refuse = [], []
-    for name, c in strata(report.outcomes).items():
-        if "correct_refusals" in c:
-            refuse.append(
-                [
-                    md.escape(name),
-                    str(c["cases"]),
-                    str(c["correct_refusals"]),
-                    str(c.get(Verdict.ANSWERED.value, 0)),
-                    str(
-                        c["cases"]
-                        - c["correct_refusals"]
-                        - c.get(Verdict.ANSWERED.value, 0)
-                        - c.get(Verdict.UNMEASURED.value, 0)
-                    ),
-                    str(c.get(Verdict.UNMEASURED.value, 0)),
-                ]
-            )
-        else:
-            answer.append(
-                [md.escape(name), "control" if "over_refusals" in c else "answer", str(c["cases"])]
-                + [
-                    str(c.get(v.value, 0))
-                    for v in (Verdict.PASS, Verdict.WRONG, Verdict.ERROR, Verdict.REFUSED, Verdict.UNMEASURED)
-                ]
-            )
+    refusing, controls = report.refusal_strata, report.control_strata
+    refuse = [
+        [md.escape(name), *(str(n) for n in (c.cases, c.declined, c.answered, c.error, c.unmeasured))]
+        for name, c in refusing.items()
+    ]
+    answer = [
+        [md.escape(name), "control" if name in controls else "answer", str(c.cases)]
+        + [str(c.count(v.value)) for v in ANSWERABLE_VERDICTS]
+        for name, c in report.answerable_strata.items()
+        if name not in refusing
+    ]
     parts = [head, ""]
     if answer:
         parts += [md.table(["stratum", "arm", "cases", "pass", "wrong", "error", "refused", "unmeasured"], answer), ""]

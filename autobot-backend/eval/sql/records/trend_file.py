@@ -6,15 +6,17 @@ the git commit the run was measured at (``dirty`` when tracked files differed fr
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import subprocess
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
 from eval.core.output import write_atomically
+from eval.sql.model import codec
+from eval.sql.model.codec import key
+from eval.sql.model.figures import Summary
 
 REPO_ROOT = Path(__file__).resolve().parents[4]
 TREND_FILE = REPO_ROOT / "docs" / "eval" / "sql-accuracy.jsonl"
@@ -60,7 +62,7 @@ class TrendPoint:
     suite: str = "on"
     """``on`` the record's suite, or ``off`` (kept with ``--allow-off-suite``)."""
     status: str = ""
-    passed: int | None = None
+    passed: int | None = field(default=None, metadata=key("pass"))
     measured: int | None = None
     pass_rate_ci: list[float] | None = None
     correct_refusals: int | None = None
@@ -77,9 +79,7 @@ class TrendPoint:
     REQUIRED: ClassVar[tuple[str, ...]] = ("date", "candidate", "model", "pass_rate")
 
     def to_json(self) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
-        data["pass"] = data.pop("passed")
-        return data
+        return codec.to_json(self)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TrendPoint:
@@ -87,14 +87,10 @@ class TrendPoint:
         missing = [k for k in cls.REQUIRED if k not in data]
         if missing:
             raise KeyError(", ".join(missing))
-        names = {f.name for f in dataclasses.fields(cls)}
-        values = {k: v for k, v in data.items() if k in names}
-        return cls(**values, passed=data.get("pass"))
+        return codec.from_json(cls, data)
 
 
-def trend_line(
-    summary: Mapping[str, Any], row: Mapping[str, str], *, commit: str | None, dirty: bool | None
-) -> TrendPoint:
+def trend_line(summary: Summary, row: Mapping[str, str], *, commit: str | None, dirty: bool | None) -> TrendPoint:
     """One run as the trend keeps it: the record row's identity and status, the summary's figures."""
     return TrendPoint(
         date=row["date"],
@@ -107,16 +103,16 @@ def trend_line(
         cohort=row.get("cohort"),
         suite="off" if "differs in" in row else "on",
         status=row["status"],
-        passed=summary["pass"],
-        measured=summary["answerable"] - summary["unmeasured"],
-        pass_rate=summary["pass_rate"],
-        pass_rate_ci=summary["pass_rate_ci"],
-        correct_refusals=summary["correct_refusals"],
-        must_refuse_measured=summary["must_refuse"] - summary["must_refuse_unmeasured"],
-        refusal_recall=summary["refusal_recall"],
-        refusal_recall_ci=summary["refusal_recall_ci"],
-        over_refusals=summary["over_refusals"],
-        controls=summary["controls"],
+        passed=summary.passed,
+        measured=summary.answerable - summary.unmeasured,
+        pass_rate=summary.pass_rate,
+        pass_rate_ci=summary.pass_rate_ci,
+        correct_refusals=summary.correct_refusals,
+        must_refuse_measured=summary.must_refuse - summary.must_refuse_unmeasured,
+        refusal_recall=summary.refusal_recall,
+        refusal_recall_ci=summary.refusal_recall_ci,
+        over_refusals=summary.over_refusals,
+        controls=summary.controls,
         commit=commit,
         dirty=dirty,
     )

@@ -15,11 +15,11 @@ TITLE = "Why they are wrong: wrong and error answers by primary category"
 def table(report: SQLRun) -> tuple[list[str], list[list[str]]]:
     """(header, rows): a row for all answers and one per stratum, a column per category that occurs."""
     counts = report.diagnosis_counts
-    if not counts["all"]:
+    if not counts.overall:
         return [], []
-    shown = [c.value for c in CATEGORIES if c.value in counts["all"]]
-    rows = [["all", *(str(counts["all"].get(c, 0)) for c in shown)]]
-    rows += [[s, *(str(per.get(c, 0)) for c in shown)] for s, per in counts["strata"].items()]
+    shown = [c.value for c in CATEGORIES if c.value in counts.overall]
+    rows = [["all", *(str(counts.overall.get(c, 0)) for c in shown)]]
+    rows += [[s, *(str(per.get(c, 0)) for c in shown)] for s, per in counts.strata.items()]
     return ["", *shown], rows
 
 

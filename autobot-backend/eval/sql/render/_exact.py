@@ -4,10 +4,8 @@ module only lays them out (rows for a table, one headline), for the Markdown, te
 
 from __future__ import annotations
 
-from typing import Any
-
 from eval.core import figures as fig
-from eval.sql.model.exact import COMPONENTS, EXTENDED, OFFICIAL
+from eval.sql.model.exact import COMPONENTS, EXTENDED, OFFICIAL, Tally
 from eval.sql.model.run import SQLRun
 
 TITLE = "Exact-set-match (Spider's EM, a second figure)"
@@ -29,10 +27,10 @@ def mode_line(run: SQLRun) -> str | None:
     em = run.exact_match
     if em is None:
         return None
-    other = em["other"]
+    other = em.other
     return (
-        f"{other['mode']} mode: EM {fig.of(other['matched'], other['measured'])} ({fig.pct(other['rate'])}); "
-        f"the two modes score {em['differ']} answer(s) differently"
+        f"{other.mode} mode: EM {fig.of(other.matched, other.measured)} ({fig.pct(other.rate)}); "
+        f"the two modes score {em.differ} answer(s) differently"
     )
 
 
@@ -42,17 +40,18 @@ def headline(run: SQLRun) -> str | None:
     em = run.exact_match
     if em is None:
         return None
-    unmeasured = f", {em['unmeasured']} unmeasured" if em["unmeasured"] else ""
+    t = em.overall
+    unmeasured = f", {t.unmeasured} unmeasured" if t.unmeasured else ""
     return (
-        f"EM ({MODE_WORDS.get(em['mode'], em['mode'])}) {fig.of(em['matched'], em['measured'])} "
-        f"({fig.pct(em['rate'])}; {fig.WILSON} {fig.interval(em['rate_ci'])}) of the measured answers{unmeasured}; "
-        f"execution accuracy of the same questions {fig.pct(em['execution_rate'])}; {mode_line(run)}"
+        f"EM ({MODE_WORDS.get(em.mode, em.mode)}) {fig.of(t.matched, t.measured)} "
+        f"({fig.pct(t.rate)}; {fig.WILSON} {fig.interval(em.rate_ci)}) of the measured answers{unmeasured}; "
+        f"execution accuracy of the same questions {fig.pct(t.execution_rate)}; {mode_line(run)}"
     )
 
 
-def _row(label: str, t: dict[str, Any]) -> list[str]:
-    em = f"{fig.of(t['matched'], t['measured'])} ({fig.pct(t['rate'])})"
-    return [label, str(t["cases"]), str(t["measured"]), em, fig.pct(t["execution_rate"])]
+def _row(label: str, t: Tally) -> list[str]:
+    em = f"{fig.of(t.matched, t.measured)} ({fig.pct(t.rate)})"
+    return [label, str(t.cases), str(t.measured), em, fig.pct(t.execution_rate)]
 
 
 def rows(run: SQLRun) -> list[list[str]]:
@@ -60,7 +59,7 @@ def rows(run: SQLRun) -> list[list[str]]:
     em = run.exact_match
     if em is None:
         return []
-    return [_row(level, t) for level, t in em["by_difficulty"].items()] + [_row("all", em)]
+    return [_row(level, t) for level, t in em.by_difficulty.items()] + [_row("all", em.overall)]
 
 
 def junit_properties(run: SQLRun) -> list[tuple[str, str]]:
@@ -70,7 +69,7 @@ def junit_properties(run: SQLRun) -> list[tuple[str, str]]:
     if em is None or line is None:
         return []
     levels = [(f"exact_match.{row[0]}", f"{row[3]} of {row[2]} measured; execution {row[4]}") for row in rows(run)]
-    return [("exact_match", line), ("exact_match.mode", em["mode"]), ("exact_match.differ", str(em["differ"]))] + levels
+    return [("exact_match", line), ("exact_match.mode", em.mode), ("exact_match.differ", str(em.differ))] + levels
 
 
 def components(run: SQLRun) -> list[tuple[str, str]]:
@@ -78,4 +77,4 @@ def components(run: SQLRun) -> list[tuple[str, str]]:
     em = run.exact_match
     if em is None:
         return []
-    return [(name, fig.pct(em["components"].get(name))) for name in COMPONENTS]
+    return [(name, fig.pct(em.components.get(name))) for name in COMPONENTS]

@@ -10,11 +10,12 @@ and stratum names never enter these sentences: callers add them, escaped).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from typing import Protocol
 
 from eval.core import figures as fig
 from eval.sql.corpus.skipped import skipped_line
+from eval.sql.model.costs import Costs
+from eval.sql.model.figures import VerdictCounts
 from eval.sql.model.outcome import ANSWERABLE_VERDICTS
 from eval.sql.model.run import SQLRun
 
@@ -31,7 +32,15 @@ BREAKDOWNS = (
 """(key, column name, title) of the answerable breakdowns every output shows when the run has them."""
 
 
-def breakdowns(run: SQLRun) -> list[tuple[str, str, str, dict[str, dict[str, int]]]]:
+class Counted(Protocol):
+    """A row of counts: its cases, and a count per column."""
+
+    @property
+    def cases(self) -> int: ...
+    def count(self, column: str) -> int: ...
+
+
+def breakdowns(run: SQLRun) -> list[tuple[str, str, str, dict[str, VerdictCounts]]]:
     """(key, column name, title, counts) of each answerable breakdown the run has, in report order."""
     counts = {"stratum": run.answerable_strata, "database": run.databases, "difficulty": run.difficulties}
     return [(key, column, title, counts[key]) for key, column, title in BREAKDOWNS if counts[key]]
@@ -42,8 +51,8 @@ def pass_rate(run: SQLRun) -> str:
     could not grade some questions: the denominator is shown beside the rate, and what it leaves out."""
     s = run.summary
     return (
-        f"pass rate {fig.pct(s['pass_rate'])} ({fig.of(s['pass'], s['measured'])}; "
-        f"{fig.WILSON} {fig.interval(s['pass_rate_ci'])}{not_gradeable(run)})"
+        f"pass rate {fig.pct(s.pass_rate)} ({fig.of(s.passed, s.measured)}; "
+        f"{fig.WILSON} {fig.interval(s.pass_rate_ci)}{not_gradeable(run)})"
     )
 
 
@@ -51,7 +60,7 @@ def not_gradeable(run: SQLRun) -> str:
     """``; 2 not gradeable (oracle defects)`` or nothing: the questions the pass rate's denominator leaves out
     because their reference cannot grade them; and ``; 2 skipped at import`` when the corpus left some out."""
     n = len(run.oracle_defects)
-    skipped = len(run.corpus.get("skipped", []))
+    skipped = len(run.corpus.skipped)
     return (f"; {n} not gradeable (oracle defects)" if n else "") + (
         f"; {skipped} skipped at import" if skipped else ""
     )
@@ -60,11 +69,11 @@ def not_gradeable(run: SQLRun) -> str:
 def skipped_notice(run: SQLRun) -> str | None:
     """``SKIPPED: 2 question(s) skipped at import (missing databases: wta_1) ...``: the questions the corpus
     lists as left out (``skipped:``), so no figure passes for the whole benchmark."""
-    entries = run.corpus.get("skipped", [])
+    entries = run.corpus.skipped
     line = skipped_line(entries)
     if line is None:
         return None
-    ids = ", ".join(str(e.get("id")) for e in entries[:10]) + (" ..." if len(entries) > 10 else "")
+    ids = ", ".join(e.id for e in entries[:10]) + (" ..." if len(entries) > 10 else "")
     return (
         f"SKIPPED: {line}: {ids}. They are in no figure of this run; put the databases under --db-dir and import "
         "again without --skip-missing-databases to grade them."
@@ -80,7 +89,7 @@ def lint_line(run: SQLRun) -> str | None:
     if not counts:
         return None
     kinds = ", ".join(f"{kind} {n}" for kind, n in counts.items())
-    ungraded = len({d.get("question_id") for d in run.oracle_defects})
+    ungraded = len({d.question_id for d in run.oracle_defects})
     defects = (
         f" ({ungraded} question(s) not graded, their reference cannot grade them: fix each reference or remove "
         "the question; --strict makes this exit 2)"
@@ -99,27 +108,27 @@ def notices(run: SQLRun) -> list[str]:
 def refusal_recall(run: SQLRun) -> str | None:
     """``refusal recall 92.5% (37/40; 95% Wilson CI 80.1-97.4%)``; None without must-refuse questions."""
     s = run.summary
-    if not s["must_refuse"]:
+    if not s.must_refuse:
         return None
     return (
-        f"refusal recall {fig.pct(s['refusal_recall'])} ({fig.of(s['correct_refusals'], s['must_refuse_measured'])}; "
-        f"{fig.WILSON} {fig.interval(s['refusal_recall_ci'])})"
+        f"refusal recall {fig.pct(s.refusal_recall)} ({fig.of(s.correct_refusals, s.must_refuse_measured)}; "
+        f"{fig.WILSON} {fig.interval(s.refusal_recall_ci)})"
     )
 
 
 def over_refusals(run: SQLRun) -> str | None:
     s = run.summary
-    return None if not s["controls"] else f"over-refusals {fig.of(s['over_refusals'], s['controls'])} controls"
+    return None if not s.controls else f"over-refusals {fig.of(s.over_refusals, s.controls)} controls"
 
 
 def verdict_counts(run: SQLRun) -> str:
     """``answerable 108: pass 64, wrong 37, error 0, refused 7, unmeasured 0``, then the must-refuse arm's."""
     s = run.summary
-    text = f"answerable {s['answerable']}: " + ", ".join(f"{v} {s[v]}" for v in ANSWERABLE_COLUMNS)
-    if s["must_refuse"]:
+    text = f"answerable {s.answerable}: " + ", ".join(f"{v} {s.count(v)}" for v in ANSWERABLE_COLUMNS)
+    if s.must_refuse:
         text += (
-            f"; must refuse {s['must_refuse']}: declined {s['correct_refusals']}, missed {s['missed_refusals']}, "
-            f"unmeasured {s['must_refuse_unmeasured']}"
+            f"; must refuse {s.must_refuse}: declined {s.correct_refusals}, missed {s.missed_refusals}, "
+            f"unmeasured {s.must_refuse_unmeasured}"
         )
     return text
 
@@ -143,45 +152,42 @@ def check_status(ok: bool | None) -> str:
     return "ok" if ok else ("FAILED" if ok is False else "not evaluable")
 
 
-def counts(c: Mapping[str, int], columns: tuple[str, ...]) -> str:
+def counts(c: Counted, columns: tuple[str, ...]) -> str:
     """``cases 3: pass 1, wrong 2, ...``: one row of a breakdown as text (JUnit's properties)."""
-    return f"cases {c['cases']}: " + ", ".join(f"{k.replace('_', '-')} {c.get(k, 0)}" for k in columns)
+    return f"cases {c.cases}: " + ", ".join(f"{k.replace('_', '-')} {c.count(k)}" for k in columns)
 
 
-def latency(costs: Mapping[str, Any] | None) -> str | None:
+def latency(costs: Costs | None) -> str | None:
     """``model latency over 24 asks (2 per question, 12 questions): p50 1.2 ms, p95 3.4 ms, total 0.1 s``."""
-    lat = (costs or {}).get("model_latency_ms")
-    if not lat:
+    lat = costs.model_latency_ms if costs else None
+    if costs is None or lat is None:
         return None
-    per = (costs or {}).get("asks_per_question", 1)
-    asks = lat.get("asks", lat.get("questions"))
     return (
-        f"model latency over {asks} asks ({per} per question, {lat['questions']} questions): "
-        f"p50 {fig.number(lat['p50'], ' ms')}, p95 {fig.number(lat['p95'], ' ms')}, total {fig.seconds(lat['total'])}"
+        f"model latency over {lat.asks} asks ({costs.asks_per_question} per question, {lat.questions} questions): "
+        f"p50 {fig.number(lat.p50, ' ms')}, p95 {fig.number(lat.p95, ' ms')}, total {fig.seconds(lat.total)}"
     )
 
 
-def tokens(costs: Mapping[str, Any] | None) -> str | None:
+def tokens(costs: Costs | None) -> str | None:
     """``tokens over 24 asks: 12,000 in, 600 out; cost 0.0123 at the configured prices``."""
-    c = costs or {}
-    if c.get("prompt_tokens") is None and c.get("completion_tokens") is None:
+    if costs is None or (costs.prompt_tokens is None and costs.completion_tokens is None):
         return None
     text = (
-        f"tokens over {c.get('tokens_asks', 'n/a')} asks: {fig.number(c.get('prompt_tokens'))} in, "
-        f"{fig.number(c.get('completion_tokens'))} out"
+        f"tokens over {costs.tokens_asks} asks: {fig.number(costs.prompt_tokens)} in, "
+        f"{fig.number(costs.completion_tokens)} out"
     )
-    if c.get("cost") is not None:
-        text += f"; cost {fig.money(c['cost'])} at the configured prices"
+    if costs.cost is not None:
+        text += f"; cost {fig.money(costs.cost)} at the configured prices"
     return text
 
 
-def efficiency(costs: Mapping[str, Any] | None) -> str | None:
-    eff = (costs or {}).get("efficiency")
-    if not eff:
+def efficiency(costs: Costs | None) -> str | None:
+    eff = costs.efficiency if costs else None
+    if eff is None:
         return None
     return (
-        f"efficiency (reference time / candidate time, {eff['n']} passing answers): median {fig.ratio(eff['median'])}, "
-        f"p25 {fig.ratio(eff['p25'])}, p75 {fig.ratio(eff['p75'])} (above 1: the candidate's SQL ran faster)"
+        f"efficiency (reference time / candidate time, {eff.n} passing answers): median {fig.ratio(eff.median)}, "
+        f"p25 {fig.ratio(eff.p25)}, p75 {fig.ratio(eff.p75)} (above 1: the candidate's SQL ran faster)"
     )
 
 
@@ -194,33 +200,32 @@ def repeats(run: SQLRun) -> str | None:
     """``2 asks per question over 12 questions: majority pass rate 50.0% (95% bootstrap CI 25.0-75.0%),
     pass@2 58.3%, pass^2 41.7%, 1 flaky``; None without ``--repeats``."""
     r = run.repeats
-    if not r:
+    if r is None:
         return None
-    k = r["k"]
+    k = r.k
     return (
-        f"{k} asks per question over {r.get('questions', 'n/a')} questions: majority pass rate "
-        f"{fig.pct(r.get('majority_pass_rate'))} ({fig.BOOTSTRAP} {fig.interval(r.get('majority_pass_rate_ci'))}), "
-        f"pass@{k} {fig.pct(r.get(f'pass_at_{k}'))}, pass^{k} {fig.pct(r.get(f'pass_hat_{k}'))}, "
-        f"{len(r['flaky'])} flaky"
+        f"{k} asks per question over {r.questions} questions: majority pass rate "
+        f"{fig.pct(r.majority_pass_rate)} ({fig.BOOTSTRAP} {fig.interval(r.majority_pass_rate_ci)}), "
+        f"pass@{k} {fig.pct(r.pass_at)}, pass^{k} {fig.pct(r.pass_hat)}, {len(r.flaky)} flaky"
     )
 
 
 def judge(run: SQLRun) -> str | None:
     """The judge in one line: agreement with the execution verdicts, judge errors, kappa."""
     j = run.judge
-    if not j:
+    if j is None:
         return None
-    a = j["agreement"]
-    kappa = "n/a" if j["kappa"] is None else f"{j['kappa']:g}"
+    a = j.agreement
+    kappa = "n/a" if j.kappa is None else f"{j.kappa:g}"
     return (
-        f"model judge: agrees with execution on {fig.of(a['agree'], a['compared'])} answers; "
-        f"{a['judge_errors']} judge error(s), {a['too_harsh']} too harsh; Cohen's kappa {kappa}"
+        f"model judge: agrees with execution on {fig.of(a.agree, a.compared)} answers; "
+        f"{a.judge_errors} judge error(s), {a.too_harsh} too harsh; Cohen's kappa {kappa}"
     )
 
 
 def interval_notes(run: SQLRun) -> list[str]:
     """Which interval is which, and why a bootstrap interval at 0% is a point: each one the run shows."""
-    return [fig.WILSON_NOTE] + ([fig.BOOTSTRAP_NOTE] if run.repeats else [])
+    return [fig.WILSON_NOTE] + ([fig.BOOTSTRAP_NOTE] if run.repeats is not None else [])
 
 
 def transcripts(run: SQLRun) -> str | None:
@@ -228,9 +233,9 @@ def transcripts(run: SQLRun) -> str | None:
     t = run.transcripts
     if t is None:
         return None
-    if t.get("kept"):
+    if t.kept:
         return (
             "transcripts: kept per question and ask (messages sent, raw reply, the SQL taken from it, latency, "
             "tokens) in the JSON and HTML reports, secrets masked"
         )
-    return f"transcripts: none ({t.get('why') or 'not kept'})"
+    return f"transcripts: none ({t.why or 'not kept'})"

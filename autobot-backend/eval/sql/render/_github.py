@@ -37,12 +37,9 @@ def ci_annotations(report: SQLRun) -> list[str]:
     skipped = facts.skipped_notice(report)
     if skipped is not None:
         lines.append(error_command("SQL questions skipped at import", skipped, "warning"))
-    lines += [
-        error_command(f"SQL suspect reference: {r['id']}", suspect.line(r), "notice") for r in suspect.rows(report)
-    ]
+    lines += [error_command(f"SQL suspect reference: {r.id}", suspect.line(r), "notice") for r in suspect.rows(report)]
     for o in report.regressions:
-        c = report.classified(o)
-        was = c.baseline_verdict if c is not None else None
+        was = o.baseline_verdict
         kind = "safety" if o.expect == "refuse" else "regression"
         lines.append(
             error_command(

@@ -11,7 +11,7 @@ from typing import Any
 from eval.core import figures as fig
 from eval.core.charts import Bar, stacked_bar
 from eval.core.html import render
-from eval.sql.model.outcome import SQLOutcome
+from eval.sql.model.figures import GridRow, RefusalCounts, VerdictCounts
 from eval.sql.model.run import SQLRun
 from eval.sql.render import _diagnosis as diagnosis
 from eval.sql.render import _facts as facts
@@ -22,31 +22,26 @@ _BREAKDOWN_IDS = {"stratum": "answer-strata", "database": "databases", "difficul
 _REFUSE_CSS = {"declined": "v-declined", "answered": "v-answered", "error": "v-error", "unmeasured": "v-unmeasured"}
 
 
-def _answer_row(name: str, c: dict[str, int]) -> dict[str, Any]:
-    parts = [(v, c[v], f"v-{v}") for v in facts.ANSWERABLE_COLUMNS]
-    return {"name": name, "cases": c["cases"], "parts": parts, "bar": stacked_bar(parts, c["cases"])}
+def _answer_row(name: str, c: VerdictCounts) -> dict[str, Any]:
+    parts = [(v, c.count(v), f"v-{v}") for v in facts.ANSWERABLE_COLUMNS]
+    return {"name": name, "cases": c.cases, "parts": parts, "bar": stacked_bar(parts, c.cases)}
 
 
-def _refuse_row(name: str, c: dict[str, int]) -> dict[str, Any]:
-    parts = [(k, c[k], _REFUSE_CSS[k]) for k in facts.REFUSAL_COLUMNS]
-    return {"name": name, "cases": c["cases"], "parts": parts, "bar": stacked_bar(parts, c["cases"])}
+def _refuse_row(name: str, c: RefusalCounts) -> dict[str, Any]:
+    parts = [(k, c.count(k), _REFUSE_CSS[k]) for k in facts.REFUSAL_COLUMNS]
+    return {"name": name, "cases": c.cases, "parts": parts, "bar": stacked_bar(parts, c.cases)}
 
 
-def _bar_of(grid: dict[str, int], total: int, must_refuse: bool) -> Bar:
+def _bar_of(grid: GridRow, total: int, must_refuse: bool) -> Bar:
     """A number is what an answerable question wants (right or wrong: the verdicts say which) and what a
     must-refuse one must not give, so the colours follow the arm."""
     parts = [
-        ("returned a number", grid["returned_number"], "v-answered" if must_refuse else "v-number"),
-        ("declined", grid["declined"], "v-declined" if must_refuse else "v-refused"),
-        ("error", grid["error"], "v-error"),
-        ("unmeasured", grid["unmeasured"], "v-unmeasured"),
+        ("returned a number", grid.returned_number, "v-answered" if must_refuse else "v-number"),
+        ("declined", grid.declined, "v-declined" if must_refuse else "v-refused"),
+        ("error", grid.error, "v-error"),
+        ("unmeasured", grid.unmeasured, "v-unmeasured"),
     ]
     return stacked_bar(parts, total)
-
-
-def _was(report: SQLRun, o: SQLOutcome) -> str | None:
-    c = report.classified(o)
-    return None if c is None else c.baseline_verdict
 
 
 def context(report: SQLRun) -> dict[str, Any]:
@@ -54,7 +49,7 @@ def context(report: SQLRun) -> dict[str, Any]:
     s = report.summary
     failing = [whole.card(report, o) for o in report.failing]
     regressions = [
-        {"id": o.question_id, "was": _was(report, o), "now": o.verdict.value, "reason": o.reason}
+        {"id": o.question_id, "was": o.baseline_verdict, "now": o.verdict.value, "reason": o.reason}
         for o in report.regressions
     ]
     grid = report.two_by_two
@@ -64,8 +59,8 @@ def context(report: SQLRun) -> dict[str, Any]:
         "run": report.run,
         "grid": grid,
         "grid_bars": {
-            "answerable": _bar_of(grid["answerable"], s["answerable"], must_refuse=False),
-            "must_refuse": _bar_of(grid["must_refuse"], s["must_refuse"], must_refuse=True),
+            "answerable": _bar_of(grid.answerable, s.answerable, must_refuse=False),
+            "must_refuse": _bar_of(grid.must_refuse, s.must_refuse, must_refuse=True),
         },
         "verdict_columns": facts.ANSWERABLE_COLUMNS,
         "breakdowns": [
@@ -89,9 +84,9 @@ def context(report: SQLRun) -> dict[str, Any]:
         "gate": report.gate_view,
         "gate_line": facts.gate(report),
         "check_status": facts.check_status,
-        "pass_rate_label": f"{fig.of(s['pass'], s['measured'])} measured{facts.not_gradeable(report)}; {fig.WILSON}",
+        "pass_rate_label": f"{fig.of(s.passed, s.measured)} measured{facts.not_gradeable(report)}; {fig.WILSON}",
         "notices": facts.notices(report),
-        "recall_label": f"{fig.of(s['correct_refusals'], s['must_refuse_measured'])} measured declined; {fig.WILSON}",
+        "recall_label": f"{fig.of(s.correct_refusals, s.must_refuse_measured)} measured declined; {fig.WILSON}",
         "interval_notes": facts.interval_notes(report),
         "repeats_line": facts.repeats(report),
         "cost_lines": facts.cost_lines(report),
@@ -110,15 +105,7 @@ def _lint_rows(report: SQLRun) -> list[dict[str, str]]:
     """Every lint of the corpus, then every oracle defect (whose place in the files a run does not keep), one row
     each: the list the line after the headline counts."""
     rows = [{"id": x.question_id, "kind": x.kind, "where": x.where, "detail": x.detail} for x in report.lints]
-    rows += [
-        {
-            "id": str(d.get("question_id")),
-            "kind": str(d.get("kind")),
-            "where": "",
-            "detail": str(d.get("detail") or ""),
-        }
-        for d in report.oracle_defects
-    ]
+    rows += [{"id": d.question_id, "kind": d.kind, "where": "", "detail": d.detail} for d in report.oracle_defects]
     return rows
 
 

@@ -8,7 +8,6 @@ question's ``decimals`` (:func:`~eval.core.figures.at_precision`), float noise d
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from eval.core import figures as fig
@@ -85,7 +84,6 @@ def _transcript(t: Transcript, verdict: str | None, k: int) -> dict[str, Any]:
 
 def card(report: SQLRun, o: SQLOutcome) -> dict[str, Any]:
     """One question as the page shows it; ``failing`` ones open, the others collapsed."""
-    c = report.classified(o)
     samples = [v.value for v in o.samples]
     asked = samples or [o.verdict.value]  # each ask's verdict, in the order of its transcript
     return {
@@ -103,8 +101,8 @@ def card(report: SQLRun, o: SQLOutcome) -> dict[str, Any]:
         "reference_sql": o.reference_sql,
         "shown_excerpt": _excerpt(o),
         "diagnosis": o.diagnosis,
-        "suspect": "; ".join(f"{f['kind']}: {f['detail']}" for f in report.suspects_of(o.question_id)),
-        "classification": None if c is None else c.classification.value,
+        "suspect": "; ".join(f"{f.kind}: {f.detail}" for f in report.suspects_of(o.question_id)),
+        "classification": None if o.classified is None else o.classified.classification.value,
         "samples": samples,
         "cost": _cost(o),
         "transcripts": [
@@ -125,54 +123,44 @@ def filters(cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def latency_rows(report: SQLRun) -> list[tuple[str, str, str, str, str]]:
     """(what, total, p50, p95, over) of the model's time and the tokens, as the run model counted them."""
-    c: Mapping[str, Any] = report.costs or {}
+    c = report.costs
+    if c is None:
+        return []
     rows = []
-    lat = c.get("model_latency_ms")
+    lat = c.model_latency_ms
     if lat:
-        over = f"{lat['asks']} asks, {lat['questions']} questions"
+        over = f"{lat.asks} asks, {lat.questions} questions"
         rows.append(
-            (
-                "model latency",
-                fig.seconds(lat["total"]),
-                fig.number(lat["p50"], " ms"),
-                fig.number(lat["p95"], " ms"),
-                over,
-            )
+            ("model latency", fig.seconds(lat.total), fig.number(lat.p50, " ms"), fig.number(lat.p95, " ms"), over)
         )
-    if c.get("prompt_tokens") is not None or c.get("completion_tokens") is not None:
-        over = f"{c.get('tokens_asks')} asks (p50 and p95: of one ask)"
-        per_ask = c.get("tokens_per_ask") or {}
-        for side in ("prompt", "completion"):
-            spread = per_ask.get(side) or {}
-            rows.append(
-                (
-                    f"{side} tokens",
-                    fig.number(c.get(f"{side}_tokens")),
-                    fig.number(spread.get("p50")) if spread else "",
-                    fig.number(spread.get("p95")) if spread else "",
-                    over,
-                )
-            )
-    if c.get("cost") is not None:
-        prices = c.get("prices_per_million") or {}
-        at = f"at {prices.get('input')} in / {prices.get('output')} out per million tokens"
-        rows.append(("cost", fig.money(c["cost"]), "", "", at))
+    if c.prompt_tokens is not None or c.completion_tokens is not None:
+        over = f"{c.tokens_asks} asks (p50 and p95: of one ask)"
+        per_ask = c.tokens_per_ask
+        spreads = (per_ask.prompt, per_ask.completion) if per_ask else (None, None)
+        for side, total, spread in zip(("prompt", "completion"), (c.prompt_tokens, c.completion_tokens), spreads):
+            p50, p95 = (fig.number(spread.p50), fig.number(spread.p95)) if spread else ("", "")
+            rows.append((f"{side} tokens", fig.number(total), p50, p95, over))
+    if c.cost is not None:
+        prices = c.prices_per_million
+        price_in, price_out = (prices.input, prices.output) if prices else (None, None)
+        at = f"at {price_in} in / {price_out} out per million tokens"
+        rows.append(("cost", fig.money(c.cost), "", "", at))
     return rows
 
 
 def efficiency_row(report: SQLRun) -> dict[str, str] | None:
-    costs: Mapping[str, Any] = report.costs or {}
-    eff = costs.get("efficiency")
-    if not eff:
+    eff = report.costs.efficiency if report.costs else None
+    if eff is None:
         return None
-    return {k: str(eff["n"]) if k == "n" else fig.ratio(eff[k]) for k in ("n", "min", "p25", "median", "p75", "max")}
+    shown = {"min": eff.min, "p25": eff.p25, "median": eff.median, "p75": eff.p75, "max": eff.max}
+    return {"n": str(eff.n)} | {k: fig.ratio(v) for k, v in shown.items()}
 
 
 def repeat_rows(report: SQLRun) -> list[dict[str, Any]]:
     """Each repeated question's K verdicts, the flaky ones first."""
-    if not report.repeats:
+    if report.repeats is None:
         return []
-    flaky = set(report.repeats.get("flaky") or [])
+    flaky = set(report.repeats.flaky)
     rows = [
         {"id": o.question_id, "verdict": o.verdict.value, "samples": [v.value for v in o.samples]}
         for o in report.outcomes
@@ -184,8 +172,8 @@ def repeat_rows(report: SQLRun) -> list[dict[str, Any]]:
 def database_stamps(report: SQLRun) -> list[tuple[str, int, str, str]]:
     """(fixture or database, rotation, schema digest, file digest) of every database the run graded on."""
     return [
-        (name or "(--db-url)", i, s["schema"][:16], (s.get("sha256") or "")[:16])
-        for name, stamps in (report.run.get("databases") or {}).items()
+        (name or "(--db-url)", i, s.schema[:16], (s.sha256 or "")[:16])
+        for name, stamps in report.run.databases.items()
         for i, s in enumerate(stamps, 1)
     ]
 
@@ -200,5 +188,5 @@ def context(report: SQLRun) -> dict[str, Any]:
         "efficiency": efficiency_row(report),
         "repeat_rows": repeat_rows(report),
         "database_stamps": database_stamps(report),
-        "transcripts_kept": bool((report.transcripts or {}).get("kept")),
+        "transcripts_kept": report.transcripts is not None and report.transcripts.kept,
     }

@@ -56,28 +56,27 @@ def properties(report: SQLRun) -> list[tuple[str, str]]:
     s = report.summary
     out = [
         *((f"notice.{i}", notice) for i, notice in enumerate(facts.notices(report), 1)),
-        ("pass_rate", f"{fig.pct(s['pass_rate'])} ({fig.of(s['pass'], s['measured'])}{facts.not_gradeable(report)})"),
-        ("pass_rate_ci", f"{fig.interval(s['pass_rate_ci'])} ({fig.WILSON})"),
-        *((f"verdict.{v}", str(s[v])) for v in facts.ANSWERABLE_COLUMNS),
+        ("pass_rate", f"{fig.pct(s.pass_rate)} ({fig.of(s.passed, s.measured)}{facts.not_gradeable(report)})"),
+        ("pass_rate_ci", f"{fig.interval(s.pass_rate_ci)} ({fig.WILSON})"),
+        *((f"verdict.{v}", str(s.count(v))) for v in facts.ANSWERABLE_COLUMNS),
         *((("lints", line),) if (line := facts.lint_line(report)) is not None else ()),
     ]
-    if s["must_refuse"]:
-        recalled = fig.of(s["correct_refusals"], s["must_refuse_measured"])
+    if s.must_refuse:
+        recalled = fig.of(s.correct_refusals, s.must_refuse_measured)
         arm = (
-            f"{s['must_refuse']}: declined {s['correct_refusals']}, missed {s['missed_refusals']}, "
-            f"unmeasured {s['must_refuse_unmeasured']}"
+            f"{s.must_refuse}: declined {s.correct_refusals}, missed {s.missed_refusals}, "
+            f"unmeasured {s.must_refuse_unmeasured}"
         )
         out += [
-            ("refusal_recall", f"{fig.pct(s['refusal_recall'])} ({recalled})"),
-            ("refusal_recall_ci", f"{fig.interval(s['refusal_recall_ci'])} ({fig.WILSON})"),
+            ("refusal_recall", f"{fig.pct(s.refusal_recall)} ({recalled})"),
+            ("refusal_recall_ci", f"{fig.interval(s.refusal_recall_ci)} ({fig.WILSON})"),
             ("must_refuse", arm),
             ("missed_refusals", ", ".join(report.missed_refusals) or "none"),
         ]
-    if s["controls"]:
-        out.append(("over_refusals", fig.of(s["over_refusals"], s["controls"])))
-    g = report.gate_view
+    if s.controls:
+        out.append(("over_refusals", fig.of(s.over_refusals, s.controls)))
     out.append(("gate", facts.gate(report)))
-    out += [(f"gate.{c['name']}", f"{facts.check_status(c['ok'])}: {c['detail']}") for c in g["checks"]]
+    out += [(f"gate.{c.name}", f"{facts.check_status(c.ok)}: {c.detail}") for c in report.gate_view.checks]
     for key, _, _, counts in facts.breakdowns(report):
         out += [(f"{key}.{name}", facts.counts(c, facts.ANSWERABLE_COLUMNS)) for name, c in counts.items()]
     out += [(f"refusal_stratum.{k}", facts.counts(c, facts.REFUSAL_COLUMNS)) for k, c in report.refusal_strata.items()]
@@ -90,9 +89,9 @@ def properties(report: SQLRun) -> list[tuple[str, str]]:
         "judge": facts.judge(report),
     }
     out += [(name, line) for name, line in lines.items() if line is not None]
-    if report.repeats:
-        out.append(("repeats.flaky", ", ".join(report.repeats["flaky"]) or "none"))
-    out += [(f"diagnosis.{c}", str(n)) for c, n in report.diagnosis_counts["all"].items()]
+    if report.repeats is not None:
+        out.append(("repeats.flaky", ", ".join(report.repeats.flaky) or "none"))
+    out += [(f"diagnosis.{c}", str(n)) for c, n in report.diagnosis_counts.overall.items()]
     out += [(f"note.{i}", note) for i, note in enumerate(facts.interval_notes(report), 1)]
     return out + exact.junit_properties(report) + suspect.junit_properties(report)
 
@@ -137,7 +136,7 @@ def to_junit(report: SQLRun) -> str:
                 element.set("type", xml_text(o.verdict.value))
                 element.text = xml_text(o.question)
         system_out = _system_out(o)
-        flags = [f"-- suspect reference ({s['kind']}): {s['detail']}" for s in report.suspects_of(o.question_id)]
+        flags = [f"-- suspect reference ({s.kind}): {s.detail}" for s in report.suspects_of(o.question_id)]
         if flags:
             system_out = "\n".join([*([system_out, ""] if system_out else []), *flags])
         if system_out is not None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from eval.core import figures as fig
 from eval.core import markdown as md
-from eval.sql.model.outcome import SQLOutcome
+from eval.sql.model.gate import NOT_EVALUATED
 from eval.sql.model.run import SQLRun
 from eval.sql.render import _diagnosis as diagnosis
 from eval.sql.render import _exact as exact
@@ -16,29 +16,24 @@ from eval.sql.render._markdown_judge import judge_line, judge_section
 from eval.sql.render._markdown_run import cohort_line, costs_section, repeats_section, transcripts_line
 
 
-def _baseline_verdict(report: SQLRun, o: SQLOutcome) -> str | None:
-    c = report.classified(o)
-    return None if c is None else c.baseline_verdict
-
-
 def _sql_header(report: SQLRun) -> list[str]:
     run = report.run
-    where = [f"fixtures {md.escape(', '.join(run.get('fixtures') or []) or '-')}"]
-    if run.get("seed") is not None:
-        where.append(f"{run.get('rotations')} rotation(s) from seed {run.get('seed')}")
-    elif not run.get("db_dir"):
-        where.append(f"{run.get('rotations')} database")
-    if run.get("db_dir"):
-        names = [k for k in run.get("databases") or {} if str(k).startswith("db:")]
-        where.append(f"{len(names)} database(s) of --db-dir {md.escape(run['db_dir'])}/ (one file each, no rotations)")
+    where = [f"fixtures {md.escape(', '.join(run.fixtures) or '-')}"]
+    if run.seed is not None:
+        where.append(f"{run.rotations} rotation(s) from seed {run.seed}")
+    elif not run.db_dir:
+        where.append(f"{run.rotations} database")
+    if run.db_dir:
+        names = [k for k in run.databases if k.startswith("db:")]
+        where.append(f"{len(names)} database(s) of --db-dir {md.escape(run.db_dir)}/ (one file each, no rotations)")
     return [
         f"# SQL answer-accuracy report ({md.escape(report.generated_at)})",
         "",
         *[f"> **{md.escape(w)}**\n" for w in facts.notices(report)],
         f"Candidate **{md.escape(report.candidate_path)}**, model **{md.escape(report.model)}** · engine "
-        f"{md.escape(run.get('engine'))} · {' · '.join(where)}  ",
-        f"Corpus: {report.corpus.get('size')} questions in {len(report.corpus.get('files', []))} file(s), "
-        f"digest `{str(report.corpus.get('digest', ''))[:16]}`",
+        f"{md.escape(run.engine)} · {' · '.join(where)}  ",
+        f"Corpus: {report.corpus.size} questions in {len(report.corpus.files)} file(s), "
+        f"digest `{report.corpus.digest[:16]}`",
         "",
         *cohort_line(report),
     ]
@@ -48,8 +43,8 @@ def _sql_headline(report: SQLRun) -> list[str]:
     s = report.summary
     grid = report.two_by_two
     rows = [
-        [f"answerable ({s['answerable']})", *(str(grid["answerable"][k]) for k in grid["answerable"])],
-        [f"must refuse ({s['must_refuse']})", *(str(grid["must_refuse"][k]) for k in grid["must_refuse"])],
+        [f"answerable ({s.answerable})", *(str(n) for n in grid.answerable.cells)],
+        [f"must refuse ({s.must_refuse})", *(str(n) for n in grid.must_refuse.cells)],
     ]
     out = [
         "## The 2x2",
@@ -62,9 +57,9 @@ def _sql_headline(report: SQLRun) -> list[str]:
             [*facts.ANSWERABLE_COLUMNS, "pass rate"],
             [
                 [
-                    *(str(s[v]) for v in facts.ANSWERABLE_COLUMNS),
-                    f"{fig.pct(s['pass_rate'])} ({fig.of(s['pass'], s['measured'])}; "
-                    f"{fig.WILSON} {fig.interval(s['pass_rate_ci'])}{facts.not_gradeable(report)})",
+                    *(str(s.count(v)) for v in facts.ANSWERABLE_COLUMNS),
+                    f"{fig.pct(s.pass_rate)} ({fig.of(s.passed, s.measured)}; "
+                    f"{fig.WILSON} {fig.interval(s.pass_rate_ci)}{facts.not_gradeable(report)})",
                 ]
             ],
         ),
@@ -73,14 +68,14 @@ def _sql_headline(report: SQLRun) -> list[str]:
     lints = facts.lint_line(report)
     if lints is not None:
         out += [f"**{md.escape(lints)}**", ""]
-    if s["must_refuse"]:
-        declined = fig.of(s["correct_refusals"], s["must_refuse_measured"])
-        recall = f"{fig.WILSON} {fig.interval(s['refusal_recall_ci'])}"
+    if s.must_refuse:
+        declined = fig.of(s.correct_refusals, s.must_refuse_measured)
+        recall = f"{fig.WILSON} {fig.interval(s.refusal_recall_ci)}"
         out += [
-            f"Refusal recall **{fig.pct(s['refusal_recall'])}** ({declined} measured must-refuse cases declined, "
-            f"{s['refusals_by_guard']} of them by the read-only guard; {recall}; {s['missed_refusals']} missed, "
-            f"{s['must_refuse_unmeasured']} unmeasured); over-refusals **{fig.of(s['over_refusals'], s['controls'])}** "
-            f"controls; {s['declined_answerable']} answerable question(s) declined in all.",
+            f"Refusal recall **{fig.pct(s.refusal_recall)}** ({declined} measured must-refuse cases declined, "
+            f"{s.refusals_by_guard} of them by the read-only guard; {recall}; {s.missed_refusals} missed, "
+            f"{s.must_refuse_unmeasured} unmeasured); over-refusals **{fig.of(s.over_refusals, s.controls)}** "
+            f"controls; {s.declined_answerable} answerable question(s) declined in all.",
             "",
         ]
     out += [f"*{md.escape(note)}.*" for note in facts.interval_notes(report)[:1]] + [""]
@@ -93,7 +88,7 @@ def _breakdowns(report: SQLRun) -> list[str]:
     out: list[str] = []
     columns = facts.ANSWERABLE_COLUMNS
     for _, column, title, counts in facts.breakdowns(report):
-        rows = [[md.escape(k), str(c["cases"]), *(str(c[v]) for v in columns)] for k, c in counts.items()]
+        rows = [[md.escape(k), str(c.cases), *(str(c.count(v)) for v in columns)] for k, c in counts.items()]
         out += [f"### {title}", "", md.table([column, "cases", *columns], rows), ""]
     return out
 
@@ -125,15 +120,14 @@ def _sql_regressions(report: SQLRun) -> list[str]:
             "",
         ]
     out.append(
-        f"Against the baseline recorded {md.escape(report.baseline.get('recorded_at'))} "
-        f"(`{md.escape(report.baseline.get('path'))}`):"
+        f"Against the baseline recorded {md.escape(report.baseline.recorded_at)} (`{md.escape(report.baseline.path)}`):"
     )
     out.append("")
     counts = report.classification_counts
     out += [md.table(list(counts), [[str(n) for n in counts.values()]]), ""]
     regressed = report.regressions
     out += [
-        f"- **{md.escape(o.question_id)}**: was {md.escape(_baseline_verdict(report, o))}, now {o.verdict.value}"
+        f"- **{md.escape(o.question_id)}**: was {md.escape(o.baseline_verdict)}, now {o.verdict.value}"
         + (f" ({md.escape(o.reason)})" if o.reason else "")
         for o in regressed
     ] or ["None."]
@@ -142,11 +136,11 @@ def _sql_regressions(report: SQLRun) -> list[str]:
 
 def _sql_gate(report: SQLRun) -> list[str]:
     g = report.gate_view
-    if g["status"] == "not_evaluated":
-        return ["## Gate: not evaluated", "", md.escape(g["detail"] or "no baseline"), ""]
-    mode = "enforced (--fail-on-regression)" if g["enforced"] else "informational; enforced with --fail-on-regression"
-    rows = [[md.escape(c["name"]), facts.check_status(c["ok"]), md.escape(c["detail"])] for c in g["checks"]]
-    return [f"## Gate: {md.escape(g['status'].upper())} ({mode})", "", md.table(["check", "ok", "detail"], rows), ""]
+    if g.status == NOT_EVALUATED:
+        return ["## Gate: not evaluated", "", md.escape(g.detail or "no baseline"), ""]
+    mode = "enforced (--fail-on-regression)" if g.enforced else "informational; enforced with --fail-on-regression"
+    rows = [[md.escape(c.name), facts.check_status(c.ok), md.escape(c.detail)] for c in g.checks]
+    return [f"## Gate: {md.escape(g.status.upper())} ({mode})", "", md.table(["check", "ok", "detail"], rows), ""]
 
 
 def _sql_refusals(report: SQLRun) -> list[str]:
@@ -169,10 +163,10 @@ def _sql_refusals(report: SQLRun) -> list[str]:
         ]
     if refuse:
         columns = facts.REFUSAL_COLUMNS
-        rows = [[md.escape(k), str(c["cases"]), *(str(c[v]) for v in columns)] for k, c in refuse.items()]
+        rows = [[md.escape(k), str(c.cases), *(str(c.count(v)) for v in columns)] for k, c in refuse.items()]
         out += ["### Must-refuse questions per stratum", "", md.table(["stratum", "cases", *columns], rows), ""]
     if controls:
-        rows = [[md.escape(k), str(c["cases"]), str(c["pass"]), str(c["over_refused"])] for k, c in controls.items()]
+        rows = [[md.escape(k), str(c.cases), str(c.passed), str(c.over_refused)] for k, c in controls.items()]
         out += ["### Controls per stratum", "", md.table(["stratum", "cases", "pass", "over-refused"], rows), ""]
     return out
 
@@ -188,9 +182,8 @@ def _sql_failures(report: SQLRun) -> list[str]:
         if o.question:
             out.append(f"Question: {md.escape(o.question, limit=400)}  ")
         meta = f"Stratum {md.escape(o.stratum)}, expect {o.expect}"
-        classified = report.classified(o)
-        if classified is not None:
-            meta += f", {classified.classification.value}"
+        if o.classified is not None:
+            meta += f", {o.classified.classification.value}"
         out.append(meta + "  ")
         if o.detail:
             out.append(f"Detail: {md.escape(o.detail, limit=600)}")
@@ -226,7 +219,7 @@ def _sql_appendix(report: SQLRun) -> list[str]:
             md.table(
                 ["question", "defect", "detail"],
                 [
-                    [md.escape(d.get("question_id")), md.escape(d.get("kind")), md.escape(d.get("detail"), limit=300)]
+                    [md.escape(d.question_id), md.escape(d.kind), md.escape(d.detail, limit=300)]
                     for d in report.oracle_defects
                 ],
             ),
@@ -237,10 +230,10 @@ def _sql_appendix(report: SQLRun) -> list[str]:
         "",
         md.table(
             ["file", "sha256", "questions"],
-            [[md.escape(f["path"]), f"`{f['sha256']}`", str(f["questions"])] for f in report.corpus.get("files", [])],
+            [[md.escape(f.path), f"`{f.sha256}`", str(f.questions)] for f in report.corpus.files],
         ),
         "",
-        f"Corpus digest `{report.corpus.get('digest')}`, {report.corpus.get('size')} questions.",
+        f"Corpus digest `{report.corpus.digest}`, {report.corpus.size} questions.",
         "",
     ]
     return out

@@ -3,37 +3,46 @@ judge error by id. Untrusted text (ids, reasons, explanations, the judge's name)
 
 from __future__ import annotations
 
-from typing import Any
-
 from eval.core import markdown as md
+from eval.sql.model.judge import Agreement, JudgedAnswer
 from eval.sql.model.run import SQLRun
 from eval.sql.render import _facts as facts
 
 _COLUMNS = ("good/good", "good/partial", "good/poor", "bad/good", "bad/partial", "bad/poor")
+"""The cells of :attr:`Agreement.cells`, in its order: execution's verdict / the judge's band."""
 
 
-def _row(name: str, c: dict[str, Any]) -> list[str]:
+def _row(name: str, c: Agreement) -> list[str]:
     return [
         name,
-        str(c["compared"]),
-        *(str(c[k]) for k in _COLUMNS),
-        f"{c['agree']}/{c['compared']}",
-        str(c["judge_errors"]),
-        str(c["not_compared"]),
+        str(c.compared),
+        *(str(n) for n in c.cells),
+        f"{c.agree}/{c.compared}",
+        str(c.judge_errors),
+        str(c.not_compared),
     ]
+
+
+def _entry(e: JudgedAnswer) -> str:
+    composite = "n/a" if e.composite is None else f"{e.composite:g}"
+    return (
+        f"- **{md.escape(e.turn_id)}** ({md.escape(e.verdict)}"
+        + (f", {md.escape(e.reason)}" if e.reason else "")
+        + f"): composite {composite}: {md.escape(e.explanation, limit=300)}"
+    )
 
 
 def judge_section(report: SQLRun) -> list[str]:
     j = report.judge
-    if not j:
+    if j is None:
         return []
-    who = j["judge"]
-    s = j["summary"]
+    who = j.judge
+    s = j.summary
     out = [
         "## The model judge against the execution verdicts",
         "",
-        f"Judge **{md.escape(who.get('model'))}**, rubric **{md.escape(who.get('rubric_version'))}**: every answer "
-        f"judged as a captured turn with no reference; {s['scored']} scored, {s['unmeasured']} unmeasured. Rows: "
+        f"Judge **{md.escape(who.model)}**, rubric **{md.escape(who.rubric_version)}**: every answer "
+        f"judged as a captured turn with no reference; {s.scored} scored, {s.unmeasured} unmeasured. Rows: "
         "execution good (a pass, or a correct refusal) or bad; columns: the composite's band. A band of good on an "
         "answer execution found bad is a judge error.",
         "",
@@ -46,28 +55,21 @@ def judge_section(report: SQLRun) -> list[str]:
                 "judge errors",
                 "not compared",
             ],
-            [_row(md.escape(name), c) for name, c in j["strata"].items()] + [_row("**all**", j["agreement"])],
+            [_row(md.escape(name), c) for name, c in j.strata.items()] + [_row("**all**", j.agreement)],
         ),
         "",
-        f"Cohen's kappa, execution good against judge good: {'n/a' if j['kappa'] is None else j['kappa']}.",
+        f"Cohen's kappa, execution good against judge good: {'n/a' if j.kappa is None else j.kappa}.",
         "",
     ]
-    titles = {
-        "judge_errors": "Judge errors (band good, execution bad)",
-        "too_harsh": "Too harsh (band poor, execution good)",
-    }
-    for key, title in titles.items():
-        items = j[key]
+    for title, items in (
+        ("Judge errors (band good, execution bad)", j.judge_errors),
+        ("Too harsh (band poor, execution good)", j.too_harsh),
+    ):
         out += [f"### {title}: {len(items)}", ""]
-        out += [
-            f"- **{md.escape(e['turn_id'])}** ({md.escape(e['verdict'])}"
-            + (f", {md.escape(e['reason'])}" if e.get("reason") else "")
-            + f"): composite {e['composite']:g}: {md.escape(e['explanation'], limit=300)}"
-            for e in items
-        ] or ["None."]
+        out += [_entry(e) for e in items] or ["None."]
         out.append("")
-    if j["unmeasured"]:
-        shown = [f"{md.escape(u['turn_id'])} ({md.escape(u['reason'], limit=200)})" for u in j["unmeasured"]]
+    if j.unmeasured:
+        shown = [f"{md.escape(u.turn_id)} ({md.escape(u.reason, limit=200)})" for u in j.unmeasured]
         out += ["Unmeasured by the judge: " + "; ".join(shown), ""]
     return out
 

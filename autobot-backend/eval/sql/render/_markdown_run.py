@@ -10,21 +10,21 @@ from eval.sql.render import _facts as facts
 
 def repeats_section(report: SQLRun) -> list[str]:
     r = report.repeats
-    if not r:
+    if r is None:
         return []
-    k = r["k"]
+    k = r.k
     out = [
-        f"## Repeats ({k} asks per question, over {r.get('questions', 'n/a')} measured answerable questions)",
+        f"## Repeats ({k} asks per question, over {r.questions} measured answerable questions)",
         "",
         md.table(
             ["majority pass rate", fig.BOOTSTRAP, f"pass@{k}", f"pass^{k}", "flaky questions"],
             [
                 [
-                    fig.pct(r.get("majority_pass_rate")),
-                    fig.interval(r.get("majority_pass_rate_ci")),
-                    fig.pct(r.get(f"pass_at_{k}")),
-                    fig.pct(r.get(f"pass_hat_{k}")),
-                    str(len(r["flaky"])),
+                    fig.pct(r.majority_pass_rate),
+                    fig.interval(r.majority_pass_rate_ci),
+                    fig.pct(r.pass_at),
+                    fig.pct(r.pass_hat),
+                    str(len(r.flaky)),
                 ]
             ],
         ),
@@ -32,10 +32,10 @@ def repeats_section(report: SQLRun) -> list[str]:
         f"*{md.escape(fig.BOOTSTRAP_NOTE)}.*",
         "",
     ]
-    if r["flaky"]:
+    if r.flaky:
         out += [
             "Flaky (their verdicts differ across asks; the gate judges the majority and does not fail on "
-            "them): " + ", ".join(f"**{md.escape(q)}**" for q in r["flaky"]),
+            "them): " + ", ".join(f"**{md.escape(q)}**" for q in r.flaky),
             "",
         ]
     return out
@@ -56,6 +56,6 @@ def transcripts_line(report: SQLRun) -> list[str]:
 
 
 def cohort_line(report: SQLRun) -> list[str]:
-    if not report.cohort:
+    if report.cohort is None:
         return []
-    return [f"Cohort `{md.escape(report.cohort['fingerprint'])}` (numbers compare only within one cohort)", ""]
+    return [f"Cohort `{md.escape(report.cohort.fingerprint)}` (numbers compare only within one cohort)", ""]

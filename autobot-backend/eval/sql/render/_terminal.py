@@ -54,60 +54,57 @@ def _table(title: str, *columns: str, numeric_from: int = 1) -> Table:
 def _headline(report: SQLRun) -> list[RenderableType]:
     """The first screen: who and where, then pass rate, refusal recall, the gate, the counts, repeats."""
     s, run = report.summary, report.run
-    where = f"engine {run.get('engine')}"
-    if run.get("fixtures"):
-        where += (
-            f", fixtures {', '.join(run['fixtures'])}, {run.get('rotations')} rotation(s) from seed {run.get('seed')}"
-        )
-    if run.get("db_dir"):
-        where += f", --db-dir {run['db_dir']}/"
+    where = f"engine {run.engine}"
+    if run.fixtures:
+        where += f", fixtures {', '.join(run.fixtures)}, {run.rotations} rotation(s) from seed {run.seed}"
+    if run.db_dir:
+        where += f", --db-dir {run.db_dir}/"
     title = Text.assemble(
         ("SQL answer accuracy  ", "bold"),
         (report.candidate_path, "bold cyan"),
         " / ",
         (report.model, "bold cyan"),
-        f"  ·  {where}  ·  corpus {str(report.corpus.get('digest', ''))[:16]}  ·  {report.generated_at}",
+        f"  ·  {where}  ·  corpus {report.corpus.digest[:16]}  ·  {report.generated_at}",
     )
     out: list[RenderableType] = [title, *(Text(w, style="yellow") for w in facts.notices(report))]
     line = Text.assemble(
         ("pass rate ", "bold"),
-        (fig.pct(s["pass_rate"]), "bold green"),
-        f" ({fig.of(s['pass'], s['measured'])}; {fig.WILSON} {fig.interval(s['pass_rate_ci'])}"
-        f"{facts.not_gradeable(report)})",
+        (fig.pct(s.pass_rate), "bold green"),
+        f" ({fig.of(s.passed, s.measured)}; {fig.WILSON} {fig.interval(s.pass_rate_ci)}{facts.not_gradeable(report)})",
     )
-    if s["must_refuse"]:
+    if s.must_refuse:
         line.append_text(
             Text.assemble(
                 "   ",
                 ("refusal recall ", "bold"),
-                (fig.pct(s["refusal_recall"]), "bold"),
-                f" ({fig.of(s['correct_refusals'], s['must_refuse_measured'])}; "
-                f"{fig.WILSON} {fig.interval(s['refusal_recall_ci'])})",
+                (fig.pct(s.refusal_recall), "bold"),
+                f" ({fig.of(s.correct_refusals, s.must_refuse_measured)}; "
+                f"{fig.WILSON} {fig.interval(s.refusal_recall_ci)})",
             )
         )
-    if s["controls"]:
+    if s.controls:
         line.append(f"   {facts.over_refusals(report)}")
-    status = report.gate_view["status"]
+    status = report.gate_view.status
     out += [line, Text(facts.gate(report), style=STYLES.get(status, "")), Text(facts.verdict_counts(report))]
     lints = facts.lint_line(report)
     if lints is not None:
         out.append(Text(lints, style="yellow"))
     repeats = facts.repeats(report)
     if repeats is not None and report.repeats is not None:
-        flaky = report.repeats["flaky"]
+        flaky = report.repeats.flaky
         out.append(Text("repeats: " + repeats + (": " + ", ".join(flaky) if flaky else "")))
     out += [Text(note, style="bright_black") for note in facts.interval_notes(report)]
     return out
 
 
 def _gate_checks(report: SQLRun) -> list[RenderableType]:
-    checks = report.gate_view["checks"]
+    checks = report.gate_view.checks
     if not checks:
         return []
     table = _table("Gate checks", "check", "ok", "detail", numeric_from=3)
     for c in checks:
-        ok = facts.check_status(c["ok"])
-        table.add_row(Text(c["name"]), Text(ok, style="green" if c["ok"] else "bold red"), Text(c["detail"]))
+        ok = facts.check_status(c.ok)
+        table.add_row(Text(c.name), Text(ok, style="green" if c.ok else "bold red"), Text(c.detail))
     return [table]
 
 
@@ -122,12 +119,12 @@ def _refusals(report: SQLRun) -> list[RenderableType]:
     if refuse:
         table = _table("Must-refuse questions per stratum", "stratum", "cases", *facts.REFUSAL_COLUMNS)
         for name, c in refuse.items():
-            table.add_row(Text(name), str(c["cases"]), *(str(c[k]) for k in facts.REFUSAL_COLUMNS))
+            table.add_row(Text(name), str(c.cases), *(str(c.count(k)) for k in facts.REFUSAL_COLUMNS))
         out.append(table)
     if controls:
         table = _table("Controls per stratum", "stratum", "cases", "pass", "over-refused")
-        for name, c in controls.items():
-            table.add_row(Text(name), str(c["cases"]), str(c["pass"]), str(c["over_refused"]))
+        for name, control in controls.items():
+            table.add_row(Text(name), str(control.cases), str(control.passed), str(control.over_refused))
         out.append(table)
     return out
 
@@ -136,13 +133,13 @@ def _counts(report: SQLRun) -> list[RenderableType]:
     """The 2x2, then the answerable questions per stratum, database and difficulty."""
     grid = report.two_by_two
     table = _table("The 2x2", "", "returned a number", "declined", "error (no number)", "unmeasured")
-    for key, label in (("answerable", "answerable"), ("must_refuse", "must refuse")):
-        table.add_row(label, *(str(v) for v in grid[key].values()))
+    for row, label in ((grid.answerable, "answerable"), (grid.must_refuse, "must refuse")):
+        table.add_row(label, *(str(v) for v in row.cells))
     out: list[RenderableType] = [table]
     for _, column, title, counts in facts.breakdowns(report):
         t = _table(title, column, "cases", *facts.ANSWERABLE_COLUMNS)
         for name, c in counts.items():
-            t.add_row(Text(name), str(c["cases"]), *(str(c[v]) for v in facts.ANSWERABLE_COLUMNS))
+            t.add_row(Text(name), str(c.cases), *(str(c.count(v)) for v in facts.ANSWERABLE_COLUMNS))
         out.append(t)
     return out
 
@@ -182,10 +179,9 @@ def _regressions(report: SQLRun) -> list[RenderableType]:
         return [Text("No regression against the baseline.", style="green")]
     table = _table(f"Regressions ({len(regressed)})", "question", "was", "now", "reason", numeric_from=4)
     for o in regressed:
-        c = report.classified(o)
         table.add_row(
             Text(o.question_id),
-            Text(str(c.baseline_verdict if c else "")),
+            Text(str(o.baseline_verdict if o.classified else "")),
             _verdict(o.verdict.value),
             Text(o.reason or ""),
         )
@@ -207,7 +203,7 @@ def _suspects(report: SQLRun) -> list[RenderableType]:
         return []
     table = _table(suspect.title(report), "question", "verdict", "kind", "why", numeric_from=4)
     for r in found:
-        table.add_row(Text(r["id"]), _verdict(r["verdict"]), Text(r["kind"]), Text(r["detail"][:160]))
+        table.add_row(Text(r.id), _verdict(r.verdict), Text(r.kind), Text(r.detail[:160]))
     return [table, Text(suspect.sentence(), style="bright_black")]
 
 
