@@ -13,8 +13,11 @@ signatures read at C speed, column by column, and only as far as a pair needs:
   beyond the tolerance (``Tolerance.beyond``; without a tolerance, at all): the search's own test
   pairs the sorted numbers and refuses on any pair beyond it, and the smallest and the largest are
   the first and last pair; integers alone also by their sum (exact values);
-* text alone that no ASCII digit begins (so no value is read as a date or time, and each value
-  is its own canonical form): the total length differs.
+* text alone: how many values an ASCII digit begins differs, or the total length of the others. Only
+  text that a digit begins can be read as a date or time (``_values._text``: ``'2024-01-31'`` is that day,
+  whichever way it is spelled); every other value is its own canonical form, so two columns that hold each
+  other hold the same such values, and as many of the rest. A column of ISO dates beside a column of names
+  is refuted by the count alone.
 
 Each test says only what the search would also say, never more: a refuted pair is never a fit. A
 permutation other than the identity is a set of cycles of fitting pairs ``i -> p(i) -> ... -> i``;
@@ -28,6 +31,7 @@ import re
 from collections.abc import Callable, Sequence
 from decimal import Decimal
 from functools import cache, partial
+from itertools import compress
 from operator import countOf, is_not, itemgetter, ne
 from typing import Any
 
@@ -39,6 +43,7 @@ _NONE = type(None)
 _NUMBERS = frozenset({int, float, Decimal})
 _DIGIT = re.compile(r"[0-9]")
 """Only text that begins with an ASCII digit can spell a date or time (``_values._text``)."""
+_DIGITS = frozenset("0123456789")
 
 
 def no_other_order(
@@ -95,16 +100,22 @@ class _Side:
             return None
         return low, high, sum(values) if kinds == {int} else None
 
-    def _text(self, i: int) -> int | None:
-        """The total length of a column of text alone that no digit begins; None otherwise."""
+    def _text(self, i: int) -> tuple[int, int] | None:
+        """Of a column of text alone: how many values an ASCII digit begins, and the total length of the others
+        (their own canonical forms); None for any other column."""
         kinds = self.kinds(i) - {_NONE}
         if kinds != {str}:
             return None
         values = list(filter(None, self.column(i)))
+        total = sum(map(len, values))
         # Text that an ASCII digit begins sorts between "0" and ":": the smallest and the largest bound it.
-        if values and min(values) < ":" and max(values) >= "0" and _DIGIT.search("".join(map(itemgetter(0), values))):
-            return None
-        return sum(map(len, values))
+        if not values or min(values) >= ":" or max(values) < "0":
+            return 0, total
+        firsts = "".join(map(itemgetter(0), values))
+        if not _DIGIT.search(firsts):
+            return 0, total
+        begun = list(map(_DIGITS.__contains__, firsts))
+        return sum(begun), total - sum(map(len, compress(values, begun)))
 
 
 def _finite(x: Any) -> bool:
