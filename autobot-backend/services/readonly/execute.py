@@ -157,6 +157,10 @@ class ReadOnlySQL:
                 )
             return executor
 
+    def is_open(self, url: str) -> bool:
+        """Whether ``url``'s executor is open (never opens one)."""
+        return url in self._executors
+
     def dialect(self, url: str) -> str:
         """The sqlglot dialect of ``url``'s engine (``sqlite``, ``postgres``, ...); raises like :meth:`executor`."""
         return self.executor(url).dialect
