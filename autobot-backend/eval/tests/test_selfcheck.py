@@ -16,7 +16,8 @@ from eval.sql.corpus.questions import load_corpus
 from eval.sql.corpus.snapshot import Answer, SnapshotError, decode_value, dumps, encode_value, load_snapshot
 from eval.sql.fixtures.seeded import FIXTURE_NAMES, build_rotations
 from eval.sql.oracle import selfcheck
-from eval.sql.oracle.lints import information_lost, ordering_plan, tie_structure
+from eval.sql.oracle.information import information_lost
+from eval.sql.oracle.lints import ordering_plan, tie_structure
 from eval.sql.oracle.selfcheck import (
     EMPTY,
     FAILED,

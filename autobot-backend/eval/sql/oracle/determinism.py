@@ -35,9 +35,7 @@ VOLATILE_NODES: tuple[type[exp.Expr], ...] = (
     exp.Localtimestamp,
 )
 """sqlglot's nodes for a function of chance or of the clock."""
-VOLATILE_NAMES = frozenset(
-    {"random", "randomblob", "changes", "last_insert_rowid", "total_changes", "now", "uuid"}
-)
+VOLATILE_NAMES = frozenset({"random", "randomblob", "changes", "last_insert_rowid", "total_changes", "now", "uuid"})
 """Functions sqlglot keeps by name (``exp.Anonymous``) whose value is not the statement's alone."""
 
 

@@ -18,7 +18,7 @@ Each defect names the question and its kind:
 ``oracle: identical on every rotation``     not ``static``, yet every rotation matches rotation 0
                                             at the question's ``decimals``: a hard-coded answer
                                             would pass
-``oracle: information lost at N decimals``  see :func:`eval.sql.oracle.lints.information_lost`
+``oracle: information lost at N decimals``  see :func:`eval.sql.oracle.information.information_lost`
 ``oracle: ties in ordering key``            ties the grader cannot resolve, and parts
                                             whose result is arbitrary (see
                                             :mod:`eval.sql.oracle.inner`,
@@ -82,8 +82,8 @@ from eval.sql.corpus.snapshot import (
 from eval.sql.grading.grade import ReadOnlyDatabase
 from eval.sql.oracle.alternatives import check_forms
 from eval.sql.oracle.determinism import may_differ
+from eval.sql.oracle.information import information_lost
 from eval.sql.oracle.kept import Kept, KeptChecks
-from eval.sql.oracle.lints import information_lost
 from eval.sql.oracle.suspect import Suspect, SuspectCheck
 from eval.sql.oracle.tie_check import inner_tie_reason, reference_ties
 from eval.sql.rows import Comparison, Ties, compare_results
