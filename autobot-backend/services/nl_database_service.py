@@ -212,6 +212,10 @@ class NLDatabaseService:
         """The schema context of ``db_url``, inspected once per URL and then cached."""
         return self.sql.schema(db_url or self.local_db_url)
 
+    def bare_schema(self, db_url: str | None = None) -> SchemaContext:
+        """The schema context of ``db_url`` without sampled values (names, types, keys), cached per URL."""
+        return self.sql.bare_schema(db_url or self.local_db_url)
+
     def structure(self, db_url: str | None = None) -> list[Any]:
         """The schema of ``db_url`` without its data, for telling whether it changed."""
         return self.sql.structure(db_url or self.local_db_url)

@@ -139,7 +139,7 @@ class ReadOnlySQL:
         self.max_sql_bytes, self.max_result_bytes = max_sql_bytes, max_result_bytes
         self._executors: dict[str, ReadOnlyExecutor] = {}
         self._schemas: dict[str, SchemaContext] = {}
-        self._structures: dict[str, list[Any]] = {}
+        self._bare: dict[str, SchemaContext] = {}
         self._unique: dict[str, UniqueKeys] = {}
         self._lock = threading.Lock()
 
@@ -177,17 +177,17 @@ class ReadOnlySQL:
         return self._schemas.get(url)
 
     def structure(self, url: str) -> list[Any]:
-        """The schema of ``url`` without its data (:meth:`SchemaContext.structure`): from the cached context
-        when there is one, else from an inspection that samples no values (a fraction of the cost), kept
-        until :meth:`forget`."""
-        cached = self._schemas.get(url)
-        if cached is not None:
-            return cached.structure()
-        structure = self._structures.get(url)
-        if structure is None:
-            inspected = inspect_read_only(self.executor(url), sample_values=False)
-            structure = self._structures[url] = inspected.structure()
-        return structure
+        """The schema of ``url`` without its data (:meth:`SchemaContext.structure`), from :meth:`bare_schema`."""
+        return self.bare_schema(url).structure()
+
+    def bare_schema(self, url: str) -> SchemaContext:
+        """The schema context of ``url`` without sampled values (names, types, keys, comments): the cached full
+        context when there is one, else an inspection that samples no values (a fraction of the cost: no
+        ``count(DISTINCT ...)`` nor a sorted sample of every text column), kept until :meth:`forget`."""
+        cached = self._schemas.get(url) or self._bare.get(url)
+        if cached is None:
+            cached = self._bare[url] = inspect_read_only(self.executor(url), sample_values=False)
+        return cached
 
     def unique_keys(self, url: str) -> UniqueKeys:
         """``url``'s UNIQUE column sets per table (:func:`~services.readonly.inspection.unique_keys`), read once and
@@ -249,7 +249,7 @@ class ReadOnlySQL:
         """Drop the cached executor and schema of one URL (after its schema changed, say)."""
         with self._lock:
             self._schemas.pop(url, None)
-            self._structures.pop(url, None)
+            self._bare.pop(url, None)
             self._unique.pop(url, None)
             executor = self._executors.pop(url, None)
         if executor is not None:

@@ -246,7 +246,7 @@ def exact_match(
 
 
 class HasSchemas(Protocol):
-    def schema(self, db_url: str | None = None) -> SchemaContext: ...
+    def bare_schema(self, db_url: str | None = None) -> SchemaContext: ...
 
 
 def spider_schema(context: SchemaContext) -> SpiderSchema:
@@ -262,12 +262,13 @@ def spider_schema(context: SchemaContext) -> SpiderSchema:
 
 
 def spider_schemas(service: HasSchemas, urls: Mapping[str, str]) -> dict[str, SpiderSchema | None]:
-    """Question id -> its database's schema (read once per URL; the service caches it from the asking);
-    None for a database whose schema cannot be read, whose columns are then resolved without it."""
+    """Question id -> its database's schema (read once per URL, without sampled values, which EM never reads;
+    the service caches it); None for a database whose schema cannot be read, whose columns are then resolved
+    without it."""
     by_url: dict[str, SpiderSchema | None] = {}
     for url in set(urls.values()):
         try:
-            by_url[url] = spider_schema(service.schema(url))
+            by_url[url] = spider_schema(service.bare_schema(url))
         except Exception:  # the EM is a second figure: a schema it cannot read leaves the run as it is
             by_url[url] = None
     return {qid: by_url[url] for qid, url in urls.items()}
