@@ -27,7 +27,6 @@ the same: no permutation). Otherwise the search runs as before, with its own bou
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from decimal import Decimal
 from functools import cache, partial
@@ -41,9 +40,8 @@ Row = tuple[Any, ...]
 
 _NONE = type(None)
 _NUMBERS = frozenset({int, float, Decimal})
-_DIGIT = re.compile(r"[0-9]")
-"""Only text that begins with an ASCII digit can spell a date or time (``_values._text``)."""
 _DIGITS = frozenset("0123456789")
+"""Only text that begins with an ASCII digit can spell a date or time (``_values._text``)."""
 
 
 def no_other_order(
@@ -76,7 +74,7 @@ class _Side:
         return list(map(itemgetter(i), self.rows))
 
     def _kinds(self, i: int) -> frozenset[type]:
-        return frozenset(set(map(type, self.column(i))))
+        return frozenset(map(type, self.column(i)))
 
     def _classes(self, i: int) -> frozenset[str]:
         return frozenset(map(self.value_class, self.kinds(i)))
@@ -103,19 +101,22 @@ class _Side:
     def _text(self, i: int) -> tuple[int, int] | None:
         """Of a column of text alone: how many values an ASCII digit begins, and the total length of the others
         (their own canonical forms); None for any other column."""
-        kinds = self.kinds(i) - {_NONE}
-        if kinds != {str}:
+        kinds = self.kinds(i)
+        if kinds - {_NONE} != {str}:
             return None
-        values = list(filter(None, self.column(i)))
-        total = sum(map(len, values))
-        # Text that an ASCII digit begins sorts between "0" and ":": the smallest and the largest bound it.
-        if not values or min(values) >= ":" or max(values) < "0":
-            return 0, total
-        firsts = "".join(map(itemgetter(0), values))
-        if not _DIGIT.search(firsts):
-            return 0, total
-        begun = list(map(_DIGITS.__contains__, firsts))
-        return sum(begun), total - sum(map(len, compress(values, begun)))
+        values = list(filter(partial(is_not, None), self.column(i))) if _NONE in kinds else self.column(i)
+        try:
+            firsts = "".join(map(itemgetter(0), values))
+        except IndexError:  # an empty string, which has no first character (and no length to count)
+            values = list(filter(None, values))
+            firsts = "".join(map(itemgetter(0), values))
+        begun = sum(map(firsts.count, _DIGITS))
+        if not begun:
+            return 0, sum(map(len, values))
+        if begun == len(values):
+            return begun, 0
+        digit_begun = sum(map(len, compress(values, map(_DIGITS.__contains__, firsts))))
+        return begun, sum(map(len, values)) - digit_begun
 
 
 def _finite(x: Any) -> bool:
