@@ -8,8 +8,8 @@ between the two sides in the graph of "equal under the policy".
 
 The algorithm, and what each step guarantees:
 
-1. Hash the rows. Equal lists (same order) or equal sets of distinct rows (a set's symmetric
-   difference, which is also the list of left-overs), or equal ``Counter`` s when rows repeat:
+1. Hash the rows. Equal lists (same order), or distinct rows as many on each side that each take
+   their partner out of one set (one set in memory, not two), or equal ``Counter`` s when rows repeat:
    a match, done, with no value normalised. Sound because the keys' Python equality never says
    more than the policy (``comparable_keys``). Equal results end here, whatever their types.
 2. Otherwise take the rows left over on each side. If no left-over row holds a number (or the
@@ -35,7 +35,7 @@ fuzzy column) makes the flow step super-linear in that component's size.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Sequence
 from datetime import date, time
 from decimal import Decimal
@@ -94,11 +94,19 @@ def same_multiset(expected: Sequence[Row], actual: Sequence[Row], tolerance: Tol
     try:
         if expected == actual:  # the same order: one sequential pass, no hashing
             return Settlement(True, {}, {})
-        want_set, have_set = set(expected), set(actual)
+        want_set = set(expected)
+        if len(want_set) == len(expected) == len(actual):
+            # Distinct rows, as many on each side: each candidate row takes its partner out of one set (no second
+            # set is built: half the memory); none left over is a match. Otherwise the left-overs are read below.
+            deque(map(want_set.discard, actual), maxlen=0)
+            if not want_set:
+                return Settlement(True, {}, {})
+            want_set = set(expected)
+        have_set = set(actual)
         want: Counter[Row] | set[Row] = want_set
         have: Counter[Row] | set[Row] = have_set
         if len(want) == len(expected) and len(have) == len(actual):
-            # Distinct rows (the usual case): a set's symmetric difference is both the test and the left-overs.
+            # Distinct rows (the usual case): a set's symmetric difference is the left-overs.
             odd = want_set ^ have_set
             if len(odd) > len(expected):  # mostly left-overs: settle every row, in list (memory) order
                 return _settle(
