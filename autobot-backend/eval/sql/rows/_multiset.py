@@ -9,7 +9,7 @@ between the two sides in the graph of "equal under the policy".
 The algorithm, and what each step guarantees:
 
 1. Hash the rows. Equal lists (same order), or distinct rows as many on each side that each take
-   their partner out of one set (one set in memory, not two), or equal ``Counter`` s when rows repeat:
+   their partner out of one dict (one in memory, not a set of each side), or equal ``Counter`` s when rows repeat:
    a match, done, with no value normalised. Sound because the keys' Python equality never says
    more than the policy (``comparable_keys``). Equal results end here, whatever their types.
 2. Otherwise take the rows left over on each side. If no left-over row holds a number (or the
@@ -35,12 +35,12 @@ fuzzy column) makes the flow step super-linear in that component's size.
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from datetime import date, time
 from decimal import Decimal
-from itertools import chain, compress
-from operator import itemgetter, ne
+from itertools import chain, compress, repeat
+from operator import is_, itemgetter, ne
 from typing import Any, NamedTuple
 
 from eval.sql.rows._matching import Entry, grid_matching, line_matching
@@ -94,19 +94,14 @@ def same_multiset(expected: Sequence[Row], actual: Sequence[Row], tolerance: Tol
     try:
         if expected == actual:  # the same order: one sequential pass, no hashing
             return Settlement(True, {}, {})
-        want_set = set(expected)
-        if len(want_set) == len(expected) == len(actual):
-            # Distinct rows, as many on each side: each candidate row takes its partner out of one set (no second
-            # set is built: half the memory); none left over is a match. Otherwise the left-overs are read below.
-            deque(map(want_set.discard, actual), maxlen=0)
-            if not want_set:
-                return Settlement(True, {}, {})
-            want_set = set(expected)
-        have_set = set(actual)
-        want: Counter[Row] | set[Row] = want_set
-        have: Counter[Row] | set[Row] = have_set
-        if len(want) == len(expected) and len(have) == len(actual):
+        one_set = _one_set(expected, actual)
+        want: Counter[Row] | set[Row] = set()
+        have: Counter[Row] | set[Row] = set()
+        if one_set is not None:  # distinct rows: the counts are 1, which empty sets say (``_counts``)
+            left_want, left_have = one_set
+        elif len(want_set := set(expected)) == len(expected) and len(have_set := set(actual)) == len(actual):
             # Distinct rows (the usual case): a set's symmetric difference is the left-overs.
+            want, have = want_set, have_set
             odd = want_set ^ have_set
             if len(odd) > len(expected):  # mostly left-overs: settle every row, in list (memory) order
                 return _settle(
@@ -123,6 +118,43 @@ def same_multiset(expected: Sequence[Row], actual: Sequence[Row], tolerance: Tol
         return same_multiset(canonical_rows(expected), canonical_rows(actual), tolerance)
     if not (left_want or left_have):
         return Settlement(True, {}, {})
+    return _left_overs(expected, actual, left_want, left_have, want, have, tolerance)
+
+
+_MISS = object()
+_FEW_MISSES = 8
+"""Candidate rows without a partner that :func:`_one_set` tells apart by a scan of the reference each."""
+
+
+def _one_set(expected: Sequence[Row], actual: Sequence[Row]) -> tuple[dict[Row, int], dict[Row, int]] | None:
+    """Distinct reference rows and as many candidate rows, settled with one dict in memory (not a set of each):
+    each candidate row takes its partner out; the reference's rows left are its left-overs, the candidate rows that
+    took nothing are the candidate's. ``({}, {})`` is a match; None when the rows are not distinct or more than
+    :data:`_FEW_MISSES` candidate rows found no partner (the caller counts them as before)."""
+    pending = dict.fromkeys(expected)
+    if not len(pending) == len(expected) == len(actual):
+        return None
+    took = list(map(pending.pop, actual, repeat(_MISS)))
+    if not pending:
+        return {}, {}
+    misses = list(compress(actual, map(is_, took, repeat(_MISS))))
+    del took
+    # A miss equal to a reference row is a second copy of a candidate row (its partner was taken): not distinct.
+    if len(misses) > _FEW_MISSES or len(set(misses)) < len(misses) or any(map(expected.__contains__, misses)):
+        return None
+    return dict.fromkeys(pending, 1), dict.fromkeys(misses, 1)
+
+
+def _left_overs(
+    expected: Sequence[Row],
+    actual: Sequence[Row],
+    left_want: dict[Row, int],
+    left_have: dict[Row, int],
+    want: Counter[Row] | set[Row],
+    have: Counter[Row] | set[Row],
+    tolerance: Tolerance | None,
+) -> Settlement:
+    """Settle the rows left over (``want`` and ``have``: each side's row counts, a set when its rows are distinct)."""
     if tolerance is None or not any(
         map(is_finite_number, map(canonical, chain.from_iterable(chain(left_want, left_have))))
     ):
