@@ -71,3 +71,11 @@ def test_a_large_column_on_a_grid_wider_than_the_tolerance_loses_nothing_and_one
     rows.append((7, near))
     found = information_lost(rows, 2)
     assert found == every_value_read(rows, 2) and repr(near) in found
+
+
+def test_the_kinds_the_fetch_read_give_the_verdict_the_rows_give():
+    """Issue 40: the fetch hands each column's types to the lint (no scan of every value for them)."""
+    rows = [(1, "a", 0.5), (2, "b", 0.501), (3, "c", 2.0)]
+    kinds = (frozenset({int}), frozenset({str}), frozenset({float}))
+    assert information_lost(rows, 2, kinds) == information_lost(rows, 2) == every_value_read(rows, 2)
+    assert "0.5 and 0.501" in information_lost(rows, 2, kinds)

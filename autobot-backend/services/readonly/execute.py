@@ -28,7 +28,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
 from typing import Any
@@ -101,6 +101,9 @@ class Execution:
     """``None`` when the statement ran; otherwise why it returned no rows."""
     reason: str | None = None
     """What happened and what to do, when it failed; never holds a URL password."""
+    kinds: tuple[frozenset[type], ...] | None = field(default=None, compare=False, repr=False)
+    """Each column's types as the fetch read them, or None (a result from elsewhere): the comparison and the lints
+    read them instead of every value again."""
 
     @property
     def ok(self) -> bool:
@@ -233,7 +236,7 @@ class ReadOnlySQL:
                     result = executor.execute(sql)
             except ExecutionError as exc:
                 return Execution.failed(sql, _RUN_KINDS.get(exc.kind, ErrorKind.DATABASE), exc.message)
-            return Execution(sql, tuple(result.columns), result.rows, result.elapsed_ms)
+            return Execution(sql, tuple(result.columns), result.rows, result.elapsed_ms, kinds=result.kinds)
         except Exception as exc:  # a bug here is the service's, and says nothing about the SQL
             log.exception("readonly_sql: unexpected failure")
             return Execution.failed(sql, ErrorKind.INTERNAL, f"internal error: {type(exc).__name__}: {exc}")

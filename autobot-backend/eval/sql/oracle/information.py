@@ -42,17 +42,22 @@ def _same_value(a: Decimal, b: Decimal) -> bool:
     return abs(a - b) <= _NOISE * max(Decimal(1), abs(a), abs(b))
 
 
-def information_lost(rows: Sequence[Sequence[Any]], decimals: int) -> str | None:
-    """Why ``rows`` lose information at ``decimals`` (the first column that does), or None."""
+def information_lost(
+    rows: Sequence[Sequence[Any]], decimals: int, kinds: Sequence[frozenset[type]] | None = None
+) -> str | None:
+    """Why ``rows`` lose information at ``decimals`` (the first column that does), or None. ``kinds``: each column's
+    types as the fetch read them (``Execution.kinds``); without them, they are read from the rows."""
     half = Decimal(5).scaleb(-(decimals + 1))
     width = max(map(len, rows), default=0)
+    known = kinds is not None and len(kinds) == width
     for col in range(width):
-        column = _column(rows, col)
-        kinds = set(map(type, column))
-        numeric = {k for k in kinds if issubclass(k, (int, float, Decimal)) and not issubclass(k, bool)}
+        column = None if known else _column(rows, col)
+        types = set(kinds[col]) if kinds is not None and known else set(map(type, column or ()))
+        numeric = {k for k in types if issubclass(k, (int, float, Decimal)) and not issubclass(k, bool)}
         if not numeric or numeric == {int}:
             continue  # distinct integers, and an integer and zero, are 1 apart: more than any place's half unit
-        found = _lost(column, kinds, numeric, half)
+        column = _column(rows, col) if column is None else column
+        found = _lost(column, types, numeric, half)
         if found is not None:
             kind, values = found
             shown = [_shown(column, v) for v in values]

@@ -333,7 +333,7 @@ def _check_question(
         if not first.rows:
             add(EMPTY, "the reference returns no rows; an empty answer cannot tell a right query from a wrong one", i)
             continue
-        lost = information_lost(first.rows, q.decimals)
+        lost = information_lost(first.rows, q.decimals, first.kinds)
         if lost:
             add(information_lost_kind(q.decimals), f"{lost}; raise the question's decimals", i)
         tie = reference_ties(q, sql, database, url, dialect, first)

@@ -69,24 +69,40 @@ def canonical_rows(rows: Iterable[Row]) -> list[Row]:
     return [tuple(map(canonical, row)) for row in rows]
 
 
-def comparable_keys(expected: Sequence[Row], actual: Sequence[Row]) -> tuple[Sequence[Row], Sequence[Row]]:
+Kinds = tuple[frozenset[type], ...]
+"""Each column's types, as the fetch read them (``Execution.kinds``): what the comparison would scan for."""
+
+
+def comparable_keys(
+    expected: Sequence[Row], actual: Sequence[Row], kinds: tuple[Kinds | None, Kinds | None] = (None, None)
+) -> tuple[Sequence[Row], Sequence[Row]]:
     """Rows whose Python equality never says more than the policy does.
 
     Raw rows qualify unless a column mixes booleans with numbers (``True == 1`` in Python) or a
     value cannot be hashed (an array as a list); then both sides are canonicalised. Values that
     Python finds equal are otherwise equal under the policy too (the reverse need not hold:
-    ``'2024-01-31'`` and ``date(2024, 1, 31)``).
+    ``'2024-01-31'`` and ``date(2024, 1, 31)``). Each side's column types are read from ``kinds`` when
+    the fetch gave them, else from every value.
     """
-    types = set(map(type, chain.from_iterable(expected))) | set(map(type, chain.from_iterable(actual)))
+    width = len((expected or actual)[0]) if expected or actual else 0
+    columns = [_column_kinds(rows, known, width) for rows, known in zip((expected, actual), kinds)]
+    types = set().union(*columns[0], *columns[1])
     if memoryview in types or any(kind.__hash__ is None for kind in types):
         return canonical_rows(expected), canonical_rows(actual)
     if bool in types and types & _NUMBER_TYPES:
-        for col in range(len((expected or actual)[0])):
-            pick = itemgetter(col)
-            col_types = set(map(type, map(pick, expected))) | set(map(type, map(pick, actual)))
+        for col in range(width):
+            col_types = columns[0][col] | columns[1][col]
             if bool in col_types and col_types & _NUMBER_TYPES:
                 return canonical_rows(expected), canonical_rows(actual)
     return expected, actual
+
+
+def _column_kinds(rows: Sequence[Row], known: Kinds | None, width: int) -> list[frozenset[type]]:
+    if known is not None and len(known) == width:
+        return list(known)
+    if not rows:
+        return [frozenset()] * width
+    return [frozenset(map(type, map(itemgetter(col), rows))) for col in range(width)]
 
 
 def same_multiset(expected: Sequence[Row], actual: Sequence[Row], tolerance: Tolerance | None) -> Settlement:
