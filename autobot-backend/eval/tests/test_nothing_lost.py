@@ -106,7 +106,7 @@ def test_each_shared_spider_set_is_graded_as_before(name: str) -> None:
 def test_a_changed_outcome_changes_its_digest_and_a_path_does_not() -> None:
     """The record could not miss a change: any word of a detail or a diagnosis is in the digest; where the run's
     temporary folder was is not."""
-    q = {"id": "q", "verdict": "wrong", "reason": "value", "detail": "row 1 col 1: expected 1, got 2", "diagnosis": None}
+    q = {"id": "q", "verdict": "wrong", "reason": "value", "detail": "row 1 col 1: expected 1, got 2"}
     base = outcomes({"questions": [q], "lints": ["/tmp/a1/import/spider.yaml:3: near-duplicate"]})
     moved = outcomes({"questions": [q], "lints": ["/tmp/b2/import/spider.yaml:3: near-duplicate"]})
     assert base == moved
