@@ -212,7 +212,7 @@ def _json_verdict(stdout: str) -> str:
 
 
 def _verdict(report: Path) -> str:
-    verdict = json.loads(report.read_text())["questions"][0]["verdict"]
+    verdict = str(json.loads(report.read_text())["questions"][0]["verdict"])
     return {"pass": "match", "wrong": "mismatch"}.get(verdict, verdict)
 
 
@@ -224,6 +224,14 @@ def _ratio(rounds: list[Round], a: Callable[[Round], float], b: Callable[[Round]
 
 def _past(rounds: list[Round], name: str, imports: str) -> Callable[[Round], float]:
     return lambda r: max(1e-3, r[name].seconds - r[imports].seconds)
+
+
+def _cpu(name: str) -> Callable[[Round], float]:
+    return lambda r: r[name].cpu
+
+
+def _past_cpu(name: str, imports: str) -> Callable[[Round], float]:
+    return lambda r: max(1e-3, r[name].cpu - r[imports].cpu)
 
 
 def _load() -> str:
@@ -241,9 +249,10 @@ def report(size: int, w: Workload, rounds: list[Round], user_times: dict[str, li
     """Print one workload's lines; return each target judged here as (label, met)."""
     peak = {p: max(r[p].peak_mib for r in rounds) for p in PROCESSES}
     shown = ("user", "testsuite", "defog", "floor", "hashed")
+    wall = {p: statistics.median(r[p].seconds for r in rounds) for p in PROCESSES}
     print(
         f"   {size:>9,} rows, {w.name}: "
-        + ", ".join(f"{p} {_median(rounds, lambda r, p=p: r[p].seconds):.2f} s / {peak[p]:.0f} MiB" for p in shown)
+        + ", ".join(f"{p} {wall[p]:.2f} s / {peak[p]:.0f} MiB" for p in shown)
         + f"; import {_median(rounds, lambda r: r['import'].seconds):.2f} s; "
         f"harness child {_median(rounds, lambda r: r['harness'].seconds):.2f} s"
     )
@@ -263,11 +272,10 @@ def report(size: int, w: Workload, rounds: list[Round], user_times: dict[str, li
         f"      whole process: user / testsuite {ts_text}; user / defog {df_text}; user / floor {floor}; "
         f"(import + user) / testsuite {imported}"
     )
-    cpu = {p: (lambda r, p=p: r[p].cpu) for p in PROCESSES}
     print(
-        f"      in CPU: user / testsuite {_ratio(rounds, cpu['user'], cpu['testsuite'])[1]}; user / defog "
-        f"{_ratio(rounds, cpu['user'], cpu['defog'])[1]}; past imports, user / bound "
-        f"{_ratio(rounds, lambda r: r['user'].cpu - r['imports'].cpu, lambda r: r['hashed'].cpu - r['startup'].cpu)[1]}"
+        f"      in CPU: user / testsuite {_ratio(rounds, _cpu('user'), _cpu('testsuite'))[1]}; user / defog "
+        f"{_ratio(rounds, _cpu('user'), _cpu('defog'))[1]}; past imports, user / bound "
+        f"{_ratio(rounds, _past_cpu('user', 'imports'), _past_cpu('hashed', 'startup'))[1]}"
     )
     checks: list[tuple[str, bool, str]] = [
         ("past imports", past <= PAST_IMPORTS, f"past imports within {PAST_IMPORTS}x the bound"),
