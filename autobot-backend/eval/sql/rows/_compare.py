@@ -161,7 +161,7 @@ def compare_and_search(
         width = plain.expected_columns
         if column_order == "positional" and 2 * max(len(expected), len(actual)) * width > SEARCH_CELLS:
             return plain, Search(None, gave_up_reason(max(len(expected), len(actual)), width))
-        return plain, find_permutation(expected, actual, same, tolerance=tolerance, ordered=ordered)
+        return plain, find_permutation(expected, actual, same, tolerance=tolerance, ordered=ordered, kinds=kinds)
 
 
 @contextmanager

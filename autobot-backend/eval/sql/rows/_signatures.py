@@ -50,9 +50,11 @@ def no_other_order(
     width: int,
     tolerance: Tolerance | None,
     value_class: Callable[[type], str],
+    kinds: tuple[Sequence[frozenset[type]] | None, Sequence[frozenset[type]] | None] = (None, None),
 ) -> bool:
-    """Whether signatures prove that no order of the candidate's columns but their own holds the reference's."""
-    ref, cand = _Side(expected, value_class), _Side(actual, value_class)
+    """Whether signatures prove that no order of the candidate's columns but their own holds the reference's.
+    ``kinds``: each side's column types as its fetch read them (``Execution.kinds``), or None: read here."""
+    ref, cand = _Side(expected, value_class, kinds[0]), _Side(actual, value_class, kinds[1])
     edges = {i: [j for j in range(width) if j != i and not _refuted(ref, i, cand, j, tolerance)] for i in range(width)}
     return not _has_cycle(edges)
 
@@ -60,9 +62,12 @@ def no_other_order(
 class _Side:
     """One side's columns and their signatures, each read once and only when a pair asks for it."""
 
-    def __init__(self, rows: Sequence[Row], value_class: Callable[[type], str]) -> None:
+    def __init__(
+        self, rows: Sequence[Row], value_class: Callable[[type], str], kinds: Sequence[frozenset[type]] | None = None
+    ) -> None:
         self.rows = rows
         self.value_class = value_class
+        self.known = kinds
         self.column = cache(self._column)
         self.kinds = cache(self._kinds)
         self.classes = cache(self._classes)
@@ -74,6 +79,8 @@ class _Side:
         return list(map(itemgetter(i), self.rows))
 
     def _kinds(self, i: int) -> frozenset[type]:
+        if self.known is not None and i < len(self.known):
+            return frozenset(self.known[i])
         return frozenset(map(type, self.column(i)))
 
     def _classes(self, i: int) -> frozenset[str]:
