@@ -13,7 +13,8 @@ with their peak memory (each started from ``_launch.py``, which reads its ``ru_m
   least any grader of the rows pays); ``startup``: an interpreter that does nothing;
 * past imports: ``imports`` (a process that imports every module the user's command imports, and nothing else),
   ``testsuite-imports`` and ``defog-imports``; a process's work past its imports is its time less these;
-* ``harness``: this project's fetch and comparison alone (``_peers_child.py``), a breakdown, not a headline.
+* ``harness``: this project's fetch and comparison alone (``_peers_child.py``), a breakdown, not a headline;
+* for a wrong answer, ``user`` on its right twin (the right answer of the same size and shape) in the same round.
 
 Each ratio is taken within a round and printed as its median and its range over the rounds
 (``BENCH_PEERS_REPEATS``, default 3); the order of the processes turns each round. The targets (issue 40 point
@@ -100,13 +101,15 @@ def run() -> None:
             dbs = build(tmp / f"db{size}", size)
             bench = _Bench(tmp, dbs)
             modules = bench.user_modules(benchmark_files(tmp / f"probe{size}", WORKLOADS[0]))
-            user_times: dict[str, list[float]] = {}
             wanted = os.environ.get("BENCH_PEERS_WORKLOADS")  # names, separated by ";"
+            imported: dict[str, Path] = {}
+            for w in WORKLOADS:
+                imported[w.name] = benchmark_files(tmp / f"w{size}-{WORKLOADS.index(w)}", w)
+                bench.measure("import", w, imported[w.name], modules, 0)  # writes what the user's command grades
             for w in WORKLOADS if not wanted else [w for w in WORKLOADS if w.name in wanted.split(";")]:
-                files = benchmark_files(tmp / f"w{size}-{WORKLOADS.index(w)}", w)
-                bench.measure("import", w, files, modules, 0)  # writes what the user's command grades
-                rounds = [bench.round(w, files, modules, r) for r in range(REPEATS)]
-                verdicts += report(size, w, rounds, user_times)
+                twin = imported[w.twin] if w.twin else None
+                rounds = [bench.round(w, imported[w.name], modules, r, twin) for r in range(REPEATS)]
+                verdicts += report(size, w, rounds)
     met = [label for label, ok in verdicts if ok]
     missed = [label for label, ok in verdicts if not ok]
     print(f"   targets: {len(met)} of {len(verdicts)} met" + (f"; NOT met: {'; '.join(missed)}" if missed else ""))
@@ -130,9 +133,14 @@ class _Bench:
         self._process([sys.executable, "-c", code, str(out), *self._user_args(files)[3:]], self._user_env(), ok=(0, 1))
         return out
 
-    def round(self, w: Workload, files: Path, modules: Path, r: int) -> Round:
+    def round(self, w: Workload, files: Path, modules: Path, r: int, twin: Path | None = None) -> Round:
+        """Every process once, the order turning each round; a wrong answer's right twin (its own files) too, so the
+        pair is timed within the round."""
         order = PROCESSES[r % len(PROCESSES) :] + PROCESSES[: r % len(PROCESSES)]
-        return {name: self.measure(name, w, files, modules, r) for name in order}
+        measured = {name: self.measure(name, w, files, modules, r) for name in order}
+        if twin is not None:
+            measured["twin"] = self.measure("user", w, twin, modules, r)
+        return measured
 
     def measure(self, name: str, w: Workload, files: Path, modules: Path, r: int) -> Measured:
         cmd, env, read = self._command(name, w, files, modules)
@@ -245,7 +253,7 @@ def _median(rounds: list[Round], f: Callable[[Round], float]) -> float:
     return statistics.median(map(f, rounds))
 
 
-def report(size: int, w: Workload, rounds: list[Round], user_times: dict[str, list[float]]) -> list[tuple[str, bool]]:
+def report(size: int, w: Workload, rounds: list[Round]) -> list[tuple[str, bool]]:
     """Print one workload's lines; return each target judged here as (label, met)."""
     peak = {p: max(r[p].peak_mib for r in rounds) for p in PROCESSES}
     shown = ("user", "testsuite", "defog", "floor", "hashed")
@@ -282,9 +290,8 @@ def report(size: int, w: Workload, rounds: list[Round], user_times: dict[str, li
         ("ahead of both peers", ts < 1 and df < 1, "whole process ahead of both peers"),
         ("peak memory", peak["user"] < min(peak["testsuite"], peak["defog"]), "peak memory below both peers'"),
     ]
-    user_times[w.name] = [r["user"].seconds for r in rounds]
-    if w.twin in user_times:
-        values = [mine / theirs for mine, theirs in zip(user_times[w.name], user_times[w.twin])]
+    if w.twin is not None and all("twin" in r for r in rounds):
+        values = [r["user"].seconds / r["twin"].seconds for r in rounds]
         slower = statistics.median(values)
         said = f"wrong / right ({w.twin}) {slower:.2f} [{min(values):.2f}-{max(values):.2f}] at most {WRONG_RIGHT}x"
         checks.append(("wrong / right", slower <= WRONG_RIGHT, said))

@@ -79,21 +79,20 @@ def test_the_targets_are_judged_at_the_sizes_they_hold_at(capsys):
     right = WORKLOADS[0]
     # Past imports: (2.0 - 0.5) / (1.1 - 0.1) = 1.5, at most 1.5x: met. Ahead of both peers: 2.0 < 3.0 and 2.5.
     fine = rounds(user=2.0, imports=0.5, hashed=1.1, startup=0.1, testsuite=3.0, defog=2.5)
-    judged = dict(bench_peers.report(100_000, right, fine, {}))
+    judged = dict(bench_peers.report(100_000, right, fine))
     assert judged == {
         "100,000 rows, equal, shuffled: past imports within 1.5x the bound": True,
         "100,000 rows, equal, shuffled: whole process ahead of both peers": True,
     }
     slow = rounds(user=2.6, imports=0.5, hashed=1.1, startup=0.1, testsuite=3.0, defog=2.5)
-    assert not any(dict(bench_peers.report(1_000_000, right, slow, {})).values())  # 2.1x; behind defog; memory tied
-    assert bench_peers.report(10_000, right, slow, {}) == []  # at 10k only the wrong/right pair is held
+    assert not any(dict(bench_peers.report(1_000_000, right, slow)).values())  # 2.1x; behind defog; memory tied
+    assert bench_peers.report(10_000, right, slow) == []  # at 10k only the wrong/right pair is held
     assert "(for the record at this size)" in capsys.readouterr().out
 
 
-def test_a_wrong_answer_is_held_to_its_right_twin():
-    times: dict[str, list[float]] = {}
-    bench_peers.report(10_000, WORKLOADS[0], rounds(user=1.0), times)
-    judged = dict(bench_peers.report(10_000, WORKLOADS[1], rounds(user=1.25), times))
+def test_a_wrong_answer_is_held_to_its_right_twin_of_the_same_round():
+    paired = [{**r, "twin": bench_peers.Measured(1.0, 1.0, 100.0, "match")} for r in rounds(user=1.25)]
+    judged = dict(bench_peers.report(10_000, WORKLOADS[1], paired))
     assert judged == {
         "10,000 rows, one value differs: wrong / right (equal, shuffled) 1.25 [1.25-1.25] at most 1.2x": False
     }
