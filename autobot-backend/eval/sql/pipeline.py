@@ -214,7 +214,10 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
     outcomes = _all_questions(so_far.grader, questions, combine(by_question), defects, not_asked)
     if so_far.exact is not None:
         em = so_far.exact
-        outcomes = with_exact_match(outcomes, em.schemas.__contains__, em.dialect, em.schemas, em.mode, em.unasked)
+        spread = Spread(forked.processes(len(em.schemas)) if not interrupted else 1)  # parsing only: no database
+        outcomes = with_exact_match(
+            outcomes, em.schemas.__contains__, em.dialect, em.schemas, em.mode, em.unasked, spread=spread
+        )
     graded = so_far.graded
     extra = sorted(set(spec.answers.answers) - {q.id for q in questions}) if spec.answers else []
     fixtures = _fixture_keys(targets) if targets else sorted({q.fixture for q in questions if q.fixture})

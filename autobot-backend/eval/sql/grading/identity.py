@@ -54,11 +54,7 @@ def fingerprint(service: NLDatabaseService, url: str) -> DatabaseStamp:
     except (sa.exc.ArgumentError, ValueError):
         return DatabaseStamp(digest)
     if parsed.get_backend_name() == "sqlite" and parsed.database and Path(parsed.database).is_file():
-        h = hashlib.sha256()
-        with Path(parsed.database).open("rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                h.update(block)
-        return DatabaseStamp(digest, h.hexdigest())
+        return DatabaseStamp(digest, fixture_cache.file_sha256(Path(parsed.database)))  # read once a run
     return DatabaseStamp(digest)
 
 
