@@ -85,7 +85,11 @@ class TrendPoint:
     @property
     def counts(self) -> str:
         """``pass 64, wrong 37, error 0, refused 7, unmeasured 0``, or ``-`` for a line without them."""
-        return ", ".join(f"{v} {n}" for v, n in self.verdicts.items()) if self.verdicts else "-"
+        if not self.verdicts:
+            return "-"
+        order = [v.value for v in ANSWERABLE_VERDICTS]  # the file's keys are sorted: shown in report order
+        shown = sorted(self.verdicts, key=lambda v: order.index(v) if v in order else len(order))
+        return ", ".join(f"{v} {self.verdicts[v]}" for v in shown)
 
     def to_json(self) -> dict[str, Any]:
         return codec.to_json(self)

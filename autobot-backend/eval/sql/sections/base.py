@@ -72,7 +72,8 @@ BODY = (Place.BODY,)
 
 def placed(**where: Place | tuple[Place, ...]) -> Mapping[Format, tuple[Place, ...]]:
     """``placed(markdown=Place.CLOSING, junit=(Place.HEADLINE, Place.END))``: where a section stands in each
-    format it does not stand in the body of (the job summary's places are the Markdown's unless it is named)."""
+    format it does not stand in the body of (the job summary's places are the Markdown's unless it is named; an
+    empty tuple: nowhere in that format)."""
     return MappingProxyType({Format(k): v if isinstance(v, tuple) else (v,) for k, v in where.items()})
 
 

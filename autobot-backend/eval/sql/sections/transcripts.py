@@ -45,15 +45,12 @@ def _ask(t: Transcript, verdict: str | None, k: int) -> dict[str, Any]:
 
 class Transcripts(Section):
     name = "transcripts"
-    places = placed(markdown=Place.CLOSING)
+    places = placed(markdown=Place.CLOSING, summary=())
 
     def markdown(self, run: SQLRun, at: Place) -> list[str]:
         """Whether the JSON and HTML reports hold the model's transcripts (``--no-transcripts``: they do not)."""
         found = line(run)
         return [] if found is None else [f"{md.escape(found[0].upper() + found[1:])}.", ""]
-
-    def summary(self, run: SQLRun, at: Place) -> list[str]:
-        return []
 
     def html_note(self, run: SQLRun) -> str | None:
         return line(run)
