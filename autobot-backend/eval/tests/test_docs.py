@@ -44,6 +44,30 @@ def test_a_stale_worked_example_is_exit_1_naming_the_fix(tmp_path, monkeypatch, 
     assert "### rtl-group\\_by-005: wrong" in text and text.endswith(f"{block.end}\ntail\n")
 
 
+def test_the_architecture_page_draws_the_report_sections_as_registered():
+    from eval.cli.docs import UPDATE_SECTIONS
+    from eval.sql.render import layout
+
+    assert docs.SECTIONS.on_page() == layout.table().strip(), (
+        f"docs/eval/architecture.md's table of the report's sections differs from the registry: run "
+        f"`{UPDATE_SECTIONS}` from autobot-backend/ and commit the page"
+    )
+
+
+def test_a_stale_sections_table_is_exit_1_naming_the_fix(tmp_path, monkeypatch, capsys):
+    from eval.cli import docs as docs_cli
+
+    page = tmp_path / "architecture.md"
+    block = docs.Block("report-sections", page)
+    page.write_text(f"# x\n\n{block.start}\n| section | Markdown report |\n|---|---|\n| `run` | lead |\n{block.end}\n")
+    monkeypatch.setattr(docs, "SECTIONS", block)
+    assert docs_cli.main([]) == 1
+    assert docs_cli.UPDATE_SECTIONS in capsys.readouterr().out
+    assert docs_cli.main(["--update-sections"]) == 0
+    assert docs_cli.main([]) == 0
+    assert "| `stamps` |" in page.read_text()
+
+
 def test_accuracy_record_has_a_row_and_its_latest_names_the_current_corpus():
     rows = record.read_record()
     assert rows, "docs/eval/sql-accuracy.md has no measured row; add one with --record-accuracy"

@@ -15,6 +15,13 @@ VERDICT_NAME = key("pass")
 """``pass`` is a Python keyword: the field is ``passed``, the key ``pass``."""
 
 
+def count_field(verdict: str) -> str:
+    """The field counting an answerable verdict in :class:`Summary` and :class:`VerdictCounts`: the verdict's
+    value (``passed`` for ``pass``, a keyword). A new verdict is a field of each with that name and a default of
+    0, so reports and baselines from before it read."""
+    return "passed" if verdict == "pass" else verdict
+
+
 @dataclass(frozen=True)
 class Summary:
     """Counts per verdict, the pass rate and refusal recall with their 95% Wilson intervals. The rates leave out
@@ -50,13 +57,7 @@ class Summary:
 
     def count(self, verdict: str) -> int:
         """Answerable questions of one verdict (``pass``, ``wrong``, ``error``, ``refused``, ``unmeasured``)."""
-        return {
-            "pass": self.passed,
-            "wrong": self.wrong,
-            "error": self.error,
-            "refused": self.refused,
-            "unmeasured": self.unmeasured,
-        }[verdict]
+        return int(getattr(self, count_field(verdict)))
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ class VerdictCounts:
 
     def count(self, verdict: str) -> int:
         """The count of one answerable verdict (``pass``, ``wrong``, ...)."""
-        return self.passed if verdict == "pass" else int(getattr(self, verdict))
+        return int(getattr(self, count_field(verdict)))
 
 
 @dataclass(frozen=True)

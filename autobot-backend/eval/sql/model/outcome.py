@@ -30,6 +30,7 @@ from eval.sql.model.figures import (
     Summary,
     TwoByTwo,
     VerdictCounts,
+    count_field,
 )
 from eval.sql.model.transcript import Transcript
 
@@ -208,6 +209,11 @@ def _rate(num: int, den: int) -> float | None:
     return round(num / den, 4) if den else None
 
 
+def _per_verdict(counts: Counter[Verdict]) -> dict[str, int]:
+    """A count field per answerable verdict (:func:`~eval.sql.model.figures.count_field`)."""
+    return {count_field(v.value): counts[v] for v in ANSWERABLE_VERDICTS}
+
+
 def summary(outcomes: Sequence[SQLOutcome]) -> Summary:
     """The run's :class:`~eval.sql.model.figures.Summary`; rates exclude unmeasured questions (``measured`` and
     ``must_refuse_measured`` are their denominators)."""
@@ -220,11 +226,7 @@ def summary(outcomes: Sequence[SQLOutcome]) -> Summary:
     controls = [o for o in answerable if o.is_control]
     return Summary(
         answerable=len(answerable),
-        passed=counts[Verdict.PASS],
-        wrong=counts[Verdict.WRONG],
-        error=counts[Verdict.ERROR],
-        refused=counts[Verdict.REFUSED],
-        unmeasured=counts[Verdict.UNMEASURED],
+        **_per_verdict(counts),
         measured=measured,
         pass_rate=_rate(counts[Verdict.PASS], measured),
         pass_rate_ci=wilson_rounded(counts[Verdict.PASS], measured),
@@ -272,17 +274,7 @@ def breakdown(
         label = getattr(o, by)
         if label is not None and o.expect == "answer":
             found.setdefault(label, Counter())[o.verdict] += 1
-    out = {
-        label: VerdictCounts(
-            cases=c.total(),
-            passed=c[Verdict.PASS],
-            wrong=c[Verdict.WRONG],
-            error=c[Verdict.ERROR],
-            refused=c[Verdict.REFUSED],
-            unmeasured=c[Verdict.UNMEASURED],
-        )
-        for label, c in found.items()
-    }
+    out = {label: VerdictCounts(cases=c.total(), **_per_verdict(c)) for label, c in found.items()}
     scale = next((s for s in DIFFICULTY_SCALES if by == "difficulty" and out and set(out) <= set(s)), None)
     return {label: out[label] for label in scale if label in out} if scale else out
 

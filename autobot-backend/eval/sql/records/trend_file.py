@@ -17,6 +17,7 @@ from eval.core.output import write_atomically
 from eval.sql.model import codec
 from eval.sql.model.codec import key
 from eval.sql.model.figures import Summary
+from eval.sql.model.outcome import ANSWERABLE_VERDICTS
 
 REPO_ROOT = Path(__file__).resolve().parents[4]
 TREND_FILE = REPO_ROOT / "docs" / "eval" / "sql-accuracy.jsonl"
@@ -71,12 +72,24 @@ class TrendPoint:
     refusal_recall_ci: list[float] | None = None
     over_refusals: int | None = None
     controls: int | None = None
+    verdicts: dict[str, int] | None = field(default=None, metadata=key(omit="none"))
+    """The record row's count per verdict (``unmeasured`` with the must-refuse questions not measured); None
+    for a line written before the trend kept them."""
     commit: str | None = None
     dirty: bool | None = None
     source: str = "run"
     """``run``, or ``record row`` for a line converted from a record written before the trend existed."""
 
     REQUIRED: ClassVar[tuple[str, ...]] = ("date", "candidate", "model", "pass_rate")
+
+    @property
+    def counts(self) -> str:
+        """``pass 64, wrong 37, error 0, refused 7, unmeasured 0``, or ``-`` for a line without them."""
+        if not self.verdicts:
+            return "-"
+        order = [v.value for v in ANSWERABLE_VERDICTS]  # the file's keys are sorted: shown in report order
+        shown = sorted(self.verdicts, key=lambda v: order.index(v) if v in order else len(order))
+        return ", ".join(f"{v} {self.verdicts[v]}" for v in shown)
 
     def to_json(self) -> dict[str, Any]:
         return codec.to_json(self)
@@ -88,6 +101,12 @@ class TrendPoint:
         if missing:
             raise KeyError(", ".join(missing))
         return codec.from_json(cls, data)
+
+
+def verdict_counts(row: Mapping[str, str]) -> dict[str, int] | None:
+    """The record row's count per answerable verdict, in report order (a verdict the row predates left out)."""
+    found = {v.value: row.get(v.value, "-") for v in ANSWERABLE_VERDICTS}
+    return {v: int(n) for v, n in found.items() if n.isdigit()} or None
 
 
 def trend_line(summary: Summary, row: Mapping[str, str], *, commit: str | None, dirty: bool | None) -> TrendPoint:
@@ -113,6 +132,7 @@ def trend_line(summary: Summary, row: Mapping[str, str], *, commit: str | None, 
         refusal_recall_ci=summary.refusal_recall_ci,
         over_refusals=summary.over_refusals,
         controls=summary.controls,
+        verdicts=verdict_counts(row),
         commit=commit,
         dirty=dirty,
     )

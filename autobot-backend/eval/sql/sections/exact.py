@@ -1,12 +1,16 @@
-"""Spider's exact-set-match (EM) as every renderer shows it: a section of its own beside execution
-accuracy, never in the pass rate. The figures are the run model's (:attr:`SQLRun.exact_match`); this
-module only lays them out (rows for a table, one headline), for the Markdown, terminal and HTML reports."""
+"""Spider's exact-set-match (EM), a section of its own beside execution accuracy, never in the pass rate: EM by
+difficulty, the other mode's figure, each component. The figures are the run model's (:attr:`SQLRun.exact_match`)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from eval.core import figures as fig
+from eval.core import markdown as md
 from eval.sql.model.exact import COMPONENTS, EXTENDED, OFFICIAL, Tally
 from eval.sql.model.run import SQLRun
+from eval.sql.sections.base import Block, Line, Place, Property, Section, Table, placed
 
 TITLE = "Exact-set-match (Spider's EM, a second figure)"
 COLUMNS = ("difficulty", "cases", "EM measured", "EM", "execution accuracy")
@@ -62,19 +66,50 @@ def rows(run: SQLRun) -> list[list[str]]:
     return [_row(level, t) for level, t in em.by_difficulty.items()] + [_row("all", em.overall)]
 
 
-def junit_properties(run: SQLRun) -> list[tuple[str, str]]:
-    """EM as JUnit properties: the headline, the mode, the answers the modes score differently, each level."""
-    em = run.exact_match
-    line = headline(run)
-    if em is None or line is None:
-        return []
-    levels = [(f"exact_match.{row[0]}", f"{row[3]} of {row[2]} measured; execution {row[4]}") for row in rows(run)]
-    return [("exact_match", line), ("exact_match.mode", em.mode), ("exact_match.differ", str(em.differ))] + levels
-
-
 def components(run: SQLRun) -> list[tuple[str, str]]:
     """Each component with the share of measured answers that match it."""
     em = run.exact_match
     if em is None:
         return []
     return [(name, fig.pct(em.components.get(name))) for name in COMPONENTS]
+
+
+class ExactMatch(Section):
+    name = "exact"
+    places = placed(markdown=Place.HEADLINE, junit=Place.END)
+
+    def markdown(self, run: SQLRun, at: Place) -> list[str]:
+        line = headline(run)
+        if line is None:
+            return []
+        parts = " · ".join(f"{md.escape(name)} {rate}" for name, rate in components(run))
+        return [
+            f"## {TITLE}",
+            "",
+            f"{line}. {NOTE}",
+            "",
+            md.table(list(COLUMNS), [[md.escape(row[0]), *row[1:]] for row in rows(run)]),
+            "",
+            f"Per component (share of measured answers matching it): {parts}",
+            "",
+        ]
+
+    def terminal(self, run: SQLRun, view: Any, at: Place) -> list[Block]:
+        line = headline(run)
+        if line is None:
+            return []
+        parts = ", ".join(f"{name} {rate}" for name, rate in components(run))
+        table = Table(TITLE, COLUMNS, tuple(tuple(Line.of(c) for c in row) for row in rows(run)))
+        return [Line.of(line), table, Line.of(f"Per component: {parts}")]
+
+    def junit(self, run: SQLRun, at: Place) -> list[Property]:
+        """The headline, the mode, the answers the modes score differently, each level."""
+        em = run.exact_match
+        line = headline(run)
+        if em is None or line is None:
+            return []
+        levels = [(f"exact_match.{row[0]}", f"{row[3]} of {row[2]} measured; execution {row[4]}") for row in rows(run)]
+        return [("exact_match", line), ("exact_match.mode", em.mode), ("exact_match.differ", str(em.differ))] + levels
+
+    def html(self, run: SQLRun, at: Place) -> Mapping[str, Any]:
+        return {"em": run.exact_match}
