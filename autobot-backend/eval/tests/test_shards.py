@@ -75,7 +75,7 @@ def shards(tmp_path_factory: pytest.TempPathFactory) -> Path:
     procs = [_run(["--shard", f"{k}/3", "--json", str(out / f"shard-{k}.json")], out) for k in (1, 2, 3)]
     procs.append(_run(["--shard", "2/3", "--rotations", "2", "--json", str(out / "other-2.json")], out))
     for proc in procs:
-        stdout, stderr = proc.communicate(timeout=900)
+        _, stderr = proc.communicate(timeout=900)
         assert proc.returncode == 0, stderr[-3000:]
     return out
 
