@@ -194,9 +194,8 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         if spec.db_url
         else list(corpus.questions)
     )
-    mine = share([q.id for q in everything], spec.shard) if spec.shard else None
     so_far = _SoFar(
-        questions=everything if mine is None else [q for q in everything if q.id in mine],
+        questions=_share_of(everything, spec.shard),
         everything=everything,
         engine="unknown" if spec.db_url else spec.engine,  # a URL of the user's is read once it is reached
         grader=Grader(StoppableDatabase(service), {}, {}, row_cap=row_cap),
@@ -250,7 +249,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         column_order=spec.column_order or None,
     )
     # what python -m eval.sql.check lists, from the same place; a shard's lints are its questions' in the corpus
-    found = corpus_findings(questions, check, corpus=so_far.everything if spec.shard else None)
+    found = corpus_findings(questions, check, corpus=so_far.everything)
     warnings = so_far.privileged + run_warnings(spec.candidate, outcomes, extra)
     stamps = CorpusStamps(
         digest=corpus.digest,
@@ -288,6 +287,14 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         lints=found.lints,
         shard=_shard_stamp(spec, so_far, questions, graded, extra),
     )
+
+
+def _share_of(questions: list[Question], shard: ShardSpec | None) -> list[Question]:
+    """The questions a run grades: all of them, or a shard's share, in corpus order."""
+    if shard is None:
+        return questions
+    mine = share([q.id for q in questions], shard)
+    return [q for q in questions if q.id in mine]
 
 
 def _shard_stamp(
