@@ -5,7 +5,9 @@ error is 2, ``--help`` is 0) is returned rather than raised, a :class:`~eval.cor
 is printed as ``error: ...`` and is 2, an import that fails (a broken install) is 2, Ctrl-C is 2,
 and any other exception is a bug in the harness: printed with its traceback, and 2, never 1 (a
 crash says nothing about the candidate). A traceback, and a log record Python prints because nothing
-configured logging, is redacted first (:mod:`eval.core.crash`): it may quote a URL with a token in it.
+configured logging, is redacted first (:mod:`eval.core.crash`): it may quote a URL with a token in it; and
+whatever the command prints goes through :func:`eval.core.outbound.redacting_streams`: the run's secrets
+masked in every line, and no workflow command a CI runner would obey but the harness's own.
 
 ``main`` runs under :func:`eval.core.interrupt.handling_signals`: SIGTERM (CI cancellation,
 ``timeout``) takes Ctrl-C's path, so the cleanup on the way up runs, and a signal that escapes a
@@ -18,7 +20,7 @@ import functools
 from collections.abc import Callable
 from typing import ParamSpec
 
-from eval.core import interrupt
+from eval.core import interrupt, outbound
 from eval.core.crash import install_log_redaction, print_traceback
 from eval.core.errors import HarnessError
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE
@@ -57,7 +59,7 @@ def entry_point(main: Callable[P, int]) -> Callable[P, int]:
 
     @functools.wraps(main)
     def handled(*args: P.args, **kwargs: P.kwargs) -> int:
-        with interrupt.handling_signals():
+        with outbound.redacting_streams(), interrupt.handling_signals():
             return guarded(*args, **kwargs)
 
     return handled

@@ -16,6 +16,7 @@ from eval.cli.sql_formats import REPORT_FILES
 from eval.core import ci_output as ci_out
 from eval.core import interrupt
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE
+from eval.core.outbound import write_command
 from eval.core.output import print_error, print_report, print_warning, resolve_input, write_text
 from eval.sql.corpus.composition import corpus_composition
 from eval.sql.corpus.questions import Corpus
@@ -94,7 +95,7 @@ def _publish(
         ci_out.append_step_summary(summary_markdown(report))
         if ci_out.in_github_actions():
             for line in ci_annotations(report):
-                print(line)
+                write_command(line)
     if report.partial:
         print_error(
             f"interrupted by {interrupt.received()}: the report so far is written (marked partial); "

@@ -20,6 +20,7 @@ import tempfile
 from pathlib import Path
 
 from eval.core.errors import HarnessError
+from eval.core.outbound import redact
 from eval.core.untrusted import inert
 
 OUTPUT_DIR_ENV = "EVAL_OUTPUT_DIR"
@@ -77,7 +78,10 @@ def confine(
 
 def write_atomically(target: Path, text: str) -> Path:
     """Write ``text`` to ``target`` through a temporary file and a rename: a reader never sees half of it,
-    and a write killed halfway leaves the old file. The file keeps its mode when it already exists."""
+    and a write killed halfway leaves the old file. The file keeps its mode when it already exists. The
+    run's secrets are masked in it (:func:`eval.core.outbound.redact`): every file the harness writes
+    leaves through here."""
+    text = redact(text)
     target.parent.mkdir(parents=True, exist_ok=True)
     mode = target.stat().st_mode & 0o7777 if target.exists() else None
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
