@@ -49,6 +49,7 @@ ENV_SECRET_NAME_PARTS = ("key", "token", "secret", "password", "passwd", "creden
 list: ``PWD`` and ``XAUTHORITY`` hold paths, and masking them would blank every path in a traceback."""
 KEY_CHARS = "A-Za-z0-9_-"
 """What API keys and tokens are made of: a secret next to one of these is part of a longer token, not it."""
+UNPARSEABLE_DATABASE_URL = "<a database URL that does not parse>"
 MIN_TOKEN_CHARS = 4
 """A user name, a fragment or an environment value shorter than this is not taken for a secret: masking
 ``a`` or ``ro`` as a token would blank common words and say nothing a reader could use."""
@@ -138,12 +139,15 @@ def _token(secret: str) -> re.Pattern[str]:
 
 
 def redact_url(url: str) -> str:
-    """A database URL with its password, secret-looking query parameters and anything after a ``#`` in
-    its path replaced by ``***``.
+    """A database URL with its password, a user name standing alone (it may be a token; a letter or three is
+    shown), secret-looking query parameters and anything after a ``#`` in its path replaced by ``***``; one
+    that does not parse is not shown at all (nothing marks which part of it is the secret).
 
     Example:
         >>> redact_url("postgresql://bob:hunter2@db:5432/shop?sslmode=require&token=abc")
         'postgresql://bob:***@db:5432/shop?sslmode=require&token=***'
+        >>> redact_url("postgresql://svc-7f3a9c@db/shop"), redact_url("notaurl hunter2")
+        ('postgresql://***@db/shop', '<a database URL that does not parse>')
     """
     import sqlalchemy as sa  # here, not at import: a crash's traceback is redacted even without it
     from sqlalchemy.engine import make_url
@@ -155,11 +159,13 @@ def redact_url(url: str) -> str:
     try:
         parsed = make_url(raw)
     except (sa.exc.ArgumentError, ValueError, TypeError):
-        return redact_text(raw) + ("#***" if fragment >= 0 else "")
+        return UNPARSEABLE_DATABASE_URL
     if parsed.database and "#" in parsed.database:  # a URL object's text writes it %23
         parsed = parsed.set(database=parsed.database.split("#", 1)[0])
         fragment = max(fragment, 0)
-    text = parsed.set(query={}).render_as_string(hide_password=True)
+    if parsed.username and parsed.password is None and len(parsed.username) >= MIN_TOKEN_CHARS:
+        parsed = parsed.set(username="***")
+    text = parsed.set(query={}).render_as_string(hide_password=True).replace("%2A%2A%2A@", "***@", 1)
     pairs = []
     for key, value in parsed.query.items():
         for item in value if isinstance(value, tuple) else (value,):

@@ -46,8 +46,11 @@ def test_an_empty_answers_file_is_exit_2(work, capsys):
     assert "a.jsonl: no answers" in err
 
 
-def test_an_unparseable_database_url_is_never_echoed(work, capsys):
-    assert main(["--suite", "sql", "--db-url", "user:hunter2@127.0.0.1:1/x"]) == 2
+@pytest.mark.parametrize("url", ["user:hunter2@127.0.0.1:1/x", "notaurl hunter2"])
+def test_an_unparseable_database_url_is_never_echoed(work, capsys, url):
+    """Nothing marks which part of a string that is no URL is the password: none of it is shown (issue 38
+    point 6: ``notaurl hunter2`` has no ``@`` nor ``=`` for a pattern to find)."""
+    assert main(["--suite", "sql", "--db-url", url]) == 2
     out, err = capsys.readouterr()
     assert "hunter2" not in out + err and "does not parse" in err
 
