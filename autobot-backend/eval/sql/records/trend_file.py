@@ -7,7 +7,10 @@ the git commit the run was measured at (``dirty`` when tracked files differed fr
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import json
+import math
+import re
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -16,6 +19,7 @@ from typing import Any, ClassVar
 
 from eval.core.output import write_atomically
 
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 REPO_ROOT = Path(__file__).resolve().parents[4]
 TREND_FILE = REPO_ROOT / "docs" / "eval" / "sql-accuracy.jsonl"
 
@@ -83,13 +87,73 @@ class TrendPoint:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TrendPoint:
-        """A line of the file; :class:`KeyError` names a required key it lacks, unknown keys are ignored."""
+        """A line of the file; :class:`KeyError` names a required key it lacks, :class:`ValueError` a value of the
+        wrong kind or out of its range (:func:`check_line`); unknown keys are ignored."""
         missing = [k for k in cls.REQUIRED if k not in data]
         if missing:
             raise KeyError(", ".join(missing))
+        check_line(data)
         names = {f.name for f in dataclasses.fields(cls)}
         values = {k: v for k, v in data.items() if k in names}
         return cls(**values, passed=data.get("pass"))
+
+
+_TEXT = ("candidate", "model", "engine", "corpus_digest", "cohort", "status", "commit")
+_COUNTS = ("questions", "pass", "measured", "correct_refusals", "must_refuse_measured", "over_refusals", "controls")
+_CHOICES = {"suite": ("on", "off"), "source": ("run", "record row")}
+FIRST_YEAR, LAST_YEAR = 1970, 2999
+"""A run's date is within these years: a chart's time axis cannot place ``9999-12-31``."""
+
+
+def check_line(data: Mapping[str, Any]) -> None:
+    """Every known key of a trend line of its kind and in its range, or :class:`ValueError` naming the first that
+    is not: text, whole counts from 0, fractions from 0 to 1, intervals of two fractions in order, a date."""
+
+    def wrong(key: str, what: str) -> ValueError:
+        return ValueError(f"{key!r} is {json.dumps(data[key], default=str)[:60]}, not {what}")
+
+    def number(value: object) -> bool:
+        return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+    date_text = data["date"]
+    if not isinstance(date_text, str) or not _DATE.match(date_text):
+        raise wrong("date", "a date YYYY-MM-DD")
+    try:
+        day = datetime.date.fromisoformat(date_text[:10])
+    except ValueError:
+        raise wrong("date", "a date YYYY-MM-DD") from None
+    if not FIRST_YEAR <= day.year <= LAST_YEAR:
+        raise wrong("date", f"a date from {FIRST_YEAR} to {LAST_YEAR}")
+    for key in ("candidate", "model"):
+        if not isinstance(data[key], str):
+            raise wrong(key, "text")
+    for key in _TEXT:
+        if data.get(key) is not None and not isinstance(data[key], str):
+            raise wrong(key, "text")
+    for key, allowed in _CHOICES.items():
+        if key in data and data[key] not in allowed:
+            raise wrong(key, " or ".join(repr(a) for a in allowed))
+    rotations = data.get("rotations")
+    if rotations is not None and not isinstance(rotations, str) and not (number(rotations) and rotations >= 0):
+        raise wrong("rotations", "a number of rotations")
+    if data.get("dirty") is not None and not isinstance(data["dirty"], bool):
+        raise wrong("dirty", "true or false")
+    for key in _COUNTS:
+        value = data.get(key)
+        if value is not None and not (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+            raise wrong(key, "a whole count from 0")
+    for key in ("pass_rate", "refusal_recall"):
+        value = data.get(key)
+        if value is not None and not (number(value) and 0 <= value <= 1):
+            raise wrong(key, "a fraction from 0 to 1, or null")
+    for key in ("pass_rate_ci", "refusal_recall_ci"):
+        value = data.get(key)
+        if value is None:
+            continue
+        if not (isinstance(value, list) and len(value) == 2 and all(number(v) and 0 <= v <= 1 for v in value)):
+            raise wrong(key, "an interval [low, high] of fractions from 0 to 1, or null")
+        if value[0] > value[1]:
+            raise wrong(key, "an interval whose low end is not above its high end")
 
 
 def trend_line(
