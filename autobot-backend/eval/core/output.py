@@ -14,6 +14,7 @@ own files (the built-in baselines and record) stay in the folder they belong in.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import tempfile
@@ -106,6 +107,25 @@ def write_text(path: str | os.PathLike[str], text: str) -> Path:
     """Write atomically to a confined path, creating parent directories under the root; untrusted text in
     it cannot speak to a terminal or a CI runner that shows the file (:func:`eval.core.untrusted.inert`)."""
     return write_atomically(confine(path), inert(text))
+
+
+_WRITE_ADVICE = {
+    errno.ENOSPC: "free space on that disk, or write elsewhere",
+    errno.EDQUOT: "free space in your quota, or write elsewhere",
+    errno.EFBIG: "the file is larger than this process may write (ulimit -f): raise the limit",
+    errno.EROFS: "the folder is on a read-only file system: write elsewhere",
+    errno.EACCES: "the folder may not be written: write elsewhere, or change its permissions",
+    errno.EPERM: "the folder may not be written: write elsewhere, or change its permissions",
+    errno.EPIPE: "the reader of stdout went away",
+}
+ENVIRONMENT_ERRNOS = frozenset(_WRITE_ADVICE) | {errno.EIO, errno.EMFILE, errno.ENFILE}
+"""Failures of the machine, not of the harness: a full disk, a read-only folder, a file size limit."""
+
+
+def failure_message(exc: OSError, what: str) -> str:
+    """``could not WHAT: why; what to do`` for a failed write (disk full, read-only, ``ulimit -f``...)."""
+    why = exc.strerror or str(exc) or type(exc).__name__
+    return f"could not {what}: {why}; {_WRITE_ADVICE.get(exc.errno or 0, 'check the path and the file system')}"
 
 
 def print_report(text: str) -> None:
