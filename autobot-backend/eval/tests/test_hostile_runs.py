@@ -153,3 +153,23 @@ def test_a_hostile_database_under_db_dir_is_inspected_in_bounds_and_the_run_goes
 
 
 SQL_ROWS = "SELECT count(*) FROM t"
+
+
+def test_a_300_character_model_name_with_its_baseline_folder_in_place(work, capsys, monkeypatch):
+    """Issue 38 point 5 (an old failure): the llm candidate named by a 300-character model, a baselines folder
+    in place. The run crashed after every question was asked (an earlier harness's name for the baseline is
+    past the file system's limit); it ends with its reports and the gate's reason."""
+    from eval.tests import small_run as sr
+    from tests.http_fakes import FakeHTTPServer, chat_reply
+
+    sr.write_corpus(work / "mine.yaml")
+    (work / "baselines").mkdir()
+    with FakeHTTPServer(chat_reply("```sql\nSELECT 1\n```")) as server:
+        monkeypatch.setenv("NL_SQL_LLM_BASE_URL", server.url + "/v1")
+        monkeypatch.setenv("NL_SQL_LLM_MODEL", "m" * 300)
+        code = main(["--suite", "sql", "--corpus", "mine.yaml", "--candidate", "llm", "--baseline-dir", "baselines",
+                     "--json", "r.json"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 0 and "Traceback" not in err, err[-2000:]
+    assert json.loads((work / "r.json").read_text())["gate"]["enforced"] is False
+    assert "no baseline for llm/mmm" in (work / "r.json").read_text()
