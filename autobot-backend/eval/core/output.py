@@ -15,6 +15,7 @@ own files (the built-in baselines and record) stay in the folder they belong in.
 from __future__ import annotations
 
 import errno
+import glob
 import os
 import sys
 import tempfile
@@ -79,13 +80,14 @@ def confine(
 
 def write_atomically(target: Path, text: str) -> Path:
     """Write ``text`` to ``target`` through a temporary file and a rename: a reader never sees half of it,
-    and a write killed halfway leaves the old file. The file keeps its mode when it already exists. The
-    run's secrets are masked in it (:func:`eval.core.outbound.redact`): every file the harness writes
-    leaves through here."""
+    and a write killed halfway leaves the old file (its temporary file is removed by the next write). The
+    file keeps its mode when it already exists. The run's secrets are masked in it
+    (:func:`eval.core.outbound.redact`): every file the harness writes leaves through here."""
     text = redact(text)
     target.parent.mkdir(parents=True, exist_ok=True)
     mode = target.stat().st_mode & 0o7777 if target.exists() else None
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    _sweep(target)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -95,6 +97,25 @@ def write_atomically(target: Path, text: str) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return target
+
+
+def _sweep(target: Path) -> None:
+    """Remove the temporary files of ``target`` a writer killed before its rename left (SIGKILL runs no
+    cleanup): each is named ``.NAME.PID.*.tmp``, and one whose process no longer runs is removed."""
+    for leftover in target.parent.glob(f".{glob.escape(target.name)}.*.tmp"):
+        pid = leftover.name[len(target.name) + 2 :].split(".", 1)[0]
+        if pid.isdigit() and not _running(int(pid)):
+            leftover.unlink(missing_ok=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: running
+        return True
+    return True
 
 
 def _umask() -> int:

@@ -14,7 +14,6 @@ Exit codes: 0 shown; 2 the file is missing or a line does not read.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from eval.core import markdown as md
@@ -23,8 +22,7 @@ from eval.core.figures import interval, pct
 from eval.core.html import render
 from eval.core.jsonl import json_lines, read_bounded
 from eval.core.output import write_atomically
-from eval.core.stats import wilson_rounded
-from eval.sql.records.trend_file import TrendPoint, check_line
+from eval.sql.records.trend_file import TrendPoint, from_record_row
 from eval.tools.trend_chart import FIGURES, cohorts, svg_chart
 
 
@@ -58,16 +56,6 @@ def load(path: Path) -> list[TrendPoint]:
     return runs
 
 
-_FRACTION = re.compile(r"\((\d+)/(\d+)\)")
-_OVER = re.compile(r"\s*(\d+)/(\d+)\s*")
-
-
-def _counts(cell: str) -> tuple[int, int] | None:
-    """``59.3% (64/108)`` -> (64, 108); ``n/a`` -> None."""
-    found = _FRACTION.search(cell)
-    return (int(found.group(1)), int(found.group(2))) if found else None
-
-
 def backfill(page: Path, path: Path) -> int:
     """Lines for the rows of a record written before the trend existed; refuses to run twice."""
     from eval.sql.records.accuracy_page import read_record
@@ -77,7 +65,7 @@ def backfill(page: Path, path: Path) -> int:
     lines = []
     for row in read_record(page):
         try:
-            lines.append(_backfilled(row))
+            lines.append(from_record_row(row))
         except (KeyError, ValueError) as exc:
             raise UsageError(
                 f"{page}: the row of {row.get('date', '?')} ({row.get('candidate', '?')}/{row.get('model', '?')}) "
@@ -86,36 +74,6 @@ def backfill(page: Path, path: Path) -> int:
     existing = read_bounded(path, TrendError, missing="", unreadable="cannot read it") if path.exists() else ""
     write_atomically(path, "".join(json.dumps(x.to_json(), sort_keys=True) + "\n" for x in lines) + existing)
     return len(lines)
-
-
-def _backfilled(row: dict[str, str]) -> TrendPoint:
-    """One record row as a trend line, checked as a line of the file is (:func:`check_line`)."""
-    passed, refused = _counts(row["pass rate"]), _counts(row["refusal recall"])
-    over = _OVER.fullmatch(row["over-refusals"])  # ``1/20``, or ``n/a`` without controls
-    point = TrendPoint(
-        date=row["date"],
-        candidate=row["candidate"],
-        model=row["model"],
-        engine=row["engine"],
-        corpus_digest=row["corpus digest"].strip("`"),
-        questions=int(row["questions"]),
-        rotations=row["rotations"],
-        cohort=None if row.get("cohort") in (None, "-") else row["cohort"],
-        status=row["status"],
-        passed=passed[0] if passed else None,
-        measured=passed[1] if passed else None,
-        pass_rate=passed[0] / passed[1] if passed and passed[1] else None,
-        pass_rate_ci=wilson_rounded(*passed) if passed else None,
-        correct_refusals=refused[0] if refused else None,
-        must_refuse_measured=refused[1] if refused else None,
-        refusal_recall=refused[0] / refused[1] if refused and refused[1] else None,
-        refusal_recall_ci=wilson_rounded(*refused) if refused else None,
-        over_refusals=int(over.group(1)) if over else None,
-        controls=int(over.group(2)) if over else None,
-        source="record row",
-    )
-    check_line(point.to_json())
-    return point
 
 
 def series(runs: list[TrendPoint]) -> dict[tuple[str, str], list[TrendPoint]]:

@@ -126,6 +126,19 @@ def read_record(page: Path = ACCURACY_PAGE) -> list[dict[str, str]]:
     return _table_rows(text[a:b], RECORD_COLUMNS, page)
 
 
+def all_rows(page: Path) -> list[dict[str, str]]:
+    """Every row of the record, its on-suite table's and then its off-suite table's (none without a page)."""
+    if not page.exists():
+        return []
+    text = _upgrade(_read(page))
+    a, b = block(text, RECORD_START, RECORD_END, page)
+    rows = _table_rows(text[a:b], RECORD_COLUMNS, page)
+    if OFF_START in text:
+        c, d = block(text, OFF_START, OFF_END, page)
+        rows += _table_rows(text[c:d], OFF_SUITE_COLUMNS, page)
+    return rows
+
+
 def record_row(report: SQLRun) -> dict[str, str]:
     s = report.summary
     return {

@@ -6,18 +6,23 @@ the git commit the run was measured at (``dirty`` when tracked files differed fr
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
 import json
 import math
 import re
 import subprocess
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from eval.core.errors import UsageError
+from eval.core.jsonl import json_lines, read_bounded
 from eval.core.output import write_atomically
+from eval.core.stats import wilson_rounded
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 REPO_ROOT = Path(__file__).resolve().parents[4]
@@ -186,9 +191,95 @@ def trend_line(
     )
 
 
-def append_line(path: Path, line: TrendPoint) -> None:
-    """Append one run (the file rewritten through a rename: a reader never sees half a line)."""
-    before = path.read_text(encoding="utf-8") if path.exists() else ""
+def existing_points(path: Path) -> list[TrendPoint]:
+    """The runs of an existing trend file (none when there is no file). A file holding anything but trend
+    lines is refused by name and line, before anything is written: ``--record-accuracy PAGE`` appends to
+    ``PAGE`` with ``.jsonl``, which may be an unrelated file of the user's."""
+    if not path.exists():
+        return []
+    points = []
+    for line in json_lines(path, UsageError, missing="no trend file", unreadable="cannot read the trend file"):
+        try:
+            if line.error is not None or not isinstance(line.value, dict):
+                raise ValueError("not a JSON object")
+            points.append(TrendPoint.from_json(line.value))
+        except (KeyError, ValueError) as exc:
+            raise UsageError(
+                f"{line.where}: not a line of an accuracy trend ({exc}); --record-accuracy PAGE appends a line per "
+                "run to PAGE with .jsonl: record into another page, or move this file away"
+            ) from None
+    return points
+
+
+def _row_key(row: Mapping[str, str]) -> tuple[str | None, ...]:
+    return (row["date"], row["candidate"], row["model"], row["engine"], row["corpus digest"].strip("`"), row["status"])
+
+
+def _point_key(point: TrendPoint) -> tuple[str | None, ...]:
+    return (point.date, point.candidate, point.model, point.engine, point.corpus_digest, point.status)
+
+
+def missing_lines(rows: Sequence[Mapping[str, str]], points: Sequence[TrendPoint]) -> list[TrendPoint]:
+    """Lines for the rows of a record its trend file lacks (a record killed between writing its page and its
+    trend: the page a row ahead), made from the rows (``source: record row``); rows that do not read are left."""
+    unmatched = Counter(_point_key(p) for p in points)
+    found = []
+    for row in rows:
+        key = _row_key(row)
+        if unmatched[key]:
+            unmatched[key] -= 1
+            continue
+        with contextlib.suppress(KeyError, ValueError):
+            found.append(from_record_row(row))
+    return found
+
+
+def append_lines(path: Path, lines: Sequence[TrendPoint]) -> None:
+    """Append runs (the file rewritten through a rename: a reader never sees half a line)."""
+    exists = path.exists()
+    before = read_bounded(path, UsageError, missing="", unreadable="cannot read the trend file") if exists else ""
     if before and not before.endswith("\n"):
         before += "\n"
-    write_atomically(path, before + json.dumps(line.to_json(), sort_keys=True) + "\n")
+    write_atomically(path, before + "".join(json.dumps(x.to_json(), sort_keys=True) + "\n" for x in lines))
+
+
+_FRACTION = re.compile(r"\((\d+)/(\d+)\)")
+_OVER = re.compile(r"\s*(\d+)/(\d+)\s*")
+
+
+def _counts(cell: str) -> tuple[int, int] | None:
+    """``59.3% (64/108)`` -> (64, 108); ``n/a`` -> None."""
+    found = _FRACTION.search(cell)
+    return (int(found.group(1)), int(found.group(2))) if found else None
+
+
+def from_record_row(row: Mapping[str, str]) -> TrendPoint:
+    """A line for a row of an accuracy record (``source: record row``: no commit, intervals from the row's
+    counts), checked as a line of the file is (:func:`check_line`); :class:`ValueError` or :class:`KeyError`
+    when the row does not read as a run."""
+    passed, refused = _counts(row["pass rate"]), _counts(row["refusal recall"])
+    over = _OVER.fullmatch(row["over-refusals"])  # ``1/20``, or ``n/a`` without controls
+    point = TrendPoint(
+        date=row["date"],
+        candidate=row["candidate"],
+        model=row["model"],
+        engine=row["engine"],
+        corpus_digest=row["corpus digest"].strip("`"),
+        questions=int(row["questions"]),
+        rotations=row["rotations"],
+        cohort=None if row.get("cohort") in (None, "-") else row["cohort"],
+        status=row["status"],
+        passed=passed[0] if passed else None,
+        measured=passed[1] if passed else None,
+        pass_rate=passed[0] / passed[1] if passed and passed[1] else None,
+        pass_rate_ci=wilson_rounded(*passed) if passed else None,
+        correct_refusals=refused[0] if refused else None,
+        must_refuse_measured=refused[1] if refused else None,
+        refusal_recall=refused[0] / refused[1] if refused and refused[1] else None,
+        refusal_recall_ci=wilson_rounded(*refused) if refused else None,
+        over_refusals=int(over.group(1)) if over else None,
+        controls=int(over.group(2)) if over else None,
+        source="record row",
+    )
+    check_line(point.to_json())
+    return point
