@@ -83,13 +83,12 @@ def test_concurrent_writers_lose_no_row(work, tmp_path_factory):
         subprocess.Popen(
             [sys.executable, "-m", "eval.run", *RUN, "--record-accuracy", str(work / "record.md")],
             cwd=BACKEND,
-            env={**env, "EVAL_OUTPUT_DIR": str(work), "EVAL_CALLER_DIR": str(work),
-                 "TMPDIR": str(tmp_path_factory.mktemp(f"tmp{i}"))},  # fmt: skip
+            env=env | {"EVAL_OUTPUT_DIR": str(work), "EVAL_CALLER_DIR": str(work), "TMPDIR": str(folder)},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
         )
-        for i in range(4)
+        for folder in [tmp_path_factory.mktemp(f"tmp{i}") for i in range(4)]
     ]
     errors = [proc.communicate(timeout=600)[1] for proc in procs]
     assert [proc.returncode for proc in procs] == [0] * 4, errors
