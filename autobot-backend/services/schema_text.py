@@ -3,20 +3,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from services.schema_context import TableInfo
+from typing import Any
 
 VALUE_CHARS = 200
 """A sampled value's characters in a prompt: a value of a megabyte is no help to a model."""
 
 
 def short(text: str, limit: int = 80) -> str:
+    """``text`` cut to ``limit`` characters, its end marked ``…``."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def fit(block: list[str], room: int) -> list[str]:
+    """The first lines of ``block`` that fit in ``room`` characters (each with its line end)."""
     kept, used = [], 0
     for line in block:
         if used + len(line) + 1 > room:
@@ -26,7 +25,8 @@ def fit(block: list[str], room: int) -> list[str]:
     return kept
 
 
-def table_lines(t: TableInfo) -> list[str]:
+def table_lines(t: Any) -> list[str]:
+    """A :class:`~services.schema_context.TableInfo`'s lines (typed loosely: this module is imported by that one)."""
     lines = [f"TABLE {t.name}" + (f"  -- {t.comment}" if t.comment else "")]
     for c in t.columns:
         flags = " PRIMARY KEY" if c.primary_key else ("" if c.nullable else " NOT NULL")

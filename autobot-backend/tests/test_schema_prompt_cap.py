@@ -34,7 +34,11 @@ def wide(tables: int) -> SchemaContext:
     return SchemaContext("sqlite", tuple(TableInfo(f"t{i:04d}", COLUMNS) for i in range(tables)))
 
 
-def test_a_5000_table_schema_is_cut_to_the_cap_and_says_what_it_left_out(caplog: pytest.LogCaptureFixture) -> None:
+def test_a_5000_table_schema_is_cut_to_the_cap_and_says_what_it_left_out(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Another test's logging configuration (import-linter's) may have disabled the loggers created before it.
+    monkeypatch.setattr(logging.getLogger("services.generation.llm"), "disabled", False)
     schema = wide(5000)
     assert len(schema.describe()) > 3 * MAX_SCHEMA_CHARS, "the control: uncapped, it is 385,000 characters"
     prompt_schema.cache_clear()
