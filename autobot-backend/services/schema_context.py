@@ -30,7 +30,6 @@ from sqlglot.dialects import SQLite
 from sqlglot.tokens import TokenType  # type: ignore[attr-defined]  # sqlglot 30 re-exports it from tokenizer_core
 
 from services.dialects import sqlglot_name
-from services.schema_text import fit, short, table_lines
 
 # Text columns with at most this many distinct values are listed in full; others get examples.
 ENUM_LIMIT = 50
@@ -151,41 +150,24 @@ class SchemaContext:
             for t in self.tables
         ]
 
-    def describe(self, max_chars: int | None = None) -> str:
-        """A compact, deterministic text rendering for prompts: at most ``max_chars`` characters of schema (None:
-        all of it), then, when something was left out, one line saying what.
-
-        Past the cap, whole tables are left out from the end (and, of a first table too big alone, its last
-        lines), so a model is told the schema it sees is not all of it; a sampled value is shown to
-        :data:`services.schema_text.VALUE_CHARS` characters.
-
-        Example:
-            >>> one = TableInfo("t", (ColumnInfo("a", "INTEGER", True, True),))
-            >>> print(SchemaContext("sqlite", (one, TableInfo("u", one.columns))).describe(40))
-            TABLE t
-              a INTEGER PRIMARY KEY
-            -- left out to keep the schema under 40 characters: 1 of 2 tables (u)
-        """
-        blocks = [table_lines(t) for t in self.tables]
-        if max_chars is None or sum(len(line) + 1 for b in blocks for line in b) <= max_chars:
-            return "\n".join(line for b in blocks for line in b)
+    def describe(self) -> str:
+        """A compact, deterministic text rendering for prompts."""
         lines: list[str] = []
-        left: list[str] = []
-        cut = ""
-        for table, block in zip(self.tables, blocks):
-            size = sum(len(line) + 1 for line in block)
-            used = sum(len(line) + 1 for line in lines)
-            if not left and used + size <= max_chars:
-                lines += block
-                continue
-            if not lines:  # the first table alone is too big: as many of its lines as fit
-                lines = fit(block, max_chars)
-                cut = f"; of table {short(table.name)}, the last {len(block) - len(lines)} of its {len(block)} lines"
-                continue
-            left.append(table.name)
-        named = ", ".join(short(n) for n in left[:10]) + (f" and {len(left) - 10} more" if len(left) > 10 else "")
-        tables = f"{len(left)} of {len(self.tables)} tables ({named})" if left else "no table"
-        lines.append(f"-- left out to keep the schema under {max_chars:,} characters: {tables}{cut}")
+        for t in self.tables:
+            lines.append(f"TABLE {t.name}" + (f"  -- {t.comment}" if t.comment else ""))
+            for c in t.columns:
+                flags = " PRIMARY KEY" if c.primary_key else ("" if c.nullable else " NOT NULL")
+                note = f"  -- {c.comment}" if c.comment else ""
+                if c.values:
+                    shown = ", ".join(repr(v) for v in c.values)
+                    note += f" [values: {shown}]" if c.values_complete else f" [e.g. {shown}]"
+                elif c.values_skipped:
+                    note += f" [values not sampled: {c.values_skipped}]"
+                lines.append(f"  {c.name} {c.type}{flags}{note}")
+            for fk in t.foreign_keys:
+                lines.append(
+                    f"  FOREIGN KEY ({', '.join(fk.columns)}) REFERENCES {fk.ref_table} ({', '.join(fk.ref_columns)})"
+                )
         return "\n".join(lines)
 
 

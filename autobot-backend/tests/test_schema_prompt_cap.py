@@ -20,6 +20,7 @@ import pytest
 
 from services.generation.llm import MAX_SCHEMA_CHARS, PROMPT_HASH, OpenAIChatGenerator, build_messages, prompt_schema
 from services.schema_context import ColumnInfo, SchemaContext, TableInfo
+from services.schema_text import prompt_text
 from tests.http_fakes import FakeHTTPServer, chat_reply
 
 BACKEND = Path(__file__).resolve().parents[1]
@@ -60,13 +61,13 @@ def test_a_5000_table_schema_is_cut_to_the_cap_and_says_what_it_left_out(
 
 def test_under_the_cap_the_prompt_is_as_it_was() -> None:
     schema = wide(3)
-    assert schema.describe(MAX_SCHEMA_CHARS) == schema.describe() and "left out" not in schema.describe()
+    assert prompt_text(schema, MAX_SCHEMA_CHARS) == schema.describe() and "left out" not in schema.describe()
 
 
 def test_a_first_table_too_big_alone_keeps_the_lines_that_fit() -> None:
     big = SchemaContext("sqlite", (TableInfo("huge", tuple(ColumnInfo(f"c{i}", "TEXT", True, False) for i in
                                                            range(2000))),))  # fmt: skip
-    text = big.describe(1000)
+    text = prompt_text(big, 1000)
     body, note = text.rsplit("\n", 1)
     assert len(body) <= 1000 and note.endswith(
         f"of table huge, the last {2001 - body.count(chr(10)) - 1} of its 2001 lines"
@@ -75,7 +76,7 @@ def test_a_first_table_too_big_alone_keeps_the_lines_that_fit() -> None:
 
 def test_a_long_sampled_value_is_shown_to_200_characters() -> None:
     column = ColumnInfo("blob", "TEXT", True, False, values=("x" * 1_000_000,), values_complete=True)
-    text = SchemaContext("sqlite", (TableInfo("t", (column,)),)).describe()
+    text = prompt_text(SchemaContext("sqlite", (TableInfo("t", (column,)),)), MAX_SCHEMA_CHARS)
     assert len(text) < 300 and "x" * 199 + "…" in text
 
 

@@ -196,3 +196,11 @@ def test_a_command_line_s_streams_are_restored_and_flushed() -> None:
         with outbound.redacting_streams():  # nested: the outer one stays
             assert isinstance(sys.stdout.raw, type(out))
     assert (sys.stdout, sys.stderr) == (out, err)
+
+
+def test_a_secret_the_run_made_is_registered_and_masked() -> None:
+    """The throwaway PostgreSQL server's passwords are in neither the environment nor the command line."""
+    made = "f0e1d2c3b4a5968778695a4b"
+    assert outbound.redact(f"password authentication failed: {made}") == f"password authentication failed: {made}"
+    outbound.register([made])
+    assert outbound.redact(f"password authentication failed: {made}") == "password authentication failed: ***"

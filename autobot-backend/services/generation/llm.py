@@ -39,6 +39,7 @@ from services.generation.openai_chat import ChatClient, ChatPolicy, ChatReply, C
 from services.generation.protocol import Generation, GeneratorUnavailable
 from services.redaction import redact_http_url
 from services.schema_context import SchemaContext
+from services.schema_text import LEFT_OUT, prompt_text
 
 if TYPE_CHECKING:  # httpx is imported where a request is made: an offline run never loads it
     import httpx
@@ -56,7 +57,7 @@ SCHEMA_CHARS_ENV = "NL_SQL_MAX_SCHEMA_CHARS"
 DEFAULT_TIMEOUT_S = 60.0
 MAX_SCHEMA_CHARS = 100_000
 """The schema a prompt tells the model, at most (a 5,000-table database sent 942,472 characters per question):
-past it, tables are left out and the prompt says which (:meth:`SchemaContext.describe`)."""
+past it, tables are left out and the prompt says which (:func:`services.schema_text.prompt_text`)."""
 
 NO_SQL_REASON = "no SQL in the model's reply"
 
@@ -108,9 +109,9 @@ def build_messages(
 def prompt_schema(schema: SchemaContext, max_chars: int) -> str:
     """The schema as a prompt tells it, made once per schema; when the cap left something out, the person
     running is told once, on stderr (a warning), as the model is in the prompt."""
-    text = schema.describe(max_chars)
+    text = prompt_text(schema, max_chars)
     last = text.rsplit("\n", 1)[-1]
-    if last.startswith("-- left out to keep the schema under"):
+    if last.startswith(LEFT_OUT):
         log.warning("the schema told to the model %s (%s raises the cap)", last.removeprefix("-- "), SCHEMA_CHARS_ENV)
     return text
 
