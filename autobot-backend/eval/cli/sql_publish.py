@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from eval.cli.sql_formats import REPORT_FILES
 from eval.core import ci_output as ci_out
@@ -34,7 +34,10 @@ from eval.sql.corpus.questions import Corpus
 from eval.sql.gate import decisions as decide
 from eval.sql.grading.interruption import mark_partial
 from eval.sql.model.run import SQLRun
-from eval.sql.records import docs, recording
+
+if TYPE_CHECKING:
+    from eval.turns.sql_turns import SQLTurns
+
 from eval.sql.render import (
     ci_annotations,
     lint_line,
@@ -44,7 +47,6 @@ from eval.sql.render import (
     to_json,
     to_markdown,
 )
-from eval.turns.sql_turns import SQLTurns
 
 T = TypeVar("T")
 
@@ -131,6 +133,8 @@ def _publish(
         if refused is not None:
             return refused
     if args.record_accuracy:
+        from eval.sql.records import docs, recording  # the dated record's page: only when recording
+
         page = docs.ACCURACY_PAGE if args.record_accuracy is True else resolve_input(args.record_accuracy)
         if not _attempt(
             lambda: recording.record_accuracy(

@@ -49,16 +49,9 @@ class Side:
     path: str
     run: SQLRun
     questions: dict[str, SQLOutcome]
-
-    @property
-    def identity(self) -> dict[str, Any]:
-        """What :func:`cohort_keys` reads of a run: its cohort, set-up, corpus stamps and candidate path."""
-        return {
-            "cohort": self.run.cohort,
-            "run": self.run.run,
-            "corpus": self.run.corpus,
-            "candidate": {"path": self.run.candidate_path},
-        }
+    keys: dict[str, Any]
+    """Its cohort keys, read from the file as written (:func:`cohort_keys`: a key its cohort predates is taken
+    from where the report kept it, else unknown)."""
 
 
 def load_report(path: Path, label: str) -> Side:
@@ -75,13 +68,6 @@ def load_report(path: Path, label: str) -> Side:
         raise CompareError(str(exc)) from None
     except (AttributeError, KeyError, TypeError, ValueError) as exc:  # a value of the wrong kind where one is read
         raise CompareError(f"{path}: not a report this version reads ({type(exc).__name__}: {exc})") from None
-    for name in ("corpus", "run", "cohort", "repeats", "judge", "transcripts"):
-        value = getattr(run, name)
-        if value is not None and not isinstance(value, dict):
-            raise CompareError(f"{path}: {name!r} is {type(value).__name__}, not an object; is this a --json report?")
-    cohort: dict[str, Any] = dict(run.cohort or {})
-    if not isinstance(cohort.get("keys", {}), dict) or not isinstance(cohort.get("fingerprint", ""), str):
-        raise CompareError(f"{path}: its cohort is not the keys and fingerprint a run writes; is this a --json report?")
     for name in ("candidate_path", "model", "generated_at"):
         if not isinstance(getattr(run, name), str):
             raise CompareError(f"{path}: the run's {name} is not text; is this a --json report?")
@@ -89,7 +75,13 @@ def load_report(path: Path, label: str) -> Side:
         wrong = _wrong_kind(o)
         if wrong is not None:
             raise CompareError(f"{path}: question {str(o.question_id)[:80]!r}: {wrong}; is this a --json report?")
-    return Side(label, str(path), run, {o.question_id: o for o in run.outcomes})
+    try:
+        keys = cohort_keys(data)
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        raise CompareError(
+            f"{path}: its cohort is not the keys a run writes ({exc}); is this a --json report?"
+        ) from None
+    return Side(label, str(path), run, {o.question_id: o for o in run.outcomes}, keys)
 
 
 _TEXT_FIELDS = ("question_id", "stratum", "reason", "detail", "sql", "question", "fixture", "database", "difficulty")
@@ -132,7 +124,7 @@ def compare(
     iterations: int = BOOTSTRAP_ITERATIONS,
 ) -> dict[str, Any]:
     """The comparison as the JSON it is written as."""
-    digests = (base.run.corpus.get("digest"), new.run.corpus.get("digest"))
+    digests = (base.run.corpus.digest, new.run.corpus.digest)
     cohorts = same_cohort(base, new, allow_off_suite=allow_off_suite)
     notes = [cohorts["note"]] if cohorts["note"] else []
     if "corpus" in cohorts["keys"]:
@@ -221,7 +213,7 @@ def same_cohort(base: Side, new: Side, *, allow_off_suite: bool) -> dict[str, An
     """Whether A and B are runs of one cohort, and what differs: a :class:`CompareError` naming the keys when
     the set-ups differ (the corpus aside: ``--common-only`` decides that), unless ``allow_off_suite``, when a
     note says it plainly."""
-    differences = cohort_differences(cohort_keys(base.identity), cohort_keys(new.identity))
+    differences = cohort_differences(base.keys, new.keys)
     setup = [d for d in differences if d.key != "corpus"]
     listed = "; ".join(map(str, setup))
     unknown = (
@@ -233,8 +225,8 @@ def same_cohort(base: Side, new: Side, *, allow_off_suite: bool) -> dict[str, An
             "difference would not be the systems' alone; pass --allow-off-suite to compare them anyway"
         )
     return {
-        "a": base.run.cohort["fingerprint"] if base.run.cohort else None,
-        "b": new.run.cohort["fingerprint"] if new.run.cohort else None,
+        "a": base.run.cohort.fingerprint if base.run.cohort else None,
+        "b": new.run.cohort.fingerprint if new.run.cohort else None,
         "same": not differences,
         "differences": [str(d) for d in differences],
         "keys": [d.key for d in differences],

@@ -96,13 +96,24 @@ def to_markdown(runs: list[TrendPoint]) -> str:
                 md.escape(r.engine or "-"),
                 f"{pct(r.pass_rate)} ({interval(r.pass_rate_ci)})",
                 f"{pct(r.refusal_recall)} ({interval(r.refusal_recall_ci)})",
+                md.escape(r.counts),
                 md.escape(r.status or ""),
             ]
             for r in items
         ]
         out += [
             md.table(
-                ["date", "commit", "corpus", "engine", "pass rate (95% CI)", "refusal recall (95% CI)", "status"], rows
+                [
+                    "date",
+                    "commit",
+                    "corpus",
+                    "engine",
+                    "pass rate (95% CI)",
+                    "refusal recall (95% CI)",
+                    "verdicts",
+                    "status",
+                ],
+                rows,
             ),
             "",
         ]

@@ -5,24 +5,12 @@ The SELECTs of both queries are paired (the outermost with the outermost, then i
 order when both have as many; otherwise only the outermost), and each pair is walked in parallel,
 nested SELECTs left to their own pair. WHERE and HAVING are compared as sets of conjuncts, so
 ``a AND b`` and ``b AND a`` do not differ; GROUP BY as a set of keys. Each difference is put in a
-category by where it sits, the first rule that holds (the rules are the docs' "Why it is wrong"):
-
-1. one side is the other wrapped in ROUND/CAST/a format function: ``value_format`` (in ORDER BY too:
-   ordering by the rounded value follows from rounding it);
-2. ORDER BY, LIMIT, OFFSET, or a window's ORDER BY: ``ordering`` (an outermost ORDER BY without a
-   LIMIT is left out when the question is not ordered: its rows are compared as a multiset);
-3. SELECT DISTINCT added or removed: ``distinct``;
-4. inside a condition (a comparison, BETWEEN, IN, LIKE, AND/OR/NOT, CASE WHEN's condition): ``filter``,
-   wherever the condition is (WHERE, HAVING, a join's ON against a literal, a CASE in the projection),
-   unless the condition only compares two aggregates' results and the aggregate itself differs;
-5. inside an aggregate: ``aggregation``;
-6. WHERE or HAVING: ``filter``; GROUP BY: ``grouping``; a window's PARTITION BY: ``grouping``;
-7. a join (added, left out, its type or its ON between columns; FROM and JOINs are one set of
-   sources): ``join``, unless both queries read the same base tables and the sources differ by a CTE
-   or a derived table (the same tables read through another shape: ``other``, which any other
-   finding or the rows' evidence outranks); the reference reads a table the candidate never reads while the candidate
-   reads one the reference never reads, or none at all: ``schema``;
-8. the projection: an aggregate added or left out is ``aggregation``, anything else ``projection``.
+category by where it sits (:mod:`._categories`: the rules the methodology's "Why it is wrong" names, in
+order). A join (added, left out, its type or its ON between columns; FROM and JOINs are one set of sources)
+is ``join``, unless both queries read the same base tables, each joined to itself as often, and the sources
+differ by a subquery, a CTE or a derived table (the same tables read through another shape: ``other``, which
+any other finding or the rows' evidence outranks); the reference reads a table the candidate never reads
+while the candidate reads one the reference never reads, or none at all: ``schema``.
 """
 
 from __future__ import annotations
@@ -35,9 +23,10 @@ from sqlglot import exp
 
 from eval.sql.diagnosis._canonical import parts, selects, text
 from eval.sql.diagnosis._catalog import Catalog
+from eval.sql.diagnosis._categories import category, change_category, linking, quoted
 from eval.sql.diagnosis._keys import determined
-from eval.sql.diagnosis._tree import ancestor, diff, is_ancestor, under, wrapped
-from eval.sql.model.diagnosis import Category, earliest
+from eval.sql.diagnosis._tree import diff
+from eval.sql.model.diagnosis import Category
 
 CLAUSE_NAMES = {
     "expressions": "SELECT",
@@ -52,17 +41,6 @@ CLAUSE_NAMES = {
     "from_": "FROM",
     "distinct": "DISTINCT",
 }
-PREDICATES = (
-    exp.Predicate,
-    exp.Connector,
-    exp.Not,
-    exp.Between,
-    exp.In,
-    exp.Like,
-    exp.ILike,
-    exp.Is,
-    exp.If,
-)
 
 
 @dataclass(frozen=True)
@@ -146,10 +124,10 @@ def _select_pair(r: exp.Select, c: exp.Select, ctx: Context, *, outermost: bool)
 
 
 def _finding(clause_key: str, a: exp.Expr | None, b: exp.Expr | None, ctx: Context) -> Finding:
-    category = _category(clause_key, a, b)
+    kind = category(clause_key, a, b)
     clause = CLAUSE_NAMES.get(clause_key, clause_key.upper())
-    qa, qb = _quoted(a, category), _quoted(b, category)
-    return Finding(category, clause, _t(qa, ctx), _t(qb, ctx), (_named(qa), _named(qb)))
+    qa, qb = quoted(a, kind), quoted(b, kind)
+    return Finding(kind, clause, _t(qa, ctx), _t(qb, ctx), (_named(qa), _named(qb)))
 
 
 def _named(*nodes: object) -> frozenset[str]:
@@ -163,48 +141,8 @@ def _named(*nodes: object) -> frozenset[str]:
     )
 
 
-def _quoted(node: exp.Expr | None, category: Category) -> exp.Expr | None:
-    """What a line quotes for a differing node: its condition (a filter) or its aggregate, not a bare literal;
-    a column, not the name of its table."""
-    if isinstance(node, exp.Identifier) and isinstance(node.parent, (exp.Column, exp.Table)):
-        node = node.parent
-    if category is Category.FILTER:
-        return ancestor(node, *PREDICATES) or node
-    if category is Category.ORDERING and node is not None and isinstance(node.parent, (exp.Limit, exp.Offset)):
-        return node.parent  # `LIMIT 3`, not `3`
-    if category is Category.AGGREGATION:
-        agg = ancestor(node, exp.AggFunc)
-        return agg.parent if isinstance(agg, exp.Distinct) and agg.parent else (agg or node)
-    return node
-
-
 def _t(node: object, ctx: Context) -> str:
     return text(node, ctx.dialect) if isinstance(node, exp.Expr) else ("" if node is None else str(node))
-
-
-def _category(clause_key: str, a: exp.Expr | None, b: exp.Expr | None) -> Category:
-    node = a if isinstance(a, exp.Expr) else b if isinstance(b, exp.Expr) else None
-    if wrapped(a, b) or wrapped(b, a):
-        return Category.VALUE_FORMAT
-    if clause_key in ("order", "limit", "offset") or under(node, exp.Window, "order"):
-        return Category.ORDERING
-    if clause_key == "distinct":
-        return Category.DISTINCT
-    agg = ancestor(node, exp.AggFunc)
-    predicate = ancestor(node, *PREDICATES)
-    if predicate is not None and (agg is None or is_ancestor(agg, predicate)):
-        return Category.FILTER  # a condition, wherever it is, or one inside an aggregate (SUM(CASE WHEN ..))
-    if agg is not None:
-        return Category.AGGREGATION
-    if clause_key in ("where", "having"):
-        return Category.FILTER
-    if clause_key == "group" or under(node, exp.Window, "partition_by"):
-        return Category.GROUPING
-    if clause_key in ("joins", "from", "from_"):
-        return Category.JOIN
-    if clause_key == "expressions" and isinstance(a, exp.AggFunc) != isinstance(b, exp.AggFunc):
-        return Category.AGGREGATION  # a column for an aggregate, or the other way: an aggregate added or left out
-    return Category.PROJECTION
 
 
 def _conjuncts(
@@ -220,7 +158,7 @@ def _conjuncts(
     only_b = [x for x in rb if _take(tb, ta, _masked(x, ctx))]
     out: list[Finding] = []
     for x, y in zip(only_a, only_b):
-        category = change_category(key, x, y, ctx.dialect, nested=ctx.nested_paired, default=Category.FILTER)
+        category = change_category(key, x, y, nested=ctx.nested_paired, default=Category.FILTER)
         out.append(Finding(category, CLAUSE_NAMES[key], _t(x, ctx), _t(y, ctx), (_named(x), _named(y))))
     n = min(len(only_a), len(only_b))
     out += [_finding(key, x, None, ctx) for x in only_a[n:]]
@@ -233,29 +171,6 @@ def _conjuncts(
         ]
     # In WHERE, an equality of two tables' columns on either side is a join written there (``FROM a, b WHERE ..``).
     return [_as(f, Category.JOIN) if any(map(linking, pair)) else f for f, pair in zip(out, sides)]
-
-
-def change_category(
-    key: str, x: exp.Expr, y: exp.Expr, dialect: str, *, nested: bool = True, default: Category
-) -> Category:
-    """The category of putting ``y`` where ``x`` is, in clause ``key`` (``where``, ``expressions``, ...): the
-    earliest category of their smallest differing nodes, by the rules above (an equality of two tables' columns
-    is a join's condition); ``default`` when they differ only in what no rule names."""
-    if linking(x) or linking(y):
-        return Category.JOIN
-    ctx = Context(dialect, False, False)
-    found = {_finding(key, p, q, ctx).category for p, q in diff(x, y, nested)} - {Category.PROJECTION}
-    return earliest(found) if found else default
-
-
-def linking(node: exp.Expr | None) -> bool:
-    """``node`` is an equality between columns of two tables: a join's condition, wherever it is written."""
-    return (
-        isinstance(node, exp.EQ)
-        and isinstance(node.this, exp.Column)
-        and isinstance(node.expression, exp.Column)
-        and node.this.table != node.expression.table
-    )
 
 
 def _masked(node: exp.Expr, ctx: Context) -> str:

@@ -15,7 +15,7 @@ from sqlglot import exp
 
 from eval.sql.diagnosis._canonical import parts, selects, text
 from eval.sql.diagnosis._catalog import Catalog
-from eval.sql.diagnosis._clauses import change_category, linking
+from eval.sql.diagnosis._categories import change_category, linking
 from eval.sql.diagnosis._edit_pieces import (
     atoms,
     clause_of,
@@ -136,7 +136,7 @@ class _Builder:
                 self._at(nodes, p).replace(mapped)
                 what = f"{clause_of(p)}: the reference's `{self._say(q)}` for `{self._say(p)}`"
                 key = clause_of(p).lower() if clause_of(p) != "JOIN" else "joins"
-                category = change_category(key, p, mapped, self.dialect, nested=False, default=Category.FILTER)
+                category = change_category(key, p, mapped, nested=False, default=Category.FILTER)
                 yield self._edit(copy, category, clause_of(p), what, whole=False)
 
     def conjuncts(self, i: int, j: int) -> Iterator[Edit]:
@@ -232,7 +232,7 @@ class _Builder:
         mapped = self._mapped(x, scope, x)
         if mapped is not None:
             self._at(nodes, y).replace(mapped)
-            category = change_category(key, y, mapped, self.dialect, nested=False, default=default)
+            category = change_category(key, y, mapped, nested=False, default=default)
             yield self._edit(copy, category, clause, what, whole=False)
 
     def clause(self, i: int, j: int, key: str, category: Category, name: str) -> Iterator[Edit]:
@@ -270,7 +270,7 @@ class _Builder:
         category = Category.AGGREGATION if aggregate else Category.PROJECTION
         if len(mapped) == len(c.expressions) and not aggregate:
             changed = [
-                change_category("expressions", y, m, self.dialect, default=Category.PROJECTION)
+                change_category("expressions", y, m, default=Category.PROJECTION)
                 for y, m in zip(c.expressions, mapped)
                 if m is not None and text(y, self.dialect) != text(m, self.dialect)
             ]

@@ -123,10 +123,13 @@ class Projected(Sequence[tuple[Any, ...]]):
 
 
 def project(ex: Execution, keep: Sequence[int]) -> Execution:
-    """``ex`` on the columns ``keep``: its rows a :class:`Projected` view of ``ex``'s."""
+    """``ex`` on the columns ``keep``: its rows a :class:`Projected` view of ``ex``'s, its fetch's column types
+    (``kinds``) those of the kept columns (the comparison reads a column's types by its position, so a form's
+    must be its own)."""
     rows = ex.rows.rows if isinstance(ex.rows, Projected) else ex.rows  # a view of a view reads the rows
     kept = [ex.rows.keep[i] for i in keep] if isinstance(ex.rows, Projected) else keep
-    return dataclasses.replace(ex, columns=tuple(ex.columns[i] for i in keep), rows=Projected(rows, kept))
+    kinds = None if ex.kinds is None else tuple(ex.kinds[i] for i in keep)
+    return dataclasses.replace(ex, columns=tuple(ex.columns[i] for i in keep), rows=Projected(rows, kept), kinds=kinds)
 
 
 def project_ties(ties: Ties | None, keep: Sequence[int]) -> Ties | None:

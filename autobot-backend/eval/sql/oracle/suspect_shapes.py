@@ -18,7 +18,7 @@ from sqlglot import exp
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
-from services.readonly.parsed import statement_tree
+from services.readonly.parsed import double_quoted_strings, statement_tree
 
 Schema = Mapping[str, Mapping[str, str]]
 """Table -> column -> type, for qualifying the query's columns."""
@@ -59,7 +59,7 @@ def read(sql: str, dialect: str, schema: Schema | None) -> Reading | None:
         return None
     star = _returns_star(tree)
     if dialect == "sqlite" and schema:
-        _double_quoted_strings(tree, schema)
+        double_quoted_strings(tree, [str(c) for columns in schema.values() for c in columns])
     with contextlib.suppress(Exception):  # sqlglot raises more than its own errors on odd SQL: read it unqualified
         tree = qualify(
             tree.copy(),
@@ -85,18 +85,6 @@ def _returns_star(tree: exp.Expr) -> bool:
     return isinstance(node, exp.Select) and any(
         isinstance(p, exp.Star) or (isinstance(p, exp.Column) and p.is_star) for p in node.expressions
     )
-
-
-def _double_quoted_strings(tree: exp.Expr, schema: Schema) -> None:
-    """SQLite reads a double-quoted word that names no column as a string (Spider's gold writes
-    ``country = "France"``); sqlglot reads an identifier. Each one that names no column of any table nor
-    an output alias becomes the string it is, before qualifying lower-cases identifiers."""
-    known = {str(c).lower() for columns in schema.values() for c in columns}
-    known |= {a.alias.lower() for a in tree.find_all(exp.Alias)}
-    for column in list(tree.find_all(exp.Column)):
-        word = column.this
-        if not column.table and isinstance(word, exp.Identifier) and word.quoted and word.name.lower() not in known:
-            column.replace(exp.Literal.string(word.name))
 
 
 def selects(reading: Reading) -> Iterator[tuple[Scope, exp.Select]]:

@@ -7,7 +7,6 @@ the git commit the run was measured at (``dirty`` when tracked files differed fr
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import datetime
 import json
 import math
@@ -15,7 +14,7 @@ import re
 import subprocess
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -23,6 +22,9 @@ from eval.core.errors import UsageError
 from eval.core.jsonl import json_lines, read_bounded
 from eval.core.output import write_atomically
 from eval.core.stats import wilson_rounded
+from eval.sql.model import codec
+from eval.sql.model.figures import Summary
+from eval.sql.model.outcome import ANSWERABLE_VERDICTS
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 REPO_ROOT = Path(__file__).resolve().parents[4]
@@ -69,7 +71,7 @@ class TrendPoint:
     suite: str = "on"
     """``on`` the record's suite, or ``off`` (kept with ``--allow-off-suite``)."""
     status: str = ""
-    passed: int | None = None
+    passed: int | None = field(default=None, metadata=codec.key("pass"))
     measured: int | None = None
     pass_rate_ci: list[float] | None = None
     correct_refusals: int | None = None
@@ -78,6 +80,9 @@ class TrendPoint:
     refusal_recall_ci: list[float] | None = None
     over_refusals: int | None = None
     controls: int | None = None
+    verdicts: dict[str, int] | None = field(default=None, metadata=codec.key(omit="none"))
+    """The record row's count per verdict (``unmeasured`` with the must-refuse questions not measured); None
+    for a line written before the trend kept them."""
     commit: str | None = None
     dirty: bool | None = None
     source: str = "run"
@@ -85,10 +90,17 @@ class TrendPoint:
 
     REQUIRED: ClassVar[tuple[str, ...]] = ("date", "candidate", "model", "pass_rate")
 
+    @property
+    def counts(self) -> str:
+        """``pass 64, wrong 37, error 0, refused 7, unmeasured 0``, or ``-`` for a line without them."""
+        if not self.verdicts:
+            return "-"
+        order = [v.value for v in ANSWERABLE_VERDICTS]  # the file's keys are sorted: shown in report order
+        shown = sorted(self.verdicts, key=lambda v: order.index(v) if v in order else len(order))
+        return ", ".join(f"{v} {self.verdicts[v]}" for v in shown)
+
     def to_json(self) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
-        data["pass"] = data.pop("passed")
-        return data
+        return codec.to_json(self)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TrendPoint:
@@ -98,9 +110,7 @@ class TrendPoint:
         if missing:
             raise KeyError(", ".join(missing))
         check_line(data)
-        names = {f.name for f in dataclasses.fields(cls)}
-        values = {k: v for k, v in data.items() if k in names}
-        return cls(**values, passed=data.get("pass"))
+        return codec.from_json(cls, data)
 
 
 _TEXT = ("candidate", "model", "engine", "corpus_digest", "cohort", "status", "commit")
@@ -159,11 +169,21 @@ def check_line(data: Mapping[str, Any]) -> None:
             raise wrong(key, "an interval [low, high] of fractions from 0 to 1, or null")
         if value[0] > value[1]:
             raise wrong(key, "an interval whose low end is not above its high end")
+    verdicts = data.get("verdicts")
+    if verdicts is not None and not (
+        isinstance(verdicts, dict)
+        and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in verdicts.values())
+    ):
+        raise wrong("verdicts", "a whole count from 0 per verdict")
 
 
-def trend_line(
-    summary: Mapping[str, Any], row: Mapping[str, str], *, commit: str | None, dirty: bool | None
-) -> TrendPoint:
+def verdict_counts(row: Mapping[str, str]) -> dict[str, int] | None:
+    """The record row's count per answerable verdict, in report order (a verdict the row predates left out)."""
+    found = {v.value: row.get(v.value, "-") for v in ANSWERABLE_VERDICTS}
+    return {v: int(n) for v, n in found.items() if n.isdigit()} or None
+
+
+def trend_line(summary: Summary, row: Mapping[str, str], *, commit: str | None, dirty: bool | None) -> TrendPoint:
     """One run as the trend keeps it: the record row's identity and status, the summary's figures."""
     return TrendPoint(
         date=row["date"],
@@ -176,16 +196,17 @@ def trend_line(
         cohort=row.get("cohort"),
         suite="off" if "differs in" in row else "on",
         status=row["status"],
-        passed=summary["pass"],
-        measured=summary["answerable"] - summary["unmeasured"],
-        pass_rate=summary["pass_rate"],
-        pass_rate_ci=summary["pass_rate_ci"],
-        correct_refusals=summary["correct_refusals"],
-        must_refuse_measured=summary["must_refuse"] - summary["must_refuse_unmeasured"],
-        refusal_recall=summary["refusal_recall"],
-        refusal_recall_ci=summary["refusal_recall_ci"],
-        over_refusals=summary["over_refusals"],
-        controls=summary["controls"],
+        passed=summary.passed,
+        measured=summary.answerable - summary.unmeasured,
+        pass_rate=summary.pass_rate,
+        pass_rate_ci=summary.pass_rate_ci,
+        correct_refusals=summary.correct_refusals,
+        must_refuse_measured=summary.must_refuse - summary.must_refuse_unmeasured,
+        refusal_recall=summary.refusal_recall,
+        refusal_recall_ci=summary.refusal_recall_ci,
+        over_refusals=summary.over_refusals,
+        controls=summary.controls,
+        verdicts=verdict_counts(row),
         commit=commit,
         dirty=dirty,
     )
@@ -243,6 +264,11 @@ def append_lines(path: Path, lines: Sequence[TrendPoint]) -> None:
     write_atomically(path, before + "".join(json.dumps(x.to_json(), sort_keys=True) + "\n" for x in lines))
 
 
+def append_line(path: Path, line: TrendPoint) -> None:
+    """Append one run (:func:`append_lines`)."""
+    append_lines(path, [line])
+
+
 _FRACTION = re.compile(r"\((\d+)/(\d+)\)")
 _OVER = re.compile(r"\s*(\d+)/(\d+)\s*")
 
@@ -279,6 +305,7 @@ def from_record_row(row: Mapping[str, str]) -> TrendPoint:
         refusal_recall_ci=wilson_rounded(*refused) if refused else None,
         over_refusals=int(over.group(1)) if over else None,
         controls=int(over.group(2)) if over else None,
+        verdicts=verdict_counts(row),
         source="record row",
     )
     check_line(point.to_json())
