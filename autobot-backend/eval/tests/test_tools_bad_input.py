@@ -99,7 +99,8 @@ BAD_LINES = [
     ("pass_rate_ci", [2, 3]), ("pass_rate_ci", ["a", "b"]), ("pass_rate_ci", 5), ("date", "9999-12-31"),
     ("date", 123), ("candidate", []), ("model", {}), ("commit", 123), ("refusal_recall", "n/a"),
     ("refusal_recall", -0.1), ("refusal_recall_ci", [5, 6]), ("corpus_digest", 5), ("questions", -5),
-    ("dirty", "yes"), ("suite", "maybe"), ("rotations", {}),
+    ("dirty", "yes"), ("suite", "maybe"), ("rotations", {}), ("verdicts", [3]), ("verdicts", {"pass": -1}),
+    ("verdicts", {"pass": "3"}),
 ]  # fmt: skip
 
 
