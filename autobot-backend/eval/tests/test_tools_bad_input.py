@@ -18,9 +18,10 @@ from typing import Any
 
 import pytest
 
-from eval.cli import bench_import, compare, trend
+from eval.cli import bench_import, compare, spider_study, trend
 from eval.core.jsonl import MAX_DEPTH
 from eval.sql.records import docs as docs_mod
+from eval.tests import needs_spider
 
 EXAMPLE_RUN = Path(__file__).resolve().parents[3] / "docs" / "eval" / "examples" / "sql-run.json"
 TREND = docs_mod.ACCURACY_PAGE.with_suffix(".jsonl")
@@ -181,3 +182,15 @@ def test_import_of_honest_files_still_works(spider, capsys):
     (spider / "pred.sql").write_text("SELECT count(*) FROM items\n" * 3)
     assert _import("--questions", "dev.json", "--predictions", "pred.sql") == 0, capsys.readouterr().err
     assert (spider / "out" / "spider.answers.jsonl").exists()
+
+
+# --- the Spider study's packets ---------------------------------------------------------------------------
+
+
+@needs_spider.mark
+@pytest.mark.parametrize("line", [nested(5000), '{"set": "a"}', "[1]", "{"], ids=["deep", "keys", "array", "cut"])
+def test_packets_name_a_draw_line_that_does_not_read(work, capsys, line):
+    """``packets --draw`` read its file whole with ``json.loads`` per line: a RecursionError or KeyError traceback."""
+    (work / "draw.jsonl").write_text(line + "\n")
+    refused(capsys, spider_study.main(["packets", "--draw", "draw.jsonl", "--out", "p"]), "draw.jsonl:1:")
+    assert not (work / "p").exists()
