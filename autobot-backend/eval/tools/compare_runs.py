@@ -114,6 +114,8 @@ def _rate(side: Side, ids: list[str]) -> dict[str, Any]:
     }
 
 
+# Complexity (radon E or F), kept as one function: the two-run comparison's refusals (off-suite, common questions
+# only) before its figures, each with its own message.
 def compare(
     base: Side,
     new: Side,
