@@ -13,7 +13,7 @@ import math
 import re
 import subprocess
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -113,68 +113,78 @@ class TrendPoint:
         return codec.from_json(cls, data)
 
 
-_TEXT = ("candidate", "model", "engine", "corpus_digest", "cohort", "status", "commit")
-_COUNTS = ("questions", "pass", "measured", "correct_refusals", "must_refuse_measured", "over_refusals", "controls")
-_CHOICES = {"suite": ("on", "off"), "source": ("run", "record row")}
 FIRST_YEAR, LAST_YEAR = 1970, 2999
 """A run's date is within these years: a chart's time axis cannot place ``9999-12-31``."""
+
+Check = Callable[[Any], str | None]
+"""What a value is not (``a whole count from 0``), or None when it is one."""
+
+
+def _is(test: Callable[[Any], bool], what: str) -> Check:
+    return lambda value: None if test(value) else what
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _fraction(value: Any) -> bool:
+    return _number(value) and 0 <= value <= 1
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _interval(value: Any) -> str | None:
+    if not (isinstance(value, list) and len(value) == 2 and all(_fraction(v) for v in value)):
+        return "an interval [low, high] of fractions from 0 to 1, or null"
+    return "an interval whose low end is not above its high end" if value[0] > value[1] else None
+
+
+def _date(value: Any) -> str | None:
+    if not isinstance(value, str) or not _DATE.match(value):
+        return "a date YYYY-MM-DD"
+    try:
+        day = datetime.date.fromisoformat(value[:10])
+    except ValueError:
+        return "a date YYYY-MM-DD"
+    return None if FIRST_YEAR <= day.year <= LAST_YEAR else f"a date from {FIRST_YEAR} to {LAST_YEAR}"
+
+
+def _one_of(*allowed: str) -> Check:
+    return _is(lambda value: value in allowed, " or ".join(repr(a) for a in allowed))
+
+
+_TEXT = _is(lambda value: isinstance(value, str), "text")
+_REQUIRED: dict[str, Check] = {"date": _date, "candidate": _TEXT, "model": _TEXT}
+_OPTIONAL: dict[str, Check] = {
+    **dict.fromkeys(("engine", "corpus_digest", "cohort", "status", "commit"), _TEXT),
+    "suite": _one_of("on", "off"),
+    "source": _one_of("run", "record row"),
+    "rotations": _is(lambda v: isinstance(v, str) or (_number(v) and v >= 0), "a number of rotations"),
+    "dirty": _is(lambda v: isinstance(v, bool), "true or false"),
+    **dict.fromkeys(
+        ("questions", "pass", "measured", "correct_refusals", "must_refuse_measured", "over_refusals", "controls"),
+        _is(_whole, "a whole count from 0"),
+    ),
+    **dict.fromkeys(("pass_rate", "refusal_recall"), _is(_fraction, "a fraction from 0 to 1, or null")),
+    **dict.fromkeys(("pass_rate_ci", "refusal_recall_ci"), _interval),
+    "verdicts": _is(
+        lambda v: isinstance(v, dict) and all(_whole(n) for n in v.values()), "a whole count from 0 per verdict"
+    ),
+}
+"""Each known key of a trend line and what its value must be; a key set to null is a value left out."""
 
 
 def check_line(data: Mapping[str, Any]) -> None:
     """Every known key of a trend line of its kind and in its range, or :class:`ValueError` naming the first that
     is not: text, whole counts from 0, fractions from 0 to 1, intervals of two fractions in order, a date."""
-
-    def wrong(key: str, what: str) -> ValueError:
-        return ValueError(f"{key!r} is {json.dumps(data[key], default=str)[:60]}, not {what}")
-
-    def number(value: object) -> bool:
-        return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-    date_text = data["date"]
-    if not isinstance(date_text, str) or not _DATE.match(date_text):
-        raise wrong("date", "a date YYYY-MM-DD")
-    try:
-        day = datetime.date.fromisoformat(date_text[:10])
-    except ValueError:
-        raise wrong("date", "a date YYYY-MM-DD") from None
-    if not FIRST_YEAR <= day.year <= LAST_YEAR:
-        raise wrong("date", f"a date from {FIRST_YEAR} to {LAST_YEAR}")
-    for key in ("candidate", "model"):
-        if not isinstance(data[key], str):
-            raise wrong(key, "text")
-    for key in _TEXT:
-        if data.get(key) is not None and not isinstance(data[key], str):
-            raise wrong(key, "text")
-    for key, allowed in _CHOICES.items():
-        if key in data and data[key] not in allowed:
-            raise wrong(key, " or ".join(repr(a) for a in allowed))
-    rotations = data.get("rotations")
-    if rotations is not None and not isinstance(rotations, str) and not (number(rotations) and rotations >= 0):
-        raise wrong("rotations", "a number of rotations")
-    if data.get("dirty") is not None and not isinstance(data["dirty"], bool):
-        raise wrong("dirty", "true or false")
-    for key in _COUNTS:
-        value = data.get(key)
-        if value is not None and not (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
-            raise wrong(key, "a whole count from 0")
-    for key in ("pass_rate", "refusal_recall"):
-        value = data.get(key)
-        if value is not None and not (number(value) and 0 <= value <= 1):
-            raise wrong(key, "a fraction from 0 to 1, or null")
-    for key in ("pass_rate_ci", "refusal_recall_ci"):
-        value = data.get(key)
-        if value is None:
-            continue
-        if not (isinstance(value, list) and len(value) == 2 and all(number(v) and 0 <= v <= 1 for v in value)):
-            raise wrong(key, "an interval [low, high] of fractions from 0 to 1, or null")
-        if value[0] > value[1]:
-            raise wrong(key, "an interval whose low end is not above its high end")
-    verdicts = data.get("verdicts")
-    if verdicts is not None and not (
-        isinstance(verdicts, dict)
-        and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in verdicts.values())
-    ):
-        raise wrong("verdicts", "a whole count from 0 per verdict")
+    for name, check in [*_REQUIRED.items(), *_OPTIONAL.items()]:
+        value = data.get(name)
+        wrong = check(value) if name in _REQUIRED or value is not None else None
+        if wrong is not None:
+            raise ValueError(f"{name!r} is {json.dumps(value, default=str)[:60]}, not {wrong}")
 
 
 def verdict_counts(row: Mapping[str, str]) -> dict[str, int] | None:
