@@ -9,7 +9,9 @@ What a call may cost is bounded (:class:`ChatPolicy`):
 
 * one attempt has a total deadline, headers and the whole body together, checked as the body
   arrives: a server that trickles its reply a byte at a time cannot hold a call past it;
-* a reply body larger than ``max_reply_bytes`` is abandoned, never read into memory;
+* a reply body larger than ``max_reply_bytes`` is abandoned, never read into memory: on the wire and
+  decoded both (:mod:`services.generation.reply_body`: the client decodes gzip and deflate itself, a
+  chunk at a time with ``zlib``'s ``max_length``, so a decompression bomb stops at the limit);
 * 429, 502, 503, 504 and a dropped connection are retried, with exponential backoff and full
   jitter, honouring ``Retry-After``, within ``max_attempts`` attempts and a total ``budget_s`` (no
   wait that would end past it is started); 400, 401, 403, 404, any other answer, a refused
@@ -44,6 +46,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from services.generation.reply_body import ACCEPT_ENCODING, BoundedBody, ReplyTooLarge, check_length
 from services.redaction import redact_http_url, scrub_secrets, url_secrets
 
 if TYPE_CHECKING:  # httpx is imported where a request is made: an offline run never loads it
@@ -196,7 +199,11 @@ class ChatClient:
         self.names = names or Names()
         self._secrets = url_secrets(base_url) | ({api_key} if api_key else set())
         _LOG_SCRUB.secrets |= self._secrets
-        self._headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        self._headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "Accept-Encoding": ACCEPT_ENCODING,  # what BoundedBody decodes under its limit
+        }
         if api_key:
             self._headers["Authorization"] = f"Bearer {api_key}"
         # A local server (Ollama, llama.cpp) is never reached through a proxy from the environment.
@@ -244,10 +251,10 @@ class ChatClient:
                         headers=self._headers,
                         timeout=self._timeout(deadline - time.monotonic()),
                     ) as response:
-                        data = bytearray()
-                        for chunk in response.iter_bytes():
-                            self._grow(data, chunk, deadline)
-                        return response.status_code, bytes(data), response.headers.get("retry-after")
+                        reply = self._body(response)
+                        for chunk in response.iter_raw():
+                            self._grow(reply, chunk, deadline)
+                        return response.status_code, reply.finish(), response.headers.get("retry-after")
                 except httpx.HTTPError as exc:
                     raise self._transport_error(exc) from None
 
@@ -293,10 +300,10 @@ class ChatClient:
                         headers=self._headers,
                         timeout=self._timeout(deadline - time.monotonic()),
                     ) as response:
-                        data = bytearray()
-                        async for chunk in response.aiter_bytes():
-                            self._grow(data, chunk, deadline)
-                        return response.status_code, bytes(data), response.headers.get("retry-after")
+                        reply = self._body(response)
+                        async for chunk in response.aiter_raw():
+                            self._grow(reply, chunk, deadline)
+                        return response.status_code, reply.finish(), response.headers.get("retry-after")
             except TimeoutError:
                 raise self._slow() from None
             except httpx.HTTPError as exc:
@@ -314,15 +321,28 @@ class ChatClient:
 
     # --- one attempt's outcome -------------------------------------------------------------
 
-    def _grow(self, data: bytearray, chunk: bytes, deadline: float) -> None:
-        data.extend(chunk)
-        if len(data) > self.policy.max_reply_bytes:
-            raise self._error(
-                f"the reply is over {self.policy.max_reply_bytes:,} bytes; abandoned (is this a "
-                "chat completion endpoint?)"
-            )
+    def _body(self, response: httpx.Response) -> BoundedBody:
+        """The reply's body to read off the wire, its limit checked on the declared length first."""
+        try:
+            check_length(response.headers.get("content-length"), self.policy.max_reply_bytes)
+            return BoundedBody(response.headers.get("content-encoding"), self.policy.max_reply_bytes)
+        except ReplyTooLarge as exc:
+            raise self._too_large(exc) from None
+        except ValueError as exc:
+            raise self._error(f"{exc}; abandoned") from None
+
+    def _grow(self, body: BoundedBody, chunk: bytes, deadline: float) -> None:
+        try:
+            body.feed(chunk)
+        except ReplyTooLarge as exc:
+            raise self._too_large(exc) from None
+        except ValueError as exc:
+            raise self._error(f"{exc}; abandoned") from None
         if time.monotonic() > deadline:
             raise self._slow()
+
+    def _too_large(self, exc: ReplyTooLarge) -> ChatUnavailable:
+        return self._error(f"{exc}; abandoned (is this a chat completion endpoint?)")
 
     def _slow(self) -> ChatUnavailable:
         return self._error(
