@@ -25,13 +25,14 @@ URL's query (``?api-key=``) or user info (``user:secret@``) is masked wherever t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
 import ipaddress
 import json
 import logging
 import time
 import urllib.parse
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -232,38 +233,25 @@ class ChatClient:
 
     def complete(self, body: dict[str, Any]) -> ChatReply:
         """One chat completion, retried under the policy; raises :class:`ChatUnavailable`."""
-        started = time.monotonic()
-        budget_end = started + self.policy.budget_s
-        attempts = 0
+        call = _Call(self, body)
         import httpx
 
         with httpx.Client(trust_env=self._trust_env) as client:
 
-            def attempt() -> tuple[int, bytes, str | None]:
-                nonlocal attempts
-                attempts += 1
-                deadline = min(time.monotonic() + self.policy.timeout_s, budget_end)
+            def attempt() -> _Read:
+                deadline, request = call.begin()
                 try:
-                    with client.stream(
-                        "POST",
-                        self.endpoint,
-                        json=body,
-                        headers=self._headers,
-                        timeout=self._timeout(deadline - time.monotonic()),
-                    ) as response:
+                    with client.stream(**request) as response:
                         reply = self._body(response)
                         for chunk in response.iter_raw():
                             self._grow(reply, chunk, deadline)
-                        return response.status_code, reply.finish(), response.headers.get("retry-after")
+                        return call.read(response, reply)
                 except httpx.HTTPError as exc:
                     raise self._transport_error(exc) from None
 
-            try:
+            with call.counted():
                 status, data, _ = Retrying(**self._retrying_args())(lambda: self._checked(attempt()))
-            except ChatUnavailable as exc:
-                exc.attempts = attempts
-                raise
-        return self._reply(status, data, started, attempts)
+        return self._reply(status, data, call.started, call.attempts)
 
     def session(self) -> httpx.AsyncClient:
         """An HTTP session many :meth:`acomplete` calls of one run can share (its connections and TLS set-up
@@ -281,43 +269,29 @@ class ChatClient:
         if session is None:
             async with self.session() as own:
                 return await self.acomplete(body, own)
-        started = time.monotonic()
-        budget_end = started + self.policy.budget_s
-        attempts = 0
-        client = session
+        call = _Call(self, body)
         import httpx
 
-        async def attempt() -> tuple[int, bytes, str | None]:
-            nonlocal attempts
-            attempts += 1
-            deadline = min(time.monotonic() + self.policy.timeout_s, budget_end)
+        async def attempt() -> _Read:
+            deadline, request = call.begin()
             try:
                 async with asyncio.timeout(max(0.01, deadline - time.monotonic())):
-                    async with client.stream(
-                        "POST",
-                        self.endpoint,
-                        json=body,
-                        headers=self._headers,
-                        timeout=self._timeout(deadline - time.monotonic()),
-                    ) as response:
+                    async with session.stream(**request) as response:
                         reply = self._body(response)
                         async for chunk in response.aiter_raw():
                             self._grow(reply, chunk, deadline)
-                        return response.status_code, reply.finish(), response.headers.get("retry-after")
+                        return call.read(response, reply)
             except TimeoutError:
                 raise self._slow() from None
             except httpx.HTTPError as exc:
                 raise self._transport_error(exc) from None
 
-        async def checked() -> tuple[int, bytes, str | None]:
+        async def checked() -> _Read:
             return self._checked(await attempt())
 
-        try:
+        with call.counted():
             status, data, _ = await _aretry(self._retrying_args(), checked)
-        except ChatUnavailable as exc:
-            exc.attempts = attempts
-            raise
-        return self._reply(status, data, started, attempts)
+        return self._reply(status, data, call.started, call.attempts)
 
     # --- one attempt's outcome -------------------------------------------------------------
 
@@ -362,7 +336,7 @@ class ChatClient:
             return self._error(f"the connection dropped ({type(exc).__name__})", retryable=True)
         return self._error(f"the request failed ({type(exc).__name__}: {_first_line(exc)})")
 
-    def _checked(self, result: tuple[int, bytes, str | None]) -> tuple[int, bytes, str | None]:
+    def _checked(self, result: _Read) -> _Read:
         status, data, after = result
         if status >= 400:
             raise self._error(
@@ -404,6 +378,48 @@ class ChatClient:
             round((time.monotonic() - started) * 1000, 3),
             attempts,
         )
+
+
+_Read = tuple[int, bytes, str | None]
+"""One attempt's status, body and Retry-After header."""
+
+
+class _Call:
+    """One completion's clock, attempt count and request, shared by :meth:`ChatClient.complete` and
+    :meth:`ChatClient.acomplete`, so the two differ only in how they wait for bytes."""
+
+    def __init__(self, chat: ChatClient, body: dict[str, Any]) -> None:
+        self.chat = chat
+        self.body = body
+        self.started = time.monotonic()
+        self.budget_end = self.started + chat.policy.budget_s
+        self.attempts = 0
+
+    def begin(self) -> tuple[float, dict[str, Any]]:
+        """A new attempt: its deadline (its own timeout, within the call's budget) and the request to stream."""
+        self.attempts += 1
+        deadline = min(time.monotonic() + self.chat.policy.timeout_s, self.budget_end)
+        request = {
+            "method": "POST",
+            "url": self.chat.endpoint,
+            "json": self.body,
+            "headers": self.chat._headers,
+            "timeout": self.chat._timeout(deadline - time.monotonic()),
+        }
+        return deadline, request
+
+    @staticmethod
+    def read(response: httpx.Response, reply: BoundedBody) -> _Read:
+        return response.status_code, reply.finish(), response.headers.get("retry-after")
+
+    @contextlib.contextmanager
+    def counted(self) -> Iterator[None]:
+        """The attempts made so far stamped on a failure that ends the call."""
+        try:
+            yield
+        except ChatUnavailable as exc:
+            exc.attempts = self.attempts
+            raise
 
 
 async def _aretry(args: dict[str, Any], call: Callable[[], Awaitable[Any]]) -> Any:
