@@ -130,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     m.add_argument(
         "--statement-timeout",
-        type=float,
+        type=options.seconds,
         default=10.0,
         metavar="S",
         help="time limit of one SQL statement on the database (default 10)",

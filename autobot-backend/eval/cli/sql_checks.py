@@ -21,7 +21,7 @@ from eval.sql.model.defaults import (
 )
 from eval.sql.model.serialise import from_json
 from eval.sql.records import docs
-from eval.sql.records.trend_file import trend_path
+from eval.sql.records.trend_file import existing_points, trend_path
 from eval.sql.shards.share import ShardSpec, durations_of, parse_shard
 from services.readonly import limits
 
@@ -118,7 +118,8 @@ def confine_records(args: argparse.Namespace, baseline_dir: Path | None) -> None
     ``--record-accuracy PATH`` with the trend file beside it, stay under the directory reports may go to;
     the built-in baselines and record, and the baselines beside a corpus, stay in the folder they belong
     in (a symbolic link there cannot send the write elsewhere). A baseline folder only read from, to gate
-    against, is not confined: reading it writes nothing."""
+    against, is not confined: reading it writes nothing. A trend file beside the page that holds anything
+    but trend lines (an unrelated ``.jsonl``) is refused here, before the run."""
     if args.record_baseline and baseline_dir is not None:
         if args.baseline_dir is not None:
             confine(baseline_dir, flag="--baseline-dir", directory=True)
@@ -127,10 +128,10 @@ def confine_records(args: argparse.Namespace, baseline_dir: Path | None) -> None
     if args.record_accuracy is True:
         page = docs.ACCURACY_PAGE
         confine(page, flag="--record-accuracy", root=page.parent)
-        confine(trend_path(page), flag="--record-accuracy's trend file", root=page.parent)
+        existing_points(confine(trend_path(page), flag="--record-accuracy's trend file", root=page.parent))
     elif args.record_accuracy:
         page = confine(args.record_accuracy, flag="--record-accuracy")
-        confine(trend_path(page), flag="--record-accuracy's trend file")
+        existing_points(confine(trend_path(page), flag="--record-accuracy's trend file"))
 
 
 def recorded_model(args: argparse.Namespace, answers: RecordedAnswers) -> str:

@@ -100,6 +100,8 @@ def parse(sql: str, dialect: str) -> exp.Query:
     except sqlglot.errors.SqlglotError as exc:
         first = str(exc).splitlines()[0] if str(exc) else "parse error"
         raise NotReadable(f"sqlglot cannot read it ({first})") from None
+    except RecursionError:
+        raise NotReadable("sqlglot cannot read it (nested too deeply)") from None
     if not isinstance(tree, exp.Query):
         raise NotReadable(f"not a query ({type(tree).__name__})")
     return tree
