@@ -48,6 +48,7 @@ from eval.sql.render import (
     to_markdown,
 )
 
+SHARD_NEXT = "merge the shards' JSON reports with python -m eval.merge, which gates and records the whole run"
 T = TypeVar("T")
 
 
@@ -66,7 +67,11 @@ def finish(
     cut short: a signal then is held, the reports and records stay as written, and the exit is 2."""
     with interrupt.held():  # quick, and the gate is filled in whole
         composition = corpus_composition(corpus)
-        found = decide.find_baseline(report, baseline_dir, allow_off_suite=args.allow_off_suite)
+        found = (
+            decide.find_baseline(report, baseline_dir, allow_off_suite=args.allow_off_suite)
+            if report.shard is None
+            else decide.Found(None, f"shard {report.shard.label} is not gated: {SHARD_NEXT}")
+        )
         decide.classify_and_gate(report, corpus, composition, found, bool(args.fail_on_regression))
     if turns is not None:
         with contextlib.suppress(KeyboardInterrupt):  # a signal stops the judge; the run is partial (below)
