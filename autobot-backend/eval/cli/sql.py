@@ -281,6 +281,8 @@ def run_sql(args: argparse.Namespace) -> int:
     # Inputs that can be wrong are checked before anything is built: credentials, the answers file.
     answers = load_answers(args.answers) if candidate == "recorded" else None
     model = checks.recorded_model(args, answers) if answers is not None else None
+    if answers is not None:
+        checks.say_missing_answers(corpus, answers, gated=bool(args.fail_on_regression))
     turns = SQLTurns.from_options(
         args.export_turns,
         args.judge,

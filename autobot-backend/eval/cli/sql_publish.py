@@ -26,6 +26,7 @@ from eval.sql.records import docs, recording
 from eval.sql.render import (
     ci_annotations,
     lint_line,
+    new_questions,
     render_terminal,
     skipped_notice,
     summary_markdown,
@@ -58,7 +59,7 @@ def finish(
     with interrupt.held():
         if interrupt.requested():
             mark_partial(report, "after every question was graded, before its reports were written")
-        code = _publish(report, args, builtin, composition, found, baseline_dir, turns)
+        code = _publish(report, args, builtin, composition, found, baseline_dir, turns, corpus)
     if interrupt.requested() and code != EXIT_CANNOT_JUDGE:
         print_error(f"interrupted by {interrupt.received()} as the complete reports and records were written")
         return EXIT_CANNOT_JUDGE
@@ -73,6 +74,7 @@ def _publish(
     found: decide.Found,
     baseline_dir: Path | None,
     turns: SQLTurns | None,
+    corpus: Corpus,
 ) -> int:
     text = to_markdown(report)
     written = {}
@@ -104,15 +106,15 @@ def _publish(
     skipped = skipped_notice(report)
     if skipped is not None:
         print_warning(skipped)
-    lints = lint_line(report)
-    if lints is not None:
-        print_warning(lints)
+    for said in (lint_line(report), new_questions(report)):
+        if said is not None:
+            print_warning(said)
     if report.oracle_defects and args.strict:
         print_error("--strict: a run with oracle defects is not judged; nothing was recorded")
         return EXIT_CANNOT_JUDGE
     if args.record_baseline:
         assert baseline_dir is not None  # checked before the run
-        refused = decide.record_baseline(report, composition, found, baseline_dir, args.force, args.reason)
+        refused = decide.record_baseline(report, corpus, composition, found, baseline_dir, args.force, args.reason)
         if refused is not None:
             return refused
     if args.record_accuracy:

@@ -7,8 +7,9 @@
 * :func:`to_junit`: JUnit XML for CI systems, one testcase per question;
 * :func:`render_terminal`: the report for a terminal (tables, colour, failures capped);
 * :func:`summary_markdown` and :func:`ci_annotations`: a CI job summary and ``::error`` lines;
-* :func:`lint_line` and :func:`skipped_notice`: the line counting the corpus's lints and oracle defects by
-  kind, and the one about questions the corpus skipped at import, for stderr as for every output.
+* :func:`lint_line`, :func:`new_questions` and :func:`skipped_notice`: the line counting the corpus's lints and
+  oracle defects by kind, the one naming the questions new since the baseline, and the one about questions the
+  corpus skipped at import, for stderr as for every output.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from eval.sql.model.serialise import to_json
-from eval.sql.render._facts import lint_line, skipped_notice
+from eval.sql.render._facts import lint_line, new_questions, skipped_notice
 from eval.sql.render._github import ci_annotations, summary_markdown
 from eval.sql.render._html import to_html
 from eval.sql.render._junit import to_junit
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ci_annotations",
     "lint_line",
+    "new_questions",
     "render_terminal",
     "skipped_notice",
     "summary_markdown",

@@ -14,9 +14,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from eval.core import figures as fig
+from eval.core.classification import Classification
 from eval.sql.corpus.skipped import skipped_line
 from eval.sql.model.outcome import ANSWERABLE_VERDICTS
 from eval.sql.model.run import SQLRun
+from eval.sql.model.words import verdict_word
 
 ANSWERABLE_COLUMNS = tuple(v.value for v in ANSWERABLE_VERDICTS)
 """The count columns of a table of answerable questions (per stratum, database, difficulty), in order."""
@@ -88,6 +90,21 @@ def lint_line(run: SQLRun) -> str | None:
         else ""
     )
     return f"lints: {kinds}{defects}; each is listed in the JSON, Markdown and HTML reports"
+
+
+def new_questions(run: SQLRun) -> str | None:
+    """``new questions: 1 since the baseline (c-5 wrong): in no floor, never a regression; the next
+    --record-baseline records them``: the one line every output writes after the headline when the corpus grew
+    since its baseline; None otherwise. Question ids are in it: each caller escapes the line in its own format."""
+    new = run.by_classification(Classification.NEW)
+    if not new:
+        return None
+    listed = ", ".join(f"{o.question_id} {verdict_word(o.verdict.value, o.expect, o.good)}" for o in new[:10])
+    more = f" and {len(new) - 10} more" if len(new) > 10 else ""
+    return (
+        f"new questions: {len(new)} since the baseline ({listed}{more}): in no floor, never a regression; "
+        "the next --record-baseline records them"
+    )
 
 
 def notices(run: SQLRun) -> list[str]:

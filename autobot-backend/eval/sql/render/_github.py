@@ -30,10 +30,14 @@ def error_command(title: str, message: str, level: str = "error") -> str:
 def ci_annotations(report: SQLRun) -> list[str]:
     """One ``::error`` per regression and safety failure (by question, with its diagnosis), and per other failed
     gate check; one ``::warning`` counting the corpus's lints and oracle defects by kind (the report files list
-    each one), and one for the questions the corpus skipped at import; one ``::notice`` per suspect-reference
+    each one), and one for the questions the corpus skipped at import; one ``::notice`` naming the questions new
+    since the baseline; one ``::notice`` per suspect-reference
     finding (graded as usual). The counts by diagnosis category are in the job summary."""
     lints = facts.lint_line(report)
     lines = [] if lints is None else [error_command("SQL corpus lints", lints, "warning")]
+    new = facts.new_questions(report)
+    if new is not None:
+        lines.append(error_command("SQL questions new since the baseline", new, "notice"))
     skipped = facts.skipped_notice(report)
     if skipped is not None:
         lines.append(error_command("SQL questions skipped at import", skipped, "warning"))

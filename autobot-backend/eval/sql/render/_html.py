@@ -102,6 +102,7 @@ def context(report: SQLRun) -> dict[str, Any]:
         "why_table": diagnosis.table(report),
         "suspects": suspect.html_context(report),
         "lint_line": facts.lint_line(report),
+        "new_questions_line": facts.new_questions(report),
         "lint_rows": _lint_rows(report),
     }
 

@@ -60,6 +60,7 @@ def properties(report: SQLRun) -> list[tuple[str, str]]:
         ("pass_rate_ci", f"{fig.interval(s['pass_rate_ci'])} ({fig.WILSON})"),
         *((f"verdict.{v}", str(s[v])) for v in facts.ANSWERABLE_COLUMNS),
         *((("lints", line),) if (line := facts.lint_line(report)) is not None else ()),
+        *((("new_questions", line),) if (line := facts.new_questions(report)) is not None else ()),
     ]
     if s["must_refuse"]:
         recalled = fig.of(s["correct_refusals"], s["must_refuse_measured"])

@@ -73,6 +73,9 @@ def _sql_headline(report: SQLRun) -> list[str]:
     lints = facts.lint_line(report)
     if lints is not None:
         out += [f"**{md.escape(lints)}**", ""]
+    new = facts.new_questions(report)
+    if new is not None:
+        out += [f"**{md.escape(new)}**", ""]
     if s["must_refuse"]:
         declined = fig.of(s["correct_refusals"], s["must_refuse_measured"])
         recall = f"{fig.WILSON} {fig.interval(s['refusal_recall_ci'])}"

@@ -89,9 +89,9 @@ def _headline(report: SQLRun) -> list[RenderableType]:
         line.append(f"   {facts.over_refusals(report)}")
     status = report.gate_view["status"]
     out += [line, Text(facts.gate(report), style=STYLES.get(status, "")), Text(facts.verdict_counts(report))]
-    lints = facts.lint_line(report)
-    if lints is not None:
-        out.append(Text(lints, style="yellow"))
+    for said in (facts.lint_line(report), facts.new_questions(report)):
+        if said is not None:
+            out.append(Text(said, style="yellow"))
     repeats = facts.repeats(report)
     if repeats is not None and report.repeats is not None:
         flaky = report.repeats["flaky"]
