@@ -157,6 +157,13 @@ def build_parser() -> argparse.ArgumentParser:
         "the headline is the majority verdict); refused for deterministic candidates",
     )
     m.add_argument(
+        "--no-sample-values",
+        action="store_true",
+        help="--candidate llm: send the model no value sampled from the database (the schema, the question and the "
+        "rules only); as the corpus key sample_values: false or NL_SQL_LLM_SAMPLE_VALUES=0 (any one of them stops "
+        "them); the cohort records it",
+    )
+    m.add_argument(
         "--statement-timeout",
         type=float,
         default=10.0,
@@ -207,7 +214,7 @@ def _fixtures(args: argparse.Namespace) -> dict[str, Fixture]:
     return {**FIXTURES, **(fixtures_from_module(args.fixtures) if args.fixtures else {})}
 
 
-def _llm_generator() -> SQLGenerator:
+def _llm_generator(sample_values: bool) -> SQLGenerator:
     # The HTTP client is loaded only for this candidate.
     from services.generation.llm import API_KEY_ENV, BASE_URL_ENV, MODEL_ENV, GeneratorConfigError, OpenAIChatGenerator
     from services.generation.openai_chat import on_this_machine
@@ -220,7 +227,7 @@ def _llm_generator() -> SQLGenerator:
     if missing:
         raise unset(missing)
     try:
-        generator = OpenAIChatGenerator.from_env()  # a bad setting is the user's to fix, not a bug: exit 2
+        generator = OpenAIChatGenerator.from_env(sample_values=sample_values)  # a bad setting is the user's: exit 2
     except GeneratorConfigError as exc:
         raise UsageError(f"the llm candidate's configuration: {exc}. Nothing was scored.") from None
     if not os.environ.get(API_KEY_ENV) and not on_this_machine(base or ""):
@@ -228,12 +235,13 @@ def _llm_generator() -> SQLGenerator:
     return generator
 
 
-def _generator(candidate: str, recorded_model: str | None = None) -> SQLGenerator:
+def _generator(candidate: str, recorded_model: str | None = None, *, sample_values: bool = True) -> SQLGenerator:
     """The generator the service holds. Recorded and reference answers are looked up by id and
     handed to the service per question, so their generator only names the system (asked by text, it
-    has no answer: unmeasured); ``recorded_model`` is that name for recorded answers."""
+    has no answer: unmeasured); ``recorded_model`` is that name for recorded answers. ``sample_values``: a model
+    may be sent values sampled from the database (the built-in generator reads them on the machine)."""
     if candidate == "llm":
-        return _llm_generator()
+        return _llm_generator(sample_values)
     from eval.sql.grading.candidates import AnswersById
 
     if candidate == "reference":
@@ -294,7 +302,9 @@ def run_sql(args: argparse.Namespace) -> int:
     engine = chosen_engine(args.engine, args.fixture_url, args.db_url)
     spec = RunSpec(
         candidate=candidate,
-        generator=_generator(candidate, model),
+        generator=_generator(
+            candidate, model, sample_values=not args.no_sample_values and corpus.sample_values is not False
+        ),
         corpus=corpus,
         fixtures=fixtures,
         builtin=builtin,

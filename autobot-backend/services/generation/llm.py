@@ -14,7 +14,12 @@ Configuration comes from the environment (:meth:`OpenAIChatGenerator.from_env`):
 ``NL_SQL_LLM_TEMPERATURE``       sampling temperature sent with every request (default 0)
 ``NL_SQL_LLM_MAX_ATTEMPTS``      attempts per question, retries included (default 4)
 ``NL_SQL_LLM_RETRY_BUDGET_S``    seconds all attempts of one question may take together (default 180)
+``NL_SQL_LLM_SAMPLE_VALUES``     ``0`` (or ``false``): send no value sampled from the database (default ``1``)
 ===============================  ====================================================================
+
+What a request carries: the rules and refusal protocol, the SQL dialect, the schema (tables, columns, types,
+keys, comments) with a few stored values of each text column unless ``sample_values`` is off, and the
+question. Nothing else: no few-shot examples, no rows, no earlier turns.
 
 Three outcomes, kept apart (see :mod:`services.generation.protocol`): SQL; a refusal (the model
 said ``REFUSE: <reason>``, or its reply held no SQL); :class:`GeneratorUnavailable` when the
@@ -48,6 +53,7 @@ TIMEOUT_ENV = "NL_SQL_LLM_TIMEOUT_S"
 TEMPERATURE_ENV = "NL_SQL_LLM_TEMPERATURE"
 ATTEMPTS_ENV = "NL_SQL_LLM_MAX_ATTEMPTS"
 BUDGET_ENV = "NL_SQL_LLM_RETRY_BUDGET_S"
+SAMPLE_VALUES_ENV = "NL_SQL_LLM_SAMPLE_VALUES"
 DEFAULT_TIMEOUT_S = 60.0
 
 NO_SQL_REASON = "no SQL in the model's reply"
@@ -85,13 +91,15 @@ Schema (one line per column; comments after --, known values in brackets):
 Question: {question}"""
 
 
-def build_messages(question: str, schema: SchemaContext) -> list[dict[str, str]]:
-    """The chat messages for one question: the rules and refusal protocol, then schema and question."""
+def build_messages(question: str, schema: SchemaContext, sample_values: bool = True) -> list[dict[str, str]]:
+    """The chat messages for one question: the rules and refusal protocol, then schema and question; with
+    ``sample_values`` off, the schema carries no value read from the database."""
+    described = schema.describe(values=sample_values)
     return [
         {"role": "system", "content": SYSTEM_PROMPT.format(dialect=schema.dialect)},
         {
             "role": "user",
-            "content": USER_PROMPT.format(dialect=schema.dialect, schema=schema.describe(), question=question.strip()),
+            "content": USER_PROMPT.format(dialect=schema.dialect, schema=described, question=question.strip()),
         },
     ]
 
@@ -187,6 +195,16 @@ def _positive(raw: str, env: str, integer: bool = False) -> float:
     return value
 
 
+def _switch(raw: str, env: str) -> bool:
+    """An on/off variable: ``1``/``true``/``yes``/``on`` or ``0``/``false``/``no``/``off``, any case."""
+    value = raw.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise GeneratorConfigError(f"{env}={raw!r} must be 1 or 0 (true or false)")
+
+
 def _temperature(raw: str) -> float:
     try:
         value = float(raw)
@@ -216,6 +234,7 @@ class OpenAIChatGenerator:
         timeout_s: float = DEFAULT_TIMEOUT_S,
         temperature: float = 0.0,
         policy: ChatPolicy | None = None,
+        sample_values: bool = True,
     ) -> None:
         if not base_url or not base_url.strip():
             raise GeneratorConfigError(
@@ -231,6 +250,8 @@ class OpenAIChatGenerator:
         self.api_key = api_key or None
         self.timeout_s = float(timeout_s)
         self.temperature = float(temperature)
+        self.sample_values = bool(sample_values)
+        """Whether the schema sent carries values sampled from the database (a cohort key when off)."""
         policy = policy or ChatPolicy()
         self.client = ChatClient(
             self.base_url,
@@ -243,8 +264,10 @@ class OpenAIChatGenerator:
         """The endpoint as shown in messages: credentials in the URL masked."""
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> OpenAIChatGenerator:
-        """Read the ``NL_SQL_LLM_*`` variables; a missing or bad one is a :class:`GeneratorConfigError`."""
+    def from_env(cls, environ: Mapping[str, str] | None = None, *, sample_values: bool = True) -> OpenAIChatGenerator:
+        """Read the ``NL_SQL_LLM_*`` variables; a missing or bad one is a :class:`GeneratorConfigError`. Sampled
+        values are sent only when ``sample_values`` and ``NL_SQL_LLM_SAMPLE_VALUES`` both allow it: any one
+        setting that says no keeps them on the machine."""
         env = os.environ if environ is None else environ
 
         def get(name: str) -> str:
@@ -262,6 +285,8 @@ class OpenAIChatGenerator:
             timeout_s=_positive(get(TIMEOUT_ENV), TIMEOUT_ENV) if get(TIMEOUT_ENV) else DEFAULT_TIMEOUT_S,
             temperature=_temperature(get(TEMPERATURE_ENV)) if get(TEMPERATURE_ENV) else 0.0,
             policy=policy,
+            sample_values=sample_values
+            and (not get(SAMPLE_VALUES_ENV) or _switch(get(SAMPLE_VALUES_ENV), SAMPLE_VALUES_ENV)),
         )
 
     def __repr__(self) -> str:  # never shows the key or a secret in the URL
@@ -270,7 +295,7 @@ class OpenAIChatGenerator:
     def _body(self, question: str, schema: SchemaContext) -> dict[str, Any]:
         return {
             "model": self.model,
-            "messages": build_messages(question, schema),
+            "messages": build_messages(question, schema, self.sample_values),
             "temperature": self.temperature,
             "stream": False,
         }
