@@ -150,19 +150,18 @@ class SchemaContext:
             for t in self.tables
         ]
 
-    def describe(self, values: bool = True) -> str:
-        """A compact, deterministic text rendering for prompts; ``values=False`` leaves out every value sampled from
-        the database (what a text column holds), for a model that must be told the schema and nothing stored."""
+    def describe(self) -> str:
+        """A compact, deterministic text rendering for prompts."""
         lines: list[str] = []
         for t in self.tables:
             lines.append(f"TABLE {t.name}" + (f"  -- {t.comment}" if t.comment else ""))
             for c in t.columns:
                 flags = " PRIMARY KEY" if c.primary_key else ("" if c.nullable else " NOT NULL")
                 note = f"  -- {c.comment}" if c.comment else ""
-                if values and c.values:
+                if c.values:
                     shown = ", ".join(repr(v) for v in c.values)
                     note += f" [values: {shown}]" if c.values_complete else f" [e.g. {shown}]"
-                elif values and c.values_skipped:
+                elif c.values_skipped:
                     note += f" [values not sampled: {c.values_skipped}]"
                 lines.append(f"  {c.name} {c.type}{flags}{note}")
             for fk in t.foreign_keys:

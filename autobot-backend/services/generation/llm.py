@@ -91,10 +91,29 @@ Schema (one line per column; comments after --, known values in brackets):
 Question: {question}"""
 
 
+def without_values(schema: SchemaContext) -> SchemaContext:
+    """``schema`` with no value read from the database: every column's sampled values (and why some were not
+    sampled) and every table's row count dropped, the structure and the comments kept."""
+    return dataclasses.replace(
+        schema,
+        tables=tuple(
+            dataclasses.replace(
+                t,
+                row_count=None,
+                columns=tuple(
+                    dataclasses.replace(c, values=(), values_complete=False, distinct_count=None, values_skipped="")
+                    for c in t.columns
+                ),
+            )
+            for t in schema.tables
+        ),
+    )
+
+
 def build_messages(question: str, schema: SchemaContext, sample_values: bool = True) -> list[dict[str, str]]:
     """The chat messages for one question: the rules and refusal protocol, then schema and question; with
-    ``sample_values`` off, the schema carries no value read from the database."""
-    described = schema.describe(values=sample_values)
+    ``sample_values`` off, the schema carries no value read from the database (:func:`without_values`)."""
+    described = (schema if sample_values else without_values(schema)).describe()
     return [
         {"role": "system", "content": SYSTEM_PROMPT.format(dialect=schema.dialect)},
         {
