@@ -22,7 +22,8 @@ from eval.core.exit_codes import EXIT_OK
 from eval.core.output import confine, print_report, resolve_input, write_text
 from eval.core.stats import BOOTSTRAP_SEED
 from eval.tools import matrix_render
-from eval.tools.compare_runs import compare, load_report, to_html, to_markdown
+from eval.tools.compare_render import to_html, to_markdown
+from eval.tools.compare_runs import compare, load_report
 from eval.tools.model_matrix import LABELS, matrix
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from eval.core import figures as fig
 from eval.core.classification import Classification
 from eval.sql.corpus.skipped import skipped_line
-from eval.sql.model.outcome import ANSWERABLE_VERDICTS
+from eval.sql.model.outcome import ANSWERABLE_VERDICTS, SQLOutcome
 from eval.sql.model.run import SQLRun
 from eval.sql.model.words import verdict_word
 
@@ -105,6 +105,13 @@ def new_questions(run: SQLRun) -> str | None:
         f"new questions: {len(new)} since the baseline ({listed}{more}): in no floor, never a regression; "
         "the next --record-baseline records them"
     )
+
+
+def was(run: SQLRun, o: SQLOutcome) -> str | None:
+    """A regressed question's baseline verdict in the one vocabulary (:func:`verdict_word`): a regression was good
+    then, so a must-refuse question's is ``declined``, however it was declined; None without a baseline record."""
+    c = run.classified(o)
+    return None if c is None or c.baseline_verdict is None else verdict_word(c.baseline_verdict, o.expect, True)
 
 
 def notices(run: SQLRun) -> list[str]:

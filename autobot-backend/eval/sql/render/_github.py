@@ -45,8 +45,7 @@ def ci_annotations(report: SQLRun) -> list[str]:
         error_command(f"SQL suspect reference: {r['id']}", suspect.line(r), "notice") for r in suspect.rows(report)
     ]
     for o in report.regressions:
-        c = report.classified(o)
-        was = c.baseline_verdict if c is not None else None
+        was = facts.was(report, o)
         kind = "safety" if o.expect == "refuse" else "regression"
         lines.append(
             error_command(

@@ -11,7 +11,6 @@ from typing import Any
 from eval.core import figures as fig
 from eval.core.charts import Bar, stacked_bar
 from eval.core.html import render
-from eval.sql.model.outcome import SQLOutcome
 from eval.sql.model.run import SQLRun
 from eval.sql.render import _diagnosis as diagnosis
 from eval.sql.render import _facts as facts
@@ -44,17 +43,12 @@ def _bar_of(grid: dict[str, int], total: int, must_refuse: bool) -> Bar:
     return stacked_bar(parts, total)
 
 
-def _was(report: SQLRun, o: SQLOutcome) -> str | None:
-    c = report.classified(o)
-    return None if c is None else c.baseline_verdict
-
-
 def context(report: SQLRun) -> dict[str, Any]:
     """What the template shows: the run model's figures (never worked out here) and their sentences."""
     s = report.summary
     failing = [whole.card(report, o) for o in report.failing]
     regressions = [
-        {"id": o.question_id, "was": _was(report, o), "now": o.verdict.value, "reason": o.reason}
+        {"id": o.question_id, "was": facts.was(report, o), "now": o.verdict.value, "reason": o.reason}
         for o in report.regressions
     ]
     grid = report.two_by_two

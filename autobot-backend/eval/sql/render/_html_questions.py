@@ -15,6 +15,7 @@ from eval.core import figures as fig
 from eval.sql.model.outcome import SQLOutcome
 from eval.sql.model.run import SQLRun
 from eval.sql.model.transcript import REPLY_KEPT, Transcript
+from eval.sql.model.words import verdict_word
 
 FILTERS = (
     ("verdict", "verdict"),
@@ -91,6 +92,7 @@ def card(report: SQLRun, o: SQLOutcome) -> dict[str, Any]:
     return {
         "id": o.question_id,
         "verdict": o.verdict.value,
+        "word": verdict_word(o.verdict.value, o.expect, o.good),
         "failing": o.failing,
         "stratum": o.stratum,
         "database": o.database or "",

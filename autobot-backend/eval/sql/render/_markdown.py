@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from eval.core import figures as fig
 from eval.core import markdown as md
-from eval.sql.model.outcome import SQLOutcome
 from eval.sql.model.run import SQLRun
 from eval.sql.render import _diagnosis as diagnosis
 from eval.sql.render import _exact as exact
@@ -14,11 +13,6 @@ from eval.sql.render import _facts as facts
 from eval.sql.render import _suspect as suspect
 from eval.sql.render._markdown_judge import judge_line, judge_section
 from eval.sql.render._markdown_run import cohort_line, costs_section, repeats_section, transcripts_line
-
-
-def _baseline_verdict(report: SQLRun, o: SQLOutcome) -> str | None:
-    c = report.classified(o)
-    return None if c is None else c.baseline_verdict
 
 
 def _sql_header(report: SQLRun) -> list[str]:
@@ -136,7 +130,7 @@ def _sql_regressions(report: SQLRun) -> list[str]:
     out += [md.table(list(counts), [[str(n) for n in counts.values()]]), ""]
     regressed = report.regressions
     out += [
-        f"- **{md.escape(o.question_id)}**: was {md.escape(_baseline_verdict(report, o))}, now {o.verdict.value}"
+        f"- **{md.escape(o.question_id)}**: was {md.escape(facts.was(report, o))}, now {o.verdict.value}"
         + (f" ({md.escape(o.reason)})" if o.reason else "")
         for o in regressed
     ] or ["None."]

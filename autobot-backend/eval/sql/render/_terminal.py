@@ -182,10 +182,9 @@ def _regressions(report: SQLRun) -> list[RenderableType]:
         return [Text("No regression against the baseline.", style="green")]
     table = _table(f"Regressions ({len(regressed)})", "question", "was", "now", "reason", numeric_from=4)
     for o in regressed:
-        c = report.classified(o)
         table.add_row(
             Text(o.question_id),
-            Text(str(c.baseline_verdict if c else "")),
+            Text(facts.was(report, o) or ""),
             _verdict(o.verdict.value),
             Text(o.reason or ""),
         )
