@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from eval.cli.entry import entry_point
+from eval.cli.parser import Parser
 from eval.cli.sql_checks import resolve_sqlite_url
 from eval.core.errors import UsageError
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK
@@ -26,7 +27,7 @@ NO_URL_HINT = "\nquestions over a database of your own need it named: add --db-u
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="python -m eval.sql.check",
         description="Check SQL corpus files before a run: load and lint them, and run the self-check of every "
         "reference on the database (your own with --db-url; else the built-in fixtures, and --db-dir for "

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from eval.cli.entry import entry_point
+from eval.cli.parser import Parser
 from eval.core.errors import UsageError
 from eval.core.exit_codes import EXIT_OK
 from eval.core.output import confine, print_report, resolve_input, write_text
@@ -28,7 +29,7 @@ from eval.tools.model_matrix import LABELS, matrix
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="python -m eval.compare",
         description="Is B better than A, and by more than noise? Two JSON reports of the SQL suite compared; "
         "three or more (one cohort but the model): a question-by-model matrix with pairwise tests, Holm-corrected.",

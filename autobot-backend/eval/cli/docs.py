@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from eval.cli.entry import entry_point
+from eval.cli.parser import Parser
 from eval.core.exit_codes import EXIT_OK, EXIT_REGRESSED
 from eval.sql.corpus import json_schema
 from eval.sql.corpus.questions import load_corpus
@@ -22,7 +23,7 @@ UPDATE_STAMPS = "python -m eval.cli.docs --update-stamps"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="python -m eval.cli.docs",
         description="Check the corpus stamps on the methodology page against the corpus, or rewrite them.",
         epilog="Exit codes: 0 current (or rewritten); 1 the stamps differ; 2 the page or corpus cannot be read.",

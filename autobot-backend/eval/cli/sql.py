@@ -188,6 +188,12 @@ def build_parser() -> argparse.ArgumentParser:
         "annotation per regression and safety failure",
     )
     r.add_argument(
+        "--verbose",
+        action="store_true",
+        help="print every log record of the service on stderr (by default the first 3 of each kind, then one line "
+        "counting them: the report holds every answer's error)",
+    )
+    r.add_argument(
         "--no-transcripts",
         action="store_true",
         help="leave out the model's transcripts (messages sent, raw reply, per question and ask) from every "
@@ -257,6 +263,7 @@ def run_sql(args: argparse.Namespace) -> int:
     from eval.cli import sql_checks as checks
     from eval.cli.sql_publish import finish
     from eval.core import ci_output as ci_out
+    from eval.core import crash
     from eval.core.exit_codes import EXIT_CANNOT_JUDGE
     from eval.core.output import confine, print_error
     from eval.core.progress import ProgressLine
@@ -268,6 +275,7 @@ def run_sql(args: argparse.Namespace) -> int:
     from eval.sql.pipeline import OracleBroken, RunSpec, run_suite
     from eval.turns.sql_turns import SQLTurns
 
+    crash.count_logs(None if args.verbose else crash.SHOWN_PER_KIND)
     checks.resolve_paths(args)
     candidate, builtin, rotations, timeout = checks.validate(args)
     for path in (args.json, args.markdown, *(getattr(args, f.flag) for f in REPORT_FILES)):

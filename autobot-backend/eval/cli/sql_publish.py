@@ -14,9 +14,9 @@ from pathlib import Path
 
 from eval.cli.sql_formats import REPORT_FILES
 from eval.core import ci_output as ci_out
-from eval.core import interrupt
+from eval.core import crash, interrupt
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE
-from eval.core.output import print_error, print_report, print_warning, resolve_input, write_text
+from eval.core.output import print_error, print_report, print_warning, resolve_input, shown_path, write_text
 from eval.sql.corpus.composition import corpus_composition
 from eval.sql.corpus.questions import Corpus
 from eval.sql.gate import decisions as decide
@@ -60,6 +60,8 @@ def finish(
         if interrupt.requested():
             mark_partial(report, "after every question was graded, before its reports were written")
         code = _publish(report, args, builtin, composition, found, baseline_dir, turns, corpus)
+    for line in crash.log_summary():
+        print_warning(line)
     if interrupt.requested() and code != EXIT_CANNOT_JUDGE:
         print_error(f"interrupted by {interrupt.received()} as the complete reports and records were written")
         return EXIT_CANNOT_JUDGE
@@ -88,7 +90,7 @@ def _publish(
     if sys.stdout.isatty():
         from rich.console import Console  # loaded only when a terminal reads the report
 
-        full = next((str(written[k]) for k in ("html", "markdown", "json") if k in written), None)
+        full = next((shown_path(written[k]) for k in ("html", "markdown", "json") if k in written), None)
         render_terminal(report, Console(), full)
     else:
         print_report(text)
@@ -120,7 +122,11 @@ def _publish(
     if args.record_accuracy:
         page = docs.ACCURACY_PAGE if args.record_accuracy is True else resolve_input(args.record_accuracy)
         recording.record_accuracy(
-            report, page, builtin=args.record_accuracy is True, allow_off_suite=args.allow_off_suite
+            report,
+            page,
+            builtin=args.record_accuracy is True,
+            allow_off_suite=args.allow_off_suite,
+            corpus_files=args.corpus,
         )
     code = decide.exit_code(report, bool(args.fail_on_regression), found.why_not)
     return max(code, turns.exit_code) if turns is not None else code

@@ -32,6 +32,7 @@ from typing import Any
 
 from eval.core.errors import HarnessError
 from eval.core.jsonl import json_file
+from eval.core.output import shown_path
 from eval.core.stats import BOOTSTRAP_ITERATIONS, BOOTSTRAP_SEED, mcnemar_exact, paired_bootstrap, wilson_rounded
 from eval.sql.model.cohort import cohort_differences, cohort_keys
 from eval.sql.model.outcome import SQLOutcome, Verdict
@@ -75,7 +76,7 @@ def load_report(path: Path, label: str) -> Side:
         run = from_json(data, str(path))
     except ReportFormatError as exc:
         raise CompareError(str(exc)) from None
-    return Side(label, str(path), run, {o.question_id: o for o in run.outcomes})
+    return Side(label, shown_path(path), run, {o.question_id: o for o in run.outcomes})
 
 
 def _rate(side: Side, ids: list[str]) -> dict[str, Any]:

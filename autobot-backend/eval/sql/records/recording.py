@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from eval.sql.corpus.questions import load_corpus
+from eval.sql.corpus.questions import builtin_corpus_files, load_corpus
 from eval.sql.fixtures import cache as fixture_cache
 from eval.sql.fixtures.seeded import FIXTURES
 from eval.sql.gate.baseline import display_path
@@ -60,9 +60,13 @@ def locked(page: Path) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def record_accuracy(report: SQLRun, page: Path, *, builtin: bool, allow_off_suite: bool) -> None:
+def record_accuracy(
+    report: SQLRun, page: Path, *, builtin: bool, allow_off_suite: bool, corpus_files: list[Path] | None = None
+) -> None:
+    """Append the run to the record ``page`` and its trend file, stamped with the commit of the repository that
+    holds the corpus (``corpus_files``, the built-in corpus when None), or with none when it is in no repository."""
     suite = builtin_suite(report) if builtin else None
-    commit, dirty = trend.git_commit()
+    commit, dirty = trend.corpus_commit(corpus_files or builtin_corpus_files())
     with locked(page):
         record.ensure_page(page)
         row = record.append_record(report, page, suite=suite, allow_off_suite=allow_off_suite)

@@ -163,6 +163,21 @@ def gate(run: SQLRun) -> str:
     return text
 
 
+def one_line(run: SQLRun) -> str:
+    """``pass 58.3% (63/108) · recall 92.5% (37/40) · over-refused 1/20 · gate passed``: the headline in one line
+    of under 80 characters for a corpus of hundreds of questions, the last line a terminal shows."""
+    s = run.summary
+    parts = [f"pass {fig.pct(s['pass_rate'])} ({fig.of(s['pass'], s['measured'])})"]
+    if s["must_refuse"]:
+        parts.append(
+            f"recall {fig.pct(s['refusal_recall'])} ({fig.of(s['correct_refusals'], s['must_refuse_measured'])})"
+        )
+    if s["controls"]:
+        parts.append(f"over-refused {fig.of(s['over_refusals'], s['controls'])}")
+    status = run.gate_view["status"].replace("_", " ")
+    return " · ".join([*parts, f"gate {status.upper() if status == 'failed' else status}"])
+
+
 def check_status(ok: bool | None) -> str:
     return "ok" if ok else ("FAILED" if ok is False else "not evaluable")
 
@@ -181,7 +196,7 @@ def latency(costs: Mapping[str, Any] | None) -> str | None:
     asks = lat.get("asks", lat.get("questions"))
     return (
         f"model latency over {asks} asks ({per} per question, {lat['questions']} questions): "
-        f"p50 {fig.number(lat['p50'], ' ms')}, p95 {fig.number(lat['p95'], ' ms')}, total {fig.seconds(lat['total'])}"
+        f"p50 {fig.millis(lat['p50'])}, p95 {fig.millis(lat['p95'])}, total {fig.seconds(lat['total'])}"
     )
 
 

@@ -57,13 +57,13 @@ def _cost(o: SQLOutcome) -> str | None:
         return None
     parts = []
     if c.model_ms is not None:
-        parts.append(f"model {fig.number(c.model_ms, ' ms')}")
+        parts.append(f"model {fig.millis(c.model_ms)}")
     if c.prompt_tokens is not None or c.completion_tokens is not None:
         parts.append(f"tokens {fig.number(c.prompt_tokens)} in, {fig.number(c.completion_tokens)} out")
     if c.candidate_ms is not None:
-        parts.append(f"SQL {fig.number(c.candidate_ms, ' ms')}")
+        parts.append(f"SQL {fig.millis(c.candidate_ms)}")
     if c.reference_ms is not None:
-        parts.append(f"reference {fig.number(c.reference_ms, ' ms')}")
+        parts.append(f"reference {fig.millis(c.reference_ms)}")
     return ", ".join(parts) or None
 
 
@@ -74,7 +74,7 @@ def _transcript(t: Transcript, verdict: str | None, k: int) -> dict[str, Any]:
     return {
         "ask": k,
         "verdict": verdict,
-        "latency": None if t.latency_ms is None else fig.number(t.latency_ms, " ms"),
+        "latency": None if t.latency_ms is None else fig.millis(t.latency_ms),
         "tokens": tokens,
         "messages": t.messages,
         "reply": t.reply,
@@ -136,8 +136,8 @@ def latency_rows(report: SQLRun) -> list[tuple[str, str, str, str, str]]:
             (
                 "model latency",
                 fig.seconds(lat["total"]),
-                fig.number(lat["p50"], " ms"),
-                fig.number(lat["p95"], " ms"),
+                fig.millis(lat["p50"]),
+                fig.millis(lat["p95"]),
                 over,
             )
         )

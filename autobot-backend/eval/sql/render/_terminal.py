@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from rich import box
 from rich.console import Console, Group, RenderableType
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -25,6 +26,9 @@ from eval.sql.render import _facts as facts
 from eval.sql.render import _suspect as suspect
 
 SHOWN_FAILURES = 10
+NARROW = 100
+"""Below this many columns the failing questions are blocks (id, verdict, stratum on a line; the detail and the
+diagnosis under it), not a five-column table whose ids and reasons would be cut to fit."""
 STYLES = {
     "pass": "green",
     "wrong": "red",
@@ -45,9 +49,14 @@ def _verdict(value: str) -> Text:
 
 
 def _table(title: str, *columns: str, numeric_from: int = 1) -> Table:
+    """A table whose first column (a name or an id) is never cut nor folded: the other columns give way."""
     table = Table(title=title, title_justify="left", box=box.MINIMAL, show_edge=False)
     for i, name in enumerate(columns):
-        table.add_column(Text(name, style=STYLES.get(name, "")), justify="right" if i >= numeric_from else "left")
+        table.add_column(
+            Text(name, style=STYLES.get(name, "")),
+            justify="right" if i >= numeric_from else "left",
+            no_wrap=i == 0,
+        )
     return table
 
 
@@ -159,10 +168,16 @@ def _exact_match(report: SQLRun) -> list[RenderableType]:
     return [Text(line), table, Text(f"Per component: {parts}")]
 
 
-def _why(report: SQLRun) -> list[RenderableType]:
+def _why(report: SQLRun, width: int) -> list[RenderableType]:
+    """The counts by primary category per stratum: a table, or on a narrow terminal one line per row (a column per
+    category would cut both the strata and the categories' names)."""
     header, rows = diagnosis.table(report)
     if not rows:
         return []
+    if width < NARROW:
+        lines = [", ".join(f"{c} {n}" for c, n in zip(header[1:], row[1:]) if n != "0") for row in rows]
+        out: list[RenderableType] = [Text("Why they are wrong (wrong and error answers by primary category)")]
+        return out + [Text.assemble(("  " + row[0], "bold"), ": " + line) for row, line in zip(rows, lines)]
     table = _table("Why they are wrong", "wrong and error answers, by stratum", *header[1:])
     for row in rows:
         table.add_row(Text(row[0]), *row[1:])
@@ -210,20 +225,32 @@ def _suspects(report: SQLRun) -> list[RenderableType]:
     return [table, Text(suspect.sentence(), style="bright_black")]
 
 
-def _failures(report: SQLRun, full_report: str | None, shown: int) -> list[RenderableType]:
+def _failures(report: SQLRun, full_report: str | None, shown: int, width: int) -> list[RenderableType]:
     failing = report.failing
     if not failing:
         return [Text("No failing question.", style="green")]
-    columns = ("question", "verdict", "stratum", "detail", "why (diagnosis)")
-    table = _table(f"Failing questions ({len(failing)})", *columns, numeric_from=5)
-    for o in failing[:shown]:
-        detail = (o.reason + ": " if o.reason else "") + o.detail
-        why = diagnosis.text(o) or ""
-        verdict = _verdict(o.verdict.value)
-        if report.suspects_of(o.question_id):
-            verdict.append(" suspect reference", style="yellow")
-        table.add_row(Text(o.question_id), verdict, Text(o.stratum), Text(detail[:160]), Text(why))
-    out: list[RenderableType] = [table]
+    out: list[RenderableType] = []
+    if width < NARROW:
+        out.append(Text(f"Failing questions ({len(failing)})", style="italic"))
+        for o in failing[:shown]:
+            line = Text.assemble((o.question_id, "bold"), "  ", _verdict(o.verdict.value), f"  {o.stratum}")
+            if report.suspects_of(o.question_id):
+                line.append("  suspect reference", style="yellow")
+            out.append(line)
+            out.append(Padding(Text((o.reason + ": " if o.reason else "") + o.detail[:240]), (0, 0, 0, 2)))
+            if why := diagnosis.text(o):
+                out.append(Padding(Text("why: " + why[:240], style="bright_black"), (0, 0, 0, 2)))
+    else:
+        columns = ("question", "verdict", "stratum", "detail", "why (diagnosis)")
+        table = _table(f"Failing questions ({len(failing)})", *columns, numeric_from=5)
+        for o in failing[:shown]:
+            detail = (o.reason + ": " if o.reason else "") + o.detail
+            why = diagnosis.text(o) or ""
+            verdict = _verdict(o.verdict.value)
+            if report.suspects_of(o.question_id):
+                verdict.append(" suspect reference", style="yellow")
+            table.add_row(Text(o.question_id), verdict, Text(o.stratum), Text(detail[:160]), Text(why))
+        out.append(table)
     more = len(failing) - shown
     if more > 0:
         where = (
@@ -233,6 +260,13 @@ def _failures(report: SQLRun, full_report: str | None, shown: int) -> list[Rende
     elif full_report:
         out.append(Text(f"The full report, with each question's SQL beside the reference's: {full_report}"))
     return out
+
+
+def _headline_again(report: SQLRun) -> Text:
+    """The headline once more in one line, where a terminal leaves the reader: the rates and the gate."""
+    return Text(
+        facts.one_line(report), style=STYLES.get(report.gate_view["status"], ""), no_wrap=True, overflow="ellipsis"
+    )
 
 
 def render_terminal(
@@ -251,12 +285,13 @@ def render_terminal(
             *_refusals(report),
             *_counts(report),
             *_exact_match(report),
-            *_why(report),
+            *_why(report, console.width),
             *_costs(report),
             *_regressions(report),
             *_judge(report, full_report),
             *_suspects(report),
             Text(""),
-            *_failures(report, full_report, shown),
+            *_failures(report, full_report, shown, console.width),
+            _headline_again(report),
         )
     )
