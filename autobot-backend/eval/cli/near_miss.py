@@ -1,10 +1,10 @@
 """``python -m eval.sql.near_miss`` (or ``python -m eval.cli.near_miss``): run the near-miss study
-(:mod:`eval.sql.near_miss`), print its report, keep the methodology page true.
+(:mod:`eval.sql.near_miss`), print its report, keep its blocks of the diagnosis page true.
 
 Exit codes (:mod:`eval.core.exit_codes`): 0 the study ran and every survivor has a reason; 1 it has a
 problem to fix (a survivor without a reason, a claim of equivalence the study killed, an
-explanation matching no survivor, or, with ``--check-docs``, a methodology page that says
-otherwise: the kill-rate block or the diagnosis-agreement block); 2 it could not run. The diagnosis
+explanation matching no survivor, or, with ``--check-docs``, a diagnosis page (``docs/eval/diagnosis.md``)
+that says otherwise: the kill-rate block or the diagnosis-agreement block); 2 it could not run. The diagnosis
 agreement is reported, never an exit code of its own: its target is the diagnoser's, not the corpus's.
 """
 
@@ -37,15 +37,15 @@ UPDATE_DOCS = "python -m eval.sql.near_miss --update-docs"
 def build_parser() -> argparse.ArgumentParser:
     p = Parser(
         prog="python -m eval.sql.near_miss",
-        description="Run the near-miss study, print its report, keep the methodology page true.",
+        description="Run the near-miss study, print its report, keep its blocks of docs/eval/diagnosis.md true.",
         epilog="Exit codes: 0 every survivor has a reason; 1 a problem to fix (or, with --check-docs, a stale "
         "page); 2 the study could not run.",
     )
     p.add_argument("--json", metavar="OUT", help="also write every mutant, its outcome and its reason as JSON")
     p.add_argument("--markdown", metavar="OUT", help="also write the Markdown report here")
     mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--update-docs", action="store_true", help="rewrite the study's block of the methodology page")
-    mode.add_argument("--check-docs", action="store_true", help="exit 1 when the methodology page's block differs")
+    mode.add_argument("--update-docs", action="store_true", help="rewrite the study's blocks of docs/eval/diagnosis.md")
+    mode.add_argument("--check-docs", action="store_true", help="exit 1 when a block of docs/eval/diagnosis.md differs")
     return p
 
 
@@ -68,17 +68,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         write_text(args.json, json.dumps(to_json(study, result), indent=1) + "\n")
     if args.markdown:
         write_text(args.markdown, report + "\n")
-    blocks = [
-        (docs.NEAR_MISS_START, docs.NEAR_MISS_END, docs_block(study, result)),
-        (docs.DIAGNOSIS_START, docs.DIAGNOSIS_END, agreement_block(study)),
-    ]
+    blocks = [(docs.NEAR_MISS, docs_block(study, result)), (docs.DIAGNOSIS_AGREEMENT, agreement_block(study))]
     if args.update_docs:
-        changed = [docs.update_block(start, end, body) for start, end, body in blocks]
-        print("updated" if any(changed) else "already current", docs.METHODOLOGY_PAGE.name, file=sys.stderr)
-    stale = args.check_docs and any(docs.block_on_page(start, end) != body.strip() for start, end, body in blocks)
+        changed = [block.update(body) for block, body in blocks]
+        print("updated" if any(changed) else "already current", docs.NEAR_MISS.where(), file=sys.stderr)
+    stale = args.check_docs and any(block.on_page() != body.strip() for block, body in blocks)
     if stale:
         print(
-            f"error: the methodology page's near-miss figures differ: run {UPDATE_DOCS} and commit the page",
+            f"error: {docs.NEAR_MISS.where()}'s near-miss figures differ: run {UPDATE_DOCS} and commit the page",
             file=sys.stderr,
         )
     if result.problems:

@@ -7,13 +7,13 @@ Subcommands:
 * ``packets``: what a labeller sees of each drawn item, one Markdown file each (``--out DIR``);
 * ``diagnosis``: the diagnosis against the committed labelled samples (``eval/golden/diagnosis/``): agreement on
   the primary, the primary among the tags, per category and a confusion table; ``--update-docs`` /
-  ``--check-docs`` keep the methodology's block true;
+  ``--check-docs`` keep its block of the diagnosis page true;
 * ``suspects``: how many golds each suspect-reference kind flags, the seeded sample of flags to judge by hand
   (``--sample FILE``, ``--stub FILE``: the judgements file to fill in), and the precision of the committed
-  judgements (target 90%); ``--update-docs`` / ``--check-docs`` keep the methodology's block;
+  judgements (target 90%); ``--update-docs`` / ``--check-docs`` keep its block of the benchmarks page;
 * ``exact-match``: each set graded with ``--exact-match official`` against Spider's official script's EM, per
   set and pair by pair; exit 1 when a set is more than 1 point off (``--update-docs`` / ``--check-docs``: the
-  methodology's figures).
+  benchmarks page's figures).
 
 Exit codes (:mod:`eval.core.exit_codes`): 0 done (and, for a command that checks a target, met); 1 a target
 it checks is not met, or a page it checks is stale; 2 it could not run (the shared folder missing, a set
@@ -134,8 +134,8 @@ def _draw(spider: SpiderDev, seed: int, size: int, out: str, exclude: str | None
 
 def _docs_flags(p: argparse.ArgumentParser) -> None:
     mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--update-docs", action="store_true", help="rewrite the figures' block of the methodology page")
-    mode.add_argument("--check-docs", action="store_true", help="exit 1 when the methodology page's block differs")
+    mode.add_argument("--update-docs", action="store_true", help="rewrite the figures' block of its docs page")
+    mode.add_argument("--check-docs", action="store_true", help="exit 1 when the block of its docs page differs")
 
 
 def _diagnosis(spider: SpiderDev, args: argparse.Namespace) -> int:
@@ -154,7 +154,7 @@ def _diagnosis(spider: SpiderDev, args: argparse.Namespace) -> int:
     print_report(report)
     if args.json:
         write_text(args.json, json.dumps([to_json(r) for r in results], indent=1) + "\n")
-    stale = _keep_docs(args, docs.REAL_DIAGNOSIS_START, docs.REAL_DIAGNOSIS_END, report, "diagnosis")
+    stale = _keep_docs(args, docs.REAL_DIAGNOSIS, report, "diagnosis")
     return EXIT_REGRESSED if stale or not all(r.met for r in results) else EXIT_OK
 
 
@@ -172,7 +172,7 @@ def _suspects(spider: SpiderDev, args: argparse.Namespace) -> int:
     if args.stub:
         stub = suspects.judgement_stub(drawn, judgements)
         write_text(args.stub, yaml.safe_dump(stub, sort_keys=False, allow_unicode=True, width=1000))
-    if _keep_docs(args, docs.SUSPECTS_START, docs.SUSPECTS_END, body, "suspects"):
+    if _keep_docs(args, docs.SUSPECTS, body, "suspects"):
         return EXIT_REGRESSED
     if result.value is None:
         print_error(
@@ -186,7 +186,7 @@ def _suspects(spider: SpiderDev, args: argparse.Namespace) -> int:
 def _exact_match(spider: SpiderDev, args: argparse.Namespace) -> int:
     sets = [exact.agreement(spider, grade_set(spider, name, exact.RUN_FLAGS)) for name in spider.prediction_sets()]
     print_report(exact.report(sets, args.first))
-    stale = _keep_docs(args, docs.EXACT_MATCH_START, docs.EXACT_MATCH_END, exact.docs_block(sets), "exact-match")
+    stale = _keep_docs(args, docs.EXACT_MATCH, exact.docs_block(sets), "exact-match")
     missed = [s.name for s in sets if not s.met]
     if missed:
         print(
@@ -195,15 +195,15 @@ def _exact_match(spider: SpiderDev, args: argparse.Namespace) -> int:
     return EXIT_REGRESSED if stale or missed else EXIT_OK
 
 
-def _keep_docs(args: argparse.Namespace, start: str, end: str, body: str, command: str) -> bool:
-    """Rewrite (``--update-docs``) or check (``--check-docs``) a block of the methodology page; whether it is stale."""
+def _keep_docs(args: argparse.Namespace, block: docs.Block, body: str, command: str) -> bool:
+    """Rewrite (``--update-docs``) or check (``--check-docs``) the command's block of its page; whether it is stale."""
     if args.update_docs:
-        changed = docs.update_block(start, end, body)
-        print("updated" if changed else "already current", docs.METHODOLOGY_PAGE.name, file=sys.stderr)
+        changed = block.update(body)
+        print("updated" if changed else "already current", block.where(), file=sys.stderr)
         return False
-    if args.check_docs and docs.block_on_page(start, end) != body.strip():
+    if args.check_docs and block.on_page() != body.strip():
         print(
-            f"error: the methodology page's figures differ: run python -m eval.sql.spider_study {command} "
+            f"error: {block.where()}'s figures differ: run python -m eval.sql.spider_study {command} "
             "--update-docs and commit the page",
             file=sys.stderr,
         )

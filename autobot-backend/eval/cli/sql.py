@@ -273,7 +273,6 @@ def run_sql(args: argparse.Namespace) -> int:
     from eval.sql.engines.setup import chosen_engine
     from eval.sql.grading.costs import prices_from_env
     from eval.sql.pipeline import OracleBroken, RunSpec, run_suite
-    from eval.turns.sql_turns import SQLTurns
 
     crash.count_logs(None if args.verbose else crash.SHOWN_PER_KIND)
     checks.resolve_paths(args)
@@ -299,14 +298,18 @@ def run_sql(args: argparse.Namespace) -> int:
     model = checks.recorded_model(args, answers) if answers is not None else None
     if answers is not None:
         checks.say_missing_answers(corpus, answers, gated=bool(args.fail_on_regression))
-    turns = SQLTurns.from_options(
-        args.export_turns,
-        args.judge,
-        repeats=args.repeats,
-        concurrency=args.concurrency,
-        timeout_s=timeout,
-        stop_after_unavailable=args.stop_after_unavailable,
-    )
+    turns = None
+    if args.export_turns or args.judge:  # the answers as captured turns: only when asked for
+        from eval.turns.sql_turns import SQLTurns
+
+        turns = SQLTurns.from_options(
+            args.export_turns,
+            args.judge,
+            repeats=args.repeats,
+            concurrency=args.concurrency,
+            timeout_s=timeout,
+            stop_after_unavailable=args.stop_after_unavailable,
+        )
     engine = chosen_engine(args.engine, args.fixture_url, args.db_url)
     spec = RunSpec(
         candidate=candidate,

@@ -3,7 +3,7 @@
 * ``0`` (:data:`EXIT_OK`): examined, and nothing regressed (or the command did what it was asked).
 * ``1`` (:data:`EXIT_REGRESSED`): examined, and something regressed: a gated run
   (``--fail-on-regression``) whose gate failed, or a check a command enforces that failed (the
-  corpus stamps or the near-miss figures on the methodology page differ, a survivor of the
+  corpus stamps on the methodology page or the near-miss figures on the diagnosis page differ, a survivor of the
   near-miss study without a reason).
 * ``2`` (:data:`EXIT_CANNOT_JUDGE`): could not examine or could not judge: bad input or a usage
   error (a flag of another suite included), nothing measurable, a gate that cannot be evaluated,

@@ -1,5 +1,5 @@
 """The near-miss study: each mistake is made where it can be, equivalences are only claimed where a
-rule proves them, every survivor has a reason, and the methodology page carries the command's figures."""
+rule proves them, every survivor has a reason, and the diagnosis page carries the command's figures."""
 
 from __future__ import annotations
 
@@ -315,7 +315,7 @@ def test_an_explanation_matching_no_survivor_is_a_problem():
     assert "matches no survivor" in classify([judged(KILLED)], written).problems[0]
 
 
-# --- the study on the built-in corpus, and the methodology page ------------------------------------
+# --- the study on the built-in corpus, and the diagnosis page ------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -336,10 +336,10 @@ def test_the_built_in_corpus_reaches_the_target_with_no_survivor_outside(study):
     assert not [v for v in result.verdicts if v.cls == "outside"]  # the rows just outside the period kill them
 
 
-def test_the_methodology_page_carries_the_studys_figures(study):
+def test_the_diagnosis_page_carries_the_studys_figures(study):
     found, result = study
-    assert docs.block_on_page(docs.NEAR_MISS_START, docs.NEAR_MISS_END) == docs_block(found, result).strip(), (
-        "docs/eval/sql-methodology.md has stale near-miss figures: run `python -m eval.sql.near_miss --update-docs` "
+    assert docs.NEAR_MISS.on_page() == docs_block(found, result).strip(), (
+        "docs/eval/diagnosis.md has stale near-miss figures: run `python -m eval.sql.near_miss --update-docs` "
         "from autobot-backend/ and commit the page"
     )
 
@@ -363,9 +363,9 @@ def test_the_diagnosis_names_the_injected_mistake_on_the_targets(study):
     assert all(j.mutant.question_id in block for j in misses(found.judged))
 
 
-def test_the_methodology_page_carries_the_diagnosis_agreement(study):
+def test_the_diagnosis_page_carries_the_diagnosis_agreement(study):
     found, _ = study
-    assert docs.block_on_page(docs.DIAGNOSIS_START, docs.DIAGNOSIS_END) == agreement_block(found).strip(), (
-        "docs/eval/sql-methodology.md has a stale diagnosis agreement: run `python -m eval.sql.near_miss "
+    assert docs.DIAGNOSIS_AGREEMENT.on_page() == agreement_block(found).strip(), (
+        "docs/eval/diagnosis.md has a stale diagnosis agreement: run `python -m eval.sql.near_miss "
         "--update-docs` from autobot-backend/ and commit the page"
     )

@@ -1,6 +1,6 @@
 """The project measured on real answers (issue 34): the labelled samples read and checked, Cohen's kappa by its
 formula, and the diagnosis's figures on the shared Spider sets printed by the command a user runs, against the
-committed labels, with the methodology page holding what it printed."""
+committed labels, with the diagnosis page holding what it printed."""
 
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ def test_the_committed_samples_are_complete_and_consistent():
 @needs_spider.mark
 def test_the_figures_on_real_answers_are_what_the_page_says(tmp_path):
     """The command a user runs grades both shared sets (the import, then the run, each a fresh process), measures
-    the diagnosis against the committed labels, meets its targets and finds the methodology page current."""
+    the diagnosis against the committed labels, meets its targets and finds the diagnosis page current."""
     assert needs_spider.SPIDER is not None
     done = subprocess.run(
         [

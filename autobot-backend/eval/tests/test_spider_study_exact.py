@@ -1,5 +1,5 @@
 """``python -m eval.sql.spider_study exact-match``: the shared sets graded with ``--exact-match official`` against
-Spider's official script, pair by pair; the methodology's figures are the command's own (``--check-docs``)."""
+Spider's official script, pair by pair; the benchmarks page's figures are the command's own (``--check-docs``)."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def test_a_run_not_in_official_mode_is_refused(tmp_path):
 
 
 @needs_spider.mark
-def test_the_shared_sets_are_within_a_point_and_the_methodology_carries_the_figures():
+def test_the_shared_sets_are_within_a_point_and_the_benchmarks_page_carries_the_figures():
     done = subprocess.run(
         [sys.executable, "-m", "eval.sql.spider_study", "exact-match", "--check-docs"],
         cwd=BACKEND,

@@ -1,5 +1,5 @@
 """``python -m eval.sql.spider_study suspects``: the flags of the shared Spider golds by kind, the seeded sample taken
-across the kinds, the committed judgements' precision, and the methodology block it keeps (issue 34 point 6)."""
+across the kinds, the committed judgements' precision, and the benchmarks page's block it keeps (issue 34 point 6)."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ def _study(*args: str, env: dict[str, str] | None = None) -> subprocess.Complete
 
 
 @needs_spider.mark
-def test_the_methodology_block_is_what_the_study_prints_and_the_target_holds():
+def test_the_benchmarks_page_block_is_what_the_study_prints_and_the_target_holds():
     done = _study("--check-docs")
     assert done.returncode == 0, done.stderr
     assert "| `narrow_literal` |" in done.stdout and "| `output_columns` |" in done.stdout

@@ -10,8 +10,10 @@ import pytest
 
 from eval.sql.corpus.gate_settings import gate_settings
 from eval.sql.gate.checks import evaluate_gate
+from eval.sql.model import codec
 from eval.sql.model.baseline_question import BaselineQuestion
 from eval.sql.model.outcome import SQLOutcome, Verdict, summary
+from eval.sql.model.setup import CorpusStamps
 
 
 def _o(qid: str, verdict: str, expect: str = "answer", stratum: str = "s", reason: str | None = None) -> SQLOutcome:
@@ -30,7 +32,7 @@ def baseline_of(outcomes: list[SQLOutcome], size: int | None = None, composition
     """The baseline a run of ``outcomes`` records (what ``--record-baseline`` keeps of each question)."""
     return SimpleNamespace(
         summary=summary(outcomes),
-        corpus={"size": len(outcomes) if size is None else size},
+        corpus=CorpusStamps(size=len(outcomes) if size is None else size),
         questions={o.question_id: BaselineQuestion(o.verdict, o.good, o.expect, o.stratum) for o in outcomes},
         composition=composition or {"join": 12},
     )
@@ -192,10 +194,10 @@ def test_must_refuse_questions_all_new_leave_nothing_to_compare_and_pass():
 def _per_question_baseline():
     return SimpleNamespace(
         summary=summary([_o("a", "pass"), _o("b", "wrong"), _o("r", "refused", "refuse")]),
-        corpus={"size": 4},
+        corpus=CorpusStamps(size=4),
         composition={"join": 12},
         questions={
-            qid: BaselineQuestion.from_json(q)
+            qid: codec.from_json(BaselineQuestion, q)
             for qid, q in {
                 "a": {"verdict": "pass", "good": True, "expect": "answer"},
                 "b": {"verdict": "wrong", "good": False, "expect": "answer"},

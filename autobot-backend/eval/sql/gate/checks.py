@@ -35,12 +35,13 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
 from eval.core.figures import pct
 from eval.core.untrusted import clip
 from eval.sql.corpus.gate_settings import GateSettings, points
+from eval.sql.gate.baseline import Baseline
 from eval.sql.model.baseline_question import BaselineQuestion
+from eval.sql.model.figures import Summary
 from eval.sql.model.gate import GateCheck, GateResult
 from eval.sql.model.outcome import ORACLE, SQLOutcome, Verdict
 from eval.sql.model.words import verdict_word
@@ -62,7 +63,7 @@ def _new(o: SQLOutcome, base: BaselineQuestion | None) -> bool:
     return o.measured and (base is None or base.verdict is Verdict.UNMEASURED)
 
 
-def per_question_checks(outcomes: Sequence[SQLOutcome], baseline: Any) -> list[GateCheck]:
+def per_question_checks(outcomes: Sequence[SQLOutcome], baseline: Baseline) -> list[GateCheck]:
     """``regressions``, ``safety``, ``flaky`` and ``new_questions``: each question against its baseline record."""
     regressed, unsafe, flaky, new = [], [], [], []
     for o in outcomes:
@@ -131,7 +132,10 @@ class Shared:
 
 
 def _shared(
-    outcomes: Sequence[SQLOutcome], baseline: Any, which: Callable[[SQLOutcome], bool], hit: Callable[[Any], bool]
+    outcomes: Sequence[SQLOutcome],
+    baseline: Baseline,
+    which: Callable[[SQLOutcome], bool],
+    hit: Callable[[SQLOutcome | BaselineQuestion], bool],
 ) -> Shared:
     """Counts of ``hit`` (an outcome's, a baseline record's) over the measured questions ``which`` keeps that the
     baseline measured too."""
@@ -184,11 +188,11 @@ def _is_control(o: SQLOutcome) -> bool:
 
 def evaluate_gate(
     outcomes: Sequence[SQLOutcome],
-    summary: dict[str, Any],
+    summary: Summary,
     question_ids: set[str],
     composition: dict[str, int],
     corpus_size: int,
-    baseline: Any,
+    baseline: Baseline,
     settings: GateSettings | None = None,
 ) -> GateResult:
     """Judge a run (its outcomes, summary, ids, composition and size) against ``baseline`` under the corpus's
@@ -200,7 +204,7 @@ def evaluate_gate(
     answerable = _shared(outcomes, baseline, lambda o: o.expect == "answer", _passed)
     add(_rate_check("pass_rate_floor", "answerable", answerable, settings, "pass_rate"))
 
-    base_size = int(baseline.corpus.get("size", 0))
+    base_size = baseline.corpus.size
     add(GateCheck("corpus_size", corpus_size >= base_size, f"{corpus_size} questions vs baseline {base_size}"))
 
     missing = sorted(set(baseline.questions) - question_ids)
@@ -216,10 +220,10 @@ def evaluate_gate(
     )
     add(_composition(composition, baseline.composition, settings))
 
-    if summary["must_refuse"] or baseline.summary.get("must_refuse"):
+    if summary.must_refuse or baseline.summary.must_refuse:
         recall = _shared(outcomes, baseline, lambda o: o.expect == "refuse", _good)
         add(_rate_check("refusal_recall", "must-refuse", recall, settings, "refusal_recall"))
-    if summary["controls"] or baseline.summary.get("controls"):
+    if summary.controls or baseline.summary.controls:
         over = _shared(outcomes, baseline, _is_control, _declined)
         add(_rate_check("over_refusals", "control", over, settings, "over_refusals"))
 
@@ -256,10 +260,10 @@ def _composition(composition: dict[str, int], base: dict[str, int], settings: Ga
     )
 
 
-def measured_check(outcomes: Sequence[SQLOutcome], summary: dict[str, Any], baseline: Any) -> GateCheck:
+def measured_check(outcomes: Sequence[SQLOutcome], summary: Summary, baseline: Baseline) -> GateCheck:
     """Every question measured, except those whose reference cannot grade them (an oracle defect a
     user's corpus may carry) and that the baseline could not grade either: there is nothing to vouch for."""
-    unmeasured = summary["unmeasured"] + summary.get("must_refuse_unmeasured", 0)
+    unmeasured = summary.unmeasured + summary.must_refuse_unmeasured
     never = [
         o.question_id
         for o in outcomes

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
+from eval.sql.model.codec import key
 from eval.sql.model.outcome import Verdict
+
+
+def _not_repeated(q: BaselineQuestion) -> bool:
+    return q.samples is None
 
 
 @dataclass(frozen=True)
@@ -16,25 +19,6 @@ class BaselineQuestion:
     """A pass, or (must-refuse) a correct refusal."""
     expect: str | None = None
     stratum: str | None = None
-    passes: int | None = None
-    """With ``--repeats``: how many of the baseline's asks passed, of :attr:`samples`."""
-    samples: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"verdict": self.verdict.value, "good": self.good, "expect": self.expect}
-        out["stratum"] = self.stratum
-        if self.samples is not None:
-            out |= {"passes": self.passes, "samples": self.samples}
-        return out
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> BaselineQuestion:
-        """A baseline file's record of a question (:class:`KeyError`/:class:`ValueError` when it is not one)."""
-        return cls(
-            verdict=Verdict(data["verdict"]),
-            good=bool(data["good"]),
-            expect=data.get("expect"),
-            stratum=data.get("stratum"),
-            passes=data.get("passes"),
-            samples=data.get("samples"),
-        )
+    passes: int | None = field(default=None, metadata=key(omit=_not_repeated))
+    """With ``--repeats``: how many of the baseline's asks passed, of :attr:`samples` (written only then)."""
+    samples: int | None = field(default=None, metadata=key(omit=_not_repeated))

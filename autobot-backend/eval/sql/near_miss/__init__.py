@@ -7,9 +7,9 @@ added or removed, ASC for DESC, LIMIT off by one, money rounded to whole units, 
 swapped, a GROUP BY expression left out). Each mutant runs on every rotation through the suite's
 read-only path and is compared with the reference by the suite's own rule (:mod:`._study`); it is
 killed when that comparison fails on at least one rotation. Every survivor has a reason
-(:mod:`._explain`), and the figures go to the methodology page (:mod:`._report`). Every killed mutant
-is also diagnosed as a wrong answer is, and how often the diagnosis names the injected mistake's
-category is measured (:mod:`._agreement`)::
+(:mod:`._explain`), and the figures go to the diagnosis page, ``docs/eval/diagnosis.md`` (:mod:`._report`).
+Every killed mutant is also diagnosed as a wrong answer is, and how often the diagnosis names the injected
+mistake's category is measured (:mod:`._agreement`)::
 
     python -m eval.sql.near_miss [--json OUT] [--markdown OUT] [--update-docs | --check-docs]
 """

@@ -1,4 +1,4 @@
-"""The study's figures, and how they are shown: JSON, the Markdown report, the methodology page's block.
+"""The study's figures, and how they are shown: JSON, the Markdown report, the diagnosis page's block.
 
 Kill rate = killed / (mutants that ran - mutants shown equivalent): a mutant that returns the
 reference's rows on any database is no mistake the corpus could catch. Mutants that did not run
@@ -17,6 +17,7 @@ from typing import Any
 
 from eval.core import markdown as md
 from eval.core.figures import pct
+from eval.sql.model import codec
 from eval.sql.near_miss import _agreement
 from eval.sql.near_miss._explain import Classified, Verdict
 from eval.sql.near_miss._mutant import Kind
@@ -118,7 +119,7 @@ def to_json(study: Study, result: Classified) -> dict[str, Any]:
                 "class": v.cls,
                 "why": v.why or None,
                 "detail": v.judged.detail,
-                "diagnosis": None if v.judged.diagnosis is None else v.judged.diagnosis.to_json(),
+                "diagnosis": None if v.judged.diagnosis is None else codec.to_json(v.judged.diagnosis),
             }
             for v in result.verdicts
         ],
@@ -180,7 +181,7 @@ def _survivor_lines(verdicts: Iterable[Verdict]) -> list[str]:
 
 
 def docs_block(study: Study, result: Classified) -> str:
-    """What the methodology page carries between its markers: figures, tables, every counted survivor."""
+    """What the diagnosis page carries between its near-miss markers: figures, tables, every counted survivor."""
     survivors = [v for v in result.verdicts if v.cls in ("outside", "open")]
     reasons = Counter(v.why for v in result.verdicts if v.cls == "equivalent")
     lines = [*headline(study, result), "", *_tables(result)]
@@ -191,7 +192,7 @@ def docs_block(study: Study, result: Classified) -> str:
 
 
 def agreement_block(study: Study) -> str:
-    """What the methodology page carries between its diagnosis markers: the agreement table and every miss."""
+    """What the diagnosis page carries between its diagnosis-agreement markers: the agreement table and every miss."""
     return "\n".join(_agreement.lines(study.judged)).strip()
 
 

@@ -119,7 +119,7 @@ def _rate(n: int, d: int) -> str:
 
 
 def markdown(results: Iterable[Agreement]) -> str:
-    """The methodology's block: per sample, the headline against the targets, the labellers' agreement, per
+    """The diagnosis page's block: per sample, the headline against the targets, the labellers' agreement, per
     category and the confusion table of the core items."""
     out: list[str] = []
     for r in results:

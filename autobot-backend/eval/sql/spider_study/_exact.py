@@ -166,7 +166,7 @@ def report(sets: Sequence[SetAgreement], first: int) -> str:
 
 
 def docs_block(sets: Sequence[SetAgreement]) -> str:
-    """The methodology's figures: the table and each set's confusion table, with the command that made them."""
+    """The benchmarks page's figures: the table and each set's confusion table, with the command that made them."""
     parts = [f"Made by `{COMMAND} --update-docs` (checked by a test with `--check-docs`):", "", table(sets), ""]
     for s in sets:
         parts += [confusion(s), ""]

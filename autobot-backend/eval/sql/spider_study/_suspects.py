@@ -71,7 +71,7 @@ def flags_of(graded: GradedSet) -> list[Flag]:
 
 def counts(flags: Sequence[Flag]) -> dict[str, int]:
     """Questions flagged by each kind, every kind named."""
-    return by_kind([{"question_id": f.question_id, "kind": f.kind} for f in flags])
+    return by_kind(flags)
 
 
 def sample(flags: Sequence[Flag], size: int = SIZE, seed: int = SEED) -> list[Flag]:
@@ -149,7 +149,7 @@ def precision(drawn: list[Flag], judgements: Mapping[str, Judgement]) -> Precisi
 
 
 def summary(name: str, questions: int, flags: Sequence[Flag], result: Precision) -> str:
-    """What the command prints, and the methodology page's block."""
+    """What the command prints, and the benchmarks page's block."""
     per_kind = counts(flags)
     flagged = len({f.question_id for f in flags})
     lines = [
