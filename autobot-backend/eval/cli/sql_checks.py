@@ -31,6 +31,8 @@ def concurrency(args: argparse.Namespace, candidate: str) -> int:
     return 4 if candidate == "llm" else 1
 
 
+# Complexity (radon E or F), kept as one function: one check per combination of flags, each with its own usage error
+# and what to do.
 def validate(args: argparse.Namespace) -> tuple[str, bool, int, float]:
     """The candidate, whether this is the built-in corpus on the built-in fixtures, rotations, timeout."""
     candidate = args.candidate or "embedded"

@@ -273,6 +273,9 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
     )
 
 
+# Complexity (radon E or F), kept as one function: the run's one ordered sequence (fixtures, self-check, asking,
+# grading), each step kept or skipped by a flag; split, the order the steps depend on would be spread over several
+# functions.
 def _build_and_ask(
     spec: RunSpec,
     corpus: Corpus,

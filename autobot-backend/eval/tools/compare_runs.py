@@ -126,6 +126,8 @@ def _flipped(base: Side, new: Side, ids: list[str]) -> tuple[list[dict[str, Any]
     return safety, regressed
 
 
+# Complexity (radon E or F), kept as one function: the two-run comparison's refusals (off-suite, common questions
+# only) before its figures, each with its own message.
 def compare(
     base: Side,
     new: Side,
