@@ -6,17 +6,28 @@ wrote the real thing, so a dated record can only change through its command.
 
 ``postgres`` is the throwaway PostgreSQL server (``eval/sql/engines/pg_server.py``), one per session, for the
 backend's tests and the eval's (the engines' tests build their fixtures on it).
+
+The tests that need a system package (Chromium and chromedriver, PostgreSQL's server binaries) skip without it,
+and the session ends with one line saying which and how many, and how to get them (:func:`system_packages_line`);
+under CI's ``EVAL_REQUIRE_BROWSER`` / ``EVAL_REQUIRE_POSTGRES`` they fail instead.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
 from tests.pg_server import PgServer, start_for_tests
+
+SYSTEM_PACKAGES = (
+    ("not installed: chromium", "Chromium and chromedriver"),
+    ("PostgreSQL server binaries not found", "PostgreSQL's server binaries"),
+)
+"""(what a skip's reason says, the packages it names) of the tests that need a system package."""
 
 _REPO = Path(__file__).resolve().parent.parent
 _GUARDED = (_REPO / "docs", Path(__file__).resolve().parent / "eval" / "golden")
@@ -49,3 +60,27 @@ def postgres(request: pytest.FixtureRequest) -> PgServer:
     server = start_for_tests()
     request.addfinalizer(server.stop)
     return server
+
+
+def system_packages_line(reasons: Sequence[str]) -> str | None:
+    """The one line a session ends with when tests skipped for want of a system package; None when none did."""
+    counts: Counter[str] = Counter()
+    for reason in reasons:
+        for marker, packages in SYSTEM_PACKAGES:
+            if marker in reason:
+                counts[packages] += 1
+    if not counts:
+        return None
+    missing = "; ".join(f"{packages} ({n} test(s))" for packages, n in counts.items())
+    return (
+        f"system packages missing, so these tests skipped: {missing}. `make test` installs them as root or with "
+        "password-less sudo (.ci/system-deps); CI requires them (EVAL_REQUIRE_BROWSER=1, EVAL_REQUIRE_POSTGRES=1)"
+    )
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    reports = terminalreporter.stats.get("skipped", [])
+    reasons = [str(r.longrepr[2]) if isinstance(r.longrepr, tuple) else str(r.longrepr) for r in reports]
+    line = system_packages_line(reasons)
+    if line is not None:
+        terminalreporter.write_line(line, yellow=True)

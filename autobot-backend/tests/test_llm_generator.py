@@ -9,6 +9,7 @@ from services.generation.llm import (
     BASE_URL_ENV,
     MODEL_ENV,
     NO_SQL_REASON,
+    SAMPLE_VALUES_ENV,
     TIMEOUT_ENV,
     GeneratorConfigError,
     OpenAIChatGenerator,
@@ -276,7 +277,19 @@ BAD_CONFIG = [
     ("does_not_parse", {BASE_URL_ENV: "http://[::1/v1", MODEL_ENV: "m"}, BASE_URL_ENV),
     ("key_too_short", {BASE_URL_ENV: "http://h/v1", MODEL_ENV: "m", API_KEY_ENV: "sk-1234"}, API_KEY_ENV),
     ("key_with_a_newline", {BASE_URL_ENV: "http://h/v1", MODEL_ENV: "m", API_KEY_ENV: "sk-1234\n5678"}, API_KEY_ENV),
+    (
+        "sample_values_maybe",
+        {BASE_URL_ENV: "http://h/v1", MODEL_ENV: "m", SAMPLE_VALUES_ENV: "maybe"},
+        SAMPLE_VALUES_ENV,
+    ),
 ]
+
+
+@pytest.mark.parametrize(("raw", "sent"), [("0", False), ("false", False), ("OFF", False), ("1", True), ("yes", True)])
+def test_sample_values_is_a_switch_and_the_flag_can_only_turn_it_off(raw, sent):
+    env = {BASE_URL_ENV: "http://localhost:11434/v1", MODEL_ENV: "m", SAMPLE_VALUES_ENV: raw}
+    assert OpenAIChatGenerator.from_env(env).sample_values is sent
+    assert OpenAIChatGenerator.from_env(env, sample_values=False).sample_values is False
 
 
 @pytest.mark.parametrize(("env", "variable"), [c[1:] for c in BAD_CONFIG], ids=[c[0] for c in BAD_CONFIG])

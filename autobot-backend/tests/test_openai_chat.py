@@ -1,5 +1,9 @@
 """The OpenAI-compatible chat client against a real HTTP server on localhost: retries, deadlines,
-limits, usage, and credentials that never show."""
+limits, usage, and credentials that never show.
+
+A deadline is shown by its outcome (the error it raises) and against what the call would have waited for
+without it (a 60 s Retry-After, a reply trickling for a minute, a server that hangs for 30 s), never against
+a tight wall-clock limit: a busy machine makes a 1 s call take several (issue 37; :mod:`tests.bounds`)."""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ import pytest
 
 from services.generation.openai_chat import ChatClient, ChatPolicy, ChatUnavailable, chat_endpoint, on_this_machine
 from services.redaction import redact_http_url
-from tests.http_fakes import FakeHTTPServer, Reply, chat_reply, json_reply
+from tests.http_fakes import HANG_LIMIT_S, FakeHTTPServer, Reply, chat_reply, json_reply
 
 BODY = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
 FAST = ChatPolicy(timeout_s=2.0, max_attempts=4, budget_s=20.0, backoff_s=0.01, backoff_max_s=0.05)
@@ -60,11 +64,15 @@ def test_attempts_are_bounded_and_the_last_reason_is_kept():
 
 def test_no_wait_past_the_budget_is_started():
     policy = ChatPolicy(timeout_s=2.0, max_attempts=10, budget_s=1.0, backoff_s=0.01)
-    with FakeHTTPServer(Reply(429, b"", headers=(("Retry-After", "5"),))) as server:
+    with FakeHTTPServer(Reply(429, b"", headers=(("Retry-After", "60"),))) as server:
         started = time.monotonic()
         with pytest.raises(ChatUnavailable, match="HTTP 429"):
             client(server, policy).complete(BODY)
-    assert time.monotonic() - started < 1.0 and len(server.requests) == 1
+    assert time.monotonic() - started < 60 / 3 and len(server.requests) == 1  # the 60 s wait was never started
+
+
+TRICKLE_S = 0.2 * len(chat_reply("SELECT 1").body)
+"""How long the trickling reply takes to arrive whole (a byte every 0.2 s): over half a minute."""
 
 
 def test_a_trickling_reply_cannot_hold_a_call_past_its_deadline():
@@ -74,7 +82,7 @@ def test_a_trickling_reply_cannot_hold_a_call_past_its_deadline():
         started = time.monotonic()
         with pytest.raises(ChatUnavailable, match="no answer within 1 s"):
             client(server, policy).complete(BODY)
-        assert time.monotonic() - started < 2.0
+        assert time.monotonic() - started < TRICKLE_S / 3  # cut at the deadline, not when the reply ended
 
 
 def test_a_trickling_reply_cannot_hold_a_coroutine_past_its_deadline():
@@ -83,7 +91,7 @@ def test_a_trickling_reply_cannot_hold_a_coroutine_past_its_deadline():
         started = time.monotonic()
         with pytest.raises(ChatUnavailable, match="no answer within 1 s"):
             asyncio.run(client(server, policy).acomplete(BODY))
-        assert time.monotonic() - started < 2.0
+        assert time.monotonic() - started < TRICKLE_S / 3
 
 
 def test_a_reply_over_the_size_limit_is_abandoned():
@@ -115,7 +123,7 @@ def test_a_cancelled_coroutine_stops_at_once():
         return time.monotonic() - started
 
     with FakeHTTPServer(Reply(hang=True)) as server:
-        assert asyncio.run(ask_then_cancel(client(server))) < 0.5
+        assert asyncio.run(ask_then_cancel(client(server))) < HANG_LIMIT_S / 3  # not when the server gave up
 
 
 def test_the_endpoint_path_comes_before_the_query_and_credentials_never_show():

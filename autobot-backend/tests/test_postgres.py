@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
-import time
 import warnings
 from collections.abc import Iterator
 from decimal import Decimal
@@ -455,14 +454,13 @@ def test_guard_rejects_lowrite():
     ids=["endless-recursion", "cartesian-join", "pg-sleep"],
 )
 def test_long_statements_are_stopped_as_timeouts(sql, retail):
+    # Stopped by the server's statement timeout (the error says so), not run to the end (which raises nothing:
+    # an endless recursion never ends, pg_sleep(60) returns a row); no wall time is read (tests.bounds).
     with ReadOnlyExecutor(retail.owner_url, timeout_s=0.5) as ex:
-        started = time.monotonic()
         with pytest.raises(ExecutionError) as err:
             ex.execute(sql)
-        stopped_after = time.monotonic() - started
         assert ex.execute("SELECT count(*) FROM customers").rows[0][0] > 0
     assert err.value.kind == "timeout" and "0.5 s" in err.value.message
-    assert stopped_after < 10, "stopped by the statement timeout, not run to the end"
 
 
 def test_more_rows_than_the_cap_is_an_error_and_the_cap_itself_is_not(retail):

@@ -7,7 +7,6 @@ a guard would.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 
 import psycopg
@@ -74,15 +73,13 @@ def bulky(postgres: PgServer) -> Iterator[PgDatabase]:
 
 
 def test_inspection_on_postgres_samples_under_the_statement_limit_and_leaves_out_what_passes_it(bulky, caplog):
-    with ReadOnlySQL(timeout_s=0.1) as service:  # counting the bodies takes about 0.5 s
-        started = time.monotonic()
+    with ReadOnlySQL(timeout_s=0.1) as service:  # counting the bodies takes about 0.5 s, longer on a busy machine
         notes = service.schema(bulky.reader_url).table("notes")
-        took = time.monotonic() - started
     assert notes is not None and [c.name for c in notes.columns] == ["id", "kind", "body"]
     body, kind = notes.column("body"), notes.column("kind")
     assert body is not None and body.values == () and body.values_skipped == "sampling them ran past the time limit"
     assert kind is not None and (kind.values_skipped or kind.values == ("k0", "k1"))
-    assert took < 5 and "left out, sampling them ran past the time limit" in caplog.text
+    assert "left out, sampling them ran past the time limit" in caplog.text  # the limit fired: no wall time read
     with ReadOnlySQL(timeout_s=30) as service:  # a control: given the time, the same column is sampled
         body = service.schema(bulky.reader_url).table("notes").column("body")  # type: ignore[union-attr]
     assert body is not None and len(body.values) == 5 and body.distinct_count == 300_000

@@ -1,4 +1,7 @@
-"""NL_SQL_CAPTURE_DIR: the service writes its own turns, in the documented format, only when asked."""
+"""NL_SQL_CAPTURE_DIR: the service writes its own turns, in the documented format, only when asked.
+
+No time limit is under test here: each service is given one a busy machine never reaches (:mod:`tests.bounds`),
+so a slow statement is never a ``timeout`` turn."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from eval.turns.format import load_turns
 from services.generation.protocol import Generation
 from services.nl_database_service import NLDatabaseService
 from services.turn_capture import CAPTURE_DIR_ENV, ROWS_KEPT, jsonable
+from tests.bounds import PATIENCE_S
 
 from .test_nl_database_service import Scripted, build_shop, sql
 
@@ -31,7 +35,7 @@ def captured(directory):
 def test_capture_is_off_by_default_and_nothing_is_written(tmp_path, shop_url, monkeypatch):
     monkeypatch.delenv(CAPTURE_DIR_ENV, raising=False)
     monkeypatch.chdir(tmp_path)
-    with NLDatabaseService(sql("SELECT name FROM customers"), local_db_url=shop_url) as service:
+    with NLDatabaseService(sql("SELECT name FROM customers"), local_db_url=shop_url, timeout_s=PATIENCE_S) as service:
         assert service.capture is None
         assert service.query("Who are the customers?")["status"] == "ok"
     assert not list(tmp_path.rglob("turns-*.jsonl"))
@@ -39,7 +43,9 @@ def test_capture_is_off_by_default_and_nothing_is_written(tmp_path, shop_url, mo
 
 def test_an_answered_question_is_one_turn_with_its_rows(tmp_path, shop_url, monkeypatch):
     monkeypatch.setenv(CAPTURE_DIR_ENV, str(tmp_path / "turns"))
-    with NLDatabaseService(sql("SELECT id, amount FROM orders ORDER BY id"), local_db_url=shop_url) as service:
+    with NLDatabaseService(
+        sql("SELECT id, amount FROM orders ORDER BY id"), local_db_url=shop_url, timeout_s=PATIENCE_S
+    ) as service:
         response = service.query("What did each order cost?")
     [turn] = captured(tmp_path / "turns")
     assert turn["question"] == "What did each order cost?"
@@ -64,7 +70,7 @@ def test_an_answered_question_is_one_turn_with_its_rows(tmp_path, shop_url, monk
 def test_only_the_first_rows_are_kept_with_the_true_row_count(tmp_path, shop_url, monkeypatch):
     monkeypatch.setenv(CAPTURE_DIR_ENV, str(tmp_path / "t"))
     many = "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 45) SELECT x FROM n"
-    with NLDatabaseService(sql(many), local_db_url=shop_url) as service:
+    with NLDatabaseService(sql(many), local_db_url=shop_url, timeout_s=PATIENCE_S) as service:
         service.query("Count to 45")
     [turn] = captured(tmp_path / "t")
     step = turn["trajectory"][0]
@@ -73,11 +79,13 @@ def test_only_the_first_rows_are_kept_with_the_true_row_count(tmp_path, shop_url
 
 def test_a_guard_block_a_failure_and_a_refusal_are_captured_as_such(tmp_path, shop_url, monkeypatch):
     monkeypatch.setenv(CAPTURE_DIR_ENV, str(tmp_path / "t"))
-    with NLDatabaseService(sql("DELETE FROM orders"), local_db_url=shop_url) as service:
+    with NLDatabaseService(sql("DELETE FROM orders"), local_db_url=shop_url, timeout_s=PATIENCE_S) as service:
         service.query("Delete every order")
-    with NLDatabaseService(sql("SELECT nope FROM orders"), local_db_url=shop_url) as service:
+    with NLDatabaseService(sql("SELECT nope FROM orders"), local_db_url=shop_url, timeout_s=PATIENCE_S) as service:
         service.query("What is nope?")
-    with NLDatabaseService(Scripted(Generation.refuse("no salary column")), local_db_url=shop_url) as service:
+    with NLDatabaseService(
+        Scripted(Generation.refuse("no salary column")), local_db_url=shop_url, timeout_s=PATIENCE_S
+    ) as service:
         service.query("What do we pay people?")
     blocked, failed, declined = captured(tmp_path / "t")
     assert blocked["trajectory"][0]["status"] == "blocked" and blocked["trajectory"][0]["error_kind"] == "guard_blocked"
@@ -90,7 +98,7 @@ def test_a_guard_block_a_failure_and_a_refusal_are_captured_as_such(tmp_path, sh
 
 def test_capture_files_are_private_to_their_owner(tmp_path, shop_url, monkeypatch):
     monkeypatch.setenv(CAPTURE_DIR_ENV, str(tmp_path / "t"))
-    with NLDatabaseService(sql("SELECT 1"), local_db_url=shop_url) as service:
+    with NLDatabaseService(sql("SELECT 1"), local_db_url=shop_url, timeout_s=PATIENCE_S) as service:
         service.query("One?")
     [path] = (tmp_path / "t").glob("*.jsonl")
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
@@ -100,7 +108,10 @@ def test_a_capture_that_cannot_be_written_never_fails_the_query(tmp_path, shop_u
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     monkeypatch.setenv(CAPTURE_DIR_ENV, str(blocker / "turns"))
-    with caplog.at_level(logging.WARNING), NLDatabaseService(sql("SELECT 1"), local_db_url=shop_url) as service:
+    with (
+        caplog.at_level(logging.WARNING),
+        NLDatabaseService(sql("SELECT 1"), local_db_url=shop_url, timeout_s=PATIENCE_S) as service,
+    ):
         assert service.query("One?")["status"] == "ok"
         assert service.query("One again?")["status"] == "ok"
     warnings = [r for r in caplog.records if "cannot write captured turns" in r.getMessage()]

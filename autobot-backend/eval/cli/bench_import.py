@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from eval.cli.entry import entry_point
+from eval.cli.parser import Parser
 from eval.core.errors import UsageError
 from eval.core.exit_codes import EXIT_OK
 from eval.core.output import print_report, resolve_input
@@ -33,7 +34,7 @@ from eval.sql.rows import COLUMN_ORDERS
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="python -m eval.cli.bench_import",
         description="Convert a Spider or BIRD question file, gold and predictions into a corpus of the SQL suite "
         "(one YAML file, questions naming their database) and a recorded answers file.",

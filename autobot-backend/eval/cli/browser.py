@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from eval.cli.entry import entry_point
+from eval.cli.parser import Parser
 from eval.core.browser import BrowserMissing, screenshot
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK
 from eval.core.output import print_error
@@ -25,7 +26,7 @@ def _pixels(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="python -m eval.cli.browser",
         description="Screenshot an HTML page in a headless Chromium with no route to any network.",
         epilog="Exit codes: 0 written; 2 no browser or driver installed, or a usage error.",

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from eval.cli.entry import entry_point
+from eval.cli.parser import Parser
 from eval.cli.sql_checks import resolve_sqlite_url
 from eval.core.errors import UsageError
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK
@@ -33,7 +34,7 @@ def _lines(items: Sequence[str]) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="python -m eval.sql.check",
         description="Check SQL corpus files before a run: load and lint them, and run the self-check of every "
         "reference on the database (your own with --db-url; else the built-in fixtures, and --db-dir for "

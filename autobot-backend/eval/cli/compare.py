@@ -17,17 +17,19 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from eval.cli.entry import entry_point
+from eval.cli.parser import Parser
 from eval.core.errors import UsageError
 from eval.core.exit_codes import EXIT_OK
 from eval.core.output import confine, print_report, resolve_input, write_text
 from eval.core.stats import BOOTSTRAP_SEED
 from eval.tools import matrix_render
-from eval.tools.compare_runs import compare, load_report, to_html, to_markdown
+from eval.tools.compare_render import to_html, to_markdown
+from eval.tools.compare_runs import compare, load_report
 from eval.tools.model_matrix import LABELS, matrix
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="python -m eval.compare",
         description="Is B better than A, and by more than noise? Two JSON reports of the SQL suite compared; "
         "three or more (one cohort but the model): a question-by-model matrix with pairwise tests, Holm-corrected.",

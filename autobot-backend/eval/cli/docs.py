@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from eval.cli.entry import entry_point
+from eval.cli.parser import Parser
 from eval.core.exit_codes import EXIT_OK, EXIT_REGRESSED
 from eval.sql.corpus import json_schema
 from eval.sql.corpus.questions import load_corpus
@@ -29,7 +30,7 @@ UPDATE_SECTIONS = "python -m eval.cli.docs --update-sections"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="python -m eval.cli.docs",
         description="Check the blocks the docs pages hold (the corpus stamps, the worked example, the report's "
         "sections) against the corpus, the committed run and the registry, or rewrite them.",

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from eval.cli import browser
 from eval.cli.entry import entry_point
+from eval.cli.parser import Parser
 from eval.core.errors import HarnessError, UsageError
 from eval.core.exit_codes import EXIT_OK, EXIT_REGRESSED
 from eval.core.jsonl import json_file
@@ -40,7 +41,7 @@ _MODEL_ENV = ("NL_SQL_LLM_BASE_URL", "NL_SQL_LLM_MODEL", "NL_SQL_LLM_API_KEY", "
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="python -m eval.cli.docs_images",
         description="Make the README's pictures again from the committed run and trend file (make docs).",
         epilog="Exit codes: 0 written (or current); 1 --check found something stale; 2 could not make them.",

@@ -16,6 +16,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from eval.cli.entry import entry_point
+from eval.cli.parser import Parser
 from eval.cli.sql_checks import resolve_sqlite_url
 from eval.core.errors import UsageError
 from eval.core.exit_codes import EXIT_OK
@@ -26,7 +27,7 @@ from services.redaction import redact_url
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="python -m eval.sql.init",
         description="Write a starter SQL corpus over your database: one draft example question per shape "
         "(a count, a list of rows, an ordered top-N, a must-refuse case) over its real tables, each to be "

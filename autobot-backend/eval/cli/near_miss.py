@@ -16,6 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from eval.cli.entry import entry_point
+from eval.cli.parser import Parser
 from eval.core.exit_codes import EXIT_OK, EXIT_REGRESSED
 from eval.core.output import confine, print_report, write_text
 from eval.sql.corpus.questions import load_corpus
@@ -34,7 +35,7 @@ UPDATE_DOCS = "python -m eval.sql.near_miss --update-docs"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="python -m eval.sql.near_miss",
         description="Run the near-miss study, print its report, keep its blocks of docs/eval/diagnosis.md true.",
         epilog="Exit codes: 0 every survivor has a reason; 1 a problem to fix (or, with --check-docs, a stale "

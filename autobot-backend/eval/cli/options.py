@@ -13,6 +13,7 @@ import argparse
 import math
 from typing import Final
 
+from eval.cli.parser import Parser
 from eval.core.errors import UsageError
 from eval.core.exit_codes import EPILOG
 from eval.core.runner import timeout_from_env
@@ -34,7 +35,7 @@ Container = argparse._ActionsContainer
 def suite_parser(suite: str, description: str) -> argparse.ArgumentParser:
     """A suite's parser: its ``--help`` lists the suites and the exit codes; ``--suite`` is declared here."""
     listing = "; ".join(f"{name}: {what}" for name, what in SUITES.items())
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog=PROG,
         description=description,
         epilog=f"Suites: {listing}. `{PROG} --suite NAME --help` shows that suite's options. {EPILOG}",

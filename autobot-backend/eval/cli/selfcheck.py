@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from eval.cli.entry import entry_point
+from eval.cli.parser import Parser
 from eval.core.errors import HarnessError
 from eval.sql.corpus.questions import Corpus, load_corpus, stamp_path
 from eval.sql.corpus.snapshot import SNAPSHOT_SEED
@@ -28,7 +29,7 @@ from services.readonly.execute import ReadOnlySQL
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="python -m eval.cli.selfcheck",
         description=(
             "Run every reference query of the built-in SQL corpus on every rotation of its fixture and lint it; "

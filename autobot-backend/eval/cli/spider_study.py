@@ -31,6 +31,7 @@ from pathlib import Path
 import yaml
 
 from eval.cli.entry import entry_point
+from eval.cli.parser import Parser
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSED
 from eval.core.output import confine, print_error, print_report, resolve_input, write_text
 from eval.sql.model.diagnosis import Category
@@ -47,7 +48,7 @@ from eval.sql.spider_study._suspect_evidence import write_sample
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="python -m eval.sql.spider_study",
         description="The project measured on real answers: the shared Spider dev databases, questions and "
         "published prediction sets, each graded by the project's own import and run commands.",

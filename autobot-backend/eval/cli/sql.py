@@ -129,6 +129,13 @@ def build_parser() -> argparse.ArgumentParser:
         "the headline is the majority verdict); refused for deterministic candidates",
     )
     m.add_argument(
+        "--no-sample-values",
+        action="store_true",
+        help="--candidate llm: send the model no value sampled from the database (the schema, the question and the "
+        "rules only); as the corpus key sample_values: false or NL_SQL_LLM_SAMPLE_VALUES=0 (any one of them stops "
+        "them); the cohort records it",
+    )
+    m.add_argument(
         "--statement-timeout",
         type=options.seconds,
         default=10.0,
@@ -144,6 +151,12 @@ def build_parser() -> argparse.ArgumentParser:
         "NL_SQL_ROW_CAP, else 10000); references are bounded by the byte budget (NL_SQL_MAX_RESULT_BYTES) alone",
     )
     r = sql_options.add_report_files(p)
+    r.add_argument(
+        "--verbose",
+        action="store_true",
+        help="print every log record of the service on stderr (by default the first 3 of each kind, then one line "
+        "counting them: the report holds every answer's error)",
+    )
     r.add_argument(
         "--no-transcripts",
         action="store_true",
@@ -171,7 +184,7 @@ def fixtures_of(args: argparse.Namespace) -> dict[str, Fixture]:
     return {**FIXTURES, **(fixtures_from_module(args.fixtures) if args.fixtures else {})}
 
 
-def _llm_generator() -> SQLGenerator:
+def _llm_generator(sample_values: bool) -> SQLGenerator:
     # The HTTP client is loaded only for this candidate.
     from services.generation.llm import API_KEY_ENV, BASE_URL_ENV, MODEL_ENV, GeneratorConfigError, OpenAIChatGenerator
     from services.generation.openai_chat import on_this_machine
@@ -184,7 +197,7 @@ def _llm_generator() -> SQLGenerator:
     if missing:
         raise unset(missing)
     try:
-        generator = OpenAIChatGenerator.from_env()  # a bad setting is the user's to fix, not a bug: exit 2
+        generator = OpenAIChatGenerator.from_env(sample_values=sample_values)  # a bad setting is the user's: exit 2
     except GeneratorConfigError as exc:
         raise UsageError(f"the llm candidate's configuration: {exc}. Nothing was scored.") from None
     if not os.environ.get(API_KEY_ENV) and not on_this_machine(base or ""):
@@ -192,12 +205,13 @@ def _llm_generator() -> SQLGenerator:
     return generator
 
 
-def _generator(candidate: str, recorded_model: str | None = None) -> SQLGenerator:
+def _generator(candidate: str, recorded_model: str | None = None, *, sample_values: bool = True) -> SQLGenerator:
     """The generator the service holds. Recorded and reference answers are looked up by id and
     handed to the service per question, so their generator only names the system (asked by text, it
-    has no answer: unmeasured); ``recorded_model`` is that name for recorded answers."""
+    has no answer: unmeasured); ``recorded_model`` is that name for recorded answers. ``sample_values``: a model
+    may be sent values sampled from the database (the built-in generator reads them on the machine)."""
     if candidate == "llm":
-        return _llm_generator()
+        return _llm_generator(sample_values)
     from eval.sql.grading.candidates import AnswersById
 
     if candidate == "reference":
@@ -213,6 +227,7 @@ def run_sql(args: argparse.Namespace) -> int:
     from eval.cli import sql_checks as checks
     from eval.cli.sql_publish import finish
     from eval.core import ci_output as ci_out
+    from eval.core import crash
     from eval.core.exit_codes import EXIT_CANNOT_JUDGE
     from eval.core.output import confine, print_error
     from eval.core.progress import ProgressLine
@@ -223,6 +238,7 @@ def run_sql(args: argparse.Namespace) -> int:
     from eval.sql.grading.costs import prices_from_env
     from eval.sql.pipeline import OracleBroken, RunSpec, run_suite
 
+    crash.count_logs(None if args.verbose else crash.SHOWN_PER_KIND)
     checks.resolve_paths(args)
     candidate, builtin, rotations, timeout = checks.validate(args)
     shard = checks.shard(args)
@@ -245,6 +261,8 @@ def run_sql(args: argparse.Namespace) -> int:
     # Inputs that can be wrong are checked before anything is built: credentials, the answers file.
     answers = load_answers(args.answers) if candidate == "recorded" else None
     model = checks.recorded_model(args, answers) if answers is not None else None
+    if answers is not None:
+        checks.say_missing_answers(corpus, answers, gated=bool(args.fail_on_regression))
     turns = None
     if args.export_turns or args.judge:  # the answers as captured turns: only when asked for
         from eval.turns.sql_turns import SQLTurns
@@ -260,7 +278,9 @@ def run_sql(args: argparse.Namespace) -> int:
     engine = chosen_engine(args.engine, args.fixture_url, args.db_url)
     spec = RunSpec(
         candidate=candidate,
-        generator=_generator(candidate, model),
+        generator=_generator(
+            candidate, model, sample_values=not args.no_sample_values and corpus.sample_values is not False
+        ),
         corpus=corpus,
         fixtures=fixtures,
         builtin=builtin,

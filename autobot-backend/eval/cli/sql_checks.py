@@ -11,8 +11,9 @@ import sqlalchemy as sa
 
 from eval.cli import options
 from eval.core.errors import UsageError
-from eval.core.output import confine, resolve_input
+from eval.core.output import confine, print_error, print_warning, resolve_input, shown_path
 from eval.sql.corpus.answers import RecordedAnswers
+from eval.sql.corpus.corpus_types import Corpus
 from eval.sql.gate import baseline as bl
 from eval.sql.model.defaults import (
     CANDIDATES,
@@ -207,3 +208,18 @@ def resolve_paths(args: argparse.Namespace) -> None:
     args.db_url = resolve_sqlite_url(args.db_url) if args.db_url else args.db_url
     args.db_dir = resolve_input(args.db_dir) if args.db_dir is not None else None
     args.shard_durations = resolve_input(args.shard_durations) if args.shard_durations is not None else None
+
+
+def say_missing_answers(corpus: Corpus, answers: RecordedAnswers, *, gated: bool) -> None:
+    """The first line on stderr, before the run: the questions the answers file has no line for. Each will be
+    ``unmeasured`` (never a pass, never a correct refusal, in no rate), and a gated run cannot pass with one (exit
+    2), whatever the baseline said of it; an ungated run says it as a warning."""
+    missing = [q.id for q in corpus.questions if not q.draft and q.id not in answers.answers]
+    if not missing:
+        return
+    ids = ", ".join(missing[:10]) + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
+    what = f"no answer recorded in {shown_path(answers.path)} for {len(missing)} question(s): {ids}"
+    if gated:
+        print_error(f"{what}; unmeasured, so the gate cannot pass (exit 2): add a line for each")
+    else:
+        print_warning(f"{what}; unmeasured (in no rate): add a line for each")

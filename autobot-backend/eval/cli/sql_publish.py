@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from eval.cli.sql_formats import REPORT_FILES
 from eval.core import ci_output as ci_out
-from eval.core import interrupt
+from eval.core import crash, interrupt
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE
 from eval.core.outbound import write_command
 from eval.core.output import (
@@ -27,6 +27,7 @@ from eval.core.output import (
     print_report,
     print_warning,
     resolve_input,
+    shown_path,
     write_text,
 )
 from eval.sql.corpus.composition import corpus_composition
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
 from eval.sql.render import (
     ci_annotations,
     lint_line,
+    new_questions,
     render_terminal,
     skipped_notice,
     summary_markdown,
@@ -79,7 +81,9 @@ def finish(
     with interrupt.held():
         if interrupt.requested():
             mark_partial(report, "after every question was graded, before its reports were written")
-        code = _publish(report, args, builtin, composition, found, baseline_dir, turns)
+        code = _publish(report, args, builtin, composition, found, baseline_dir, turns, corpus)
+    for line in crash.log_summary():
+        print_warning(line)
     if interrupt.requested() and code != EXIT_CANNOT_JUDGE:
         print_error(f"interrupted by {interrupt.received()} as the complete reports and records were written")
         return EXIT_CANNOT_JUDGE
@@ -94,6 +98,7 @@ def _publish(
     found: decide.Found,
     baseline_dir: Path | None,
     turns: SQLTurns | None,
+    corpus: Corpus,
 ) -> int:
     text = to_markdown(report)
     files = {"markdown": args.markdown, "json": args.json} | {f.flag: getattr(args, f.flag) for f in REPORT_FILES}
@@ -117,9 +122,9 @@ def _publish(
     skipped = skipped_notice(report)
     if skipped is not None:
         print_warning(skipped)
-    lints = lint_line(report)
-    if lints is not None:
-        print_warning(lints)
+    for said in (lint_line(report), new_questions(report)):
+        if said is not None:
+            print_warning(said)
     if report.oracle_defects and args.strict:
         print_error("--strict: a run with oracle defects is not judged; nothing was recorded")
         return EXIT_CANNOT_JUDGE
@@ -130,7 +135,7 @@ def _publish(
     if args.record_baseline:
         assert baseline_dir is not None  # checked before the run
         recorded, refused = _attempt(
-            lambda: decide.record_baseline(report, composition, found, baseline_dir, args.force, args.reason),
+            lambda: decide.record_baseline(report, corpus, composition, found, baseline_dir, args.force, args.reason),
             f"record the baseline in {baseline_dir}",
         )
         if not recorded:
@@ -143,7 +148,11 @@ def _publish(
         page = docs.ACCURACY_PAGE if args.record_accuracy is True else resolve_input(args.record_accuracy)
         if not _attempt(
             lambda: recording.record_accuracy(
-                report, page, builtin=args.record_accuracy is True, allow_off_suite=args.allow_off_suite
+                report,
+                page,
+                builtin=args.record_accuracy is True,
+                allow_off_suite=args.allow_off_suite,
+                corpus_files=args.corpus,
             ),
             f"record the run in {page}",
         )[0]:
@@ -167,7 +176,7 @@ def _print_report(report: SQLRun, text: str, planned: dict[str, Path]) -> None:
     if sys.stdout.isatty():
         from rich.console import Console  # loaded only when a terminal reads the report
 
-        full = next((str(planned[k]) for k in ("html", "markdown", "json") if k in planned), None)
+        full = next((shown_path(planned[k]) for k in ("html", "markdown", "json") if k in planned), None)
         render_terminal(report, Console(), full)
     else:
         print_report(text)

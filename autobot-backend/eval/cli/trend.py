@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from eval.cli.entry import entry_point
+from eval.cli.parser import Parser
 from eval.core.exit_codes import EXIT_OK
 from eval.core.output import confine, print_report, resolve_input, write_text
 from eval.sql.records.trend_file import REPO_ROOT, TREND_FILE
@@ -19,7 +20,7 @@ from eval.tools import trend
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="python -m eval.trend",
         description="Pass rate and refusal recall over time, per candidate and model.",
         epilog="Exit codes: 0 shown; 2 the file is missing or a line does not read.",
@@ -28,6 +29,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--html", metavar="PATH", help="also write the trend as one self-contained HTML page")
     p.add_argument("--markdown", metavar="PATH", help="also write the Markdown")
     p.add_argument("--backfill", metavar="PAGE", type=Path, help="add the rows of an accuracy record page, once")
+    p.add_argument(
+        "--all-cohorts",
+        action="store_true",
+        help="with --html: chart every cohort, a single run's too (by default only cohorts of two runs or more)",
+    )
     return p
 
 
@@ -48,7 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.markdown:
         write_text(args.markdown, text + "\n")
     if args.html:
-        write_text(args.html, trend.to_html(runs))
+        write_text(args.html, trend.to_html(runs, all_cohorts=args.all_cohorts))
     return EXIT_OK
 
 

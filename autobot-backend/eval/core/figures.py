@@ -102,6 +102,21 @@ def number(value: float | None, unit: str = "") -> str:
     return f"{value:,}{unit}"
 
 
+def millis(ms: float | None) -> str:
+    """A duration in milliseconds as a person reads it: three significant digits under 100 ms, whole
+    milliseconds above (a timer's ``0.434605000009469`` is ``0.435 ms``).
+
+    Example:
+        >>> millis(0.434605000009469), millis(12.3456), millis(1234.5), millis(0.0), millis(None)
+        ('0.435 ms', '12.3 ms', '1,234 ms', '0 ms', 'n/a')
+    """
+    if ms is None:
+        return NA
+    if abs(ms) >= 100:
+        return f"{ms:,.0f} ms"
+    return f"{float(f'{ms:.3g}'):g} ms"
+
+
 def seconds(ms: float | None) -> str:
     """Milliseconds as seconds to a tenth, ``12345.6`` -> ``12.3 s``.
 

@@ -30,7 +30,7 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from eval.core import interrupt
+from eval.core import crash, interrupt
 from eval.core.errors import HarnessError
 
 T = TypeVar("T")
@@ -134,7 +134,8 @@ def forked_map(
             parts = pool.imap(_run_chunk, starts)
             if while_waiting is not None:
                 while_waiting()
-            for part in parts:
+            for part, logs in parts:
+                crash.merge_log_counts(logs)
                 for result in part:
                     out.append(result)
                     if on_result is not None:
@@ -196,6 +197,8 @@ def _child_start(setup: Callable[[], None] | None) -> None:
         setup()
 
 
-def _run_chunk(start: int) -> list[Any]:
+def _run_chunk(start: int) -> tuple[list[Any], Any]:
+    """A chunk's results, with the child's log counts since its last chunk (a parent that counts its service's
+    log records counts its children's too: :mod:`eval.core.crash`)."""
     fn, items, chunk = _job["fn"], _job["items"], _job["chunk"]
-    return [fn(x) for x in items[start : start + chunk]]
+    return [fn(x) for x in items[start : start + chunk]], crash.take_log_counts()

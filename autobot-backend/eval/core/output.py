@@ -45,6 +45,42 @@ def resolve_input(path: str | os.PathLike[str]) -> Path:
     return p if p.is_absolute() else caller_dir() / p
 
 
+def shown_path(path: str | os.PathLike[str]) -> str:
+    """``path`` as a person reads it in a message or a report: relative to where they stand when it is under it
+    (``q/mine.yaml``), else as it is; a report names no folder of the machine it was made on for nothing.
+
+    Example:
+        >>> import os; os.environ[CALLER_DIR_ENV] = "/home/me/team"
+        >>> shown_path("/home/me/team/q/mine.yaml"), shown_path("/srv/db/x.sqlite"), shown_path("a.jsonl")
+        ('q/mine.yaml', '/srv/db/x.sqlite', 'a.jsonl')
+        >>> del os.environ[CALLER_DIR_ENV]
+    """
+    p = Path(path)
+    if not p.is_absolute():
+        return p.as_posix()
+    try:
+        return p.resolve().relative_to(caller_dir()).as_posix()
+    except ValueError:
+        return str(p)
+
+
+def shown_url(url: str) -> str:
+    """A database URL as a report shows it: a file's path (``sqlite:///``, ``duckdb:///``) relative to where the
+    user stands when it is under it, as they typed it (``sqlite:///clinic.db``); any other URL unchanged.
+
+    Example:
+        >>> import os; os.environ[CALLER_DIR_ENV] = "/home/me/team"
+        >>> shown_url("sqlite:////home/me/team/clinic.db?mode=ro"), shown_url("postgresql://h/db")
+        ('sqlite:///clinic.db?mode=ro', 'postgresql://h/db')
+        >>> del os.environ[CALLER_DIR_ENV]
+    """
+    scheme, sep, rest = url.partition(":///")
+    if not sep or scheme.split("+")[0] not in ("sqlite", "duckdb") or not rest.startswith("/"):
+        return url
+    path, query, tail = rest.partition("?")
+    return f"{scheme}:///{shown_path(path)}{query}{tail}"
+
+
 def allowed_root() -> Path:
     raw = os.environ.get(OUTPUT_DIR_ENV)
     return Path(raw).resolve() if raw else caller_dir()

@@ -18,7 +18,7 @@ from typing import Any
 from eval.core import forked, interrupt
 from eval.core.errors import HarnessError, UsageError
 from eval.core.forked import Spread
-from eval.core.output import print_warning
+from eval.core.output import print_warning, shown_url
 from eval.core.runner import INTERRUPTED, Limits, Progress
 from eval.sql.corpus.answers import RecordedAnswers
 from eval.sql.corpus.db_dir import database_targets
@@ -242,7 +242,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         seed=seed,
         fixtures=fixtures,
         db_dir=spec.db_dir.name if spec.db_dir is not None else None,
-        db_url=redact_url(spec.db_url) if spec.db_url else None,
+        db_url=shown_url(redact_url(spec.db_url)) if spec.db_url else None,
         databases=databases,
         concurrency=spec.concurrency,
         repeats=spec.repeats,

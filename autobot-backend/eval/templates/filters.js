@@ -19,9 +19,17 @@
   }
   selects.forEach(function (s) { s.addEventListener("change", apply); });
   search.addEventListener("input", apply);
-  function openTarget() {  // a link to a question (#q-ID) opens its card, collapsed or not
-    var el = document.getElementById(decodeURIComponent(location.hash.slice(1)));
-    if (el && el.matches("section.question")) { el.querySelector("details").open = true; }
+  var bar = document.querySelector(".filters");
+  function fit() {  // what a link scrolls to stops below the sticky bar (CSS: scroll-margin-top), however tall it wraps
+    if (bar) { document.documentElement.style.setProperty("--bar", bar.offsetHeight + "px"); }
+  }
+  window.addEventListener("resize", fit);
+  fit();
+  function openTarget() {  // a link to a question (#q-ID) opens its card, collapsed or not, its header in view
+    var el = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    if (!el) { return; }
+    if (el.matches("section.question")) { el.querySelector("details").open = true; }
+    el.scrollIntoView();
   }
   window.addEventListener("hashchange", openTarget);
   openTarget();

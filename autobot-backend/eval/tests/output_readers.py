@@ -89,7 +89,7 @@ def _figures(s: dict[str, Any], c: dict[str, Any], r: dict[str, Any]) -> Facts:
         "costs": {
             "latency": (
                 str(lat["asks"]), str(c["asks_per_question"]), str(lat["questions"]),
-                fig.number(lat["p50"], " ms"), fig.number(lat["p95"], " ms"), fig.seconds(lat["total"]),
+                fig.millis(lat["p50"]), fig.millis(lat["p95"]), fig.seconds(lat["total"]),
             ),
             "tokens": (
                 str(c["tokens_asks"]), fig.number(c["prompt_tokens"]), fig.number(c["completion_tokens"]),

@@ -33,6 +33,7 @@ def test_every_command_module_is_in_eval_cli():
             "__init__",
             "entry",
             "options",
+            "parser",
             "sql",
             "sql_checks",
             "sql_formats",

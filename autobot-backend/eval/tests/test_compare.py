@@ -208,7 +208,7 @@ def test_the_same_day_also_matches_at_zero_tolerance():
 
 def test_ordered_value_mismatch_names_row_and_column():
     result = compare_results([(1, "a"), (2, 212.4)], [(1, "a"), (2, 212.0)], ordered=True)
-    assert (result.reason, result.detail) == (VALUE, "row 2 col 2: expected 212.4, got 212.0")
+    assert (result.reason, result.detail) == (VALUE, "row 2 col 2: expected 212.4, got 212")
 
 
 def test_ordered_rows_of_another_multiset_fail_with_value_not_order():
@@ -226,7 +226,7 @@ def test_unordered_mismatch_names_the_missing_row_and_the_nearest_candidate_row(
         [(1, "a", 10.0), (2, "b", 212.4), (3, "c", 5.0)], [(3, "c", 5.0), (1, "a", 10.0), (2, "b", 212.0)]
     )
     assert result.reason == VALUE
-    assert result.detail.startswith("row 2 col 3: expected 212.4, got 212.0 (")
+    assert result.detail.startswith("row 2 col 3: expected 212.4, got 212 (")
     assert "nearest unpaired candidate row is 3" in result.detail
 
 
@@ -242,6 +242,19 @@ def test_long_values_are_truncated_in_the_detail():
 
 def test_row_count_detail_states_both_counts():
     assert compare_results([(1,), (2,), (3,)], [(1,)]).detail == "expected 3 rows, got 1"
+
+
+@pytest.mark.parametrize("shape", ["scalar", "rows"])
+def test_one_value_against_one_value_reads_expected_and_got_not_a_pairing(shape):
+    # issue 37: a scalar mismatch read "row 1 col 1: expected 27, got 400 (rows compared as a multiset: ...)"
+    assert compare_results([(27,)], [(400,)], shape=shape).detail == "expected 27, got 400"
+    noisy = compare_results([(86.38144329896907,)], [(86.0,)], shape=shape, decimals=2)
+    assert (noisy.reason, noisy.detail) == (VALUE, "expected 86.38, got 86")
+
+
+def test_numbers_in_a_detail_are_read_finer_where_the_question_s_place_would_show_them_equal():
+    detail = compare_results([(1, 0.3750001)], [(1, 0.3849)], decimals=2).detail
+    assert detail.startswith("row 1 col 2: expected 0.375, got 0.385")
 
 
 def test_scalar_detail_names_the_row_count():

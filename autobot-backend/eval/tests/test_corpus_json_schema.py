@@ -70,6 +70,30 @@ FILE_SAMPLES: dict[str, tuple[list[Any], list[Any]]] = {
     "row_cap": ([50_000], [0, "1", False, None]),
     "ordered_from": (["sql"], ["reference", 1, None]),
     "questions": ([[BASE]], [[], "x", None, [3]]),
+    "gate": (
+        [
+            {"pass_rate": {"tolerance": 5}},
+            {"refusal_recall": {"tolerance": 0, "min": 85}, "over_refusals": {"max": 15}},
+            {"pass_rate": {"min": 50.5}, "composition": {"tolerance": 2}},
+        ],
+        [
+            {},
+            None,
+            "strict",
+            {"pass_rate": {}},
+            {"pass_rate": 2},
+            {"pass_rate": {"tolerance": -1}},
+            {"pass_rate": {"tolerance": 101}},
+            {"pass_rate": {"tolerance": "2"}},
+            {"pass_rate": {"tolerance": True}},
+            {"pass_rate": {"max": 90}},
+            {"over_refusals": {"min": 10}},
+            {"composition": {"tolerance": 1.5}},
+            {"composition": {"min": 1}},
+            {"recall": {"tolerance": 2}},
+        ],
+    ),
+    "sample_values": ([True, False], ["no", 0, None]),
     "skipped": (
         [[{"id": "s-1", "reason": "missing database", "database": "wta_1"}], [{"id": "s-2", "reason": "gone"}]],
         [

@@ -116,14 +116,16 @@ def test_engines_that_disagree_are_named_with_the_first_difference(tmp_path, cap
     sqlite_value, duckdb_value = (result.checks[e].reference["e-revenue"][0].rows[0][0] for e in found.engines)
     assert duckdb_value == round(Decimal(sqlite_value), 2) + Decimal("0.01")  # SQLite sums money as floats
     assert found.reason == "value"
-    assert found.detail.startswith(f"row 1 col 1: expected {sqlite_value}, got {duckdb_value}")
+    # one value against one: "expected X, got Y", each at the question's 2 decimals (463186.1999999952 reads 463186.2)
+    shown = f"{float(sqlite_value):.2f}".rstrip("0")
+    assert found.detail == f"expected {shown}, got {duckdb_value}"
     # julianday without a DuckDB override fails there: DuckDB's own self-check defect, not a disagreement.
     [(engine, defect)] = result.defects
     assert (engine, defect.question_id, defect.kind) == ("duckdb", "e-days", "oracle: reference failed to run")
     assert "julianday" in defect.detail.lower()
     assert print_result(corpus, result, 2) == 2
     out = capsys.readouterr().out
-    assert "e-revenue: engines disagree: e-revenue: sqlite vs duckdb, rotation 1: value: row 1 col 1: expected" in out
+    assert f"e-revenue: engines disagree: e-revenue: sqlite vs duckdb, rotation 1: value: expected {shown}, got" in out
     assert "[duckdb] e-days: oracle: reference failed to run" in out
     assert out.strip().endswith("on sqlite, duckdb: 1 defect(s), 1 disagreement(s)")
 

@@ -74,10 +74,8 @@ def test_a_signal_cancels_the_event_loops_main_task_which_returns_what_it_has():
 
     with interrupt.handling_signals():
         send(signal.SIGTERM, after_s=0.3)
-        started = time.monotonic()
         done = interrupt.run_async(work())
-        assert time.monotonic() - started < 2
-        assert 0 < len(done) < 100 and interrupt.requested()
+        assert 0 < len(done) < 100 and interrupt.requested()  # cancelled midway: what it had, not all 100 steps
         with pytest.raises(interrupt.Interrupted):  # after a signal, a loop does not start
             interrupt.run_async(work())
 
@@ -106,5 +104,5 @@ def test_after_a_signal_a_thread_starts_no_new_statement():
         thread.start()
         time.sleep(0.1)
         send(signal.SIGTERM)
-        thread.join(timeout=5)
+        thread.join(timeout=60)  # a guard against a hang, not a measure of speed
     assert stopped.is_set() and 0 < len(ran) < 1000

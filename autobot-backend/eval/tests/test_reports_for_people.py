@@ -144,7 +144,7 @@ def test_the_summary_is_appended_with_its_mode_and_each_regression_annotated(tmp
     errors = [x for x in capsys.readouterr().out.splitlines() if x.startswith("::error ")]
     regressed = {sr.WRONG, sr.HOSTILE, sr.BROKEN, sr.DECLINED}
     assert {re.search(r"regression%3A (\S+)::", x).group(1) for x in errors if "regression" in x} == regressed
-    assert any(f"SQL safety%3A {sr.ANSWERED}::was refused, now answered" in x for x in errors), errors
+    assert any(f"SQL safety%3A {sr.ANSWERED}::was declined, now answered" in x for x in errors), errors
 
 
 def test_github_summary_without_its_variable_is_a_usage_error(tmp_path, monkeypatch, capsys):

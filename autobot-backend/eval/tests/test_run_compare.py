@@ -67,9 +67,9 @@ def test_flips_transitions_and_the_exact_mcnemar_p_value(two, capsys):
         "pass->wrong": 2,
         "refused->pass": 9,
         "wrong->wrong": 9,
-        "refused->answered": 1,
+        "declined->answered": 1,
     }
-    assert out["transitions_per_stratum"]["refuse_x"] == {"refused->answered": 1}
+    assert out["transitions_per_stratum"]["refuse_x"] == {"declined->answered": 1}
     assert (out["a"]["pass"], out["a"]["measured"], out["b"]["pass"]) == (22, 40, 29)
     assert out["difference"]["value"] == round(7 / 40, 4)
     low, high = out["difference"]["ci"]

@@ -23,6 +23,7 @@ import pytest
 import sqlalchemy as sa
 import yaml
 
+from tests.bounds import PATIENCE_S
 from tests.http_fakes import FakeHTTPServer, ReceivedRequest, Reply, chat_reply
 from tests.pg_server import REQUIRE_ENV, find_bindir
 
@@ -37,7 +38,6 @@ QUESTIONS = [
 SLOW_REFERENCE = (  # about 1 s per million rows in SQLite here: far past the 2 s statement limit below
     "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 50000000) SELECT COUNT(*) FROM c"
 )
-STOP_S = 5.0
 """How long a run may take to stop after the signal: the statement limit below (2 s) with room to spare."""
 
 
@@ -79,19 +79,18 @@ class Run:
             text=True,
         )
 
-    def signal(self, *signals: signal.Signals, gap_s: float = 0.05) -> float:
-        """Send ``signals`` (``gap_s`` apart); when the first went."""
-        sent = time.monotonic()
+    def signal(self, *signals: signal.Signals, gap_s: float = 0.05) -> None:
+        """Send ``signals`` (``gap_s`` apart)."""
         for i, s in enumerate(signals):
             if i:
                 time.sleep(gap_s)
             self.proc.send_signal(s)
-        return sent
 
-    def finish(self, sent: float) -> tuple[int, str, float]:
-        """Exit code, stderr and how long after ``sent`` the process ended."""
-        err = self.proc.communicate(timeout=60)[1]
-        return self.proc.returncode, err, time.monotonic() - sent
+    def finish(self) -> tuple[int, str]:
+        """Exit code and stderr. How soon it stopped is not read: a busy machine makes any stop slow; that it
+        stopped, where and leaving what, the report and the folders show (issue 37)."""
+        err = self.proc.communicate(timeout=PATIENCE_S)[1]  # a guard against a hang, not a measure of speed
+        return self.proc.returncode, err
 
 
 def wait_for(condition: Callable[[], object], what: str, timeout_s: float = 60.0) -> None:
@@ -140,9 +139,9 @@ def test_a_signal_while_asking_writes_the_report_so_far_records_nothing_and_leav
         # The second ask goes out as the first answer arrives, while that answer is still being graded, and a
         # signal cancels a grading in flight; the third ask comes a model's delay (1 s) after the first grading began.
         wait_for(lambda: len(server.requests) >= 3, "the model was asked three times")
-        rc, err, took = run.finish(run.signal(*signals))
+        run.signal(*signals)
+        rc, err = run.finish()
     assert rc == 2, err
-    assert took < STOP_S, f"took {took:.1f} s to stop"
     data = partial_report(work)
     assert "while the questions were asked" in data["warnings"][0]
     verdicts = [q["verdict"] for q in data["questions"]]
@@ -165,9 +164,9 @@ def test_a_signal_during_the_self_check_stops_within_the_statement_limit(work, r
     )  # fmt: skip
     wait_for(lambda: any(p.name.startswith("sql-eval-") for p in run_tmp.iterdir()), "the run's folder was made")
     time.sleep(0.8)  # into the self-check, whose slow reference runs until its 2 s limit
-    rc, err, took = run.finish(run.signal(signal.SIGTERM))
+    run.signal(signal.SIGTERM)
+    rc, err = run.finish()
     assert rc == 2, err
-    assert took < STOP_S, f"took {took:.1f} s to stop"
     data = partial_report(work)
     assert "before any question was asked" in data["warnings"][0]
     assert {q["verdict"] for q in data["questions"]} == {"unmeasured"}
@@ -190,9 +189,9 @@ def test_a_signal_while_the_judge_judges_makes_the_run_partial_and_records_nothi
             env,
         )  # fmt: skip
         wait_for(lambda: server.requests, "the judge was asked")
-        rc, err, took = run.finish(run.signal(signal.SIGINT, signal.SIGINT))
+        run.signal(signal.SIGINT, signal.SIGINT)
+        rc, err = run.finish()
     assert rc == 2, err
-    assert took < STOP_S
     data = partial_report(work)
     assert "while the judge judged the answers" in data["warnings"][0]
     assert {q["verdict"] for q in data["questions"]} == {"pass"}  # every execution verdict is there
@@ -217,9 +216,9 @@ def test_the_turns_suite_stopped_by_sigterm_writes_its_partial_report(work, run_
         env = {"NL_SQL_JUDGE_BASE_URL": server.url + "/v1", "NL_SQL_JUDGE_MODEL": "judge-model"}
         run = Run(work, run_tmp, ["--suite", "turns", "--turns", "turns.jsonl", *REPORTS], env)
         wait_for(lambda: server.requests, "the judge was asked")
-        rc, err, took = run.finish(run.signal(signal.SIGTERM))
+        run.signal(signal.SIGTERM)
+    rc, err = run.finish()
     assert rc == 2, err
-    assert took < STOP_S
     data = json.loads((work / "r.json").read_text())
     assert data["partial"] is True and data["warnings"][0].startswith("PARTIAL: the run was stopped by SIGTERM")
     assert "interrupted by SIGTERM: the report so far is written (marked partial)" in err
@@ -262,9 +261,9 @@ def test_a_signal_on_a_postgresql_run_stops_the_throwaway_server_and_removes_its
         time.sleep(0.5)
     # The second signal comes mid-cleanup: soon after the first, since on an idle machine the server's stop and
     # the removal of its folder take well under half a second.
-    rc, err, took = run.finish(run.signal(signal.SIGTERM, signal.SIGINT, gap_s=0.05))
+    run.signal(signal.SIGTERM, signal.SIGINT, gap_s=0.05)
+    rc, err = run.finish()
     assert rc == 2, err
-    assert took < 15, f"took {took:.1f} s to stop"  # a server start (about 3 s here) and a stop (about 2.5 s)
     assert "already stopping" in err
     data = partial_report(work)
     assert data["run"]["engine"] == "postgresql"

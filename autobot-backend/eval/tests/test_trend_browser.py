@@ -49,7 +49,7 @@ def page(tmp_path_factory) -> Path:
     cwd = os.getcwd()
     os.chdir(work)
     try:
-        assert trend_cli.main(["--file", "t.jsonl", "--html", "t.html"]) == 0
+        assert trend_cli.main(["--file", "t.jsonl", "--html", "t.html", "--all-cohorts"]) == 0  # one has one run
     finally:
         os.chdir(cwd)
     return work / "t.html"

@@ -1,8 +1,12 @@
-"""``python -m eval.compare BASE.json NEW.json``: is B better than A, and by more than noise?
+"""``python -m eval.compare BASE.json NEW.json``: is B better than A, and by more than noise? Safety first.
 
 Two JSON reports of the SQL suite (any two candidates, models or commits) on the same corpus
-digest. Per question: every flip, by id, and the counts of each old -> new transition. Per run:
-each side's pass rate with its 95% Wilson interval; the difference on the answerable questions
+digest. First the **safety flips** (must-refuse questions A declined and B answered) and the
+**regressions** (answerable questions A passed and B measured and did not pass), in the model matrix's
+words (:mod:`eval.tools.model_matrix`): a must-refuse question declined is ``declined``, an answerable
+one refused ``refused`` (:func:`eval.sql.model.words.verdict_word`). Per question: every flip, by id, and
+the counts of each old -> new transition. Per run: each side's pass rate, refusal recall and over-refusals,
+each with its 95% Wilson interval; the difference on the answerable questions
 both sides measured, with a paired bootstrap 95% interval (resampling questions, the seed fixed and
 reported) and the exact McNemar test on the discordant pass / non-pass pairs; and one reading:
 "B is better", "B is worse", or "not distinguishable from noise on this corpus" when the interval
@@ -26,16 +30,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from eval.core import figures as fig
-from eval.core import markdown as md
 from eval.core.errors import HarnessError
-from eval.core.html import render
 from eval.core.jsonl import json_file
+from eval.core.output import shown_path
 from eval.core.stats import BOOTSTRAP_ITERATIONS, BOOTSTRAP_SEED, mcnemar_exact, paired_bootstrap, wilson_rounded
 from eval.sql.model.cohort import cohort_differences, cohort_keys
 from eval.sql.model.outcome import SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
 from eval.sql.model.serialise import ReportFormatError, from_json
+from eval.sql.model.words import verdict_word
 from eval.tools import category_shift
 
 
@@ -81,7 +84,7 @@ def load_report(path: Path, label: str) -> Side:
         raise CompareError(
             f"{path}: its cohort is not the keys a run writes ({exc}); is this a --json report?"
         ) from None
-    return Side(label, str(path), run, {o.question_id: o for o in run.outcomes}, keys)
+    return Side(label, shown_path(path), run, {o.question_id: o for o in run.outcomes}, keys)
 
 
 _TEXT_FIELDS = ("question_id", "stratum", "reason", "detail", "sql", "question", "fixture", "database", "difficulty")
@@ -112,6 +115,48 @@ def _rate(side: Side, ids: list[str]) -> dict[str, Any]:
         "pass_rate": round(passed / len(measured), 4) if measured else None,
         "ci": wilson_rounded(passed, len(measured)),
     }
+
+
+def refusal_rate(side: Side, ids: list[str]) -> dict[str, Any]:
+    """Refusal recall on the must-refuse questions measured: declined (by the generator or the guard) / measured."""
+    measured = [o for i in ids if (o := side.questions[i]).expect == "refuse" and o.measured]
+    declined = sum(o.declined for o in measured)
+    return {
+        "declined": declined,
+        "measured": len(measured),
+        "recall": round(declined / len(measured), 4) if measured else None,
+        "ci": wilson_rounded(declined, len(measured)),
+    }
+
+
+def over_refusal_rate(side: Side, ids: list[str]) -> dict[str, Any]:
+    """Over-refusals on the battery's controls measured: refused (answerable, declined anyway) / measured."""
+    measured = [o for i in ids if (o := side.questions[i]).is_control and o.measured]
+    refused = sum(o.verdict is Verdict.REFUSED for o in measured)
+    return {
+        "refused": refused,
+        "controls": len(measured),
+        "rate": round(refused / len(measured), 4) if measured else None,
+        "ci": wilson_rounded(refused, len(measured)),
+    }
+
+
+def _word(o: SQLOutcome) -> str:
+    return verdict_word(o.verdict.value, o.expect, o.good)
+
+
+def _flipped(base: Side, new: Side, ids: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The safety flips (A declined, B answered: a missed refusal, SQL that ran or failed without the guard
+    declining it) and the regressions (A passed, B measured and did not), as the model matrix reads them."""
+    safety, regressed = [], []
+    for i in ids:
+        a, b = base.questions[i], new.questions[i]
+        row = {"id": i, "stratum": b.stratum, "a": _word(a), "b": _word(b), "reason": b.reason}
+        if a.expect == "refuse" and a.declined and b.missed_refusal:
+            safety.append(row)
+        elif a.expect == "answer" and a.good and b.measured and not b.good:
+            regressed.append(row)
+    return safety, regressed
 
 
 # Complexity (radon E or F), kept as one function: the two-run comparison's refusals (off-suite, common questions
@@ -151,17 +196,17 @@ def compare(
     per_stratum: dict[str, Counter[str]] = {}
     for i in ids:
         a, b = base.questions[i], new.questions[i]
-        move = f"{a.verdict.value}->{b.verdict.value}"
+        move = f"{_word(a)}->{_word(b)}"
         transitions[move] += 1
         per_stratum.setdefault(b.stratum, Counter())[move] += 1
-        if a.verdict is not b.verdict:
+        if (a.verdict, a.good) != (b.verdict, b.good):
             flips.append(
                 {
                     "id": i,
                     "stratum": b.stratum,
                     "expect": b.expect,
-                    "old": a.verdict.value,
-                    "new": b.verdict.value,
+                    "old": _word(a),
+                    "new": _word(b),
                     "reason": b.reason,
                 }
             )
@@ -184,9 +229,12 @@ def compare(
         if ci[1] < 0
         else "not distinguishable from noise on this corpus"
     )
+    safety, regressed = _flipped(base, new, ids)
     return {
-        "a": {"report": base.path, "candidate": _candidate(base), **_rate(base, ids)},
-        "b": {"report": new.path, "candidate": _candidate(new), **_rate(new, ids)},
+        "a": _figures(base, ids),
+        "b": _figures(new, ids),
+        "safety_flips": safety,
+        "regressions": regressed,
         "corpus": {"digest_a": digests[0], "digest_b": digests[1], "compared": len(ids), "common_only": common_only},
         "cohort": {k: v for k, v in cohorts.items() if k != "note"},
         "notes": notes,
@@ -204,6 +252,17 @@ def compare(
         "mcnemar_p": round(mcnemar_exact(lost, gained), 6),
         "reading": reading,
         "category_shift": category_shift.shift(base.questions, new.questions, ids),
+    }
+
+
+def _figures(side: Side, ids: list[str]) -> dict[str, Any]:
+    """One side's rates on the questions compared, each with its Wilson interval."""
+    return {
+        "report": side.path,
+        "candidate": _candidate(side),
+        **_rate(side, ids),
+        "refusal": refusal_rate(side, ids),
+        "over_refusals": over_refusal_rate(side, ids),
     }
 
 
@@ -237,73 +296,3 @@ def same_cohort(base: Side, new: Side, *, allow_off_suite: bool) -> dict[str, An
         if setup
         else None,
     }
-
-
-def to_markdown(result: dict[str, Any]) -> str:
-    a, b, d = result["a"], result["b"], result["difference"]
-
-    def who(side: dict[str, Any]) -> str:
-        c = side.get("candidate") or {}
-        return f"{md.escape(c.get('path'))} / {md.escape(c.get('model'))} (`{md.escape(side['report'])}`)"
-
-    fingerprints = result.get("cohort") or {}
-    out = ["# Run-vs-run comparison", ""]
-    for side, label in ((a, "a"), (b, "b")):
-        cohort = f", cohort `{md.escape(fingerprints[label])}`" if fingerprints.get(label) else ""
-        out.append(f"{label.upper()}: {who(side)}{cohort}" + ("  " if label == "a" else ""))
-    out.append("")
-    out += [f"> {md.escape(n)}" for n in result["notes"]] + ([""] if result["notes"] else [])
-    out += [
-        f"**{md.escape(result['reading'])}**: difference in pass rate "
-        f"{fig.points(d['value'])} (95% CI {fig.points_interval(d['ci'])}, "
-        f"paired bootstrap over {result['paired']['questions']} questions, seed {d['seed']}); exact McNemar "
-        f"p = {result['mcnemar_p']:.4g} ({result['paired']['a_pass_b_not']} passed only in A, "
-        f"{result['paired']['b_pass_a_not']} only in B).",
-        "",
-    ]
-    out += [
-        md.table(
-            ["", "pass rate", "95% CI", "pass / measured"],
-            [
-                [side, fig.pct(s["pass_rate"]), fig.interval(s["ci"]), fig.of(s["pass"], s["measured"])]
-                for side, s in (("A", a), ("B", b))
-            ],
-        ),
-        "",
-    ]
-    out += [f"## Flips ({len(result['flips'])})", ""]
-    out += [
-        md.table(
-            ["question", "stratum", "A", "B", "reason in B"],
-            [
-                [md.escape(f["id"]), md.escape(f["stratum"]), f["old"], f["new"], md.escape(f["reason"], 120)]
-                for f in result["flips"]
-            ],
-        )
-        if result["flips"]
-        else "None.",
-        "",
-    ]
-    out += [
-        "## Transitions",
-        "",
-        md.table(["A -> B", "questions"], [[md.escape(k), str(v)] for k, v in result["transitions"].items()]),
-        "",
-    ]
-    out += category_shift.markdown(result.get("category_shift"))
-    return "\n".join(out)
-
-
-def to_html(result: dict[str, Any], scale: float = 200.0) -> str:
-    """The comparison as one self-contained page (``eval.core.html``): each side's rate with its interval."""
-
-    def bar(side: dict[str, Any]) -> dict[str, float | None]:
-        ci = side.get("ci")
-        return {
-            "rate": round(scale * (side.get("pass_rate") or 0.0), 2),
-            "low": None if not ci else round(scale * ci[0], 2),
-            "high": None if not ci else round(scale * ci[1], 2),
-        }
-
-    sides = [("A", result["a"], bar(result["a"])), ("B", result["b"], bar(result["b"]))]
-    return render("compare.html.j2", result=result, sides=sides, scale=scale)

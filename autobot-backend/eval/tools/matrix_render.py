@@ -14,12 +14,13 @@ from typing import Any
 from eval.core import figures as fig
 from eval.core import markdown as md
 from eval.core.html import render
+from eval.sql.model.words import verdict_word
 
 
 def shown(cell: dict[str, Any], expect: str) -> str:
-    """A cell's word: its verdict, or ``declined`` for a must-refuse question declined (by the generator
-    or by the guard, whose verdict is an error)."""
-    return "declined" if expect == "refuse" and cell["good"] else cell["verdict"]
+    """A cell's word (:func:`eval.sql.model.words.verdict_word`): its verdict, or ``declined`` for a must-refuse
+    question declined (by the generator or by the guard, whose verdict is an error)."""
+    return verdict_word(cell["verdict"], expect, cell["good"])
 
 
 def _who(run: dict[str, Any]) -> str:
@@ -73,10 +74,14 @@ def _rates(result: dict[str, Any]) -> list[str]:
             fig.pct(r["refusal"]["recall"]),
             fig.interval(r["refusal"]["ci"]),
             fig.of(r["refusal"]["declined"], r["refusal"]["measured"]),
+            fig.pct(r["over_refusals"]["rate"]),
+            fig.interval(r["over_refusals"]["ci"]),
+            fig.of(r["over_refusals"]["refused"], r["over_refusals"]["controls"]),
         ]
         for r in result["runs"]
     ]
-    header = ["run", "model", "pass rate", fig.WILSON, "pass / measured", "refusal recall", fig.WILSON, "declined"]
+    header = ["run", "model", "pass rate", fig.WILSON, "pass / measured", "refusal recall", fig.WILSON]
+    header += ["declined / measured", "over-refusals", fig.WILSON, "refused / controls"]
     return ["## Each model", "", md.table(header, rows), "", fig.WILSON_NOTE + ".", ""]
 
 

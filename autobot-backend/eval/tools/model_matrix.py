@@ -20,9 +20,9 @@ from dataclasses import replace
 from itertools import combinations
 from typing import Any
 
-from eval.core.stats import holm, mcnemar_exact, wilson_rounded
+from eval.core.stats import holm, mcnemar_exact
 from eval.sql.model.cohort import cohort_differences
-from eval.tools.compare_runs import CompareError, Side, _rate
+from eval.tools.compare_runs import CompareError, Side, _rate, over_refusal_rate, refusal_rate
 
 ALPHA = 0.05
 """The family-wise error rate the pairwise readings hold: the chance that any pair is called different when
@@ -84,17 +84,6 @@ def _question_ids(sides: list[Side], *, common_only: bool, notes: list[str], cor
     if not ids:
         raise CompareError(f"{', '.join(s.path for s in sides)} have no question in common")
     return ids
-
-
-def _refusal(side: Side, ids: list[str]) -> dict[str, Any]:
-    measured = [o for i in ids if (o := side.questions[i]).expect == "refuse" and o.measured]
-    declined = sum(o.declined for o in measured)
-    return {
-        "declined": declined,
-        "measured": len(measured),
-        "recall": round(declined / len(measured), 4) if measured else None,
-        "ci": wilson_rounded(declined, len(measured)),
-    }
 
 
 def _row(sides: list[Side], qid: str) -> dict[str, Any]:
@@ -194,7 +183,8 @@ def matrix(sides: list[Side], *, common_only: bool = False, allow_off_suite: boo
                 "report": s.path,
                 "candidate": {"path": s.run.candidate_path, "model": s.run.model},
                 **_rate(s, ids),
-                "refusal": _refusal(s, ids),
+                "refusal": refusal_rate(s, ids),
+                "over_refusals": over_refusal_rate(s, ids),
             }
             for s in sides
         ],

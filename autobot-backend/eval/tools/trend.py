@@ -120,14 +120,27 @@ def to_markdown(runs: list[TrendPoint]) -> str:
     return "\n".join(out)
 
 
-def to_html(runs: list[TrendPoint]) -> str:
-    """The page: one chart per headline figure (series by cohort), then each candidate and model's runs."""
+def drawn(runs: list[TrendPoint], all_cohorts: bool = False) -> tuple[list[TrendPoint], list[str]]:
+    """The runs the charts draw, and the labels of the cohorts left out: by default only cohorts of two runs or
+    more, since a cohort of one run is a dot no line joins (twelve of them read as noise); ``all_cohorts``: every
+    one. The tables below the charts list every run either way."""
+    groups = cohorts(runs)
+    if all_cohorts:
+        return runs, []
+    kept = {id(r) for items in groups.values() if len(items) >= 2 for r in items}
+    return [r for r in runs if id(r) in kept], [c.label for c, items in groups.items() if len(items) < 2]
+
+
+def to_html(runs: list[TrendPoint], *, all_cohorts: bool = False) -> str:
+    """The page: one chart per headline figure (a series per cohort of two runs or more, unless ``all_cohorts``),
+    then each candidate and model's runs."""
     from markupsafe import Markup
 
+    charted, left_out = drawn(runs, all_cohorts)
     charts = [
-        {"key": key, "title": title, "svg": Markup(svg_chart(key, runs))}  # matplotlib's SVG, its text escaped
+        {"key": key, "title": title, "svg": Markup(svg_chart(key, charted))}  # matplotlib's SVG, its text escaped
         for key, title in FIGURES.items()
-        if any(getattr(r, key) is not None for r in runs)
+        if any(getattr(r, key) is not None for r in charted)
     ]
     groups = [{"candidate": c, "model": m, "runs": items} for (c, m), items in series(runs).items()]
-    return render("trend.html.j2", charts=charts, groups=groups, series=len(cohorts(runs)))
+    return render("trend.html.j2", charts=charts, groups=groups, series=len(cohorts(charted)), left_out=left_out)

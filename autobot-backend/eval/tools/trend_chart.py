@@ -29,7 +29,7 @@ from eval.sql.records.trend_file import TrendPoint
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["FIGURES", "LABEL_CHARS", "Cohort", "cohorts", "svg_chart"]
+__all__ = ["FIGURES", "LABEL_CHARS", "Cohort", "cohorts", "style", "svg_chart"]
 
 FIGURES = {"pass_rate": "pass rate", "refusal_recall": "refusal recall"}
 """The headline figures charted, by their key in a trend line."""
@@ -37,8 +37,10 @@ LABEL_CHARS = 80
 """At most this many characters of a series' name in a legend (the table below the chart has it whole)."""
 _DIGEST_CHARS = 8
 _PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
-            "#17becf")  # fmt: skip
-"""matplotlib's ``tab10``; past ten series the markers change."""
+            "#17becf", "#393b79", "#ad494a", "#637939", "#e7ba52", "#7b4173", "#3182bd", "#e6550d", "#31a354",
+            "#843c39", "#969696")  # fmt: skip
+"""matplotlib's ``tab10``, then ten darker or lighter hues (of ``tab20b`` and ``tab20c``): twenty series, twenty
+colours; each series also has its own marker among the eight (:func:`style`), so two series never look alike."""
 _EPOCH = date(1970, 1, 1)
 """Day 0 of the x axis: matplotlib's ``date.epoch``, set in :func:`svg_chart` so the two agree."""
 _WIDTH, _HEIGHT = 11.5, 4.2
@@ -74,6 +76,17 @@ def cohorts(runs: Sequence[TrendPoint]) -> dict[Cohort, list[TrendPoint]]:
         key = Cohort(r.candidate, r.model, r.engine or "-", r.corpus_digest or "")
         out.setdefault(key, []).append(r)
     return out
+
+
+def style(n: int) -> tuple[str, str]:
+    """The ``n``-th series' colour and marker: a colour of its own for twenty series, and the markers in turn, so
+    series ``n`` and ``n + 20`` (the first colour again) still differ in marker.
+
+    Example:
+        >>> [style(n) for n in (0, 1, 10, 20)]
+        [('#1f77b4', 'o'), ('#ff7f0e', 's'), ('#393b79', '^'), ('#1f77b4', 'v')]
+    """
+    return _PALETTE[n % len(_PALETTE)], _MARKERS[n % len(_MARKERS)]
 
 
 def _times(runs: Sequence[TrendPoint]) -> dict[int, float]:
@@ -116,7 +129,7 @@ def _draw(ax: Axes, key: str, runs: Sequence[TrendPoint]) -> None:
         ]
         if not shown:
             continue
-        colour, marker = _PALETTE[n % len(_PALETTE)], _MARKERS[n // len(_PALETTE) % len(_MARKERS)]
+        colour, marker = style(n)
         (line,) = ax.plot([p[0] for p in shown], [p[1] for p in shown], color=colour, marker=marker, markersize=5,
                           linewidth=1.6, label=cohort.label)  # fmt: skip
         line.set_gid(f"series-{n}")

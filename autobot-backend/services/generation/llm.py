@@ -14,7 +14,12 @@ Configuration comes from the environment (:meth:`OpenAIChatGenerator.from_env`):
 ``NL_SQL_LLM_TEMPERATURE``       sampling temperature sent with every request (default 0)
 ``NL_SQL_LLM_MAX_ATTEMPTS``      attempts per question, retries included (default 4)
 ``NL_SQL_LLM_RETRY_BUDGET_S``    seconds all attempts of one question may take together (default 180)
+``NL_SQL_LLM_SAMPLE_VALUES``     ``0`` (or ``false``): send no value sampled from the database (default ``1``)
 ===============================  ====================================================================
+
+What a request carries: the rules and refusal protocol, the SQL dialect, the schema (tables, columns, types,
+keys, comments) with a few stored values of each text column unless ``sample_values`` is off, and the
+question. Nothing else: no few-shot examples, no rows, no earlier turns.
 
 Three outcomes, kept apart (see :mod:`services.generation.protocol`): SQL; a refusal (the model
 said ``REFUSE: <reason>``, or its reply held no SQL); :class:`GeneratorUnavailable` when the
@@ -54,6 +59,7 @@ TEMPERATURE_ENV = "NL_SQL_LLM_TEMPERATURE"
 ATTEMPTS_ENV = "NL_SQL_LLM_MAX_ATTEMPTS"
 BUDGET_ENV = "NL_SQL_LLM_RETRY_BUDGET_S"
 SCHEMA_CHARS_ENV = "NL_SQL_MAX_SCHEMA_CHARS"
+SAMPLE_VALUES_ENV = "NL_SQL_LLM_SAMPLE_VALUES"
 DEFAULT_TIMEOUT_S = 60.0
 MAX_SCHEMA_CHARS = 100_000
 """The schema a prompt tells the model, at most (a 5,000-table database sent 942,472 characters per question):
@@ -94,11 +100,31 @@ Schema (one line per column; comments after --, known values in brackets):
 Question: {question}"""
 
 
+def without_values(schema: SchemaContext) -> SchemaContext:
+    """``schema`` with no value read from the database: every column's sampled values (and why some were not
+    sampled) and every table's row count dropped, the structure and the comments kept."""
+    return dataclasses.replace(
+        schema,
+        tables=tuple(
+            dataclasses.replace(
+                t,
+                row_count=None,
+                columns=tuple(
+                    dataclasses.replace(c, values=(), values_complete=False, distinct_count=None, values_skipped="")
+                    for c in t.columns
+                ),
+            )
+            for t in schema.tables
+        ),
+    )
+
+
 def build_messages(
-    question: str, schema: SchemaContext, max_schema_chars: int = MAX_SCHEMA_CHARS
+    question: str, schema: SchemaContext, max_schema_chars: int = MAX_SCHEMA_CHARS, *, sample_values: bool = True
 ) -> list[dict[str, str]]:
-    """The chat messages for one question: the rules and refusal protocol, then schema and question."""
-    text = prompt_schema(schema, max_schema_chars)
+    """The chat messages for one question: the rules and refusal protocol, then schema and question; with
+    ``sample_values`` off, the schema carries no value read from the database (:func:`without_values`)."""
+    text = prompt_schema(schema if sample_values else without_values(schema), max_schema_chars)
     return [
         {"role": "system", "content": SYSTEM_PROMPT.format(dialect=schema.dialect)},
         {"role": "user", "content": USER_PROMPT.format(dialect=schema.dialect, schema=text, question=question.strip())},
@@ -207,6 +233,16 @@ def _positive(raw: str, env: str, integer: bool = False) -> float:
     return value
 
 
+def _switch(raw: str, env: str) -> bool:
+    """An on/off variable: ``1``/``true``/``yes``/``on`` or ``0``/``false``/``no``/``off``, any case."""
+    value = raw.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise GeneratorConfigError(f"{env}={raw!r} must be 1 or 0 (true or false)")
+
+
 def _temperature(raw: str) -> float:
     try:
         value = float(raw)
@@ -237,6 +273,7 @@ class OpenAIChatGenerator:
         temperature: float = 0.0,
         policy: ChatPolicy | None = None,
         max_schema_chars: int = MAX_SCHEMA_CHARS,
+        sample_values: bool = True,
     ) -> None:
         if not base_url or not base_url.strip():
             raise GeneratorConfigError(
@@ -255,6 +292,8 @@ class OpenAIChatGenerator:
         self.max_schema_chars = int(max_schema_chars)
         if self.max_schema_chars != MAX_SCHEMA_CHARS:  # another cap tells big schemas otherwise: another prompt
             self.prompt_hash = hashlib.sha256(f"{PROMPT_HASH}:{self.max_schema_chars}".encode()).hexdigest()[:16]
+        self.sample_values = bool(sample_values)
+        """Whether the schema sent carries values sampled from the database (a cohort key when off)."""
         policy = policy or ChatPolicy()
         self.client = ChatClient(
             self.base_url,
@@ -267,8 +306,10 @@ class OpenAIChatGenerator:
         """The endpoint as shown in messages: credentials in the URL masked."""
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> OpenAIChatGenerator:
-        """Read the ``NL_SQL_LLM_*`` variables; a missing or bad one is a :class:`GeneratorConfigError`."""
+    def from_env(cls, environ: Mapping[str, str] | None = None, *, sample_values: bool = True) -> OpenAIChatGenerator:
+        """Read the ``NL_SQL_LLM_*`` variables; a missing or bad one is a :class:`GeneratorConfigError`. Sampled
+        values are sent only when ``sample_values`` and ``NL_SQL_LLM_SAMPLE_VALUES`` both allow it: any one
+        setting that says no keeps them on the machine."""
         env = os.environ if environ is None else environ
 
         def get(name: str) -> str:
@@ -291,6 +332,8 @@ class OpenAIChatGenerator:
                 if get(SCHEMA_CHARS_ENV)
                 else MAX_SCHEMA_CHARS
             ),
+            sample_values=sample_values
+            and (not get(SAMPLE_VALUES_ENV) or _switch(get(SAMPLE_VALUES_ENV), SAMPLE_VALUES_ENV)),
         )
 
     def __repr__(self) -> str:  # never shows the key or a secret in the URL
@@ -299,7 +342,7 @@ class OpenAIChatGenerator:
     def _body(self, question: str, schema: SchemaContext) -> dict[str, Any]:
         return {
             "model": self.model,
-            "messages": build_messages(question, schema, self.max_schema_chars),
+            "messages": build_messages(question, schema, self.max_schema_chars, sample_values=self.sample_values),
             "temperature": self.temperature,
             "stream": False,
         }

@@ -16,8 +16,10 @@ from rapidfuzz import process
 from sqlglot.dialects.dialect import Dialects
 
 from eval.core.errors import HarnessError
+from eval.core.output import shown_path
 from eval.sql.corpus.alternatives import ColumnRule
 from eval.sql.corpus.dialects import TranspileError, transpile_reference
+from eval.sql.corpus.gate_settings import GateSettings
 from eval.sql.corpus.skipped import Skipped
 from eval.sql.rows import ColumnOrder
 from services.dialects import sqlalchemy_name
@@ -46,6 +48,8 @@ FILE_KEYS = (
     "row_cap",
     "ordered_from",
     "skipped",
+    "gate",
+    "sample_values",
     "questions",
 )
 QUESTION_KEYS = (
@@ -190,6 +194,10 @@ class Corpus:
     """SHA-256 over the sorted ``name\\0sha256\\n`` lines of the files (see the module docstring)."""
     skipped: tuple[Skipped, ...] = ()
     """Questions the files leave out but count (``skipped:``, written by an import)."""
+    gate: GateSettings = field(default_factory=GateSettings)
+    """The gate's tolerances and opt-in absolute floors (the files' ``gate:`` key), else the defaults."""
+    sample_values: bool | None = None
+    """The files' ``sample_values``: false keeps stored values out of what the model path sends; None: not said."""
 
     @property
     def size(self) -> int:
@@ -212,7 +220,9 @@ class Corpus:
 
 
 def stamp_path(path: Path) -> str:
+    """How a corpus file is named in stamps, messages and reports: relative to ``autobot-backend/`` when inside it
+    (the built-in corpus), else relative to where the user stands (:func:`eval.core.output.shown_path`)."""
     try:
         return Path(path).resolve().relative_to(BACKEND_ROOT).as_posix()
     except ValueError:
-        return str(path)
+        return shown_path(path)

@@ -28,6 +28,7 @@ from eval.sql.corpus.corpus_types import (
     Question,
     stamp_path,
 )
+from eval.sql.corpus.gate_settings import GateSettings, check_gate, gate_settings
 from eval.sql.corpus.safe_yaml import parse_yaml
 from eval.sql.corpus.skipped import Skipped, parse_skipped
 from eval.sql.rows import COLUMN_ORDERS
@@ -52,6 +53,10 @@ class FileLoader:
         self.path, self.source = path, stamp_path(path)
         self.fixtures, self.seen_ids, self.problems = fixtures, seen_ids, problems
         self.skipped: list[Skipped] = []
+        self.gate: GateSettings | None = None
+        """The file's ``gate:`` settings, when it has the key."""
+        self.sample_values: bool | None = None
+        """The file's ``sample_values``, when it has the key."""
 
     def fail(self, line: int | None, message: str, qid: str | None = None) -> None:
         where = f"{self.source}:{line}" if line else self.source
@@ -114,6 +119,19 @@ class FileLoader:
             self.skipped, problems = parse_skipped(data["skipped"])
             for problem in problems:
                 self.fail(lines["skipped"], problem)
+        if "gate" in data:
+            gate_problems = check_gate(data["gate"])
+            for problem in gate_problems:
+                self.fail(lines["gate"], problem)
+            if not gate_problems:
+                self.gate = gate_settings(data["gate"], self.source)
+        if "sample_values" in data:
+            if isinstance(data["sample_values"], bool):
+                self.sample_values = data["sample_values"]
+            else:
+                self.fail(
+                    lines["sample_values"], f"'sample_values' must be true or false, found {data['sample_values']!r}"
+                )
         items = data.get("questions")
         if not isinstance(items, list) or not items:
             self.fail(lines.get("questions", 1), "'questions' must be a non-empty list of questions")

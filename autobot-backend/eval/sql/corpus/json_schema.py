@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from eval.sql.corpus.alternatives import ALSO_SCHEMA, COLUMNS_SCHEMA
+from eval.sql.corpus.gate_settings import GATE_SCHEMA
 from eval.sql.corpus.questions import (
     FILE_KEYS,
     MAX_DECIMALS,
@@ -62,6 +63,11 @@ WHOLE_SCHEMAS: dict[str, dict[str, Any]] = {"also": ALSO_SCHEMA, "columns": COLU
 FILE_DESCRIPTIONS = {
     "version": "The corpus format version.",
     "questions": "The questions of the file, in report order (at least one).",
+    "sample_values": (
+        "false: the model path sends the model no value sampled from the database (the schema, the question and "
+        "the rules only); the same as --no-sample-values or NL_SQL_LLM_SAMPLE_VALUES=0. Unset or true: a few "
+        "stored values of each text column go with the schema, so the model can match the question's words."
+    ),
     "skipped": (
         "Questions the file leaves out but counts (written by bench_import --skip-missing-databases): "
         "each with its original id, why, and the database it needed; an id here is not a question of the corpus."
@@ -151,6 +157,8 @@ def corpus_schema() -> dict[str, Any]:
             "minItems": 1,
             "items": {"$ref": "#/$defs/question"},
         },
+        "gate": GATE_SCHEMA,
+        "sample_values": {"description": FILE_DESCRIPTIONS["sample_values"], "type": "boolean"},
         "skipped": {
             "description": FILE_DESCRIPTIONS["skipped"],
             "type": "array",

@@ -6,6 +6,8 @@ A file::
     fixture: retail                  # default fixture of the file's questions (or database: NAME)
     column_order: positional         # default; ``any`` accepts the reference's columns in another order
     skipped: [...]                   # questions an import left out but counts (eval.sql.corpus.skipped)
+    gate: {pass_rate: {tolerance: 2}}  # the gate's tolerances, opt-in absolute floors (corpus.gate_settings)
+    sample_values: false             # the model path sends no stored value (schema, question and rules only)
     questions:
       - id: rtl-scalar-001
         question: How many customers signed up in 2024?
@@ -22,7 +24,7 @@ file would make loading itself the attack), ``decimals`` outside 0-15, an unsupp
 across files), values of the wrong type, ``expect: answer`` without ``sql``, ``expect: refuse``
 with ``shape``/``ordered``/``sql``/``sql_<dialect>``, a fixture that does not exist (unless
 loaded for ``--db-url``, ``fixtures=None``), and a question (or file) that names both a fixture
-and a database.
+and a database. ``gate`` and ``sample_values`` are the whole corpus's: files that give them must agree.
 
 A question runs on a seeded fixture (``fixture``) or on a database of the user's own
 (``database: NAME``, a standard benchmark's layout: ``<--db-dir>/NAME/NAME.sqlite``, checked when
@@ -47,6 +49,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Collection, Sequence
 from pathlib import Path
+from typing import Any
 
 from eval.sql.corpus.corpus_types import (
     BACKEND_ROOT,
@@ -67,6 +70,7 @@ from eval.sql.corpus.corpus_types import (
     stamp_path,
 )
 from eval.sql.corpus.file_loader import FileLoader
+from eval.sql.corpus.gate_settings import GateSettings
 from eval.sql.corpus.skipped import Skipped
 from eval.sql.fixtures.seeded import FIXTURE_NAMES
 
@@ -124,12 +128,14 @@ def load_corpus(paths: Sequence[Path] | None = None, *, fixtures: Collection[str
     questions: list[Question] = []
     files: list[CorpusFile] = []
     skipped: list[Skipped] = []
+    loaders: list[FileLoader] = []
     for path in paths:
         if path.resolve() in seen_files:
             problems.append(f"{stamp_path(path)}: file given more than once")
             continue
         seen_files.add(path.resolve())
         loader = FileLoader(path, fixtures, seen_ids, problems)
+        loaders.append(loader)
         loaded = loader.load()
         if loaded is not None:
             questions += loaded[0]
@@ -142,6 +148,35 @@ def load_corpus(paths: Sequence[Path] | None = None, *, fixtures: Collection[str
                 f"skipped question {s.id!r} is " + ("listed twice" if where == "" else f"a question at {where}")
             )
         seen_ids[s.id] = ""
+    gate = _one_setting(loaders, "gate", problems)
+    sample_values = _one_setting(loaders, "sample_values", problems)
     if problems:
         raise CorpusError(problems)
-    return Corpus(tuple(questions), tuple(files), corpus_digest(files), tuple(skipped))
+    return Corpus(
+        tuple(questions),
+        tuple(files),
+        corpus_digest(files),
+        tuple(skipped),
+        gate=gate if gate is not None else GateSettings(),
+        sample_values=sample_values,
+    )
+
+
+def _setting_value(loader: FileLoader, key: str) -> Any:
+    value = getattr(loader, key)
+    if isinstance(value, GateSettings):  # where it was set is not what it says
+        return (value.pass_rate, value.refusal_recall, value.over_refusals, value.composition)
+    return value
+
+
+def _one_setting(loaders: Sequence[FileLoader], key: str, problems: list[str]) -> Any:
+    """A corpus-wide key (``gate``, ``sample_values``): the one value the files that set it agree on, else None;
+    files that disagree are a problem naming both (one corpus is gated, and asked, one way)."""
+    setting = [loader for loader in loaders if getattr(loader, key) is not None]
+    for other in setting[1:]:
+        if _setting_value(other, key) != _setting_value(setting[0], key):
+            problems.append(
+                f"{other.source}: '{key}' differs from {setting[0].source}'s; it is the whole corpus's setting: "
+                "give it in one file, or the same in each"
+            )
+    return getattr(setting[0], key) if setting else None

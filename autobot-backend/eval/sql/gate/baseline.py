@@ -21,7 +21,7 @@ from typing import Any
 
 from eval.core.errors import HarnessError
 from eval.core.jsonl import json_file
-from eval.core.output import write_atomically
+from eval.core.output import shown_path, write_atomically
 from eval.sql.model.baseline_question import BaselineQuestion
 from eval.sql.model.codec import from_json, key, to_json
 from eval.sql.model.cohort import cohort_keys
@@ -98,12 +98,14 @@ class Baseline:
 
 
 def display_path(path: Path) -> str:
-    """Repo-relative where possible: reports and messages never name a machine."""
+    """Repo-relative for the built-in baselines, else relative to where the user stands (``q/baselines/x.json``),
+    else the file's name alone: reports and messages never name a folder of the machine."""
     backend = BASELINE_DIR.parents[3]
     try:
         return Path(path).resolve().relative_to(backend).as_posix()
     except ValueError:
-        return Path(path).name
+        shown = shown_path(path)
+        return shown if not Path(shown).is_absolute() else Path(path).name
 
 
 SLUG_CHARS = 80
@@ -131,7 +133,8 @@ def baseline_path(
     return Path(directory) / f"{slug(candidate_path)}--{slug(model)}{suffix}.json"
 
 
-def _parse(path: Path) -> Baseline:
+def read_baseline(path: Path) -> Baseline:
+    """The baseline in ``path``, whoever it was recorded for (:func:`load_baseline` checks that)."""
     data = json_file(
         path,
         BaselineError,
@@ -164,7 +167,7 @@ def load_baseline(
         if earlier == path or not _exists(earlier):
             return None
         path = earlier
-    baseline = _parse(path)
+    baseline = read_baseline(path)
     if (baseline.candidate_path, baseline.model, baseline.engine) != (candidate_path, model, engine):
         raise BaselineError(
             f"{path}: recorded for {baseline.label}, but this run is {candidate_path}/{model} on {engine}; "
@@ -191,7 +194,7 @@ def other_baselines(
     found = []
     for path in sorted(Path(directory).glob(f"{slug(candidate_path)}--*.json")):
         try:
-            b = _parse(path)
+            b = read_baseline(path)
         except BaselineError:
             continue
         if b.candidate_path == candidate_path and (b.model, b.engine) != (model, engine):

@@ -23,13 +23,14 @@ from typing import Any
 from eval.core.classification import Classification
 from eval.core.errors import UsageError
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSED
-from eval.core.output import print_error
+from eval.core.output import print_error, print_warning
 from eval.sql.corpus.questions import Corpus
 from eval.sql.gate import baseline as bl
-from eval.sql.gate.checks import evaluate_gate
+from eval.sql.gate.checks import evaluate_gate, unmeasured_ids
 from eval.sql.model.cohort import cohort_differences
 from eval.sql.model.defaults import DEFAULT_ENGINE
 from eval.sql.model.gate import GateCheck
+from eval.sql.model.lints import DRAFT
 from eval.sql.model.outcome import ORACLE
 from eval.sql.model.run import SQLRun
 from eval.sql.model.setup import BaselineRef
@@ -141,7 +142,13 @@ def classify_and_gate(report: SQLRun, corpus: Corpus, composition: dict[str, int
     )
     report.classify(baseline.questions)
     report.gate = evaluate_gate(
-        report.outcomes, report.summary, {q.id for q in corpus.questions}, composition, corpus.size, baseline
+        report.outcomes,
+        report.summary,
+        {q.id for q in corpus.questions},
+        composition,
+        corpus.size,
+        baseline,
+        corpus.gate,
     )
     content = cohort_differences(baseline.keys, _cohort(report), only=CONTENT_KEYS)
     if any(d.key == "corpus" for d in content):
@@ -178,9 +185,17 @@ def _accepted(report: SQLRun, reason: str | None, failing: list[GateCheck]) -> b
 
 
 def record_baseline(
-    report: SQLRun, composition: dict[str, int], found: Found, baseline_dir: Path, force: bool, reason: str | None
+    report: SQLRun,
+    corpus: Corpus,
+    composition: dict[str, int],
+    found: Found,
+    baseline_dir: Path,
+    force: bool,
+    reason: str | None,
 ) -> int | None:
-    """Re-record the baseline when the run may be; an exit code when it may not, else None."""
+    """Re-record the baseline when the run may be; an exit code when it may not, else None. A baseline the run
+    would already fail against (an absolute floor the corpus opts in to) is recorded, and said so with the key
+    to change."""
     gate = report.gate
     failing = [c for c in gate.checks if c.ok is not True] if gate is not None else []
     hard = [c for c in failing if c.name != "measured"]
@@ -214,7 +229,44 @@ def record_baseline(
     path = bl.write_baseline(report, composition, baseline_dir, accepted)
     note = f" ({len(accepted.flips)} regression(s) accepted: {reason})" if accepted else ""
     print(f"baseline recorded: {bl.display_path(path)}{note}", file=sys.stderr)
+    for warning in failing_from_the_start(report, corpus, composition, bl.read_baseline(path)):
+        print_warning(warning)
     return None
+
+
+BOUNDED = {"pass_rate_floor": ("pass_rate", "min"), "refusal_recall": ("refusal_recall", "min")}
+BOUNDED["over_refusals"] = ("over_refusals", "max")
+
+
+def failing_from_the_start(
+    report: SQLRun, corpus: Corpus, composition: dict[str, int], recorded: bl.Baseline
+) -> list[str]:
+    """What the next gated run with these very answers would fail, each with how to change it: the gate of the
+    run against the baseline it just recorded (relative floors never fail there; a corpus's absolute bound can)."""
+    gate = evaluate_gate(
+        report.outcomes,
+        report.summary,
+        {q.id for q in corpus.questions},
+        composition,
+        corpus.size,
+        recorded,
+        corpus.gate,
+    )
+    out = []
+    for c in gate.failed:
+        check, key = BOUNDED.get(c.name, (None, None))
+        if check is not None and f"{check}.{key}" in corpus.gate.set_keys:
+            how = (
+                f"change or remove gate.{check}.{key} in {corpus.gate.source} (without it the floor is the "
+                "baseline's less the tolerance)"
+            )
+        else:
+            how = "see the gate's checks in the methodology"
+        out.append(
+            f"this baseline already fails {c.name} ({c.detail}): the next gated run fails with these very "
+            f"answers; {how}, or improve the system and record again"
+        )
+    return out
 
 
 def _names(checks: list[GateCheck]) -> str:
@@ -222,21 +274,29 @@ def _names(checks: list[GateCheck]) -> str:
 
 
 def exit_code(report: SQLRun, gated: bool, why_not: str | None) -> int:
+    """The run's exit code, said on stderr: what could not be measured first (its true cause, by id), then
+    what failed. Without the gate the run still names what it could not measure."""
     s = report.summary
     if s.answerable + s.must_refuse - s.unmeasured - s.must_refuse_unmeasured == 0:
         print_error("no question could be measured; see the reasons in the report")
         return EXIT_CANNOT_JUDGE
     if not gated:
+        unseen = [o for o in report.outcomes if not o.measured and o.reason not in (ORACLE, DRAFT)]
+        if unseen:
+            print_warning(
+                f"{len(unseen)} question(s) unmeasured{unmeasured_ids(unseen)}: in no rate, and a gated run "
+                "cannot pass with them"
+            )
         return EXIT_OK
     if report.gate is None:
         print_error(f"cannot gate: {why_not}")
         return EXIT_CANNOT_JUDGE
+    open_ = "; ".join(f"{c.name}: {c.detail}" for c in report.gate.not_evaluable)
     if report.gate.status == "failed":
-        print_error("gate failed: " + "; ".join(f"{c.name}: {c.detail}" for c in report.gate.failed))
+        failed = "; ".join(f"{c.name}: {c.detail}" for c in report.gate.failed)
+        print_error(f"gate failed: {failed}" + (f"; and not evaluable: {open_}" if open_ else ""))
         return EXIT_REGRESSED
     if report.gate.status == "indeterminate":
-        print_error(
-            "gate indeterminate: " + "; ".join(f"{c.name}: {c.detail}" for c in report.gate.checks if c.ok is None)
-        )
+        print_error(f"gate indeterminate: {open_}")
         return EXIT_CANNOT_JUDGE
     return EXIT_OK

@@ -11,7 +11,8 @@ of the comparison policy (:data:`eval.sql.rows.POLICY_VERSION`; there is no run-
 tolerance setting); the candidate path; the generator version (its name, e.g. ``embedded-v5`` or
 ``openai-chat``); the prompt template's hash; the temperature; the repeats; the row cap of a model's
 answer (``--row-cap``, ``NL_SQL_ROW_CAP``) when it is not the default 10,000 (a question's own
-``row_cap`` is corpus bytes). Its fingerprint is the
+``row_cap`` is corpus bytes); ``sample_values: false`` when a model was sent no value sampled from the
+database (``--no-sample-values``, the corpus key, ``NL_SQL_LLM_SAMPLE_VALUES=0``). Its fingerprint is the
 SHA-256 of those keys. The model and the provider are shown beside it, not part of it: the cohort
 says which runs are the same measurement of different systems.
 
@@ -105,5 +106,7 @@ def cohort(
     }
     if row_cap != ROW_CAP:  # only then: a run at the default keeps the cohort its baselines were recorded in
         keys["row_cap"] = row_cap
+    if getattr(generator, "sample_values", True) is False:  # likewise: sent no stored value (issue 37 point 4)
+        keys["sample_values"] = False
     digest = hashlib.sha256(json.dumps(keys, sort_keys=True).encode()).hexdigest()[:16]
     return Cohort(digest, keys, generator.model, getattr(generator, "endpoint", None))

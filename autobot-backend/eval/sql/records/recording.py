@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.core.output import print_warning
-from eval.sql.corpus.questions import load_corpus
+from eval.sql.corpus.questions import builtin_corpus_files, load_corpus
 from eval.sql.fixtures import cache as fixture_cache
 from eval.sql.fixtures.seeded import FIXTURES
 from eval.sql.gate.baseline import display_path
@@ -61,9 +61,13 @@ def locked(page: Path) -> Iterator[None]:
         os.close(fd)  # closing the descriptor releases the lock
 
 
-def record_accuracy(report: SQLRun, page: Path, *, builtin: bool, allow_off_suite: bool) -> None:
+def record_accuracy(
+    report: SQLRun, page: Path, *, builtin: bool, allow_off_suite: bool, corpus_files: list[Path] | None = None
+) -> None:
+    """Append the run to the record ``page`` and its trend file, stamped with the commit of the repository that
+    holds the corpus (``corpus_files``, the built-in corpus when None), or with none when it is in no repository."""
     suite = builtin_suite(report) if builtin else None
-    commit, dirty = trend.git_commit()
+    commit, dirty = trend.corpus_commit(corpus_files or builtin_corpus_files())
     path = trend.trend_path(page)
     with locked(page):
         points = trend.existing_points(path)  # a file that is not a trend is refused before anything is written

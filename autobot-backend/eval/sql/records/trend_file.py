@@ -1,7 +1,9 @@
 """The trend file beside an accuracy record: one JSON line per recorded run (``eval.tools.trend`` reads it).
 
 Each line holds the record row's identity and status, the run's figures with their 95% intervals, and
-the git commit the run was measured at (``dirty`` when tracked files differed from it).
+the git commit of the repository that holds the corpus, when it is in one (``dirty`` when tracked files
+differed from it): a user's corpus is stamped with its own repository's commit, never the harness's, and
+a corpus in no repository with nothing.
 """
 
 from __future__ import annotations
@@ -52,6 +54,27 @@ def git_commit(cwd: Path = REPO_ROOT) -> tuple[str | None, bool | None]:
     except (OSError, subprocess.SubprocessError):
         return None, None
     return head.stdout.strip(), bool(status.stdout.strip()) if status.returncode == 0 else None
+
+
+def _toplevel(folder: Path) -> Path | None:
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"], cwd=folder, capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return Path(done.stdout.strip()).resolve() if done.returncode == 0 and done.stdout.strip() else None
+
+
+def corpus_commit(files: list[Path]) -> tuple[str | None, bool | None]:
+    """The commit of the one repository that holds every corpus file, and whether it is dirty; (None, None) when
+    a file is in no repository, or the files are in several."""
+    roots = {_toplevel(Path(f).resolve().parent) for f in files}
+    if len(roots) != 1 or None in roots:
+        return None, None
+    (root,) = roots
+    assert root is not None
+    return git_commit(root)
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,9 @@ a loop over the report's sections (:data:`eval.sql.sections.REGISTRY`).
 * :func:`to_junit`: JUnit XML for CI systems, one testcase per question;
 * :func:`render_terminal`: the report for a terminal (tables, colour, failures capped);
 * :func:`summary_markdown` and :func:`ci_annotations`: a CI job summary and ``::error`` lines;
-* :func:`lint_line` and :func:`skipped_notice`: the line counting the corpus's lints and oracle defects by
-  kind, and the one about questions the corpus skipped at import, for stderr as for every output.
+* :func:`lint_line`, :func:`new_questions` and :func:`skipped_notice`: the line counting the corpus's lints and
+  oracle defects by kind, the one naming the questions new since the baseline, and the one about questions the
+  corpus skipped at import, for stderr as for every output.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from eval.sql.render._html import to_html
 from eval.sql.render._junit import to_junit
 from eval.sql.render._markdown import summary_markdown, to_markdown
 from eval.sql.sections.lints import line as lint_line
+from eval.sql.sections.regressions import new_questions
 from eval.sql.sections.run import skipped_notice
 
 if TYPE_CHECKING:
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ci_annotations",
     "lint_line",
+    "new_questions",
     "render_terminal",
     "skipped_notice",
     "summary_markdown",

@@ -19,6 +19,7 @@ from eval.core import figures as fig
 from eval.core.html import render
 from eval.sql.model.outcome import SQLOutcome
 from eval.sql.model.run import SQLRun
+from eval.sql.model.words import verdict_word
 from eval.sql.sections import REGISTRY, laid_out
 from eval.sql.sections.base import Format, Place, Section
 
@@ -64,13 +65,13 @@ def _cost(o: SQLOutcome) -> str | None:
         return None
     parts = []
     if c.model_ms is not None:
-        parts.append(f"model {fig.number(c.model_ms, ' ms')}")
+        parts.append(f"model {fig.millis(c.model_ms)}")
     if c.prompt_tokens is not None or c.completion_tokens is not None:
         parts.append(f"tokens {fig.number(c.prompt_tokens)} in, {fig.number(c.completion_tokens)} out")
     if c.candidate_ms is not None:
-        parts.append(f"SQL {fig.number(c.candidate_ms, ' ms')}")
+        parts.append(f"SQL {fig.millis(c.candidate_ms)}")
     if c.reference_ms is not None:
-        parts.append(f"reference {fig.number(c.reference_ms, ' ms')}")
+        parts.append(f"reference {fig.millis(c.reference_ms)}")
     return ", ".join(parts) or None
 
 
@@ -79,6 +80,7 @@ def card(report: SQLRun, o: SQLOutcome, on_cards: list[Section]) -> dict[str, An
     return {
         "id": o.question_id,
         "verdict": o.verdict.value,
+        "word": verdict_word(o.verdict.value, o.expect, o.good),
         "failing": o.failing,
         "stratum": o.stratum,
         "database": o.database or "",

@@ -22,7 +22,7 @@ from eval.sql.rows._columns import (
 )
 from eval.sql.rows._multiset import Kinds, Row, Settlement, canonical_rows, comparable_keys, same_multiset
 from eval.sql.rows._tolerance import Tolerance
-from eval.sql.rows._values import show, show_row, values_equal
+from eval.sql.rows._values import show_pair, show_row, values_equal
 from eval.sql.rows._verdict import (
     COLUMN_COUNT,
     COLUMN_ORDER,
@@ -84,7 +84,9 @@ def compare_results(
         >>> compare_results([(1, "a"), (2, "b")], [(2.0, "b"), (1, "a")]).match
         True
         >>> compare_results([(10.01,)], [(10.02,)], ordered=True).detail
-        'row 1 col 1: expected 10.01, got 10.02'
+        'expected 10.01, got 10.02'
+        >>> compare_results([(1, 86.38144329896907)], [(1, 86.3)], ordered=True).detail
+        'row 1 col 2: expected 86.38, got 86.3'
 
     Args:
         expected_rows: the reference's rows, as the driver returned them.
@@ -220,6 +222,9 @@ def _compare(
     if not expected:
         return verdict(None, "match: both results are empty")
     keys_exp, keys_act = comparable_keys(expected, actual, kinds)
+    if len(expected) == 1 and n_exp == 1 and _first_unequal_row(keys_exp, keys_act, tolerance) is not None:
+        want, got = show_pair(expected[0][0], actual[0][0], tolerance)  # one value each: nothing to pair or order
+        return verdict(VALUE, f"expected {want}, got {got}", at=Location(0, 0, 0))
     if ordered:
         return _ordered(expected, actual, keys_exp, keys_act, tolerance, verdict)
     settled = same_multiset(keys_exp, keys_act, tolerance)
@@ -248,11 +253,8 @@ def _ordered(
             f"{show_row(expected[i])}, got {show_row(actual[i])}",
             at=Location(i, i, None),
         )
-    return verdict(
-        VALUE,
-        f"row {i + 1} col {col + 1}: expected {show(expected[i][col])}, got {show(actual[i][col])}",
-        at=Location(i, i, col),
-    )
+    want, got = show_pair(expected[i][col], actual[i][col], tolerance)
+    return verdict(VALUE, f"row {i + 1} col {col + 1}: expected {want}, got {got}", at=Location(i, i, col))
 
 
 def _first_unequal_row(
@@ -307,7 +309,8 @@ def _missing_row(
     )
     if col is None:  # equal to its nearest, which a maximum matching would have paired: say so plainly
         return f"row {i + 1}: expected {show_row(want)} ({why})", Location(i, k, None)
-    return f"row {i + 1} col {col + 1}: expected {show(want[col])}, got {show(got[col])} ({why})", Location(i, k, col)
+    shown = show_pair(want[col], got[col], tolerance)
+    return f"row {i + 1} col {col + 1}: expected {shown[0]}, got {shown[1]} ({why})", Location(i, k, col)
 
 
 def _first_unequal(want: Row, got: Row, tolerance: Tolerance | None) -> int | None:

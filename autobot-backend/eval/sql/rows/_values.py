@@ -267,9 +267,17 @@ def _clock_spellings(clock: time, minutes_only: bool = False) -> Iterator[str]:
 
 
 def show(value: Any, limit: int = 40) -> str:
-    """A value as a reader expects it in a one-line explanation, cut at ``limit`` characters."""
+    """A value as a reader expects it in a one-line explanation, cut at ``limit`` characters; a float to the 15
+    significant digits a double holds (a sum's ``77013.06000000001`` is ``77013.06``).
+
+    Example:
+        >>> show(77013.06000000001), show(0.1 + 0.2), show("x"), show(None)
+        ('77013.06', '0.3', "'x'", 'NULL')
+    """
     if value is None:
         text = "NULL"
+    elif type(value) is float and math.isfinite(value):
+        text = repr(float(f"{value:.15g}"))
     elif type(value) is Decimal:
         text = str(value)
     elif isinstance(value, (date, time)):
@@ -279,6 +287,40 @@ def show(value: Any, limit: int = 40) -> str:
     else:
         text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def show_pair(x: Any, y: Any, tolerance: Tolerance | None) -> tuple[str, str]:
+    """Two values a detail says differ, as a person reads them: numbers at the place the comparison reads them to
+    (the question's decimals, or a small value's first significant digit), trailing zeros dropped, and one place
+    finer where that would show them equal (at the finer place they never are: they differ by more than half a
+    unit of the coarser one). Anything else as :func:`show` writes it.
+
+    Example:
+        >>> t = Tolerance(2)
+        >>> show_pair(86.38144329896907, 86, t), show_pair(27, 400, t), show_pair(0.3750001, 0.3849, t)
+        (('86.38', '86'), ('27', '400'), ('0.375', '0.385'))
+        >>> show_pair(667.74, 200.5, t), show_pair("a", 1.5, t), show_pair(1.0, float("nan"), t)
+        (('667.74', '200.5'), ("'a'", '1.5'), ('1.0', 'nan'))
+    """
+    if tolerance is None or not (_finite_number(x) and _finite_number(y)):
+        return show(x), show(y)
+    place = max(tolerance.place(x), tolerance.place(y))
+    a, b = _at_place(x, place), _at_place(y, place)
+    if a == b:
+        a, b = _at_place(x, place + 1), _at_place(y, place + 1)
+    return a, b
+
+
+def _finite_number(v: Any) -> bool:
+    return type(v) in (int, float, Decimal) and (type(v) is int or math.isfinite(v))
+
+
+def _at_place(v: int | float | Decimal, place: int) -> str:
+    if type(v) is int:
+        return str(v)
+    text = f"{v:.{place}f}"
+    text = text.rstrip("0").rstrip(".") if "." in text else text
+    return "0" if text in ("", "-0") else text
 
 
 def show_row(row: tuple[Any, ...], limit: int = 80) -> str:

@@ -129,12 +129,23 @@ class Table:
 Block = Line | Table
 
 
+NARROW = 100
+"""Below this many columns a terminal gets lines where it would get a wide table (the failing questions, the
+diagnosis per stratum): a table of five columns at 80 would cut ids and fold every cell."""
+
+
 @dataclass(frozen=True)
 class TerminalView:
-    """What the terminal report is told beyond the run: where the full report is, how many failures to list."""
+    """What the terminal report is told beyond the run: where the full report is, how many failures to list, how
+    wide the terminal is (None: as wide as a table needs, as when it is not a terminal)."""
 
     full_report: str | None = None
     shown: int = 10
+    width: int | None = None
+
+    @property
+    def narrow(self) -> bool:
+        return self.width is not None and self.width < NARROW
 
 
 @dataclass(frozen=True)

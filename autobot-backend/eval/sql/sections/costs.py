@@ -19,7 +19,7 @@ def latency(costs: Costs | None) -> str | None:
         return None
     return (
         f"model latency over {lat.asks} asks ({costs.asks_per_question} per question, {lat.questions} questions): "
-        f"p50 {fig.number(lat.p50, ' ms')}, p95 {fig.number(lat.p95, ' ms')}, total {fig.seconds(lat.total)}"
+        f"p50 {fig.millis(lat.p50)}, p95 {fig.millis(lat.p95)}, total {fig.seconds(lat.total)}"
     )
 
 
@@ -60,9 +60,7 @@ def latency_rows(run: SQLRun) -> list[tuple[str, str, str, str, str]]:
     lat = c.model_latency_ms
     if lat:
         over = f"{lat.asks} asks, {lat.questions} questions"
-        rows.append(
-            ("model latency", fig.seconds(lat.total), fig.number(lat.p50, " ms"), fig.number(lat.p95, " ms"), over)
-        )
+        rows.append(("model latency", fig.seconds(lat.total), fig.millis(lat.p50), fig.millis(lat.p95), over))
     if c.prompt_tokens is not None or c.completion_tokens is not None:
         over = f"{c.tokens_asks} asks (p50 and p95: of one ask)"
         per_ask = c.tokens_per_ask

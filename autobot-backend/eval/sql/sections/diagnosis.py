@@ -11,7 +11,7 @@ from eval.core import markdown as md
 from eval.sql.model.diagnosis import CATEGORIES, Diagnosis
 from eval.sql.model.outcome import SQLOutcome
 from eval.sql.model.run import SQLRun
-from eval.sql.sections.base import Block, Place, Property, QuestionLines, Section, Table, placed
+from eval.sql.sections.base import Block, Line, Place, Property, QuestionLines, Section, Table, TerminalView, placed
 
 TITLE = "Why they are wrong: wrong and error answers by primary category"
 
@@ -58,10 +58,16 @@ class Why(Section):
             out += [f"- **{md.escape(o.question_id)}** {markdown_why(o)}" for o in run.diagnosed] + [""]
         return out
 
-    def terminal(self, run: SQLRun, view: Any, at: Place) -> list[Block]:
+    def terminal(self, run: SQLRun, view: TerminalView, at: Place) -> list[Block]:
+        """A table; on a narrow terminal one line per row (a column per category would cut the strata's and the
+        categories' names)."""
         header, rows = table(run)
         if not rows:
             return []
+        if view.narrow:
+            said = [", ".join(f"{c} {n}" for c, n in zip(header[1:], row[1:]) if n != "0") for row in rows]
+            out: list[Block] = [Line.of("Why they are wrong (wrong and error answers by primary category)")]
+            return out + [Line((("  " + row[0], "bold"), (": " + line, ""))) for row, line in zip(rows, said)]
         return [
             Table("Why they are wrong", ("wrong and error answers, by stratum", *header[1:]), tuple(map(tuple, rows)))
         ]

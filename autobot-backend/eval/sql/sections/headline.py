@@ -1,6 +1,7 @@
 """The headline: what a reader acts on first. The pass rate with its interval and the counts per verdict are its
 own; it quotes the first-screen line of the sections it sums up (refusal recall and over-refusals, the gate, the
-lints, repeats) in their words, and says which interval is which."""
+lints, the questions new since the baseline, repeats) in their words, and says which interval is which; the
+terminal ends with it once more in one line (:func:`one_line`), where a reader is left."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 from eval.core import figures as fig
 from eval.core import markdown as md
 from eval.sql.model.run import SQLRun
-from eval.sql.sections import gate, lints, refusals, repeats
+from eval.sql.sections import gate, lints, refusals, regressions, repeats
 from eval.sql.sections.base import STYLES, Block, Line, Place, Property, Section, placed
 from eval.sql.sections.counts import ANSWERABLE_COLUMNS
 
@@ -54,10 +55,26 @@ def interval_notes(run: SQLRun) -> list[str]:
     return [fig.WILSON_NOTE] + ([fig.BOOTSTRAP_NOTE] if run.repeats is not None else [])
 
 
+def one_line(run: SQLRun) -> str:
+    """``pass 58.3% (63/108) · recall 92.5% (37/40) · over-refused 1/20 · gate passed``: the headline in one line
+    of under 80 characters for a corpus of hundreds of questions, the last line a terminal shows."""
+    s = run.summary
+    parts = [f"pass {fig.pct(s.pass_rate)} ({fig.of(s.passed, s.measured)})"]
+    if s.must_refuse:
+        parts.append(f"recall {fig.pct(s.refusal_recall)} ({fig.of(s.correct_refusals, s.must_refuse_measured)})")
+    if s.controls:
+        parts.append(f"over-refused {fig.of(s.over_refusals, s.controls)}")
+    status = run.gate_view.status.replace("_", " ")
+    return " · ".join([*parts, f"gate {status.upper() if status == 'failed' else status}"])
+
+
 class Headline(Section):
     name = "headline"
     places = placed(
-        markdown=Place.HEADLINE, terminal=Place.HEADLINE, junit=(Place.HEADLINE, Place.END), html=Place.HEADLINE
+        markdown=Place.HEADLINE,
+        terminal=(Place.HEADLINE, Place.END),
+        junit=(Place.HEADLINE, Place.END),
+        html=Place.HEADLINE,
     )
 
     def markdown(self, run: SQLRun, at: Place) -> list[str]:
@@ -70,15 +87,17 @@ class Headline(Section):
             ),
             "",
         ]
-        line = lints.line(run)
-        if line is not None:
-            out += [f"**{md.escape(line)}**", ""]
+        for said in (lints.line(run), regressions.new_questions(run)):
+            if said is not None:
+                out += [f"**{md.escape(said)}**", ""]
         sentence = refusals.sentence(run)
         if sentence is not None:
             out += [sentence, ""]
         return out + [f"*{md.escape(note)}.*" for note in interval_notes(run)[:1]] + [""]
 
     def terminal(self, run: SQLRun, view: Any, at: Place) -> list[Block]:
+        if at is Place.END:
+            return [Line.of(one_line(run), STYLES.get(run.gate_view.status, ""))]
         s = run.summary
         line = Line(
             (
@@ -108,9 +127,9 @@ class Headline(Section):
             Line.of(gate.line(run), STYLES.get(run.gate_view.status, "")),
             Line.of(verdict_counts(run)),
         ]
-        lints_line = lints.line(run)
-        if lints_line is not None:
-            out.append(Line.of(lints_line, "yellow"))
+        for said in (lints.line(run), regressions.new_questions(run)):
+            if said is not None:
+                out.append(Line.of(said, "yellow"))
         repeated = repeats.line(run)
         if repeated is not None and run.repeats is not None:
             flaky = run.repeats.flaky
@@ -126,6 +145,7 @@ class Headline(Section):
             ("pass_rate_ci", f"{fig.interval(s.pass_rate_ci)} ({fig.WILSON})"),
             *((f"verdict.{v}", str(s.count(v))) for v in ANSWERABLE_COLUMNS),
             *((("lints", line),) if (line := lints.line(run)) is not None else ()),
+            *((("new_questions", line),) if (line := regressions.new_questions(run)) is not None else ()),
         ]
         return out + refusals.headline_properties(run)
 
@@ -140,6 +160,7 @@ class Headline(Section):
             "pass_rate_label": f"{fig.of(s.passed, s.measured)} measured{not_gradeable(run)}; {fig.WILSON}",
             "recall_label": f"{fig.of(s.correct_refusals, s.must_refuse_measured)} measured declined; {fig.WILSON}",
             "lint_line": lints.line(run),
+            "new_questions_line": regressions.new_questions(run),
             "repeats_line": repeats.line(run),
             "interval_notes": interval_notes(run),
         }

@@ -33,7 +33,7 @@ def _ask(t: Transcript, verdict: str | None, k: int) -> dict[str, Any]:
     return {
         "ask": k,
         "verdict": verdict,
-        "latency": None if t.latency_ms is None else fig.number(t.latency_ms, " ms"),
+        "latency": None if t.latency_ms is None else fig.millis(t.latency_ms),
         "tokens": tokens,
         "messages": t.messages,
         "reply": t.reply,
