@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING
 from eval.cli import options
 from eval.cli.sql_formats import REPORT_FILES
 from eval.core.errors import UsageError
-from eval.sql.model.defaults import CANDIDATES, DEFAULT_CANDIDATE, DEFAULT_ENGINE, DEFAULT_SEED, ENGINES
+from eval.sql.model.defaults import (
+    CANDIDATES,
+    DEFAULT_CANDIDATE,
+    DEFAULT_COUNTEREXAMPLES,
+    DEFAULT_ENGINE,
+    DEFAULT_SEED,
+    ENGINES,
+)
 from eval.sql.model.exact import MODES, OFFICIAL
 
 if TYPE_CHECKING:  # the run's modules load SQLAlchemy and sqlglot: imported in run_sql, so --help stays light
@@ -101,6 +108,17 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MODULE",
         help="also use the seeded fixtures a Python module defines in its FIXTURES mapping (e.g. tests.schemas)",
     )
+    s.add_argument(
+        "--counterexamples",
+        nargs="?",
+        const=DEFAULT_COUNTEREXAMPLES,
+        default=None,
+        metavar="BUDGET",
+        help="search every pass for a database, data the fixture could hold, on which the answer would be wrong: "
+        f"BUDGET neighbours of the graded database per pass (default {DEFAULT_COUNTEREXAMPLES}), or seconds per pass "
+        "(e.g. 2s); a refuted pass keeps its verdict and is flagged, with the database shrunk to a few rows and a "
+        "runnable script, in every report; part of the cohort",
+    )
     s.add_argument("--rotations", type=int, default=None, metavar="N", help="fixture rotations (default 3)")
     s.add_argument("--seed", type=int, default=None, metavar="S", help="first fixture seed (default 0)")
     b = p.add_argument_group("baselines and the accuracy record")
@@ -139,6 +157,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="a run of another cohort than its baseline's or its record's (another column order, seed, rotations, "
         "engine, ...): gate it against that baseline anyway, and keep it in the record's off-suite table; the "
         "report says so",
+    )
+    b.add_argument(
+        "--gate-refuted",
+        action="store_true",
+        help="with --counterexamples: the gate counts a refuted pass as a regression where the baseline passed "
+        "without one (by default every report lists refuted passes and the gate does not count them, and says so)",
     )
     b.add_argument(
         "--strict",
@@ -314,6 +338,7 @@ def run_sql(args: argparse.Namespace) -> int:
         transcripts=not args.no_transcripts,
         exact_match=args.exact_match,
         row_cap=args.row_cap,
+        counterexamples=checks.counterexample_budget(args),
     )
     progress = ProgressLine("sql")
     try:

@@ -51,7 +51,14 @@ def finish(
     with interrupt.held():  # quick, and the gate is filled in whole
         composition = corpus_composition(corpus)
         found = decide.find_baseline(report, baseline_dir, allow_off_suite=args.allow_off_suite)
-        decide.classify_and_gate(report, corpus, composition, found, bool(args.fail_on_regression))
+        decide.classify_and_gate(
+            report,
+            corpus,
+            composition,
+            found,
+            bool(args.fail_on_regression),
+            bool(getattr(args, "gate_refuted", False)),
+        )
     if turns is not None:
         with contextlib.suppress(KeyboardInterrupt):  # a signal stops the judge; the run is partial (below)
             turns.finish(report)

@@ -24,7 +24,11 @@ from eval.sql.corpus.answers import RecordedAnswers
 from eval.sql.corpus.db_dir import database_targets
 from eval.sql.corpus.lints import DRAFT_DETAIL
 from eval.sql.corpus.questions import Corpus, Question
+from eval.sql.counterexample.budget import Budget
+from eval.sql.counterexample.search import Searcher
+from eval.sql.counterexample.writing import writer_for
 from eval.sql.engines.setup import FixtureHost, engine_name, fixture_host
+from eval.sql.fixtures.rules import RULES
 from eval.sql.fixtures.seeded import Fixture
 from eval.sql.grading.asking import OnAnswer, Sample, ask_all, combine
 from eval.sql.grading.candidates import (
@@ -36,6 +40,7 @@ from eval.sql.grading.exact_match import run_mode, spider_schemas, wants_exact_m
 from eval.sql.grading.grade import Grader
 from eval.sql.grading.identity import cohort, fingerprint
 from eval.sql.grading.interruption import StoppableDatabase, partial_warning
+from eval.sql.grading.refuting import searching
 from eval.sql.grading.spread import ask_spread, spreadable
 from eval.sql.grading.transcripts import note as transcript_note
 from eval.sql.grading.transcripts import run_secrets
@@ -47,6 +52,7 @@ from eval.sql.oracle.findings import corpus_findings
 from eval.sql.oracle.kept import KeptChecks
 from eval.sql.oracle.selfcheck import SNAPSHOT_DIR, OracleDefect, SelfCheckResult, is_builtin, run_self_check
 from eval.sql.oracle.sharing import keep_references, parse_references
+from eval.sql.oracle.tie_check import ties_elsewhere
 from eval.sql.rows import ColumnOrder
 from services.generation.protocol import Generation, SQLGenerator
 from services.nl_database_service import NLDatabaseService
@@ -115,6 +121,9 @@ class RunSpec:
     """``--row-cap``: the most rows a model's answer may return where its question sets no ``row_cap``
     (None: ``NL_SQL_ROW_CAP``, else 10,000). A cohort key when not the default; references are bounded by
     the byte budget alone."""
+    counterexamples: Budget | None = None
+    """``--counterexamples``: search every pass for a database on which it would be wrong, with this budget per
+    pass (:mod:`eval.sql.counterexample`); None: no search. A cohort key when set."""
 
 
 def run_row_cap(spec: RunSpec) -> int:
@@ -192,7 +201,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
             interrupt.cleanup_held(fixture_host(spec.engine, Path(tmp), spec.fixture_url)) as host,
             interrupt.cleanup_held(service),
         ):
-            _build_and_ask(spec, corpus, service, host, so_far, progress)
+            _build_and_ask(spec, corpus, service, host, so_far, progress, Path(tmp))
     except KeyboardInterrupt:  # a signal before or after the asking (ask_all returns what was answered)
         so_far.interrupted = True
     except Exception:
@@ -229,6 +238,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         "concurrency": spec.concurrency,
         "repeats": spec.repeats,
         **({"column_order": spec.column_order} if spec.column_order else {}),
+        **({"counterexamples": spec.counterexamples.label} if spec.counterexamples else {}),
     }
     found = corpus_findings(questions, check)  # what python -m eval.sql.check lists, from the same place
     warnings = so_far.privileged + _warnings(spec.candidate, outcomes, extra)
@@ -260,6 +270,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
             generator=spec.generator,
             repeats=spec.repeats,
             row_cap=row_cap,
+            counterexamples=spec.counterexamples.label if spec.counterexamples else None,
         ),
         costs=cost_summary(graded, spec.prices, spec.repeats),  # every ask, before the repeats are combined
         repeats=repeat_summary(outcomes, spec.repeats),
@@ -277,6 +288,7 @@ def _build_and_ask(
     host: FixtureHost,
     so_far: _SoFar,
     progress: Progress | None,
+    workdir: Path,
 ) -> None:
     """The run's phases, each recording in ``so_far`` what it learned, so a signal keeps what came before."""
     database = so_far.grader.database
@@ -315,6 +327,8 @@ def _build_and_ask(
     so_far.grader = grader = Grader(
         database, targets, check.reference, check.ties, check.also, check.also_ties, row_cap=so_far.grader.row_cap
     )
+    if spec.counterexamples is not None:
+        grader.after_pass = searching(_searcher(spec, host, first_url, workdir, grader.row_cap))
     asked = [q for q in questions if q.id not in defects and not q.draft and (recorded is None or q.id in recorded)]
     samples = [Sample(q, k) for q in asked for k in range(spec.repeats)]
     urls = [url for urls in targets.values() for url in urls]
@@ -349,6 +363,24 @@ def _build_and_ask(
             run_mode(spec.exact_match, (q.exact_match for q in exact)),
             {q.id: known[q.id].sql for q in exact if q.id not in asked_ids and q.id in known},
         )
+
+
+def _searcher(spec: RunSpec, host: FixtureHost, url: str, workdir: Path, row_cap: int) -> Searcher:
+    """The counterexample search of this run: neighbours written where the run may write (a file's copy, a schema
+    of the fixtures' PostgreSQL database), read through the executor's limits, judged by the self-check's rules."""
+    assert spec.counterexamples is not None
+    owner = getattr(host, "owner_url", None)
+    writer = writer_for(url, None if owner is None else str(owner), getattr(host, "reader", None))
+    return Searcher(
+        spec.counterexamples,
+        ties_elsewhere,
+        None if isinstance(writer, str) else writer,
+        workdir / "neighbours",
+        rules=RULES,
+        timeout_s=spec.statement_timeout_s,
+        row_cap=row_cap,
+        cannot_write=writer if isinstance(writer, str) else "",
+    )
 
 
 def _phase(so_far: _SoFar) -> str:

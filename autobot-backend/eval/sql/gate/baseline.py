@@ -186,6 +186,7 @@ def baseline_record(
                 o.stratum,
                 sum(v is Verdict.PASS for v in o.samples) if o.samples else None,
                 len(o.samples) if o.samples else None,
+                o.refuted,
             ).to_json()
             for o in report.outcomes
         },

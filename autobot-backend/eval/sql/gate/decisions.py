@@ -120,7 +120,9 @@ def database_changes(report: SQLRun, baseline: bl.Baseline) -> list[str]:
     return changes
 
 
-def classify_and_gate(report: SQLRun, corpus: Corpus, composition: dict[str, int], found: Found, gated: bool) -> None:
+def classify_and_gate(
+    report: SQLRun, corpus: Corpus, composition: dict[str, int], found: Found, gated: bool, count_refuted: bool = False
+) -> None:
     report.gated = gated
     if found.baseline is None:
         report.gate_note = found.why_not
@@ -136,7 +138,13 @@ def classify_and_gate(report: SQLRun, corpus: Corpus, composition: dict[str, int
     }
     report.classify(baseline.questions)
     report.gate = evaluate_gate(
-        report.outcomes, report.summary, {q.id for q in corpus.questions}, composition, corpus.size, baseline
+        report.outcomes,
+        report.summary,
+        {q.id for q in corpus.questions},
+        composition,
+        corpus.size,
+        baseline,
+        count_refuted,
     )
     content = cohort_differences(baseline.cohort, _cohort(report), only=CONTENT_KEYS)
     if any(d.key == "corpus" for d in content):

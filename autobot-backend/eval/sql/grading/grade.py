@@ -30,7 +30,8 @@ from eval.sql.corpus.questions import Question
 from eval.sql.grading import diagnosed
 from eval.sql.grading.forms import Form, column_forms
 from eval.sql.grading.stated_order import orders_its_rows, without_stated_order
-from eval.sql.model.outcome import GUARD_BLOCKED, ORACLE, UNDECIDED, Excerpt, SQLOutcome, Verdict
+from eval.sql.model.excerpt import Excerpt
+from eval.sql.model.outcome import GUARD_BLOCKED, ORACLE, UNDECIDED, SQLOutcome, Verdict
 from eval.sql.rows import Comparison, Location, Ties, compare_with_ties, show
 from services.nl_database_service import Answer
 from services.readonly.budget import too_many_rows
@@ -147,6 +148,10 @@ class Grader:
     """Question id -> each alternative's ties on each rotation."""
     row_cap: int = ROW_CAP
     """The most rows an answer may return where its question sets no ``row_cap`` (the run's ``--row-cap``)."""
+    after_pass: Callable[[Grader, Question, str, SQLOutcome], SQLOutcome] | None = None
+    """Sees every pass and may flag it (``--counterexamples``: :mod:`eval.sql.grading.refuting`); None: none."""
+    diagnose: bool = True
+    """Diagnose a wrong answer (False on a neighbour of the search, which needs only the verdict)."""
 
     def capped(self, q: Question, got: Execution) -> Execution:
         """``got``, or the ``row_cap`` failure the service gives past the question's row cap: the service runs
@@ -200,7 +205,10 @@ class Grader:
                     f"missed refusal: returned {_preview(answer.execution.rows)}",
                     answer.sql,
                 )
-            return self._grade_answer(q, answer.sql, answer.execution)
+            graded = self._grade_answer(q, answer.sql, answer.execution)
+            if graded.verdict is Verdict.PASS and self.after_pass is not None:
+                return self.after_pass(self, q, answer.sql, graded)
+            return graded
         return self._not_run(q, answer)
 
     def _not_run(self, q: Question, answer: Answer) -> SQLOutcome:
@@ -287,7 +295,9 @@ class Grader:
                         database=self.database,
                         url=url,
                         judge=self._right(q, ref, tie),
-                    ),
+                    )
+                    if self.diagnose
+                    else None,
                 )
         if first_miss is None and undecided is not None:
             # Not wrong anywhere, and not known to be right everywhere: a limit of the grader, not the candidate.

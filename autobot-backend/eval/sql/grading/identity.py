@@ -11,7 +11,8 @@ of the comparison policy (:data:`eval.sql.rows.POLICY_VERSION`; there is no run-
 tolerance setting); the candidate path; the generator version (its name, e.g. ``embedded-v5`` or
 ``openai-chat``); the prompt template's hash; the temperature; the repeats; the row cap of a model's
 answer (``--row-cap``, ``NL_SQL_ROW_CAP``) when it is not the default 10,000 (a question's own
-``row_cap`` is corpus bytes). Its fingerprint is the
+``row_cap`` is corpus bytes); the counterexample search's budget per pass (``--counterexamples``), when
+it searches. Its fingerprint is the
 SHA-256 of those keys. The model and the provider are shown beside it, not part of it: the cohort
 says which runs are the same measurement of different systems.
 
@@ -83,6 +84,7 @@ def cohort(
     generator: SQLGenerator,
     repeats: int,
     row_cap: int = ROW_CAP,
+    counterexamples: str | None = None,
 ) -> Cohort:
     """The cohort's keys and their fingerprint; model and provider shown apart. ``corpus`` is the corpus
     as graded (``--column-order`` already applied), ``databases`` the fingerprints of what was built."""
@@ -109,6 +111,8 @@ def cohort(
     }
     if row_cap != ROW_CAP:  # only then: a run at the default keeps the cohort its baselines were recorded in
         keys["row_cap"] = row_cap
+    if counterexamples is not None:  # only with --counterexamples: a run without keeps its cohort
+        keys["counterexamples"] = counterexamples
     digest = hashlib.sha256(json.dumps(keys, sort_keys=True).encode()).hexdigest()[:16]
     return {
         "fingerprint": digest,

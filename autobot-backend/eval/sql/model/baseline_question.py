@@ -19,12 +19,17 @@ class BaselineQuestion:
     passes: int | None = None
     """With ``--repeats``: how many of the baseline's asks passed, of :attr:`samples`."""
     samples: int | None = None
+    refuted: bool = False
+    """A pass the counterexample search refuted (``--counterexamples``): ``--gate-refuted`` does not hold it
+    against a run that is refuted too."""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"verdict": self.verdict.value, "good": self.good, "expect": self.expect}
         out["stratum"] = self.stratum
         if self.samples is not None:
             out |= {"passes": self.passes, "samples": self.samples}
+        if self.refuted:  # only then: a baseline of a run without the search keeps its bytes
+            out["refuted"] = True
         return out
 
     @classmethod
@@ -37,4 +42,5 @@ class BaselineQuestion:
             stratum=data.get("stratum"),
             passes=data.get("passes"),
             samples=data.get("samples"),
+            refuted=bool(data.get("refuted", False)),
         )

@@ -15,3 +15,7 @@ CANDIDATES = ("reference", "embedded", "llm", "recorded")
 DEFAULT_CANDIDATE = "embedded"
 DETERMINISTIC_CANDIDATES = ("reference", "embedded", "recorded")
 """Candidates that give the same answer when asked again (``--repeats`` measures nothing on them)."""
+
+DEFAULT_COUNTEREXAMPLES = "40"
+"""``--counterexamples`` without a value: neighbours searched per pass, the budget that keeps the built-in run within
+twice its time without the search (``make bench ARGS=counterexamples``; docs/eval/performance.md)."""

@@ -19,8 +19,10 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from eval.core.stats import wilson_rounded
+from eval.sql.model.counterexample import Search
 from eval.sql.model.diagnosis import Diagnosis
 from eval.sql.model.exact import ExactMatch
+from eval.sql.model.excerpt import Excerpt
 from eval.sql.model.transcript import Transcript
 
 Expect = Literal["answer", "refuse"]
@@ -76,23 +78,6 @@ class Cost:
 
 
 @dataclass(frozen=True)
-class Excerpt:
-    """A few rows of both results on the rotation that failed, around the first difference, as text."""
-
-    rotation: int
-    """1-based."""
-    expected_columns: tuple[str, ...]
-    actual_columns: tuple[str, ...]
-    expected: tuple[tuple[int, tuple[str, ...]], ...]
-    """(1-based row number, the row's values as shown) for a window of the reference's rows."""
-    actual: tuple[tuple[int, tuple[str, ...]], ...]
-    expected_row: int | None = None
-    """1-based rows and column the comparison points at; None where it points at no one cell."""
-    actual_row: int | None = None
-    column: int | None = None
-
-
-@dataclass(frozen=True)
 class SQLOutcome:
     """One question's verdict and the evidence for it."""
 
@@ -130,6 +115,14 @@ class SQLOutcome:
     ``--exact-match``); None otherwise. A second figure: it never changes the verdict."""
     diagnosis: Diagnosis | None = None
     """On an answerable ``wrong`` or ``error``: why it is wrong (``eval.sql.diagnosis``, issue 25)."""
+    search: Search | None = None
+    """On a ``pass`` with ``--counterexamples``: the search for a database on which it would be wrong, and the
+    one it found (:mod:`eval.sql.model.counterexample`); None when nothing was searched."""
+
+    @property
+    def refuted(self) -> bool:
+        """A pass the counterexample search refuted: still a pass, flagged beside it."""
+        return self.search is not None and self.search.refuted is not None
 
     @property
     def is_control(self) -> bool:

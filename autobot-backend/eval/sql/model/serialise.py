@@ -14,11 +14,13 @@ from typing import Any, cast
 
 from eval.core.classification import Classification
 from eval.core.errors import HarnessError
+from eval.sql.model.counterexample import Search
 from eval.sql.model.diagnosis import Diagnosis
 from eval.sql.model.exact import ExactMatch
+from eval.sql.model.excerpt import Excerpt
 from eval.sql.model.gate import GateResult
 from eval.sql.model.lints import Lint
-from eval.sql.model.outcome import Cost, Excerpt, SQLOutcome, Verdict
+from eval.sql.model.outcome import Cost, SQLOutcome, Verdict
 from eval.sql.model.run import Classified, SQLRun
 from eval.sql.model.setup import CorpusStamps, RunSetup
 from eval.sql.model.transcript import Transcript
@@ -34,31 +36,36 @@ class ReportFormatError(HarnessError):
 def _question(run: SQLRun, o: SQLOutcome) -> dict[str, Any]:
     c = run.classes.get(o.question_id)
     exact = {} if o.exact is None else {"exact": o.exact.to_json()}  # only then: other reports stay as they were
-    return {
-        "id": o.question_id,
-        "expect": o.expect,
-        "stratum": o.stratum,
-        "verdict": o.verdict.value,
-        "reason": o.reason,
-        "detail": o.detail,
-        "sql": o.sql,
-        "declined_by": o.declined_by,
-        "rotations_matched": o.rotations_matched,
-        "rotations": o.rotations,
-        "classification": None if c is None else c.classification.value,
-        "baseline_verdict": None if c is None else c.baseline_verdict,
-        "fixture": o.fixture,
-        "database": o.database,
-        "difficulty": o.difficulty,
-        "question": o.question,
-        "cost": None if o.cost is None else dataclasses.asdict(o.cost),
-        "samples": [v.value for v in o.samples] if o.samples else None,
-        "reference_sql": o.reference_sql,
-        "excerpt": None if o.excerpt is None else dataclasses.asdict(o.excerpt),
-        "decimals": o.decimals,
-        "transcripts": [t.to_json() for t in o.transcripts],
-        "diagnosis": None if o.diagnosis is None else o.diagnosis.to_json(),
-    } | exact
+    searched = {} if o.search is None else {"search": o.search.to_json()}  # only with --counterexamples
+    return (
+        {
+            "id": o.question_id,
+            "expect": o.expect,
+            "stratum": o.stratum,
+            "verdict": o.verdict.value,
+            "reason": o.reason,
+            "detail": o.detail,
+            "sql": o.sql,
+            "declined_by": o.declined_by,
+            "rotations_matched": o.rotations_matched,
+            "rotations": o.rotations,
+            "classification": None if c is None else c.classification.value,
+            "baseline_verdict": None if c is None else c.baseline_verdict,
+            "fixture": o.fixture,
+            "database": o.database,
+            "difficulty": o.difficulty,
+            "question": o.question,
+            "cost": None if o.cost is None else dataclasses.asdict(o.cost),
+            "samples": [v.value for v in o.samples] if o.samples else None,
+            "reference_sql": o.reference_sql,
+            "excerpt": None if o.excerpt is None else dataclasses.asdict(o.excerpt),
+            "decimals": o.decimals,
+            "transcripts": [t.to_json() for t in o.transcripts],
+            "diagnosis": None if o.diagnosis is None else o.diagnosis.to_json(),
+        }
+        | exact
+        | searched
+    )
 
 
 def to_json(run: SQLRun) -> dict[str, Any]:
@@ -142,6 +149,7 @@ def _outcome(q: dict[str, Any]) -> SQLOutcome:
         transcripts=tuple(Transcript.from_json(t) for t in q.get("transcripts") or ()),
         exact=None if q.get("exact") is None else ExactMatch.from_json(q["exact"]),
         diagnosis=None if q.get("diagnosis") is None else Diagnosis.from_json(q["diagnosis"]),
+        search=None if q.get("search") is None else Search.from_json(q["search"]),
     )
 
 

@@ -54,6 +54,8 @@ class RunSetup(TypedDict, total=False):
     """Only when ``--column-order`` overrode the corpus."""
     db_dir: str | None
     """Where questions that name a database find it (``--db-dir``)."""
+    counterexamples: str
+    """Only with ``--counterexamples``: the search's budget per pass (``200 neighbours``, ``2s``)."""
 
 
 class BaselineRef(TypedDict):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from eval.core.untrusted import visible
 from eval.sql.model.run import SQLRun
 from eval.sql.render import _facts as facts
+from eval.sql.render import _refuted as refuted
 from eval.sql.render import _suspect as suspect
 from eval.sql.render._markdown import to_markdown
 
@@ -40,6 +41,7 @@ def ci_annotations(report: SQLRun) -> list[str]:
     lines += [
         error_command(f"SQL suspect reference: {r['id']}", suspect.line(r), "notice") for r in suspect.rows(report)
     ]
+    lines += [error_command(title, text, "warning") for title, text in refuted.github_notices(report)]
     for o in report.regressions:
         c = report.classified(o)
         was = c.baseline_verdict if c is not None else None

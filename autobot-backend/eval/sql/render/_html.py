@@ -16,6 +16,7 @@ from eval.sql.model.run import SQLRun
 from eval.sql.render import _diagnosis as diagnosis
 from eval.sql.render import _facts as facts
 from eval.sql.render import _html_questions as whole
+from eval.sql.render import _refuted as refuted
 from eval.sql.render import _suspect as suspect
 
 _BREAKDOWN_IDS = {"stratum": "answer-strata", "database": "databases", "difficulty": "difficulties"}
@@ -101,6 +102,7 @@ def context(report: SQLRun) -> dict[str, Any]:
         **whole.context(report),
         "why_table": diagnosis.table(report),
         "suspects": suspect.html_context(report),
+        "refuted": refuted.html_context(report),
         "lint_line": facts.lint_line(report),
         "lint_rows": _lint_rows(report),
     }

@@ -23,6 +23,7 @@ from eval.sql.model.outcome import SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
 from eval.sql.render import _exact as exact
 from eval.sql.render import _facts as facts
+from eval.sql.render import _refuted as refuted
 from eval.sql.render import _suspect as suspect
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
@@ -94,7 +95,7 @@ def properties(report: SQLRun) -> list[tuple[str, str]]:
         out.append(("repeats.flaky", ", ".join(report.repeats["flaky"]) or "none"))
     out += [(f"diagnosis.{c}", str(n)) for c, n in report.diagnosis_counts["all"].items()]
     out += [(f"note.{i}", note) for i, note in enumerate(facts.interval_notes(report), 1)]
-    return out + exact.junit_properties(report) + suspect.junit_properties(report)
+    return out + exact.junit_properties(report) + suspect.junit_properties(report) + refuted.junit_properties(report)
 
 
 def _system_out(o: SQLOutcome) -> str | None:

@@ -11,6 +11,7 @@ from eval.sql.model.run import SQLRun
 from eval.sql.render import _diagnosis as diagnosis
 from eval.sql.render import _exact as exact
 from eval.sql.render import _facts as facts
+from eval.sql.render import _refuted as refuted
 from eval.sql.render import _suspect as suspect
 from eval.sql.render._markdown_judge import judge_line, judge_section
 from eval.sql.render._markdown_run import cohort_line, costs_section, repeats_section, transcripts_line
@@ -269,6 +270,7 @@ def to_markdown(report: SQLRun, *, details: bool = True) -> str:
         + _sql_gate(report)
         + _sql_refusals(report)
         + suspect.markdown_section(report)
+        + refuted.markdown_section(report, details=details)
     )
     if not details:
         why = diagnosis.markdown_section(report, lines=True)

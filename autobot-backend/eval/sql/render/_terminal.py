@@ -22,6 +22,7 @@ from eval.sql.model.run import SQLRun
 from eval.sql.render import _diagnosis as diagnosis
 from eval.sql.render import _exact as exact
 from eval.sql.render import _facts as facts
+from eval.sql.render import _refuted as refuted
 from eval.sql.render import _suspect as suspect
 
 SHOWN_FAILURES = 10
@@ -211,6 +212,20 @@ def _suspects(report: SQLRun) -> list[RenderableType]:
     return [table, Text(suspect.sentence(), style="bright_black")]
 
 
+def _refuted(report: SQLRun) -> list[RenderableType]:
+    """The counterexample search's line, and each refuted pass (the place the terminal shows them)."""
+    line = refuted.summary_line(report)
+    if line is None:
+        return []
+    found = refuted.terminal_rows(report)
+    if not found:
+        return [Text(line)]
+    table = _table(refuted.title(report), "question", "the database that refutes it", numeric_from=2)
+    for qid, text in found:
+        table.add_row(Text(qid), Text(text[:400]))
+    return [Text(line), table, Text(refuted.sentence(), style="bright_black")]
+
+
 def _failures(report: SQLRun, full_report: str | None, shown: int) -> list[RenderableType]:
     failing = report.failing
     if not failing:
@@ -257,6 +272,7 @@ def render_terminal(
             *_regressions(report),
             *_judge(report, full_report),
             *_suspects(report),
+            *_refuted(report),
             Text(""),
             *_failures(report, full_report, shown),
         )
