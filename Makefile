@@ -30,7 +30,8 @@ system-deps:
 check: $(STAMP)
 	cd $(BACKEND) && $(VPY) -m ruff check . && $(VPY) -m ruff format --check . && $(VPY) -m mypy
 
-# The bench extra (pandas, for the defog-approach peer of benchmarks/bench_peers.py; the test extra has it too).
+# The bench extra: what the peers' own code imports (pandas, func_timeout, sqlparse, tqdm, nltk), for
+# benchmarks/bench_peers.py and bench_bulk.py; the test extra has them too (tests run the peers as the bench does).
 bench: $(STAMP)
 	$(VPY) -m pip install --quiet -e '$(BACKEND)[test,bench]'
 	cd $(BACKEND) && $(VPY) -m benchmarks $(ARGS)

@@ -1,5 +1,5 @@
-"""``python benchmarks/_launch.py OUT CMD...``: run CMD, then write its wall seconds, peak memory and exit code
-to OUT (JSON); exit with its code.
+"""``python benchmarks/_launch.py OUT CMD...``: run CMD, then write its wall seconds, CPU seconds (its own and its
+waited-for children's, user and system), peak memory and exit code to OUT (JSON); exit with its code.
 
 A process's ``ru_maxrss`` on Linux is at least the size of the process that forked it (the mark crosses
 ``exec``), so a command started straight from a bench process that has grown would seem to be that big.
@@ -25,7 +25,8 @@ def main(argv: list[str]) -> int:
     wall_s = time.perf_counter() - started
     code = os.waitstatus_to_exitcode(status)
     with open(out, "w") as f:
-        json.dump({"wall_s": wall_s, "peak_kib": usage.ru_maxrss, "code": code}, f)
+        cpu_s = usage.ru_utime + usage.ru_stime
+        json.dump({"wall_s": wall_s, "cpu_s": cpu_s, "peak_kib": usage.ru_maxrss, "code": code}, f)
     return code
 
 

@@ -1,24 +1,13 @@
 """One measurement of ``bench_peers``, in a process of its own: two queries fetched and judged one way.
 
 ``python -m benchmarks._peers_child APPROACH DB REF_SQL CAND_SQL ORDERED`` prints one JSON line: the
-verdict and the seconds of the work after start-up and the approach's imports (the parent also times the
-whole process, start-up and imports included, as a user waits). Each approach imports only what it uses
-(:data:`LIBRARIES`, before its clock starts), so the floor's process loads ``sqlite3`` and nothing else.
+verdict and the seconds of the work after start-up and the approach's imports. Each approach imports only what
+it uses (:data:`LIBRARIES`, before its clock starts), so the floor's process loads ``sqlite3`` and nothing else.
 
-The peers are this project's own code of their published algorithms, not the tools themselves:
-
-* ``defog``: defog sql-eval's ``compare_df``: both results read with pandas ``read_sql``, then, unless
-  the question is ordered, each frame's columns renamed by position and its rows sorted on every
-  column, NULLs filled with a sentinel, floats rounded, and ``DataFrame.equals``. Its fallback on a
-  mismatch (``subset_df``, which looks for the reference's columns among the candidate's) is not
-  reproduced: the figures are its fast path, the lower bound of its cost.
-* ``testsuite``: the Spider test-suite grader's ``result_eq``: ``fetchall`` of both, the quick rejection
-  on each row's values sorted by their text (as sets, or in order), then the column permutations the
-  per-column value sets allow (20 sampled rows prune them past 3 columns), each tried as a set and then
-  as a multiset.
-
-``hashed``, ``startup`` and ``libraries`` are not peers but bounds: the least a grader that compares rows in
-Python pays, a process that does nothing, and one that imports SQLAlchemy and sqlglot and does nothing else.
+These are bounds and a breakdown, not peers (the peers are their own code: ``_real_peers.py``): ``floor`` (a
+plain ``fetchall`` of both, judging nothing), ``hashed`` (the floor and one exact comparison: the least a grader
+that compares the rows in Python pays), ``startup`` (nothing at all), ``libraries`` (the imports of SQLAlchemy and
+sqlglot, nothing else), and ``harness`` (this project's fetch and comparison alone, without the command around it).
 """
 
 from __future__ import annotations
@@ -27,7 +16,6 @@ import importlib
 import json
 import sys
 import time
-from typing import Any
 
 
 def floor(db: str, ref: str, cand: str, ordered: bool) -> str:
@@ -83,87 +71,7 @@ def harness(db: str, ref: str, cand: str, ordered: bool) -> str:
         expected_ncols=len(expected.columns),
         actual_ncols=len(got.columns),
     )
-    return "match" if verdict.match else f"{verdict.reason}"
-
-
-def defog(db: str, ref: str, cand: str, ordered: bool) -> str:
-    import sqlite3
-
-    import pandas as pd
-
-    conn = sqlite3.connect(db)
-    gold, gen = pd.read_sql(ref, conn), pd.read_sql(cand, conn)
-    if gold.shape != gen.shape:
-        return "mismatch"
-    frames = []
-    for df in (gold, gen):
-        df = df.copy()
-        df.columns = list(range(df.shape[1]))
-        df = df.fillna(-99999)
-        if not ordered:
-            df = df.sort_values(by=list(df.columns)).reset_index(drop=True)
-        frames.append(df.round(2))
-    return "match" if frames[0].equals(frames[1]) else "mismatch"
-
-
-def testsuite(db: str, ref: str, cand: str, ordered: bool) -> str:
-    import sqlite3
-
-    conn = sqlite3.connect(db)
-    a, b = conn.execute(ref).fetchall(), conn.execute(cand).fetchall()
-    return "match" if result_eq(a, b, ordered) else "mismatch"
-
-
-def result_eq(result1: list[tuple[Any, ...]], result2: list[tuple[Any, ...]], order_matters: bool) -> bool:
-    import random
-    from collections import defaultdict
-    from itertools import product
-
-    if not result1 and not result2:
-        return True
-    if len(result1) != len(result2):
-        return False
-    num_cols = len(result1[0])
-    if len(result2[0]) != num_cols:
-        return False
-
-    def unorder_row(row: tuple[Any, ...]) -> tuple[Any, ...]:
-        return tuple(sorted(row, key=lambda x: str(x) + str(type(x))))
-
-    s1, s2 = [unorder_row(r) for r in result1], [unorder_row(r) for r in result2]
-    if (s1 != s2) if order_matters else (set(s1) != set(s2)):
-        return False
-    tab1_sets = [{row[i] for row in result1} for i in range(num_cols)]
-    constraints = [set(range(num_cols)) for _ in range(num_cols)]
-    if num_cols > 3:
-        rng = random.Random(0)
-        for _ in range(20):
-            row2 = rng.choice(result2)
-            for col1 in range(num_cols):
-                for col2 in set(constraints[col1]):
-                    if row2[col2] not in tab1_sets[col1]:
-                        constraints[col1].remove(col2)
-
-    def multiset_eq(l1: list[tuple[Any, ...]], l2: list[tuple[Any, ...]]) -> bool:
-        counts: dict[tuple[Any, ...], int] = defaultdict(int)
-        for e in l1:
-            counts[e] += 1
-        for e in l2:
-            counts[e] -= 1
-            if counts[e] < 0:
-                return False
-        return True
-
-    for perm in product(*constraints):
-        if len(perm) != len(set(perm)):
-            continue
-        permuted = result2 if num_cols == 1 else [tuple(row[perm[i]] for i in range(num_cols)) for row in result2]
-        if order_matters:
-            if result1 == permuted:
-                return True
-        elif set(result1) == set(permuted) and multiset_eq(result1, permuted):
-            return True
-    return False
+    return "match" if verdict.match else "mismatch"
 
 
 APPROACHES = {
@@ -172,8 +80,6 @@ APPROACHES = {
     "startup": startup,
     "libraries": libraries,
     "harness": harness,
-    "defog": defog,
-    "testsuite": testsuite,
 }
 LIBRARIES = {
     "floor": ("sqlite3",),
@@ -181,8 +87,6 @@ LIBRARIES = {
     "startup": (),
     "libraries": ("sqlalchemy", "sqlglot"),
     "harness": ("sqlite3", "eval.sql.rows", "services.readonly.execute", "sqlalchemy.dialects.sqlite"),
-    "defog": ("sqlite3", "pandas"),
-    "testsuite": ("sqlite3",),
 }
 """What each approach imports before its work, imported first so that ``work_s`` leaves it out."""
 
@@ -211,6 +115,18 @@ def peak_kib() -> int | None:
     except OSError:
         pass
     return None
+
+
+def cpu_name() -> str:
+    """The processor's model name (``/proc/cpuinfo``), for naming the machine a figure was measured on."""
+    try:
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown CPU"
 
 
 if __name__ == "__main__":

@@ -59,7 +59,7 @@ class QueryRecord:
             reason=answer.reason,
             error_kind=None if answer.error_kind is None else answer.error_kind.value,
             sql=answer.sql,
-            row_count=len(answer.rows),
+            row_count=answer.row_count,
             elapsed_ms=answer.elapsed_ms,
             generator=answer.generator,
             model=answer.model,
@@ -101,6 +101,11 @@ class Answer:
     @property
     def rows(self) -> list[Row]:
         return list(self.execution.rows) if self.execution is not None and self.execution.ok else []
+
+    @property
+    def row_count(self) -> int:
+        """``len(rows)``, without copying them (the history and the audit keep only the count)."""
+        return len(self.execution.rows) if self.execution is not None and self.execution.ok else 0
 
     def response(self) -> dict[str, Any]:
         """The response dict of :meth:`NLDatabaseService.query` (spec 12's public shape)."""

@@ -7,6 +7,7 @@
 3. a :class:`~services.readonly.executor.ReadOnlyExecutor` is opened,      -> ``config`` / ``db_unreachable``
    one per URL, cached
 4. the schema context is read from the live database, cached per URL  -> ``db_unreachable``
+   (for the generator's prompt: not for an answer produced elsewhere, a recorded run's, which no generator reads)
 5. the generator answers: SQL, or a refusal       -> ``generator_unavailable`` / ``generator_error`` / ``refused``
 6. the read-only guard checks the SQL                                 -> ``guard_blocked``
 7. the executor runs it on a read-only connection                     -> ``database`` / ``timeout`` / ``row_cap``
@@ -211,6 +212,10 @@ class NLDatabaseService:
         """The schema context of ``db_url``, inspected once per URL and then cached."""
         return self.sql.schema(db_url or self.local_db_url)
 
+    def bare_schema(self, db_url: str | None = None) -> SchemaContext:
+        """The schema context of ``db_url`` without sampled values (names, types, keys), cached per URL."""
+        return self.sql.bare_schema(db_url or self.local_db_url)
+
     def structure(self, db_url: str | None = None) -> list[Any]:
         """The schema of ``db_url`` without its data, for telling whether it changed."""
         return self.sql.structure(db_url or self.local_db_url)
@@ -331,9 +336,12 @@ class NLDatabaseService:
                     "db_url must be a non-empty SQLAlchemy URL string, or None for the local database.",
                 )
             url = db_url.strip() if db_url else self.local_db_url
-            # An open database's schema is taken here: a thread for it would queue behind other answers' SQL.
-            schema = self.sql.cached_schema(url) or (yield from blocking(partial(self._open, url, db_id)))
-            if generation is None:
+            if generation is not None:  # no generator reads the schema: the database is opened, not inspected
+                if not self.sql.is_open(url):
+                    yield from blocking(partial(self._connect, url, db_id))
+            else:
+                # An open database's schema is taken here: a thread for it would queue behind other answers' SQL.
+                schema = self.sql.cached_schema(url) or (yield from blocking(partial(self._open, url, db_id)))
                 asked = time.perf_counter()
                 try:
                     reply = yield Ask(text, schema)
@@ -395,14 +403,15 @@ class NLDatabaseService:
                 secrets |= url_secrets(endpoint.strip())
         return secrets
 
-    def _open(self, url: str, db_id: str) -> SchemaContext:
+    def _hint(self, url: str) -> str:
+        if url == self.local_db_url:
+            return f" To use another local database, set {LOCAL_DB_ENV} to its SQLAlchemy URL."
+        return ""
+
+    def _connect(self, url: str, db_id: str) -> None:
+        """Open ``url``'s executor, or :class:`StepFailed` saying why it cannot be opened."""
         # The executor's messages name the (redacted) URL when it parses; an unparseable one is not echoed.
-        where = f"database {db_id!r}"
-        hint = (
-            f" To use another local database, set {LOCAL_DB_ENV} to its SQLAlchemy URL."
-            if url == self.local_db_url
-            else ""
-        )
+        where, hint = f"database {db_id!r}", self._hint(url)
         try:
             self.sql.executor(url)
         except ExecutionError as exc:
@@ -410,6 +419,11 @@ class NLDatabaseService:
             raise StepFailed(kind, f"Cannot open {where}: {sentence(exc.message)}{hint}") from None
         except Exception as exc:  # a URL or driver the executor did not anticipate
             raise StepFailed(ErrorKind.CONFIG, f"Cannot open {where}: {type(exc).__name__}: {exc}") from None
+
+    def _open(self, url: str, db_id: str) -> SchemaContext:
+        """Open ``url`` and read its schema (for the generator's prompt), or :class:`StepFailed` saying why not."""
+        self._connect(url, db_id)
+        where, hint = f"database {db_id!r}", self._hint(url)
         try:
             return self.sql.schema(url)
         except ExecutionError as exc:

@@ -1,11 +1,13 @@
-"""``python -m eval.cli.docs [--update-stamps] [--update-example] [--update-schema]``: the blocks it keeps on the
-methodology page (:mod:`eval.sql.records.docs`), checked or rewritten: the corpus stamps, and the worked example
-(:mod:`eval.sql.records.worked_example`, made from the committed run); ``--update-schema`` rewrites the corpus
-format's JSON Schema (:mod:`eval.sql.corpus.json_schema`, ``docs/eval/sql-corpus.schema.json``) from the corpus
-model.
+"""``python -m eval.cli.docs [--update-stamps] [--update-example] [--update-sections] [--update-schema]``: the
+blocks it keeps on the docs pages (:mod:`eval.sql.records.docs`), checked or rewritten: the corpus stamps and the
+worked example on the methodology page (:mod:`eval.sql.records.worked_example`, made from the committed run), the
+report's sections and where each format shows them on the architecture page (:mod:`eval.sql.render.layout`, made
+from the registry); ``--update-schema`` rewrites the corpus format's JSON Schema (:mod:`eval.sql.corpus.json_schema`,
+``docs/eval/sql-corpus.schema.json``) from the corpus model.
 
-Exit codes (:mod:`eval.core.exit_codes`): 0 current (or rewritten); 1 the stamps differ from the corpus, or the
-worked example from the committed run; 2 the page, the corpus or the committed run cannot be read.
+Exit codes (:mod:`eval.core.exit_codes`): 0 current (or rewritten); 1 the stamps differ from the corpus, the
+worked example from the committed run, or the sections' layout from the registry; 2 the page, the corpus or the
+committed run cannot be read.
 """
 
 from __future__ import annotations
@@ -20,15 +22,17 @@ from eval.sql.corpus import json_schema
 from eval.sql.corpus.questions import load_corpus
 from eval.sql.records import docs
 from eval.sql.records.worked_example import UPDATE_EXAMPLE, render_example
+from eval.sql.render import layout
 
 UPDATE_STAMPS = "python -m eval.cli.docs --update-stamps"
+UPDATE_SECTIONS = "python -m eval.cli.docs --update-sections"
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m eval.cli.docs",
-        description="Check the blocks the methodology page holds (the corpus stamps, the worked example) against "
-        "the corpus and the committed run, or rewrite them.",
+        description="Check the blocks the docs pages hold (the corpus stamps, the worked example, the report's "
+        "sections) against the corpus, the committed run and the registry, or rewrite them.",
         epilog="Exit codes: 0 current (or rewritten); 1 a block differs; 2 the page, corpus or run cannot be read.",
     )
     p.add_argument("--update-stamps", action="store_true", help="rewrite the corpus stamps on the methodology page")
@@ -36,6 +40,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--update-example",
         action="store_true",
         help="rewrite the methodology's worked example from the corpus and docs/eval/examples/sql-run.json",
+    )
+    p.add_argument(
+        "--update-sections",
+        action="store_true",
+        help="rewrite the architecture page's table of the report's sections from the registry",
     )
     p.add_argument(
         "--update-schema",
@@ -51,6 +60,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.update_schema:
         changed = json_schema.write_schema()
         print("updated" if changed else "already current", json_schema.SCHEMA_PATH.relative_to(docs.REPO_ROOT))
+        if not (args.update_stamps or args.update_example or args.update_sections):
+            return EXIT_OK
+    if args.update_sections:
+        changed = docs.SECTIONS.update(layout.table())
+        print("updated" if changed else "already current", "the report's sections on", docs.SECTIONS.where())
         if not (args.update_stamps or args.update_example):
             return EXIT_OK
     corpus = load_corpus()
@@ -70,7 +84,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if example
         else f"the worked example differs from the corpus or the committed run: run {UPDATE_EXAMPLE}"
     )
-    return EXIT_OK if stamps and example else EXIT_REGRESSED
+    sections = docs.SECTIONS.on_page() == layout.table().strip()
+    print(
+        "report sections current"
+        if sections
+        else f"the report's sections on {docs.SECTIONS.where()} differ from the registry: run {UPDATE_SECTIONS}"
+    )
+    return EXIT_OK if stamps and example and sections else EXIT_REGRESSED
 
 
 if __name__ == "__main__":

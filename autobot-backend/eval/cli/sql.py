@@ -282,7 +282,6 @@ def run_sql(args: argparse.Namespace) -> int:
     from eval.sql.engines.setup import chosen_engine
     from eval.sql.grading.costs import prices_from_env
     from eval.sql.pipeline import OracleBroken, RunSpec, run_suite
-    from eval.turns.sql_turns import SQLTurns
 
     checks.resolve_paths(args)
     candidate, builtin, rotations, timeout = checks.validate(args)
@@ -305,14 +304,18 @@ def run_sql(args: argparse.Namespace) -> int:
     # Inputs that can be wrong are checked before anything is built: credentials, the answers file.
     answers = load_answers(args.answers) if candidate == "recorded" else None
     model = checks.recorded_model(args, answers) if answers is not None else None
-    turns = SQLTurns.from_options(
-        args.export_turns,
-        args.judge,
-        repeats=args.repeats,
-        concurrency=args.concurrency,
-        timeout_s=timeout,
-        stop_after_unavailable=args.stop_after_unavailable,
-    )
+    turns = None
+    if args.export_turns or args.judge:  # the answers as captured turns: only when asked for
+        from eval.turns.sql_turns import SQLTurns
+
+        turns = SQLTurns.from_options(
+            args.export_turns,
+            args.judge,
+            repeats=args.repeats,
+            concurrency=args.concurrency,
+            timeout_s=timeout,
+            stop_after_unavailable=args.stop_after_unavailable,
+        )
     engine = chosen_engine(args.engine, args.fixture_url, args.db_url)
     spec = RunSpec(
         candidate=candidate,

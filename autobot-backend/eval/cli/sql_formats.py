@@ -1,15 +1,14 @@
 """The report files of a SQL run beside JSON and Markdown (``--html``, ``--junit``): flag, help, renderer.
 
-A light module: the parser reads the flags from here without importing the renderers (Jinja2 for the
-HTML page), which are looked up by name when a file is written.
+A light module: the parser reads the flags from here, and each renderer is imported (a plain import, which the
+import contracts see) only when its file is written, so ``--help`` loads no renderer.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from eval.sql.model.run import SQLRun
@@ -21,17 +20,24 @@ class ReportFile:
 
     flag: str
     help: str
-    renderer: str
-    """The name of its function in :mod:`eval.sql.render`, imported when the file is written."""
+    render: Callable[[SQLRun], str]
 
-    def render(self, report: SQLRun) -> str:
-        module = importlib.import_module("eval.sql.render")
-        return cast("Callable[[SQLRun], str]", getattr(module, self.renderer))(report)
+
+def _html(report: SQLRun) -> str:
+    from eval.sql.render import to_html
+
+    return to_html(report)
+
+
+def _junit(report: SQLRun) -> str:
+    from eval.sql.render import to_junit
+
+    return to_junit(report)
 
 
 REPORT_FILES = (
-    ReportFile("html", "also write one self-contained HTML report (no network needed)", "to_html"),
-    ReportFile("junit", "also write JUnit XML: one testcase per question", "to_junit"),
+    ReportFile("html", "also write one self-contained HTML report (no network needed)", _html),
+    ReportFile("junit", "also write JUnit XML: one testcase per question", _junit),
 )
-"""A new format is a renderer in ``eval/sql/render/`` and a line here: the flag, its confinement check
-and the writing follow."""
+"""A new format is a renderer in ``eval/sql/render/`` and a line here (with the function that imports it): the
+flag, its confinement check and the writing follow."""

@@ -11,6 +11,7 @@ import contextlib
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from eval.cli.sql_formats import REPORT_FILES
 from eval.core import ci_output as ci_out
@@ -22,7 +23,10 @@ from eval.sql.corpus.questions import Corpus
 from eval.sql.gate import decisions as decide
 from eval.sql.grading.interruption import mark_partial
 from eval.sql.model.run import SQLRun
-from eval.sql.records import docs, recording
+
+if TYPE_CHECKING:
+    from eval.turns.sql_turns import SQLTurns
+
 from eval.sql.render import (
     ci_annotations,
     lint_line,
@@ -32,7 +36,6 @@ from eval.sql.render import (
     to_json,
     to_markdown,
 )
-from eval.turns.sql_turns import SQLTurns
 
 
 def finish(
@@ -123,6 +126,8 @@ def _publish(
         if refused is not None:
             return refused
     if args.record_accuracy:
+        from eval.sql.records import docs, recording  # the dated record's page: only when recording
+
         page = docs.ACCURACY_PAGE if args.record_accuracy is True else resolve_input(args.record_accuracy)
         recording.record_accuracy(
             report, page, builtin=args.record_accuracy is True, allow_off_suite=args.allow_off_suite

@@ -47,7 +47,7 @@ from eval.sql.grading.transcripts import run_secrets
 from eval.sql.model.defaults import DEFAULT_ENGINE, DEFAULT_SEED
 from eval.sql.model.outcome import NO_ANSWER, ORACLE, SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
-from eval.sql.model.setup import CorpusStamps, DatabaseStamp, RunSetup
+from eval.sql.model.setup import CorpusStamps, DatabaseStamp, FileStamp, RunSetup, SkippedStamp
 from eval.sql.oracle.findings import corpus_findings
 from eval.sql.oracle.kept import KeptChecks
 from eval.sql.oracle.selfcheck import SNAPSHOT_DIR, OracleDefect, SelfCheckResult, is_builtin, run_self_check
@@ -223,32 +223,35 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
     outcomes = _all_questions(so_far.grader, questions, combine(by_question), defects, not_asked)
     if so_far.exact is not None:
         em = so_far.exact
-        outcomes = with_exact_match(outcomes, em.schemas.__contains__, em.dialect, em.schemas, em.mode, em.unasked)
+        spread = Spread(forked.processes(len(em.schemas)) if not interrupted else 1)  # parsing only: no database
+        outcomes = with_exact_match(
+            outcomes, em.schemas.__contains__, em.dialect, em.schemas, em.mode, em.unasked, spread=spread
+        )
     graded = so_far.graded
     extra = sorted(set(spec.answers.answers) - {q.id for q in questions}) if spec.answers else []
     fixtures = _fixture_keys(targets) if targets else sorted({q.fixture for q in questions if q.fixture})
-    run: RunSetup = {
-        "engine": engine,
-        "rotations": spec.rotations if fixtures else 1,
-        "seed": spec.seed if fixtures else None,
-        "fixtures": fixtures,
-        **({"db_dir": spec.db_dir.name} if spec.db_dir is not None else {}),
-        "db_url": redact_url(spec.db_url) if spec.db_url else None,
-        "databases": databases,
-        "concurrency": spec.concurrency,
-        "repeats": spec.repeats,
-        **({"column_order": spec.column_order} if spec.column_order else {}),
-        **({"counterexamples": spec.counterexamples.label} if spec.counterexamples else {}),
-    }
+    rotations, seed = (spec.rotations, spec.seed) if fixtures else (1, None)
+    run = RunSetup(
+        engine=engine,
+        rotations=rotations,
+        seed=seed,
+        fixtures=fixtures,
+        db_dir=spec.db_dir.name if spec.db_dir is not None else None,
+        db_url=redact_url(spec.db_url) if spec.db_url else None,
+        databases=databases,
+        concurrency=spec.concurrency,
+        repeats=spec.repeats,
+        column_order=spec.column_order or None,
+        counterexamples=spec.counterexamples.label if spec.counterexamples else None,
+    )
     found = corpus_findings(questions, check)  # what python -m eval.sql.check lists, from the same place
     warnings = so_far.privileged + _warnings(spec.candidate, outcomes, extra)
-    stamps: CorpusStamps = {
-        "digest": corpus.digest,
-        "size": corpus.size,
-        "files": [{"path": f.path, "sha256": f.sha256, "questions": f.questions} for f in corpus.files],
-    }
-    if corpus.skipped:  # only then: a corpus without it keeps its report byte for byte
-        stamps["skipped"] = [{"id": s.id, "database": s.database, "reason": s.reason} for s in corpus.skipped]
+    stamps = CorpusStamps(
+        digest=corpus.digest,
+        size=corpus.size,
+        files=[FileStamp(f.path, f.sha256, f.questions) for f in corpus.files],
+        skipped=[SkippedStamp(s.id, s.database, s.reason) for s in corpus.skipped],
+    )
     if interrupted:
         warnings.insert(0, partial_warning(_phase(so_far)))
     return SQLRun(
@@ -257,14 +260,14 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         model=spec.generator.model,
         corpus=stamps,
         run=run,
-        oracle_defects=[{"question_id": d.question_id, "kind": d.kind, "detail": d.detail} for d in found.defects],
+        oracle_defects=list(found.defects),
         warnings=warnings,
         cohort=cohort(
             corpus=corpus,
             fixtures=spec.fixtures,
             databases=databases,
-            seed=run["seed"],
-            rotations=run["rotations"],
+            seed=seed,
+            rotations=rotations,
             engine=engine,
             candidate=spec.candidate,
             generator=spec.generator,
@@ -276,7 +279,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         repeats=repeat_summary(outcomes, spec.repeats),
         partial=interrupted,
         transcripts=transcript_note(spec.candidate, spec.transcripts),
-        suspect_references=[s.to_json() for s in found.suspects],
+        suspect_references=list(found.suspects),
         lints=found.lints,
     )
 

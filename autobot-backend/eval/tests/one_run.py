@@ -90,13 +90,13 @@ def repeated(run: SQLRun) -> SQLRun:
     run.outcomes = [combined.get(o.question_id, o) for o in run.outcomes]
     run.costs = cost_summary([a for pair in asks.values() for a in pair], PRICES, REPEATS)
     run.repeats = repeat_summary(run.outcomes, REPEATS)
-    run.run["repeats"] = REPEATS
+    run.run.repeats = REPEATS
     return run
 
 
 def the_run(work: Path) -> SQLRun:
     run = repeated(graded(work))
-    assert run.repeats is not None and run.repeats["flaky"] == [FLAKY]
+    assert run.repeats is not None and run.repeats.flaky == [FLAKY]
     assert run.gate is not None and run.gate.status == "failed" and run.regressions
     assert run.databases and run.difficulties and run.oracle_defects and run.judge is not None
     return run

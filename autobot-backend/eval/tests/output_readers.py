@@ -15,12 +15,14 @@ import re
 from typing import Any
 
 from eval.core import figures as fig
+from eval.sql.model import codec
 from eval.sql.model.run import SQLRun
-from eval.sql.render import _facts as facts
+from eval.sql.sections.counts import ANSWERABLE_COLUMNS
+from eval.sql.sections.gate import check_status
 
 Facts = dict[str, Any]
 
-VERDICTS = list(facts.ANSWERABLE_COLUMNS)
+VERDICTS = list(ANSWERABLE_COLUMNS)
 _LATENCY = re.compile(
     r"model latency over (\d+) asks \((\d+) per question, (\d+) questions\): p50 (.+?), p95 (.+?), total ([\d.,]+ s)",
     re.I,
@@ -38,7 +40,7 @@ def _one_line(text: str) -> str:
 
 
 def costs_from(text: str) -> dict[str, tuple[str, ...]]:
-    """The cost sentences every format writes (:mod:`eval.sql.render._facts`), wherever they stand in ``text``."""
+    """The cost sentences every format writes (:mod:`eval.sql.sections.costs`), wherever they stand in ``text``."""
     out = {}
     if m := _LATENCY.search(_one_line(text)):
         out["latency"] = m.groups()
@@ -56,7 +58,7 @@ _LINTS = re.compile(r"lints: (.+?)(?: \(\d+ question\(s\) not graded|; each is l
 
 
 def lints_from(text: str) -> dict[str, int]:
-    """The lints' line every format writes (:func:`eval.sql.render._facts.lint_line`): questions per kind."""
+    """The lints' line every format writes (:func:`eval.sql.sections.lints.line`): questions per kind."""
     m = _LINTS.search(_one_line(re.sub(r"\\(.)", r"\1", text)))
     if m is None:
         return {}
@@ -103,17 +105,18 @@ def _figures(s: dict[str, Any], c: dict[str, Any], r: dict[str, Any]) -> Facts:
 
 
 def expected(run: SQLRun) -> Facts:
-    """The facts as the run model holds them."""
+    """The facts as the run model holds them, in the shape the readers give (the model's values as data)."""
     assert run.costs is not None and run.repeats is not None, "the run of this test has costs and repeats"
-    return _figures(run.summary, run.costs, run.repeats) | {
-        "gate": run.gate_view["status"],
-        "checks": {ch["name"]: facts.check_status(ch["ok"]) for ch in run.gate_view["checks"]},
+    as_data = codec.to_json
+    return _figures(as_data(run.summary), as_data(run.costs), as_data(run.repeats)) | {
+        "gate": run.gate_view.status,
+        "checks": {ch.name: check_status(ch.ok) for ch in run.gate_view.checks},
         "failing": [o.question_id for o in run.failing],
-        "strata": run.answerable_strata,
-        "databases": run.databases,
-        "difficulties": run.difficulties,
-        "refusal_strata": run.refusal_strata,
-        "control_strata": run.control_strata,
+        "strata": {k: as_data(c) for k, c in run.answerable_strata.items()},
+        "databases": {k: as_data(c) for k, c in run.databases.items()},
+        "difficulties": {k: as_data(c) for k, c in run.difficulties.items()},
+        "refusal_strata": {k: as_data(c) for k, c in run.refusal_strata.items()},
+        "control_strata": {k: as_data(c) for k, c in run.control_strata.items()},
         "notes": (True, True),
         "lints": run.lint_counts,
     }
@@ -129,7 +132,7 @@ def from_json_text(text: str) -> Facts:
     answerable = {k: v for k, v in data["strata"].items() if "correct_refusals" not in v}
     return _figures(data["summary"], data["costs"], data["repeats"]) | {
         "gate": gate["status"],
-        "checks": {ch["name"]: facts.check_status(ch["ok"]) for ch in gate["checks"]},
+        "checks": {ch["name"]: check_status(ch["ok"]) for ch in gate["checks"]},
         "failing": data["failing"],
         "strata": {k: {"cases": v["cases"], **{x: v.get(x, 0) for x in VERDICTS}} for k, v in answerable.items()},
         "databases": data["databases"],

@@ -76,6 +76,36 @@ def test_a_contract_catches_an_import_against_the_layers(tmp_path: Path, monkeyp
     assert lint_imports(config_filename=str(config), no_cache=True, no_logo=True) == 1
 
 
+@pytest.mark.parametrize(
+    ("listed", "unlisted", "package"),
+    [
+        ('    "sections",\n', "", "eval.sql.sections"),
+        ('"tools | turns"', '"tools"', "eval.turns"),
+        ('    "nl_answer",\n', "", "services.nl_answer"),
+    ],
+    ids=["eval.sql", "eval", "services"],
+)
+def test_a_package_no_layer_lists_breaks_the_contracts(
+    listed: str,
+    unlisted: str,
+    package: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The layer contracts are exhaustive: a package of a container that no layer names (here one taken out of the
+    project's own contracts) fails them, named, where a non-exhaustive contract would pass it unchecked."""
+    text = (BACKEND / "pyproject.toml").read_text(encoding="utf-8")
+    assert text.count(listed) == 1, f"{listed!r} no longer in the contracts: choose another package to leave out"
+    config = tmp_path / "one-left-out.toml"
+    config.write_text(text.replace(listed, unlisted), encoding="utf-8")
+    monkeypatch.chdir(BACKEND)
+    capsys.readouterr()
+    assert lint_imports(config_filename=str(config), no_cache=True, no_logo=True) == 1
+    said = capsys.readouterr().out
+    assert package in said and "must be declared as a layer" in " ".join(said.split())
+
+
 def test_no_module_imports_one_that_imports_it_back() -> None:
     graph = grimp.build_graph("eval", "services", cache_dir=None)
     modules = {m for m in graph.modules if ".tests" not in m}

@@ -1,4 +1,4 @@
-"""Characterisation: the built-in run's JSON, Markdown and JUnit, pinned byte for byte (after timings and
+"""Characterisation: the built-in run's JSON, Markdown, JUnit and HTML, pinned byte for byte (after timings and
 timestamps are normalised).
 
 The run model and the packages are being reshaped; this test is what proves a move moved code and
@@ -29,6 +29,11 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _TIMED_LINES = ("Model latency over", "Efficiency (reference time")
 _TIMED_PROPERTIES = ('<property name="costs.latency"', '<property name="costs.efficiency"')
 _TIMED_KEYS = {"model_ms", "candidate_ms", "reference_ms", "total", "p50", "p95", "min", "p25", "median", "p75", "max"}
+_TIMED_HTML = (
+    re.compile(r'(<p class="muted cost">)([^<]*)(</p>)'),  # a question's model, SQL and reference times
+    re.compile(r'(<div id="costs">)(.*?)(</div>)'),  # the latency and efficiency sentences
+    re.compile(r'(data-cell="(?:total|p50|p95|min|p25|median|p75|max)">)([^<]*)(<)'),  # their tables' cells
+)
 
 
 def _timeless(value: Any, under: str = "") -> Any:
@@ -53,6 +58,10 @@ def normalise(kind: str, text: str) -> str:
             )
             + "\n"
         )
+    if kind == "html":
+        for timed in _TIMED_HTML:
+            text = timed.sub(lambda m: m.group(1) + _NUMBER.sub("<n>", m.group(2)) + m.group(3), text)
+        return text
     if kind == "markdown":
         return "\n".join(
             _NUMBER.sub("<n>", line) if line.startswith(_TIMED_LINES) else line for line in text.splitlines()
@@ -70,10 +79,11 @@ def builtin_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     env = {**os.environ, "EVAL_OUTPUT_DIR": str(out)}
     for var in ("NL_SQL_LLM_BASE_URL", "NL_SQL_LLM_MODEL", "NL_SQL_LLM_API_KEY", "GITHUB_ACTIONS"):
         env.pop(var, None)
-    files = {"json": out / "run.json", "markdown": out / "run.md", "junit": out / "run.xml"}
+    files = {"json": out / "run.json", "markdown": out / "run.md", "junit": out / "run.xml", "html": out / "run.html"}
     proc = subprocess.run(
         [sys.executable, "-m", "eval.run", "--suite", "sql"]
-        + ["--json", str(files["json"]), "--markdown", str(files["markdown"]), "--junit", str(files["junit"])],
+        + ["--json", str(files["json"]), "--markdown", str(files["markdown"]), "--junit", str(files["junit"])]
+        + ["--html", str(files["html"])],
         cwd=BACKEND,
         env=env,
         capture_output=True,
@@ -86,7 +96,8 @@ def builtin_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("kind", "name"), [("json", "builtin.json"), ("markdown", "builtin.md"), ("junit", "builtin.xml")]
+    ("kind", "name"),
+    [("json", "builtin.json"), ("markdown", "builtin.md"), ("junit", "builtin.xml"), ("html", "builtin.html")],
 )
 def test_the_builtin_run_renders_as_pinned(builtin_run: dict[str, str], kind: str, name: str) -> None:
     snapshot = SNAPSHOTS / name
@@ -117,6 +128,15 @@ def test_normalising_keeps_what_is_not_a_timing() -> None:
         "markdown", "Pass rate 59.3%\nModel latency over 148 asks (1 per question, 148 questions): p50 1.6 ms"
     )
     assert md == "Pass rate 59.3%\nModel latency over <n> asks (<n> per question, <n> questions): p<n> <n> ms"
+    page = normalise(
+        "html",
+        '<td class="num v-pass" data-count="pass">64</td><p class="muted cost">model 1.757 ms, SQL 0.5 ms</p>\n'
+        '<td class="num" data-cell="p50">1.757 ms</td><td class="num" data-cell="n">63</td>',
+    )
+    assert page == (
+        '<td class="num v-pass" data-count="pass">64</td><p class="muted cost">model <n> ms, SQL <n> ms</p>\n'
+        '<td class="num" data-cell="p50"><n> ms</td><td class="num" data-cell="n">63</td>'
+    )
     junit = normalise(
         "junit",
         '<property name="pass_rate" value="59.3% (64/108)" />\n'

@@ -20,6 +20,7 @@ from eval.sql.corpus.questions import load_corpus
 from eval.sql.model.cohort import ABSENT, UNKNOWN, Difference, cohort_differences, cohort_keys
 from eval.sql.model.outcome import SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
+from eval.sql.model.setup import Cohort, CorpusStamps, RunSetup
 from eval.sql.records import accuracy_page as record
 
 BUILTIN = load_corpus()
@@ -195,9 +196,9 @@ def _report(column_order: str) -> SQLRun:
         outcomes=[SQLOutcome("a", "answer", "s", Verdict.PASS)],
         candidate_path="recorded",
         model="m",
-        corpus={"digest": "ab" * 32, "size": 1, "files": []},
-        run={"engine": "sqlite", "rotations": 3, "seed": 0},
-        cohort={"fingerprint": column_order, "keys": keys},
+        corpus=CorpusStamps("ab" * 32, 1),
+        run=RunSetup(engine="sqlite", rotations=3, seed=0),
+        cohort=Cohort(column_order, keys, "m", None),
     )
 
 

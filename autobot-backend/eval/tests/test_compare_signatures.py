@@ -127,3 +127,34 @@ def test_columns_that_could_be_swapped_still_go_to_the_search(swap):
     rows = [(i, f"n{i}", f"n{49 - i}", 49 - i, i / 4) for i in range(50)]
     assert not no_other_order(rows, [swap(r) for r in rows], 5, Tolerance(2), value_class)
     assert compare_results(rows, [swap(r) for r in rows], column_order="any").match
+
+
+def dated(n: int, seed: int = 11) -> list[tuple]:
+    """Rows as SQLite holds them with a date: ISO text, beside a name, which no digit begins."""
+    rng = random.Random(seed)
+    return [(i, f"customer-{rng.randrange(5000):04d}", date(2024, 1, 1 + i % 28).isoformat(), i % 7) for i in range(n)]
+
+
+def test_a_column_of_iso_dates_beside_names_is_refuted_by_its_count_of_digit_begun_values(monkeypatch):
+    """Issue 40: text that a digit begins had no signature, so a date column and a text column sent every wrong
+    answer with two text columns to the search. The dates are counted; the names' lengths still compared."""
+    rows = dated(3000)
+    wrong = list(rows)
+    wrong[42] = (*wrong[42][:3], 99)
+    assert no_other_order(rows, wrong, 4, Tolerance(2), value_class)
+    monkeypatch.setattr(_columns, "_Columns", lambda *a, **k: pytest.fail("the column search ran"))
+    got = compare_results(rows, wrong, column_order="any")
+    assert (got.match, got.reason) == (False, VALUE) and "row 43" in got.detail
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual"),
+    [
+        # The same days spelled two ways, and text a digit begins that is no date: counted alike, so never refuted.
+        ([("2024-01-31", "x1"), ("10 Main St", "x2")], [("x1", "2024-01-31 00:00:00"), ("x2", "10 Main St")]),
+        ([("2024-01-31", "b"), ("", "a")], [("b", "2024-01-31T00:00"), ("a", "")]),
+    ],
+)
+def test_text_a_digit_begins_never_refutes_a_permutation(expected, actual):
+    assert not no_other_order(expected, actual, 2, Tolerance(2), value_class)
+    assert compare_results(expected, actual, column_order="any").match

@@ -12,6 +12,7 @@ import duckdb
 import pytest
 
 from eval.sql.diagnosis import diagnose, diagnose_error, evidence
+from eval.sql.model import codec
 from eval.sql.model.diagnosis import CATEGORIES, Category, Diagnosis, category_counts, earliest
 
 SCHEMA = """
@@ -316,7 +317,7 @@ def test_the_categories_and_their_counts_keep_the_precedence():
     assert earliest([]) is Category.OTHER
     assert list(category_counts([Category.ORDERING, Category.FILTER, Category.ORDERING])) == ["filter", "ordering"]
     d = Diagnosis(Category.JOIN, (Category.JOIN, Category.FILTER), "x")
-    assert Diagnosis.from_json(d.to_json()) == d
+    assert codec.from_json(Diagnosis, codec.to_json(d)) == d
 
 
 def test_a_long_line_is_clipped():

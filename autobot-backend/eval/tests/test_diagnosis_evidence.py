@@ -258,3 +258,33 @@ def test_the_edits_are_bounded(database, cars, monkeypatch):
         "WHERE c.continent = 'Europe' AND c.name = 'z' GROUP BY c.continent HAVING COUNT(*) > 1 ORDER BY 1 LIMIT 1",
     )
     assert len(ran) - 2 <= _repair.MAX_EDITS  # the two runs of `why` itself, then the edits
+
+
+def test_a_result_past_the_evidence_bound_is_diagnosed_from_its_sql_and_counts_alone(tmp_path, monkeypatch):
+    """Issue 40: the rows and the edits of a diagnosis cost more than grading a large answer did. Past
+    MAX_CELLS values the evidence is the row counts, and no edit runs (each would fetch as much again)."""
+    from eval.sql.diagnosis import _results
+
+    path = tmp_path / "big.sqlite"
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, qty INTEGER NOT NULL, day TEXT NOT NULL)")
+        con.executemany("INSERT INTO t VALUES (?, ?, ?)", ((i, i % 7, f"2024-01-{1 + i % 28:02d}") for i in range(300)))
+    url = f"sqlite:///{path}"
+    database = ReadOnlySQL()
+    ran: list[str] = []
+    real = database.run_readonly
+
+    def counting(sql: str, url: str, **kw: object) -> Execution:
+        ran.append(sql)
+        return real(sql, url, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(database, "run_readonly", counting)
+    candidate, reference = "SELECT id, qty + 1, day FROM t", "SELECT id, qty, day FROM t"
+    small = why(database, url, candidate, reference)
+    assert "makes the rows the reference's" in small.line and len(ran) > 2  # an edit ran and proved it
+    ran.clear()
+    monkeypatch.setattr(_results, "MAX_CELLS", 899)  # 300 rows x 3 columns: one value past the bound
+    big = why(database, url, candidate, reference)
+    assert len(ran) == 2 and big.primary is Category.PROJECTION  # `why`'s own two runs; the SELECT list decides
+    assert "300 rows against the reference's 300, too many to read (over 899 values)" in big.line
+    database.close()

@@ -41,13 +41,13 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> SQLRun:
 def test_the_run_holds_a_diagnosis_quoting_the_hostile_sql(run: SQLRun) -> None:
     hostile = next(o for o in run.outcomes if o.question_id == sr.HOSTILE)
     assert hostile.diagnosis is not None and "<script>" in hostile.diagnosis.line  # the raw text, in the model
-    assert run.diagnosis_counts["all"] and run.diagnosis_counts["strata"]
+    assert run.diagnosis_counts.overall and run.diagnosis_counts.strata
 
 
 def test_markdown_shows_the_counts_and_each_line_escaped(run: SQLRun) -> None:
     text = to_markdown(run)
     assert "## Why they are wrong: wrong and error answers by primary category" in text
-    counts = run.diagnosis_counts["all"]
+    counts = run.diagnosis_counts.overall
     header = next(line for line in text.splitlines() if line.startswith("|  |") and all(c in line for c in counts))
     assert [c.strip() for c in header.split("|")[2:-1]] == list(counts)  # a column per category, in precedence
     assert "Why: **schema**" in text  # the answer naming a table that is not there
@@ -81,7 +81,7 @@ def test_junit_and_terminal_carry_each_diagnosis(run: SQLRun) -> None:
     assert any("why: schema: did not run" in m for m in messages), messages
     props = {p.get("name"): p.get("value") for p in suite.iter("property")}
     assert {k for k in props if k and k.startswith("diagnosis.")} == {
-        f"diagnosis.{c}" for c in run.diagnosis_counts["all"]
+        f"diagnosis.{c}" for c in run.diagnosis_counts.overall
     }
     console = Console(record=True, width=250, file=io.StringIO())
     render_terminal(run, console)

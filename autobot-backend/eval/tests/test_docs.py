@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from eval.sql.corpus.questions import load_corpus
+from eval.sql.model.setup import Cohort, CorpusStamps, RunSetup
 from eval.sql.records import accuracy_page as record
 from eval.sql.records import docs
 from eval.sql.records.worked_example import EXAMPLE_ID, UPDATE_EXAMPLE, render_example
@@ -43,6 +44,30 @@ def test_a_stale_worked_example_is_exit_1_naming_the_fix(tmp_path, monkeypatch, 
     assert "### rtl-group\\_by-005: wrong" in text and text.endswith(f"{block.end}\ntail\n")
 
 
+def test_the_architecture_page_draws_the_report_sections_as_registered():
+    from eval.cli.docs import UPDATE_SECTIONS
+    from eval.sql.render import layout
+
+    assert docs.SECTIONS.on_page() == layout.table().strip(), (
+        f"docs/eval/architecture.md's table of the report's sections differs from the registry: run "
+        f"`{UPDATE_SECTIONS}` from autobot-backend/ and commit the page"
+    )
+
+
+def test_a_stale_sections_table_is_exit_1_naming_the_fix(tmp_path, monkeypatch, capsys):
+    from eval.cli import docs as docs_cli
+
+    page = tmp_path / "architecture.md"
+    block = docs.Block("report-sections", page)
+    page.write_text(f"# x\n\n{block.start}\n| section | Markdown report |\n|---|---|\n| `run` | lead |\n{block.end}\n")
+    monkeypatch.setattr(docs, "SECTIONS", block)
+    assert docs_cli.main([]) == 1
+    assert docs_cli.UPDATE_SECTIONS in capsys.readouterr().out
+    assert docs_cli.main(["--update-sections"]) == 0
+    assert docs_cli.main([]) == 0
+    assert "| `stamps` |" in page.read_text()
+
+
 def test_accuracy_record_has_a_row_and_its_latest_names_the_current_corpus():
     rows = record.read_record()
     assert rows, "docs/eval/sql-accuracy.md has no measured row; add one with --record-accuracy"
@@ -70,8 +95,8 @@ def test_record_row_round_trips_through_the_page(tmp_path):
         outcomes=[SQLOutcome("a", "answer", "s", Verdict.PASS)],
         candidate_path="embedded",
         model="embedded-v1",
-        corpus={"digest": "ab" * 32, "size": 1, "files": []},
-        run={"engine": "sqlite", "rotations": 3, "seed": 0},
+        corpus=CorpusStamps("ab" * 32, 1),
+        run=RunSetup(engine="sqlite", rotations=3, seed=0),
     )
     first = record.append_record(report, page)
     second = record.append_record(report, page)
@@ -98,8 +123,8 @@ def test_strata_block_is_appended_with_the_row_identity_and_escaped_names(tmp_pa
         outcomes=outcomes,
         candidate_path="embedded",
         model="embedded-v9",
-        corpus={"digest": "cd" * 32, "size": 6, "files": []},
-        run={"engine": "sqlite", "rotations": 3, "seed": 0},
+        corpus=CorpusStamps("cd" * 32, 6),
+        run=RunSetup(engine="sqlite", rotations=3, seed=0),
     )
     row = record.append_record(report, page)
     record.append_strata(report, row, page)
@@ -125,8 +150,8 @@ def test_strata_block_needs_its_markers(tmp_path):
         outcomes=[],
         candidate_path="embedded",
         model="m",
-        corpus={"digest": "0" * 64, "size": 0},
-        run={"engine": "sqlite", "rotations": 1},
+        corpus=CorpusStamps("0" * 64, 0),
+        run=RunSetup(engine="sqlite", rotations=1),
     )
     with pytest.raises(docs.DocsError, match="accuracy-strata:start"):
         record.append_strata(report, {"date": "2026-11-29"}, page)
@@ -146,9 +171,9 @@ def _report(model="m1", fingerprint="c1", corpus="ab", seed=0):
         outcomes=[SQLOutcome("a", "answer", "s", Verdict.PASS)],
         candidate_path="llm",
         model=model,
-        corpus={"digest": corpus * 32, "size": 1, "files": []},
-        run={"engine": "sqlite", "rotations": 3, "seed": seed},
-        cohort={"fingerprint": fingerprint, "keys": {**suite, "temperature": 0}},
+        corpus=CorpusStamps(corpus * 32, 1),
+        run=RunSetup(engine="sqlite", rotations=3, seed=seed),
+        cohort=Cohort(fingerprint, {**suite, "temperature": 0}, model, None),
     )
 
 

@@ -22,6 +22,8 @@ from eval.sql.corpus.dialects import TranspileError
 from eval.sql.corpus.questions import load_corpus
 from eval.sql.engines import pg_server
 from eval.sql.gate.baseline import BaselineError, baseline_path, load_baseline
+from eval.sql.model import codec
+from eval.sql.model.outcome import summary
 from eval.sql.oracle.crossengine import print_result, run_cross_engine
 
 RETAIL = "FROM orders o JOIN order_items oi ON oi.order_id = o.order_id WHERE o.status = 'completed'"
@@ -251,7 +253,7 @@ def test_a_baseline_file_of_another_engine_is_never_loaded(tmp_path):
         "recorded_at": "2026-12-01T00:00:00Z",
         "corpus": {},
         "composition": {},
-        "summary": {},
+        "summary": codec.to_json(summary([])),  # a baseline's figures, of no question
         "questions": {},
         "run": {"engine": "duckdb"},
     }

@@ -99,10 +99,10 @@ def test_a_renderer_that_shows_another_figure_is_caught(run: SQLRun) -> None:
 @pytest.mark.slow
 def test_latency_and_tokens_count_the_same_asks_and_say_how_many(run: SQLRun) -> None:
     c = run.costs
-    assert c is not None and run.repeats is not None
+    assert c is not None and c.model_latency_ms is not None and run.repeats is not None
     asked = sum(1 for o in run.outcomes if o.reason != "oracle")
-    assert c["model_latency_ms"]["asks"] == c["tokens_asks"] == c["asks"] == one_run.REPEATS * asked
-    assert c["asks_per_question"] == run.repeats["k"] == one_run.REPEATS
+    assert c.model_latency_ms.asks == c.tokens_asks == c.asks == one_run.REPEATS * asked
+    assert c.asks_per_question == run.repeats.k == one_run.REPEATS
     for fmt, (render, reader) in RENDER.items():
         costs = reader(render(run))["costs"]
         assert costs["latency"][0] == costs["tokens"][0] == str(one_run.REPEATS * asked), fmt
@@ -113,9 +113,9 @@ def test_the_terminal_leads_with_the_headline_on_the_first_screen(run: SQLRun) -
     text = terminal(run)
     first = "\n".join(text.splitlines()[:FIRST_SCREEN])
     s = run.summary
-    assert f"pass rate {fig.pct(s['pass_rate'])} ({fig.of(s['pass'], s['measured'])}; {fig.WILSON}" in first
-    assert f"refusal recall {fig.pct(s['refusal_recall'])}" in first
-    assert f"gate {run.gate_view['status']} (enforced)" in first
+    assert f"pass rate {fig.pct(s.pass_rate)} ({fig.of(s.passed, s.measured)}; {fig.WILSON}" in first
+    assert f"refusal recall {fig.pct(s.refusal_recall)}" in first
+    assert f"gate {run.gate_view.status} (enforced)" in first
     sections = ("pass rate", "Gate checks", "Must-refuse questions per stratum", "Answerable questions per database")
     order = [text.index(t) for t in (*sections, "Time and cost", "Failing questions (")]
     assert order == sorted(order)

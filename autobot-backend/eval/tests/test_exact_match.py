@@ -9,7 +9,8 @@ from eval.sql.grading.exact_match import exact_match, with_exact_match
 from eval.sql.grading.schema_names import unknown_names
 from eval.sql.grading.spider_schema import SpiderSchema
 from eval.sql.grading.spider_sql import parse, read_query
-from eval.sql.model.exact import COMPONENTS, EXTENDED, OFFICIAL, ExactMatch, exact_match_figures
+from eval.sql.model import codec
+from eval.sql.model.exact import COMPONENTS, EXTENDED, OFFICIAL, ExactMatch, OtherMode, exact_match_figures
 from eval.sql.model.outcome import NO_ANSWER, ORACLE, SQLOutcome, Verdict
 
 SCHEMA = SpiderSchema.of(
@@ -250,11 +251,12 @@ def test_the_run_counts_unmeasured_em_apart_never_as_a_miss():
     ]
     em = exact_match_figures(outcomes, ["easy", "hard"])
     assert em is not None
-    assert (em["cases"], em["measured"], em["matched"], em["unmeasured"], em["rate"]) == (4, 3, 2, 1, 0.6667)
-    assert em["execution_rate"] == 0.5  # passes of the same four questions
-    assert list(em["by_difficulty"]) == ["easy", "hard"]
-    assert (em["by_difficulty"]["easy"]["measured"], em["by_difficulty"]["easy"]["matched"]) == (2, 1)
-    assert em["components"]["select"] == 0.6667
+    t = em.overall
+    assert (t.cases, t.measured, t.matched, t.unmeasured, t.rate) == (4, 3, 2, 1, 0.6667)
+    assert t.execution_rate == 0.5  # passes of the same four questions
+    assert list(em.by_difficulty) == ["easy", "hard"]
+    assert (em.by_difficulty["easy"].measured, em.by_difficulty["easy"].matched) == (2, 1)
+    assert em.components["select"] == 0.6667
     assert exact_match_figures(outcomes[4:], ["easy"]) is None
 
 
@@ -376,11 +378,18 @@ def test_the_run_counts_every_question_in_official_mode_and_the_answers_the_mode
     assert "not asked" in done[3].exact.note if done[3].exact else False
     em = exact_match_figures(done, ["easy", "hard"])
     assert em is not None
-    assert (em["mode"], em["cases"], em["measured"], em["matched"], em["unmeasured"]) == (OFFICIAL, 5, 4, 2, 1)
-    assert em["other"] == {"mode": EXTENDED, "measured": 2, "matched": 2, "rate": 1.0}
-    assert em["differ"] == 3  # q2 (no match / match), q3 and q5 (measured / unmeasured)
+    t = em.overall
+    assert (em.mode, t.cases, t.measured, t.matched, t.unmeasured) == (OFFICIAL, 5, 4, 2, 1)
+    assert em.other == OtherMode(mode=EXTENDED, measured=2, matched=2, rate=1.0)
+    assert em.differ == 3  # q2 (no match / match), q3 and q5 (measured / unmeasured)
     extended = with_exact_match(outcomes, schemas.__contains__, "sqlite", schemas, EXTENDED, {"q3": gold})
     em = exact_match_figures(extended, ["easy", "hard"])
-    assert em is not None and (em["mode"], em["measured"], em["matched"], em["unmeasured"]) == (EXTENDED, 2, 2, 3)
-    assert em["other"]["matched"] == 2 and em["other"]["measured"] == 4 and em["differ"] == 3
-    assert [ExactMatch.from_json(o.exact.to_json()) for o in done if o.exact] == [o.exact for o in done if o.exact]
+    assert em is not None and (em.mode, em.overall.measured, em.overall.matched, em.overall.unmeasured) == (
+        EXTENDED,
+        2,
+        2,
+        3,
+    )
+    assert em.other.matched == 2 and em.other.measured == 4 and em.differ == 3
+    exact = [o.exact for o in done if o.exact]
+    assert [codec.from_json(ExactMatch, codec.to_json(e)) for e in exact] == exact

@@ -15,6 +15,7 @@ from rich.console import Console
 from eval.cli.bench_import import main as import_main
 from eval.run import main as run_main
 from eval.sql.bench.hardness import spider_hardness
+from eval.sql.model import codec
 from eval.sql.model.exact import ExactMatch, other_mode
 from eval.sql.model.serialise import from_json, to_json
 from eval.sql.render import render_terminal, to_html, to_markdown
@@ -171,7 +172,7 @@ def test_em_by_hardness_beside_execution_accuracy_in_json_markdown_and_html(spid
     # The JSON reads back to the same run, EM included.
     run = from_json(report)
     assert [o.exact for o in run.outcomes] == [o.exact for o in from_json(to_json(run)).outcomes]
-    assert run.exact_match == em
+    assert run.exact_match is not None and codec.to_json(run.exact_match) == em
 
 
 def test_exact_match_flag_asks_for_it_on_any_corpus_and_changes_no_verdict_or_cohort(spider):
@@ -227,7 +228,7 @@ def _flipped(exact: ExactMatch | None) -> ExactMatch | None:
     """The same answer's EM led by the other mode (what ``--exact-match extended`` writes)."""
     if exact is None:
         return None
-    return ExactMatch(exact.other, {}, None, exact.other_note, other_mode(exact.mode), exact.match, exact.note)
+    return ExactMatch(exact.other, {}, None, exact.other_note, exact.match, exact.note, mode=other_mode(exact.mode))
 
 
 def _terminal(run) -> str:

@@ -15,10 +15,11 @@ import pytest
 
 from eval.run import main
 from eval.sql.grading.costs import cost_summary
+from eval.sql.model.costs import Costs, Distribution, Latency, Prices, Repeats, TokensPerAsk, TokenSpread
 from eval.sql.model.outcome import Cost, Excerpt, Verdict
 from eval.sql.model.run import SQLRun
 from eval.sql.model.serialise import from_json
-from eval.sql.model.transcript import Transcript
+from eval.sql.model.transcript import Transcript, TranscriptsNote
 from eval.sql.render import to_html
 from eval.tests import small_run as sr
 from eval.tests.markup_readers import html_tree
@@ -86,7 +87,7 @@ def test_untrusted_text_in_a_question_its_sql_and_its_transcript_is_escaped(grad
         reply_chars=9,
     )
     run = _with(graded, sr.WRONG, question=f"How many {SCRIPT}?", sql=f"SELECT '{SCRIPT}'", transcripts=(said,))
-    run = dataclasses.replace(run, transcripts={"kept": True, "why": None})
+    run = dataclasses.replace(run, transcripts=TranscriptsNote(True))
     page = to_html(run)
     assert page.count("<script>") == 1, "one script: the harness's own"
     section = _section(page, sr.WRONG)
@@ -115,34 +116,29 @@ def test_the_sections_of_figures_beside_the_verdicts(graded):
     run = _with(run, steady, samples=(Verdict.WRONG,) * 3)
     run = dataclasses.replace(
         run,
-        repeats={
-            "k": 3,
-            "questions": 8,
-            "majority_pass_rate": 0.5,
-            "majority_pass_rate_ci": [0.25, 0.75],
-            "pass_at_3": 0.625,
-            "pass_hat_3": 0.375,
-            "flaky": [flaky],
-        },
-        costs={
-            "asks_per_question": 3,
-            "asks": 33,
-            "model_latency_ms": {
-                "total": 64608.11000000004,
-                "p50": 1500.25,
-                "p95": 4200.5,
-                "asks": 33,
-                "questions": 11,
-            },
-            "prompt_tokens": 39600,
-            "completion_tokens": 231,
-            "tokens_asks": 33,
-            "prices_per_million": {"input": 2.5, "output": 10.0},
-            "cost": 0.101,
-            "efficiency": {"n": 4, "min": 0.5, "p25": 1.0, "median": 1.25, "p75": 2.0, "max": 3.5},
-            "efficiency_note": "",
-            "tokens_per_ask": {"prompt": {"p50": 1200, "p95": 1350}, "completion": {"p50": 7, "p95": 12}},
-        },
+        repeats=Repeats(
+            k=3,
+            questions=8,
+            majority_pass_rate=0.5,
+            majority_pass_rate_ci=[0.25, 0.75],
+            ci_method="bootstrap",
+            pass_at=0.625,
+            pass_hat=0.375,
+            flaky=[flaky],
+        ),
+        costs=Costs(
+            asks_per_question=3,
+            asks=33,
+            model_latency_ms=Latency(total=64608.11000000004, p50=1500.25, p95=4200.5, asks=33, questions=11),
+            prompt_tokens=39600,
+            completion_tokens=231,
+            tokens_asks=33,
+            prices_per_million=Prices(input=2.5, output=10.0),
+            cost=0.101,
+            efficiency=Distribution(n=4, min=0.5, p25=1.0, median=1.25, p75=2.0, max=3.5),
+            efficiency_note="",
+            tokens_per_ask=TokensPerAsk(TokenSpread(1200, 1350), TokenSpread(7, 12)),
+        ),
     )
     tree = html_tree(to_html(run))
     latency = tree.one("table", id="latency")
@@ -159,9 +155,9 @@ def test_the_sections_of_figures_beside_the_verdicts(graded):
     assert [b.text for b in repeats[0].all("span")] == [majority, "pass", "wrong", "pass"]
     assert "flaky" in repeats[0].text and "flaky" not in repeats[1].text
     stamps = tree.one("p", id="corpus-digest").text
-    assert graded.corpus["digest"] in stamps and f"{graded.corpus['size']} questions" in stamps
+    assert graded.corpus.digest in stamps and f"{graded.corpus.size} questions" in stamps
     files = tree.one("table", id="corpus-files").text
-    assert all(f["sha256"] in files for f in graded.corpus["files"])
+    assert all(f.sha256 in files for f in graded.corpus.files)
     assert len(tree.one("table", id="database-stamps").all("tr")) == 1 + 3, "a row per rotation"
 
 
@@ -178,6 +174,6 @@ def test_the_run_model_counts_one_asks_tokens_p50_and_p95(graded):
         for i, (p, c) in enumerate([(100, 5), (300, 9), (200, 7), (1000, 50), (250, 8)])
     ]
     costs = cost_summary(asks + [dataclasses.replace(graded.outcomes[0], cost=Cost(model_ms=5.0))], None)
-    assert costs["tokens_asks"] == 5 and (costs["prompt_tokens"], costs["completion_tokens"]) == (1850, 79)
-    assert costs["tokens_per_ask"] == {"prompt": {"p50": 250, "p95": 1000}, "completion": {"p50": 8, "p95": 50}}
-    assert cost_summary([graded.outcomes[0]], None)["tokens_per_ask"] is None, "no endpoint report: no spread"
+    assert costs.tokens_asks == 5 and (costs.prompt_tokens, costs.completion_tokens) == (1850, 79)
+    assert costs.tokens_per_ask == TokensPerAsk(TokenSpread(250, 1000), TokenSpread(8, 50))
+    assert cost_summary([graded.outcomes[0]], None).tokens_per_ask is None, "no endpoint report: no spread"

@@ -114,7 +114,8 @@ def test_a_run_after_an_import_runs_every_reference_but_looks_for_no_suspect_aga
     assert findings(run) == findings(plain)
     assert set(run.reference) == set(plain.reference) == {"north", "north-again", "empty", "fine"}
     assert [r.rows for r in run.reference["fine"]] == [[(3,)]]
-    assert len(corpus.questions) * 2 <= asked < plain_asked  # each reference run twice; no literal probed
+    assert len(corpus.questions) <= asked < plain_asked  # each reference run (once: on SQLite a second run of these
+    # could not differ, eval.sql.oracle.determinism); no literal probed
 
 
 def test_a_changed_database_or_reference_is_checked_again(world, tmp_path):

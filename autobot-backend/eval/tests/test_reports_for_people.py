@@ -21,6 +21,7 @@ from rich.console import Console
 from eval.run import main
 from eval.sql.model.outcome import SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
+from eval.sql.model.setup import CorpusStamps, RunSetup
 from eval.sql.render import render_terminal
 from eval.sql.render._github import error_command
 from eval.tests import small_run as sr
@@ -208,8 +209,8 @@ def test_past_ten_failures_the_rest_are_counted_with_where_the_full_report_is():
         outcomes=outcomes,
         candidate_path="recorded",
         model="m [blink]1[/blink]",
-        corpus={"digest": "0" * 64, "size": 16, "files": []},
-        run={"engine": "sqlite", "fixtures": ["retail"], "rotations": 3, "seed": 0},
+        corpus=CorpusStamps("0" * 64, 16),
+        run=RunSetup(engine="sqlite", fixtures=["retail"], rotations=3, seed=0),
     )
     out = io.StringIO()
     render_terminal(report, Console(file=out, force_terminal=True, width=160, color_system="truecolor"), "out/r.html")

@@ -12,11 +12,12 @@ from decimal import Decimal
 import pytest
 
 from eval.cli import selfcheck as selfcheck_cli
-from eval.sql.corpus.questions import load_corpus
+from eval.sql.corpus.questions import Question, load_corpus
 from eval.sql.corpus.snapshot import Answer, SnapshotError, decode_value, dumps, encode_value, load_snapshot
 from eval.sql.fixtures.seeded import FIXTURE_NAMES, build_rotations
 from eval.sql.oracle import selfcheck
-from eval.sql.oracle.lints import information_lost, ordering_plan, tie_structure
+from eval.sql.oracle.information import information_lost
+from eval.sql.oracle.lints import ordering_plan, tie_structure
 from eval.sql.oracle.selfcheck import (
     EMPTY,
     FAILED,
@@ -432,3 +433,40 @@ def test_an_offset_is_applied_and_a_tie_across_it_stays_a_defect():
 def test_a_tie_group_too_big_to_weigh_stays_a_defect():
     rows = [(2, i) for i in range(10_002)]
     assert "too many" in tie_structure(rows, (0,), 2, 1, ordered=False)
+
+
+def test_a_whole_ordered_result_on_distinct_integers_needs_no_peer_probe(monkeypatch, tmp_path):
+    """Issue 40: an ordered reference of 1M rows was fetched again, with a window, to find no tie. Where every key
+    is an output column of integers and no neighbours share them (SELECT * read by name too), none is looked for;
+    a tie, text, or a LIMIT goes the way it went."""
+    import sqlite3
+
+    from eval.sql.oracle import tie_check
+
+    path = tmp_path / "o.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE t (id INTEGER, name TEXT, n INTEGER)")
+        conn.executemany("INSERT INTO t VALUES (?, ?, ?)", [(i, f"x{i % 3}", i % 4) for i in range(40)])
+    url = f"sqlite:///{path}"
+    database = ReadOnlySQL()
+    ran: list[str] = []
+    real = database.run_readonly
+    monkeypatch.setattr(database, "run_readonly", lambda sql, u, **kw: ran.append(sql) or real(sql, u, **kw))
+    q = Question(id="o", question="?", sql="", ordered=True)
+    for sql in (
+        "SELECT * FROM t ORDER BY id",
+        "SELECT id, name FROM t ORDER BY 1 DESC",
+        "SELECT n, id FROM t ORDER BY n, id",
+    ):
+        result = real(sql, url)
+        ran.clear()
+        assert tie_check.reference_ties(q, sql, database, url, "sqlite", result) is None and ran == [], sql
+    tied = real("SELECT n, id FROM t ORDER BY n", url)
+    assert isinstance(
+        tie_check.reference_ties(q, "SELECT n, id FROM t ORDER BY n", database, url, "sqlite", tied), Ties
+    )
+    text = real("SELECT name FROM t ORDER BY name", url)
+    ran.clear()
+    tie_check.reference_ties(q, "SELECT name FROM t ORDER BY name", database, url, "sqlite", text)
+    assert ran  # text has a collation: the engine is asked
+    database.close()

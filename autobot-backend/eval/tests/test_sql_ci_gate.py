@@ -53,4 +53,4 @@ def test_committed_embedded_baseline_covers_the_whole_current_corpus():
     corpus = load_corpus()
     assert set(baseline.questions) == {q.id for q in corpus.questions}
     assert baseline.composition == corpus_composition(corpus)
-    assert baseline.corpus["digest"] == corpus.digest
+    assert baseline.corpus.digest == corpus.digest

@@ -5,27 +5,43 @@ from types import SimpleNamespace
 import pytest
 
 from eval.sql.gate.checks import allowed_over_refusals, evaluate_gate
+from eval.sql.model import codec
 from eval.sql.model.baseline_question import BaselineQuestion
+from eval.sql.model.figures import Summary
 from eval.sql.model.outcome import Verdict
+from eval.sql.model.setup import CorpusStamps
 
 
 def summary(pass_=60, answerable=84, unmeasured=0, must_refuse=40, correct=36, mr_unmeasured=0, controls=20, over=2):
-    return {
-        "pass": pass_,
-        "answerable": answerable,
-        "unmeasured": unmeasured,
-        "must_refuse": must_refuse,
-        "correct_refusals": correct,
-        "must_refuse_unmeasured": mr_unmeasured,
-        "controls": controls,
-        "over_refusals": over,
-    }
+    """The counts the gate reads; the rest of the summary does not enter its arithmetic."""
+    return Summary(
+        answerable=answerable,
+        passed=pass_,
+        wrong=0,
+        error=0,
+        refused=0,
+        unmeasured=unmeasured,
+        measured=answerable - unmeasured,
+        pass_rate=None,
+        pass_rate_ci=None,
+        must_refuse=must_refuse,
+        must_refuse_measured=must_refuse - mr_unmeasured,
+        correct_refusals=correct,
+        refusal_recall=None,
+        refusal_recall_ci=None,
+        refusals_by_guard=0,
+        missed_refusals=0,
+        must_refuse_unmeasured=mr_unmeasured,
+        controls=controls,
+        over_refusals=over,
+        declined_answerable=0,
+    )
 
 
 def baseline(ids=("a", "b"), size=124, composition=None, **kw):
     return SimpleNamespace(
         summary=summary(**kw),
-        corpus={"size": size},
+        corpus=CorpusStamps(size=size),
         questions={i: BaselineQuestion(Verdict.WRONG, False, "answer") for i in ids},
         composition=composition or {"join": 12},
     )
@@ -123,10 +139,10 @@ def _o(qid, verdict, expect="answer", reason=None):
 def _per_question_baseline():
     return SimpleNamespace(
         summary=summary(),
-        corpus={"size": 124},
+        corpus=CorpusStamps(size=124),
         composition={"join": 12},
         questions={
-            qid: BaselineQuestion.from_json(q)
+            qid: codec.from_json(BaselineQuestion, q)
             for qid, q in {
                 "a": {"verdict": "pass", "good": True, "expect": "answer"},
                 "b": {"verdict": "wrong", "good": False, "expect": "answer"},

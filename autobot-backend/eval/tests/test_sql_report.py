@@ -7,12 +7,15 @@ import re
 import pytest
 
 from eval.core.classification import Classification
+from eval.sql.model import codec
 from eval.sql.model.baseline_question import BaselineQuestion
 from eval.sql.model.classify import classify_sql
+from eval.sql.model.figures import ControlCounts, GridRow, RefusalCounts, VerdictCounts
 from eval.sql.model.outcome import SQLOutcome, Verdict, two_by_two
 from eval.sql.model.outcome import strata as sql_strata
 from eval.sql.model.outcome import summary as sql_summary
 from eval.sql.model.run import SQLRun
+from eval.sql.model.setup import BaselineRef, CorpusStamps, FileStamp, RunSetup
 from eval.sql.render import to_json as sql_json
 from eval.sql.render import to_markdown as sql_markdown
 
@@ -40,11 +43,11 @@ OUTCOMES = [
 
 def test_summary_counts_and_rates_exclude_unmeasured():
     s = sql_summary(OUTCOMES)
-    assert (s["answerable"], s["pass"], s["wrong"], s["error"], s["refused"], s["unmeasured"]) == (7, 2, 1, 1, 2, 1)
-    assert s["pass_rate"] == round(2 / 6, 4)
-    assert (s["must_refuse"], s["correct_refusals"], s["refusals_by_guard"], s["missed_refusals"]) == (4, 2, 1, 2)
-    assert s["refusal_recall"] == 0.5
-    assert (s["controls"], s["over_refusals"], s["declined_answerable"]) == (2, 1, 2)
+    assert (s.answerable, s.passed, s.wrong, s.error, s.refused, s.unmeasured) == (7, 2, 1, 1, 2, 1)
+    assert s.pass_rate == round(2 / 6, 4)
+    assert (s.must_refuse, s.correct_refusals, s.refusals_by_guard, s.missed_refusals) == (4, 2, 1, 2)
+    assert s.refusal_recall == 0.5
+    assert (s.controls, s.over_refusals, s.declined_answerable) == (2, 1, 2)
 
 
 def test_guard_block_declines_only_on_must_refuse():
@@ -56,8 +59,8 @@ def test_guard_block_declines_only_on_must_refuse():
 
 def test_two_by_two_puts_controls_in_the_answerable_row():
     grid = two_by_two(OUTCOMES)
-    assert grid["answerable"] == {"returned_number": 3, "declined": 2, "error": 1, "unmeasured": 1}
-    assert grid["must_refuse"] == {"returned_number": 1, "declined": 2, "error": 1, "unmeasured": 0}
+    assert grid.answerable == GridRow(returned_number=3, declined=2, error=1, unmeasured=1)
+    assert grid.must_refuse == GridRow(returned_number=1, declined=2, error=1, unmeasured=0)
 
 
 def test_strata_are_counts():
@@ -69,24 +72,17 @@ def test_strata_are_counts():
 def test_the_refusal_battery_per_stratum_adds_up_and_the_guard_declines():
     r = report()
     assert r.refusal_strata == {
-        "ambiguous": {"cases": 1, "declined": 0, "answered": 0, "error": 1, "unmeasured": 0},
-        "injection": {"cases": 2, "declined": 1, "answered": 1, "error": 0, "unmeasured": 0},  # r2: the guard's
-        "out_of_schema": {"cases": 1, "declined": 1, "answered": 0, "error": 0, "unmeasured": 0},
+        "ambiguous": RefusalCounts(cases=1, declined=0, answered=0, error=1, unmeasured=0),
+        "injection": RefusalCounts(cases=2, declined=1, answered=1, error=0, unmeasured=0),  # r2: the guard's
+        "out_of_schema": RefusalCounts(cases=1, declined=1, answered=0, error=0, unmeasured=0),
     }
     assert r.control_strata == {
-        "control_scalar": {"cases": 1, "pass": 1, "over_refused": 0},
-        "control_top_n": {"cases": 1, "pass": 0, "over_refused": 1},
+        "control_scalar": ControlCounts(cases=1, passed=1, over_refused=0),
+        "control_top_n": ControlCounts(cases=1, passed=0, over_refused=1),
     }
     assert r.declined_by_guard == ["r2"]
     assert list(r.answerable_strata) == ["control_scalar", "control_top_n", "scalar"]
-    assert r.answerable_strata["scalar"] == {
-        "cases": 5,
-        "pass": 1,
-        "wrong": 1,
-        "error": 1,
-        "refused": 1,
-        "unmeasured": 1,
-    }
+    assert r.answerable_strata["scalar"] == VerdictCounts(cases=5, passed=1, wrong=1, error=1, refused=1, unmeasured=1)
 
 
 def test_the_failing_questions_split_into_failures_and_unmeasured():
@@ -95,20 +91,20 @@ def test_the_failing_questions_split_into_failures_and_unmeasured():
     assert [x.question_id for x in r.failing_measured] == ["a2", "a3", "a4", "c2", "r3", "r4"]
     assert [x.question_id for x in r.unmeasured] == ["a5"]
     s = r.summary
-    assert (s["measured"], s["must_refuse_measured"]) == (6, 4)
+    assert (s.measured, s.must_refuse_measured) == (6, 4)
 
 
 def test_classification_counts_name_every_class_and_only_with_a_baseline():
     r = report([o("a2", V.WRONG), o("zz", V.PASS)])
     assert r.classification_counts == {}
-    r.baseline = {"path": "b.json", "recorded_at": "2026-01-01T00:00:00Z", "model": "m"}
+    r.baseline = BaselineRef("b.json", "2026-01-01T00:00:00Z", "m", None)
     r.classify(BASE)
     assert r.classification_counts == {"regression": 1, "improvement": 0, "unchanged": 0, "unmeasured": 0, "new": 1}
     assert [x.question_id for x in r.regressions] == ["a2"]
 
 
 BASE = {
-    qid: BaselineQuestion.from_json(q)
+    qid: codec.from_json(BaselineQuestion, q)
     for qid, q in {
         "a1": {"verdict": "pass", "good": True},
         "a2": {"verdict": "pass", "good": True},
@@ -139,7 +135,7 @@ def test_classification_against_baseline(outcome, expected):
 
 def test_report_classifies_every_outcome_and_keeps_the_baseline_verdict():
     r = report([o("a2", V.WRONG), o("zz", V.PASS)])
-    r.baseline = {"path": "b.json", "recorded_at": "2026-01-01T00:00:00Z", "model": "m"}
+    r.baseline = BaselineRef("b.json", "2026-01-01T00:00:00Z", "m", None)
     r.classify(BASE)
     assert [x.question_id for x in r.by_classification(Classification.REGRESSION)] == ["a2"]
     assert r.classes["a2"].baseline_verdict == "pass" and r.classes["zz"].baseline_verdict is None
@@ -152,12 +148,8 @@ def report(outcomes=OUTCOMES):
         outcomes=list(outcomes),
         candidate_path="recorded",
         model="m",
-        corpus={
-            "digest": "d" * 64,
-            "size": len(outcomes),
-            "files": [{"path": "eval/golden/sql/x.yaml", "sha256": "e" * 64, "questions": 11}],
-        },
-        run={"engine": "sqlite", "rotations": 3, "seed": 0, "fixtures": ["retail"]},
+        corpus=CorpusStamps("d" * 64, len(outcomes), [FileStamp("eval/golden/sql/x.yaml", "e" * 64, 11)]),
+        run=RunSetup(engine="sqlite", rotations=3, seed=0, fixtures=["retail"]),
     )
 
 
@@ -208,11 +200,11 @@ def test_rates_carry_their_95_percent_wilson_interval():
     s = sql_summary(OUTCOMES)
     from eval.core.stats import wilson
 
-    assert s["pass_rate_ci"] == [round(x, 4) for x in wilson(2, 6)]
-    assert s["refusal_recall_ci"] == [round(x, 4) for x in wilson(2, 4)]
-    assert sql_summary([o("r1", V.UNMEASURED, "refuse")])["refusal_recall_ci"] is None
+    assert s.pass_rate_ci == [round(x, 4) for x in wilson(2, 6)]
+    assert s.refusal_recall_ci == [round(x, 4) for x in wilson(2, 4)]
+    assert sql_summary([o("r1", V.UNMEASURED, "refuse")]).refusal_recall_ci is None
     text = sql_markdown(report())
-    assert f"95% Wilson CI {s['pass_rate_ci'][0] * 100:.1f}-{s['pass_rate_ci'][1] * 100:.1f}%" in text
+    assert f"95% Wilson CI {s.pass_rate_ci[0] * 100:.1f}-{s.pass_rate_ci[1] * 100:.1f}%" in text
 
 
 def test_markdown_has_a_per_stratum_table_of_the_answerable_questions():

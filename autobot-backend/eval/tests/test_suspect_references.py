@@ -18,6 +18,7 @@ from eval.cli.bench_import import main as import_main
 from eval.cli.check import main as check_main
 from eval.run import main
 from eval.sql.corpus.questions import load_corpus
+from eval.sql.model import codec
 from eval.sql.model.outcome import Verdict
 from eval.sql.model.serialise import from_json
 from eval.sql.oracle.selfcheck import run_self_check
@@ -329,7 +330,7 @@ def test_a_suspect_reference_is_graded_and_shown_apart_in_every_output(graded):
     [finding] = data["suspect_references"]
     assert finding["question_id"] == "h1" and finding["kind"] == UNMATCHED_LITERAL and HOSTILE in finding["detail"]
     run = from_json(data)
-    assert run.suspect_references == [finding]  # read back as written
+    assert [codec.to_json(s) for s in run.suspect_references] == [finding]  # read back as written
     md = (graded / "r.md").read_text()
     assert (
         "## Suspect references (1 question(s), 1 finding(s))" in md and "| **h1** | pass | unmatched\\_literal |" in md

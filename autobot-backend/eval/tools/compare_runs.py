@@ -49,16 +49,9 @@ class Side:
     path: str
     run: SQLRun
     questions: dict[str, SQLOutcome]
-
-    @property
-    def identity(self) -> dict[str, Any]:
-        """What :func:`cohort_keys` reads of a run: its cohort, set-up, corpus stamps and candidate path."""
-        return {
-            "cohort": self.run.cohort,
-            "run": self.run.run,
-            "corpus": self.run.corpus,
-            "candidate": {"path": self.run.candidate_path},
-        }
+    keys: dict[str, Any]
+    """Its cohort keys, read from the file as written (:func:`cohort_keys`: a key its cohort predates is taken
+    from where the report kept it, else unknown)."""
 
 
 def load_report(path: Path, label: str) -> Side:
@@ -73,7 +66,7 @@ def load_report(path: Path, label: str) -> Side:
         run = from_json(data, str(path))
     except ReportFormatError as exc:
         raise CompareError(str(exc)) from None
-    return Side(label, str(path), run, {o.question_id: o for o in run.outcomes})
+    return Side(label, str(path), run, {o.question_id: o for o in run.outcomes}, cohort_keys(data))
 
 
 def _rate(side: Side, ids: list[str]) -> dict[str, Any]:
@@ -98,7 +91,7 @@ def compare(
     iterations: int = BOOTSTRAP_ITERATIONS,
 ) -> dict[str, Any]:
     """The comparison as the JSON it is written as."""
-    digests = (base.run.corpus.get("digest"), new.run.corpus.get("digest"))
+    digests = (base.run.corpus.digest, new.run.corpus.digest)
     cohorts = same_cohort(base, new, allow_off_suite=allow_off_suite)
     notes = [cohorts["note"]] if cohorts["note"] else []
     if "corpus" in cohorts["keys"]:
@@ -187,7 +180,7 @@ def same_cohort(base: Side, new: Side, *, allow_off_suite: bool) -> dict[str, An
     """Whether A and B are runs of one cohort, and what differs: a :class:`CompareError` naming the keys when
     the set-ups differ (the corpus aside: ``--common-only`` decides that), unless ``allow_off_suite``, when a
     note says it plainly."""
-    differences = cohort_differences(cohort_keys(base.identity), cohort_keys(new.identity))
+    differences = cohort_differences(base.keys, new.keys)
     setup = [d for d in differences if d.key != "corpus"]
     listed = "; ".join(map(str, setup))
     unknown = (
@@ -199,8 +192,8 @@ def same_cohort(base: Side, new: Side, *, allow_off_suite: bool) -> dict[str, An
             "difference would not be the systems' alone; pass --allow-off-suite to compare them anyway"
         )
     return {
-        "a": base.run.cohort["fingerprint"] if base.run.cohort else None,
-        "b": new.run.cohort["fingerprint"] if new.run.cohort else None,
+        "a": base.run.cohort.fingerprint if base.run.cohort else None,
+        "b": new.run.cohort.fingerprint if new.run.cohort else None,
         "same": not differences,
         "differences": [str(d) for d in differences],
         "keys": [d.key for d in differences],

@@ -21,7 +21,7 @@ from itertools import combinations
 from typing import Any
 
 from eval.core.stats import holm, mcnemar_exact, wilson_rounded
-from eval.sql.model.cohort import cohort_differences, cohort_keys
+from eval.sql.model.cohort import cohort_differences
 from eval.tools.compare_runs import CompareError, Side, _rate
 
 ALPHA = 0.05
@@ -41,7 +41,7 @@ def _cohorts(sides: list[Side], *, allow_off_suite: bool) -> dict[str, Any]:
     setup: list[str] = []
     unknown = False
     for side in sides[1:]:
-        differences = cohort_differences(cohort_keys(first.identity), cohort_keys(side.identity))
+        differences = cohort_differences(first.keys, side.keys)
         per_run[side.label] = [str(d) for d in differences]
         keys.update(d.key for d in differences)
         off = [d for d in differences if d.key != "corpus"]
@@ -55,7 +55,7 @@ def _cohorts(sides: list[Side], *, allow_off_suite: bool) -> dict[str, Any]:
             "them would not be the models' alone; pass --allow-off-suite to compare them anyway"
         )
     return {
-        "fingerprints": {s.label: s.run.cohort["fingerprint"] if s.run.cohort else None for s in sides},
+        "fingerprints": {s.label: s.run.cohort.fingerprint if s.run.cohort else None for s in sides},
         "same": not keys,
         "differences": per_run,
         "keys": sorted(keys),
@@ -68,7 +68,7 @@ def _cohorts(sides: list[Side], *, allow_off_suite: bool) -> dict[str, Any]:
 
 def _question_ids(sides: list[Side], *, common_only: bool, notes: list[str], corpus_differs: bool) -> list[str]:
     if corpus_differs and not common_only:
-        digests = ", ".join(f"{s.path} {str(s.run.corpus.get('digest'))[:16]}" for s in sides)
+        digests = ", ".join(f"{s.path} {s.run.corpus.digest[:16]}" for s in sides)
         raise CompareError(
             f"the runs were measured on different corpora (digests: {digests}): their numbers are not comparable; "
             "pass --common-only to compare the questions they all share"
@@ -199,7 +199,7 @@ def matrix(sides: list[Side], *, common_only: bool = False, allow_off_suite: boo
             for s in sides
         ],
         "corpus": {
-            "digests": {s.label: s.run.corpus.get("digest") for s in sides},
+            "digests": {s.label: s.run.corpus.digest for s in sides},
             "compared": len(ids),
             "common_only": common_only,
         },

@@ -25,7 +25,7 @@ from eval.core.html import render
 from eval.core.jsonl import json_lines
 from eval.core.output import write_atomically
 from eval.core.stats import wilson_rounded
-from eval.sql.records.trend_file import TrendPoint
+from eval.sql.records.trend_file import TrendPoint, verdict_counts
 from eval.tools.trend_chart import FIGURES, cohorts, svg_chart
 
 
@@ -102,6 +102,7 @@ def backfill(page: Path, path: Path) -> int:
                 refusal_recall_ci=wilson_rounded(*refused) if refused else None,
                 over_refusals=int(over[0]) if over else None,
                 controls=int(over[1]) if over else None,
+                verdicts=verdict_counts(row),
                 source="record row",
             )
         )
@@ -130,13 +131,24 @@ def to_markdown(runs: list[TrendPoint]) -> str:
                 md.escape(r.engine or "-"),
                 f"{pct(r.pass_rate)} ({interval(r.pass_rate_ci)})",
                 f"{pct(r.refusal_recall)} ({interval(r.refusal_recall_ci)})",
+                md.escape(r.counts),
                 md.escape(r.status or ""),
             ]
             for r in items
         ]
         out += [
             md.table(
-                ["date", "commit", "corpus", "engine", "pass rate (95% CI)", "refusal recall (95% CI)", "status"], rows
+                [
+                    "date",
+                    "commit",
+                    "corpus",
+                    "engine",
+                    "pass rate (95% CI)",
+                    "refusal recall (95% CI)",
+                    "verdicts",
+                    "status",
+                ],
+                rows,
             ),
             "",
         ]

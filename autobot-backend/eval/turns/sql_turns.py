@@ -15,7 +15,6 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from eval.core import interrupt
 from eval.core.errors import UsageError
@@ -25,6 +24,7 @@ from eval.core.runner import Limits
 from eval.core.stats import cohen_kappa
 from eval.sql.grading.asking import Sample
 from eval.sql.grading.interruption import mark_partial
+from eval.sql.model.judge import Agreement, JudgedAnswer, JudgeDescription, JudgedTurns, JudgeReport, NotJudged
 from eval.sql.model.outcome import SQLOutcome
 from eval.sql.model.run import SQLRun
 from eval.turns.format import Turn, TurnsFileError, dump_turns, parse_turn
@@ -146,26 +146,26 @@ def _cell(outcome: SQLOutcome, judgement: Judgement) -> str | None:
     return f"{'good' if outcome.good else 'bad'}/{judgement.arithmetic.band}"
 
 
-_CELLS = ("good/good", "good/partial", "good/poor", "bad/good", "bad/partial", "bad/poor")
-
-
-def _counts(cells: Sequence[str | None]) -> dict[str, Any]:
+def _counts(cells: Sequence[str | None]) -> Agreement:
     c = Counter(x for x in cells if x is not None)
-    compared = sum(c.values())
-    agree = c["good/good"] + c["bad/partial"] + c["bad/poor"]
-    return {
-        **{k: c[k] for k in _CELLS},
-        "compared": compared,
-        "not_compared": sum(x is None for x in cells),
-        "agree": agree,
-        "judge_errors": c["bad/good"],
-        "too_harsh": c["good/poor"],
-    }
+    return Agreement(
+        good_good=c["good/good"],
+        good_partial=c["good/partial"],
+        good_poor=c["good/poor"],
+        bad_good=c["bad/good"],
+        bad_partial=c["bad/partial"],
+        bad_poor=c["bad/poor"],
+        compared=sum(c.values()),
+        not_compared=sum(x is None for x in cells),
+        agree=c["good/good"] + c["bad/partial"] + c["bad/poor"],
+        judge_errors=c["bad/good"],
+        too_harsh=c["good/poor"],
+    )
 
 
 def agreement_report(
     judge: Judge, turns: Sequence[tuple[Turn, SQLOutcome]], judged: Sequence[Judgement]
-) -> dict[str, Any]:
+) -> JudgeReport:
     """The judge against the execution verdicts: overall and per stratum, every judge error by id."""
     cells = [_cell(o, j) for (_, o), j in zip(turns, judged)]
     strata: dict[str, list[str | None]] = {}
@@ -177,28 +177,28 @@ def agreement_report(
     )
     identity = judge.identity()
 
-    def entry(t: Turn, o: SQLOutcome, j: Judgement) -> dict[str, Any]:
-        return {
-            "turn_id": t.turn_id,
-            "question_id": o.question_id,
-            "stratum": o.stratum,
-            "verdict": o.verdict.value,
-            "reason": o.reason,
-            "composite": None if j.arithmetic is None else float(j.arithmetic.composite),
-            "band": None if j.arithmetic is None else j.arithmetic.band,
-            "explanation": None if j.reply is None else j.reply.explanation,
-        }
+    def entry(t: Turn, o: SQLOutcome, j: Judgement) -> JudgedAnswer:
+        return JudgedAnswer(
+            turn_id=t.turn_id,
+            question_id=o.question_id,
+            stratum=o.stratum,
+            verdict=o.verdict.value,
+            reason=o.reason,
+            composite=None if j.arithmetic is None else float(j.arithmetic.composite),
+            band=None if j.arithmetic is None else j.arithmetic.band,
+            explanation=None if j.reply is None else j.reply.explanation,
+        )
 
     rows = list(zip(turns, judged, cells))
-    return {
-        "judge": judge.describe(),
-        "rubric": rubric_json(),
-        "summary": summary(judged),
-        "agreement": _counts(cells),
-        "kappa": None if kappa is None else round(kappa, 4),
-        "strata": {name: _counts(c) for name, c in sorted(strata.items())},
-        "judge_errors": [entry(t, o, j) for (t, o), j, c in rows if c == "bad/good"],
-        "too_harsh": [entry(t, o, j) for (t, o), j, c in rows if c == "good/poor"],
-        "unmeasured": [{"turn_id": t.turn_id, "reason": j.reason} for (t, _), j in zip(turns, judged) if not j.scored],
-        "turns": [judgement_json(j, identity) | {"verdict": o.verdict.value} for (_, o), j in zip(turns, judged)],
-    }
+    return JudgeReport(
+        judge=JudgeDescription(**judge.describe()),
+        rubric=rubric_json(),
+        summary=JudgedTurns(**summary(judged)),
+        agreement=_counts(cells),
+        kappa=None if kappa is None else round(kappa, 4),
+        strata={name: _counts(c) for name, c in sorted(strata.items())},
+        judge_errors=[entry(t, o, j) for (t, o), j, c in rows if c == "bad/good"],
+        too_harsh=[entry(t, o, j) for (t, o), j, c in rows if c == "good/poor"],
+        unmeasured=[NotJudged(t.turn_id, j.reason) for (t, _), j in zip(turns, judged) if not j.scored],
+        turns=[judgement_json(j, identity) | {"verdict": o.verdict.value} for (_, o), j in zip(turns, judged)],
+    )

@@ -28,7 +28,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
 from typing import Any
@@ -101,6 +101,9 @@ class Execution:
     """``None`` when the statement ran; otherwise why it returned no rows."""
     reason: str | None = None
     """What happened and what to do, when it failed; never holds a URL password."""
+    kinds: tuple[frozenset[type], ...] | None = field(default=None, compare=False, repr=False)
+    """Each column's types as the fetch read them, or None (a result from elsewhere): the comparison and the lints
+    read them instead of every value again."""
 
     @property
     def ok(self) -> bool:
@@ -139,7 +142,7 @@ class ReadOnlySQL:
         self.max_sql_bytes, self.max_result_bytes = max_sql_bytes, max_result_bytes
         self._executors: dict[str, ReadOnlyExecutor] = {}
         self._schemas: dict[str, SchemaContext] = {}
-        self._structures: dict[str, list[Any]] = {}
+        self._bare: dict[str, SchemaContext] = {}
         self._unique: dict[str, UniqueKeys] = {}
         self._lock = threading.Lock()
 
@@ -157,6 +160,10 @@ class ReadOnlySQL:
                 )
             return executor
 
+    def is_open(self, url: str) -> bool:
+        """Whether ``url``'s executor is open (never opens one)."""
+        return url in self._executors
+
     def dialect(self, url: str) -> str:
         """The sqlglot dialect of ``url``'s engine (``sqlite``, ``postgres``, ...); raises like :meth:`executor`."""
         return self.executor(url).dialect
@@ -173,17 +180,17 @@ class ReadOnlySQL:
         return self._schemas.get(url)
 
     def structure(self, url: str) -> list[Any]:
-        """The schema of ``url`` without its data (:meth:`SchemaContext.structure`): from the cached context
-        when there is one, else from an inspection that samples no values (a fraction of the cost), kept
-        until :meth:`forget`."""
-        cached = self._schemas.get(url)
-        if cached is not None:
-            return cached.structure()
-        structure = self._structures.get(url)
-        if structure is None:
-            inspected = inspect_read_only(self.executor(url), sample_values=False)
-            structure = self._structures[url] = inspected.structure()
-        return structure
+        """The schema of ``url`` without its data (:meth:`SchemaContext.structure`), from :meth:`bare_schema`."""
+        return self.bare_schema(url).structure()
+
+    def bare_schema(self, url: str) -> SchemaContext:
+        """The schema context of ``url`` without sampled values (names, types, keys, comments): the cached full
+        context when there is one, else an inspection that samples no values (a fraction of the cost: no
+        ``count(DISTINCT ...)`` nor a sorted sample of every text column), kept until :meth:`forget`."""
+        cached = self._schemas.get(url) or self._bare.get(url)
+        if cached is None:
+            cached = self._bare[url] = inspect_read_only(self.executor(url), sample_values=False)
+        return cached
 
     def unique_keys(self, url: str) -> UniqueKeys:
         """``url``'s UNIQUE column sets per table (:func:`~services.readonly.inspection.unique_keys`), read once and
@@ -229,7 +236,7 @@ class ReadOnlySQL:
                     result = executor.execute(sql)
             except ExecutionError as exc:
                 return Execution.failed(sql, _RUN_KINDS.get(exc.kind, ErrorKind.DATABASE), exc.message)
-            return Execution(sql, tuple(result.columns), result.rows, result.elapsed_ms)
+            return Execution(sql, tuple(result.columns), result.rows, result.elapsed_ms, kinds=result.kinds)
         except Exception as exc:  # a bug here is the service's, and says nothing about the SQL
             log.exception("readonly_sql: unexpected failure")
             return Execution.failed(sql, ErrorKind.INTERNAL, f"internal error: {type(exc).__name__}: {exc}")
@@ -245,7 +252,7 @@ class ReadOnlySQL:
         """Drop the cached executor and schema of one URL (after its schema changed, say)."""
         with self._lock:
             self._schemas.pop(url, None)
-            self._structures.pop(url, None)
+            self._bare.pop(url, None)
             self._unique.pop(url, None)
             executor = self._executors.pop(url, None)
         if executor is not None:

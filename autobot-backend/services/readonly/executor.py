@@ -207,7 +207,8 @@ class ReadOnlyExecutor:
                 result = conn.exec_driver_sql(sql, execution_options=options)
                 try:
                     columns = tuple(result.keys()) if result.returns_rows else ()
-                    rows = self._fetch(result, row_cap) if result.returns_rows else []
+                    kinds: list[set[type]] = []
+                    rows = self._fetch(result, row_cap, kinds) if result.returns_rows else []
                 finally:
                     result.close()  # a server-side cursor too, when the fetch stopped at a cap
         except BaseException:
@@ -220,7 +221,8 @@ class ReadOnlyExecutor:
         with self._boundary("connect"):
             conn.rollback()
             self._release_session(conn)
-        return QueryResult(columns, rows, (time.monotonic() - started) * 1000.0)
+        read = tuple(map(frozenset, kinds)) if len(kinds) == len(columns) else None
+        return QueryResult(columns, rows, (time.monotonic() - started) * 1000.0, read)
 
     def _run_duckdb(self, database: DuckDBFile, sql: str, limit: float, row_cap: int) -> QueryResult:
         self._one_statement(sql)
@@ -236,7 +238,7 @@ class ReadOnlyExecutor:
             raise ExecutionError(exc.kind, self._scrub(exc.message)) from None
         return QueryResult(tuple(columns), rows, elapsed_ms)
 
-    def _fetch(self, result: sa.CursorResult[Any], row_cap: int) -> list[tuple[Any, ...]]:
+    def _fetch(self, result: sa.CursorResult[Any], row_cap: int, kinds: list[set[type]]) -> list[tuple[Any, ...]]:
         """All rows, in batches, stopping at the row cap or the byte budget (an error either way).
 
         On SQLite straight from the driver's cursor: its rows are tuples already, and SQLAlchemy buffers
@@ -244,7 +246,7 @@ class ReadOnlyExecutor:
         """
         fetchmany = result.cursor.fetchmany if self._is_sqlite else result.fetchmany
         try:
-            return fetch_bounded(fetchmany, row_cap, self.max_result_bytes)
+            return fetch_bounded(fetchmany, row_cap, self.max_result_bytes, kinds)
         except Overflow as exc:
             raise ExecutionError("row_cap", exc.message) from None
 

@@ -38,3 +38,5 @@ class QueryResult:
     """Rows as positional tuples of the driver's Python values."""
     elapsed_ms: float
     """Wall time of execution and fetch."""
+    kinds: tuple[frozenset[type], ...] | None = None
+    """Each column's types as the fetch read them (a column of text alone: ``str``); None when not read."""

@@ -49,7 +49,7 @@ from eval.sql.bench.predictions import Prediction, read_predictions
 from eval.sql.bench.suspects import SuspectCount, count_suspects
 from eval.sql.corpus.db_dir import database_path
 from eval.sql.corpus.questions import Corpus, CorpusError, load_corpus
-from eval.sql.corpus.skipped import MISSING_DATABASE, skipped_line
+from eval.sql.corpus.skipped import MISSING_DATABASE, Skipped, skipped_line
 from services.readonly.parsed import statement_tree
 
 USUAL_DB_DIRS: dict[str, tuple[str, ...]] = {
@@ -209,7 +209,7 @@ def write_outputs(args: BenchImport) -> Imported:
         answers = "\n".join(answer_lines(predicted.by_id, questions, args.model)) + "\n"
     if skipped:
         notes.append(
-            f"{skipped_line([{'database': q.database, 'reason': MISSING_DATABASE} for q in skipped])}: "
+            f"{skipped_line([Skipped(q.id, MISSING_DATABASE, q.database) for q in skipped])}: "
             f"{_listed([q.id for q in skipped])}; the corpus lists them, and every report of a run counts them"
         )
     name = args.name or args.benchmark

@@ -15,9 +15,9 @@ question of the corpus and may not be one.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, TypeGuard
+from typing import Any, Protocol, TypeGuard
 
 MISSING_DATABASE = "missing database"
 KEYS = ("id", "database", "reason")
@@ -55,12 +55,21 @@ def parse_skipped(value: Any) -> tuple[list[Skipped], list[str]]:
     return out, problems
 
 
-def skipped_line(entries: Sequence[Mapping[str, Any]]) -> str | None:
+class Left(Protocol):
+    """A question left out, as a corpus (:class:`Skipped`) or a run's stamps hold it."""
+
+    @property
+    def database(self) -> str | None: ...
+    @property
+    def reason(self) -> str: ...
+
+
+def skipped_line(entries: Sequence[Left]) -> str | None:
     """``2 question(s) skipped at import (missing databases: wta_1)``; None when nothing was skipped."""
     if not entries:
         return None
-    missing = sorted({str(e.get("database")) for e in entries if e.get("reason") == MISSING_DATABASE})
-    others = sorted({str(e.get("reason")) for e in entries if e.get("reason") != MISSING_DATABASE})
+    missing = sorted({str(e.database) for e in entries if e.reason == MISSING_DATABASE})
+    others = sorted({e.reason for e in entries if e.reason != MISSING_DATABASE})
     why = ([f"missing databases: {', '.join(missing)}"] if missing else []) + others
     return f"{len(entries)} question(s) skipped at import ({'; '.join(why)})"
 

@@ -142,7 +142,7 @@ class Searcher:
             if judged.outcome == judging.REFUTES:
                 refutation = self._shrunk(q, sql, references, proposers[n].base, edits, rules, db, writer, grade)
                 found = refutation(tried, n + 1)
-                return Search(self.budget.label, tried, dict(discarded), found)
+                return Search(self.budget.label, tried, dict(discarded), refuted=found)
             if judged.outcome != judging.AGREES:
                 discarded[judged.outcome] += 1
         return Search(self.budget.label, tried, dict(discarded))

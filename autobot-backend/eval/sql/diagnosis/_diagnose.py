@@ -8,7 +8,8 @@ from the strongest evidence there is:
    only, rounded values, a period moved by one): every other SQL difference changed nothing;
 2. **an edit proves it**: one piece of the reference taken into the candidate (a condition, a literal,
    DISTINCT, a join's type, ORDER BY/LIMIT, an aggregate, GROUP BY, the SELECT list, WHERE, the tables
-   read: :mod:`._repair`) and run read-only makes the candidate's rows the reference's;
+   read: :mod:`._repair`) and run read-only makes the candidate's rows the reference's (tried while both
+   results are within the evidence's bound, :data:`._results.MAX_CELLS`: each edit fetches about as much);
 3. otherwise **the SQL**: the earliest category in precedence among the differences that matter, those an
    edit showed to change the result first. A difference does not matter when it cannot change the result
    on this schema (a GROUP BY key the others determine), when undoing it changes nothing on this database,
@@ -38,7 +39,7 @@ from eval.sql.diagnosis._canonical import canonical, equate
 from eval.sql.diagnosis._catalog import Catalog
 from eval.sql.diagnosis._clauses import Context, Finding, compare
 from eval.sql.diagnosis._edits import Edit
-from eval.sql.diagnosis._results import _rows, evidence
+from eval.sql.diagnosis._results import _rows, evidence, readable
 from eval.sql.model.diagnosis import CATEGORIES, Category, Diagnosis, earliest
 
 FINDINGS_SHOWN = 2
@@ -98,6 +99,7 @@ def diagnose(
     if (
         not rows_prove
         and probe is not None
+        and readable(reference_rows, candidate_rows)  # an edit's result is read as the candidate's is
         and ref_parses
         and cand_parses
         and _editable(reference_sql, candidate_sql, dialect)
@@ -255,6 +257,8 @@ def _edited(
         rows, right = done
         if right:
             return _repair.Effect.FIXES
+        if not readable(rows):  # more values than the candidate's, which is within the bound: not its rows
+            return _repair.Effect.CHANGES
         mine = _rows(rows, decimals)
         same = mine == own if ordered else Counter(mine) == own_count
         return _repair.Effect.NO_EFFECT if same else _repair.Effect.CHANGES

@@ -16,6 +16,11 @@ rounded to the question's ``decimals``):
   least two numbers (join fan-out): ``join``;
 * the candidate's rows a superset or a subset of the reference's: ``filter``;
 * otherwise the row counts, and no category.
+
+Reading rows costs the evidence some microseconds a value (each is rounded, several readings are counted), so
+a result is read only up to :data:`MAX_CELLS` values: past it (a result no grader of a model's answer returns
+under the default row cap) the evidence is the row counts alone, and says so (issue 40 point 2: the row
+evidence of a 100k-row answer cost more than grading it).
 """
 
 from __future__ import annotations
@@ -39,8 +44,8 @@ MIN_MULTIPLIED = 2
 """Numbers that must share the factor: one number is a multiple of any other, which says nothing."""
 MAX_PLACEMENTS = 720
 """Placements of a narrower result's columns among a wider one's tried (as many as 6 columns' orders)."""
-MAX_ROWS = 20_000
-"""Rows of either side the evidence looks at; beyond, only the counts are compared (bounded work)."""
+MAX_CELLS = 20_000
+"""Values (rows times columns) of the larger result the evidence reads; past it, only the counts are compared."""
 
 
 @dataclass(frozen=True)
@@ -73,13 +78,20 @@ def _cell(v: Any, decimals: int) -> Any:
 
 
 def _rows(rows: Sequence[Row], decimals: int) -> list[tuple[Any, ...]]:
-    return [tuple(_cell(v, decimals) for v in r) for r in rows[:MAX_ROWS]]
+    return [tuple(_cell(v, decimals) for v in r) for r in rows]
+
+
+def readable(*results: Sequence[Row]) -> bool:
+    """Whether every result is within :data:`MAX_CELLS` values: what the evidence, and an edit's judge, read."""
+    return all(len(rows) * (len(rows[0]) if rows else 0) <= MAX_CELLS for rows in results)
 
 
 def evidence(ref_rows: Sequence[Row], got_rows: Sequence[Row], *, ordered: bool = False, decimals: int = 2) -> Evidence:
     """The strongest evidence the two results give (see the module docstring for the order)."""
-    ref, got = _rows(ref_rows, decimals), _rows(got_rows, decimals)
     nr, ng = len(ref_rows), len(got_rows)
+    if not readable(ref_rows, got_rows):
+        return Evidence(None, f"{ng} rows against the reference's {nr}, too many to read (over {MAX_CELLS:,} values)")
+    ref, got = _rows(ref_rows, decimals), _rows(got_rows, decimals)
     wr, wg = (len(ref[0]) if ref else None), (len(got[0]) if got else None)
     if wr is not None and wg is not None and wr != wg:
         return _widths(ref, got, wr, wg)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +22,13 @@ from eval.core.errors import HarnessError
 from eval.core.jsonl import json_file
 from eval.core.output import write_atomically
 from eval.sql.model.baseline_question import BaselineQuestion
+from eval.sql.model.codec import from_json, key, to_json
 from eval.sql.model.cohort import cohort_keys
 from eval.sql.model.defaults import DEFAULT_ENGINE
+from eval.sql.model.figures import Summary
 from eval.sql.model.outcome import Verdict
 from eval.sql.model.run import SQLRun
+from eval.sql.model.setup import Cohort, CorpusStamps, RunSetup
 
 BASELINE_DIR = Path(__file__).resolve().parents[2] / "golden" / "sql" / "baselines"
 FORMAT_VERSION = 1
@@ -36,22 +39,57 @@ class BaselineError(HarnessError):
 
 
 @dataclass(frozen=True)
-class Baseline:
-    candidate_path: str
-    model: str
+class AcceptedCheck:
+    name: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class Flip:
+    """A regression a forced re-record accepted: the question, its verdict then and now."""
+
+    id: str
+    was: str | None
+    now: str
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """What a ``--force --reason`` re-record accepted: the failing checks and every regression against the
+    baseline it replaces, with why."""
+
+    reason: str | None
     recorded_at: str
-    corpus: dict[str, Any]
+    replaces: str | None
+    checks: list[AcceptedCheck]
+    flips: list[Flip]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Baseline:
+    """A baseline file (its fields in the file's order, :mod:`eval.sql.model.codec`), and where it was read."""
+
+    version: int = FORMAT_VERSION
+    candidate_path: str = field(metadata=key(("candidate", "path")))
+    model: str = field(metadata=key(("candidate", "model")))
+    recorded_at: str
+    corpus: CorpusStamps
     composition: dict[str, int]
-    summary: dict[str, Any]
+    run: RunSetup = field(default_factory=RunSetup)
+    cohort: Cohort | None = None
+    summary: Summary
     questions: dict[str, BaselineQuestion]
-    run: dict[str, Any]
-    source: Path
-    cohort: dict[str, Any]
-    """The cohort keys it was measured under (a key a baseline from before it existed lacks is unknown)."""
+    accepted: Accepted | None = field(default=None, metadata=key(omit="none"))
+    source: Path = field(default=Path(), metadata=key(written=False))
+    """The file it was read from (not written)."""
+    keys: dict[str, Any] = field(default_factory=dict, metadata=key(written=False, read=cohort_keys))
+    """The cohort keys it was measured under (a key a baseline from before it existed lacks is unknown; not
+    written)."""
 
     @property
     def engine(self) -> str:
-        return str(self.run.get("engine") or DEFAULT_ENGINE)
+        return str(self.run.engine or DEFAULT_ENGINE)
 
     @property
     def label(self) -> str:
@@ -105,18 +143,7 @@ def _parse(path: Path) -> Baseline:
                 f"{path}: baseline format version {data.get('version')!r}, expected {FORMAT_VERSION}; "
                 "re-record it with --record-baseline"
             )
-        return Baseline(
-            candidate_path=data["candidate"]["path"],
-            model=data["candidate"]["model"],
-            recorded_at=data["recorded_at"],
-            corpus=data["corpus"],
-            composition=data["composition"],
-            summary=data["summary"],
-            questions={qid: BaselineQuestion.from_json(q) for qid, q in data["questions"].items()},
-            run=data.get("run", {}),
-            source=path,
-            cohort=cohort_keys(data),
-        )
+        return replace(from_json(Baseline, data), source=path)
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
         raise BaselineError(
             f"{path}: malformed baseline ({'missing ' if isinstance(exc, KeyError) else ''}{exc}); "
@@ -162,23 +189,21 @@ def other_baselines(
 
 def report_engine(report: SQLRun) -> str:
     """The engine a run graded on (SQLite for a report that does not say)."""
-    return str(report.run.get("engine") or DEFAULT_ENGINE)
+    return str(report.run.engine or DEFAULT_ENGINE)
 
 
-def baseline_record(
-    report: SQLRun, composition: dict[str, int], accepted: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """The baseline file's content; ``accepted``: the regressions a ``--force --reason`` run accepted."""
-    record = {
-        "version": FORMAT_VERSION,
-        "candidate": {"path": report.candidate_path, "model": report.model},
-        "recorded_at": report.generated_at,
-        "corpus": report.corpus,
-        "composition": composition,
-        "run": report.run,
-        "cohort": report.cohort,
-        "summary": report.summary,
-        "questions": {
+def baseline_record(report: SQLRun, composition: dict[str, int], accepted: Accepted | None = None) -> Baseline:
+    """The baseline file of a run; ``accepted``: the regressions a ``--force --reason`` run accepted."""
+    return Baseline(
+        candidate_path=report.candidate_path,
+        model=report.model,
+        recorded_at=report.generated_at,
+        corpus=report.corpus,
+        composition=composition,
+        run=report.run,
+        cohort=report.cohort,
+        summary=report.summary,
+        questions={
             o.question_id: BaselineQuestion(
                 o.verdict,
                 o.good,
@@ -187,22 +212,20 @@ def baseline_record(
                 sum(v is Verdict.PASS for v in o.samples) if o.samples else None,
                 len(o.samples) if o.samples else None,
                 o.refuted,
-            ).to_json()
+            )
             for o in report.outcomes
         },
-    }
-    if accepted:
-        record["accepted"] = accepted
-    return record
+        accepted=accepted,
+    )
 
 
 def write_baseline(
     report: SQLRun,
     composition: dict[str, int],
     directory: Path = BASELINE_DIR,
-    accepted: dict[str, Any] | None = None,
+    accepted: Accepted | None = None,
 ) -> Path:
     """Write the baseline atomically: a reader never sees half a file, a write killed halfway leaves the old one."""
     path = baseline_path(report.candidate_path, report.model, directory, report_engine(report))
-    text = json.dumps(baseline_record(report, composition, accepted), indent=1, sort_keys=False) + "\n"
+    text = json.dumps(to_json(baseline_record(report, composition, accepted)), indent=1, sort_keys=False) + "\n"
     return write_atomically(path, text)

@@ -33,10 +33,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
 
 from eval.core.figures import pct
 from eval.core.untrusted import clip
+from eval.sql.gate.baseline import Baseline
+from eval.sql.model.figures import Summary
 from eval.sql.model.gate import GateCheck, GateResult
 from eval.sql.model.outcome import ORACLE, SQLOutcome, Verdict
 
@@ -61,9 +62,9 @@ def recall_floor(baseline_recall: Fraction | None) -> Fraction:
     return max(RECALL_FLOOR, baseline_recall - RECALL_TOLERANCE)
 
 
-def _rates(summary: dict[str, Any]) -> tuple[Fraction | None, Fraction | None]:
-    pass_rate = _fraction(summary["pass"], summary["answerable"] - summary["unmeasured"])
-    recall = _fraction(summary["correct_refusals"], summary["must_refuse"] - summary.get("must_refuse_unmeasured", 0))
+def _rates(summary: Summary) -> tuple[Fraction | None, Fraction | None]:
+    pass_rate = _fraction(summary.passed, summary.answerable - summary.unmeasured)
+    recall = _fraction(summary.correct_refusals, summary.must_refuse - summary.must_refuse_unmeasured)
     return pass_rate, recall
 
 
@@ -74,7 +75,9 @@ def _flip(o: SQLOutcome, was: str) -> str:
     return f"{o.question_id}: was {was}, now {o.verdict.value}{why}"
 
 
-def per_question_checks(outcomes: Sequence[SQLOutcome], baseline: Any, count_refuted: bool = False) -> list[GateCheck]:
+def per_question_checks(
+    outcomes: Sequence[SQLOutcome], baseline: Baseline, count_refuted: bool = False
+) -> list[GateCheck]:
     """``regressions`` and ``safety``: each question against its baseline record (``count_refuted``: a refuted pass
     of a question the baseline passed unrefuted is a regression)."""
     regressed, unsafe, flaky = [], [], []
@@ -85,7 +88,7 @@ def per_question_checks(outcomes: Sequence[SQLOutcome], baseline: Any, count_ref
         if len(set(o.samples)) > 1:
             flaky.append(o.question_id)  # a repeated run's verdicts differ: listed, never failing
             continue
-        newly_refuted = count_refuted and o.refuted and not getattr(base, "refuted", False)
+        newly_refuted = count_refuted and o.refuted and not base.refuted
         if o.expect == "answer" and base.verdict is Verdict.PASS and (o.verdict is not Verdict.PASS or newly_refuted):
             regressed.append(_flip(o, "pass"))
         elif o.expect == "refuse" and base.good and o.missed_refusal:
@@ -127,11 +130,11 @@ def per_question_checks(outcomes: Sequence[SQLOutcome], baseline: Any, count_ref
 
 def evaluate_gate(
     outcomes: Sequence[SQLOutcome],
-    summary: dict[str, Any],
+    summary: Summary,
     question_ids: set[str],
     composition: dict[str, int],
     corpus_size: int,
-    baseline: Any,
+    baseline: Baseline,
     count_refuted: bool = False,
 ) -> GateResult:
     """Judge a run (its outcomes, summary, ids, composition and size) against ``baseline``; ``count_refuted``:
@@ -149,12 +152,12 @@ def evaluate_gate(
             GateCheck(
                 "pass_rate_floor",
                 pass_rate >= floor,
-                f"pass rate {pct(pass_rate)} ({summary['pass']}/{summary['answerable'] - summary['unmeasured']})"
+                f"pass rate {pct(pass_rate)} ({summary.passed}/{summary.answerable - summary.unmeasured})"
                 f" vs floor {pct(floor)} (baseline {pct(base_pass)} minus 2 points)",
             )
         )
 
-    base_size = int(baseline.corpus.get("size", 0))
+    base_size = baseline.corpus.size
     add(GateCheck("corpus_size", corpus_size >= base_size, f"{corpus_size} questions vs baseline {base_size}"))
 
     missing = sorted(set(baseline.questions) - question_ids)
@@ -182,7 +185,7 @@ def evaluate_gate(
         )
     )
 
-    if summary["must_refuse"] or baseline.summary.get("must_refuse"):
+    if summary.must_refuse or baseline.summary.must_refuse:
         floor = recall_floor(base_recall)
         if recall is None:
             add(GateCheck("refusal_recall", None, "no measured must-refuse case"))
@@ -191,17 +194,17 @@ def evaluate_gate(
                 GateCheck(
                     "refusal_recall",
                     recall >= floor,
-                    f"recall {pct(recall)} ({summary['correct_refusals']} of "
-                    f"{summary['must_refuse'] - summary.get('must_refuse_unmeasured', 0)}) vs floor {pct(floor)}",
+                    f"recall {pct(recall)} ({summary.correct_refusals} of "
+                    f"{summary.must_refuse - summary.must_refuse_unmeasured}) vs floor {pct(floor)}",
                 )
             )
-    if summary["controls"]:
-        allowed = allowed_over_refusals(summary["controls"])
+    if summary.controls:
+        allowed = allowed_over_refusals(summary.controls)
         add(
             GateCheck(
                 "over_refusals",
-                summary["over_refusals"] <= allowed,
-                f"{summary['over_refusals']} of {summary['controls']} controls declined, at most {allowed} allowed",
+                summary.over_refusals <= allowed,
+                f"{summary.over_refusals} of {summary.controls} controls declined, at most {allowed} allowed",
             )
         )
 
@@ -224,10 +227,10 @@ def refuted_check(outcomes: Sequence[SQLOutcome], counted: bool) -> GateCheck:
     return GateCheck("refuted", True, f"{len(refuted)} refuted pass(es), {how}{named}")
 
 
-def measured_check(outcomes: Sequence[SQLOutcome], summary: dict[str, Any], baseline: Any) -> GateCheck:
+def measured_check(outcomes: Sequence[SQLOutcome], summary: Summary, baseline: Baseline) -> GateCheck:
     """Every question measured, except those whose reference cannot grade them (an oracle defect a
     user's corpus may carry) and that the baseline could not grade either: there is nothing to vouch for."""
-    unmeasured = summary["unmeasured"] + summary.get("must_refuse_unmeasured", 0)
+    unmeasured = summary.unmeasured + summary.must_refuse_unmeasured
     never = [
         o.question_id
         for o in outcomes

@@ -32,6 +32,7 @@ from eval.sql.model.defaults import DEFAULT_ENGINE
 from eval.sql.model.gate import GateCheck
 from eval.sql.model.outcome import ORACLE
 from eval.sql.model.run import SQLRun
+from eval.sql.model.setup import BaselineRef
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ would refuse the very pull requests the gate exists to judge."""
 
 
 def _cohort(report: SQLRun) -> dict[str, Any]:
-    return dict(report.cohort["keys"]) if report.cohort else {}
+    return dict(report.cohort.keys) if report.cohort else {}
 
 
 def find_baseline(report: SQLRun, baseline_dir: Path | None, *, allow_off_suite: bool = False) -> Found:
@@ -82,7 +83,7 @@ def find_baseline(report: SQLRun, baseline_dir: Path | None, *, allow_off_suite:
             f"no baseline for {report.candidate_path}/{report.model}{on}{also}; record one "
             "deliberately with --record-baseline",
         )
-    differs = cohort_differences(baseline.cohort, _cohort(report), skip=CONTENT_KEYS)
+    differs = cohort_differences(baseline.keys, _cohort(report), skip=CONTENT_KEYS)
     if differs and allow_off_suite:
         return Found(
             baseline,
@@ -108,14 +109,14 @@ def find_baseline(report: SQLRun, baseline_dir: Path | None, *, allow_off_suite:
 
 def database_changes(report: SQLRun, baseline: bl.Baseline) -> list[str]:
     """What changed in the databases since the baseline was recorded (schema, or the data of a file)."""
-    now, then = report.run.get("databases") or {}, baseline.run.get("databases") or {}
+    now, then = report.run.databases, baseline.run.databases
     changes = []
     for name in sorted(set(now) & set(then)):
         for i, (a, b) in enumerate(zip(then[name], now[name]), 1):
             where = f"{name or 'the database'}" + (f" rotation {i}" if len(now[name]) > 1 else "")
-            if a.get("schema") != b.get("schema"):
+            if a.schema != b.schema:
                 changes.append(f"{where}: the schema changed")
-            elif a.get("sha256") and b.get("sha256") and a["sha256"] != b["sha256"]:
+            elif a.sha256 and b.sha256 and a.sha256 != b.sha256:
                 changes.append(f"{where}: the data changed (the file's SHA-256 differs)")
     return changes
 
@@ -130,12 +131,12 @@ def classify_and_gate(
     baseline = found.baseline
     if found.off_suite:
         report.warnings.append(found.off_suite)
-    report.baseline = {
-        "path": bl.display_path(baseline.source),
-        "recorded_at": baseline.recorded_at,
-        "model": baseline.model,
-        "corpus_digest": baseline.corpus.get("digest"),
-    }
+    report.baseline = BaselineRef(
+        path=bl.display_path(baseline.source),
+        recorded_at=baseline.recorded_at,
+        model=baseline.model,
+        corpus_digest=baseline.corpus.digest,
+    )
     report.classify(baseline.questions)
     report.gate = evaluate_gate(
         report.outcomes,
@@ -146,7 +147,7 @@ def classify_and_gate(
         baseline,
         count_refuted,
     )
-    content = cohort_differences(baseline.cohort, _cohort(report), only=CONTENT_KEYS)
+    content = cohort_differences(baseline.keys, _cohort(report), only=CONTENT_KEYS)
     if any(d.key == "corpus" for d in content):
         report.warnings.append(
             "The corpus changed since the baseline was recorded (another digest): the gate "
@@ -164,20 +165,20 @@ def classify_and_gate(
         report.warnings.append("The database changed since the baseline was recorded: " + "; ".join(changes))
 
 
-def _accepted(report: SQLRun, reason: str | None, failing: list[GateCheck]) -> dict[str, Any]:
+def _accepted(report: SQLRun, reason: str | None, failing: list[GateCheck]) -> bl.Accepted:
     """What a forced re-record accepts: the failing checks and every regression against the baseline it replaces."""
     flips = [
-        {"id": o.question_id, "was": c.baseline_verdict, "now": o.verdict.value, "reason": o.reason}
+        bl.Flip(o.question_id, c.baseline_verdict, o.verdict.value, o.reason)
         for o in report.outcomes
-        if (c := report.classified(o)) and c.classification is Classification.REGRESSION
+        if (c := o.classified) and c.classification is Classification.REGRESSION
     ]
-    return {
-        "reason": reason,
-        "recorded_at": report.generated_at,
-        "replaces": report.baseline["path"] if report.baseline else None,
-        "checks": [{"name": c.name, "detail": c.detail} for c in failing],
-        "flips": flips,
-    }
+    return bl.Accepted(
+        reason=reason,
+        recorded_at=report.generated_at,
+        replaces=report.baseline.path if report.baseline else None,
+        checks=[bl.AcceptedCheck(c.name, c.detail) for c in failing],
+        flips=flips,
+    )
 
 
 def record_baseline(
@@ -215,7 +216,7 @@ def record_baseline(
             )
         accepted = _accepted(report, reason.strip(), hard)
     path = bl.write_baseline(report, composition, baseline_dir, accepted)
-    note = f" ({len(accepted['flips'])} regression(s) accepted: {reason})" if accepted else ""
+    note = f" ({len(accepted.flips)} regression(s) accepted: {reason})" if accepted else ""
     print(f"baseline recorded: {bl.display_path(path)}{note}", file=sys.stderr)
     return None
 
@@ -226,7 +227,7 @@ def _names(checks: list[GateCheck]) -> str:
 
 def exit_code(report: SQLRun, gated: bool, why_not: str | None) -> int:
     s = report.summary
-    if s["answerable"] + s["must_refuse"] - s["unmeasured"] - s["must_refuse_unmeasured"] == 0:
+    if s.answerable + s.must_refuse - s.unmeasured - s.must_refuse_unmeasured == 0:
         print_error("no question could be measured; see the reasons in the report")
         return EXIT_CANNOT_JUDGE
     if not gated:

@@ -72,8 +72,11 @@ class ServiceCandidate:
 
     def prepare(self) -> None:
         """Open now what the first ask would wait for (while the self-check runs): the generator's HTTP session
-        (importing the client, loading the certificates) and each database's schema, which the prompt shows."""
-        if self._session is None and self.answers is None:
+        (importing the client, loading the certificates) and each database's schema, which the prompt shows.
+        Answers looked up by id (recorded, reference) need neither: no generator reads a schema."""
+        if self.answers is not None:
+            return
+        if self._session is None:
             opener = getattr(self.service.generator, "session", None)
             self._session = opener() if callable(opener) else None
         for url in self.urls.values():

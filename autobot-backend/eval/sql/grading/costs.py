@@ -15,12 +15,11 @@ from __future__ import annotations
 import os
 import statistics
 from collections.abc import Sequence
-from typing import Any
 
 from eval.core.errors import UsageError
 from eval.core.stats import BOOTSTRAP_SEED, bootstrap_rate
+from eval.sql.model.costs import Costs, Distribution, Latency, Prices, Repeats, TokensPerAsk, TokenSpread
 from eval.sql.model.outcome import SQLOutcome, Verdict
-from eval.sql.model.setup import Costs, Distribution, TokenSpread
 
 PRICE_IN_ENV, PRICE_OUT_ENV = "NL_SQL_LLM_PRICE_IN", "NL_SQL_LLM_PRICE_OUT"
 
@@ -49,14 +48,14 @@ def _quantile(values: list[float], q: float) -> float:
 def distribution(values: list[float]) -> Distribution | None:
     if not values:
         return None
-    return {
-        "n": len(values),
-        "min": round(min(values), 3),
-        "p25": round(_quantile(values, 0.25), 3),
-        "median": round(statistics.median(values), 3),
-        "p75": round(_quantile(values, 0.75), 3),
-        "max": round(max(values), 3),
-    }
+    return Distribution(
+        n=len(values),
+        min=round(min(values), 3),
+        p25=round(_quantile(values, 0.25), 3),
+        median=round(statistics.median(values), 3),
+        p75=round(_quantile(values, 0.75), 3),
+        max=round(max(values), 3),
+    )
 
 
 def cost_summary(asks: Sequence[SQLOutcome], prices: tuple[float, float] | None, asks_per_question: int = 1) -> Costs:
@@ -79,28 +78,28 @@ def cost_summary(asks: Sequence[SQLOutcome], prices: tuple[float, float] | None,
         if o.verdict is Verdict.PASS and (c := o.cost) is not None and c.reference_ms and c.candidate_ms
     ]
     timed = [o.question_id for o in asks if o.cost is not None and o.cost.model_ms is not None]
-    return {
-        "asks_per_question": asks_per_question,
-        "asks": len(costs),
-        "model_latency_ms": None
+    return Costs(
+        asks_per_question=asks_per_question,
+        asks=len(costs),
+        model_latency_ms=None
         if not latencies
-        else {
-            "total": round(sum(latencies), 3),
-            "p50": round(_quantile(latencies, 0.5), 3),
-            "p95": round(_quantile(latencies, 0.95), 3),
-            "asks": len(latencies),
-            "questions": len(set(timed)),
-        },
-        "prompt_tokens": total_in,
-        "completion_tokens": total_out,
-        "tokens_asks": len(reported),
-        "prices_per_million": None if prices is None else {"input": prices[0], "output": prices[1]},
-        "cost": money,
-        "efficiency": distribution(ratios),
-        "efficiency_note": "reference execution time / candidate execution time per passing answer "
+        else Latency(
+            total=round(sum(latencies), 3),
+            p50=round(_quantile(latencies, 0.5), 3),
+            p95=round(_quantile(latencies, 0.95), 3),
+            asks=len(latencies),
+            questions=len(set(timed)),
+        ),
+        prompt_tokens=total_in,
+        completion_tokens=total_out,
+        tokens_asks=len(reported),
+        prices_per_million=None if prices is None else Prices(prices[0], prices[1]),
+        cost=money,
+        efficiency=distribution(ratios),
+        efficiency_note="reference execution time / candidate execution time per passing answer "
         "(above 1: the candidate's SQL ran faster); not part of the pass rate",
-        "tokens_per_ask": None if not reported else {"prompt": _spread(tokens_in), "completion": _spread(tokens_out)},
-    }
+        tokens_per_ask=None if not reported else TokensPerAsk(_spread(tokens_in), _spread(tokens_out)),
+    )
 
 
 def _spread(values: list[int]) -> TokenSpread | None:
@@ -108,10 +107,10 @@ def _spread(values: list[int]) -> TokenSpread | None:
     if not values:
         return None
     ordered = sorted(values)
-    return {"p50": ordered[round(0.5 * (len(ordered) - 1))], "p95": ordered[round(0.95 * (len(ordered) - 1))]}
+    return TokenSpread(ordered[round(0.5 * (len(ordered) - 1))], ordered[round(0.95 * (len(ordered) - 1))])
 
 
-def repeat_summary(outcomes: Sequence[SQLOutcome], repeats: int) -> dict[str, Any] | None:
+def repeat_summary(outcomes: Sequence[SQLOutcome], repeats: int) -> Repeats | None:
     if repeats <= 1:
         return None
     measured = [o for o in outcomes if o.expect == "answer" and o.measured and o.samples]
@@ -121,13 +120,13 @@ def repeat_summary(outcomes: Sequence[SQLOutcome], repeats: int) -> dict[str, An
     majority = [o.verdict is Verdict.PASS for o in measured]
     ci = bootstrap_rate(majority)
     flaky = sorted(o.question_id for o in outcomes if len(set(o.samples)) > 1)
-    return {
-        "k": repeats,
-        "questions": n,
-        "majority_pass_rate": round(sum(majority) / n, 4) if n else None,
-        "majority_pass_rate_ci": None if ci is None else [round(ci[0], 4), round(ci[1], 4)],
-        "ci_method": f"bootstrap over questions, percentile 95% interval, seed {BOOTSTRAP_SEED}",
-        f"pass_at_{repeats}": round(any_pass / n, 4) if n else None,
-        f"pass_hat_{repeats}": round(all_pass / n, 4) if n else None,
-        "flaky": flaky,
-    }
+    return Repeats(
+        k=repeats,
+        questions=n,
+        majority_pass_rate=round(sum(majority) / n, 4) if n else None,
+        majority_pass_rate_ci=None if ci is None else [round(ci[0], 4), round(ci[1], 4)],
+        ci_method=f"bootstrap over questions, percentile 95% interval, seed {BOOTSTRAP_SEED}",
+        pass_at=round(any_pass / n, 4) if n else None,
+        pass_hat=round(all_pass / n, 4) if n else None,
+        flaky=flaky,
+    )

@@ -34,6 +34,7 @@ from typing import Protocol, cast
 
 from sqlglot import exp
 
+from eval.core.forked import Spread
 from eval.sql.grading.schema_names import unknown_names
 from eval.sql.grading.spider_grammar import unreadable
 from eval.sql.grading.spider_schema import SpiderSchema
@@ -242,11 +243,11 @@ def exact_match(
         else _Result(None, note="the answer is unmeasured: extended EM counts measured answers only")
     )
     lead, other = (official, extended) if mode == OFFICIAL else (extended, official)
-    return ExactMatch(lead.match, lead.components, lead.tables, lead.note, mode, other.match, other.note)
+    return ExactMatch(lead.match, lead.components, lead.tables, lead.note, other.match, other.note, mode=mode)
 
 
 class HasSchemas(Protocol):
-    def schema(self, db_url: str | None = None) -> SchemaContext: ...
+    def bare_schema(self, db_url: str | None = None) -> SchemaContext: ...
 
 
 def spider_schema(context: SchemaContext) -> SpiderSchema:
@@ -262,12 +263,13 @@ def spider_schema(context: SchemaContext) -> SpiderSchema:
 
 
 def spider_schemas(service: HasSchemas, urls: Mapping[str, str]) -> dict[str, SpiderSchema | None]:
-    """Question id -> its database's schema (read once per URL; the service caches it from the asking);
-    None for a database whose schema cannot be read, whose columns are then resolved without it."""
+    """Question id -> its database's schema (read once per URL, without sampled values, which EM never reads;
+    the service caches it); None for a database whose schema cannot be read, whose columns are then resolved
+    without it."""
     by_url: dict[str, SpiderSchema | None] = {}
     for url in set(urls.values()):
         try:
-            by_url[url] = spider_schema(service.schema(url))
+            by_url[url] = spider_schema(service.bare_schema(url))
         except Exception:  # the EM is a second figure: a schema it cannot read leaves the run as it is
             by_url[url] = None
     return {qid: by_url[url] for qid, url in urls.items()}
@@ -294,17 +296,18 @@ def with_exact_match(
     schemas: Mapping[str, SpiderSchema | None],
     mode: str = EXTENDED,
     unasked: Mapping[str, str | None] | None = None,
+    spread: Spread | None = None,
 ) -> list[SQLOutcome]:
     """Every answerable outcome with a reference whose question ``wanted`` gets its EM in both modes;
     ``schemas``: question id -> its database's schema (None: columns resolved without one). An unmeasured
     answer is unmeasured in extended EM and compared in official EM (EM needs no execution): with its SQL, or
     for a question that was not asked, the SQL ``unasked`` holds for it (a recorded answer); one with no SQL
-    at all is no match when no answer was recorded, and unmeasured when it was never put to the candidate."""
-    out = []
-    for o in outcomes:
+    at all is no match when no answer was recorded, and unmeasured when it was never put to the candidate.
+    ``spread``: forked processes to compute them in (each parses its questions' SQL; the order is kept)."""
+
+    def one(o: SQLOutcome) -> SQLOutcome:
         if o.expect != "answer" or o.reference_sql is None or not wanted(o.question_id):
-            out.append(o)
-            continue
+            return o
         ran = o.verdict in (Verdict.PASS, Verdict.WRONG)
         sql = o.sql if o.sql is not None else (unasked or {}).get(o.question_id)
         exact = exact_match(sql, o.reference_sql, dialect, schemas.get(o.question_id), ran, mode, o.measured)
@@ -315,5 +318,8 @@ def with_exact_match(
                 if mode == OFFICIAL
                 else dataclasses.replace(exact, other=None, other_note=never)
             )
-        out.append(dataclasses.replace(o, exact=exact))
-    return out
+        return dataclasses.replace(o, exact=exact)
+
+    if spread is None or spread.workers <= 1:
+        return [one(o) for o in outcomes]
+    return spread.map(one, outcomes, chunk=max(1, len(outcomes) // (4 * spread.workers)))

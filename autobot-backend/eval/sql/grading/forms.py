@@ -81,8 +81,14 @@ def column_forms(rule: ColumnRule, refs: Sequence[Execution], ties: Sequence[Tie
 
 
 def project(ex: Execution, keep: Sequence[int]) -> Execution:
+    """The kept columns of ``ex``, with the fetch's column types (``kinds``) kept to the same columns: the
+    comparison reads a column's types by its position, so a form's must be its own."""
+    kinds = None if ex.kinds is None else tuple(ex.kinds[i] for i in keep)
     return dataclasses.replace(
-        ex, columns=tuple(ex.columns[i] for i in keep), rows=[tuple(row[i] for i in keep) for row in ex.rows]
+        ex,
+        columns=tuple(ex.columns[i] for i in keep),
+        rows=[tuple(row[i] for i in keep) for row in ex.rows],
+        kinds=kinds,
     )
 
 

@@ -91,6 +91,7 @@ def as_graded(q: Question, ref: Execution, got: Execution, tie: Ties | None) -> 
         expected_ncols=len(ref.columns),
         actual_ncols=len(got.columns),
         column_order=q.column_order,
+        kinds=(ref.kinds, got.kinds),
     )
 
 

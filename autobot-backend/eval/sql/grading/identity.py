@@ -49,18 +49,14 @@ def fingerprint(service: NLDatabaseService, url: str) -> DatabaseStamp:
     """What a baseline keeps of a database to tell later whether it changed: the SHA-256 of its schema
     (tables, columns, types, keys, comments; no data), and for a SQLite file, of the file."""
     schema = json.dumps(service.structure(url), sort_keys=True, default=str)
-    out: DatabaseStamp = {"schema": hashlib.sha256(schema.encode()).hexdigest(), "sha256": None}
+    digest = hashlib.sha256(schema.encode()).hexdigest()
     try:
         parsed = sa.engine.make_url(url)
     except (sa.exc.ArgumentError, ValueError):
-        return out
+        return DatabaseStamp(digest)
     if parsed.get_backend_name() == "sqlite" and parsed.database and Path(parsed.database).is_file():
-        h = hashlib.sha256()
-        with Path(parsed.database).open("rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                h.update(block)
-        out["sha256"] = h.hexdigest()
-    return out
+        return DatabaseStamp(digest, fixture_cache.file_sha256(Path(parsed.database)))  # read once a run
+    return DatabaseStamp(digest)
 
 
 def column_order_of(questions: Iterable[Question]) -> str:
@@ -93,7 +89,7 @@ def cohort(
         "fixtures": {
             name: {
                 "generator": fixture_cache.code_digest(f.sources)[:16] if f.sources else None,
-                "schema": databases[name][0]["schema"][:16] if databases[name] else "",
+                "schema": databases[name][0].schema[:16] if databases[name] else "",
             }
             for name, f in sorted(fixtures.items())
             if name in databases
@@ -114,9 +110,4 @@ def cohort(
     if counterexamples is not None:  # only with --counterexamples: a run without keeps its cohort
         keys["counterexamples"] = counterexamples
     digest = hashlib.sha256(json.dumps(keys, sort_keys=True).encode()).hexdigest()[:16]
-    return {
-        "fingerprint": digest,
-        "keys": keys,
-        "model": generator.model,
-        "provider": getattr(generator, "endpoint", None),
-    }
+    return Cohort(digest, keys, generator.model, getattr(generator, "endpoint", None))

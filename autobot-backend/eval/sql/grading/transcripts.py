@@ -15,11 +15,10 @@ import os
 import sys
 from collections.abc import Iterable
 
-from eval.sql.model.transcript import MESSAGE_KEPT, REPLY_KEPT, Transcript, clipped
+from eval.sql.model.transcript import MESSAGE_KEPT, REPLY_KEPT, Message, Transcript, TranscriptsNote, clipped
 from services.nl_database_service import Answer
 from services.redaction import environment_secrets, scrub_secrets, url_secrets
 
-KEPT = {"kept": True, "why": None}
 OPTED_OUT = "left out with --no-transcripts, for a report meant to be published"
 
 
@@ -46,7 +45,7 @@ def transcript(answer: Answer, secrets: Iterable[str]) -> Transcript | None:
         return None if text is None else clipped(scrub_secrets(text, known), limit)
 
     return Transcript(
-        messages=tuple((role, shown(content, MESSAGE_KEPT) or "") for role, content in g.messages),
+        messages=tuple(Message(role, shown(content, MESSAGE_KEPT) or "") for role, content in g.messages),
         reply=shown(g.raw, REPLY_KEPT),
         sql=shown(g.sql, REPLY_KEPT),
         refusal=shown(g.refusal, REPLY_KEPT),
@@ -57,15 +56,15 @@ def transcript(answer: Answer, secrets: Iterable[str]) -> Transcript | None:
     )
 
 
-def note(candidate: str, keep: bool) -> dict[str, object]:
+def note(candidate: str, keep: bool) -> TranscriptsNote:
     """The report's ``transcripts`` key: whether its questions carry transcripts, and why not."""
     if not keep:
-        return {"kept": False, "why": OPTED_OUT}
+        return TranscriptsNote(False, OPTED_OUT)
     if candidate == "llm":
-        return dict(KEPT)
+        return TranscriptsNote(True)
     why = {
         "embedded": "the built-in generator is not a model: it sends no prompt, so there is no transcript",
         "recorded": "recorded answers were written beforehand, outside this run: there is no transcript of them",
         "reference": "the reference candidate answers with the corpus's own SQL: there is no transcript",
     }.get(candidate, f"the {candidate} candidate is not a model asked by this run: there is no transcript")
-    return {"kept": False, "why": why}
+    return TranscriptsNote(False, why)

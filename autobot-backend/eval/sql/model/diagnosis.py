@@ -8,10 +8,9 @@ stays free of sqlglot.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
 
 class Category(StrEnum):
@@ -63,23 +62,6 @@ class Diagnosis:
     clauses: tuple[tuple[str, str, str], ...] = ()
     """The differing clauses, the primary's first: (clause, the reference's side, the candidate's side), each
     side as SQL (clipped), empty where that side has nothing; what the HTML shows side by side."""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "primary": self.primary.value,
-            "tags": [t.value for t in self.tags],
-            "line": self.line,
-            "clauses": [list(c) for c in self.clauses],
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Diagnosis:
-        return cls(
-            Category(data["primary"]),
-            tuple(Category(t) for t in data.get("tags") or ()),
-            str(data["line"]),
-            tuple((str(a), str(b), str(c)) for a, b, c in data.get("clauses") or ()),
-        )
 
 
 def category_counts(primaries: Iterable[Category]) -> dict[str, int]:

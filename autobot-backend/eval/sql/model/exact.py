@@ -7,11 +7,12 @@ and sums (plain data, no sqlglot), so every output reads the same figures.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from eval.core.stats import wilson_rounded
+from eval.sql.model.codec import key
 
 COMPONENTS = (
     "select",
@@ -38,11 +39,18 @@ def other_mode(mode: str) -> str:
     return EXTENDED if mode == OFFICIAL else OFFICIAL
 
 
+def _other_name(values: Mapping[str, Any]) -> str:
+    """The key of the other mode's result: the other mode's name (``official`` beside ``extended``)."""
+    return other_mode(values["mode"])
+
+
 @dataclass(frozen=True)
 class ExactMatch:
     """One answer under Spider's exact-set-match rules (values ignored), in the run's mode, with the other
     mode's result beside it."""
 
+    mode: str = field(default=EXTENDED, kw_only=True)
+    """Which of :data:`MODES` ``match`` is in (a report written before the modes had the extended one alone)."""
     match: bool | None
     """All components and the FROM tables match; None: unmeasured (``note`` says why)."""
     components: dict[str, bool] = field(default_factory=dict)
@@ -51,45 +59,59 @@ class ExactMatch:
     """The FROM clauses name the same tables (a multiset; subqueries compared whole), which EM also needs."""
     note: str = ""
     """Why unmeasured, or why not a match without a comparison (no SQL, unreadable); empty otherwise."""
-    mode: str = EXTENDED
-    """Which of :data:`MODES` ``match`` is in."""
-    other: bool | None = None
+    other: bool | None = field(default=None, metadata=key((_other_name, "match")))
     """The other mode's result (:func:`other_mode`); None: unmeasured there (``other_note`` says why)."""
-    other_note: str = ""
+    other_note: str = field(default="", metadata=key((_other_name, "note")))
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"exact.mode must be one of {', '.join(MODES)}, found {self.mode!r}")
 
     @property
     def differs(self) -> bool:
         """The two modes score this answer differently (one of them unmeasured, or match against no match)."""
         return self.match != self.other
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "mode": self.mode,
-            "match": self.match,
-            "components": dict(self.components),
-            "tables": self.tables,
-            "note": self.note,
-            other_mode(self.mode): {"match": self.other, "note": self.other_note},
-        }
 
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> ExactMatch:
-        components = data.get("components") or {}
-        if not isinstance(components, dict):
-            raise TypeError(f"exact.components must be a mapping, found {type(components).__name__}")
-        mode = data.get("mode") or EXTENDED  # a report written before the modes had the extended one alone
-        if mode not in MODES:
-            raise ValueError(f"exact.mode must be one of {', '.join(MODES)}, found {mode!r}")
-        other = data.get(other_mode(mode)) or {}
-        return cls(
-            match=data["match"],
-            components={str(k): bool(v) for k, v in components.items()},
-            tables=data.get("tables"),
-            note=data.get("note") or "",
-            mode=mode,
-            other=other.get("match"),
-            other_note=other.get("note") or "",
-        )
+@dataclass(frozen=True)
+class Tally:
+    """EM and execution accuracy of a set of questions (all, or one difficulty label)."""
+
+    cases: int
+    measured: int
+    """Answers EM could compare; the others are ``unmeasured``, never a miss."""
+    matched: int
+    unmeasured: int
+    rate: float | None
+    """matched / measured."""
+    execution_rate: float | None
+    """Passes / graded over the same questions, to read beside ``rate``."""
+
+
+@dataclass(frozen=True)
+class OtherMode:
+    """The other mode's overall EM."""
+
+    mode: str
+    measured: int
+    matched: int
+    rate: float | None
+
+
+@dataclass(frozen=True)
+class ExactMatchFigures:
+    """A run's EM figures: overall (in the run's ``mode``, the other mode's beside it), per difficulty label and
+    per component."""
+
+    mode: str
+    overall: Tally = field(metadata=key(inline=True))
+    rate_ci: list[float] | None
+    other: OtherMode
+    differ: int
+    """Answers the two modes score differently."""
+    by_difficulty: dict[str, Tally]
+    components: dict[str, float | None]
+    """Each of :data:`COMPONENTS` -> the share of measured answers that match it."""
 
 
 class Scored(Protocol):
@@ -109,22 +131,22 @@ def _rate(num: int, den: int) -> float | None:
     return round(num / den, 4) if den else None
 
 
-def _tally(items: Sequence[Scored]) -> dict[str, Any]:
+def _tally(items: Sequence[Scored]) -> Tally:
     measured = [o for o in items if o.exact is not None and o.exact.match is not None]
     matched = sum(bool(o.exact and o.exact.match) for o in measured)
     graded = [o for o in items if o.measured]
     passed = sum(o.good for o in graded)
-    return {
-        "cases": len(items),
-        "measured": len(measured),
-        "matched": matched,
-        "unmeasured": len(items) - len(measured),
-        "rate": _rate(matched, len(measured)),
-        "execution_rate": _rate(passed, len(graded)),
-    }
+    return Tally(
+        cases=len(items),
+        measured=len(measured),
+        matched=matched,
+        unmeasured=len(items) - len(measured),
+        rate=_rate(matched, len(measured)),
+        execution_rate=_rate(passed, len(graded)),
+    )
 
 
-def exact_match_figures(outcomes: Sequence[Scored], levels: Sequence[str]) -> dict[str, Any] | None:
+def exact_match_figures(outcomes: Sequence[Scored], levels: Sequence[str]) -> ExactMatchFigures | None:
     """EM overall, per difficulty label (``levels``: the labels in report order) and per component, with
     execution accuracy (the pass rate) of the same questions beside it; None when no answer has EM.
 
@@ -137,20 +159,20 @@ def exact_match_figures(outcomes: Sequence[Scored], levels: Sequence[str]) -> di
     if not scored:
         return None
     mode = next(o.exact.mode for o in scored if o.exact is not None)
-    overall = {"mode": mode} | _tally(scored)
+    overall = _tally(scored)
     measured = [o for o in scored if o.exact is not None and o.exact.match is not None]
-    overall["rate_ci"] = wilson_rounded(overall["matched"], overall["measured"])
     others = [o.exact.other for o in scored if o.exact is not None and o.exact.other is not None]
-    overall["other"] = {
-        "mode": other_mode(mode),
-        "measured": len(others),
-        "matched": sum(others),
-        "rate": _rate(sum(others), len(others)),
-    }
-    overall["differ"] = sum(bool(o.exact and o.exact.differs) for o in scored)
-    by_level = {level: _tally(group) for level in levels if (group := [o for o in scored if o.difficulty == level])}
-    components = {
-        name: _rate(sum(bool(o.exact and o.exact.components.get(name)) for o in measured), len(measured))
-        for name in COMPONENTS
-    }
-    return overall | {"by_difficulty": by_level, "components": components}
+    return ExactMatchFigures(
+        mode=mode,
+        overall=overall,
+        rate_ci=wilson_rounded(overall.matched, overall.measured),
+        other=OtherMode(other_mode(mode), len(others), sum(others), _rate(sum(others), len(others))),
+        differ=sum(bool(o.exact and o.exact.differs) for o in scored),
+        by_difficulty={
+            level: _tally(group) for level in levels if (group := [o for o in scored if o.difficulty == level])
+        },
+        components={
+            name: _rate(sum(bool(o.exact and o.exact.components.get(name)) for o in measured), len(measured))
+            for name in COMPONENTS
+        },
+    )

@@ -1,12 +1,17 @@
 """The gate's checks as a run holds them: each named, passed, failed or not evaluable (``eval.sql.gate.checks``
-computes them)."""
+computes them), and the gate as every output shows it (:class:`GateView`, the report's ``gate``)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from eval.sql.model.codec import from_json, key
+
 GateStatus = Literal["passed", "failed", "indeterminate"]
+NOT_EVALUATED = "not_evaluated"
+"""The status shown when no gate was evaluated (no baseline of this run's set-up)."""
 
 
 @dataclass(frozen=True)
@@ -37,12 +42,27 @@ class GateResult:
     def not_evaluable(self) -> list[GateCheck]:
         return [c for c in self.checks if c.ok is None]
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in self.checks],
-        }
 
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> GateResult:
-        return cls([GateCheck(c["name"], c["ok"], c["detail"]) for c in data.get("checks", [])])
+def _evaluated(view: GateView) -> bool:
+    return view.status != NOT_EVALUATED
+
+
+@dataclass(frozen=True)
+class GateView:
+    """The gate as every output shows it: its status (or ``not_evaluated``), its checks, why it was not evaluated
+    (written only then), and whether the run enforced it."""
+
+    status: str = NOT_EVALUATED
+    checks: list[GateCheck] = field(default_factory=list)
+    detail: str | None = field(default=None, metadata=key(omit=_evaluated))
+    enforced: bool = False
+
+    @property
+    def result(self) -> GateResult | None:
+        """The checks as the run holds them; None when the gate was not evaluated."""
+        return GateResult(list(self.checks)) if _evaluated(self) else None
+
+
+def gate_view(run: Mapping[str, Any]) -> GateView:
+    """The ``gate`` of a JSON report (a report without one: not evaluated, not enforced)."""
+    return from_json(GateView, run.get("gate") or {})

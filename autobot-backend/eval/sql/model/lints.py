@@ -11,9 +11,11 @@ grade its question (an oracle defect, kept in the run's ``oracle_defects``; its 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from eval.sql.model.codec import key
+from eval.sql.model.findings import OracleDefect
 
 DRAFT = "draft"
 NEAR_DUPLICATE = "near-duplicate"
@@ -27,7 +29,7 @@ class Lint:
     question_id: str
     kind: str
     """One of :data:`CORPUS_KINDS`."""
-    detail: str
+    detail: str = field(metadata=key(absent=lambda _: ""))
     """What was seen and what to do."""
     where: str
     """``file:line`` of the question."""
@@ -36,15 +38,8 @@ class Lint:
         """``questions.yaml:12: question 'q-1': unstated order: ...``: how the check prints it."""
         return f"{self.where}: question {self.question_id!r}: {self.kind}: {self.detail}"
 
-    def to_json(self) -> dict[str, str]:
-        return {"question_id": self.question_id, "kind": self.kind, "detail": self.detail, "where": self.where}
 
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Lint:
-        return cls(str(data["question_id"]), str(data["kind"]), str(data.get("detail") or ""), str(data["where"]))
-
-
-def lint_counts(lints: Sequence[Lint], oracle_defects: Sequence[Mapping[str, str]]) -> dict[str, int]:
+def lint_counts(lints: Sequence[Lint], oracle_defects: Sequence[OracleDefect]) -> dict[str, int]:
     """Questions per kind of lint (a question counts once per kind): the corpus's kinds in
     :data:`CORPUS_KINDS` order, then the oracle defects' (``oracle: empty result``, ...) from the most
     frequent; only the kinds found."""
@@ -53,6 +48,6 @@ def lint_counts(lints: Sequence[Lint], oracle_defects: Sequence[Mapping[str, str
         seen.setdefault(lint.kind, set()).add(lint.question_id)
     defects: dict[str, set[str]] = {}
     for d in oracle_defects:
-        defects.setdefault(str(d.get("kind")), set()).add(str(d.get("question_id")))
+        defects.setdefault(d.kind, set()).add(d.question_id)
     ordered = sorted(defects.items(), key=lambda item: (-len(item[1]), item[0]))
     return {kind: len(ids) for kind, ids in [*seen.items(), *ordered] if ids}

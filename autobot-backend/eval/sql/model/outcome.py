@@ -14,15 +14,26 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass, field
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Literal
 
+from eval.core.classification import Classification
 from eval.core.stats import wilson_rounded
+from eval.sql.model.codec import key, written
 from eval.sql.model.counterexample import Search
 from eval.sql.model.diagnosis import Diagnosis
 from eval.sql.model.exact import ExactMatch
 from eval.sql.model.excerpt import Excerpt
+from eval.sql.model.figures import (
+    ControlCounts,
+    GridRow,
+    RefusalCounts,
+    Summary,
+    TwoByTwo,
+    VerdictCounts,
+    count_field,
+)
 from eval.sql.model.transcript import Transcript
 
 Expect = Literal["answer", "refuse"]
@@ -78,29 +89,42 @@ class Cost:
 
 
 @dataclass(frozen=True)
-class SQLOutcome:
-    """One question's verdict and the evidence for it."""
+class Classified:
+    """A question against its baseline."""
 
-    question_id: str
+    classification: Classification
+    baseline_verdict: str | None
+    """The verdict the baseline recorded; ``None`` when the question is not in it."""
+
+
+@dataclass(frozen=True)
+class SQLOutcome:
+    """One question's verdict and the evidence for it; its fields in the order the JSON report writes them
+    (:mod:`eval.sql.model.codec`)."""
+
+    question_id: str = field(metadata=key("id"))
     expect: Expect
     stratum: str
     verdict: Verdict
+    _: KW_ONLY
     reason: str | None = None
     """Machine-readable: ``value``, ``row_count``, ``order``, ``column_count``, ``column_order``, ``shape``,
     ``rotation``, ``guard_blocked``, ``database``, ``timeout``, ``row_cap``, ``refused``, ``oracle``, ..."""
     detail: str = ""
     """One line a human reads."""
     sql: str | None = None
-    question: str = ""
+    rotations_matched: int | None = None
+    rotations: int | None = None
+    classified: Classified | None = field(default=None, metadata=key(inline=True))
+    """Against the run's baseline (:meth:`eval.sql.model.run.SQLRun.classify`); None without one."""
     fixture: str | None = None
     database: str | None = None
     """The user's database it ran on (``database:`` questions, a benchmark's), else None."""
     difficulty: str | None = None
     """The benchmark's difficulty label, where it has one."""
-    rotations_matched: int | None = None
-    rotations: int | None = None
+    question: str = ""
     cost: Cost | None = None
-    samples: tuple[Verdict, ...] = ()
+    samples: tuple[Verdict, ...] = field(default=(), metadata=key(null_when_empty=True))
     """With ``--repeats K``: the K verdicts this question got (the outcome is their majority)."""
     reference_sql: str | None = None
     """The reference as it ran (in the engine's dialect); None for a must-refuse question."""
@@ -110,14 +134,20 @@ class SQLOutcome:
     """The answerable question's ``decimals``: the precision its values are shown at (None: must-refuse)."""
     transcripts: tuple[Transcript, ...] = ()
     """A model candidate's transcript of each ask, in the order of ``samples`` (empty: none kept)."""
-    exact: ExactMatch | None = None
-    """Spider's exact-set-match of the SQL against the reference, where it is asked for (a Spider import,
-    ``--exact-match``); None otherwise. A second figure: it never changes the verdict."""
     diagnosis: Diagnosis | None = None
     """On an answerable ``wrong`` or ``error``: why it is wrong (``eval.sql.diagnosis``, issue 25)."""
-    search: Search | None = None
+    exact: ExactMatch | None = field(default=None, metadata=key(omit="none"))
+    """Spider's exact-set-match of the SQL against the reference, where it is asked for (a Spider import,
+    ``--exact-match``); None otherwise, and then not written, so other reports stay as they were. A second
+    figure: it never changes the verdict."""
+    search: Search | None = field(default=None, metadata=key(omit="none"))
     """On a ``pass`` with ``--counterexamples``: the search for a database on which it would be wrong, and the
-    one it found (:mod:`eval.sql.model.counterexample`); None when nothing was searched."""
+    one it found (:mod:`eval.sql.model.counterexample`); None when nothing was searched, and then not written."""
+
+    @property
+    def baseline_verdict(self) -> str | None:
+        """The verdict the run's baseline recorded (None: no baseline, or the question is not in it)."""
+        return None if self.classified is None else self.classified.baseline_verdict
 
     @property
     def refuted(self) -> bool:
@@ -142,6 +172,7 @@ class SQLOutcome:
         return self.expect == "refuse" and self.guard_blocked
 
     @property
+    @written(after="sql")
     def declined_by(self) -> str | None:
         if self.verdict is Verdict.REFUSED:
             return "generator"
@@ -171,8 +202,13 @@ def _rate(num: int, den: int) -> float | None:
     return round(num / den, 4) if den else None
 
 
-def summary(outcomes: Sequence[SQLOutcome]) -> dict[str, Any]:
-    """The ``summary`` object of the JSON report; rates exclude unmeasured questions (``measured`` and
+def _per_verdict(counts: Counter[Verdict]) -> dict[str, int]:
+    """A count field per answerable verdict (:func:`~eval.sql.model.figures.count_field`)."""
+    return {count_field(v.value): counts[v] for v in ANSWERABLE_VERDICTS}
+
+
+def summary(outcomes: Sequence[SQLOutcome]) -> Summary:
+    """The run's :class:`~eval.sql.model.figures.Summary`; rates exclude unmeasured questions (``measured`` and
     ``must_refuse_measured`` are their denominators)."""
     answerable = [o for o in outcomes if o.expect == "answer"]
     refuse = [o for o in outcomes if o.expect == "refuse"]
@@ -181,44 +217,38 @@ def summary(outcomes: Sequence[SQLOutcome]) -> dict[str, Any]:
     refuse_measured = [o for o in refuse if o.measured]
     correct = sum(o.declined for o in refuse)
     controls = [o for o in answerable if o.is_control]
-    return {
-        "answerable": len(answerable),
-        **{v.value: counts[v] for v in ANSWERABLE_VERDICTS},
-        "measured": measured,
-        "pass_rate": _rate(counts[Verdict.PASS], measured),
-        "pass_rate_ci": wilson_rounded(counts[Verdict.PASS], measured),
-        "must_refuse": len(refuse),
-        "must_refuse_measured": len(refuse_measured),
-        "correct_refusals": correct,
-        "refusal_recall": _rate(correct, len(refuse_measured)),
-        "refusal_recall_ci": wilson_rounded(correct, len(refuse_measured)),
-        "refusals_by_guard": sum(o.declined_by == "guard" for o in refuse),
-        "missed_refusals": sum(o.missed_refusal for o in refuse),
-        "must_refuse_unmeasured": len(refuse) - len(refuse_measured),
-        "controls": len(controls),
-        "over_refusals": sum(o.verdict is Verdict.REFUSED for o in controls),
-        "declined_answerable": counts[Verdict.REFUSED],
-    }
+    return Summary(
+        answerable=len(answerable),
+        **_per_verdict(counts),
+        measured=measured,
+        pass_rate=_rate(counts[Verdict.PASS], measured),
+        pass_rate_ci=wilson_rounded(counts[Verdict.PASS], measured),
+        must_refuse=len(refuse),
+        must_refuse_measured=len(refuse_measured),
+        correct_refusals=correct,
+        refusal_recall=_rate(correct, len(refuse_measured)),
+        refusal_recall_ci=wilson_rounded(correct, len(refuse_measured)),
+        refusals_by_guard=sum(o.declined_by == "guard" for o in refuse),
+        missed_refusals=sum(o.missed_refusal for o in refuse),
+        must_refuse_unmeasured=len(refuse) - len(refuse_measured),
+        controls=len(controls),
+        over_refusals=sum(o.verdict is Verdict.REFUSED for o in controls),
+        declined_answerable=counts[Verdict.REFUSED],
+    )
 
 
-def two_by_two(outcomes: Sequence[SQLOutcome]) -> dict[str, dict[str, int]]:
+def two_by_two(outcomes: Sequence[SQLOutcome]) -> TwoByTwo:
     """Answerable / must-refuse by returned-a-number / declined, with errors and unmeasured apart."""
 
-    def row(items: list[SQLOutcome]) -> dict[str, int]:
+    def row(items: list[SQLOutcome]) -> GridRow:
         number = sum(o.verdict in (Verdict.PASS, Verdict.WRONG, Verdict.ANSWERED) for o in items)
         declined = sum(o.declined for o in items)
         unmeasured = sum(not o.measured for o in items)
-        return {
-            "returned_number": number,
-            "declined": declined,
-            "error": len(items) - number - declined - unmeasured,
-            "unmeasured": unmeasured,
-        }
+        return GridRow(number, declined, len(items) - number - declined - unmeasured, unmeasured)
 
-    return {
-        "answerable": row([o for o in outcomes if o.expect == "answer"]),
-        "must_refuse": row([o for o in outcomes if o.expect == "refuse"]),
-    }
+    return TwoByTwo(
+        row([o for o in outcomes if o.expect == "answer"]), row([o for o in outcomes if o.expect == "refuse"])
+    )
 
 
 DIFFICULTY_SCALES = (("easy", "medium", "hard", "extra"), ("simple", "moderate", "challenging"))
@@ -227,25 +257,24 @@ DIFFICULTY_SCALES = (("easy", "medium", "hard", "extra"), ("simple", "moderate",
 
 def breakdown(
     outcomes: Sequence[SQLOutcome], by: Literal["database", "difficulty", "stratum"]
-) -> dict[str, dict[str, int]]:
+) -> dict[str, VerdictCounts]:
     """Answerable questions per database, difficulty label or stratum: ``cases`` and a count per
     answerable verdict, in order of first appearance (a benchmark's labels are not alphabetical:
     simple, moderate, challenging), difficulty labels all of one of :data:`DIFFICULTY_SCALES` in its
     order; empty when no question has one."""
-    out: dict[str, dict[str, int]] = {}
+    found: dict[str, Counter[Verdict]] = {}
     for o in outcomes:
         label = getattr(o, by)
-        if label is None or o.expect != "answer":
-            continue
-        c = out.setdefault(label, {"cases": 0, **{v.value: 0 for v in ANSWERABLE_VERDICTS}})
-        c["cases"] += 1
-        c[o.verdict.value] += 1
+        if label is not None and o.expect == "answer":
+            found.setdefault(label, Counter())[o.verdict] += 1
+    out = {label: VerdictCounts(cases=c.total(), **_per_verdict(c)) for label, c in found.items()}
     scale = next((s for s in DIFFICULTY_SCALES if by == "difficulty" and out and set(out) <= set(s)), None)
     return {label: out[label] for label in scale if label in out} if scale else out
 
 
 def strata(outcomes: Sequence[SQLOutcome]) -> dict[str, dict[str, int]]:
-    """Per stratum, counts (not rates: a stratum may be two cases wide)."""
+    """Per stratum, counts (not rates: a stratum may be two cases wide), each verdict's key in order of first
+    appearance: the report's ``strata``, written for readers of the file (the harness reads the typed breakdowns)."""
     out: dict[str, dict[str, int]] = {}
     for o in outcomes:
         s = out.setdefault(o.stratum, {"cases": 0})
@@ -258,16 +287,13 @@ def strata(outcomes: Sequence[SQLOutcome]) -> dict[str, dict[str, int]]:
     return dict(sorted(out.items()))
 
 
-def refusal_strata(outcomes: Sequence[SQLOutcome]) -> dict[str, dict[str, int]]:
-    """Must-refuse questions per stratum, sorted: ``declined`` (correct refusals, the guard's blocks
-    included), ``answered`` (missed refusals), ``error`` (failed without declining) and ``unmeasured``,
-    which add up to ``cases``."""
-    out: dict[str, dict[str, int]] = {}
+def refusal_strata(outcomes: Sequence[SQLOutcome]) -> dict[str, RefusalCounts]:
+    """Must-refuse questions per stratum, sorted (:class:`~eval.sql.model.figures.RefusalCounts`)."""
+    found: dict[str, Counter[str]] = {}
     for o in outcomes:
         if o.expect != "refuse":
             continue
-        c = out.setdefault(o.stratum, {"cases": 0, "declined": 0, "answered": 0, "error": 0, "unmeasured": 0})
-        c["cases"] += 1
+        c = found.setdefault(o.stratum, Counter())
         if o.declined:
             c["declined"] += 1
         elif o.verdict is Verdict.ANSWERED:
@@ -276,17 +302,22 @@ def refusal_strata(outcomes: Sequence[SQLOutcome]) -> dict[str, dict[str, int]]:
             c["error"] += 1
         else:
             c["unmeasured"] += 1
-    return dict(sorted(out.items()))
+    return {
+        name: RefusalCounts(c.total(), c["declined"], c["answered"], c["error"], c["unmeasured"])
+        for name, c in sorted(found.items())
+    }
 
 
-def control_strata(outcomes: Sequence[SQLOutcome]) -> dict[str, dict[str, int]]:
+def control_strata(outcomes: Sequence[SQLOutcome]) -> dict[str, ControlCounts]:
     """The refusal battery's must-answer controls per stratum, sorted: ``cases``, ``pass`` and
     ``over_refused`` (declined although answerable)."""
-    out: dict[str, dict[str, int]] = {}
+    found: dict[str, list[SQLOutcome]] = {}
     for o in outcomes:
         if o.is_control:
-            c = out.setdefault(o.stratum, {"cases": 0, "pass": 0, "over_refused": 0})
-            c["cases"] += 1
-            c["pass"] += int(o.verdict is Verdict.PASS)
-            c["over_refused"] += int(o.verdict is Verdict.REFUSED)
-    return dict(sorted(out.items()))
+            found.setdefault(o.stratum, []).append(o)
+    return {
+        name: ControlCounts(
+            len(items), sum(o.verdict is Verdict.PASS for o in items), sum(o.verdict is Verdict.REFUSED for o in items)
+        )
+        for name, items in sorted(found.items())
+    }

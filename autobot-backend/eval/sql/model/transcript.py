@@ -10,8 +10,11 @@ full length kept beside it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from eval.sql.model.codec import key
 
 REPLY_KEPT = 20_000
 """Characters of a model's raw reply a transcript keeps; the rest is cut and its length stated."""
@@ -19,14 +22,28 @@ MESSAGE_KEPT = 60_000
 """Characters of one message sent (a large schema) a transcript keeps."""
 
 
-@dataclass(frozen=True)
+class Message(NamedTuple):
+    """One chat message sent: ``(role, content)``, written as ``{"role", "content"}``."""
+
+    role: str
+    content: str
+
+
+def _reply_length(data: Mapping[str, Any]) -> int:
+    """A transcript written before ``reply_chars`` was kept: the reply as kept is its length."""
+    return len(data.get("reply") or "")
+
+
+@dataclass(frozen=True, kw_only=True)
 class Transcript:
     """One ask of one question: the chat messages sent, the raw reply, the SQL taken from it."""
 
-    messages: tuple[tuple[str, str], ...]
-    """(role, content) in the order sent."""
+    messages: tuple[Message, ...]
+    """In the order sent."""
     reply: str | None
     """The model's raw reply (``<think>`` blocks included), clipped to :data:`REPLY_KEPT`."""
+    reply_chars: int = field(default=0, metadata=key(absent=_reply_length))
+    """The raw reply's length before clipping."""
     sql: str | None
     """The SQL the generator extracted from the reply; None when it refused or found none."""
     refusal: str | None = None
@@ -34,37 +51,19 @@ class Transcript:
     latency_ms: float | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
-    reply_chars: int = 0
-    """The raw reply's length before clipping."""
 
     @property
     def clipped(self) -> bool:
         return self.reply_chars > REPLY_KEPT
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "messages": [{"role": role, "content": content} for role, content in self.messages],
-            "reply": self.reply,
-            "reply_chars": self.reply_chars,
-            "sql": self.sql,
-            "refusal": self.refusal,
-            "latency_ms": self.latency_ms,
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-        }
 
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Transcript:
-        return cls(
-            messages=tuple((str(m["role"]), str(m["content"])) for m in data.get("messages") or ()),
-            reply=data.get("reply"),
-            sql=data.get("sql"),
-            refusal=data.get("refusal"),
-            latency_ms=data.get("latency_ms"),
-            prompt_tokens=data.get("prompt_tokens"),
-            completion_tokens=data.get("completion_tokens"),
-            reply_chars=int(data.get("reply_chars") or len(data.get("reply") or "")),
-        )
+@dataclass(frozen=True)
+class TranscriptsNote:
+    """Whether a run's questions carry the model's transcripts (only a model candidate's can), and why not."""
+
+    kept: bool
+    why: str | None = None
+    """Why none were kept: ``--no-transcripts``, or the candidate is not a model asked by this run."""
 
 
 def clipped(text: str, limit: int) -> str:

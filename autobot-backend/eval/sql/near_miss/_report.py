@@ -17,6 +17,7 @@ from typing import Any
 
 from eval.core import markdown as md
 from eval.core.figures import pct
+from eval.sql.model import codec
 from eval.sql.near_miss import _agreement
 from eval.sql.near_miss._explain import Classified, Verdict
 from eval.sql.near_miss._mutant import Kind
@@ -118,7 +119,7 @@ def to_json(study: Study, result: Classified) -> dict[str, Any]:
                 "class": v.cls,
                 "why": v.why or None,
                 "detail": v.judged.detail,
-                "diagnosis": None if v.judged.diagnosis is None else v.judged.diagnosis.to_json(),
+                "diagnosis": None if v.judged.diagnosis is None else codec.to_json(v.judged.diagnosis),
             }
             for v in result.verdicts
         ],

@@ -38,7 +38,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from eval.sql.corpus.questions import Question
-from eval.sql.fixtures.cache import source_digest
+from eval.sql.fixtures.cache import file_sha256, source_digest
 
 CACHE_ENV = "EVAL_CHECK_CACHE"
 BACKEND = Path(__file__).resolve().parents[3]
@@ -77,15 +77,6 @@ def _version(name: str) -> str:
         return "-"
 
 
-@cache
-def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def database_digest(url: str) -> str | None:
     """SHA-256 of a SQLite database file's bytes (kept per path, size and modification time in this process);
     None for any other database (a server's data can change under one URL)."""
@@ -95,12 +86,10 @@ def database_digest(url: str) -> str | None:
         return None
     if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
         return None
-    path = Path(parsed.database)
     try:
-        stat = path.stat()
+        return file_sha256(Path(parsed.database))
     except OSError:
         return None
-    return _file_sha256(str(path.resolve()), stat.st_size, stat.st_mtime_ns)
 
 
 def question_key(q: Question, databases: Sequence[str], dialect: str, lint_rotations: bool) -> str:

@@ -1,12 +1,7 @@
 """Lints on a reference result that make it unfit to grade against (spec 9), as pure functions.
 
-* :func:`information_lost`: at the question's ``decimals``, a non-zero number that rounds to
-  zero, or two distinct numbers of one column that the comparison could not tell apart (they
-  differ by less than half a unit in the last place, the tolerance of spec 5). Values that agree
-  to nine significant digits are one value: that is float summation noise
-  (``100.10000000000001`` and ``100.1``), not two answers.
 Both readings of the SQL are cached per (query, dialect): a reference is parsed once per run,
-not once per rotation.
+not once per rotation. (Numbers the tolerance cannot tell apart: :mod:`eval.sql.oracle.information`.)
 
 * :func:`ordering_plan` and :func:`tie_structure`: an ``ORDER BY`` whose key ties between
   different rows leaves their order to the engine, and a ``LIMIT`` that cuts between two tied
@@ -25,10 +20,8 @@ not once per rotation.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
@@ -37,39 +30,6 @@ from sqlglot import exp
 
 from eval.sql.rows import MAX_TIED_ROWS, Ties
 from services.readonly.parsed import statement_tree
-
-_NOISE = Decimal("1e-9")
-
-
-def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float, Decimal)) and not isinstance(v, bool)
-
-
-def _exact(v: int | float | Decimal) -> Decimal:
-    return v if isinstance(v, Decimal) else Decimal(v)
-
-
-def _same_value(a: Decimal, b: Decimal) -> bool:
-    return abs(a - b) <= _NOISE * max(Decimal(1), abs(a), abs(b))
-
-
-def information_lost(rows: Sequence[Sequence[Any]], decimals: int) -> str | None:
-    """Why ``rows`` lose information at ``decimals`` (first column that does), or None."""
-    half = Decimal(5).scaleb(-(decimals + 1))
-    width = max((len(r) for r in rows), default=0)
-    for col in range(width):
-        shown = {_exact(r[col]): r[col] for r in rows if col < len(r) and _is_number(r[col])}
-        values = sorted(v for v in shown if v.is_finite())
-        for v in values:
-            if v and abs(v) < half and not _same_value(v, Decimal(0)):
-                return f"column {col + 1}: {shown[v]!r} is not zero but rounds to zero at {decimals} decimals"
-        for a, b in itertools.pairwise(values):
-            if b - a < half and not _same_value(a, b):
-                return (
-                    f"column {col + 1}: {shown[a]!r} and {shown[b]!r} are different values that compare "
-                    f"equal at {decimals} decimals"
-                )
-    return None
 
 
 @dataclass(frozen=True)

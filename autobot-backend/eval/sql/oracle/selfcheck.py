@@ -6,7 +6,8 @@ executor); on the first rotation it runs twice (the second run never from the ru
 ``fresh=True``) and the two results are compared by
 ``compare_results(..., decimals=None)``: zero tolerance. Nondeterminism is a property of the
 query (``random()``, a clock, a LIMIT without a total order), so a second run on every rotation
-would find nothing the first rotation's does not. Then the lints.
+would find nothing the first rotation's does not; and where the second run cannot differ (SQLite, no
+function of chance or of the clock: :mod:`eval.sql.oracle.determinism`) it is not made. Then the lints.
 Each defect names the question and its kind:
 
 ==========================================  ====================================================
@@ -17,7 +18,7 @@ Each defect names the question and its kind:
 ``oracle: identical on every rotation``     not ``static``, yet every rotation matches rotation 0
                                             at the question's ``decimals``: a hard-coded answer
                                             would pass
-``oracle: information lost at N decimals``  see :func:`eval.sql.oracle.lints.information_lost`
+``oracle: information lost at N decimals``  see :func:`eval.sql.oracle.information.information_lost`
 ``oracle: ties in ordering key``            ties the grader cannot resolve, and parts
                                             whose result is arbitrary (see
                                             :mod:`eval.sql.oracle.inner`,
@@ -79,12 +80,14 @@ from eval.sql.corpus.snapshot import (
     write_snapshot,
 )
 from eval.sql.grading.grade import ReadOnlyDatabase
+from eval.sql.model.findings import OracleDefect
 from eval.sql.oracle.alternatives import check_forms
+from eval.sql.oracle.determinism import may_differ
+from eval.sql.oracle.information import information_lost
 from eval.sql.oracle.kept import Kept, KeptChecks
-from eval.sql.oracle.lints import information_lost
 from eval.sql.oracle.suspect import Suspect, SuspectCheck
 from eval.sql.oracle.tie_check import inner_tie_reason, reference_ties
-from eval.sql.rows import Ties, compare_results
+from eval.sql.rows import Comparison, Ties, compare_results
 from services.readonly.execute import Execution
 
 __all__ = ["SNAPSHOT_DIR", "OracleDefect", "SelfCheckResult", "run_self_check", "update_snapshots"]
@@ -108,15 +111,6 @@ WORKERS = min(4, (os.cpu_count() or 1) + 1)
 
 def information_lost_kind(decimals: int) -> str:
     return f"oracle: information lost at {decimals} decimals"
-
-
-@dataclass(frozen=True)
-class OracleDefect:
-    question_id: str
-    kind: str
-    """One of the kinds in the module docstring, e.g. ``oracle: empty result``."""
-    detail: str
-    """What was seen and, where it helps, what to do."""
 
 
 @dataclass
@@ -312,34 +306,26 @@ def _check_question(
             add(FAILED, str(exc))
             return list(defects.values()), None, []
         first = database.run_readonly(sql, url)
-        second = database.run_readonly(sql, url, fresh=True) if first.ok and i == 0 else first
+        twice = first.ok and i == 0 and may_differ(sql, dialect)
+        second = database.run_readonly(sql, url, fresh=True) if twice else first
         if not (first.ok and second.ok):
             bad = first if not first.ok else second
             add(FAILED, f"{bad.error_kind}: {bad.reason}", i)
             return list(defects.values()), None, []
         results.append(first)
         ties.append(None)
-        same = compare_results(
-            first.rows,
-            second.rows,
-            shape=q.shape,
-            ordered=q.ordered,
-            decimals=None,
-            expected_ncols=len(first.columns),
-            actual_ncols=len(second.columns),
-        )
         if q.shape == "scalar" and (len(first.columns) != 1 or len(first.rows) != 1):
             add(
                 NOT_SCALAR,
                 f"shape: scalar, but the reference returns {len(first.rows)} row(s) of {len(first.columns)} column(s)",
                 i,
             )
-        elif not same.match:
+        elif twice and not (same := _same_twice(q, first, second)).match:
             add(NOT_DETERMINISTIC, f"two runs differ ({same.reason}): {same.detail}", i)
         if not first.rows:
             add(EMPTY, "the reference returns no rows; an empty answer cannot tell a right query from a wrong one", i)
             continue
-        lost = information_lost(first.rows, q.decimals)
+        lost = information_lost(first.rows, q.decimals, first.kinds)
         if lost:
             add(information_lost_kind(q.decimals), f"{lost}; raise the question's decimals", i)
         tie = reference_ties(q, sql, database, url, dialect, first)
@@ -370,6 +356,19 @@ def _check_question(
                 "hard-coded answer would pass; ask something the data decides, or mark it static: true",
             )
     return list(defects.values()), results, ties
+
+
+def _same_twice(q: Question, first: Execution, second: Execution) -> Comparison:
+    """The determinism check: two runs of one reference compared at zero tolerance."""
+    return compare_results(
+        first.rows,
+        second.rows,
+        shape=q.shape,
+        ordered=q.ordered,
+        decimals=None,
+        expected_ncols=len(first.columns),
+        actual_ncols=len(second.columns),
+    )
 
 
 def _snapshot_defects(q: Question, result: Execution, snapshot: dict[str, Answer]) -> list[OracleDefect]:

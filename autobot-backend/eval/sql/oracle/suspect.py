@@ -47,6 +47,7 @@ from typing import Any, Protocol, runtime_checkable
 from eval.sql.corpus.dialects import TranspileError
 from eval.sql.corpus.questions import Question
 from eval.sql.grading.grade import ReadOnlyDatabase
+from eval.sql.model.findings import SuspectReference
 from eval.sql.oracle.alternatives import alternative
 from eval.sql.oracle.lints import ordering_plan
 from eval.sql.oracle.suspect_columns import output_columns
@@ -82,16 +83,8 @@ KINDS = (UNMATCHED_LITERAL, NARROW_LITERAL, JOIN_WITHOUT_CONDITION, UNGROUPED_CO
 """Every kind, in the order outputs list them."""
 
 
-@dataclass(frozen=True)
-class Suspect:
-    question_id: str
-    kind: str
-    """One of :data:`KINDS`."""
-    detail: str
-    """What was seen, naming the literal, column or table (an alternative's is prefixed with which one)."""
-
-    def to_json(self) -> dict[str, str]:
-        return {"question_id": self.question_id, "kind": self.kind, "detail": self.detail}
+Suspect = SuspectReference
+"""One finding: the run model's value, so what the check finds is what a run keeps."""
 
 
 @runtime_checkable
@@ -315,10 +308,18 @@ def limit_tie(sql: str, dialect: str, ties: Sequence[Ties | None]) -> str | None
     return None
 
 
-def by_kind(suspects: Sequence[Suspect | dict[str, str]]) -> dict[str, int]:
+class Flagged(Protocol):
+    """A finding of a kind about a question (:class:`Suspect`, or a study's flag)."""
+
+    @property
+    def question_id(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+
+
+def by_kind(suspects: Sequence[Flagged]) -> dict[str, int]:
     """Questions with a finding of each kind (a question counts once per kind), every kind named."""
     seen = {kind: set() for kind in KINDS}  # type: dict[str, set[str]]
     for s in suspects:
-        qid, kind = (s.question_id, s.kind) if isinstance(s, Suspect) else (s["question_id"], s["kind"])
-        seen.setdefault(kind, set()).add(qid)
+        seen.setdefault(s.kind, set()).add(s.question_id)
     return {kind: len(ids) for kind, ids in seen.items()}

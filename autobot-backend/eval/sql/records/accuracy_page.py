@@ -26,7 +26,8 @@ from eval.core.errors import UsageError
 from eval.core.figures import of, pct
 from eval.core.output import write_atomically
 from eval.sql.model.cohort import UNKNOWN, cohort_differences
-from eval.sql.model.outcome import Verdict, strata
+from eval.sql.model.figures import Summary
+from eval.sql.model.outcome import ANSWERABLE_VERDICTS, Verdict
 from eval.sql.model.run import SQLRun
 from eval.sql.records.docs import (
     ACCURACY_PAGE,
@@ -45,6 +46,8 @@ SUITE_KEYS = ("corpus", "fixtures", "seed", "rotations", "column_order", "compar
 """The keys of a cohort that define the suite measured and how it is graded (the rest name the system, the
 engine and how it was asked: the rows show them)."""
 
+VERDICT_COLUMNS = [v.value for v in ANSWERABLE_VERDICTS]
+"""A count per answerable verdict, in report order: a new verdict is a new column (older rows read it as ``-``)."""
 RECORD_COLUMNS = [
     "date",
     "corpus digest",
@@ -54,11 +57,7 @@ RECORD_COLUMNS = [
     "engine",
     "rotations",
     "cohort",
-    "pass",
-    "wrong",
-    "error",
-    "refused",
-    "unmeasured",
+    *VERDICT_COLUMNS,
     "pass rate",
     "refusal recall",
     "over-refusals",
@@ -67,9 +66,9 @@ RECORD_COLUMNS = [
 OFF_SUITE_COLUMNS = [*RECORD_COLUMNS, "differs in"]
 # Columns that must agree for a second run to confirm a first.
 _IDENTITY = ("corpus digest", "questions", "candidate", "model", "engine", "rotations", "cohort")
-_FIGURES = ("pass", "wrong", "error", "refused", "unmeasured", "pass rate", "refusal recall", "over-refusals")
+_FIGURES = (*VERDICT_COLUMNS, "pass rate", "refusal recall", "over-refusals")
 PRE_COHORT = "-"
-"""The cohort cell of a row recorded before runs had a cohort."""
+"""The cohort cell of a row recorded before runs had a cohort (and any cell of a column added since its row)."""
 
 
 def _cells(line: str) -> list[str]:
@@ -99,16 +98,24 @@ def _table_rows(text: str, columns: list[str], page: Path) -> list[dict[str, str
 
 
 def _upgrade(text: str) -> str:
-    """Rows recorded before runs had a cohort get the cohort column, as ``-``."""
-    old = [c for c in RECORD_COLUMNS if c != "cohort"]
-    at = RECORD_COLUMNS.index("cohort")
+    """Each table of the page laid out in today's columns: a column added since its rows were written (the cohort,
+    a new verdict) is filled with ``-`` in them, read from the table's own header."""
     lines = []
+    columns: list[str] | None = None
+    target: list[str] = RECORD_COLUMNS
     for line in text.splitlines(keepends=True):
         cells = _cells(line) if line.strip().startswith("|") else None
-        if cells is not None and (cells == old or (len(cells) == len(old) and cells != RECORD_COLUMNS)):
-            fill = "---" if set("".join(cells)) <= {"-"} else ("cohort" if cells == old else PRE_COHORT)
-            cells.insert(at, fill)
-            line = "| " + " | ".join(cells) + " |\n" if fill != "---" else "|" + "|".join(cells) + "|\n"
+        if cells is None:
+            columns = None
+        elif cells[0] == "date":
+            columns, target = cells, OFF_SUITE_COLUMNS if "differs in" in cells else RECORD_COLUMNS
+            line = "| " + " | ".join(target) + " |\n"
+        elif columns is not None and columns != target:
+            if set("".join(cells)) <= {"-"}:
+                line = "|" + "|".join("---" for _ in target) + "|\n"
+            elif len(cells) == len(columns):
+                found = dict(zip(columns, cells))
+                line = "| " + " | ".join(found.get(c, PRE_COHORT) for c in target) + " |\n"
         lines.append(line)
     return "".join(lines)
 
@@ -120,27 +127,29 @@ def read_record(page: Path = ACCURACY_PAGE) -> list[dict[str, str]]:
     return _table_rows(text[a:b], RECORD_COLUMNS, page)
 
 
+def _verdict_cells(s: Summary) -> dict[str, str]:
+    """A cell per answerable verdict; ``unmeasured`` counts the must-refuse questions not measured too."""
+    unmeasured = {Verdict.UNMEASURED.value: s.must_refuse_unmeasured}
+    return {v: str(s.count(v) + unmeasured.get(v, 0)) for v in VERDICT_COLUMNS}
+
+
 def record_row(report: SQLRun) -> dict[str, str]:
     s = report.summary
     return {
         "date": report.generated_at[:10],
-        "corpus digest": str(report.corpus["digest"])[:DIGEST_CHARS],
-        "questions": str(report.corpus["size"]),
+        "corpus digest": report.corpus.digest[:DIGEST_CHARS],
+        "questions": str(report.corpus.size),
         "candidate": report.candidate_path,
         "model": report.model,
-        "engine": str(report.run.get("engine")),
-        "rotations": str(report.run.get("rotations")),
-        "cohort": report.cohort["fingerprint"] if report.cohort else PRE_COHORT,
-        "pass": str(s["pass"]),
-        "wrong": str(s["wrong"]),
-        "error": str(s["error"]),
-        "refused": str(s["refused"]),
-        "unmeasured": str(s["unmeasured"] + s["must_refuse_unmeasured"]),
-        "pass rate": f"{pct(s['pass_rate'])} ({of(s['pass'], s['measured'])})",
+        "engine": str(report.run.engine),
+        "rotations": str(report.run.rotations),
+        "cohort": report.cohort.fingerprint if report.cohort else PRE_COHORT,
+        **_verdict_cells(s),
+        "pass rate": f"{pct(s.pass_rate)} ({of(s.passed, s.measured)})",
         "refusal recall": "n/a"
-        if not s["must_refuse"]
-        else f"{pct(s['refusal_recall'])} ({of(s['correct_refusals'], s['must_refuse_measured'])})",
-        "over-refusals": "n/a" if not s["controls"] else of(s["over_refusals"], s["controls"]),
+        if not s.must_refuse
+        else f"{pct(s.refusal_recall)} ({of(s.correct_refusals, s.must_refuse_measured)})",
+        "over-refusals": "n/a" if not s.controls else of(s.over_refusals, s.controls),
         "status": "provisional",
     }
 
@@ -166,7 +175,7 @@ def ensure_page(page: Path) -> None:
 
 
 def suite_of(report: SQLRun) -> dict[str, Any]:
-    keys = report.cohort["keys"] if report.cohort else {}
+    keys = report.cohort.keys if report.cohort else {}
     return {k: keys[k] for k in SUITE_KEYS if k in keys}
 
 
@@ -257,35 +266,20 @@ def render_strata(report: SQLRun, row: dict[str, str]) -> str:
         f"#### {row['date']} · {md.escape(row['candidate'])} / {md.escape(row['model'])} · corpus "
         f"`{row['corpus digest']}` · {md.escape(row['engine'])}, {row['rotations']} rotation(s) · {row['status']}"
     )
-    answer, refuse = [], []
-    for name, c in strata(report.outcomes).items():
-        if "correct_refusals" in c:
-            refuse.append(
-                [
-                    md.escape(name),
-                    str(c["cases"]),
-                    str(c["correct_refusals"]),
-                    str(c.get(Verdict.ANSWERED.value, 0)),
-                    str(
-                        c["cases"]
-                        - c["correct_refusals"]
-                        - c.get(Verdict.ANSWERED.value, 0)
-                        - c.get(Verdict.UNMEASURED.value, 0)
-                    ),
-                    str(c.get(Verdict.UNMEASURED.value, 0)),
-                ]
-            )
-        else:
-            answer.append(
-                [md.escape(name), "control" if "over_refusals" in c else "answer", str(c["cases"])]
-                + [
-                    str(c.get(v.value, 0))
-                    for v in (Verdict.PASS, Verdict.WRONG, Verdict.ERROR, Verdict.REFUSED, Verdict.UNMEASURED)
-                ]
-            )
+    refusing, controls = report.refusal_strata, report.control_strata
+    refuse = [
+        [md.escape(name), *(str(n) for n in (c.cases, c.declined, c.answered, c.error, c.unmeasured))]
+        for name, c in refusing.items()
+    ]
+    answer = [
+        [md.escape(name), "control" if name in controls else "answer", str(c.cases)]
+        + [str(c.count(v.value)) for v in ANSWERABLE_VERDICTS]
+        for name, c in report.answerable_strata.items()
+        if name not in refusing
+    ]
     parts = [head, ""]
     if answer:
-        parts += [md.table(["stratum", "arm", "cases", "pass", "wrong", "error", "refused", "unmeasured"], answer), ""]
+        parts += [md.table(["stratum", "arm", "cases", *VERDICT_COLUMNS], answer), ""]
     if refuse:
         parts += [
             md.table(

@@ -5,8 +5,9 @@ The dated accuracy record is :mod:`eval.sql.records.accuracy_page`'s. Every othe
 (``python -m eval.cli.docs --update-stamps``, ``--update-example``), the near-miss study and the diagnosis's
 figures on the diagnosis page (``python -m eval.sql.near_miss``, ``python -m eval.sql.spider_study diagnosis``),
 the shared Spider sets' suspect references and exact match on the benchmarks page (``python -m
-eval.sql.spider_study``). Each command's ``--check-docs`` (a test runs it) fails when its block drifts from what
-it prints.
+eval.sql.spider_study``), the report's sections and where each format shows them on the architecture page
+(``python -m eval.cli.docs --update-sections``). Each command's ``--check-docs`` (a test runs it) fails when its
+block drifts from what it prints.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ ACCURACY_PAGE = DOCS / "sql-accuracy.md"
 METHODOLOGY_PAGE = DOCS / "sql-methodology.md"
 DIAGNOSIS_PAGE = DOCS / "diagnosis.md"
 BENCHMARKS_PAGE = DOCS / "benchmarks.md"
+ARCHITECTURE_PAGE = DOCS / "architecture.md"
 RECORD_START, RECORD_END = "<!-- accuracy-record:start -->", "<!-- accuracy-record:end -->"
 STRATA_START, STRATA_END = "<!-- accuracy-strata:start -->", "<!-- accuracy-strata:end -->"
 DIGEST_CHARS = 16
@@ -68,6 +70,7 @@ DIAGNOSIS_AGREEMENT = Block("diagnosis-agreement", DIAGNOSIS_PAGE)
 REAL_DIAGNOSIS = Block("diagnosis-real-answers", DIAGNOSIS_PAGE)
 SUSPECTS = Block("suspect-references", BENCHMARKS_PAGE)
 EXACT_MATCH = Block("exact-match-official", BENCHMARKS_PAGE)
+SECTIONS = Block("report-sections", ARCHITECTURE_PAGE)
 
 
 def block(text: str, start: str, end: str, page: Path) -> tuple[int, int]:

@@ -27,7 +27,7 @@ def builtin_suite(report: SQLRun) -> dict[str, Any]:
     """The suite the built-in record keeps: the built-in corpus on the default built-in fixtures."""
     corpus = load_corpus()
     names = sorted({q.fixture for q in corpus.questions if q.fixture})
-    measured = report.cohort["keys"].get("fixtures", {}) if report.cohort else {}
+    measured = report.cohort.keys.get("fixtures", {}) if report.cohort else {}
     fixtures = {
         n: {
             "generator": fixture_cache.code_digest(FIXTURES[n].sources)[:16],

@@ -6,15 +6,18 @@ the git commit the run was measured at (``dirty`` when tracked files differed fr
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import subprocess
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
 from eval.core.output import write_atomically
+from eval.sql.model import codec
+from eval.sql.model.codec import key
+from eval.sql.model.figures import Summary
+from eval.sql.model.outcome import ANSWERABLE_VERDICTS
 
 REPO_ROOT = Path(__file__).resolve().parents[4]
 TREND_FILE = REPO_ROOT / "docs" / "eval" / "sql-accuracy.jsonl"
@@ -60,7 +63,7 @@ class TrendPoint:
     suite: str = "on"
     """``on`` the record's suite, or ``off`` (kept with ``--allow-off-suite``)."""
     status: str = ""
-    passed: int | None = None
+    passed: int | None = field(default=None, metadata=key("pass"))
     measured: int | None = None
     pass_rate_ci: list[float] | None = None
     correct_refusals: int | None = None
@@ -69,6 +72,9 @@ class TrendPoint:
     refusal_recall_ci: list[float] | None = None
     over_refusals: int | None = None
     controls: int | None = None
+    verdicts: dict[str, int] | None = field(default=None, metadata=key(omit="none"))
+    """The record row's count per verdict (``unmeasured`` with the must-refuse questions not measured); None
+    for a line written before the trend kept them."""
     commit: str | None = None
     dirty: bool | None = None
     source: str = "run"
@@ -76,10 +82,17 @@ class TrendPoint:
 
     REQUIRED: ClassVar[tuple[str, ...]] = ("date", "candidate", "model", "pass_rate")
 
+    @property
+    def counts(self) -> str:
+        """``pass 64, wrong 37, error 0, refused 7, unmeasured 0``, or ``-`` for a line without them."""
+        if not self.verdicts:
+            return "-"
+        order = [v.value for v in ANSWERABLE_VERDICTS]  # the file's keys are sorted: shown in report order
+        shown = sorted(self.verdicts, key=lambda v: order.index(v) if v in order else len(order))
+        return ", ".join(f"{v} {self.verdicts[v]}" for v in shown)
+
     def to_json(self) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
-        data["pass"] = data.pop("passed")
-        return data
+        return codec.to_json(self)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TrendPoint:
@@ -87,14 +100,16 @@ class TrendPoint:
         missing = [k for k in cls.REQUIRED if k not in data]
         if missing:
             raise KeyError(", ".join(missing))
-        names = {f.name for f in dataclasses.fields(cls)}
-        values = {k: v for k, v in data.items() if k in names}
-        return cls(**values, passed=data.get("pass"))
+        return codec.from_json(cls, data)
 
 
-def trend_line(
-    summary: Mapping[str, Any], row: Mapping[str, str], *, commit: str | None, dirty: bool | None
-) -> TrendPoint:
+def verdict_counts(row: Mapping[str, str]) -> dict[str, int] | None:
+    """The record row's count per answerable verdict, in report order (a verdict the row predates left out)."""
+    found = {v.value: row.get(v.value, "-") for v in ANSWERABLE_VERDICTS}
+    return {v: int(n) for v, n in found.items() if n.isdigit()} or None
+
+
+def trend_line(summary: Summary, row: Mapping[str, str], *, commit: str | None, dirty: bool | None) -> TrendPoint:
     """One run as the trend keeps it: the record row's identity and status, the summary's figures."""
     return TrendPoint(
         date=row["date"],
@@ -107,16 +122,17 @@ def trend_line(
         cohort=row.get("cohort"),
         suite="off" if "differs in" in row else "on",
         status=row["status"],
-        passed=summary["pass"],
-        measured=summary["answerable"] - summary["unmeasured"],
-        pass_rate=summary["pass_rate"],
-        pass_rate_ci=summary["pass_rate_ci"],
-        correct_refusals=summary["correct_refusals"],
-        must_refuse_measured=summary["must_refuse"] - summary["must_refuse_unmeasured"],
-        refusal_recall=summary["refusal_recall"],
-        refusal_recall_ci=summary["refusal_recall_ci"],
-        over_refusals=summary["over_refusals"],
-        controls=summary["controls"],
+        passed=summary.passed,
+        measured=summary.answerable - summary.unmeasured,
+        pass_rate=summary.pass_rate,
+        pass_rate_ci=summary.pass_rate_ci,
+        correct_refusals=summary.correct_refusals,
+        must_refuse_measured=summary.must_refuse - summary.must_refuse_unmeasured,
+        refusal_recall=summary.refusal_recall,
+        refusal_recall_ci=summary.refusal_recall_ci,
+        over_refusals=summary.over_refusals,
+        controls=summary.controls,
+        verdicts=verdict_counts(row),
         commit=commit,
         dirty=dirty,
     )

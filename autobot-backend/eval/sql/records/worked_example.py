@@ -14,13 +14,13 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 from eval.core.errors import HarnessError
 from eval.core.figures import at_precision
 from eval.core.markdown import code_block, escape, table
 from eval.sql.corpus.questions import Corpus, stamp_path
 from eval.sql.corpus.snapshot import SNAPSHOT_SEED, load_snapshot, snapshot_path
+from eval.sql.model import codec
 from eval.sql.model.serialise import from_json
 from eval.sql.records.doc_images import DOCS_RUN
 from eval.sql.records.trend_file import REPO_ROOT
@@ -84,36 +84,38 @@ def render_example(corpus: Corpus, qid: str = EXAMPLE_ID, run_path: Path = DOCS_
     if question is None or question.fixture is None:
         raise ExampleError(f"the worked example's question {qid!r} is not a fixture question of the built-in corpus")
     data = json.loads(run_path.read_text(encoding="utf-8"))
-    q: dict[str, Any] | None = next((x for x in data["questions"] if x["id"] == qid), None)
+    run = from_json(data, str(run_path))
+    o = next((x for x in run.outcomes if x.question_id == qid), None)
     snapshot = load_snapshot(question.fixture).get(qid)
-    if q is None or snapshot is None or q.get("excerpt") is None or q.get("diagnosis") is None:
+    if o is None or snapshot is None or o.excerpt is None or o.diagnosis is None:
         raise ExampleError(
             f"{qid!r} needs a wrong outcome with its excerpt and diagnosis in {_from_root(run_path)} and an answer "
             f"in {stamp_path(snapshot_path(question.fixture))}; choose another EXAMPLE_ID in {__name__}"
         )
-    run = from_json(data, str(run_path))
     source = REPO_ROOT / "autobot-backend" / question.source
-    excerpt, diagnosis = q["excerpt"], q["diagnosis"]
-    first = int(run.run.get("seed") or 0)
-    seeds = list(range(first, first + int(run.run.get("rotations") or 1)))
+    excerpt, diagnosis = o.excerpt, o.diagnosis
+    first = run.run.seed or 0
+    seeds = list(range(first, first + (run.run.rotations or 1)))
     seed_rows = [tuple(at_precision(str(v), question.decimals) for v in row) for row in snapshot.rows]
     side_by_side = [
         [str(n), *(escape(v) for v in values), str(m), *(escape(v) for v in other)]
-        for (n, values), (m, other) in zip(excerpt["expected"], excerpt["actual"], strict=False)
+        for (n, values), (m, other) in zip(excerpt.expected, excerpt.actual, strict=False)
     ]
     side_by_side += [
-        ["", *("" for _ in excerpt["expected_columns"]), str(m), *(escape(v) for v in other)]
-        for m, other in excerpt["actual"][len(excerpt["expected"]) :]
+        ["", *("" for _ in excerpt.expected_columns), str(m), *(escape(v) for v in other)]
+        for m, other in excerpt.actual[len(excerpt.expected) :]
     ]
     side_by_side += [
-        [str(n), *(escape(v) for v in values), "", *("" for _ in excerpt["actual_columns"])]
-        for n, values in excerpt["expected"][len(excerpt["actual"]) :]
+        [str(n), *(escape(v) for v in values), "", *("" for _ in excerpt.actual_columns)]
+        for n, values in excerpt.expected[len(excerpt.actual) :]
     ]
-    header = ["row", *(f"reference: {escape(c)}" for c in excerpt["expected_columns"])] + [
+    header = ["row", *(f"reference: {escape(c)}" for c in excerpt.expected_columns)] + [
         "row",
-        *(f"candidate: {escape(c)}" for c in excerpt["actual_columns"]),
+        *(f"candidate: {escape(c)}" for c in excerpt.actual_columns),
     ]
-    shown = {k: q[k] for k in JSON_KEYS} | {"diagnosis": {k: diagnosis[k] for k in ("primary", "tags", "line")}}
+    written = codec.to_json(o)  # the question as the JSON report holds it, some of its keys quoted
+    kept = codec.to_json(diagnosis)
+    shown = {k: written[k] for k in JSON_KEYS} | {"diagnosis": {k: kept[k] for k in ("primary", "tags", "line")}}
     parts = [
         f"Made by `{UPDATE_EXAMPLE}` from the committed files named below; the run is "
         f"`{_from_root(run_path)}`, the built-in generator's run that its baseline records.",
@@ -126,12 +128,12 @@ def render_example(corpus: Corpus, qid: str = EXAMPLE_ID, run_path: Path = DOCS_
         _rows_table(snapshot.columns, seed_rows),
         f"**3. The candidate's answer.** `{escape(run.candidate_path)}` (`{escape(run.model)}`) was asked the "
         "question through the service and answered with:",
-        code_block(q["sql"], "sql"),
-        f"**4. The verdict**: `{q['verdict']}` (`{q['reason']}`): {escape(q['detail'])}. The rows the report "
-        f"keeps of rotation {excerpt['rotation']}, seed {seeds[excerpt['rotation'] - 1]} (the JSON's `excerpt`):",
+        code_block(o.sql or "", "sql"),
+        f"**4. The verdict**: `{o.verdict.value}` (`{o.reason}`): {escape(o.detail)}. The rows the report "
+        f"keeps of rotation {excerpt.rotation}, seed {seeds[excerpt.rotation - 1]} (the JSON's `excerpt`):",
         table(header, side_by_side),
-        f"**5. The diagnosis**: **{diagnosis['primary']}** (tags: {', '.join(diagnosis['tags'])}): "
-        f"{escape(diagnosis['line'])}",
+        f"**5. The diagnosis**: **{diagnosis.primary.value}** (tags: {', '.join(t.value for t in diagnosis.tags)}): "
+        f"{escape(diagnosis.line)}",
         "**6. Its lines in the reports.** The Markdown report (`--markdown`, and what `make eval` prints when its "
         "output is not a terminal), the question's section:",
         code_block(_section(to_markdown(run), f"### {escape(qid)}"), "markdown"),

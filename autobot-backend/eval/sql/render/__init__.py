@@ -1,6 +1,7 @@
-"""The renderings of one SQL run (:class:`eval.sql.model.run.SQLRun`), each from the model and nothing else.
+"""The renderings of one SQL run (:class:`eval.sql.model.run.SQLRun`), each from the model and nothing else, each
+a loop over the report's sections (:data:`eval.sql.sections.REGISTRY`).
 
-* :func:`to_json`: the JSON other tools read (spec section 7; its keys are a contract);
+* :func:`to_json`: the JSON other tools read (spec section 7; its keys are a contract): the model serialised;
 * :func:`to_markdown`: what a developer acts on first (the 2x2, verdicts, regressions), then
   every failing question;
 * :func:`to_html`: one self-contained page for people, charts and filters included;
@@ -16,11 +17,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from eval.sql.model.serialise import to_json
-from eval.sql.render._facts import lint_line, skipped_notice
-from eval.sql.render._github import ci_annotations, summary_markdown
+from eval.sql.render._github import ci_annotations
 from eval.sql.render._html import to_html
 from eval.sql.render._junit import to_junit
-from eval.sql.render._markdown import to_markdown
+from eval.sql.render._markdown import summary_markdown, to_markdown
+from eval.sql.sections.lints import line as lint_line
+from eval.sql.sections.run import skipped_notice
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -80,6 +80,7 @@ def find_permutation(
     tolerance: Tolerance | None,
     same_values: bool = True,
     ordered: bool = False,
+    kinds: tuple[Sequence[frozenset[type]] | None, Sequence[frozenset[type]] | None] = (None, None),
 ) -> Search:
     """The candidate column holding each reference column, other than the identity, if any.
 
@@ -96,13 +97,14 @@ def find_permutation(
             order when ``ordered``): true for a plain comparison, not at a tie-broken LIMIT cut.
         tolerance: the comparison's numeric tolerance (for the per-column signatures).
         ordered: the rows are compared in order.
+        kinds: each side's column types as its fetch read them, for the signatures (None: read from the rows).
     """
     if not expected or not actual:
         return Search(None)
     width = len(expected[0])
     if width < 2 or len(actual[0]) != width:
         return Search(None)
-    if same_values and no_other_order(expected, actual, width, tolerance, value_class):
+    if same_values and no_other_order(expected, actual, width, tolerance, value_class, kinds):
         return Search(None)  # the per-column signatures refute every order but the identity: nothing to search
     budget = _Budget()
     rows = max(len(expected), len(actual))

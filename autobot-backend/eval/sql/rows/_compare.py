@@ -20,7 +20,7 @@ from eval.sql.rows._columns import (
     settle_columns,
     value_class,
 )
-from eval.sql.rows._multiset import Row, Settlement, canonical_rows, comparable_keys, same_multiset
+from eval.sql.rows._multiset import Kinds, Row, Settlement, canonical_rows, comparable_keys, same_multiset
 from eval.sql.rows._tolerance import Tolerance
 from eval.sql.rows._values import show, show_row, values_equal
 from eval.sql.rows._verdict import (
@@ -71,6 +71,7 @@ def compare_results(
     expected_ncols: int | None = None,
     actual_ncols: int | None = None,
     column_order: ColumnOrder = "positional",
+    kinds: tuple[Kinds | None, Kinds | None] = (None, None),
 ) -> Comparison:
     """Whether the candidate's rows are the same answer as the reference's rows (spec section 5).
 
@@ -97,6 +98,7 @@ def compare_results(
         actual_ncols: the same for the candidate.
         column_order: ``"positional"`` (column i against column i) or ``"any"`` (a permutation of
             the candidate's columns may pass: the Spider convention).
+        kinds: each side's column types as its fetch read them (``Execution.kinds``), or None: read from the rows.
 
     Raises:
         ValueError: a bad argument, rows of unequal width, or a column count that contradicts the rows.
@@ -111,6 +113,7 @@ def compare_results(
         expected_ncols=expected_ncols,
         actual_ncols=actual_ncols,
         column_order=column_order,
+        kinds=kinds,
     )
     return plain if found is None else settle_columns(plain, found, column_order)
 
@@ -134,6 +137,7 @@ def compare_and_search(
     expected_ncols: int | None,
     actual_ncols: int | None,
     column_order: ColumnOrder = "any",
+    kinds: tuple[Kinds | None, Kinds | None] = (None, None),
 ) -> tuple[Comparison, Search | None]:
     """The positional verdict and, where it is ``value``, the search for the reference's columns in
     another order of the candidate's (None when there was no search).
@@ -145,7 +149,7 @@ def compare_and_search(
     tolerance = None if decimals is None else Tolerance(decimals)
     expected, actual = _tuples(expected_rows), _tuples(actual_rows)
     with _gc_paused():
-        plain = _compare(expected, actual, shape, ordered, tolerance, expected_ncols, actual_ncols)
+        plain = _compare(expected, actual, shape, ordered, tolerance, expected_ncols, actual_ncols, kinds)
         if plain.reason is not VALUE:  # the right rows in another order are `order`, whatever the columns
             return plain, None
 
@@ -157,7 +161,7 @@ def compare_and_search(
         width = plain.expected_columns
         if column_order == "positional" and 2 * max(len(expected), len(actual)) * width > SEARCH_CELLS:
             return plain, Search(None, gave_up_reason(max(len(expected), len(actual)), width))
-        return plain, find_permutation(expected, actual, same, tolerance=tolerance, ordered=ordered)
+        return plain, find_permutation(expected, actual, same, tolerance=tolerance, ordered=ordered, kinds=kinds)
 
 
 @contextmanager
@@ -186,8 +190,10 @@ def _compare(
     tolerance: Tolerance | None,
     expected_ncols: int | None,
     actual_ncols: int | None,
+    kinds: tuple[Kinds | None, Kinds | None] = (None, None),
 ) -> Comparison:
-    n_exp, n_act = _width(expected, expected_ncols, "expected"), _width(actual, actual_ncols, "actual")
+    n_exp = _width(expected, expected_ncols, "expected", kinds[0])
+    n_act = _width(actual, actual_ncols, "actual", kinds[1])
 
     def verdict(reason: Mismatch | None, detail: str, superset: bool = False, at: Location | None = None) -> Comparison:
         return Comparison(reason is None, reason, detail, n_exp, n_act, superset, at=at)
@@ -213,7 +219,7 @@ def _compare(
         return verdict(ROW_COUNT, f"expected {_count(len(expected), 'row')}, got {len(actual)}")
     if not expected:
         return verdict(None, "match: both results are empty")
-    keys_exp, keys_act = comparable_keys(expected, actual)
+    keys_exp, keys_act = comparable_keys(expected, actual, kinds)
     if ordered:
         return _ordered(expected, actual, keys_exp, keys_act, tolerance, verdict)
     settled = same_multiset(keys_exp, keys_act, tolerance)
@@ -379,10 +385,11 @@ def _tuples(rows: Sequence[Sequence[Any]]) -> list[Row]:
     return list(map(tuple, rows))
 
 
-def _width(rows: list[Row], declared: int | None, side: str) -> int:
+def _width(rows: list[Row], declared: int | None, side: str, kinds: Kinds | None = None) -> int:
     if not rows:
         return declared or 0
-    widths = set(map(len, rows))
+    # A fetch that read each column's types (kinds) read rows of one width, a driver's: the first row tells it.
+    widths = {len(rows[0])} if kinds is not None and len(kinds) == len(rows[0]) else set(map(len, rows))
     if len(widths) > 1:
         raise ValueError(f"{side} rows have unequal widths {sorted(widths)}: not a query result")
     (width,) = widths

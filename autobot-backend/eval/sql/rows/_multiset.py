@@ -8,8 +8,8 @@ between the two sides in the graph of "equal under the policy".
 
 The algorithm, and what each step guarantees:
 
-1. Hash the rows. Equal lists (same order) or equal sets of distinct rows (a set's symmetric
-   difference, which is also the list of left-overs), or equal ``Counter`` s when rows repeat:
+1. Hash the rows. Equal lists (same order), or distinct rows as many on each side that each take
+   their partner out of one dict (one in memory, not a set of each side), or equal ``Counter`` s when rows repeat:
    a match, done, with no value normalised. Sound because the keys' Python equality never says
    more than the policy (``comparable_keys``). Equal results end here, whatever their types.
 2. Otherwise take the rows left over on each side. If no left-over row holds a number (or the
@@ -39,8 +39,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from datetime import date, time
 from decimal import Decimal
-from itertools import chain, compress
-from operator import itemgetter, ne
+from itertools import chain, compress, repeat
+from operator import is_, itemgetter, ne
 from typing import Any, NamedTuple
 
 from eval.sql.rows._matching import Entry, grid_matching, line_matching
@@ -69,24 +69,40 @@ def canonical_rows(rows: Iterable[Row]) -> list[Row]:
     return [tuple(map(canonical, row)) for row in rows]
 
 
-def comparable_keys(expected: Sequence[Row], actual: Sequence[Row]) -> tuple[Sequence[Row], Sequence[Row]]:
+Kinds = tuple[frozenset[type], ...]
+"""Each column's types, as the fetch read them (``Execution.kinds``): what the comparison would scan for."""
+
+
+def comparable_keys(
+    expected: Sequence[Row], actual: Sequence[Row], kinds: tuple[Kinds | None, Kinds | None] = (None, None)
+) -> tuple[Sequence[Row], Sequence[Row]]:
     """Rows whose Python equality never says more than the policy does.
 
     Raw rows qualify unless a column mixes booleans with numbers (``True == 1`` in Python) or a
     value cannot be hashed (an array as a list); then both sides are canonicalised. Values that
     Python finds equal are otherwise equal under the policy too (the reverse need not hold:
-    ``'2024-01-31'`` and ``date(2024, 1, 31)``).
+    ``'2024-01-31'`` and ``date(2024, 1, 31)``). Each side's column types are read from ``kinds`` when
+    the fetch gave them, else from every value.
     """
-    types = set(map(type, chain.from_iterable(expected))) | set(map(type, chain.from_iterable(actual)))
+    width = len((expected or actual)[0]) if expected or actual else 0
+    columns = [_column_kinds(rows, known, width) for rows, known in zip((expected, actual), kinds)]
+    types = set().union(*columns[0], *columns[1])
     if memoryview in types or any(kind.__hash__ is None for kind in types):
         return canonical_rows(expected), canonical_rows(actual)
     if bool in types and types & _NUMBER_TYPES:
-        for col in range(len((expected or actual)[0])):
-            pick = itemgetter(col)
-            col_types = set(map(type, map(pick, expected))) | set(map(type, map(pick, actual)))
+        for col in range(width):
+            col_types = columns[0][col] | columns[1][col]
             if bool in col_types and col_types & _NUMBER_TYPES:
                 return canonical_rows(expected), canonical_rows(actual)
     return expected, actual
+
+
+def _column_kinds(rows: Sequence[Row], known: Kinds | None, width: int) -> list[frozenset[type]]:
+    if known is not None and len(known) == width:
+        return list(known)
+    if not rows:
+        return [frozenset()] * width
+    return [frozenset(map(type, map(itemgetter(col), rows))) for col in range(width)]
 
 
 def same_multiset(expected: Sequence[Row], actual: Sequence[Row], tolerance: Tolerance | None) -> Settlement:
@@ -94,11 +110,14 @@ def same_multiset(expected: Sequence[Row], actual: Sequence[Row], tolerance: Tol
     try:
         if expected == actual:  # the same order: one sequential pass, no hashing
             return Settlement(True, {}, {})
-        want_set, have_set = set(expected), set(actual)
-        want: Counter[Row] | set[Row] = want_set
-        have: Counter[Row] | set[Row] = have_set
-        if len(want) == len(expected) and len(have) == len(actual):
-            # Distinct rows (the usual case): a set's symmetric difference is both the test and the left-overs.
+        one_set = _one_set(expected, actual)
+        want: Counter[Row] | set[Row] = set()
+        have: Counter[Row] | set[Row] = set()
+        if one_set is not None:  # distinct rows: the counts are 1, which empty sets say (``_counts``)
+            left_want, left_have = one_set
+        elif len(want_set := set(expected)) == len(expected) and len(have_set := set(actual)) == len(actual):
+            # Distinct rows (the usual case): a set's symmetric difference is the left-overs.
+            want, have = want_set, have_set
             odd = want_set ^ have_set
             if len(odd) > len(expected):  # mostly left-overs: settle every row, in list (memory) order
                 return _settle(
@@ -115,6 +134,43 @@ def same_multiset(expected: Sequence[Row], actual: Sequence[Row], tolerance: Tol
         return same_multiset(canonical_rows(expected), canonical_rows(actual), tolerance)
     if not (left_want or left_have):
         return Settlement(True, {}, {})
+    return _left_overs(expected, actual, left_want, left_have, want, have, tolerance)
+
+
+_MISS = object()
+_FEW_MISSES = 8
+"""Candidate rows without a partner that :func:`_one_set` tells apart by a scan of the reference each."""
+
+
+def _one_set(expected: Sequence[Row], actual: Sequence[Row]) -> tuple[dict[Row, int], dict[Row, int]] | None:
+    """Distinct reference rows and as many candidate rows, settled with one dict in memory (not a set of each):
+    each candidate row takes its partner out; the reference's rows left are its left-overs, the candidate rows that
+    took nothing are the candidate's. ``({}, {})`` is a match; None when the rows are not distinct or more than
+    :data:`_FEW_MISSES` candidate rows found no partner (the caller counts them as before)."""
+    pending = dict.fromkeys(expected)
+    if not len(pending) == len(expected) == len(actual):
+        return None
+    took = list(map(pending.pop, actual, repeat(_MISS)))
+    if not pending:
+        return {}, {}
+    misses = list(compress(actual, map(is_, took, repeat(_MISS))))
+    del took
+    # A miss equal to a reference row is a second copy of a candidate row (its partner was taken): not distinct.
+    if len(misses) > _FEW_MISSES or len(set(misses)) < len(misses) or any(map(expected.__contains__, misses)):
+        return None
+    return dict.fromkeys(pending, 1), dict.fromkeys(misses, 1)
+
+
+def _left_overs(
+    expected: Sequence[Row],
+    actual: Sequence[Row],
+    left_want: dict[Row, int],
+    left_have: dict[Row, int],
+    want: Counter[Row] | set[Row],
+    have: Counter[Row] | set[Row],
+    tolerance: Tolerance | None,
+) -> Settlement:
+    """Settle the rows left over (``want`` and ``have``: each side's row counts, a set when its rows are distinct)."""
     if tolerance is None or not any(
         map(is_finite_number, map(canonical, chain.from_iterable(chain(left_want, left_have))))
     ):

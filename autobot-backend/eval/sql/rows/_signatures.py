@@ -13,8 +13,11 @@ signatures read at C speed, column by column, and only as far as a pair needs:
   beyond the tolerance (``Tolerance.beyond``; without a tolerance, at all): the search's own test
   pairs the sorted numbers and refuses on any pair beyond it, and the smallest and the largest are
   the first and last pair; integers alone also by their sum (exact values);
-* text alone that no ASCII digit begins (so no value is read as a date or time, and each value
-  is its own canonical form): the total length differs.
+* text alone: how many values an ASCII digit begins differs, or the total length of the others. Only
+  text that a digit begins can be read as a date or time (``_values._text``: ``'2024-01-31'`` is that day,
+  whichever way it is spelled); every other value is its own canonical form, so two columns that hold each
+  other hold the same such values, and as many of the rest. A column of ISO dates beside a column of names
+  is refuted by the count alone.
 
 Each test says only what the search would also say, never more: a refuted pair is never a fit. A
 permutation other than the identity is a set of cycles of fitting pairs ``i -> p(i) -> ... -> i``;
@@ -24,10 +27,10 @@ the same: no permutation). Otherwise the search runs as before, with its own bou
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from decimal import Decimal
 from functools import cache, partial
+from itertools import compress
 from operator import countOf, is_not, itemgetter, ne
 from typing import Any
 
@@ -37,7 +40,7 @@ Row = tuple[Any, ...]
 
 _NONE = type(None)
 _NUMBERS = frozenset({int, float, Decimal})
-_DIGIT = re.compile(r"[0-9]")
+_DIGITS = frozenset("0123456789")
 """Only text that begins with an ASCII digit can spell a date or time (``_values._text``)."""
 
 
@@ -47,9 +50,11 @@ def no_other_order(
     width: int,
     tolerance: Tolerance | None,
     value_class: Callable[[type], str],
+    kinds: tuple[Sequence[frozenset[type]] | None, Sequence[frozenset[type]] | None] = (None, None),
 ) -> bool:
-    """Whether signatures prove that no order of the candidate's columns but their own holds the reference's."""
-    ref, cand = _Side(expected, value_class), _Side(actual, value_class)
+    """Whether signatures prove that no order of the candidate's columns but their own holds the reference's.
+    ``kinds``: each side's column types as its fetch read them (``Execution.kinds``), or None: read here."""
+    ref, cand = _Side(expected, value_class, kinds[0]), _Side(actual, value_class, kinds[1])
     edges = {i: [j for j in range(width) if j != i and not _refuted(ref, i, cand, j, tolerance)] for i in range(width)}
     return not _has_cycle(edges)
 
@@ -57,9 +62,12 @@ def no_other_order(
 class _Side:
     """One side's columns and their signatures, each read once and only when a pair asks for it."""
 
-    def __init__(self, rows: Sequence[Row], value_class: Callable[[type], str]) -> None:
+    def __init__(
+        self, rows: Sequence[Row], value_class: Callable[[type], str], kinds: Sequence[frozenset[type]] | None = None
+    ) -> None:
         self.rows = rows
         self.value_class = value_class
+        self.known = kinds
         self.column = cache(self._column)
         self.kinds = cache(self._kinds)
         self.classes = cache(self._classes)
@@ -71,7 +79,9 @@ class _Side:
         return list(map(itemgetter(i), self.rows))
 
     def _kinds(self, i: int) -> frozenset[type]:
-        return frozenset(set(map(type, self.column(i))))
+        if self.known is not None and i < len(self.known):
+            return frozenset(self.known[i])
+        return frozenset(map(type, self.column(i)))
 
     def _classes(self, i: int) -> frozenset[str]:
         return frozenset(map(self.value_class, self.kinds(i)))
@@ -95,16 +105,25 @@ class _Side:
             return None
         return low, high, sum(values) if kinds == {int} else None
 
-    def _text(self, i: int) -> int | None:
-        """The total length of a column of text alone that no digit begins; None otherwise."""
-        kinds = self.kinds(i) - {_NONE}
-        if kinds != {str}:
+    def _text(self, i: int) -> tuple[int, int] | None:
+        """Of a column of text alone: how many values an ASCII digit begins, and the total length of the others
+        (their own canonical forms); None for any other column."""
+        kinds = self.kinds(i)
+        if kinds - {_NONE} != {str}:
             return None
-        values = list(filter(None, self.column(i)))
-        # Text that an ASCII digit begins sorts between "0" and ":": the smallest and the largest bound it.
-        if values and min(values) < ":" and max(values) >= "0" and _DIGIT.search("".join(map(itemgetter(0), values))):
-            return None
-        return sum(map(len, values))
+        values = list(filter(partial(is_not, None), self.column(i))) if _NONE in kinds else self.column(i)
+        try:
+            firsts = "".join(map(itemgetter(0), values))
+        except IndexError:  # an empty string, which has no first character (and no length to count)
+            values = list(filter(None, values))
+            firsts = "".join(map(itemgetter(0), values))
+        begun = sum(map(firsts.count, _DIGITS))
+        if not begun:
+            return 0, sum(map(len, values))
+        if begun == len(values):
+            return begun, 0
+        digit_begun = sum(map(len, compress(values, map(_DIGITS.__contains__, firsts))))
+        return begun, sum(map(len, values)) - digit_begun
 
 
 def _finite(x: Any) -> bool:

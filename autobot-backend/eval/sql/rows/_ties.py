@@ -29,6 +29,7 @@ from typing import Any, Literal
 from eval.sql.rows._choice import is_choice
 from eval.sql.rows._columns import ColumnOrder, find_permutation, project, settle_columns
 from eval.sql.rows._compare import compare_and_search, compare_results
+from eval.sql.rows._multiset import Kinds
 from eval.sql.rows._tolerance import Tolerance
 from eval.sql.rows._values import values_equal
 from eval.sql.rows._verdict import COLUMN_COUNT, COLUMN_ORDER, ROW_COUNT, SHAPE, UNDECIDED, VALUE, Comparison
@@ -65,6 +66,7 @@ def compare_with_ties(
     expected_ncols: int | None = None,
     actual_ncols: int | None = None,
     column_order: ColumnOrder = "positional",
+    kinds: tuple[Kinds | None, Kinds | None] = (None, None),
 ) -> Comparison:
     """``compare_results``, then, where it fails on values or order, the reference's tie-breaks
     (with the candidate's columns as they are, then reordered: see ``_columns``).
@@ -84,6 +86,7 @@ def compare_with_ties(
         expected_ncols=expected_ncols,
         actual_ncols=actual_ncols,
         column_order=column_order,
+        kinds=kinds,
     )
     if column_order not in ("positional", "any"):
         raise ValueError(f"column_order must be 'positional' or 'any', not {column_order!r}")

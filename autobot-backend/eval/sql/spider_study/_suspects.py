@@ -71,7 +71,7 @@ def flags_of(graded: GradedSet) -> list[Flag]:
 
 def counts(flags: Sequence[Flag]) -> dict[str, int]:
     """Questions flagged by each kind, every kind named."""
-    return by_kind([{"question_id": f.question_id, "kind": f.kind} for f in flags])
+    return by_kind(flags)
 
 
 def sample(flags: Sequence[Flag], size: int = SIZE, seed: int = SEED) -> list[Flag]:
