@@ -40,7 +40,7 @@ from eval.sql.grading.exact_match import run_mode, spider_schemas, wants_exact_m
 from eval.sql.grading.grade import Grader
 from eval.sql.grading.identity import cohort, fingerprint
 from eval.sql.grading.interruption import StoppableDatabase, partial_warning
-from eval.sql.grading.refuting import searching
+from eval.sql.grading.refuting import search_passes
 from eval.sql.grading.spread import ask_spread, spreadable
 from eval.sql.grading.transcripts import note as transcript_note
 from eval.sql.grading.transcripts import run_secrets
@@ -330,8 +330,6 @@ def _build_and_ask(
     so_far.grader = grader = Grader(
         database, targets, check.reference, check.ties, check.also, check.also_ties, row_cap=so_far.grader.row_cap
     )
-    if spec.counterexamples is not None:
-        grader.after_pass = searching(_searcher(spec, host, first_url, workdir, grader.row_cap))
     asked = [q for q in questions if q.id not in defects and not q.draft and (recorded is None or q.id in recorded)]
     samples = [Sample(q, k) for q in asked for k in range(spec.repeats)]
     urls = [url for urls in targets.values() for url in urls]
@@ -355,6 +353,9 @@ def _build_and_ask(
                 forked.processes(len(samples), default_auto=False) if sqlite_only else 1, service.sql.after_fork
             ),
         )
+    if spec.counterexamples is not None and not so_far.interrupted:
+        searcher = _searcher(spec, host, first_url, workdir, grader.row_cap)
+        graded = search_passes(grader, searcher, [s.question for s in samples], graded)
     so_far.samples, so_far.graded, so_far.asked = samples, graded, True
     exact = [q for q in questions if q.expect == "answer" and wants_exact_match(q.exact_match, spec.exact_match)]
     if exact and not so_far.interrupted:

@@ -1,5 +1,6 @@
 """A database's declared structure as the search needs it: tables, columns and their kinds, keys, UNIQUE sets,
-foreign keys, read through SQLAlchemy's inspector on any engine.
+foreign keys, read through SQLAlchemy's inspector (DuckDB: its own catalog functions, which duckdb-engine's
+emulated PostgreSQL catalog cannot stand in for; :class:`services.schema_context.DuckDBCatalog`).
 
 The foreign-key graph is what every edit follows: a row deleted takes what refers to it, a row cloned takes its
 dependents along. A foreign key that names a table or column the database lacks (some Spider databases declare
@@ -14,6 +15,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import sqlalchemy as sa
+
+from services.schema_context import DuckDBCatalog
 
 KINDS = ("int", "real", "decimal", "text", "date", "datetime", "bool", "other")
 """What a column holds, as far as an edit cares: how to step a value by one unit, how to read a literal."""
@@ -113,13 +116,52 @@ def kind_of(column_type: sa.types.TypeEngine[object]) -> str:
     return {"integer": "int", "real": "real", "text": "text"}.get(name, "other")
 
 
+_DUCKDB_KINDS = (
+    ("INT", "int"),
+    ("DOUBLE", "real"),
+    ("FLOAT", "real"),
+    ("REAL", "real"),
+    ("DECIMAL", "decimal"),
+    ("NUMERIC", "decimal"),
+    ("TIMESTAMP", "datetime"),
+    ("DATE", "date"),
+    ("BOOL", "bool"),
+    ("VARCHAR", "text"),
+    ("TEXT", "text"),
+)
+
+
+def duckdb_kind(type_name: str) -> str:
+    """A column's kind from DuckDB's type name (``BIGINT``, ``DECIMAL(10,2)``, ``TIMESTAMP``)."""
+    upper = type_name.upper()
+    return next((kind for prefix, kind in _DUCKDB_KINDS if prefix in upper), "other")
+
+
+def _read_duckdb(engine: sa.Engine) -> Schema:
+    with engine.connect() as conn:
+        catalog = DuckDBCatalog(lambda sql: conn.exec_driver_sql(sql).all())
+        unique_rows = conn.exec_driver_sql(
+            "SELECT table_name, constraint_column_names FROM duckdb_constraints() WHERE constraint_type = 'UNIQUE' "
+            "AND database_name = current_database() AND schema_name = current_schema() ORDER BY 1, constraint_index"
+        ).all()
+        raw: Raw = {}
+        for name in catalog.get_table_names():
+            columns = [{**c, "kind": duckdb_kind(str(c["type"]))} for c in catalog.get_columns(name)]
+            key = [str(k) for k in catalog.get_pk_constraint(name)["constrained_columns"]]
+            unique = [[str(c) for c in cols] for table, cols in unique_rows if table == name]
+            raw[name] = (columns, key, unique, catalog.get_foreign_keys(name))
+    return _built(raw)
+
+
 def read_schema(engine: sa.Engine, schema: str | None = None) -> Schema:
     """The declared structure of the database behind ``engine`` (``schema``: a PostgreSQL schema)."""
+    if engine.dialect.name == "duckdb":
+        return _read_duckdb(engine)
     with warnings.catch_warnings():  # a type SQLAlchemy does not know (Spider's "year") is read as "other"
         warnings.simplefilter("ignore", sa.exc.SAWarning)
         inspector = sa.inspect(engine)
         names = sorted(inspector.get_table_names(schema=schema))
-        raw: dict[str, tuple[list[dict[str, object]], list[str], list[list[str]], list[dict[str, object]]]] = {}
+        raw: Raw = {}
         for name in names:
             columns = [dict(c) for c in inspector.get_columns(name, schema=schema)]
             pk = inspector.get_pk_constraint(name, schema=schema).get("constrained_columns") or []
@@ -133,10 +175,23 @@ def read_schema(engine: sa.Engine, schema: str | None = None) -> Schema:
             ]
             fks = [dict(fk) for fk in inspector.get_foreign_keys(name, schema=schema)]
             raw[name] = (columns, key, unique, fks)
+    return _built(raw)
+
+
+Raw = dict[str, tuple[list[dict[str, object]], list[str], list[list[str]], list[dict[str, object]]]]
+
+
+def _built(raw: Raw) -> Schema:
+    """The schema from each table's (columns, primary key, UNIQUE sets, foreign keys) as an inspector gives them;
+    a column's kind is its ``kind`` when the catalog gave one, else read from its SQLAlchemy type."""
     tables: dict[str, Table] = {}
     for name, (columns, key, unique, _) in raw.items():
         cols = tuple(
-            Column(str(c["name"]), kind_of(c["type"]), bool(c.get("nullable", True)) and str(c["name"]) not in key)  # type: ignore[arg-type]
+            Column(
+                str(c["name"]),
+                str(c["kind"]) if "kind" in c else kind_of(c["type"]),  # type: ignore[arg-type]
+                bool(c.get("nullable", True)) and str(c["name"]) not in key,
+            )
             for c in columns
         )
         position = {c.name: i for i, c in enumerate(cols)}

@@ -1,9 +1,10 @@
 """A counterexample as a runnable SQL script: the shrunk database's tables and rows, then both queries.
 
-The DDL is the graded database's own: SQLite's as it stored it (``sqlite_master``), another engine's made by
-SQLAlchemy from its reflected tables for that dialect. Rows are written as literals, parents first. Each query
-ends on a line of its own (``;`` after a newline), so a trailing comment in either cannot swallow what follows,
-and the script is plain data: it runs only when a person runs it, on a database of their choosing
+The DDL is the graded database's own: SQLite's and DuckDB's as they stored it (``sqlite_master``,
+``duckdb_tables()``), PostgreSQL's made by SQLAlchemy from its reflected tables. Rows are written as literals,
+parents first. Each query ends on a line of its own (``;`` after a newline), so a trailing comment in either
+cannot swallow what follows, and the script is plain data: it runs only when a person runs it, on a database of
+their choosing
 (``sqlite3 :memory: < counterexample.sql``, ``psql -f``, ``duckdb < ...``).
 """
 
@@ -38,17 +39,22 @@ def literal(value: Any, dialect: str) -> str:
     return "'" + str(value).replace("'", "''") + "'"
 
 
+_STORED = {
+    "sqlite": "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND sql IS NOT NULL",
+    "duckdb": "SELECT table_name, sql FROM duckdb_tables() WHERE database_name = current_database() "
+    "AND schema_name = current_schema() AND NOT internal",
+}
+"""Engines that keep each table's CREATE TABLE as it was written: the statement that reads them."""
+
+
 def ddl(w: Working) -> list[str]:
     """The CREATE TABLE statements of the graded database, parents first, for its own engine."""
     engine, pg_schema = reading_engine(w.base.url)
     try:
-        if engine.dialect.name == "sqlite":
+        stored_sql = _STORED.get(engine.dialect.name)
+        if stored_sql is not None:
             with engine.connect() as conn:
-                stored: dict[str, str] = dict(
-                    conn.exec_driver_sql(
-                        "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND sql IS NOT NULL"
-                    ).all()
-                )
+                stored: dict[str, str] = dict(conn.exec_driver_sql(stored_sql).all())
             return [stored[name].strip() for name in w.schema.tables if name in stored]
         metadata = sa.MetaData()
         with warnings.catch_warnings():

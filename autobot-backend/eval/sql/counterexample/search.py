@@ -25,6 +25,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import sqlalchemy as sa
+
 from eval.sql.corpus.questions import Question
 from eval.sql.counterexample import judging
 from eval.sql.counterexample.budget import Budget
@@ -117,7 +119,7 @@ class Searcher:
             return Search(self.budget.label, 0, note=f"not searched: {why}")
         rules = self.rules.get(q.fixture or "", ())
         rng = random.Random(seed_of(q.id, sql))
-        dialect = db.dialect(urls[0])
+        dialect = _dialect(urls[0])  # from the URL: opening the graded file again here may clash (DuckDB)
         proposers = [
             Proposer(
                 b, read_focus(b.schema, [*references, sql], dialect, _shown(s)), random.Random(rng.getrandbits(64))
@@ -215,6 +217,12 @@ class Searcher:
             )
 
         return made
+
+
+def _dialect(url: str) -> str:
+    """The sqlglot dialect of a database URL's engine."""
+    backend = sa.engine.make_url(url).get_backend_name()
+    return {"postgresql": "postgres"}.get(backend, backend)
 
 
 def _shown(result: Execution) -> list[object]:

@@ -1,7 +1,8 @@
 """A neighbour written as a database of the graded database's engine, for the read-only executor to read.
 
-Only what the neighbour changed is written: SQLite and DuckDB files are copied from the graded file and
-edited (rows deleted by their engine row id, changed rows written again, new rows added parents first);
+Only what the neighbour changed is written: a SQLite file is copied from the graded file and edited (rows
+deleted by their engine row id, changed rows written again, new rows added parents first); a DuckDB file is
+made afresh from the graded file's tables less what changed, then the changed rows (:func:`_write_duckdb`);
 PostgreSQL gets a schema of its own, a copy of the graded schema's tables (``LIKE ... INCLUDING ALL``: keys,
 NOT NULL, CHECK; the foreign keys are held by :mod:`~eval.sql.counterexample.constraints`) edited the same way,
 readable by the role the answers run as. The engine enforces the constraints it holds, ``CHECK`` included, as it
@@ -99,7 +100,7 @@ def _columns(table: Table, quote: Any) -> str:
 
 
 class FileWriter:
-    """SQLite and DuckDB: a copy of the graded file per neighbour, in ``workdir``."""
+    """SQLite and DuckDB: a file per neighbour, in ``workdir``."""
 
     def __init__(self, workdir: Path) -> None:
         self.workdir = workdir
@@ -110,11 +111,11 @@ class FileWriter:
         backend = sa.engine.make_url(w.base.url).get_backend_name()
         source = Path(sa.engine.make_url(w.base.url).database or "")
         target = self.workdir / f"neighbour-{next(self._numbers)}{source.suffix or '.db'}"
-        shutil.copyfile(source, target)
         try:
             if backend == "duckdb":
-                _edit_duckdb(target, w)
+                _write_duckdb(source, target, w)
             else:
+                shutil.copyfile(source, target)
                 _edit_sqlite(target, w)
         except Refused:
             target.unlink(missing_ok=True)
@@ -160,39 +161,61 @@ def _edit_sqlite(path: Path, w: Working) -> None:
         conn.close()
 
 
-def _edit_duckdb(path: Path, w: Working) -> None:
+def _write_duckdb(source: Path, target: Path, w: Working) -> None:
+    """A fresh DuckDB file holding the neighbour: each table made from the graded file's (attached read-only) less
+    the rows deleted or rewritten, then those rewritten and added. DuckDB checks a foreign key row by row and an
+    UPDATE of a keyed row as a delete and an insert, so editing a copy in place refuses neighbours that keep every
+    constraint; the tables here hold the graded file's column types and no constraint, and every declared one was
+    checked before writing (:mod:`~eval.sql.counterexample.constraints`), the CHECK constraints of the graded file
+    against the rows written here."""
     import duckdb
 
     try:
-        conn = duckdb.connect(str(path))
+        conn = duckdb.connect(str(target))
     except duckdb.Error as exc:
-        raise Refused(f"DuckDB could not open the copy: {exc}") from None
+        raise Refused(f"DuckDB could not make the neighbour: {exc}") from None
+    by_table = {c.table: c for c in changes(w)}
     try:
-        ordered = changes(w)
-        for change in reversed(ordered):  # children before parents: a parent row is deleted once nothing names it
-            located = w.base.locators.get(change.table) or {}
-            for r in change.delete:
-                conn.execute(f"DELETE FROM {_quote(change.table)} WHERE rowid = ?", [located[r]])
-        for change in ordered:
-            table = w.schema.tables[change.table]
-            located = w.base.locators.get(change.table) or {}
-            keyless = [i for i in range(len(table.columns)) if i not in table.key]
-            for r, values in change.update:
-                sets = ", ".join(f"{_quote(table.columns[i].name)} = ?" for i in keyless)
+        conn.execute(f"ATTACH {_literal(str(source))} AS base (READ_ONLY)")
+        checks = conn.execute(
+            "SELECT table_name, expression FROM duckdb_constraints() WHERE database_name = 'base' "
+            "AND constraint_type = 'CHECK'"
+        ).fetchall()
+        for name, table in w.schema.tables.items():
+            change = by_table.get(name)
+            quoted = _quote(name)
+            if change is None:
+                conn.execute(f"CREATE TABLE {quoted} AS SELECT * FROM base.{quoted}")
+                continue
+            located = w.base.locators.get(name) or {}
+            gone = [located[r] for r in change.delete] + [located[r] for r, _ in change.update]
+            conn.execute(
+                f"CREATE TABLE {quoted} AS SELECT * FROM base.{quoted} WHERE rowid NOT IN (SELECT unnest(?))",
+                [gone or [-1]],
+            )
+            rows = [v for _, v in change.update] + list(change.insert)
+            if rows:  # one statement: the rows as a list of structs (executemany is a statement a row)
+                fields = [f"c{i}" for i in range(len(table.columns))]
+                structs = [dict(zip(fields, values, strict=True)) for values in rows]
                 conn.execute(
-                    f"UPDATE {_quote(change.table)} SET {sets} WHERE rowid = ?",
-                    [values[i] for i in keyless] + [located[r]],
+                    f"INSERT INTO {quoted} ({_columns(table, _quote)}) SELECT {', '.join(fields)} "
+                    "FROM (SELECT UNNEST(?, recursive := true))",
+                    [structs],
                 )
-            marks = ", ".join("?" for _ in table.columns)
-            for values in change.insert:
-                conn.execute(
-                    f"INSERT INTO {_quote(change.table)} ({_columns(table, _quote)}) VALUES ({marks})", list(values)
-                )
+        conn.execute("DETACH base")
+        for name, expression in checks:
+            broken = conn.execute(f"SELECT COUNT(*) FROM {_quote(name)} WHERE NOT ({expression})").fetchone()
+            if broken and broken[0]:
+                raise Refused(f"DuckDB: {name} breaks CHECK {expression}")
         conn.execute("CHECKPOINT")
     except (duckdb.Error, KeyError) as exc:
         raise Refused(f"DuckDB refused the neighbour: {exc}") from None
     finally:
         conn.close()
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
 
 
 class PostgresWriter:

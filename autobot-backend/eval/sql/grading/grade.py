@@ -149,8 +149,6 @@ class Grader:
     """Question id -> each alternative's ties on each rotation."""
     row_cap: int = ROW_CAP
     """The most rows an answer may return where its question sets no ``row_cap`` (the run's ``--row-cap``)."""
-    after_pass: Callable[[Grader, Question, str, SQLOutcome], SQLOutcome] | None = None
-    """Sees every pass and may flag it (``--counterexamples``: :mod:`eval.sql.grading.refuting`); None: none."""
     diagnose: bool = True
     """Diagnose a wrong answer (False on a neighbour of the search, which needs only the verdict)."""
 
@@ -206,10 +204,7 @@ class Grader:
                     f"missed refusal: returned {_preview(answer.execution.rows)}",
                     answer.sql,
                 )
-            graded = self._grade_answer(q, answer.sql, answer.execution)
-            if graded.verdict is Verdict.PASS and self.after_pass is not None:
-                return self.after_pass(self, q, answer.sql, graded)
-            return graded
+            return self._grade_answer(q, answer.sql, answer.execution)
         return self._not_run(q, answer)
 
     def _not_run(self, q: Question, answer: Answer) -> SQLOutcome:

@@ -1,8 +1,8 @@
 """A pass put to the counterexample search (``--counterexamples``), and the grader's grade on one database.
 
-The grader calls :func:`searching`'s hook on every pass (:attr:`~eval.sql.grading.grade.Grader.after_pass`);
-it searches neighbours of the question's graded databases (:mod:`eval.sql.counterexample`) and keeps what it
-found on the outcome, whose verdict stays ``pass``. Each neighbour is judged by :func:`grade_on`: the same
+After the asking, :func:`search_passes` searches every pass for a neighbour of the question's graded databases
+on which it would be wrong (:mod:`eval.sql.counterexample`) and keeps what it found on the outcome, whose verdict
+stays ``pass``. Each neighbour is judged by :func:`grade_on`: the same
 grader, on that one database, with the reference's result and ties learned there, so the comparison is the
 grader's own (its tolerance, ties, stated order, columns rules and alternatives), without the diagnosis.
 """
@@ -21,8 +21,6 @@ from eval.sql.model.counterexample import Search
 from eval.sql.model.outcome import SQLOutcome, Verdict
 from eval.sql.rows import Ties
 from services.readonly.execute import ErrorKind, Execution
-
-AfterPass = Callable[[Grader, Question, str, SQLOutcome], SQLOutcome]
 
 
 def grade_on(
@@ -44,7 +42,6 @@ def grade_on(
         ties={q.id: [ties]},
         also={q.id: [[alt] for alt, _ in also]},
         also_ties={q.id: [[t] for _, t in also]},
-        after_pass=None,
         diagnose=False,
     )
     got = one.capped(q, database.run_readonly(sql, url))
@@ -54,32 +51,49 @@ def grade_on(
     return one._grade_answer(q, sql, got)
 
 
-def searching(searcher: Searcher) -> AfterPass:
-    """The grader's hook that searches every pass once per (question, SQL) in this process and keeps the search
-    on the outcome."""
+def search_passes(
+    grader: Grader,
+    searcher: Searcher,
+    questions: Sequence[Question],
+    graded: Sequence[SQLOutcome],
+    progress: Callable[[int, int], None] | None = None,
+) -> list[SQLOutcome]:
+    """``graded`` (one outcome per ``questions``' ask, in order) with every pass searched: once per (question,
+    SQL), after the asking, so the search never counts against a candidate's time limit and never changes a
+    verdict (a search that fails is noted on the pass, not raised)."""
     done: dict[tuple[str, str], Search] = {}
+    todo = [i for i, o in enumerate(graded) if o.verdict is Verdict.PASS and o.sql]
+    out = list(graded)
+    for n, i in enumerate(todo, 1):
+        q, o = questions[i], graded[i]
+        assert o.sql is not None
+        key = (q.id, hashlib.sha256(o.sql.encode("utf-8", "surrogatepass")).hexdigest())
+        if key not in done:
+            done[key] = _search(grader, searcher, q, o.sql)
+        out[i] = dataclasses.replace(o, search=done[key])
+        if progress is not None:
+            progress(n, len(todo))
+    return out
 
-    def after_pass(grader: Grader, q: Question, sql: str, outcome: SQLOutcome) -> SQLOutcome:
-        key = (q.id, hashlib.sha256(sql.encode("utf-8", "surrogatepass")).hexdigest())
-        found = done.get(key)
-        if found is None:
-            urls = grader.urls.get(q.target) or ()
-            refs = grader.reference.get(q.id) or ()
-            alternatives = grader.also.get(q.id) or ()
-            references = [refs[0].sql, *(alt[0].sql for alt in alternatives if alt)]
 
-            def grade(
-                q: Question,
-                sql: str,
-                url: str,
-                reference: Execution,
-                ties: Ties | None,
-                also: Sequence[tuple[Execution, Ties | None]],
-                database: Database,
-            ) -> SQLOutcome:
-                return grade_on(grader, q, sql, url, reference, ties, also, database)
+def _search(grader: Grader, searcher: Searcher, q: Question, sql: str) -> Search:
+    urls = grader.urls.get(q.target) or ()
+    refs = grader.reference.get(q.id) or ()
+    alternatives = grader.also.get(q.id) or ()
+    references = [refs[0].sql, *(alt[0].sql for alt in alternatives if alt)]
 
-            found = done[key] = searcher.search(q, sql, list(urls), references, list(refs), grade)
-        return dataclasses.replace(outcome, search=found) if outcome.verdict is Verdict.PASS else outcome
+    def grade(
+        q: Question,
+        sql: str,
+        url: str,
+        reference: Execution,
+        ties: Ties | None,
+        also: Sequence[tuple[Execution, Ties | None]],
+        database: Database,
+    ) -> SQLOutcome:
+        return grade_on(grader, q, sql, url, reference, ties, also, database)
 
-    return after_pass
+    try:
+        return searcher.search(q, sql, list(urls), references, list(refs), grade)
+    except Exception as exc:
+        return Search(searcher.budget.label, 0, note=f"not searched: {type(exc).__name__}: {exc}"[:400])
