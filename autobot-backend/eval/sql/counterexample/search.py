@@ -89,6 +89,15 @@ class Searcher:
         assert self._db is not None
         return self._db, self._writer
 
+    def close(self) -> None:
+        """Close this process's neighbours' connections and its writer's (a PostgreSQL writer holds a pool)."""
+        if self._db is not None:
+            self._db.close()
+        closing = getattr(self._writer, "close", None)
+        if closing is not None:
+            closing()
+        self._db, self._writer, self._pid = None, None, -1
+
     def base(self, url: str) -> Base | str:
         found = self._bases.get(url)
         if found is None:

@@ -266,15 +266,15 @@ def _edit_postgres(conn: sa.Connection, schema: str, w: Working, change: Change,
     base = w.base.rows[change.table]
     match = " AND ".join(f"{q(table.columns[c].name)} IS NOT DISTINCT FROM %s" for c in where_columns)
     target = f"{q(schema)}.{q(change.table)}"
-    for r in change.delete + [r for r, _ in change.update]:
+    gone = [tuple(base[r][c] for c in where_columns) for r in change.delete + [r for r, _ in change.update]]
+    if gone:  # executemany: psycopg sends them in one pipeline, where a neighbour may drop thousands of rows
         conn.exec_driver_sql(
-            f"DELETE FROM {target} WHERE ctid = (SELECT ctid FROM {target} WHERE {match} LIMIT 1)",
-            tuple(base[r][c] for c in where_columns),
+            f"DELETE FROM {target} WHERE ctid = (SELECT ctid FROM {target} WHERE {match} LIMIT 1)", gone
         )
     marks = ", ".join("%s" for _ in table.columns)
     rows: Sequence[Values] = [v for _, v in change.update] + change.insert
-    for values in rows:
-        conn.exec_driver_sql(f"INSERT INTO {target} ({_columns(table, q)}) VALUES ({marks})", tuple(values))
+    if rows:
+        conn.exec_driver_sql(f"INSERT INTO {target} ({_columns(table, q)}) VALUES ({marks})", [tuple(v) for v in rows])
 
 
 def rows_of(w: Working) -> Iterator[tuple[Table, list[Values]]]:
