@@ -69,14 +69,15 @@ def search_passes(
         assert o.sql is not None
         key = (q.id, hashlib.sha256(o.sql.encode("utf-8", "surrogatepass")).hexdigest())
         if key not in done:
-            done[key] = _search(grader, searcher, q, o.sql)
+            done[key] = search_one(grader, searcher, q, o.sql)
         out[i] = dataclasses.replace(o, search=done[key])
         if progress is not None:
             progress(n, len(todo))
     return out
 
 
-def _search(grader: Grader, searcher: Searcher, q: Question, sql: str) -> Search:
+def search_one(grader: Grader, searcher: Searcher, q: Question, sql: str) -> Search:
+    """The search on ``sql`` as ``q``'s answer, on the grader's databases for it (a pass there)."""
     urls = grader.urls.get(q.target) or ()
     refs = grader.reference.get(q.id) or ()
     alternatives = grader.also.get(q.id) or ()
