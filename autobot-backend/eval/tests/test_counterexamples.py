@@ -153,3 +153,29 @@ def test_without_the_flag_nothing_is_searched_and_the_gate_flag_needs_it(tmp_pat
     assert "Refuted passes" not in markdown
     assert main(["--suite", "sql", "--gate-refuted"]) == 2
     assert "--gate-refuted counts the passes the counterexample search refutes" in capsys.readouterr().err
+
+
+def test_the_gate_counts_a_refuted_pass_only_when_asked(tmp_path, monkeypatch):
+    """A baseline whose answer passed unrefuted, then the near miss: listed, and a regression with --gate-refuted."""
+    search = ["--counterexamples", "40", "--baseline-dir", "baselines"]
+    monkeypatch.setattr("eval.tests.test_counterexamples.HALF", EQUIVALENT_HALF)
+    code, base, _ = _run(tmp_path, monkeypatch, *search, "--record-baseline")
+    assert code == 0 and not any(q["search"]["refuted"] for q in base["questions"])
+    monkeypatch.setattr("eval.tests.test_counterexamples.HALF", NEAR_MISS_HALF)
+    code, listed, _ = _run(tmp_path, monkeypatch, *search, "--fail-on-regression")
+    checks = {c["name"]: c for c in listed["gate"]["checks"]}
+    assert code == 0, checks
+    assert checks["refuted"]["detail"].startswith("1 refuted pass(es), not counted (--gate-refuted counts them)")
+    code, counted, _ = _run(tmp_path, monkeypatch, *search, "--fail-on-regression", "--gate-refuted")
+    checks = {c["name"]: c for c in counted["gate"]["checks"]}
+    assert code == 1
+    assert "half-change: was pass, now pass (refuted by a counterexample)" in checks["regressions"]["detail"]
+
+
+NEAR_MISS_HALF = HALF
+EQUIVALENT_HALF = (
+    "SELECT SUM(CASE WHEN o.order_date >= '2024-07-01' AND o.order_date <= '2024-12-31' "
+    "THEN oi.unit_price * oi.quantity ELSE 0 END) - SUM(CASE WHEN o.order_date >= '2024-01-01' "
+    "AND o.order_date <= '2024-06-30' THEN oi.unit_price * oi.quantity ELSE 0 END) "
+    "FROM order_items oi JOIN orders o ON o.order_id = oi.order_id WHERE o.status = 'completed'"
+)
