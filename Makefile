@@ -5,7 +5,7 @@ BACKEND := autobot-backend
 VPY := $(abspath $(VENV))/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: eval test check bench docs setup clean system-deps
+.PHONY: eval merge test check bench docs setup clean system-deps
 
 setup: $(STAMP)
 
@@ -19,6 +19,10 @@ $(STAMP): $(BACKEND)/pyproject.toml
 eval: $(STAMP)
 	@$(if $(findstring postgresql,$(ARGS)),.ci/system-deps postgresql)
 	cd $(BACKEND) && EVAL_CALLER_DIR="$(CURDIR)" $(VPY) -m eval.run --suite sql $(ARGS)
+
+# The shards of a run (make eval ARGS="--shard K/N --json ...") merged into the run, gated and recorded (docs/eval/ci.md).
+merge: $(STAMP)
+	cd $(BACKEND) && EVAL_CALLER_DIR="$(CURDIR)" $(VPY) -m eval.merge $(ARGS)
 
 test: $(STAMP) check system-deps
 	cd $(BACKEND) && $(VPY) -m pytest $(ARGS)

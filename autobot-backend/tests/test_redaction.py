@@ -10,6 +10,7 @@ from services.redaction import (
     redact_http_url,
     redact_traceback,
     redact_url,
+    redact_urls_in_text,
     scrub_secrets,
     url_secrets,
 )
@@ -118,3 +119,45 @@ def test_the_environment_and_the_command_line_name_the_secrets_a_traceback_may_q
         redact_traceback(text, environ, argv)
         == 'File "/work/repo/x.py"\nValueError: ***@127.0.0.1:9/v1 with *** and ***'
     )
+
+
+# --- the low findings of the third probe (issue 38, point 6) ----------------------------------------------
+
+HOOK_TOKEN = "xZ81kQ2mN7pL4rT6vW9yA3bC"
+
+
+@pytest.mark.parametrize(
+    ("url", "secret", "shown"),
+    [
+        (f"https://hooks.example.com/services/T0AB/B0CD/{HOOK_TOKEN}", HOOK_TOKEN,
+         "https://hooks.example.com/services/T0AB/B0CD/***"),
+        ("https://api.example.com/v1;jsessionid=F00DCAFE42?region=eu", "F00DCAFE42",
+         "https://api.example.com/v1;jsessionid=***?region=eu"),
+        ("https://api.example.com/cb?code=4/0AbCdEf&state=x", "4/0AbCdEf", "https://api.example.com/cb?code=***&state=x"),
+        ("https://acct.blob.example.net/c/b?skoid=6b1f-42aa&sktid=72f9-41bf&sig=c2ln", "6b1f-42aa",
+         "https://acct.blob.example.net/c/b?skoid=***&sktid=***&sig=***"),
+    ],
+    ids=["path_token", "jsessionid", "oauth_code", "azure_skoid"],
+)  # fmt: skip
+def test_secrets_in_a_path_token_or_a_parameter_of_a_common_name(url: str, secret: str, shown: str) -> None:
+    assert redact_http_url(url) == shown
+    assert secret in url_secrets(url)
+    assert secret not in redact_urls_in_text(f"the model said {url} twice: {url}")
+
+
+def test_a_model_name_in_a_path_is_no_token() -> None:
+    url = "https://x.openai.example.com/openai/deployments/gpt-4o-2024-08-06/chat"
+    assert redact_http_url(url) == url and url_secrets(url) == set()
+
+
+def test_a_database_url_with_a_user_alone_is_shown_masked() -> None:
+    """The user alone may be a token: masked in the URL shown; scrubbed from other text when it looks like one
+    (a digit in it), not when it is a role's name, which would blank the word ``postgres`` in every report."""
+    assert redact_url("postgresql://svc7x2kq9m@replica.internal/shop") == "postgresql://***@replica.internal/shop"
+    assert url_secrets("postgresql://svc7x2kq9m@replica.internal/shop") == {"svc7x2kq9m"}
+    assert redact_url("postgresql://postgres@localhost/shop") == "postgresql://***@localhost/shop"
+    assert url_secrets("postgresql://postgres@localhost/shop") == set()
+
+
+def test_a_database_url_that_does_not_parse_is_not_echoed() -> None:
+    assert redact_url("notaurl Sekr3tPw") == "<a database URL that does not parse>"

@@ -20,9 +20,16 @@ from eval.cli.sql_checks import resolve_sqlite_url
 from eval.core.errors import UsageError
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK
 from eval.core.output import print_report, resolve_input
+from eval.core.untrusted import clip
 from eval.sql.authoring.check import check_corpus
 
 NO_URL_HINT = "\nquestions over a database of your own need it named: add --db-url URL"
+LINE_CHARS = 1000
+"""A printed problem, lint or finding at most: a database's message may quote a name of a megabyte."""
+
+
+def _lines(items: Sequence[str]) -> str:
+    return "\n".join(clip(item, LINE_CHARS) for item in items)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,15 +62,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     corpus, problems = checked.corpus, checked.problems
     size = f"{corpus.size} question(s) in {len(corpus.files)} file(s)" if corpus else "the corpus did not load"
     if checked.suspects:  # not problems (a run grades their questions): what to look at before trusting a verdict
-        print_report("\n".join(checked.suspects))
+        print_report(_lines(checked.suspects))
         size += f"; {len(checked.suspects)} suspect reference finding(s) above, graded as usual"
     if checked.warnings:  # lints a run reports too, but a heuristic's: not problems
-        print_report("\n".join(checked.warnings))
+        print_report(_lines(checked.warnings))
         size += f"; {len(checked.warnings)} lint warning(s) above, not problems"
     if problems:
         noun = "problem" if len(problems) == 1 else "problems"
         hint = NO_URL_HINT if not args.db_url and any(": no fixture:" in p for p in problems) else ""
-        print_report("\n".join(problems) + f"\n{len(problems)} {noun}; {size}; nothing was graded{hint}")
+        print_report(_lines(problems) + f"\n{len(problems)} {noun}; {size}; nothing was graded{hint}")
         return EXIT_CANNOT_JUDGE
     print_report(f"clean: {size}; every reference ran and passed the self-check; nothing was graded")
     return EXIT_OK

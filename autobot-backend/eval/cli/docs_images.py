@@ -14,7 +14,6 @@ something is stale; 2 no browser, the built-in run failed, or an input does not 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -24,8 +23,9 @@ from pathlib import Path
 
 from eval.cli import browser
 from eval.cli.entry import entry_point
-from eval.core.errors import HarnessError
+from eval.core.errors import HarnessError, UsageError
 from eval.core.exit_codes import EXIT_OK, EXIT_REGRESSED
+from eval.core.jsonl import json_file
 from eval.core.output import print_error
 from eval.sql.records import doc_images
 from eval.sql.records.trend_file import REPO_ROOT
@@ -75,7 +75,8 @@ def _page(made_from: Path) -> str:
     from eval.sql.model.serialise import from_json
     from eval.sql.render import to_html
 
-    return to_html(from_json(json.loads(made_from.read_text(encoding="utf-8")), str(made_from)))
+    data = json_file(made_from, UsageError, missing="no such run", unreadable="not a JSON report")
+    return to_html(from_json(data, str(made_from)))
 
 
 def make_pictures(pictures: Mapping[Path, Path]) -> int:

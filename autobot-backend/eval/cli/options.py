@@ -10,6 +10,7 @@ pass for one of this suite's (``--record`` for ``--recorded-dir``).
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Final
 
 from eval.core.errors import UsageError
@@ -72,10 +73,22 @@ def add_fail_on_regression(p: Container, help: str) -> None:
     p.add_argument("--fail-on-regression", action="store_true", help=help)
 
 
+def seconds(raw: str) -> float:
+    """An option's number of seconds: positive and finite (``nan`` compares false with every deadline and
+    ``inf`` never ends); argparse names the option in its refusal."""
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"{raw!r} is not a positive, finite number of seconds")
+    return value
+
+
 def add_timeout(p: Container, item: str) -> None:
     p.add_argument(
         "--timeout",
-        type=float,
+        type=seconds,
         default=None,
         metavar="S",
         help=f"per-{item} timeout in seconds (default: EVAL_REPLAY_TIMEOUT_S or 120)",
@@ -85,8 +98,8 @@ def add_timeout(p: Container, item: str) -> None:
 def timeout_s(timeout: float | None) -> float:
     """``--timeout``, else the environment's; positive."""
     value = timeout if timeout is not None else timeout_from_env()
-    if value <= 0:
-        raise UsageError("--timeout must be positive")
+    if not (value > 0 and math.isfinite(value)):
+        raise UsageError("--timeout must be a positive, finite number of seconds")
     return value
 
 
@@ -109,7 +122,7 @@ def add_run_limits(p: Container, *, items: str, concurrency_default: str) -> Non
     )
     p.add_argument(
         "--max-run-seconds",
-        type=float,
+        type=seconds,
         default=None,
         metavar="S",
         help="the whole run's time budget; past it, what is not answered is unmeasured",

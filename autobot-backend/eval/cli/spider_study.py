@@ -108,13 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "exact-match":
         return _exact_match(spider, args)
     if args.command == "packets":
-        from eval.sql.spider_study._draw import Item
-
-        items = [
-            Item.from_json(json.loads(line))
-            for line in resolve_input(args.draw).read_text("utf-8").splitlines()
-            if line.strip()
-        ]
+        items = read_draw(resolve_input(args.draw))  # bounded like every input, a bad line named
         out = write_packets(spider, items, resolve_input(args.out))
         print_report(f"{len(items)} packet(s) written to {out}")
         return EXIT_OK

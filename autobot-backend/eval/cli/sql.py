@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from eval.cli import options
+from eval.cli import options, sql_options
 from eval.cli.sql_formats import REPORT_FILES
 from eval.core.errors import UsageError
 from eval.sql.model.defaults import (
@@ -121,54 +121,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--rotations", type=int, default=None, metavar="N", help="fixture rotations (default 3)")
     s.add_argument("--seed", type=int, default=None, metavar="S", help="first fixture seed (default 0)")
-    b = p.add_argument_group("baselines and the accuracy record")
-    b.add_argument("--record-baseline", action="store_true", help="record this run as the candidate's baseline")
-    b.add_argument(
-        "--force",
-        action="store_true",
-        help="with --record-baseline: record a run that fails the gate against the existing baseline, "
-        "or that left questions unmeasured",
+    sql_options.add_records(p)
+    d = p.add_argument_group("a run split across machines (python -m eval.merge joins the shards)")
+    d.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="grade only shard K of N: every N-th question of the id-sorted corpus from the K-th (or a balanced "
+        "share with --shard-durations); the report says it is a shard and nothing is gated or recorded",
     )
-    b.add_argument(
-        "--reason",
-        metavar="TEXT",
-        help="with --record-baseline --force: why the regressions are accepted (written into the baseline)",
-    )
-    b.add_argument(
-        "--baseline-dir",
+    d.add_argument(
+        "--shard-durations",
         type=Path,
-        default=None,
-        metavar="DIR",
-        help="where baselines live (default: eval/golden/sql/baselines for the built-in corpus, "
-        "<corpus folder>/baselines for your own)",
-    )
-    b.add_argument(
-        "--record-accuracy",
-        nargs="?",
-        const=True,
-        default=None,
-        metavar="PATH",
-        help="append this run's dated figures to docs/eval/sql-accuracy.md (the built-in corpus), or to your own "
-        "record at PATH (created when missing)",
-    )
-    b.add_argument(
-        "--allow-off-suite",
-        action="store_true",
-        help="a run of another cohort than its baseline's or its record's (another column order, seed, rotations, "
-        "engine, ...): gate it against that baseline anyway, and keep it in the record's off-suite table; the "
-        "report says so",
-    )
-    b.add_argument(
-        "--gate-refuted",
-        action="store_true",
-        help="with --counterexamples: the gate counts a refuted pass as a regression where the baseline passed "
-        "without one (by default every report lists refuted passes and the gate does not count them, and says so)",
-    )
-    b.add_argument(
-        "--strict",
-        action="store_true",
-        help="exit 2 when any question's reference cannot grade it (an oracle defect); the reports are still written "
-        "and nothing is recorded",
+        metavar="REPORT",
+        help="with --shard: share the questions out by their times in this earlier JSON report (the longest first, "
+        "each to the shard with the least time so far) instead of round-robin; every shard must be given the same",
     )
     m = p.add_argument_group("model runs")
     options.add_run_limits(m, items="questions", concurrency_default="4 for --candidate llm, 1 otherwise")
@@ -182,7 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     m.add_argument(
         "--statement-timeout",
-        type=float,
+        type=options.seconds,
         default=10.0,
         metavar="S",
         help="time limit of one SQL statement on the database (default 10)",
@@ -195,15 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="most rows a model's answer may return, for questions without their own row_cap (default: "
         "NL_SQL_ROW_CAP, else 10000); references are bounded by the byte budget (NL_SQL_MAX_RESULT_BYTES) alone",
     )
-    r = p.add_argument_group("reports for people and CI")
-    for f in REPORT_FILES:
-        r.add_argument(f"--{f.flag}", metavar="PATH", help=f.help)
-    r.add_argument(
-        "--github-summary",
-        action="store_true",
-        help="append the summary to $GITHUB_STEP_SUMMARY; under GITHUB_ACTIONS=true also print an ::error "
-        "annotation per regression and safety failure",
-    )
+    r = sql_options.add_report_files(p)
     r.add_argument(
         "--no-transcripts",
         action="store_true",
@@ -225,7 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _fixtures(args: argparse.Namespace) -> dict[str, Fixture]:
+def fixtures_of(args: argparse.Namespace) -> dict[str, Fixture]:
     from eval.sql.fixtures.seeded import FIXTURES, fixtures_from_module
 
     return {**FIXTURES, **(fixtures_from_module(args.fixtures) if args.fixtures else {})}
@@ -285,6 +243,7 @@ def run_sql(args: argparse.Namespace) -> int:
 
     checks.resolve_paths(args)
     candidate, builtin, rotations, timeout = checks.validate(args)
+    shard = checks.shard(args)
     for path in (args.json, args.markdown, *(getattr(args, f.flag) for f in REPORT_FILES)):
         if path:
             confine(path)
@@ -297,7 +256,7 @@ def run_sql(args: argparse.Namespace) -> int:
             "database: say where its baselines live with --baseline-dir DIR"
         )
     checks.confine_records(args, baseline_dir)
-    fixtures = {} if args.db_url else _fixtures(args)
+    fixtures = {} if args.db_url else fixtures_of(args)
     corpus = load_corpus(args.corpus or None, fixtures=None if args.db_url else tuple(fixtures))
     if args.db_dir is not None and not any(q.database for q in corpus.questions):
         raise UsageError("--db-dir is given, but no question of the corpus names a database ('database: NAME')")
@@ -341,6 +300,7 @@ def run_sql(args: argparse.Namespace) -> int:
         transcripts=not args.no_transcripts,
         exact_match=args.exact_match,
         row_cap=args.row_cap,
+        shard=shard,
         counterexamples=checks.counterexample_budget(args),
     )
     progress = ProgressLine("sql")

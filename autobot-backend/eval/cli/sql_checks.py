@@ -4,6 +4,7 @@ the paths a user gave read from where they stand, the defaults that depend on th
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -19,8 +20,10 @@ from eval.sql.model.defaults import (
     DEFAULT_ROTATIONS,
     DETERMINISTIC_CANDIDATES,
 )
+from eval.sql.model.serialise import from_json
 from eval.sql.records import docs
-from eval.sql.records.trend_file import trend_path
+from eval.sql.records.trend_file import existing_points, trend_path
+from eval.sql.shards.share import ShardSpec, durations_of, parse_shard
 from services.readonly import limits
 
 
@@ -43,6 +46,8 @@ def concurrency(args: argparse.Namespace, candidate: str) -> int:
     return 4 if candidate == "llm" else 1
 
 
+# Complexity (radon E or F), kept as one function: one check per combination of flags, each with its own usage error
+# and what to do.
 def validate(args: argparse.Namespace) -> tuple[str, bool, int, float]:
     """The candidate, whether this is the built-in corpus on the built-in fixtures, rotations, timeout."""
     candidate = args.candidate or "embedded"
@@ -55,10 +60,6 @@ def validate(args: argparse.Namespace) -> tuple[str, bool, int, float]:
         )
     if args.answers is not None and candidate != "recorded":
         raise UsageError("--answers is only read by --candidate recorded")
-    if args.force and not args.record_baseline:
-        raise UsageError("--force only applies to --record-baseline")
-    if args.reason is not None and not args.force:
-        raise UsageError("--reason goes with --record-baseline --force: it says why a failing run is accepted")
     if args.model is not None and candidate != "recorded":
         raise UsageError(
             "--model names the system whose recorded answers are graded; it goes with --candidate "
@@ -74,11 +75,7 @@ def validate(args: argparse.Namespace) -> tuple[str, bool, int, float]:
     if not 1 <= rotations <= 20:
         raise UsageError(f"--rotations must be between 1 and 20, got {rotations}")
     builtin = not args.corpus and not args.db_url
-    if args.record_accuracy is True and not builtin:
-        raise UsageError(
-            "docs/eval/sql-accuracy.md records the built-in corpus on the built-in fixtures; for your own corpus "
-            "or database give your record's path: --record-accuracy PATH"
-        )
+    check_records(args, builtin)
     if builtin and args.record_baseline and (args.rotations is not None or args.seed is not None):
         raise UsageError("the built-in corpus's baselines use the default fixtures (3 rotations from seed 0)")
     if builtin and (args.record_baseline or args.record_accuracy) and args.column_order == "any":
@@ -103,6 +100,19 @@ def validate(args: argparse.Namespace) -> tuple[str, bool, int, float]:
     return candidate, builtin, rotations, timeout
 
 
+def check_records(args: argparse.Namespace, builtin: bool) -> None:
+    """How the record flags (:func:`eval.cli.sql_options.add_records`) combine, for a run and a merge alike."""
+    if args.force and not args.record_baseline:
+        raise UsageError("--force only applies to --record-baseline")
+    if args.reason is not None and not args.force:
+        raise UsageError("--reason goes with --record-baseline --force: it says why a failing run is accepted")
+    if args.record_accuracy is True and not builtin:
+        raise UsageError(
+            "docs/eval/sql-accuracy.md records the built-in corpus on the built-in fixtures; for your own corpus "
+            "or database give your record's path: --record-accuracy PATH"
+        )
+
+
 def baseline_dir(args: argparse.Namespace, builtin: bool) -> Path | None:
     """Where this run's baselines live: the built-in ones, ``--baseline-dir``, or beside the corpus."""
     if args.baseline_dir is not None:
@@ -121,7 +131,8 @@ def confine_records(args: argparse.Namespace, baseline_dir: Path | None) -> None
     ``--record-accuracy PATH`` with the trend file beside it, stay under the directory reports may go to;
     the built-in baselines and record, and the baselines beside a corpus, stay in the folder they belong
     in (a symbolic link there cannot send the write elsewhere). A baseline folder only read from, to gate
-    against, is not confined: reading it writes nothing."""
+    against, is not confined: reading it writes nothing. A trend file beside the page that holds anything
+    but trend lines (an unrelated ``.jsonl``) is refused here, before the run."""
     if args.record_baseline and baseline_dir is not None:
         if args.baseline_dir is not None:
             confine(baseline_dir, flag="--baseline-dir", directory=True)
@@ -130,10 +141,10 @@ def confine_records(args: argparse.Namespace, baseline_dir: Path | None) -> None
     if args.record_accuracy is True:
         page = docs.ACCURACY_PAGE
         confine(page, flag="--record-accuracy", root=page.parent)
-        confine(trend_path(page), flag="--record-accuracy's trend file", root=page.parent)
+        existing_points(confine(trend_path(page), flag="--record-accuracy's trend file", root=page.parent))
     elif args.record_accuracy:
         page = confine(args.record_accuracy, flag="--record-accuracy")
-        confine(trend_path(page), flag="--record-accuracy's trend file")
+        existing_points(confine(trend_path(page), flag="--record-accuracy's trend file"))
 
 
 def recorded_model(args: argparse.Namespace, answers: RecordedAnswers) -> str:
@@ -172,6 +183,35 @@ def resolve_sqlite_url(url: str) -> str:
     return parsed.set(database=str(resolve_input(database))).render_as_string(hide_password=False)
 
 
+def shard(args: argparse.Namespace) -> ShardSpec | None:
+    """``--shard K/N`` (with ``--shard-durations``), checked: a shard grades a share and records nothing, so the
+    flags that gate, record or judge the whole run belong to the merge (``python -m eval.merge``)."""
+    if args.shard is None:
+        if args.shard_durations is not None:
+            raise UsageError("--shard-durations goes with --shard K/N")
+        return None
+    index, count = parse_shard(args.shard)
+    for flag, given in (
+        ("--fail-on-regression", args.fail_on_regression),
+        ("--record-baseline", args.record_baseline),
+        ("--record-accuracy", args.record_accuracy),
+        ("--judge", args.judge),
+    ):
+        if given:
+            raise UsageError(
+                f"--shard {args.shard} with {flag}: a shard is one share of a run and is neither gated, recorded nor "
+                f"judged; run the shards with --json, then python -m eval.merge SHARD.json... {flag}"
+            )
+    if args.shard_durations is None:
+        return ShardSpec(index, count)
+    path = args.shard_durations
+    try:
+        earlier = from_json(json.loads(path.read_text(encoding="utf-8")), str(path))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"--shard-durations {path}: cannot read it as a JSON report ({exc})") from None
+    return ShardSpec(index, count, durations_of(earlier))
+
+
 def resolve_paths(args: argparse.Namespace) -> None:
     """Paths on the command line are the user's: relative to where they ran the command."""
     args.corpus = [resolve_input(p) for p in args.corpus] if args.corpus else args.corpus
@@ -179,3 +219,4 @@ def resolve_paths(args: argparse.Namespace) -> None:
     args.baseline_dir = resolve_input(args.baseline_dir) if args.baseline_dir is not None else None
     args.db_url = resolve_sqlite_url(args.db_url) if args.db_url else args.db_url
     args.db_dir = resolve_input(args.db_dir) if args.db_dir is not None else None
+    args.shard_durations = resolve_input(args.shard_durations) if args.shard_durations is not None else None

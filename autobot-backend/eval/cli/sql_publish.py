@@ -10,14 +10,25 @@ import argparse
 import contextlib
 import json
 import sys
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from eval.cli.sql_formats import REPORT_FILES
 from eval.core import ci_output as ci_out
 from eval.core import interrupt
 from eval.core.exit_codes import EXIT_CANNOT_JUDGE
-from eval.core.output import print_error, print_report, print_warning, resolve_input, write_text
+from eval.core.outbound import write_command
+from eval.core.output import (
+    confine,
+    failure_message,
+    print_error,
+    print_report,
+    print_warning,
+    resolve_input,
+    write_text,
+)
 from eval.sql.corpus.composition import corpus_composition
 from eval.sql.corpus.questions import Corpus
 from eval.sql.gate import decisions as decide
@@ -37,6 +48,9 @@ from eval.sql.render import (
     to_markdown,
 )
 
+SHARD_NEXT = "merge the shards' JSON reports with python -m eval.merge, which gates and records the whole run"
+T = TypeVar("T")
+
 
 def finish(
     report: SQLRun,
@@ -53,7 +67,11 @@ def finish(
     cut short: a signal then is held, the reports and records stay as written, and the exit is 2."""
     with interrupt.held():  # quick, and the gate is filled in whole
         composition = corpus_composition(corpus)
-        found = decide.find_baseline(report, baseline_dir, allow_off_suite=args.allow_off_suite)
+        found = (
+            decide.find_baseline(report, baseline_dir, allow_off_suite=args.allow_off_suite)
+            if report.shard is None
+            else decide.Found(None, f"shard {report.shard.label} is not gated: {SHARD_NEXT}")
+        )
         decide.classify_and_gate(
             report,
             corpus,
@@ -85,26 +103,18 @@ def _publish(
     turns: SQLTurns | None,
 ) -> int:
     text = to_markdown(report)
-    written = {}
-    if args.markdown:
-        written["markdown"] = write_text(args.markdown, text + "\n")
-    if args.json:
-        written["json"] = write_text(args.json, json.dumps(to_json(report), indent=2, default=str) + "\n")
-    for f in REPORT_FILES:
-        if getattr(args, f.flag):
-            written[f.flag] = write_text(getattr(args, f.flag), f.render(report))
-    if sys.stdout.isatty():
-        from rich.console import Console  # loaded only when a terminal reads the report
-
-        full = next((str(written[k]) for k in ("html", "markdown", "json") if k in written), None)
-        render_terminal(report, Console(), full)
-    else:
-        print_report(text)
+    files = {"markdown": args.markdown, "json": args.json} | {f.flag: getattr(args, f.flag) for f in REPORT_FILES}
+    planned = {k: confine(v) for k, v in files.items() if v}  # confined before the run: here, where each goes
+    failed = not _attempt(lambda: _print_report(report, text, planned), "print the report on stdout")[0]
+    for key, path in planned.items():
+        written = _attempt(partial(_write, report, text, key, path), f"write --{key} {path}")
+        failed = failed or not written[0]
     if args.github_summary:
-        ci_out.append_step_summary(summary_markdown(report))
+        summary = _attempt(lambda: ci_out.append_step_summary(summary_markdown(report)), "append the job summary")
+        failed = failed or not summary[0]
         if ci_out.in_github_actions():
             for line in ci_annotations(report):
-                print(line)
+                write_command(line)
     if report.partial:
         print_error(
             f"interrupted by {interrupt.received()}: the report so far is written (marked partial); "
@@ -120,17 +130,64 @@ def _publish(
     if report.oracle_defects and args.strict:
         print_error("--strict: a run with oracle defects is not judged; nothing was recorded")
         return EXIT_CANNOT_JUDGE
+    if failed:  # each failed write is named above; nothing is recorded from a run half reported
+        if args.record_baseline or args.record_accuracy:
+            print_error("nothing was recorded: the run's reports were not all written (see above)")
+        return EXIT_CANNOT_JUDGE
     if args.record_baseline:
         assert baseline_dir is not None  # checked before the run
-        refused = decide.record_baseline(report, composition, found, baseline_dir, args.force, args.reason)
+        recorded, refused = _attempt(
+            lambda: decide.record_baseline(report, composition, found, baseline_dir, args.force, args.reason),
+            f"record the baseline in {baseline_dir}",
+        )
+        if not recorded:
+            return EXIT_CANNOT_JUDGE
         if refused is not None:
             return refused
     if args.record_accuracy:
         from eval.sql.records import docs, recording  # the dated record's page: only when recording
 
         page = docs.ACCURACY_PAGE if args.record_accuracy is True else resolve_input(args.record_accuracy)
-        recording.record_accuracy(
-            report, page, builtin=args.record_accuracy is True, allow_off_suite=args.allow_off_suite
-        )
+        if not _attempt(
+            lambda: recording.record_accuracy(
+                report, page, builtin=args.record_accuracy is True, allow_off_suite=args.allow_off_suite
+            ),
+            f"record the run in {page}",
+        )[0]:
+            return EXIT_CANNOT_JUDGE
     code = decide.exit_code(report, bool(args.fail_on_regression), found.why_not)
     return max(code, turns.exit_code) if turns is not None else code
+
+
+def _write(report: SQLRun, text: str, key: str, path: Path) -> Path:
+    """One report file: the Markdown already made, the JSON, or a format of :data:`REPORT_FILES`."""
+    if key == "markdown":
+        return write_text(path, text + "\n")
+    if key == "json":
+        return write_text(path, json.dumps(to_json(report), indent=2, default=str) + "\n")
+    return write_text(path, next(f for f in REPORT_FILES if f.flag == key).render(report))
+
+
+def _print_report(report: SQLRun, text: str, planned: dict[str, Path]) -> None:
+    """The report on stdout, first: whatever happens to the files, it is shown. In a terminal the full
+    report's file is named, where it is being written."""
+    if sys.stdout.isatty():
+        from rich.console import Console  # loaded only when a terminal reads the report
+
+        full = next((str(planned[k]) for k in ("html", "markdown", "json") if k in planned), None)
+        render_terminal(report, Console(), full)
+    else:
+        print_report(text)
+    sys.stdout.flush()
+
+
+def _attempt(action: Callable[[], T], what: str) -> tuple[bool, T | None]:
+    """Run one write of the run's outputs: (True, what it returned), or, on a failure of the file system (disk
+    full, a read-only folder, a file size limit, a closed stdout), (False, None) with the failure named,
+    ``error: could not ...: why; what to do``; the caller goes on to the other outputs."""
+    try:
+        return True, action()
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            print_error(failure_message(exc, what))
+        return False, None

@@ -23,10 +23,11 @@ def fit_to_print(text: str) -> str:
     """``text`` with the run's secrets masked and its control characters escaped. Should the redaction
     itself fail to load (a broken install), the text is withheld rather than printed as it is."""
     try:
+        from eval.core.outbound import redact
         from services.redaction import redact_traceback
     except Exception:  # whatever broke, an unredacted traceback is not printed
         return "(withheld: the redaction of secrets could not be loaded)"
-    return inert(redact_traceback(text, os.environ, sys.argv[1:]))
+    return inert(redact(redact_traceback(text, os.environ, sys.argv[1:])))
 
 
 def print_traceback() -> None:

@@ -14,12 +14,15 @@ own files (the built-in baselines and record) stay in the folder they belong in.
 
 from __future__ import annotations
 
+import errno
+import glob
 import os
 import sys
 import tempfile
 from pathlib import Path
 
 from eval.core.errors import HarnessError
+from eval.core.outbound import redact
 from eval.core.untrusted import inert
 
 OUTPUT_DIR_ENV = "EVAL_OUTPUT_DIR"
@@ -77,10 +80,14 @@ def confine(
 
 def write_atomically(target: Path, text: str) -> Path:
     """Write ``text`` to ``target`` through a temporary file and a rename: a reader never sees half of it,
-    and a write killed halfway leaves the old file. The file keeps its mode when it already exists."""
+    and a write killed halfway leaves the old file (its temporary file is removed by the next write). The
+    file keeps its mode when it already exists. The run's secrets are masked in it
+    (:func:`eval.core.outbound.redact`): every file the harness writes leaves through here."""
+    text = redact(text)
     target.parent.mkdir(parents=True, exist_ok=True)
     mode = target.stat().st_mode & 0o7777 if target.exists() else None
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    _sweep(target)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -90,6 +97,25 @@ def write_atomically(target: Path, text: str) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return target
+
+
+def _sweep(target: Path) -> None:
+    """Remove the temporary files of ``target`` a writer killed before its rename left (SIGKILL runs no
+    cleanup): each is named ``.NAME.PID.*.tmp``, and one whose process no longer runs is removed."""
+    for leftover in target.parent.glob(f".{glob.escape(target.name)}.*.tmp"):
+        pid = leftover.name[len(target.name) + 2 :].split(".", 1)[0]
+        if pid.isdigit() and not _running(int(pid)):
+            leftover.unlink(missing_ok=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: running
+        return True
+    return True
 
 
 def _umask() -> int:
@@ -102,6 +128,25 @@ def write_text(path: str | os.PathLike[str], text: str) -> Path:
     """Write atomically to a confined path, creating parent directories under the root; untrusted text in
     it cannot speak to a terminal or a CI runner that shows the file (:func:`eval.core.untrusted.inert`)."""
     return write_atomically(confine(path), inert(text))
+
+
+_WRITE_ADVICE = {
+    errno.ENOSPC: "free space on that disk, or write elsewhere",
+    errno.EDQUOT: "free space in your quota, or write elsewhere",
+    errno.EFBIG: "the file is larger than this process may write (ulimit -f): raise the limit",
+    errno.EROFS: "the folder is on a read-only file system: write elsewhere",
+    errno.EACCES: "the folder may not be written: write elsewhere, or change its permissions",
+    errno.EPERM: "the folder may not be written: write elsewhere, or change its permissions",
+    errno.EPIPE: "the reader of stdout went away",
+}
+ENVIRONMENT_ERRNOS = frozenset(_WRITE_ADVICE) | {errno.EIO, errno.EMFILE, errno.ENFILE}
+"""Failures of the machine, not of the harness: a full disk, a read-only folder, a file size limit."""
+
+
+def failure_message(exc: OSError, what: str) -> str:
+    """``could not WHAT: why; what to do`` for a failed write (disk full, read-only, ``ulimit -f``...)."""
+    why = exc.strerror or str(exc) or type(exc).__name__
+    return f"could not {what}: {why}; {_WRITE_ADVICE.get(exc.errno or 0, 'check the path and the file system')}"
 
 
 def print_report(text: str) -> None:

@@ -11,6 +11,7 @@ the order of the tasks, however many run at once.
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -58,8 +59,8 @@ def timeout_from_env(default: float = DEFAULT_TIMEOUT_S) -> float:
         value = float(raw)
     except ValueError:
         raise HarnessError(f"{TIMEOUT_ENV}={raw!r} is not a number of seconds") from None
-    if value <= 0:
-        raise HarnessError(f"{TIMEOUT_ENV}={raw!r} must be positive")
+    if not (value > 0 and math.isfinite(value)):
+        raise HarnessError(f"{TIMEOUT_ENV}={raw!r} must be a positive, finite number of seconds")
     return value
 
 

@@ -46,16 +46,20 @@ from eval.sql.grading.refuting import search_passes
 from eval.sql.grading.spread import ask_spread, spreadable
 from eval.sql.grading.transcripts import note as transcript_note
 from eval.sql.grading.transcripts import run_secrets
+from eval.sql.grading.warnings import run_warnings
 from eval.sql.model.defaults import DEFAULT_ENGINE, DEFAULT_SEED
 from eval.sql.model.outcome import NO_ANSWER, ORACLE, SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
 from eval.sql.model.setup import CorpusStamps, DatabaseStamp, FileStamp, RunSetup, SkippedStamp
+from eval.sql.model.shard import Shard, ShardAsk, ids_digest
 from eval.sql.oracle.findings import corpus_findings
 from eval.sql.oracle.kept import KeptChecks
 from eval.sql.oracle.selfcheck import SNAPSHOT_DIR, OracleDefect, SelfCheckResult, is_builtin, run_self_check
 from eval.sql.oracle.sharing import keep_references, parse_references
 from eval.sql.oracle.tie_check import ties_elsewhere
 from eval.sql.rows import ColumnOrder
+from eval.sql.shards.share import ShardSpec, share
+from eval.sql.shards.stamp import engine_version, shard_setup
 from services.generation.protocol import Generation, SQLGenerator
 from services.nl_database_service import NLDatabaseService
 from services.readonly import limits
@@ -126,6 +130,9 @@ class RunSpec:
     counterexamples: Budget | None = None
     """``--counterexamples``: search every pass for a database on which it would be wrong, with this budget per
     pass (:mod:`eval.sql.counterexample`); None: no search. A cohort key when set."""
+    shard: ShardSpec | None = None
+    """``--shard K/N``: grade only this share of the corpus (:mod:`eval.sql.shards.share`); everything else (the
+    databases built, the corpus stamps, the cohort) is the whole run's, so the shards merge into it."""
 
 
 def run_row_cap(spec: RunSpec) -> int:
@@ -154,6 +161,9 @@ class _SoFar:
     """What a run has learned, phase by phase: all a run stopped by a signal has to report."""
 
     questions: list[Question]
+    """The questions this run grades: the corpus's, or a shard's share of them."""
+    everything: list[Question]
+    """The corpus's questions: the databases, the lints and the stamps are the whole run's, sharded or not."""
     engine: str
     grader: Grader
     """Gives each question its outcome; the one that grades once the references are known."""
@@ -168,6 +178,8 @@ class _SoFar:
     """Every sample was put to the candidate (or was stopped by a signal while it was)."""
     privileged: list[str] = field(default_factory=list)
     """Warnings about database roles that can do more than read (printed when found)."""
+    engine_version: str | None = None
+    """What the database reports as its version; asked only by a shard, whose merge compares it."""
     interrupted: bool = False
 
 
@@ -188,12 +200,14 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         row_cap=max([row_cap, *(q.row_cap for q in corpus.questions if q.row_cap)]),
         results=ResultCache(),
     )
+    everything = (
+        [dataclasses.replace(q, fixture=None, database=None) for q in corpus.questions]
+        if spec.db_url
+        else list(corpus.questions)
+    )
     so_far = _SoFar(
-        questions=(
-            [dataclasses.replace(q, fixture=None, database=None) for q in corpus.questions]
-            if spec.db_url
-            else list(corpus.questions)
-        ),
+        questions=_share_of(everything, spec.shard),
+        everything=everything,
         engine="unknown" if spec.db_url else spec.engine,  # a URL of the user's is read once it is reached
         grader=Grader(StoppableDatabase(service), {}, {}, row_cap=row_cap),
     )
@@ -230,8 +244,8 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
             outcomes, em.schemas.__contains__, em.dialect, em.schemas, em.mode, em.unasked, spread=spread
         )
     graded = so_far.graded
-    extra = sorted(set(spec.answers.answers) - {q.id for q in questions}) if spec.answers else []
-    fixtures = _fixture_keys(targets) if targets else sorted({q.fixture for q in questions if q.fixture})
+    extra = sorted(set(spec.answers.answers) - {q.id for q in so_far.everything}) if spec.answers else []
+    fixtures = _fixture_keys(targets) if targets else sorted({q.fixture for q in so_far.everything if q.fixture})
     rotations, seed = (spec.rotations, spec.seed) if fixtures else (1, None)
     run = RunSetup(
         engine=engine,
@@ -246,8 +260,9 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         column_order=spec.column_order or None,
         counterexamples=spec.counterexamples.label if spec.counterexamples else None,
     )
-    found = corpus_findings(questions, check)  # what python -m eval.sql.check lists, from the same place
-    warnings = so_far.privileged + _warnings(spec.candidate, outcomes, extra)
+    # what python -m eval.sql.check lists, from the same place; a shard's lints are its questions' in the corpus
+    found = corpus_findings(questions, check, corpus=so_far.everything)
+    warnings = so_far.privileged + run_warnings(spec.candidate, outcomes, extra)
     stamps = CorpusStamps(
         digest=corpus.digest,
         size=corpus.size,
@@ -283,9 +298,50 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         transcripts=transcript_note(spec.candidate, spec.transcripts),
         suspect_references=list(found.suspects),
         lints=found.lints,
+        shard=_shard_stamp(spec, so_far, questions, graded, extra),
     )
 
 
+def _share_of(questions: list[Question], shard: ShardSpec | None) -> list[Question]:
+    """The questions a run grades: all of them, or a shard's share, in corpus order."""
+    if shard is None:
+        return questions
+    mine = share([q.id for q in questions], shard)
+    return [q for q in questions if q.id in mine]
+
+
+def _shard_stamp(
+    spec: RunSpec, so_far: _SoFar, questions: list[Question], graded: list[SQLOutcome], extra: list[str]
+) -> Shard | None:
+    """What a shard's report says of itself (None: not a shard), for the merge to check and pool."""
+    if spec.shard is None:
+        return None
+    settings = {
+        "engine_version": so_far.engine_version,
+        "timeout_s": spec.timeout_s,
+        "statement_timeout_s": spec.statement_timeout_s,
+        "row_cap": run_row_cap(spec),
+        "stop_after_unavailable": spec.limits.stop_after_unavailable,
+        "max_run_seconds": spec.limits.run_budget_s,
+        "exact_match": spec.exact_match,
+        "prices": list(spec.prices) if spec.prices else None,
+    }
+    return Shard(
+        index=spec.shard.index,
+        count=spec.shard.count,
+        questions=len(questions),
+        ids=ids_digest(q.id for q in questions),
+        assignment=spec.shard.assignment,
+        setup=shard_setup(**settings),
+        privileged=list(so_far.privileged),
+        extra_answers=extra,
+        asks=[ShardAsk(o.question_id, o.verdict, o.cost) for o in graded] if spec.repeats > 1 else [],
+    )
+
+
+# Complexity (radon E or F), kept as one function: the run's one ordered sequence (fixtures, self-check, asking,
+# grading), each step kept or skipped by a flag; split, the order the steps depend on would be spread over several
+# functions.
 def _build_and_ask(
     spec: RunSpec,
     corpus: Corpus,
@@ -298,11 +354,13 @@ def _build_and_ask(
     """The run's phases, each recording in ``so_far`` what it learned, so a signal keeps what came before."""
     database = so_far.grader.database
     questions = so_far.questions
-    so_far.targets = targets = _targets(spec, questions, host)
+    so_far.targets = targets = _targets(spec, so_far.everything, host)  # a shard builds what the whole run builds
     _check_reachable(service, targets)
     so_far.privileged = _privilege_warnings(service, targets)
     first_url = next(iter(targets.values()))[0]
     so_far.engine, dialect = engine_name(first_url), service.dialect(first_url)
+    if spec.shard is not None:
+        so_far.engine_version = engine_version(service, first_url)
     if spec.db_url:  # a corpus of the user's own is written for their database: not transpiled
         so_far.questions = questions = [q if is_builtin(q) else q.written_for(dialect) for q in questions]
     so_far.databases = {key or "": [fingerprint(service, url) for url in urls] for key, urls in targets.items()}
@@ -476,25 +534,3 @@ def _all_questions(
         else:
             outcomes.append(by_id[q.id])
     return outcomes
-
-
-def _warnings(candidate: str, outcomes: list[SQLOutcome], extra_answer_ids: list[str]) -> list[str]:
-    warnings = []
-    if candidate == "reference":
-        warnings.append(
-            "Reference candidate: answers with the corpus's own SQL. This is the self-check run; "
-            "it measures the harness, not any NL-to-SQL system."
-        )
-    answerable = [o for o in outcomes if o.expect == "answer" and o.measured]
-    if answerable and all(o.verdict is Verdict.REFUSED for o in answerable):
-        warnings.append(
-            f"The {candidate} candidate declined every answerable question: its pass rate is "
-            "zero by refusal, not by wrong answers."
-        )
-    if extra_answer_ids:
-        warnings.append(
-            f"{len(extra_answer_ids)} recorded answer(s) name ids not in the corpus and were ignored: "
-            + ", ".join(extra_answer_ids[:10])
-            + (" ..." if len(extra_answer_ids) > 10 else "")
-        )
-    return warnings

@@ -217,3 +217,37 @@ def test_a_hostile_table_name_stays_inside_its_question(shop, capsys):
     assert scalar.sql == f'SELECT COUNT(*) FROM "{quoted}"'
     undraft(shop / "q" / "questions.yaml")
     assert check.main(["q/questions.yaml", "--db-url", "sqlite:///hostile.db"]) == EXIT_OK
+
+
+def test_init_s_starter_passes_its_own_check_for_long_names(shop, capsys):
+    """Issue 38 point 6: a 300-character table name made the starter's questions near-duplicates of each other
+    (its own check failed them), and a megabyte one cannot be asked at all. Questions name a long table by
+    its first words; a name too long to ask about is left out; the starter, undrafted, is clean."""
+    long, huge = "t_" + "x" * 300, "T" + "y" * 1_000_000
+    col = "c" * 300
+    build(
+        shop / "long.db",
+        f'CREATE TABLE "{long}" (id INTEGER PRIMARY KEY, "{col}" TEXT, amount REAL);'
+        f"INSERT INTO \"{long}\" VALUES (1, 'a', 2.5), (2, 'a', 3.5), (3, 'b', 1.0);"
+        f'CREATE TABLE "{huge}" (id INTEGER PRIMARY KEY, v REAL); INSERT INTO "{huge}" VALUES (1, 2.5), (2, 3.5),'
+        "(3, 4.5), (4, 5.5);",
+    )
+    assert init.main(["--db-url", "sqlite:///long.db", "--out", "q"]) == EXIT_OK
+    corpus = load_corpus([shop / "q" / "questions.yaml"], fixtures=None)
+    assert corpus.questions and all(len(q.question) < 200 for q in corpus.questions)
+    assert all(huge not in (q.sql or "") for q in corpus.questions) and any(
+        long in (q.sql or "") for q in corpus.questions
+    )
+    undraft(shop / "q" / "questions.yaml")
+    capsys.readouterr()
+    assert check.main(["q/questions.yaml", "--db-url", "sqlite:///long.db"]) == EXIT_OK, capsys.readouterr().out
+
+
+def test_check_quotes_no_name_in_full(shop, capsys):
+    """A database's message quoting a 50,000-character name (no such table) is cut in check's output."""
+    sql = "SELECT COUNT(*) FROM nosuch_" + "z" * 50_000
+    (shop / "mine.yaml").write_text(json.dumps({"version": 1, "questions": [
+        {"id": "q1", "question": "How many rows?", "stratum": "scalar", "shape": "scalar", "sql": sql}]}))  # fmt: skip
+    assert check.main(["mine.yaml", "--db-url", "sqlite:///shop.db"]) == EXIT_CANNOT_JUDGE
+    out = capsys.readouterr().out
+    assert "no such table: nosuch_zzz" in out and len(out) < 2_000

@@ -16,7 +16,7 @@ from eval.core.exit_codes import EXIT_CANNOT_JUDGE
 BACKEND = Path(__file__).resolve().parents[2]
 EVAL = BACKEND / "eval"
 COMMANDS = (
-    *("run", "compare", "trend", "browser", "selfcheck", "bench_import", "near_miss", "spider_study"),
+    *("run", "compare", "merge", "trend", "browser", "selfcheck", "bench_import", "near_miss", "spider_study"),
     *("docs", "docs_images", "init", "check"),
 )
 
@@ -36,6 +36,7 @@ def test_every_command_module_is_in_eval_cli():
             "sql",
             "sql_checks",
             "sql_formats",
+            "sql_options",
             "sql_publish",
             "turns",
             "trajectory",
@@ -105,7 +106,7 @@ def test_every_command_has_help_and_exit_codes(command, capsys):
 
 
 @pytest.mark.parametrize(
-    "command", ["compare", "trend", "browser", "bench_import", "docs", "docs_images", "init", "check"]
+    "command", ["compare", "merge", "trend", "browser", "bench_import", "docs", "docs_images", "init", "check"]
 )
 def test_every_command_refuses_a_bad_flag_with_2(command, capsys):
     assert importlib.import_module(f"eval.cli.{command}").main(["--no-such-flag"]) == EXIT_CANNOT_JUDGE
@@ -114,7 +115,12 @@ def test_every_command_refuses_a_bad_flag_with_2(command, capsys):
 
 @pytest.mark.parametrize(
     ("module", "target"),
-    [("eval.cli.compare", "compare"), ("eval.cli.trend", "trend.load"), ("eval.cli.docs", "load_corpus")],
+    [
+        ("eval.cli.compare", "compare"),
+        ("eval.cli.trend", "trend.load"),
+        ("eval.cli.docs", "load_corpus"),
+        ("eval.cli.merge", "sql_options.add_records"),
+    ],
 )
 def test_a_crash_in_any_command_is_2_not_1(module, target, tmp_path, monkeypatch, capsys):
     cli = importlib.import_module(module)
@@ -126,7 +132,12 @@ def test_a_crash_in_any_command_is_2_not_1(module, target, tmp_path, monkeypatch
 
     monkeypatch.setattr(where, name, boom)
     (tmp_path / "a.json").write_text('{"suite": "sql", "questions": []}')
-    argv = {"eval.cli.compare": [str(tmp_path / "a.json")] * 2, "eval.cli.trend": [], "eval.cli.docs": []}[module]
+    argv = {
+        "eval.cli.compare": [str(tmp_path / "a.json")] * 2,
+        "eval.cli.trend": [],
+        "eval.cli.docs": [],
+        "eval.cli.merge": [str(tmp_path / "a.json")],
+    }[module]
     assert cli.main(argv) == EXIT_CANNOT_JUDGE
     err = capsys.readouterr().err
     assert "RuntimeError: bug" in err and "internal error (a bug in the harness)" in err
@@ -136,6 +147,7 @@ def test_a_crash_in_any_command_is_2_not_1(module, target, tmp_path, monkeypatch
     ("argv", "prog"),
     [
         (["eval.compare", "--help"], "python -m eval.compare"),
+        (["eval.merge", "--help"], "python -m eval.merge"),
         (["eval.trend", "--help"], "python -m eval.trend"),
         (["eval.cli.selfcheck", "--help"], "python -m eval.cli.selfcheck"),
         (["eval.cli.near_miss", "--help"], "python -m eval.sql.near_miss"),

@@ -140,7 +140,15 @@ def test_help_shows_the_suites_own_options_and_lists_the_suites(suite, capsys):
 def test_the_turns_suite_takes_max_run_seconds_as_documented(capsys):
     """docs/eval/judge.md lists it; the deny-list refused it."""
     assert main(["--suite", "turns", "--max-run-seconds", "0", "--turns", "t.jsonl"]) == EXIT_CANNOT_JUDGE
-    assert "--max-run-seconds must be a positive number of seconds, got 0.0" in capsys.readouterr().err
+    assert "--max-run-seconds: '0' is not a positive, finite number of seconds" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "0", "-1", "abc"])
+@pytest.mark.parametrize("option", ["--timeout", "--statement-timeout", "--max-run-seconds"])
+def test_a_number_of_seconds_is_positive_and_finite(capsys, option, value):
+    """Issue 38 point 6: ``--timeout nan`` was accepted (NaN compares false with every deadline)."""
+    assert main(["--suite", "sql", option, value]) == EXIT_CANNOT_JUDGE
+    assert f"{option}: {value!r} is not a positive, finite number of seconds" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -46,8 +46,11 @@ def test_an_empty_answers_file_is_exit_2(work, capsys):
     assert "a.jsonl: no answers" in err
 
 
-def test_an_unparseable_database_url_is_never_echoed(work, capsys):
-    assert main(["--suite", "sql", "--db-url", "user:hunter2@127.0.0.1:1/x"]) == 2
+@pytest.mark.parametrize("url", ["user:hunter2@127.0.0.1:1/x", "notaurl hunter2"])
+def test_an_unparseable_database_url_is_never_echoed(work, capsys, url):
+    """Nothing marks which part of a string that is no URL is the password: none of it is shown (issue 38
+    point 6: ``notaurl hunter2`` has no ``@`` nor ``=`` for a pattern to find)."""
+    assert main(["--suite", "sql", "--db-url", url]) == 2
     out, err = capsys.readouterr()
     assert "hunter2" not in out + err and "does not parse" in err
 
@@ -150,3 +153,23 @@ def test_a_hostile_database_under_db_dir_is_inspected_in_bounds_and_the_run_goes
 
 
 SQL_ROWS = "SELECT count(*) FROM t"
+
+
+def test_a_300_character_model_name_with_its_baseline_folder_in_place(work, capsys, monkeypatch):
+    """Issue 38 point 5 (an old failure): the llm candidate named by a 300-character model, a baselines folder
+    in place. The run crashed after every question was asked (an earlier harness's name for the baseline is
+    past the file system's limit); it ends with its reports and the gate's reason."""
+    from eval.tests import small_run as sr
+    from tests.http_fakes import FakeHTTPServer, chat_reply
+
+    sr.write_corpus(work / "mine.yaml")
+    (work / "baselines").mkdir()
+    with FakeHTTPServer(chat_reply("```sql\nSELECT 1\n```")) as server:
+        monkeypatch.setenv("NL_SQL_LLM_BASE_URL", server.url + "/v1")
+        monkeypatch.setenv("NL_SQL_LLM_MODEL", "m" * 300)
+        code = main(["--suite", "sql", "--corpus", "mine.yaml", "--candidate", "llm", "--baseline-dir", "baselines",
+                     "--json", "r.json"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 0 and "Traceback" not in err, err[-2000:]
+    assert json.loads((work / "r.json").read_text())["gate"]["enforced"] is False
+    assert "no baseline for llm/mmm" in (work / "r.json").read_text()

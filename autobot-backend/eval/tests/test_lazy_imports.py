@@ -68,6 +68,7 @@ def _loaded(cwd: Path, module: str, *argv: str) -> tuple[int, set[str]]:
         ("eval.run", "--suite", "trajectory", "--help"),
         ("eval.run", "--suite", "turns", "--help"),
         ("eval.compare", "--help"),
+        ("eval.merge", "--help"),
         ("eval.trend", "--help"),
     ],
     ids=" ".join,

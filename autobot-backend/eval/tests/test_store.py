@@ -43,7 +43,7 @@ def test_malformed_golden_names_its_file(tmp_path, mutate, message):
 def test_invalid_json_names_file_and_line(tmp_path):
     path = tmp_path / "broken.json"
     path.write_text('{\n  "trajectory_id": "x",\n  oops\n}')
-    with pytest.raises(GoldenError, match=r"broken\.json: not valid JSON \(line 3"):
+    with pytest.raises(GoldenError, match=r"broken\.json: not a golden: .* \(line 3, column"):
         load_goldens(tmp_path)
 
 

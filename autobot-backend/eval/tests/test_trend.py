@@ -70,7 +70,7 @@ def test_a_bad_trend_line_names_the_file_and_line(work, capsys):
     (work / "d.jsonl").write_text('{"date": "29/11/2026", "candidate": "x", "model": "y", "pass_rate": 0.5}\n')
     capsys.readouterr()
     assert trend_cli.main(["--file", "d.jsonl", "--html", "d.html"]) == 2
-    assert "d.jsonl:1: the date is not YYYY-MM-DD" in capsys.readouterr().err
+    assert "d.jsonl:1: 'date' is \"29/11/2026\", not a date YYYY-MM-DD" in capsys.readouterr().err
 
 
 def test_a_record_written_before_the_trend_is_backfilled_once(work, capsys):

@@ -66,7 +66,40 @@ def load_report(path: Path, label: str) -> Side:
         run = from_json(data, str(path))
     except ReportFormatError as exc:
         raise CompareError(str(exc)) from None
-    return Side(label, str(path), run, {o.question_id: o for o in run.outcomes}, cohort_keys(data))
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:  # a value of the wrong kind where one is read
+        raise CompareError(f"{path}: not a report this version reads ({type(exc).__name__}: {exc})") from None
+    for name in ("candidate_path", "model", "generated_at"):
+        if not isinstance(getattr(run, name), str):
+            raise CompareError(f"{path}: the run's {name} is not text; is this a --json report?")
+    for o in run.outcomes:
+        wrong = _wrong_kind(o)
+        if wrong is not None:
+            raise CompareError(f"{path}: question {str(o.question_id)[:80]!r}: {wrong}; is this a --json report?")
+    try:
+        keys = cohort_keys(data)
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        raise CompareError(
+            f"{path}: its cohort is not the keys a run writes ({exc}); is this a --json report?"
+        ) from None
+    return Side(label, str(path), run, {o.question_id: o for o in run.outcomes}, keys)
+
+
+_TEXT_FIELDS = ("question_id", "stratum", "reason", "detail", "sql", "question", "fixture", "database", "difficulty")
+_COUNT_FIELDS = ("rotations_matched", "rotations", "decimals")
+
+
+def _wrong_kind(o: SQLOutcome) -> str | None:
+    """The first field of a question read back with a value of the wrong kind (the comparison sorts and
+    prints them), or None."""
+    for name in _TEXT_FIELDS:
+        value = getattr(o, name)
+        if value is not None and not isinstance(value, str):
+            return f"{name!r} is {type(value).__name__}, not text"
+    for name in _COUNT_FIELDS:
+        value = getattr(o, name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            return f"{name!r} is {type(value).__name__}, not a whole number"
+    return None
 
 
 def _rate(side: Side, ids: list[str]) -> dict[str, Any]:
@@ -81,6 +114,8 @@ def _rate(side: Side, ids: list[str]) -> dict[str, Any]:
     }
 
 
+# Complexity (radon E or F), kept as one function: the two-run comparison's refusals (off-suite, common questions
+# only) before its figures, each with its own message.
 def compare(
     base: Side,
     new: Side,

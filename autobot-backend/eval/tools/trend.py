@@ -14,18 +14,15 @@ Exit codes: 0 shown; 2 the file is missing or a line does not read.
 from __future__ import annotations
 
 import json
-import re
-from datetime import date
 from pathlib import Path
 
 from eval.core import markdown as md
 from eval.core.errors import HarnessError, UsageError
 from eval.core.figures import interval, pct
 from eval.core.html import render
-from eval.core.jsonl import json_lines
+from eval.core.jsonl import json_lines, read_bounded
 from eval.core.output import write_atomically
-from eval.core.stats import wilson_rounded
-from eval.sql.records.trend_file import TrendPoint, verdict_counts
+from eval.sql.records.trend_file import TrendPoint, from_record_row
 from eval.tools.trend_chart import FIGURES, cohorts, svg_chart
 
 
@@ -49,26 +46,14 @@ def load(path: Path) -> list[TrendPoint]:
         try:
             if not isinstance(item, dict):
                 raise KeyError(", ".join(TrendPoint.REQUIRED))
-            point = TrendPoint.from_json(item)
-            date.fromisoformat(str(point.date)[:10])  # the chart's x axis
-            runs.append(point)
+            runs.append(TrendPoint.from_json(item))
         except KeyError as exc:
             raise TrendError(f"{where}: missing {exc.args[0]}; each line is one run of --record-accuracy") from None
-        except ValueError:
-            raise TrendError(f"{where}: the date is not YYYY-MM-DD; fix that line") from None
-        except TypeError as exc:
+        except ValueError as exc:
             raise TrendError(
-                f"{where}: a value of the wrong kind ({exc}); each line is one run of --record-accuracy"
+                f"{where}: {exc}; each line is one run of --record-accuracy: fix or delete that line"
             ) from None
     return runs
-
-
-_FRACTION = re.compile(r"\((\d+)/(\d+)\)")
-
-
-def _counts(cell: str) -> tuple[int, int] | None:
-    found = _FRACTION.search(cell)
-    return (int(found.group(1)), int(found.group(2))) if found else None
 
 
 def backfill(page: Path, path: Path) -> int:
@@ -79,34 +64,14 @@ def backfill(page: Path, path: Path) -> int:
         raise UsageError(f"{path}: already backfilled from a record; nothing was added")
     lines = []
     for row in read_record(page):
-        passed, refused = _counts(row["pass rate"]), _counts(row["refusal recall"])
-        over = row["over-refusals"].split("/") if "/" in row["over-refusals"] else None
-        lines.append(
-            TrendPoint(
-                date=row["date"],
-                candidate=row["candidate"],
-                model=row["model"],
-                engine=row["engine"],
-                corpus_digest=row["corpus digest"].strip("`"),
-                questions=int(row["questions"]),
-                rotations=row["rotations"],
-                cohort=None if row.get("cohort") in (None, "-") else row["cohort"],
-                status=row["status"],
-                passed=passed[0] if passed else None,
-                measured=passed[1] if passed else None,
-                pass_rate=passed[0] / passed[1] if passed and passed[1] else None,
-                pass_rate_ci=wilson_rounded(*passed) if passed else None,
-                correct_refusals=refused[0] if refused else None,
-                must_refuse_measured=refused[1] if refused else None,
-                refusal_recall=refused[0] / refused[1] if refused and refused[1] else None,
-                refusal_recall_ci=wilson_rounded(*refused) if refused else None,
-                over_refusals=int(over[0]) if over else None,
-                controls=int(over[1]) if over else None,
-                verdicts=verdict_counts(row),
-                source="record row",
-            )
-        )
-    existing = path.read_text(encoding="utf-8") if path.exists() else ""
+        try:
+            lines.append(from_record_row(row))
+        except (KeyError, ValueError) as exc:
+            raise UsageError(
+                f"{page}: the row of {row.get('date', '?')} ({row.get('candidate', '?')}/{row.get('model', '?')}) "
+                f"does not read as a run ({exc}); fix that row: nothing was added"
+            ) from None
+    existing = read_bounded(path, TrendError, missing="", unreadable="cannot read it") if path.exists() else ""
     write_atomically(path, "".join(json.dumps(x.to_json(), sort_keys=True) + "\n" for x in lines) + existing)
     return len(lines)
 

@@ -6,10 +6,10 @@ The SQL suite's candidates live in ``eval.sql.grading.candidates``; they impleme
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from eval.core.jsonl import json_file
 from eval.core.runner import CandidateUnavailable
 from eval.trajectory.contract import CandidateResult, CandidateRunner
 from eval.trajectory.store import GoldenTrajectory
@@ -75,16 +75,12 @@ def recorded_candidate(directory: Path = RECORDED_DIR) -> CandidateRunner:
 
     async def run(golden: GoldenTrajectory) -> CandidateResult:
         path = directory / f"{golden.trajectory_id}.json"
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise CandidateUnavailable(f"{path}: no recorded run for this golden") from None
-        except OSError as exc:
-            raise CandidateUnavailable(f"{path}: cannot read recording: {exc.strerror or exc}") from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise CandidateUnavailable(f"{path}: recording is not valid JSON (line {exc.lineno}): {exc.msg}") from None
+        data = json_file(
+            path,
+            CandidateUnavailable,
+            missing="no recorded run for this golden",
+            unreadable="recording is not valid JSON",
+        )
         return parse_recording(data, str(path))
 
     return run

@@ -8,12 +8,12 @@ nothing about SQL.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from eval.core.errors import HarnessError
+from eval.core.jsonl import json_file
 
 GOLDEN_DIR = Path(__file__).resolve().parents[1] / "golden"
 
@@ -98,14 +98,7 @@ def parse_golden(data: Any, source: str) -> GoldenTrajectory:
 
 
 def load_golden_file(path: Path) -> GoldenTrajectory:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise GoldenError(f"{path}: cannot read golden: {exc.strerror or exc}") from exc
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise GoldenError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}") from exc
+    data = json_file(path, GoldenError, missing="cannot read golden: no such file", unreadable="not a golden")
     return parse_golden(data, str(path))
 
 

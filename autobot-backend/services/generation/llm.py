@@ -25,7 +25,9 @@ Missing configuration is a :class:`GeneratorConfigError` at construction, never 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
+import logging
 import math
 import os
 import re
@@ -37,9 +39,12 @@ from services.generation.openai_chat import ChatClient, ChatPolicy, ChatReply, C
 from services.generation.protocol import Generation, GeneratorUnavailable
 from services.redaction import redact_http_url
 from services.schema_context import SchemaContext
+from services.schema_text import LEFT_OUT, prompt_text
 
 if TYPE_CHECKING:  # httpx is imported where a request is made: an offline run never loads it
     import httpx
+
+log = logging.getLogger(__name__)
 
 BASE_URL_ENV = "NL_SQL_LLM_BASE_URL"
 MODEL_ENV = "NL_SQL_LLM_MODEL"
@@ -48,7 +53,11 @@ TIMEOUT_ENV = "NL_SQL_LLM_TIMEOUT_S"
 TEMPERATURE_ENV = "NL_SQL_LLM_TEMPERATURE"
 ATTEMPTS_ENV = "NL_SQL_LLM_MAX_ATTEMPTS"
 BUDGET_ENV = "NL_SQL_LLM_RETRY_BUDGET_S"
+SCHEMA_CHARS_ENV = "NL_SQL_MAX_SCHEMA_CHARS"
 DEFAULT_TIMEOUT_S = 60.0
+MAX_SCHEMA_CHARS = 100_000
+"""The schema a prompt tells the model, at most (a 5,000-table database sent 942,472 characters per question):
+past it, tables are left out and the prompt says which (:func:`services.schema_text.prompt_text`)."""
 
 NO_SQL_REASON = "no SQL in the model's reply"
 
@@ -85,15 +94,26 @@ Schema (one line per column; comments after --, known values in brackets):
 Question: {question}"""
 
 
-def build_messages(question: str, schema: SchemaContext) -> list[dict[str, str]]:
+def build_messages(
+    question: str, schema: SchemaContext, max_schema_chars: int = MAX_SCHEMA_CHARS
+) -> list[dict[str, str]]:
     """The chat messages for one question: the rules and refusal protocol, then schema and question."""
+    text = prompt_schema(schema, max_schema_chars)
     return [
         {"role": "system", "content": SYSTEM_PROMPT.format(dialect=schema.dialect)},
-        {
-            "role": "user",
-            "content": USER_PROMPT.format(dialect=schema.dialect, schema=schema.describe(), question=question.strip()),
-        },
+        {"role": "user", "content": USER_PROMPT.format(dialect=schema.dialect, schema=text, question=question.strip())},
     ]
+
+
+@functools.lru_cache(maxsize=16)
+def prompt_schema(schema: SchemaContext, max_chars: int) -> str:
+    """The schema as a prompt tells it, made once per schema; when the cap left something out, the person
+    running is told once, on stderr (a warning), as the model is in the prompt."""
+    text = prompt_text(schema, max_chars)
+    last = text.rsplit("\n", 1)[-1]
+    if last.startswith(LEFT_OUT):
+        log.warning("the schema told to the model %s (%s raises the cap)", last.removeprefix("-- "), SCHEMA_CHARS_ENV)
+    return text
 
 
 _THINKING = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
@@ -216,6 +236,7 @@ class OpenAIChatGenerator:
         timeout_s: float = DEFAULT_TIMEOUT_S,
         temperature: float = 0.0,
         policy: ChatPolicy | None = None,
+        max_schema_chars: int = MAX_SCHEMA_CHARS,
     ) -> None:
         if not base_url or not base_url.strip():
             raise GeneratorConfigError(
@@ -231,6 +252,9 @@ class OpenAIChatGenerator:
         self.api_key = api_key or None
         self.timeout_s = float(timeout_s)
         self.temperature = float(temperature)
+        self.max_schema_chars = int(max_schema_chars)
+        if self.max_schema_chars != MAX_SCHEMA_CHARS:  # another cap tells big schemas otherwise: another prompt
+            self.prompt_hash = hashlib.sha256(f"{PROMPT_HASH}:{self.max_schema_chars}".encode()).hexdigest()[:16]
         policy = policy or ChatPolicy()
         self.client = ChatClient(
             self.base_url,
@@ -262,6 +286,11 @@ class OpenAIChatGenerator:
             timeout_s=_positive(get(TIMEOUT_ENV), TIMEOUT_ENV) if get(TIMEOUT_ENV) else DEFAULT_TIMEOUT_S,
             temperature=_temperature(get(TEMPERATURE_ENV)) if get(TEMPERATURE_ENV) else 0.0,
             policy=policy,
+            max_schema_chars=(
+                int(_positive(get(SCHEMA_CHARS_ENV), SCHEMA_CHARS_ENV, True))
+                if get(SCHEMA_CHARS_ENV)
+                else MAX_SCHEMA_CHARS
+            ),
         )
 
     def __repr__(self) -> str:  # never shows the key or a secret in the URL
@@ -270,7 +299,7 @@ class OpenAIChatGenerator:
     def _body(self, question: str, schema: SchemaContext) -> dict[str, Any]:
         return {
             "model": self.model,
-            "messages": build_messages(question, schema),
+            "messages": build_messages(question, schema, self.max_schema_chars),
             "temperature": self.temperature,
             "stream": False,
         }

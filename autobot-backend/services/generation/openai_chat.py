@@ -9,7 +9,9 @@ What a call may cost is bounded (:class:`ChatPolicy`):
 
 * one attempt has a total deadline, headers and the whole body together, checked as the body
   arrives: a server that trickles its reply a byte at a time cannot hold a call past it;
-* a reply body larger than ``max_reply_bytes`` is abandoned, never read into memory;
+* a reply body larger than ``max_reply_bytes`` is abandoned, never read into memory: on the wire and
+  decoded both (:mod:`services.generation.reply_body`: the client decodes gzip and deflate itself, a
+  chunk at a time with ``zlib``'s ``max_length``, so a decompression bomb stops at the limit);
 * 429, 502, 503, 504 and a dropped connection are retried, with exponential backoff and full
   jitter, honouring ``Retry-After``, within ``max_attempts`` attempts and a total ``budget_s`` (no
   wait that would end past it is started); 400, 401, 403, 404, any other answer, a refused
@@ -23,13 +25,14 @@ URL's query (``?api-key=``) or user info (``user:secret@``) is masked wherever t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
 import ipaddress
 import json
 import logging
 import time
 import urllib.parse
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -44,6 +47,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from services.generation.reply_body import ACCEPT_ENCODING, BoundedBody, ReplyTooLarge, check_length
 from services.redaction import redact_http_url, scrub_secrets, url_secrets
 
 if TYPE_CHECKING:  # httpx is imported where a request is made: an offline run never loads it
@@ -196,7 +200,11 @@ class ChatClient:
         self.names = names or Names()
         self._secrets = url_secrets(base_url) | ({api_key} if api_key else set())
         _LOG_SCRUB.secrets |= self._secrets
-        self._headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        self._headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "Accept-Encoding": ACCEPT_ENCODING,  # what BoundedBody decodes under its limit
+        }
         if api_key:
             self._headers["Authorization"] = f"Bearer {api_key}"
         # A local server (Ollama, llama.cpp) is never reached through a proxy from the environment.
@@ -225,38 +233,25 @@ class ChatClient:
 
     def complete(self, body: dict[str, Any]) -> ChatReply:
         """One chat completion, retried under the policy; raises :class:`ChatUnavailable`."""
-        started = time.monotonic()
-        budget_end = started + self.policy.budget_s
-        attempts = 0
+        call = _Call(self, body)
         import httpx
 
         with httpx.Client(trust_env=self._trust_env) as client:
 
-            def attempt() -> tuple[int, bytes, str | None]:
-                nonlocal attempts
-                attempts += 1
-                deadline = min(time.monotonic() + self.policy.timeout_s, budget_end)
+            def attempt() -> _Read:
+                deadline, request = call.begin()
                 try:
-                    with client.stream(
-                        "POST",
-                        self.endpoint,
-                        json=body,
-                        headers=self._headers,
-                        timeout=self._timeout(deadline - time.monotonic()),
-                    ) as response:
-                        data = bytearray()
-                        for chunk in response.iter_bytes():
-                            self._grow(data, chunk, deadline)
-                        return response.status_code, bytes(data), response.headers.get("retry-after")
+                    with client.stream(**request) as response:
+                        reply = self._body(response)
+                        for chunk in response.iter_raw():
+                            self._grow(reply, chunk, deadline)
+                        return call.read(response, reply)
                 except httpx.HTTPError as exc:
                     raise self._transport_error(exc) from None
 
-            try:
+            with call.counted():
                 status, data, _ = Retrying(**self._retrying_args())(lambda: self._checked(attempt()))
-            except ChatUnavailable as exc:
-                exc.attempts = attempts
-                raise
-        return self._reply(status, data, started, attempts)
+        return self._reply(status, data, call.started, call.attempts)
 
     def session(self) -> httpx.AsyncClient:
         """An HTTP session many :meth:`acomplete` calls of one run can share (its connections and TLS set-up
@@ -274,55 +269,54 @@ class ChatClient:
         if session is None:
             async with self.session() as own:
                 return await self.acomplete(body, own)
-        started = time.monotonic()
-        budget_end = started + self.policy.budget_s
-        attempts = 0
-        client = session
+        call = _Call(self, body)
         import httpx
 
-        async def attempt() -> tuple[int, bytes, str | None]:
-            nonlocal attempts
-            attempts += 1
-            deadline = min(time.monotonic() + self.policy.timeout_s, budget_end)
+        async def attempt() -> _Read:
+            deadline, request = call.begin()
             try:
                 async with asyncio.timeout(max(0.01, deadline - time.monotonic())):
-                    async with client.stream(
-                        "POST",
-                        self.endpoint,
-                        json=body,
-                        headers=self._headers,
-                        timeout=self._timeout(deadline - time.monotonic()),
-                    ) as response:
-                        data = bytearray()
-                        async for chunk in response.aiter_bytes():
-                            self._grow(data, chunk, deadline)
-                        return response.status_code, bytes(data), response.headers.get("retry-after")
+                    async with session.stream(**request) as response:
+                        reply = self._body(response)
+                        async for chunk in response.aiter_raw():
+                            self._grow(reply, chunk, deadline)
+                        return call.read(response, reply)
             except TimeoutError:
                 raise self._slow() from None
             except httpx.HTTPError as exc:
                 raise self._transport_error(exc) from None
 
-        async def checked() -> tuple[int, bytes, str | None]:
+        async def checked() -> _Read:
             return self._checked(await attempt())
 
-        try:
+        with call.counted():
             status, data, _ = await _aretry(self._retrying_args(), checked)
-        except ChatUnavailable as exc:
-            exc.attempts = attempts
-            raise
-        return self._reply(status, data, started, attempts)
+        return self._reply(status, data, call.started, call.attempts)
 
     # --- one attempt's outcome -------------------------------------------------------------
 
-    def _grow(self, data: bytearray, chunk: bytes, deadline: float) -> None:
-        data.extend(chunk)
-        if len(data) > self.policy.max_reply_bytes:
-            raise self._error(
-                f"the reply is over {self.policy.max_reply_bytes:,} bytes; abandoned (is this a "
-                "chat completion endpoint?)"
-            )
+    def _body(self, response: httpx.Response) -> BoundedBody:
+        """The reply's body to read off the wire, its limit checked on the declared length first."""
+        try:
+            check_length(response.headers.get("content-length"), self.policy.max_reply_bytes)
+            return BoundedBody(response.headers.get("content-encoding"), self.policy.max_reply_bytes)
+        except ReplyTooLarge as exc:
+            raise self._too_large(exc) from None
+        except ValueError as exc:
+            raise self._error(f"{exc}; abandoned") from None
+
+    def _grow(self, body: BoundedBody, chunk: bytes, deadline: float) -> None:
+        try:
+            body.feed(chunk)
+        except ReplyTooLarge as exc:
+            raise self._too_large(exc) from None
+        except ValueError as exc:
+            raise self._error(f"{exc}; abandoned") from None
         if time.monotonic() > deadline:
             raise self._slow()
+
+    def _too_large(self, exc: ReplyTooLarge) -> ChatUnavailable:
+        return self._error(f"{exc}; abandoned (is this a chat completion endpoint?)")
 
     def _slow(self) -> ChatUnavailable:
         return self._error(
@@ -342,7 +336,7 @@ class ChatClient:
             return self._error(f"the connection dropped ({type(exc).__name__})", retryable=True)
         return self._error(f"the request failed ({type(exc).__name__}: {_first_line(exc)})")
 
-    def _checked(self, result: tuple[int, bytes, str | None]) -> tuple[int, bytes, str | None]:
+    def _checked(self, result: _Read) -> _Read:
         status, data, after = result
         if status >= 400:
             raise self._error(
@@ -384,6 +378,48 @@ class ChatClient:
             round((time.monotonic() - started) * 1000, 3),
             attempts,
         )
+
+
+_Read = tuple[int, bytes, str | None]
+"""One attempt's status, body and Retry-After header."""
+
+
+class _Call:
+    """One completion's clock, attempt count and request, shared by :meth:`ChatClient.complete` and
+    :meth:`ChatClient.acomplete`, so the two differ only in how they wait for bytes."""
+
+    def __init__(self, chat: ChatClient, body: dict[str, Any]) -> None:
+        self.chat = chat
+        self.body = body
+        self.started = time.monotonic()
+        self.budget_end = self.started + chat.policy.budget_s
+        self.attempts = 0
+
+    def begin(self) -> tuple[float, dict[str, Any]]:
+        """A new attempt: its deadline (its own timeout, within the call's budget) and the request to stream."""
+        self.attempts += 1
+        deadline = min(time.monotonic() + self.chat.policy.timeout_s, self.budget_end)
+        request = {
+            "method": "POST",
+            "url": self.chat.endpoint,
+            "json": self.body,
+            "headers": self.chat._headers,
+            "timeout": self.chat._timeout(deadline - time.monotonic()),
+        }
+        return deadline, request
+
+    @staticmethod
+    def read(response: httpx.Response, reply: BoundedBody) -> _Read:
+        return response.status_code, reply.finish(), response.headers.get("retry-after")
+
+    @contextlib.contextmanager
+    def counted(self) -> Iterator[None]:
+        """The attempts made so far stamped on a failure that ends the call."""
+        try:
+            yield
+        except ChatUnavailable as exc:
+            exc.attempts = self.attempts
+            raise
 
 
 async def _aretry(args: dict[str, Any], call: Callable[[], Awaitable[Any]]) -> Any:

@@ -14,7 +14,11 @@ The protocol is pickled tuples over two pipes: ``("ready",)`` once started, then
     ("run", key, sql, timeout_s, row_cap, max_bytes) -> ("rows", columns, rows, elapsed_ms) | ("error", kind, message)
     ("close", key)                                 -> ("ok",)
 
-End of input (the parent closed the pipe, or died) ends the process. Ctrl-C is ignored here: the
+Each statement runs in a session of its own (a cursor of the database's connection, closed after it), so
+no statement leaves anything a later one sees: DuckDB keeps ``TEMP`` objects, variables, prepared
+statements and ``search_path`` per session, and the database's settings are locked. End of input (the
+parent closed the pipe, or died) ends the process, and so does a reply the parent is no longer there to read
+(a broken pipe after the parent was killed), without a word. Ctrl-C is ignored here: the
 terminal sends it to the whole process group, and it is the parent's to act on. Imports: the standard
 library, ``duckdb`` and :mod:`services.readonly.budget` only, so the process starts in about 0.3 s.
 """
@@ -89,9 +93,10 @@ class _Worker:
     def run(self, key: str, sql: str, timeout_s: float, row_cap: int, max_bytes: int) -> tuple[Any, ...]:
         import duckdb
 
-        conn = self.databases.get(key)
-        if conn is None:
+        database = self.databases.get(key)
+        if database is None:
             return ("error", "connect", "the database is not open in the DuckDB worker")
+        conn = database.cursor()  # a session of its own, closed after the statement: it leaves nothing behind
         fired: list[bool] = []
 
         def interrupt() -> None:
@@ -116,18 +121,36 @@ class _Worker:
             return ("error", "database", _message(exc))
         finally:
             alarm.cancel()
-            _end_transaction(conn)
+            _close(conn)
         return ("rows", columns, rows, (time.monotonic() - started) * 1000.0)
 
 
-def _end_transaction(conn: Any) -> None:
-    """Roll back what a statement began (a ``BEGIN`` that reached here): every statement starts afresh."""
-    with contextlib.suppress(Exception):  # no transaction was open
-        conn.rollback()
+def _close(session: Any) -> None:
+    """End a statement's session: what it made for itself (a ``TEMP`` view, table, sequence or macro that
+    would shadow a real table or ``upper()``, a variable, a prepared statement, ``search_path``, an open
+    transaction) goes with it; the database's read-only settings are global and stay locked."""
+    with contextlib.suppress(Exception):  # a session the statement's failure already closed
+        session.close()
 
 
 def _message(exc: BaseException) -> str:
     return " ".join((str(exc).strip() or type(exc).__name__).split())
+
+
+def _send(outbox: Connection, reply: tuple[Any, ...], memory_cap: int) -> bool:
+    """Send ``reply`` (or why it cannot be sent); False when the parent is gone and the pipe broken."""
+    try:
+        try:
+            outbox.send(reply)
+        except MemoryError:
+            outbox.send(("error", "row_cap", memory_message("the DuckDB worker's memory cap", memory_cap)))
+        except (BrokenPipeError, ConnectionError):
+            raise
+        except Exception as exc:  # a value pickle cannot carry
+            outbox.send(("error", "database", f"the result cannot be returned: {type(exc).__name__}: {exc}"))
+    except (BrokenPipeError, ConnectionError, EOFError, OSError):
+        return False
+    return True
 
 
 def main(argv: list[str]) -> None:
@@ -155,12 +178,8 @@ def main(argv: list[str]) -> None:
             reply = ("error", "row_cap", memory_message("the DuckDB worker's memory cap", memory_cap))
         except Exception as exc:  # a bug here: reported, and the process goes on serving
             reply = ("error", "database", f"the DuckDB worker failed: {type(exc).__name__}: {_message(exc)}")
-        try:
-            outbox.send(reply)
-        except MemoryError:
-            outbox.send(("error", "row_cap", memory_message("the DuckDB worker's memory cap", memory_cap)))
-        except Exception as exc:  # a value pickle cannot carry
-            outbox.send(("error", "database", f"the result cannot be returned: {type(exc).__name__}: {exc}"))
+        if not _send(outbox, reply, memory_cap):
+            break  # the parent is gone (killed, even with SIGKILL): nobody to answer, nothing to print
         del reply  # a result is not kept while the worker waits for the next request
 
 

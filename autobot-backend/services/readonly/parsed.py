@@ -5,7 +5,8 @@ A run reads the same reference many times: the guard before every execution, the
 typical reference costs a millisecond or more; a copy of its tree a tenth of that, a shared reference
 nothing. The tree kept is the guard's: the statement's tokens (the dialect's tokenizer, semicolons as
 separators) through the dialect's parser with ``ErrorLevel.RAISE``. A failed parse is kept too, and
-raised again.
+raised again; SQL nested past sqlglot's recursive parser (some 50 parentheses, 5,000 in a hostile answer)
+is a parse error like any other, never a ``RecursionError`` in its consumers.
 
 Shared trees are read-only. sqlglot's trees are mutable, and a node put into another tree is
 re-parented, so a consumer that changes a tree, or builds a new one from its nodes, takes ``.copy()``
@@ -110,6 +111,8 @@ def _shared(key: _Key, compute: Callable[[], list[exp.Expr]]) -> list[exp.Expr]:
             found = compute()
         except SqlglotError as exc:
             found = exc
+        except RecursionError:  # nested deeper than sqlglot's recursive parser reaches: no tree, a parse error
+            found = ParseError("nested too deeply to parse (Python's recursion limit)")
         with _lock:
             _kept[key] = found
             while len(_kept) > MAX_TREES:

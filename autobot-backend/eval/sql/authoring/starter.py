@@ -15,7 +15,7 @@ import json
 import os
 import re
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +49,17 @@ def _ident(name: str, dialect: str) -> str:
     return exp.to_identifier(name).sql(dialect=dialect)
 
 
+MAX_NAME_CHARS = 1000
+"""A table or column whose name is longer is not asked about: its SQL could pass the guard's 100,000 bytes."""
+NAME_WORDS = 24
+"""A name's words in a starter question, at most: a 300-character table name made every question of the
+starter nearly the same text (the near-duplicate lint of its own check) and a megabyte one a question past
+its 2,000 characters; the SQL keeps the whole name."""
+
+
 def _words(name: str) -> str:
-    return re.sub(r"[_\s]+", " ", name).strip()
+    words = re.sub(r"[_\s]+", " ", name).strip()
+    return words if len(words) <= NAME_WORDS else words[: NAME_WORDS - 1].rstrip() + "…"
 
 
 def _slug(text: str) -> str:
@@ -81,9 +90,17 @@ def _label_column(table: TableInfo) -> ColumnInfo:
 
 def examples(schema: SchemaContext, prefix: str) -> list[Example]:
     """One question per shape, over the tables that have rows (an empty result cannot grade anything)."""
-    tables = [t for t in schema.tables if t.columns and (t.row_count or 0) > 0]
+    tables = [
+        replace(t, columns=tuple(c for c in t.columns if len(c.name) <= MAX_NAME_CHARS))
+        for t in schema.tables
+        if (t.row_count or 0) > 0 and len(t.name) <= MAX_NAME_CHARS
+    ]
+    tables = [t for t in tables if t.columns]
     if not tables:
-        raise UsageError("the database has no table with rows: a starter corpus needs data to ask about")
+        raise UsageError(
+            "the database has no table with rows (and a name under "
+            f"{MAX_NAME_CHARS:,} characters): a starter corpus needs data to ask about"
+        )
     d = schema.dialect
     biggest = max(tables, key=lambda t: (t.row_count or 0, t.name))
     found: list[Example] = [

@@ -13,13 +13,13 @@ the question and what to do; nothing is half-read.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from eval.core.errors import HarnessError
+from eval.core.jsonl import parse_json, read_bounded, text_lines
 
 Benchmark = Literal["spider", "bird"]
 
@@ -48,15 +48,10 @@ class QuestionsRead:
 
 def evaluator_lines(path: Path) -> list[tuple[int, list[str]]]:
     """``(line number, fields)`` of every non-blank line, as Spider's evaluator reads a file:
-    ``[l.strip().split('\\t') for l in f.readlines() if len(l.strip()) > 0]``."""
-    try:
-        with Path(path).open(encoding="utf-8") as f:
-            lines = f.readlines()
-    except FileNotFoundError:
-        raise BenchFormatError(f"{path}: file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BenchFormatError(f"{path}: cannot read it ({exc})") from None
-    return [(n, line.strip().split("\t")) for n, line in enumerate(lines, 1) if line.strip()]
+    ``[l.strip().split('\\t') for l in f.readlines() if len(l.strip()) > 0]``; the file and each line bounded
+    (:mod:`eval.core.jsonl`)."""
+    lines = text_lines(path, BenchFormatError, missing="file not found", unreadable="cannot read it")
+    return [(n, line.strip().split("\t")) for n, line in lines if line.strip()]
 
 
 def read_questions(benchmark: Benchmark, questions: Path, gold: Path, prefix: str) -> QuestionsRead:
@@ -152,16 +147,8 @@ def _gold_lines(path: Path) -> list[tuple[int, str, str]]:
 
 
 def read_text(path: Path) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BenchFormatError(f"{path}: file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BenchFormatError(f"{path}: cannot read it ({exc})") from None
+    return read_bounded(path, BenchFormatError, missing="file not found", unreadable="cannot read it")
 
 
 def read_json(path: Path) -> Any:
-    try:
-        return json.loads(read_text(path))
-    except json.JSONDecodeError as exc:
-        raise BenchFormatError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    return parse_json(read_text(path), str(path), BenchFormatError, unreadable="not valid JSON")

@@ -74,6 +74,8 @@ def level(c1: int, c2: int, others: int) -> Hardness:
     return "extra"
 
 
+# Complexity (radon E or F), kept as one function: it follows Spider's count_component1, count_component2 and
+# count_others, one branch per counted part.
 def counts(tree: exp.Query) -> tuple[int, int, int]:
     """(component 1, component 2, others) of a query, counted as Spider counts them."""
     set_operation = 0

@@ -15,10 +15,12 @@ SQL (graded ``refused``; both evaluators count it wrong).
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from eval.core.jsonl import read_bounded
 from eval.sql.bench.formats import BenchFormatError, Benchmark, BenchQuestion, evaluator_lines, read_json
 
 BIRD_SEPARATOR = "\t----- bird -----\t"
@@ -79,12 +81,12 @@ def _spider_predictions(path: Path, questions: Sequence[BenchQuestion]) -> Predi
 
 def _csv_rows(path: Path) -> list[list[str]]:
     """The rows, as the csv module reads them (a quoted cell may hold newlines); a BOM is not a column's name."""
+    text = read_bounded(
+        path, BenchFormatError, missing="file not found", unreadable="not a CSV file this import can read"
+    )
     try:
-        with Path(path).open(encoding="utf-8-sig", newline="") as f:
-            return list(csv.reader(f))
-    except FileNotFoundError:
-        raise BenchFormatError(f"{path}: file not found") from None
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        return list(csv.reader(io.StringIO(text.removeprefix("\ufeff"), newline="")))
+    except csv.Error as exc:
         raise BenchFormatError(f"{path}: not a CSV file this import can read ({exc})") from None
 
 

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.core.errors import HarnessError
+from eval.core.jsonl import json_file
 from eval.core.output import write_atomically
 from eval.sql.corpus.questions import CORPUS_DIR, stamp_path
 
@@ -121,11 +122,13 @@ def load_snapshot(fixture: str, directory: Path = SNAPSHOT_DIR) -> dict[str, Ans
     if not path.exists():
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json_file(path, SnapshotError, missing="missing", unreadable="unreadable snapshot")
         return {
             qid: Answer(tuple(a["columns"]), [tuple(decode_value(v) for v in row) for row in a["rows"]])
             for qid, a in data["answers"].items()
         }
+    except SnapshotError as e:
+        raise SnapshotError(f"{e}; rebuild it with `{UPDATE_COMMAND}`") from None
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         raise SnapshotError(
             f"{stamp_path(path)}: unreadable snapshot ({type(e).__name__}: {e}); rebuild it with `{UPDATE_COMMAND}`"

@@ -76,6 +76,8 @@ class Probe:
     (tolerance and ties included); None when it did not run."""
 
 
+# Complexity (radon E or F), kept as one function: the evidence first, then the SQL's catalog, with an early return
+# for each kind of evidence in the order the page states.
 def diagnose(
     candidate_sql: str | None,
     reference_sql: str | None,

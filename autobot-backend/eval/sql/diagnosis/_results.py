@@ -86,6 +86,8 @@ def readable(*results: Sequence[Row]) -> bool:
     return all(len(rows) * (len(rows[0]) if rows else 0) <= MAX_CELLS for rows in results)
 
 
+# Complexity (radon E or F), kept as one function: the row proofs, strongest first, each a return: one list read top
+# to bottom is the precedence the diagnosis page states.
 def evidence(ref_rows: Sequence[Row], got_rows: Sequence[Row], *, ordered: bool = False, decimals: int = 2) -> Evidence:
     """The strongest evidence the two results give (see the module docstring for the order)."""
     nr, ng = len(ref_rows), len(got_rows)

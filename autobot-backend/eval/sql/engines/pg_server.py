@@ -45,6 +45,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from eval.core import outbound
+
 __all__ = [
     "PgDatabase",
     "PgServer",
@@ -124,7 +126,9 @@ class PgServer:
         self.datadir = root / "data"
         self.logfile = root / "server.log"
         self.passwords = {role: secrets.token_hex(12) for role in (self.ADMIN, self.OWNER, self.READER)}
-        """Role -> password; random per server, so a test can look for them in messages."""
+        """Role -> password; random per server, so a test can look for them in messages. Secrets of the run that
+        neither the environment nor the command line holds: registered, so no output shows them."""
+        outbound.register(self.passwords.values())
         self._running = False
         self._kept: dict[str, Any] = {}  # database -> superuser psycopg connection, for state()
 

@@ -67,10 +67,14 @@ def find_baseline(report: SQLRun, baseline_dir: Path | None, *, allow_off_suite:
     engine = bl.report_engine(report)
     try:
         baseline = bl.load_baseline(report.candidate_path, report.model, baseline_dir, engine)
+        others = bl.other_baselines(report.candidate_path, report.model, baseline_dir, engine) if not baseline else []
     except bl.BaselineError as exc:
         return Found(None, str(exc), unusable=True)
+    except OSError as exc:  # the folder cannot be read: the run's reports are still written, the gate says why
+        return Found(
+            None, f"{baseline_dir}: cannot read the baselines ({exc.strerror or exc}); check the folder", unusable=True
+        )
     if baseline is None:
-        others = bl.other_baselines(report.candidate_path, report.model, baseline_dir, engine)
         also = (
             f"; baselines exist for {', '.join(b.label for b in others)}: a run is never compared with another "
             "model's or engine's baseline"

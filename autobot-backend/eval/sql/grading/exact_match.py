@@ -310,7 +310,11 @@ def with_exact_match(
             return o
         ran = o.verdict in (Verdict.PASS, Verdict.WRONG)
         sql = o.sql if o.sql is not None else (unasked or {}).get(o.question_id)
-        exact = exact_match(sql, o.reference_sql, dialect, schemas.get(o.question_id), ran, mode, o.measured)
+        try:
+            exact = exact_match(sql, o.reference_sql, dialect, schemas.get(o.question_id), ran, mode, o.measured)
+        except RecursionError:  # a query nested past what a recursive walk reaches: EM is a second figure
+            too_deep = "not compared: the SQL is nested too deeply to walk"
+            exact = ExactMatch(None, {}, None, too_deep, None, mode=mode)
         if sql is None and not o.measured and o.reason != NO_ANSWER and o.verdict is Verdict.UNMEASURED:
             never = f"not asked ({o.reason}), so no SQL to compare"
             exact = (

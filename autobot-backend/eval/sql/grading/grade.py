@@ -21,7 +21,7 @@ Each service error kind means one thing to the eval, written once in :data:`KIND
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -237,20 +237,26 @@ class Grader:
         main = self._against(q, sql, urls, refs, ties, runs)
         if main.verdict is not Verdict.WRONG and main.reason != UNDECIDED:
             return main
+        width = len(first.columns)
         for form in self._forms(q, refs, ties, len(urls)):
-            other = self._against(q, sql, urls, form.refs, form.ties, runs)
+            if width and form.width and form.width != width:
+                continue  # another column count is never a match: the form is not read at all
+            other = self._against(q, sql, urls, form.refs, form.ties, runs, passes_only=True)
             if other.verdict is Verdict.PASS:  # any acceptable form that matches passes, and says which
                 return dataclasses.replace(other, detail=f"{other.detail}; matched {form.label}")
         return main  # no form matched: the reason is the one against the main reference
 
-    def _forms(self, q: Question, refs: Sequence[Execution], ties: Sequence[Ties | None], n: int) -> list[Form]:
-        """The question's other acceptable answers: its reference's column forms, then its alternatives."""
-        forms = column_forms(q.columns, refs, ties) if q.columns else []
+    def _forms(self, q: Question, refs: Sequence[Execution], ties: Sequence[Ties | None], n: int) -> Iterator[Form]:
+        """The question's other acceptable answers, one at a time: its reference's column forms (views of the
+        reference), then its alternatives; an alternative that is the reference itself (the self-check keeps
+        one result for both when their rows are equal) with the same ties would only repeat its verdict."""
+        if q.columns:
+            yield from column_forms(q.columns, refs, ties)
         for k, alt in enumerate(self.also.get(q.id) or ()):
             alt_ties = (self.also_ties.get(q.id) or [[None] * n] * len(q.also))[k]
-            if len(alt) == n:
-                forms.append(Form(f"alternative {k + 2} (also[{k}])", alt, alt_ties))
-        return forms
+            same = all(a is r for a, r in zip(alt, refs, strict=False)) and list(alt_ties) == list(ties)
+            if len(alt) == n and not same:
+                yield Form(f"alternative {k + 2} (also[{k}])", alt, alt_ties)
 
     def _against(
         self,
@@ -260,8 +266,12 @@ class Grader:
         refs: Sequence[Execution],
         ties: Sequence[Ties | None],
         runs: dict[str, Execution],
+        *,
+        passes_only: bool = False,
     ) -> SQLOutcome:
-        """The candidate against one acceptable form on every rotation (its runs shared between forms)."""
+        """The candidate against one acceptable form on every rotation (its runs shared between forms).
+        ``passes_only``: only a pass is used (another form's miss keeps the main reference's reason), so the
+        first miss ends it, without the excerpt and diagnosis a reported miss has."""
         n = len(urls)
         matched, first_miss, tie_break, undecided = 0, None, False, None
         for i, (url, ref, tie) in enumerate(zip(urls, refs, ties), 1):
@@ -275,6 +285,8 @@ class Grader:
             if cmp.match:
                 matched += 1
                 tie_break = tie_break or cmp.tie_break
+            elif passes_only:
+                return self.outcome(q, Verdict.WRONG, cmp.reason, cmp.detail, sql)
             elif cmp.reason == UNDECIDED:
                 undecided = undecided or (i, cmp)
             elif first_miss is None:

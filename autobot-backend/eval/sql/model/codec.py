@@ -259,6 +259,8 @@ def _name(key: Name, values: Mapping[str, Any]) -> str | tuple[str, str]:
 def _lookup(data: Mapping[str, Any], name: str | tuple[str, str]) -> Any:
     if isinstance(name, tuple):
         outer = data.get(name[0])
+        if outer is not None and not isinstance(outer, Mapping):  # a value of the wrong kind is not a missing one
+            raise TypeError(f"{name[0]} must be an object, found {type(outer).__name__}")
         return outer.get(name[1], _MISSING) if isinstance(outer, Mapping) else _MISSING
     return data.get(name, _MISSING)
 

@@ -35,6 +35,7 @@ from eval.sql.model.outcome import (
     two_by_two,
 )
 from eval.sql.model.setup import BaselineRef, Cohort, CorpusStamps, RunSetup
+from eval.sql.model.shard import IncompleteMerge, Shard
 from eval.sql.model.transcript import TranscriptsNote
 
 
@@ -73,6 +74,12 @@ class SQLRun:
     """The run's identity: what makes two runs comparable (``eval.sql.grading.identity``)."""
     corpus: CorpusStamps = field(metadata=key(absent=lambda _: CorpusStamps()))
     run: RunSetup = field(metadata=key(absent=lambda _: RunSetup()))
+    shard: Shard | None = field(default=None, metadata=key(omit="none"))
+    """``--shard K/N``: this report is one share of a run, to be merged (``python -m eval.merge``); it records
+    nothing. Written only then."""
+    incomplete_merge: IncompleteMerge | None = field(default=None, metadata=key(omit="none"))
+    """A merge told to go on without some shards (``--allow-incomplete``). Written only then: a complete merge
+    is the unsharded run's report."""
     baseline: BaselineRef | None = None
     """The baseline compared against, if any."""
     outcomes: list[SQLOutcome] = field(metadata=key("questions"))

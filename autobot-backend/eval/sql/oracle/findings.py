@@ -28,8 +28,19 @@ class Findings:
     """References of a shape that is often a mistake (graded as usual), in corpus order."""
 
 
-def corpus_findings(questions: Sequence[Question], check: SelfCheckResult) -> Findings:
-    """The lints, oracle defects and suspect references of ``questions``, ``check`` being their self-check."""
+def corpus_findings(
+    questions: Sequence[Question], check: SelfCheckResult, *, corpus: Sequence[Question] | None = None
+) -> Findings:
+    """The lints, oracle defects and suspect references of ``questions``, ``check`` being their self-check.
+
+    ``corpus``: the whole corpus when ``questions`` are a shard's share of it: the lints are then the corpus's
+    that fall on ``questions`` (a near-duplicate is found against every question), so the shards' lints pooled
+    are the unsharded run's."""
     one_row = {qid for qid, results in check.reference.items() if all(len(r.rows) <= 1 for r in results)}
     suspects = [s for q in questions for s in check.suspects.get(q.id, [])]
-    return Findings(corpus_lints(questions, one_row), list(check.defects), suspects)
+    if corpus is None:
+        lints = corpus_lints(questions, one_row)
+    else:
+        mine = {q.id for q in questions}
+        lints = [lint for lint in corpus_lints(corpus, one_row) if lint.question_id in mine]
+    return Findings(lints, list(check.defects), suspects)

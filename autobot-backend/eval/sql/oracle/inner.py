@@ -149,6 +149,8 @@ def _read_columns(node: exp.Query, root: exp.Expr) -> set[str] | None:
     return read & outputs
 
 
+# Complexity (radon E or F), kept as one function: one branch per shape of a LIMIT cut (its literal, offset, order and
+# what the enclosing query reads), each ending in its own reason.
 def _cut_probe(node: exp.Query, root: exp.Expr, dialect: str) -> InnerProbe | str | None:
     """The probe of a LIMIT cut; None when the enclosing query reads nothing the choice could change."""
     limit, offset = _literal(node.args.get("limit")), _literal(node.args.get("offset")) or 0

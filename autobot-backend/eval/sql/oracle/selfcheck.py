@@ -137,6 +137,8 @@ def is_builtin(question: Question) -> bool:
     return PurePosixPath(question.source).parent == PurePosixPath(stamp_path(CORPUS_DIR))
 
 
+# Complexity (radon E or F), kept as one function: the self-check's steps per fixture and rotation, each optional by a
+# setting, in the one order the snapshots are written.
 def run_self_check(
     database: ReadOnlyDatabase,
     corpus: Corpus,

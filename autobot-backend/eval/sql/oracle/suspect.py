@@ -142,12 +142,12 @@ class SuspectCheck:
         for prefix, form, form_ties in forms:
             try:
                 sql = form.reference_sql(dialect) or ""
+                read = self.query(sql, url, dialect, form_ties, question=q.question)
             except TranspileError:
                 continue  # the self-check reports it
-            found += [
-                Suspect(q.id, kind, prefix + detail)
-                for kind, detail in self.query(sql, url, dialect, form_ties, question=q.question)
-            ]
+            except RecursionError:
+                continue  # a reference nested past a recursive walk: not read (the checks are advice, not grades)
+            found += [Suspect(q.id, kind, prefix + detail) for kind, detail in read]
         return found
 
     def query(

@@ -260,6 +260,8 @@ class Ungrouped:
     has one value per group on this database."""
 
 
+# Complexity (radon E or F), kept as one function: one branch per SQL rule (output, HAVING, ORDER BY against GROUP BY,
+# aggregates and keys), read in one walk of each SELECT.
 def ungrouped(reading: Reading, keys: Keys) -> list[Ungrouped]:
     """Each column of an aggregate query's output, HAVING or ORDER BY that is neither grouped nor aggregated
     (nor of a source one of whose keys is grouped: one value per group then), naming it."""

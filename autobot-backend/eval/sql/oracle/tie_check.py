@@ -29,6 +29,8 @@ from services.readonly.parsed import statement_tree
 __all__ = ["inner_tie_reason", "reference_ties", "ties_elsewhere"]
 
 
+# Complexity (radon E or F), kept as one function: each reason a reference's order cannot be resolved is a branch with
+# its own message.
 def reference_ties(
     q: Question, sql: str, database: ReadOnlyDatabase, url: str, dialect: str, result: Execution
 ) -> Ties | str | None:

@@ -24,6 +24,7 @@ from typing import Any
 from eval.core import markdown as md
 from eval.core.errors import UsageError
 from eval.core.figures import of, pct
+from eval.core.jsonl import read_bounded
 from eval.core.output import write_atomically
 from eval.sql.model.cohort import UNKNOWN, cohort_differences
 from eval.sql.model.figures import Summary
@@ -120,11 +121,29 @@ def _upgrade(text: str) -> str:
     return "".join(lines)
 
 
+def _read(page: Path) -> str:
+    """The page's text, bounded like every input (:func:`eval.core.jsonl.read_bounded`)."""
+    return read_bounded(page, DocsError, missing="no such accuracy record", unreadable="cannot read the record")
+
+
 def read_record(page: Path = ACCURACY_PAGE) -> list[dict[str, str]]:
     """The record's rows (the on-suite table), oldest first."""
-    text = _upgrade(page.read_text(encoding="utf-8"))
+    text = _upgrade(_read(page))
     a, b = block(text, RECORD_START, RECORD_END, page)
     return _table_rows(text[a:b], RECORD_COLUMNS, page)
+
+
+def all_rows(page: Path) -> list[dict[str, str]]:
+    """Every row of the record, its on-suite table's and then its off-suite table's (none without a page)."""
+    if not page.exists():
+        return []
+    text = _upgrade(_read(page))
+    a, b = block(text, RECORD_START, RECORD_END, page)
+    rows = _table_rows(text[a:b], RECORD_COLUMNS, page)
+    if OFF_START in text:
+        c, d = block(text, OFF_START, OFF_END, page)
+        rows += _table_rows(text[c:d], OFF_SUITE_COLUMNS, page)
+    return rows
 
 
 def _verdict_cells(s: Summary) -> dict[str, str]:
@@ -205,7 +224,7 @@ def append_record(
 ) -> dict[str, str]:
     """Add this run's row beside its cohort; ``suite``: the page's suite (None: the page's own, or this run's
     when the page has none yet). Another suite's run goes to the off-suite table, only when allowed."""
-    text = _upgrade(page.read_text(encoding="utf-8"))
+    text = _upgrade(_read(page))
     row = record_row(report)
     mine = suite_of(report)
     mark = SUITE_MARK.search(text)
@@ -292,7 +311,7 @@ def render_strata(report: SQLRun, row: dict[str, str]) -> str:
 
 def append_strata(report: SQLRun, row: dict[str, str], page: Path = ACCURACY_PAGE) -> None:
     """Append this run's per-stratum block, headed by its record row's identity and status."""
-    text = page.read_text(encoding="utf-8")
+    text = _read(page)
     _, end = block(text, STRATA_START, STRATA_END, page)
     body = text[:end].rstrip("\n") + "\n\n" + render_strata(report, row)
     write_atomically(page, body.rstrip("\n") + "\n\n" + text[end:])

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import fcntl
-import hashlib
+import os
 import sys
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from eval.core.output import print_warning
 from eval.sql.corpus.questions import load_corpus
 from eval.sql.fixtures import cache as fixture_cache
 from eval.sql.fixtures.seeded import FIXTURES
@@ -48,27 +48,36 @@ def builtin_suite(report: SQLRun) -> dict[str, Any]:
 @contextmanager
 def locked(page: Path) -> Iterator[None]:
     """Hold the record of ``page`` alone: a row is read, added and written back whole, so two runs recording
-    at once would otherwise each write back the page without the other's row. The lock is a file of its
-    own (the page is replaced by a rename, which a lock on the page itself would not survive), beside the
-    system's temporary files, named by the page's path."""
-    key = hashlib.sha256(str(page.resolve()).encode()).hexdigest()[:16]
-    with (Path(tempfile.gettempdir()) / f"eval-record-{key}.lock").open("a") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+    at once would otherwise each write back the page without the other's row. The lock is taken on the
+    page's folder (the page itself is replaced by a rename, which a lock on it would not survive): every
+    writer of the page finds it, whatever its ``TMPDIR`` (a lock among the temporary files was not shared by
+    two writers with different ones, and rows were lost), and it leaves no file behind."""
+    page.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(page.parent, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 def record_accuracy(report: SQLRun, page: Path, *, builtin: bool, allow_off_suite: bool) -> None:
     suite = builtin_suite(report) if builtin else None
     commit, dirty = trend.git_commit()
+    path = trend.trend_path(page)
     with locked(page):
+        points = trend.existing_points(path)  # a file that is not a trend is refused before anything is written
+        missing = trend.missing_lines(record.all_rows(page), points)
         record.ensure_page(page)
         row = record.append_record(report, page, suite=suite, allow_off_suite=allow_off_suite)
         if "differs in" not in row:
             record.append_strata(report, row, page)
-        trend.append_line(trend.trend_path(page), trend.trend_line(report.summary, row, commit=commit, dirty=dirty))
+        trend.append_lines(path, [*missing, trend.trend_line(report.summary, row, commit=commit, dirty=dirty)])
+    if missing:
+        print_warning(
+            f"{display_path(page)} had {len(missing)} row(s) with no line in {display_path(path)} (a record "
+            "interrupted between its two files): their lines were added from the rows, marked 'record row'"
+        )
     print(
         f"accuracy record: appended {row['date']} {row['candidate']}/{row['model']} ({row['status']}) to "
         f"{display_path(page)} and {display_path(trend.trend_path(page))}",

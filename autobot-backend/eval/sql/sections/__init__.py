@@ -29,12 +29,14 @@ from eval.sql.sections.refuted import Refuted
 from eval.sql.sections.regressions import Regressions
 from eval.sql.sections.repeats import Repeats
 from eval.sql.sections.run import Run
+from eval.sql.sections.shards import Shards
 from eval.sql.sections.stamps import Stamps
 from eval.sql.sections.suspects import Suspects
 from eval.sql.sections.transcripts import Transcripts
 
 REGISTRY: tuple[Section, ...] = (
     Run(),
+    Shards(),
     Grid(),
     Headline(),
     Breakdowns(),
