@@ -17,9 +17,11 @@ from collections.abc import Sequence
 
 from eval.cli.entry import entry_point
 from eval.cli.parser import Parser
+from eval.core.errors import UsageError
 from eval.core.exit_codes import EXIT_OK, EXIT_REGRESSED
 from eval.core.output import confine, print_report, write_text
 from eval.sql.corpus.questions import load_corpus
+from eval.sql.counterexample.budget import Budget
 from eval.sql.near_miss import (
     agreement_block,
     classify,
@@ -29,6 +31,8 @@ from eval.sql.near_miss import (
     run_study,
     to_json,
 )
+from eval.sql.near_miss._counter import STUDY_BUDGET, counter_block, load_rewrites, search_survivors
+from eval.sql.near_miss._counter import problems as counter_problems
 from eval.sql.records import docs
 
 UPDATE_DOCS = "python -m eval.sql.near_miss --update-docs"
@@ -43,6 +47,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", metavar="OUT", help="also write every mutant, its outcome and its reason as JSON")
     p.add_argument("--markdown", metavar="OUT", help="also write the Markdown report here")
+    p.add_argument(
+        "--counterexamples",
+        nargs="?",
+        const=STUDY_BUDGET,
+        default=None,
+        metavar="BUDGET",
+        help="also put every open and equivalent survivor and every rewrite of rewrites.yaml to the counterexample "
+        f"search, BUDGET neighbours each (default {STUDY_BUDGET}); with --update-docs/--check-docs, its block too",
+    )
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--update-docs", action="store_true", help="rewrite the study's blocks of docs/eval/diagnosis.md")
     mode.add_argument("--check-docs", action="store_true", help="exit 1 when a block of docs/eval/diagnosis.md differs")
@@ -52,6 +65,10 @@ def build_parser() -> argparse.ArgumentParser:
 @entry_point
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    try:
+        budget = None if args.counterexamples is None else Budget.parse(args.counterexamples)
+    except ValueError as exc:
+        raise UsageError(f"--counterexamples {exc}") from None
     for path in (args.json, args.markdown):
         if path:
             confine(path)
@@ -69,6 +86,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.markdown:
         write_text(args.markdown, report + "\n")
     blocks = [(docs.NEAR_MISS, docs_block(study, result)), (docs.DIAGNOSIS_AGREEMENT, agreement_block(study))]
+    if budget is not None:
+        searched = search_survivors(load_corpus(), result, load_rewrites(), budget)
+        block = counter_block(searched, budget)
+        print_report(block)
+        blocks.append((docs.NEAR_MISS_COUNTEREXAMPLES, block))
+        result.problems += counter_problems(searched)
     if args.update_docs:
         changed = [block.update(body) for block, body in blocks]
         print("updated" if any(changed) else "already current", docs.NEAR_MISS.where(), file=sys.stderr)

@@ -171,6 +171,7 @@ def run_sql(args: argparse.Namespace) -> int:
         exact_match=args.exact_match,
         row_cap=args.row_cap,
         shard=shard,
+        counterexamples=checks.counterexample_budget(args),
     )
     progress = ProgressLine("sql")
     try:

@@ -14,6 +14,7 @@ from eval.core.errors import UsageError
 from eval.core.output import confine, print_error, print_warning, resolve_input, shown_path
 from eval.sql.corpus.answers import RecordedAnswers
 from eval.sql.corpus.corpus_types import Corpus
+from eval.sql.counterexample.budget import Budget
 from eval.sql.gate import baseline as bl
 from eval.sql.model.defaults import (
     CANDIDATES,
@@ -25,6 +26,18 @@ from eval.sql.records import docs
 from eval.sql.records.trend_file import existing_points, trend_path
 from eval.sql.shards.share import ShardSpec, durations_of, parse_shard
 from services.readonly import limits
+
+
+def counterexample_budget(args: argparse.Namespace) -> Budget | None:
+    """``--counterexamples BUDGET`` read (None: no search), and ``--gate-refuted`` only with it."""
+    if args.gate_refuted and args.counterexamples is None:
+        raise UsageError("--gate-refuted counts the passes the counterexample search refutes: add --counterexamples")
+    if args.counterexamples is None:
+        return None
+    try:
+        return Budget.parse(args.counterexamples)
+    except ValueError as exc:
+        raise UsageError(f"--counterexamples {exc}") from None
 
 
 def concurrency(args: argparse.Namespace, candidate: str) -> int:

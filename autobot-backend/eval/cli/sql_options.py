@@ -50,6 +50,12 @@ def add_records(p: argparse.ArgumentParser) -> None:
         "report says so",
     )
     b.add_argument(
+        "--gate-refuted",
+        action="store_true",
+        help="with --counterexamples: the gate counts a refuted pass as a regression where the baseline passed "
+        "without one (by default every report lists refuted passes and the gate does not count them, and says so)",
+    )
+    b.add_argument(
         "--strict",
         action="store_true",
         help="exit 2 when any question's reference cannot grade it (an oracle defect); the reports are still written "

@@ -74,7 +74,14 @@ def finish(
             if report.shard is None
             else decide.Found(None, f"shard {report.shard.label} is not gated: {SHARD_NEXT}")
         )
-        decide.classify_and_gate(report, corpus, composition, found, bool(args.fail_on_regression))
+        decide.classify_and_gate(
+            report,
+            corpus,
+            composition,
+            found,
+            bool(args.fail_on_regression),
+            bool(getattr(args, "gate_refuted", False)),
+        )
     if turns is not None:
         with contextlib.suppress(KeyboardInterrupt):  # a signal stops the judge; the run is partial (below)
             turns.finish(report)

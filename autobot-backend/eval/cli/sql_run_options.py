@@ -8,7 +8,7 @@ import argparse
 from pathlib import Path
 
 from eval.cli import options
-from eval.sql.model.defaults import DEFAULT_ENGINE, ENGINES
+from eval.sql.model.defaults import DEFAULT_COUNTEREXAMPLES, DEFAULT_ENGINE, ENGINES
 from eval.sql.model.exact import MODES, OFFICIAL
 
 
@@ -75,6 +75,17 @@ def add_graded(p: argparse.ArgumentParser) -> None:
         "--fixtures",
         metavar="MODULE",
         help="also use the seeded fixtures a Python module defines in its FIXTURES mapping (e.g. tests.schemas)",
+    )
+    s.add_argument(
+        "--counterexamples",
+        nargs="?",
+        const=DEFAULT_COUNTEREXAMPLES,
+        default=None,
+        metavar="BUDGET",
+        help="search every pass for a database, data the fixture could hold, on which the answer would be wrong: "
+        f"BUDGET neighbours of the graded database per pass (default {DEFAULT_COUNTEREXAMPLES}), or seconds per pass "
+        "(e.g. 2s); a refuted pass keeps its verdict and is flagged, with the database shrunk to a few rows and a "
+        "runnable script, in every report; part of the cohort",
     )
     s.add_argument("--rotations", type=int, default=None, metavar="N", help="fixture rotations (default 3)")
     s.add_argument("--seed", type=int, default=None, metavar="S", help="first fixture seed (default 0)")

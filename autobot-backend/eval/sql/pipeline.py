@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import sqlalchemy as sa
+
 from eval.core import forked, interrupt
 from eval.core.errors import HarnessError, UsageError
 from eval.core.forked import Spread
@@ -24,7 +26,11 @@ from eval.sql.corpus.answers import RecordedAnswers
 from eval.sql.corpus.db_dir import database_targets
 from eval.sql.corpus.lints import DRAFT_DETAIL
 from eval.sql.corpus.questions import Corpus, Question
+from eval.sql.counterexample.budget import Budget
+from eval.sql.counterexample.search import Searcher
+from eval.sql.counterexample.writing import writer_for
 from eval.sql.engines.setup import FixtureHost, engine_name, fixture_host
+from eval.sql.fixtures.rules import RULES
 from eval.sql.fixtures.seeded import Fixture
 from eval.sql.grading.asking import OnAnswer, Sample, ask_all, combine
 from eval.sql.grading.candidates import (
@@ -36,6 +42,7 @@ from eval.sql.grading.exact_match import run_mode, spider_schemas, wants_exact_m
 from eval.sql.grading.grade import Grader
 from eval.sql.grading.identity import cohort, fingerprint
 from eval.sql.grading.interruption import StoppableDatabase, partial_warning
+from eval.sql.grading.refuting import search_passes
 from eval.sql.grading.spread import ask_spread, spreadable
 from eval.sql.grading.transcripts import note as transcript_note
 from eval.sql.grading.transcripts import run_secrets
@@ -49,6 +56,7 @@ from eval.sql.oracle.findings import corpus_findings
 from eval.sql.oracle.kept import KeptChecks
 from eval.sql.oracle.selfcheck import SNAPSHOT_DIR, OracleDefect, SelfCheckResult, is_builtin, run_self_check
 from eval.sql.oracle.sharing import keep_references, parse_references
+from eval.sql.oracle.tie_check import ties_elsewhere
 from eval.sql.rows import ColumnOrder
 from eval.sql.shards.share import ShardSpec, share
 from eval.sql.shards.stamp import engine_version, shard_setup
@@ -119,6 +127,9 @@ class RunSpec:
     """``--row-cap``: the most rows a model's answer may return where its question sets no ``row_cap``
     (None: ``NL_SQL_ROW_CAP``, else 10,000). A cohort key when not the default; references are bounded by
     the byte budget alone."""
+    counterexamples: Budget | None = None
+    """``--counterexamples``: search every pass for a database on which it would be wrong, with this budget per
+    pass (:mod:`eval.sql.counterexample`); None: no search. A cohort key when set."""
     shard: ShardSpec | None = None
     """``--shard K/N``: grade only this share of the corpus (:mod:`eval.sql.shards.share`); everything else (the
     databases built, the corpus stamps, the cohort) is the whole run's, so the shards merge into it."""
@@ -206,7 +217,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
             interrupt.cleanup_held(fixture_host(spec.engine, Path(tmp), spec.fixture_url)) as host,
             interrupt.cleanup_held(service),
         ):
-            _build_and_ask(spec, corpus, service, host, so_far, progress)
+            _build_and_ask(spec, corpus, service, host, so_far, progress, Path(tmp))
     except KeyboardInterrupt:  # a signal before or after the asking (ask_all returns what was answered)
         so_far.interrupted = True
     except Exception:
@@ -247,6 +258,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         concurrency=spec.concurrency,
         repeats=spec.repeats,
         column_order=spec.column_order or None,
+        counterexamples=spec.counterexamples.label if spec.counterexamples else None,
     )
     # what python -m eval.sql.check lists, from the same place; a shard's lints are its questions' in the corpus
     found = corpus_findings(questions, check, corpus=so_far.everything)
@@ -278,6 +290,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
             generator=spec.generator,
             repeats=spec.repeats,
             row_cap=row_cap,
+            counterexamples=spec.counterexamples.label if spec.counterexamples else None,
         ),
         costs=cost_summary(graded, spec.prices, spec.repeats),  # every ask, before the repeats are combined
         repeats=repeat_summary(outcomes, spec.repeats),
@@ -336,6 +349,7 @@ def _build_and_ask(
     host: FixtureHost,
     so_far: _SoFar,
     progress: Progress | None,
+    workdir: Path,
 ) -> None:
     """The run's phases, each recording in ``so_far`` what it learned, so a signal keeps what came before."""
     database = so_far.grader.database
@@ -399,6 +413,12 @@ def _build_and_ask(
                 forked.processes(len(samples), default_auto=False) if sqlite_only else 1, service.sql.after_fork
             ),
         )
+    if spec.counterexamples is not None and not so_far.interrupted:
+        searcher = _searcher(spec, host, first_url, workdir, grader.row_cap)
+        try:
+            graded = search_passes(grader, searcher, [s.question for s in samples], graded)
+        finally:
+            searcher.close()
     so_far.samples, so_far.graded, so_far.asked = samples, graded, True
     exact = [q for q in questions if q.expect == "answer" and wants_exact_match(q.exact_match, spec.exact_match)]
     if exact and not so_far.interrupted:
@@ -410,6 +430,25 @@ def _build_and_ask(
             run_mode(spec.exact_match, (q.exact_match for q in exact)),
             {q.id: known[q.id].sql for q in exact if q.id not in asked_ids and q.id in known},
         )
+
+
+def _searcher(spec: RunSpec, host: FixtureHost, url: str, workdir: Path, row_cap: int) -> Searcher:
+    """The counterexample search of this run: neighbours written where the run may write (a file's copy, a schema
+    of the fixtures' PostgreSQL database), read through the executor's limits, judged by the self-check's rules."""
+    assert spec.counterexamples is not None
+    owner = getattr(host, "owner_url", None)
+    owner_url = None if owner is None else sa.engine.make_url(owner).render_as_string(hide_password=False)
+    writer = writer_for(url, owner_url, getattr(host, "reader", None))
+    return Searcher(
+        spec.counterexamples,
+        ties_elsewhere,
+        None if isinstance(writer, str) else writer,
+        workdir / "neighbours",
+        rules=RULES,
+        timeout_s=spec.statement_timeout_s,
+        row_cap=row_cap,
+        cannot_write=writer if isinstance(writer, str) else "",
+    )
 
 
 def _phase(so_far: _SoFar) -> str:

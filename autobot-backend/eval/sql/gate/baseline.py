@@ -226,6 +226,7 @@ def baseline_record(report: SQLRun, composition: dict[str, int], accepted: Accep
                 o.stratum,
                 sum(v is Verdict.PASS for v in o.samples) if o.samples else None,
                 len(o.samples) if o.samples else None,
+                o.refuted,
             )
             for o in report.outcomes
         },

@@ -22,6 +22,9 @@ Checks, each named in the report:
 * ``missing_questions``: no baseline question id missing (deleting a question fails outright);
 * ``composition``: no composition count (joins, windows/CTEs, period comparisons, ordered,
   must-refuse cases, controls) below the baseline's, less the corpus's tolerance (default 0);
+* ``refuted`` (with ``--counterexamples``): the passes the counterexample search refuted, listed; counted in
+  ``regressions`` only with ``--gate-refuted`` (a question the baseline passed unrefuted that is a refuted pass
+  now), and the check says which;
 * ``measured``: every question was measured; otherwise the gate cannot vouch (indeterminate), and the
   detail names each unmeasured question with its cause. A question whose reference cannot grade it
   (``oracle``, a user's corpus only) and that the baseline could not grade either is listed, not counted.
@@ -56,6 +59,8 @@ def _listed(items: Sequence[str]) -> str:
 
 def _flip(o: SQLOutcome, was: str) -> str:
     why = f" ({o.reason})" if o.reason else ""
+    if o.refuted:
+        why = " (refuted by a counterexample)"
     return f"{o.question_id}: was {was}, now {verdict_word(o.verdict.value, o.expect, o.good)}{why}"
 
 
@@ -63,8 +68,11 @@ def _new(o: SQLOutcome, base: BaselineQuestion | None) -> bool:
     return o.measured and (base is None or base.verdict is Verdict.UNMEASURED)
 
 
-def per_question_checks(outcomes: Sequence[SQLOutcome], baseline: Baseline) -> list[GateCheck]:
-    """``regressions``, ``safety``, ``flaky`` and ``new_questions``: each question against its baseline record."""
+def per_question_checks(
+    outcomes: Sequence[SQLOutcome], baseline: Baseline, count_refuted: bool = False
+) -> list[GateCheck]:
+    """``regressions``, ``safety``, ``flaky`` and ``new_questions``: each question against its baseline record
+    (``count_refuted``: ``--gate-refuted``, a pass the baseline had unrefuted that is refuted now regresses)."""
     regressed, unsafe, flaky, new = [], [], [], []
     for o in outcomes:
         base = baseline.questions.get(o.question_id)
@@ -76,7 +84,8 @@ def per_question_checks(outcomes: Sequence[SQLOutcome], baseline: Baseline) -> l
         if len(set(o.samples)) > 1:
             flaky.append(o.question_id)  # a repeated run's verdicts differ: listed, never failing
             continue
-        if o.expect == "answer" and base.verdict is Verdict.PASS and o.verdict is not Verdict.PASS:
+        newly_refuted = count_refuted and o.refuted and not base.refuted
+        if o.expect == "answer" and base.verdict is Verdict.PASS and (o.verdict is not Verdict.PASS or newly_refuted):
             regressed.append(_flip(o, "pass"))
         elif o.expect == "refuse" and base.good and o.missed_refusal:
             unsafe.append(_flip(o, "declined" + ("" if base.verdict is Verdict.REFUSED else " by the read-only guard")))
@@ -194,11 +203,12 @@ def evaluate_gate(
     corpus_size: int,
     baseline: Baseline,
     settings: GateSettings | None = None,
+    count_refuted: bool = False,
 ) -> GateResult:
     """Judge a run (its outcomes, summary, ids, composition and size) against ``baseline`` under the corpus's
-    ``settings`` (the defaults when None)."""
+    ``settings`` (the defaults when None); ``count_refuted``: ``--gate-refuted``."""
     settings = settings or GateSettings()
-    gate = GateResult(per_question_checks(outcomes, baseline))
+    gate = GateResult(per_question_checks(outcomes, baseline, count_refuted))
     add = gate.checks.append
 
     answerable = _shared(outcomes, baseline, lambda o: o.expect == "answer", _passed)
@@ -227,6 +237,8 @@ def evaluate_gate(
         over = _shared(outcomes, baseline, _is_control, _declined)
         add(_rate_check("over_refusals", "control", over, settings, "over_refusals"))
 
+    if any(o.search is not None for o in outcomes):
+        add(refuted_check(outcomes, count_refuted))
     add(measured_check(outcomes, summary, baseline))
     return gate
 
@@ -258,6 +270,19 @@ def _composition(composition: dict[str, int], base: dict[str, int], settings: Ga
         not shrunk,
         f"no count {rule}" if not shrunk else f"below the baseline (allowed: {tolerance} under): " + ", ".join(shrunk),
     )
+
+
+def refuted_check(outcomes: Sequence[SQLOutcome], counted: bool) -> GateCheck:
+    """The passes the counterexample search refuted, and whether the gate counts them (it does not fail itself:
+    what it counts is in ``regressions``)."""
+    refuted = [o.question_id for o in outcomes if o.refuted]
+    named = (": " + ", ".join(refuted[:20]) + (" ..." if len(refuted) > 20 else "")) if refuted else ""
+    how = (
+        "counted (--gate-refuted): one the baseline passed unrefuted is a regression"
+        if counted
+        else "not counted (--gate-refuted counts them)"
+    )
+    return GateCheck("refuted", True, f"{len(refuted)} refuted pass(es), {how}{named}")
 
 
 def measured_check(outcomes: Sequence[SQLOutcome], summary: Summary, baseline: Baseline) -> GateCheck:

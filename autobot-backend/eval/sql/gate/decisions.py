@@ -126,7 +126,9 @@ def database_changes(report: SQLRun, baseline: bl.Baseline) -> list[str]:
     return changes
 
 
-def classify_and_gate(report: SQLRun, corpus: Corpus, composition: dict[str, int], found: Found, gated: bool) -> None:
+def classify_and_gate(
+    report: SQLRun, corpus: Corpus, composition: dict[str, int], found: Found, gated: bool, count_refuted: bool = False
+) -> None:
     report.gated = gated
     if found.baseline is None:
         report.gate_note = found.why_not
@@ -149,6 +151,7 @@ def classify_and_gate(report: SQLRun, corpus: Corpus, composition: dict[str, int
         corpus.size,
         baseline,
         corpus.gate,
+        count_refuted=count_refuted,
     )
     content = cohort_differences(baseline.keys, _cohort(report), only=CONTENT_KEYS)
     if any(d.key == "corpus" for d in content):

@@ -30,7 +30,8 @@ from eval.sql.corpus.questions import Question
 from eval.sql.grading import diagnosed
 from eval.sql.grading.forms import Form, column_forms
 from eval.sql.grading.stated_order import orders_its_rows, without_stated_order
-from eval.sql.model.outcome import GUARD_BLOCKED, ORACLE, UNDECIDED, Excerpt, SQLOutcome, Verdict
+from eval.sql.model.excerpt import Excerpt
+from eval.sql.model.outcome import GUARD_BLOCKED, ORACLE, UNDECIDED, SQLOutcome, Verdict
 from eval.sql.rows import Comparison, Location, Ties, compare_with_ties, show
 from services.nl_database_service import Answer
 from services.readonly.budget import too_many_rows
@@ -148,6 +149,8 @@ class Grader:
     """Question id -> each alternative's ties on each rotation."""
     row_cap: int = ROW_CAP
     """The most rows an answer may return where its question sets no ``row_cap`` (the run's ``--row-cap``)."""
+    diagnose: bool = True
+    """Diagnose a wrong answer (False on a neighbour of the search, which needs only the verdict)."""
 
     def capped(self, q: Question, got: Execution) -> Execution:
         """``got``, or the ``row_cap`` failure the service gives past the question's row cap: the service runs
@@ -300,7 +303,9 @@ class Grader:
                         database=self.database,
                         url=url,
                         judge=self._right(q, ref, tie),
-                    ),
+                    )
+                    if self.diagnose
+                    else None,
                 )
         if first_miss is None and undecided is not None:
             # Not wrong anywhere, and not known to be right everywhere: a limit of the grader, not the candidate.

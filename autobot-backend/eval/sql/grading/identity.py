@@ -12,7 +12,8 @@ tolerance setting); the candidate path; the generator version (its name, e.g. ``
 ``openai-chat``); the prompt template's hash; the temperature; the repeats; the row cap of a model's
 answer (``--row-cap``, ``NL_SQL_ROW_CAP``) when it is not the default 10,000 (a question's own
 ``row_cap`` is corpus bytes); ``sample_values: false`` when a model was sent no value sampled from the
-database (``--no-sample-values``, the corpus key, ``NL_SQL_LLM_SAMPLE_VALUES=0``). Its fingerprint is the
+database (``--no-sample-values``, the corpus key, ``NL_SQL_LLM_SAMPLE_VALUES=0``); the counterexample search's budget
+per pass (``--counterexamples``), when it searches. Its fingerprint is the
 SHA-256 of those keys. The model and the provider are shown beside it, not part of it: the cohort
 says which runs are the same measurement of different systems.
 
@@ -80,6 +81,7 @@ def cohort(
     generator: SQLGenerator,
     repeats: int,
     row_cap: int = ROW_CAP,
+    counterexamples: str | None = None,
 ) -> Cohort:
     """The cohort's keys and their fingerprint; model and provider shown apart. ``corpus`` is the corpus
     as graded (``--column-order`` already applied), ``databases`` the fingerprints of what was built."""
@@ -108,5 +110,7 @@ def cohort(
         keys["row_cap"] = row_cap
     if getattr(generator, "sample_values", True) is False:  # likewise: sent no stored value (issue 37 point 4)
         keys["sample_values"] = False
+    if counterexamples is not None:  # only with --counterexamples: a run without keeps its cohort
+        keys["counterexamples"] = counterexamples
     digest = hashlib.sha256(json.dumps(keys, sort_keys=True).encode()).hexdigest()[:16]
     return Cohort(digest, keys, generator.model, getattr(generator, "endpoint", None))

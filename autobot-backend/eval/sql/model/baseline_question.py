@@ -12,6 +12,10 @@ def _not_repeated(q: BaselineQuestion) -> bool:
     return q.samples is None
 
 
+def _not_refuted(q: BaselineQuestion) -> bool:
+    return not q.refuted
+
+
 @dataclass(frozen=True)
 class BaselineQuestion:
     verdict: Verdict
@@ -22,3 +26,7 @@ class BaselineQuestion:
     passes: int | None = field(default=None, metadata=key(omit=_not_repeated))
     """With ``--repeats``: how many of the baseline's asks passed, of :attr:`samples` (written only then)."""
     samples: int | None = field(default=None, metadata=key(omit=_not_repeated))
+    refuted: bool = field(default=False, metadata=key(omit=_not_refuted))
+    """A pass the counterexample search refuted (``--counterexamples``): ``--gate-refuted`` does not hold it
+    against a run that is refuted too. Written only then, so a baseline of a run without the search keeps its
+    bytes."""

@@ -15,3 +15,8 @@ CANDIDATES = ("reference", "embedded", "llm", "recorded")
 DEFAULT_CANDIDATE = "embedded"
 DETERMINISTIC_CANDIDATES = ("reference", "embedded", "recorded")
 """Candidates that give the same answer when asked again (``--repeats`` measures nothing on them)."""
+
+DEFAULT_COUNTEREXAMPLES = "40"
+"""``--counterexamples`` without a value: neighbours searched per pass. Issue 36 asks the built-in run with it to take
+at most twice its time without; measured 14.9x (``make bench ARGS=counterexamples``, docs/eval/performance.md):
+not met, which is why the search is off by default."""

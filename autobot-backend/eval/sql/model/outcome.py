@@ -21,8 +21,10 @@ from typing import Literal
 from eval.core.classification import Classification
 from eval.core.stats import wilson_rounded
 from eval.sql.model.codec import key, written
+from eval.sql.model.counterexample import Search
 from eval.sql.model.diagnosis import Diagnosis
 from eval.sql.model.exact import ExactMatch
+from eval.sql.model.excerpt import Excerpt
 from eval.sql.model.figures import (
     ControlCounts,
     GridRow,
@@ -87,23 +89,6 @@ class Cost:
 
 
 @dataclass(frozen=True)
-class Excerpt:
-    """A few rows of both results on the rotation that failed, around the first difference, as text."""
-
-    rotation: int
-    """1-based."""
-    expected_columns: tuple[str, ...]
-    actual_columns: tuple[str, ...]
-    expected: tuple[tuple[int, tuple[str, ...]], ...]
-    """(1-based row number, the row's values as shown) for a window of the reference's rows."""
-    actual: tuple[tuple[int, tuple[str, ...]], ...]
-    expected_row: int | None = None
-    """1-based rows and column the comparison points at; None where it points at no one cell."""
-    actual_row: int | None = None
-    column: int | None = None
-
-
-@dataclass(frozen=True)
 class Classified:
     """A question against its baseline."""
 
@@ -155,11 +140,19 @@ class SQLOutcome:
     """Spider's exact-set-match of the SQL against the reference, where it is asked for (a Spider import,
     ``--exact-match``); None otherwise, and then not written, so other reports stay as they were. A second
     figure: it never changes the verdict."""
+    search: Search | None = field(default=None, metadata=key(omit="none"))
+    """On a ``pass`` with ``--counterexamples``: the search for a database on which it would be wrong, and the
+    one it found (:mod:`eval.sql.model.counterexample`); None when nothing was searched, and then not written."""
 
     @property
     def baseline_verdict(self) -> str | None:
         """The verdict the run's baseline recorded (None: no baseline, or the question is not in it)."""
         return None if self.classified is None else self.classified.baseline_verdict
+
+    @property
+    def refuted(self) -> bool:
+        """A pass the counterexample search refuted: still a pass, flagged beside it."""
+        return self.search is not None and self.search.refuted is not None
 
     @property
     def is_control(self) -> bool:

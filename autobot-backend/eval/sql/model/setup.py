@@ -63,6 +63,8 @@ class RunSetup:
     repeats: int | None = None
     column_order: str | None = field(default=None, metadata=key(omit="none"))
     """Only when ``--column-order`` overrode the corpus."""
+    counterexamples: str | None = field(default=None, metadata=key(omit="none"))
+    """Only with ``--counterexamples``: the search's budget per pass (``200 neighbours``, ``2s``)."""
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from sqlglot.errors import SqlglotError
 
 from eval.sql.corpus.questions import Question
 from eval.sql.grading.grade import ReadOnlyDatabase
+from eval.sql.oracle.information import information_lost
 from eval.sql.oracle.inner import inner_orderings, inner_tie
 from eval.sql.oracle.lints import OrderingPlan, ordering_plan, tie_structure
 from eval.sql.oracle.peers import peer_groups, peer_probe
@@ -25,7 +26,7 @@ from eval.sql.rows import MAX_TIED_ROWS, Ties
 from services.readonly.execute import ErrorKind, Execution
 from services.readonly.parsed import statement_tree
 
-__all__ = ["inner_tie_reason", "reference_ties"]
+__all__ = ["inner_tie_reason", "reference_ties", "ties_elsewhere"]
 
 
 # Complexity (radon E or F), kept as one function: each reason a reference's order cannot be resolved is a branch with
@@ -167,3 +168,20 @@ def inner_tie_reason(sql: str, database: ReadOnlyDatabase, url: str, dialect: st
             if found:
                 return found
     return None
+
+
+def ties_elsewhere(
+    q: Question, sql: str, database: ReadOnlyDatabase, url: str, dialect: str, result: Execution
+) -> Ties | str | None:
+    """What the reference leaves open on a database the self-check never saw (a neighbour of the counterexample
+    search), or why it cannot grade there: the self-check's checks of one rotation, each a reason (not one value
+    for a scalar question, information lost at its decimals, a tie it cannot break, a tie inside it)."""
+    if q.shape == "scalar" and (len(result.columns) != 1 or len(result.rows) != 1):
+        return f"shape: scalar, but the reference returns {len(result.rows)} row(s) of {len(result.columns)} column(s)"
+    lost = information_lost(result.rows, q.decimals, result.kinds)
+    if lost:
+        return lost
+    tie = reference_ties(q, sql, database, url, dialect, result)
+    if isinstance(tie, str):
+        return tie
+    return inner_tie_reason(sql, database, url, dialect) or tie

@@ -25,6 +25,7 @@ from eval.sql.sections.headline import Headline
 from eval.sql.sections.judge import Judge
 from eval.sql.sections.lints import Lints
 from eval.sql.sections.refusals import Refusals
+from eval.sql.sections.refuted import Refuted
 from eval.sql.sections.regressions import Regressions
 from eval.sql.sections.repeats import Repeats
 from eval.sql.sections.run import Run
@@ -47,6 +48,7 @@ REGISTRY: tuple[Section, ...] = (
     Repeats(),
     Judge(),
     Suspects(),
+    Refuted(),
     Lints(),
     Why(),
     Transcripts(),

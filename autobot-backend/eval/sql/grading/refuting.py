@@ -1,0 +1,100 @@
+"""A pass put to the counterexample search (``--counterexamples``), and the grader's grade on one database.
+
+After the asking, :func:`search_passes` searches every pass for a neighbour of the question's graded databases
+on which it would be wrong (:mod:`eval.sql.counterexample`) and keeps what it found on the outcome, whose verdict
+stays ``pass``. Each neighbour is judged by :func:`grade_on`: the same
+grader, on that one database, with the reference's result and ties learned there, so the comparison is the
+grader's own (its tolerance, ties, stated order, columns rules and alternatives), without the diagnosis.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Callable, Sequence
+
+from eval.sql.corpus.questions import Question
+from eval.sql.counterexample.judging import Database
+from eval.sql.counterexample.search import Searcher
+from eval.sql.grading.grade import KIND_VERDICTS, Grader
+from eval.sql.model.counterexample import Search
+from eval.sql.model.outcome import SQLOutcome, Verdict
+from eval.sql.rows import Ties
+from services.readonly.execute import ErrorKind, Execution
+
+
+def grade_on(
+    grader: Grader,
+    q: Question,
+    sql: str,
+    url: str,
+    reference: Execution,
+    ties: Ties | None,
+    also: Sequence[tuple[Execution, Ties | None]],
+    database: Database,
+) -> SQLOutcome:
+    """``sql`` graded as ``q``'s answer on the one database at ``url``, by ``grader``'s rules."""
+    one = dataclasses.replace(
+        grader,
+        database=database,
+        urls={q.target: [url]},
+        reference={q.id: [reference]},
+        ties={q.id: [ties]},
+        also={q.id: [[alt] for alt, _ in also]},
+        also_ties={q.id: [[t] for _, t in also]},
+        diagnose=False,
+    )
+    got = one.capped(q, database.run_readonly(sql, url))
+    if not got.ok:
+        kind = got.error_kind or ErrorKind.INTERNAL
+        return one.outcome(q, KIND_VERDICTS[kind], kind.value, got.reason or "", sql)
+    return one._grade_answer(q, sql, got)
+
+
+def search_passes(
+    grader: Grader,
+    searcher: Searcher,
+    questions: Sequence[Question],
+    graded: Sequence[SQLOutcome],
+    progress: Callable[[int, int], None] | None = None,
+) -> list[SQLOutcome]:
+    """``graded`` (one outcome per ``questions``' ask, in order) with every pass searched: once per (question,
+    SQL), after the asking, so the search never counts against a candidate's time limit and never changes a
+    verdict (a search that fails is noted on the pass, not raised)."""
+    done: dict[tuple[str, str], Search] = {}
+    todo = [i for i, o in enumerate(graded) if o.verdict is Verdict.PASS and o.sql]
+    out = list(graded)
+    for n, i in enumerate(todo, 1):
+        q, o = questions[i], graded[i]
+        assert o.sql is not None
+        key = (q.id, hashlib.sha256(o.sql.encode("utf-8", "surrogatepass")).hexdigest())
+        if key not in done:
+            done[key] = search_one(grader, searcher, q, o.sql)
+        out[i] = dataclasses.replace(o, search=done[key])
+        if progress is not None:
+            progress(n, len(todo))
+    return out
+
+
+def search_one(grader: Grader, searcher: Searcher, q: Question, sql: str) -> Search:
+    """The search on ``sql`` as ``q``'s answer, on the grader's databases for it (a pass there)."""
+    urls = grader.urls.get(q.target) or ()
+    refs = grader.reference.get(q.id) or ()
+    alternatives = grader.also.get(q.id) or ()
+    references = [refs[0].sql, *(alt[0].sql for alt in alternatives if alt)]
+
+    def grade(
+        q: Question,
+        sql: str,
+        url: str,
+        reference: Execution,
+        ties: Ties | None,
+        also: Sequence[tuple[Execution, Ties | None]],
+        database: Database,
+    ) -> SQLOutcome:
+        return grade_on(grader, q, sql, url, reference, ties, also, database)
+
+    try:
+        return searcher.search(q, sql, list(urls), references, list(refs), grade)
+    except Exception as exc:
+        return Search(searcher.budget.label, 0, note=f"not searched: {type(exc).__name__}: {exc}"[:400])
