@@ -38,6 +38,7 @@ def test_every_command_module_is_in_eval_cli():
             "sql_checks",
             "sql_formats",
             "sql_options",
+            "sql_run_options",
             "sql_publish",
             "turns",
             "trajectory",
