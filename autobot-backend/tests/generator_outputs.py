@@ -8,7 +8,7 @@ own seed), and writes one line per question to ``tests/data/generator_outputs.js
 ``"<set>/<id>": "sql: ..."`` or ``"refused <kind>: <reason>"``. Identical SQL gives identical rows,
 so the same file before and after means the same verdict on every question under any grader.
 
-``tests/test_generator_outputs.py`` compares a fresh collection with the file. Re-record only
+``tests/embedded/test_generator_outputs.py`` compares a fresh collection with the file. Re-record only
 when a change is meant to alter answers (never in an issue that says not to tune it)::
 
     python -m tests.generator_outputs --write

@@ -1,6 +1,6 @@
 """Six-word phrases of questions, and the built-in generator's code to look for them in.
 
-Shared by the leak scans (``tests/test_embedded_heldout.py`` for the corpus, ``tests.question_sets``
+Shared by the leak scans (``tests/embedded/test_heldout.py`` for the corpus, ``tests.question_sets``
 for the blind and dev sets). Six words, because shorter runs are ordinary analytic English that any
 two authors share ("average number of orders per" is a phrase, not a leak).
 """

@@ -112,7 +112,7 @@ def test_without_root_or_sudo_it_says_so_in_one_line_and_the_tests_skip(sandbox)
 def test_the_session_ends_with_one_line_naming_the_missing_packages(tmp_path):
     # The browser tests on a PATH without Chromium: they skip, and one line says why and what to do.
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "eval/tests/test_matrix_browser.py"],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "eval/tests/tools/test_matrix_browser.py"],
         cwd=Path(__file__).resolve().parents[1],
         env={"PATH": str(tmp_path), "HOME": str(tmp_path), "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
         capture_output=True,

@@ -1,10 +1,10 @@
 """The changes a developer makes to show something new in every output, written down as edits of the source: a new
 verdict (``timeout``), a new field of a question (``retries``) and a new section showing it (Retries).
 
-:mod:`eval.tests.test_a_new_fact` applies them to a copy of the ``eval`` package and checks that every output shows
-them; the files each change touches are the counts of ``docs/eval/architecture.md``'s "Where a change goes", which
-the same test holds to these edits. An edit names text that must occur once in its file: when the code moves, the
-test says which edit no longer applies.
+:mod:`eval.tests.sql.sections.test_a_new_fact` applies them to a copy of the ``eval`` package and checks that every
+output shows them; the files each change touches are the counts of ``docs/eval/architecture.md``'s "Where a change
+goes", which the same test holds to these edits. An edit names text that must occur once in its file: when the code
+moves, the test says which edit no longer applies.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Each builder writes a small database, deterministically from a seed, through SQL
 comments on the columns (the generator's only source of business meaning). The dev set in
 ``tests/data/embedded_dev/`` asks questions over them on the seeds the builders default to (the
 ``dev_*`` fixtures of :mod:`tests.schemas`); blind set 1 asks of the library and the clinic on
-seeds 0, 1 and 2. ``tests/test_embedded_schemas.py`` pins the properties the questions rely on
+seeds 0, 1 and 2. ``tests/embedded/test_dev_schemas.py`` pins the properties the questions rely on
 (NULLs present, entities with no related rows, boundary dates).
 """
 

@@ -10,7 +10,7 @@ SHA-256 of the input it was made from and that input's path from the repository 
 * the trend's picture is made from ``docs/eval/sql-accuracy.jsonl``, the trend file.
 
 A picture whose recorded digest is not its input's, or a committed run that is not the baseline's,
-fails a test (``eval/tests/test_doc_images.py``) that names ``make docs`` as the fix.
+fails a test (``eval/tests/sql/records/test_doc_images.py``) that names ``make docs`` as the fix.
 """
 
 from __future__ import annotations
