@@ -10,6 +10,7 @@ grader's own (its tolerance, ties, stated order, columns rules and alternatives)
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 from collections.abc import Callable, Sequence
 
@@ -83,16 +84,7 @@ def search_one(grader: Grader, searcher: Searcher, q: Question, sql: str) -> Sea
     alternatives = grader.also.get(q.id) or ()
     references = [refs[0].sql, *(alt[0].sql for alt in alternatives if alt)]
 
-    def grade(
-        q: Question,
-        sql: str,
-        url: str,
-        reference: Execution,
-        ties: Ties | None,
-        also: Sequence[tuple[Execution, Ties | None]],
-        database: Database,
-    ) -> SQLOutcome:
-        return grade_on(grader, q, sql, url, reference, ties, also, database)
+    grade = functools.partial(grade_on, grader)  # the GradeOn the search calls, bound to this grader
 
     try:
         return searcher.search(q, sql, list(urls), references, list(refs), grade)
