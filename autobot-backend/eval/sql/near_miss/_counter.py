@@ -79,8 +79,10 @@ def search_survivors(
     *,
     seed: int = 0,
     progress: Callable[[int, int], None] | None = None,
+    classes: Sequence[str] = CLASSES,
 ) -> list[Searched]:
-    """Every ``open`` and ``equivalent`` survivor and every rewrite searched on SQLite rotations of its fixture."""
+    """Every ``open`` and ``equivalent`` survivor and every rewrite searched on SQLite rotations of its fixture
+    (``classes``: only those of these classes)."""
     by_id = {q.id: q for q in corpus.questions}
     todo: list[tuple[str, Question, str, str]] = [
         (
@@ -93,6 +95,7 @@ def search_survivors(
         if v.cls in ("open", "equivalent") and v.judged.mutant.question_id in by_id
     ]
     todo += [("rewrite", by_id[r.question], r.sql, r.why) for r in rewrites if r.question in by_id]
+    todo = [t for t in todo if t[0] in classes]
     questions = [q for q in corpus.questions if q.expect == "answer" and q.fixture]
     with tempfile.TemporaryDirectory(prefix="near-miss-cx-") as tmp, ReadOnlySQL() as database:
         targets: dict[str | None, list[str]] = {
