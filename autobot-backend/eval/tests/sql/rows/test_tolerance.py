@@ -146,7 +146,7 @@ def test_the_relation_is_symmetric_and_neighbours_share_a_bucket(x, y, d):
 @given(x=NUMBERS, y=NUMBERS, d=DECIMALS)
 def test_the_float_shortcuts_agree_with_exact_arithmetic(x, y, d):
     # The rule, in exact arithmetic from its statement in the methodology.
-    from eval.tests.sql.rows.test_compare import ref_numbers_agree
+    from eval.tests.sql.rows.test_against_reference import ref_numbers_agree
 
     assert Tolerance(d).within(x, y) is ref_numbers_agree(Fraction(x), Fraction(y), d), (x, y, d)
 
