@@ -84,6 +84,6 @@ def record_accuracy(
         )
     print(
         f"accuracy record: appended {row['date']} {row['candidate']}/{row['model']} ({row['status']}) to "
-        f"{display_path(page)} and {display_path(trend.trend_path(page))}",
+        f"{display_path(page)} and {display_path(path)}",
         file=sys.stderr,
     )
