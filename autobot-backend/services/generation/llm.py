@@ -100,9 +100,11 @@ Schema (one line per column; comments after --, known values in brackets):
 Question: {question}"""
 
 
+@functools.lru_cache(maxsize=16)
 def without_values(schema: SchemaContext) -> SchemaContext:
     """``schema`` with no value read from the database: every column's sampled values (and why some were not
-    sampled) and every table's row count dropped, the structure and the comments kept."""
+    sampled) and every table's row count dropped, the structure and the comments kept; made once per
+    schema, as its prompt text is (:func:`prompt_schema`), not once per question."""
     return dataclasses.replace(
         schema,
         tables=tuple(
