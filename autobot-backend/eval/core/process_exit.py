@@ -6,9 +6,11 @@ against a model (the bench's model path counts it, as a user waits for it). :fun
 what an exit must (every ``atexit`` handler: logging flushed, process pools ended, temporary files
 removed; the standard streams flushed) and then ends the process, as mypy's ``hard_exit`` does.
 
-Only when the interpreter itself runs the command (``python -m``) and no thread but daemons is left:
-under a caller of its own (a profiler, a test running the module with ``runpy``) the caller gets the
-``SystemExit`` it expects, and a running thread is joined, by the normal exit.
+Only when the interpreter itself runs the command (``python -m``), nothing profiles or traces it and no
+thread but daemons is left: under a caller of its own (a test running the module with ``runpy``) or a
+profiler or tracer (``python -m cProfile -m eval.run``, coverage; these too start from ``python -m``, and
+write what they measured at the normal exit) the caller gets the ``SystemExit`` it expects, and a running
+thread is joined, by the normal exit.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from typing import NoReturn
 def exit_process(code: int) -> NoReturn:
     """Exit with ``code``: at once when nothing else needs the process, else through ``sys.exit``."""
     others = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
-    if others or not _run_by_the_interpreter():
+    watched = sys.getprofile() is not None or sys.gettrace() is not None
+    if others or watched or not _run_by_the_interpreter():
         sys.exit(code)
     try:
         atexit._run_exitfuncs()

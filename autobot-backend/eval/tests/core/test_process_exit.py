@@ -9,6 +9,7 @@ A module-level object whose ``__del__`` prints tells the two apart: the teardown
 from __future__ import annotations
 
 import os
+import pstats
 import subprocess
 import sys
 import textwrap
@@ -60,6 +61,16 @@ def test_a_caller_of_its_own_gets_the_system_exit_it_expects(tmp_path):
     assert done.returncode == 0
     assert done.stdout.splitlines()[0] == "the caller goes on after exit 3"
     assert "torn down" in done.stdout and "handler ran" in done.stdout
+
+
+def test_a_profiler_started_by_python_m_writes_its_profile(tmp_path):
+    """``python -m cProfile -m MODULE`` is run by the interpreter too: the quick exit would lose the profile."""
+    env = _module(tmp_path, "exit_process(3)\n")
+    profile = tmp_path / "run.prof"
+    done = _run(["-m", "cProfile", "-o", str(profile), "-m", "probe_exit"], env)
+    assert "handler ran" in done.stdout, done.stderr  # cProfile ends with a code of its own: the output says it ran
+    functions = pstats.Stats(str(profile)).stats  # type: ignore[attr-defined]
+    assert any(name == "exit_process" for _, _, name in functions)
 
 
 def test_a_running_thread_that_is_not_a_daemon_is_waited_for(tmp_path):
