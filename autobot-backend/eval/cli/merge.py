@@ -20,15 +20,17 @@ from eval.core.exit_codes import EPILOG
 PROG = "python -m eval.merge"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(shards: str = "+", add_help: bool = True) -> argparse.ArgumentParser:
+    """The command's parser; ``shards="*", add_help=False`` is the lenient one that finds shards ``--corpus`` took."""
     p = argparse.ArgumentParser(
         prog=PROG,
+        add_help=add_help,
         description="Merge the JSON reports of a sharded SQL run (--shard K/N) into the run: every figure and "
         "interval computed from the pooled questions, then the gate, the baseline and the records, once.",
         epilog=EPILOG,
         allow_abbrev=False,
     )
-    p.add_argument("shards", nargs="+", type=Path, metavar="SHARD.json", help="every shard's JSON report")
+    p.add_argument("shards", nargs=shards, type=Path, metavar="SHARD.json", help="every shard's JSON report")
     p.add_argument(
         "--allow-incomplete",
         action="store_true",
@@ -55,7 +57,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 @entry_point
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    given, _ = build_parser(shards="*", add_help=False).parse_known_args(argv)
+    if not given.shards:
+        _taken_by_corpus(parser, given.corpus or [])
+    args = parser.parse_args(argv)
     from eval.cli import sql_checks as checks
     from eval.cli.sql import fixtures_of
     from eval.cli.sql_formats import REPORT_FILES
@@ -97,3 +103,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     for line in merged.replaced:
         print_warning(line)
     return finish(merged.run, args, builtin, corpus, baseline_dir)
+
+
+def _taken_by_corpus(parser: argparse.ArgumentParser, corpus: list[Path]) -> None:
+    """No shard given because ``--corpus`` (which takes every file after it) took them: say so, not "required"."""
+    taken = [str(p) for p in corpus if p.suffix.lower() == ".json"]
+    if taken:
+        parser.error(
+            f"no shard reports: --corpus took {', '.join(taken)} as corpus files; name the shards before --corpus "
+            f"({PROG} SHARD.json... --corpus FILE...)"
+        )

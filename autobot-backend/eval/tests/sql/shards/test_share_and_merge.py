@@ -256,3 +256,16 @@ def test_the_merge_command_runs_as_a_module(shards: Path) -> None:
         timeout=300,
     )
     assert proc.returncode == 2 and "shard(s) 2/3, 3/3 missing" in proc.stderr and "shard-1.json" in proc.stderr
+
+
+def test_shards_named_after_corpus_files_are_said_to_be_taken_by_it(
+    shards: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    """``--corpus`` takes every file after it: shards named there are its files, and the refusal says so, with the
+    order that works; with no such file the message is argparse's own."""
+    files = [str(shards / f"shard-{k}.json") for k in (1, 2, 3)]
+    code, said = _merge(["--corpus", "my.yaml", *files], shards, monkeypatch, capsys)
+    assert code == 2
+    assert "--corpus took" in said and "shard-3.json" in said and "name the shards before --corpus" in said
+    code, said = _merge(["--corpus", "my.yaml"], shards, monkeypatch, capsys)
+    assert code == 2 and "the following arguments are required: SHARD.json" in said and "--corpus took" not in said
