@@ -32,7 +32,8 @@ REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
 BACKEND = Path(__file__).resolve().parents[1]
 
 
-def _endpoint(latency_s: float):  # type: ignore[no-untyped-def]
+def endpoint_answering_references(latency_s: float):  # type: ignore[no-untyped-def]
+    """A handler answering every built-in question (by its text) with its reference SQL after ``latency_s``."""
     answers = {q.question: q for q in load_corpus().questions}
 
     def handler(request: ReceivedRequest) -> Reply:
@@ -46,7 +47,10 @@ def _endpoint(latency_s: float):  # type: ignore[no-untyped-def]
 
 def one_run(concurrency: int, latency_s: float) -> tuple[float, float, int]:
     """(seconds before the first request, seconds from it to the end, requests) of one fresh run."""
-    with FakeHTTPServer(handler=_endpoint(latency_s), keep_alive=True) as server, tempfile.TemporaryDirectory() as tmp:
+    with (
+        FakeHTTPServer(handler=endpoint_answering_references(latency_s), keep_alive=True) as server,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
         env = {
             **os.environ,
             "NL_SQL_LLM_BASE_URL": server.url + "/v1",
