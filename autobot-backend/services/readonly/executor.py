@@ -62,7 +62,7 @@ from services.readonly.engines import duckdb_file, server_engine, sqlite_file_en
 from services.readonly.guard import statement_count
 from services.readonly.results import EXECUTION_ERROR_KINDS, ExecutionError, QueryResult
 from services.readonly.sessions import read_only_preamble, session_read_only_statements
-from services.readonly.sqlite_file import SQLITE_HEAP_LIMIT, TOO_BIG, deadline_handler, interrupt_at
+from services.readonly.sqlite_file import SQLITE_HEAP_LIMIT, TOO_BIG, deadline_handler, interrupt_at, policy_denials
 from services.redaction import redact_url, scrub_secrets, url_secrets
 from services.schema_context import sqlglot_dialect
 
@@ -348,9 +348,12 @@ class ReadOnlyExecutor:
     ) -> Iterator[None]:
         """The one place driver and SQLAlchemy exceptions become :class:`ExecutionError`.
 
-        A SQLite statement "interrupted" though its deadline did not fire was stopped by a signal (Ctrl-C),
-        whose exception ``sqlite3`` swallowed: it is raised again as :class:`KeyboardInterrupt`.
+        A SQLite statement "interrupted" though its deadline did not fire, or "not authorized" though the
+        authorizer denied nothing, was stopped by a signal (Ctrl-C) that arrived inside one of the callbacks
+        ``sqlite3`` calls (the progress handler, the authorizer), whose exception it swallowed: it is raised
+        again as :class:`KeyboardInterrupt`.
         """
+        denials = policy_denials()
         try:
             yield
         except ExecutionError:
@@ -369,7 +372,9 @@ class ReadOnlyExecutor:
                 raise ExecutionError("row_cap", too_large(self.max_result_bytes)) from None
             if timed_out() or is_timeout(e):
                 raise ExecutionError("timeout", _timed_out(self.timeout_s if limit_s is None else limit_s)) from None
-            if self._is_sqlite and message == "interrupted":
+            if self._is_sqlite and (
+                message == "interrupted" or (message == "not authorized" and policy_denials() == denials)
+            ):
                 raise KeyboardInterrupt from None
             raise ExecutionError("database", self._rejected(message)) from None
 

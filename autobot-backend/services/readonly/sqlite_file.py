@@ -32,7 +32,15 @@ from sqlalchemy.pool import NullPool
 
 from services.readonly.guard import SIDE_EFFECT_FUNCTIONS, SQLITE_READ_PRAGMAS, SQLITE_READ_PRAGMAS_WITH_ARGUMENT
 
-__all__ = ["SQLITE_HEAP_LIMIT", "TOO_BIG", "deadline_handler", "interrupt_at", "is_wal", "sqlite_engine"]
+__all__ = [
+    "SQLITE_HEAP_LIMIT",
+    "TOO_BIG",
+    "deadline_handler",
+    "interrupt_at",
+    "is_wal",
+    "policy_denials",
+    "sqlite_engine",
+]
 
 TOO_BIG = "string or blob too big"
 """SQLite's message when a value passes ``SQLITE_LIMIT_LENGTH``."""
@@ -98,18 +106,30 @@ _READ_ACTIONS = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.S
 _SCHEMA_TABLES = frozenset({"sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema"})
 
 
+_decided = threading.local()
+"""Per thread (a statement is prepared on the thread that runs it): how many times the authorizer denied."""
+
+
+def policy_denials() -> int:
+    """How many actions the authorizer has denied on this thread. A statement that fails "not authorized"
+    while this count stood still was not denied by the policy: an exception inside the authorizer (a Ctrl-C
+    arriving there, which ``sqlite3`` swallows, failing the statement as denied) was."""
+    return getattr(_decided, "denials", 0)
+
+
 def _authorizer(action: int, arg1: str | None, arg2: str | None, _db: str | None, _src: str | None) -> int:
-    """Allow reads only: everything not positively a read is denied."""
+    """Allow reads only: everything not positively a read is denied (and counted, :func:`policy_denials`)."""
     if action in _READ_ACTIONS:
         return sqlite3.SQLITE_OK
     if action == sqlite3.SQLITE_UPDATE and (arg1 or "").lower() in _SCHEMA_TABLES:
         return sqlite3.SQLITE_OK
-    if action == sqlite3.SQLITE_FUNCTION:
-        return sqlite3.SQLITE_DENY if (arg2 or "").lower() in SIDE_EFFECT_FUNCTIONS else sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() not in SIDE_EFFECT_FUNCTIONS:
+        return sqlite3.SQLITE_OK
     if action == sqlite3.SQLITE_PRAGMA:
         name = (arg1 or "").lower()
         if name in SQLITE_READ_PRAGMAS_WITH_ARGUMENT or (name in SQLITE_READ_PRAGMAS and arg2 is None):
             return sqlite3.SQLITE_OK
+    _decided.denials = policy_denials() + 1
     return sqlite3.SQLITE_DENY
 
 

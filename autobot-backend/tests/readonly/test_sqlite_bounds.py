@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from services.readonly import sqlite_file
 from services.readonly.executor import ExecutionError, ReadOnlyExecutor
 from services.readonly.sqlite_file import SQLITE_HEAP_LIMIT
 from tests.bounds import GB, MB, PATIENCE_S, cpu_seconds, measure, run_python
@@ -95,3 +96,27 @@ def test_ctrl_c_during_inspection_acts_by_the_statement_deadline(tmp_path):
     # The issue's file took 105 s to heed Ctrl-C; now the sampling statement's deadline bounds it.
     outcome, seconds = run_python(SIGINT_DURING, hostile(tmp_path / "h.db"), "schema", "2").split()
     assert outcome == "interrupted" and float(seconds) < 2 + 1.5
+
+
+def test_ctrl_c_inside_the_authorizer_is_not_taken_for_a_denial(tmp_path, monkeypatch):
+    """A Ctrl-C whose exception is raised inside the authorizer, as a statement is prepared, is swallowed by
+    ``sqlite3``, which fails the statement as "not authorized": under load it became a database error and the
+    run went on. Where a real signal lands is a race no test can arrange, so the authorizer raises it here, as
+    the signal's handler would; a statement the policy denies stays a database error (the control)."""
+    real = sqlite_file._authorizer
+    raised: list[bool] = []
+
+    def ctrl_c_once(action: int, *args: str | None) -> int:
+        if action == sqlite3.SQLITE_SELECT and not raised:
+            raised.append(True)
+            raise KeyboardInterrupt
+        return real(action, *args)
+
+    monkeypatch.setattr(sqlite_file, "_authorizer", ctrl_c_once)
+    with ReadOnlyExecutor(hostile(tmp_path / "h.db"), timeout_s=PATIENCE_S) as ex:
+        with pytest.raises(KeyboardInterrupt):
+            ex.execute("SELECT kind FROM t")
+        assert raised and ex.execute("SELECT count(*) FROM t").rows == [(200,)]
+        with pytest.raises(ExecutionError) as denied:
+            ex.execute("DELETE FROM t")
+        assert denied.value.kind == "database" and "not authorized" in denied.value.message
