@@ -37,13 +37,8 @@ def build_parser(shards: str = "+", add_help: bool = True) -> argparse.ArgumentP
         help="merge although shards are missing: their questions are unmeasured and every output says so "
         "(never with overlapping shards or shards run differently); nothing can then be recorded",
     )
-    p.add_argument(
-        "--corpus",
-        type=Path,
-        action="extend",
-        nargs="+",
-        metavar="FILE",
-        help="the corpus files the shards graded, as they were given to the run (default: the built-in corpus)",
+    sql_options.add_corpus(
+        p, "the corpus files the shards graded, as they were given to the run (default: the built-in corpus)"
     )
     p.add_argument("--fixtures", metavar="MODULE", help="the fixtures module the shards were given, if any")
     options.add_reports(p)

@@ -9,6 +9,11 @@ from pathlib import Path
 from eval.cli.sql_formats import REPORT_FILES
 
 
+def add_corpus(p: argparse.ArgumentParser | argparse._ArgumentGroup, help: str) -> None:
+    """``--corpus FILE...``, repeatable: the files graded; the merge is given the ones its shards graded."""
+    p.add_argument("--corpus", type=Path, action="extend", nargs="+", metavar="FILE", help=help)
+
+
 def add_records(p: argparse.ArgumentParser) -> None:
     """The baselines and the accuracy record: ``--record-baseline`` (``--force``, ``--reason``),
     ``--baseline-dir``, ``--record-accuracy``, ``--allow-off-suite``, ``--strict``."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from eval.cli import options
+from eval.cli import options, sql_options
 from eval.sql.model.defaults import DEFAULT_COUNTEREXAMPLES, DEFAULT_ENGINE, ENGINES
 from eval.sql.model.exact import MODES, OFFICIAL
 
@@ -24,14 +24,7 @@ def add_graded(p: argparse.ArgumentParser) -> None:
         help="name the system whose recorded answers are graded (--candidate recorded); the answers "
         "file's own model field must agree",
     )
-    s.add_argument(
-        "--corpus",
-        type=Path,
-        action="extend",
-        nargs="+",
-        metavar="FILE",
-        help="grade these corpus files instead of the built-in corpus (one or more; repeatable)",
-    )
+    sql_options.add_corpus(s, "grade these corpus files instead of the built-in corpus (one or more; repeatable)")
     s.add_argument("--db-url", metavar="URL", help="run against this database instead of the fixtures (no rotations)")
     s.add_argument(
         "--db-dir",

@@ -7,10 +7,11 @@ drawn by matplotlib (:mod:`eval.tools.trend_chart`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["Bar", "Segment", "stacked_bar"]
+__all__ = ["Bar", "Segment", "rate_bar", "stacked_bar"]
 
 
 @dataclass(frozen=True)
@@ -40,3 +41,14 @@ def stacked_bar(parts: Sequence[tuple[str, int, str]], total: int, width: float 
             segments.append(Segment(label, count, round(x, 2), round(w, 2), css))
         x += w
     return Bar(total, width, tuple(segments))
+
+
+def rate_bar(run: Mapping[str, Any], scale: float) -> dict[str, float | None]:
+    """A report's pass rate and its interval (``pass_rate``, ``ci`` of a compared or matrix run's JSON) as
+    lengths on a bar ``scale`` long; no interval, no whiskers."""
+    ci = run.get("ci")
+    return {
+        "rate": round(scale * (run.get("pass_rate") or 0.0), 2),
+        "low": None if not ci else round(scale * ci[0], 2),
+        "high": None if not ci else round(scale * ci[1], 2),
+    }

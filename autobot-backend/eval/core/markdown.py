@@ -8,6 +8,7 @@ such field passes through :func:`escape` (inline) or :func:`code_block` (verbati
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from eval.core.untrusted import inert, visible
 
@@ -43,3 +44,15 @@ def table(header: list[str], rows: list[list[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def named(lead: str, ids: Sequence[object]) -> list[str]:
+    """A paragraph naming ``ids`` in bold after ``lead`` (harness-made text), and a blank line; none without ids.
+
+    Example:
+        >>> named("Flaky: ", ["q1", "<q2>"])
+        ['Flaky: **q1**, **\\\\<q2\\\\>**', '']
+        >>> named("Flaky: ", [])
+        []
+    """
+    return [lead + ", ".join(f"**{escape(q)}**" for q in ids), ""] if ids else []

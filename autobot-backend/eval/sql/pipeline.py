@@ -50,7 +50,7 @@ from eval.sql.grading.warnings import run_warnings
 from eval.sql.model.defaults import DEFAULT_ENGINE, DEFAULT_SEED
 from eval.sql.model.outcome import NO_ANSWER, ORACLE, SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
-from eval.sql.model.setup import CorpusStamps, DatabaseStamp, FileStamp, RunSetup, SkippedStamp
+from eval.sql.model.setup import CorpusStamps, DatabaseStamp, RunSetup, SkippedStamp
 from eval.sql.model.shard import Shard, ShardAsk, ids_digest
 from eval.sql.oracle.findings import corpus_findings
 from eval.sql.oracle.kept import KeptChecks
@@ -266,7 +266,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
     stamps = CorpusStamps(
         digest=corpus.digest,
         size=corpus.size,
-        files=[FileStamp(f.path, f.sha256, f.questions) for f in corpus.files],
+        files=list(corpus.files),
         skipped=[SkippedStamp(s.id, s.database, s.reason) for s in corpus.skipped],
     )
     if interrupted:

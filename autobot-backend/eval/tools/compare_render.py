@@ -12,6 +12,7 @@ from typing import Any
 
 from eval.core import figures as fig
 from eval.core import markdown as md
+from eval.core.charts import rate_bar
 from eval.core.html import render
 from eval.tools import category_shift
 
@@ -99,16 +100,7 @@ def to_markdown(result: dict[str, Any]) -> str:
 
 def to_html(result: dict[str, Any], scale: float = 200.0) -> str:
     """The comparison as one self-contained page (``eval.core.html``): each side's rate with its interval."""
-
-    def bar(side: dict[str, Any]) -> dict[str, float | None]:
-        ci = side.get("ci")
-        return {
-            "rate": round(scale * (side.get("pass_rate") or 0.0), 2),
-            "low": None if not ci else round(scale * ci[0], 2),
-            "high": None if not ci else round(scale * ci[1], 2),
-        }
-
-    sides = [("A", result["a"], bar(result["a"])), ("B", result["b"], bar(result["b"]))]
+    sides = [("A", result["a"], rate_bar(result["a"], scale)), ("B", result["b"], rate_bar(result["b"], scale))]
     return render(
         "compare.html.j2",
         result=result,

@@ -13,6 +13,7 @@ from typing import Any
 
 from eval.core import figures as fig
 from eval.core import markdown as md
+from eval.core.charts import rate_bar
 from eval.core.html import render
 from eval.sql.model.words import verdict_word
 
@@ -143,13 +144,5 @@ def to_markdown(result: dict[str, Any]) -> str:
 
 def to_html(result: dict[str, Any], scale: float = 200.0) -> str:
     """The matrix as one page (``eval.core.html``): each run's rate with its interval as a bar."""
-
-    def bar(run: dict[str, Any]) -> dict[str, float | None]:
-        ci = run.get("ci")
-        return {
-            "rate": round(scale * (run.get("pass_rate") or 0.0), 2),
-            "low": None if not ci else round(scale * ci[0], 2),
-            "high": None if not ci else round(scale * ci[1], 2),
-        }
-
-    return render("matrix.html.j2", result=result, bars=[bar(r) for r in result["runs"]], scale=scale, shown=shown)
+    bars = [rate_bar(r, scale) for r in result["runs"]]
+    return render("matrix.html.j2", result=result, bars=bars, scale=scale, shown=shown)

@@ -32,7 +32,6 @@ defence there; the guard only knows the deny-list.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlglot import exp
@@ -57,7 +56,7 @@ from services.readonly.guard_words import (
     SQLITE_READ_PRAGMAS_WITH_ARGUMENT,
 )
 from services.readonly.guard_words import _SAFE_SQL_PREFIXES as _SAFE_SQL_PREFIXES
-from services.readonly.parsed import statements
+from services.readonly.parsed import split_statements, statements
 
 __all__ = [
     "GUARD_CODES",
@@ -162,7 +161,7 @@ def statement_count(sql: str, dialect: str = "sqlite") -> int | None:
         2
     """
     try:
-        return len(_split_statements(Dialect.get_or_raise(dialect).tokenize(sql)))
+        return len(split_statements(Dialect.get_or_raise(dialect).tokenize(sql)))
     except Exception:
         return None
 
@@ -175,7 +174,7 @@ def _validate_readonly_sql(sql: str) -> bool:
 def _classify(sql: str, engine: Dialect) -> tuple[str, str]:
     """Return (reason, kind) for an allowed statement; raise :class:`_Reject` otherwise."""
     tokens = _tokenize(sql, engine)
-    statements = _split_statements(tokens)
+    statements = split_statements(tokens)
     if not statements:
         raise _Reject("empty", "The SQL holds only comments or semicolons, no statement. " + _QUERY_ONLY_HINT)
     if len(statements) > 1:
@@ -212,16 +211,6 @@ def _tokenize(sql: str, engine: Dialect) -> list[Token]:
                     "The SQL contains an executable comment (/*! ... */), which MySQL runs as code. Remove it.",
                 )
     return tokens
-
-
-def _split_statements(tokens: Sequence[Token]) -> list[list[Token]]:
-    statements: list[list[Token]] = [[]]
-    for tok in tokens:
-        if tok.token_type == TokenType.SEMICOLON:
-            statements.append([])
-        else:
-            statements[-1].append(tok)
-    return [s for s in statements if s]
 
 
 def _sqlite_single_statement(sql: str, engine: Dialect) -> None:

@@ -25,7 +25,7 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ErrorLevel, ParseError, SqlglotError
 from sqlglot.tokens import Token, TokenType  # type: ignore[attr-defined]  # sqlglot 30 re-exports them from tokenizer_core
 
-__all__ = ["MAX_TREES", "clear", "double_quoted_strings", "statement_tree", "statements"]
+__all__ = ["MAX_TREES", "clear", "double_quoted_strings", "split_statements", "statement_tree", "statements"]
 
 MAX_TREES = 4096
 """Parses kept (the oldest dropped first): a corpus's references and its answers' SQL many times over,
@@ -51,7 +51,7 @@ def statement_tree(sql: str, dialect: str | Dialect) -> exp.Expr:
     engine = dialect if isinstance(dialect, Dialect) else _dialect(dialect)
 
     def parse() -> list[exp.Expr]:
-        split = _split(engine.tokenize(sql))
+        split = split_statements(engine.tokenize(sql))
         if len(split) != 1:
             raise ParseError(f"expected one statement, found {len(split)}")
         return _parse(split[0], sql, engine)
@@ -91,7 +91,8 @@ def _parse(tokens: Sequence[Token], sql: str, engine: Dialect) -> list[exp.Expr]
     return [e for e in engine.parser(error_level=ErrorLevel.RAISE).parse(list(tokens), sql) if e is not None]
 
 
-def _split(tokens: Sequence[Token]) -> list[list[Token]]:
+def split_statements(tokens: Sequence[Token]) -> list[list[Token]]:
+    """``tokens`` cut at each semicolon into statements, empty ones dropped (the guard counts them so too)."""
     out: list[list[Token]] = [[]]
     for tok in tokens:
         if tok.token_type == TokenType.SEMICOLON:

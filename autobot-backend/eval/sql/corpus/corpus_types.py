@@ -21,6 +21,7 @@ from eval.sql.corpus.alternatives import ColumnRule
 from eval.sql.corpus.dialects import TranspileError, transpile_reference
 from eval.sql.corpus.gate_settings import GateSettings
 from eval.sql.corpus.skipped import Skipped
+from eval.sql.model.setup import FileStamp
 from eval.sql.rows import ColumnOrder
 from services.dialects import sqlalchemy_name
 
@@ -177,13 +178,8 @@ class Question:
         return dataclasses.replace(self, sql_dialects={**self.sql_dialects, name: self.sql})
 
 
-@dataclass(frozen=True)
-class CorpusFile:
-    path: str
-    """Relative to ``autobot-backend/`` (POSIX) when inside it, else as given."""
-    sha256: str
-    """Of the file's raw bytes."""
-    questions: int
+CorpusFile = FileStamp
+"""A corpus file as loaded: the record the run stamps, so it is declared once (in the run model)."""
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,12 @@ from eval.sql.model.codec import key
 
 @dataclass(frozen=True)
 class FileStamp:
+    """One corpus file as loaded (``eval.sql.corpus``) and as the run stamps it: the same record."""
+
     path: str
-    """Relative to the corpus's own folder where it can be, so the stamp names no machine."""
+    """Relative to ``autobot-backend/`` (POSIX) when inside it, else as given (``corpus_types.stamp_path``)."""
     sha256: str
+    """Of the file's raw bytes."""
     questions: int
 
 

@@ -11,7 +11,6 @@ unlike the grader's). So is a refuted *rewrite*: a hand-written equivalent of a 
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,14 +25,13 @@ from eval.sql.counterexample.budget import Budget
 from eval.sql.counterexample.search import Searcher
 from eval.sql.counterexample.writing import FileWriter
 from eval.sql.fixtures.rules import RULES
-from eval.sql.fixtures.seeded import build_rotations
 from eval.sql.grading.grade import Grader
 from eval.sql.grading.refuting import search_one
 from eval.sql.model.counterexample import Search
 from eval.sql.model.defaults import DEFAULT_ROTATIONS
 from eval.sql.model.outcome import Verdict
 from eval.sql.near_miss._explain import Classified
-from eval.sql.oracle.selfcheck import run_self_check
+from eval.sql.near_miss._study import checked_references
 from eval.sql.oracle.tie_check import ties_elsewhere
 from services.readonly.execute import ReadOnlySQL
 
@@ -96,15 +94,10 @@ def search_survivors(
     ]
     todo += [("rewrite", by_id[r.question], r.sql, r.why) for r in rewrites if r.question in by_id]
     todo = [t for t in todo if t[0] in classes]
-    questions = [q for q in corpus.questions if q.expect == "answer" and q.fixture]
-    with tempfile.TemporaryDirectory(prefix="near-miss-cx-") as tmp, ReadOnlySQL() as database:
-        targets: dict[str | None, list[str]] = {
-            f: build_rotations(f, Path(tmp), seed=seed, rotations=DEFAULT_ROTATIONS)
-            for f in sorted({q.fixture for q in questions if q.fixture})
-        }
-        check = run_self_check(database, corpus, targets, snapshot_dir=None)
+    checked = checked_references(corpus, seed=seed, rotations=DEFAULT_ROTATIONS, prefix="near-miss-cx-")
+    with checked as (tmp, database, targets, check):
         grader = Grader(database, targets, check.reference, check.ties, check.also, check.also_ties)
-        searcher = Searcher(budget, ties_elsewhere, FileWriter, Path(tmp) / "neighbours", rules=RULES)
+        searcher = Searcher(budget, ties_elsewhere, FileWriter, tmp / "neighbours", rules=RULES)
         out = []
         try:
             for i, (cls, q, sql, name) in enumerate(todo, 1):

@@ -208,9 +208,8 @@ def markdown(study: Study, result: Classified) -> str:
             *[f"- {md.escape(p)}" for p in result.problems],
             "",
         ]
-    if study.broken:
-        left_out = ", ".join(f"**{md.escape(q)}**" for q in study.broken)
-        out += [f"Questions left out (a failed self-check, or a reference sqlglot does not write back): {left_out}", ""]
+    left_out = "Questions left out (a failed self-check, or a reference sqlglot does not write back): "
+    out += md.named(left_out, study.broken)
     for cls in ("open", "outside", "equivalent"):
         found = [v for v in result.verdicts if v.cls == cls]
         if found:

@@ -12,7 +12,8 @@ so it counts neither way); otherwise it *survives*.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -64,13 +65,13 @@ def run_study(
     progress: Callable[[int, int], None] | None = None,
 ) -> Study:
     """Mutate every answerable question's reference of ``corpus`` and judge each mutant on every rotation."""
-    questions = [q for q in corpus.questions if q.expect == "answer" and q.fixture]
-    with tempfile.TemporaryDirectory(prefix="near-miss-") as tmp, ReadOnlySQL() as database:
-        targets: dict[str | None, list[str]] = {
-            f: build_rotations(f, Path(tmp), seed=seed, rotations=rotations)
-            for f in sorted({q.fixture for q in questions if q.fixture})
-        }
-        check = run_self_check(database, corpus, targets, snapshot_dir=None)
+    questions = _on_fixtures(corpus)
+    with checked_references(corpus, seed=seed, rotations=rotations, prefix="near-miss-") as (
+        _,
+        database,
+        targets,
+        check,
+    ):
         broken = sorted({d.question_id for d in check.defects})
         judged: list[Judged] = []
         for i, q in enumerate(questions, 1):
@@ -85,6 +86,27 @@ def run_study(
             for m in mutants(q.id, sql, ordered=q.ordered, periods=periods(q.fixture)):
                 judged.append(_judge(q, m, database, targets[q.target], check))
     return Study(judged, rotations, seed, corpus.digest, sorted(set(broken)))
+
+
+Targets = dict[str | None, list[str]]
+"""Each fixture's rotations, as the self-check and the grader take them."""
+
+
+@contextmanager
+def checked_references(
+    corpus: Corpus, *, seed: int, rotations: int, prefix: str
+) -> Iterator[tuple[Path, ReadOnlySQL, Targets, SelfCheckResult]]:
+    """The rotations of every fixture the answerable questions of ``corpus`` use, built in a temporary folder
+    (named ``prefix``...), and the self-check of its references on them: what the study and the counterexample
+    search of its survivors both start from. Yields the folder, the database, the rotations and the check."""
+    fixtures = sorted({q.fixture for q in _on_fixtures(corpus) if q.fixture})
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp, ReadOnlySQL() as database:
+        targets: Targets = {f: build_rotations(f, Path(tmp), seed=seed, rotations=rotations) for f in fixtures}
+        yield Path(tmp), database, targets, run_self_check(database, corpus, targets, snapshot_dir=None)
+
+
+def _on_fixtures(corpus: Corpus) -> list[Question]:
+    return [q for q in corpus.questions if q.expect == "answer" and q.fixture]
 
 
 def periods(fixture: str | None) -> Periods:

@@ -47,8 +47,8 @@ __all__ = [
     "Comparison",
     "Location",
     "Mismatch",
-    "compare_and_search",
     "compare_results",
+    "compare_settled",
 ]
 
 _NEAREST_SCAN = 1000
@@ -105,19 +105,9 @@ def compare_results(
     Raises:
         ValueError: a bad argument, rows of unequal width, or a column count that contradicts the rows.
     """
-    _check(shape, decimals, column_order)
-    plain, found = compare_and_search(
-        expected_rows,
-        actual_rows,
-        shape=shape,
-        ordered=ordered,
-        decimals=decimals,
-        expected_ncols=expected_ncols,
-        actual_ncols=actual_ncols,
-        column_order=column_order,
-        kinds=kinds,
-    )
-    return plain if found is None else settle_columns(plain, found, column_order)
+    return compare_settled(
+        expected_rows, actual_rows, shape, ordered, decimals, expected_ncols, actual_ncols, column_order, kinds
+    )[1]
 
 
 def _check(shape: str, decimals: int | None, column_order: str) -> None:
@@ -129,31 +119,31 @@ def _check(shape: str, decimals: int | None, column_order: str) -> None:
         raise ValueError(f"column_order must be 'positional' or 'any', not {column_order!r}")
 
 
-def compare_and_search(
+def compare_settled(
     expected_rows: Sequence[Sequence[Any]],
     actual_rows: Sequence[Sequence[Any]],
-    *,
     shape: Literal["scalar", "rows"],
     ordered: bool,
     decimals: int | None,
     expected_ncols: int | None,
     actual_ncols: int | None,
-    column_order: ColumnOrder = "any",
-    kinds: tuple[Kinds | None, Kinds | None] = (None, None),
-) -> tuple[Comparison, Search | None]:
-    """The positional verdict and, where it is ``value``, the search for the reference's columns in
-    another order of the candidate's (None when there was no search).
+    column_order: ColumnOrder,
+    kinds: tuple[Kinds | None, Kinds | None],
+) -> tuple[Comparison, Comparison]:
+    """The positional verdict, and the verdict once the candidate's columns are settled (:func:`compare_results`'s):
+    where the positional one is ``value``, the reference's columns are searched for in another order of the
+    candidate's. The tie-aware comparison starts from both.
 
     By position (``column_order="positional"``) a search past its limit gives up before reading anything,
     as it always did: the answer is ``value`` whatever it would find, so its signatures are not read either.
     """
-    _check(shape, decimals, "positional")
+    _check(shape, decimals, column_order)
     tolerance = None if decimals is None else Tolerance(decimals)
     expected, actual = _tuples(expected_rows), _tuples(actual_rows)
     with _gc_paused():
         plain = _compare(expected, actual, shape, ordered, tolerance, expected_ncols, actual_ncols, kinds)
         if plain.reason is not VALUE:  # the right rows in another order are `order`, whatever the columns
-            return plain, None
+            return plain, plain
 
         def same(ref_columns: Sequence[int], columns: Sequence[int]) -> bool:
             return _compare(
@@ -162,8 +152,10 @@ def compare_and_search(
 
         width = plain.expected_columns
         if column_order == "positional" and 2 * max(len(expected), len(actual)) * width > SEARCH_CELLS:
-            return plain, Search(None, gave_up_reason(max(len(expected), len(actual)), width))
-        return plain, find_permutation(expected, actual, same, tolerance=tolerance, ordered=ordered, kinds=kinds)
+            found = Search(None, gave_up_reason(max(len(expected), len(actual)), width))
+        else:
+            found = find_permutation(expected, actual, same, tolerance=tolerance, ordered=ordered, kinds=kinds)
+    return plain, settle_columns(plain, found, column_order)
 
 
 @contextmanager

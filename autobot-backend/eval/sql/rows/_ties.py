@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from eval.sql.rows._choice import is_choice
 from eval.sql.rows._columns import ColumnOrder, find_permutation, project, settle_columns
-from eval.sql.rows._compare import compare_and_search, compare_results
+from eval.sql.rows._compare import compare_results, compare_settled
 from eval.sql.rows._multiset import Kinds
 from eval.sql.rows._tolerance import Tolerance
 from eval.sql.rows._values import values_equal
@@ -77,20 +77,9 @@ def compare_with_ties(
         ...                   ordered=True).match
         True
     """
-    plain, searched = compare_and_search(
-        expected_rows,
-        actual_rows,
-        shape=shape,
-        ordered=ordered,
-        decimals=decimals,
-        expected_ncols=expected_ncols,
-        actual_ncols=actual_ncols,
-        column_order=column_order,
-        kinds=kinds,
+    plain, verdict = compare_settled(
+        expected_rows, actual_rows, shape, ordered, decimals, expected_ncols, actual_ncols, column_order, kinds
     )
-    if column_order not in ("positional", "any"):
-        raise ValueError(f"column_order must be 'positional' or 'any', not {column_order!r}")
-    verdict = plain if searched is None else settle_columns(plain, searched, column_order)
     if (
         verdict.match
         or ties is None

@@ -82,12 +82,10 @@ class Refusals(Section):
             + (", ".join(f"**{md.escape(o.question_id)}** ({o.verdict.value})" for o in missed) or "none"),
             "",
         ]
-        if run.declined_by_guard:
-            out += [
-                "Declined by the read-only guard, not the generator (the generator produced SQL the guard "
-                "blocked): " + ", ".join(f"**{md.escape(q)}**" for q in run.declined_by_guard),
-                "",
-            ]
+        out += md.named(
+            "Declined by the read-only guard, not the generator (the generator produced SQL the guard blocked): ",
+            run.declined_by_guard,
+        )
         if refuse:
             rows = [
                 [md.escape(k), str(c.cases), *(str(c.count(v)) for v in REFUSAL_COLUMNS)] for k, c in refuse.items()

@@ -67,12 +67,10 @@ class Repeats(Section):
             f"*{md.escape(fig.BOOTSTRAP_NOTE)}.*",
             "",
         ]
-        if r.flaky:
-            out += [
-                "Flaky (their verdicts differ across asks; the gate judges the majority and does not fail on "
-                "them): " + ", ".join(f"**{md.escape(q)}**" for q in r.flaky),
-                "",
-            ]
+        out += md.named(
+            "Flaky (their verdicts differ across asks; the gate judges the majority and does not fail on them): ",
+            r.flaky,
+        )
         return out
 
     def junit(self, run: SQLRun, at: Place) -> list[Property]:
