@@ -175,7 +175,7 @@ def test_ctrl_c_while_waiting_for_the_worker_stops_it_and_reaches_the_caller(sma
         "except KeyboardInterrupt:\n"
         "    print('interrupted', duckdb_process.worker_pid(), os.path.exists(f'/proc/{pid}'))\n"
         "except Exception as exc:\n"
-        "    print('failed', type(exc).__name__)\n"
+        "    print('failed', type(exc).__name__, getattr(exc, 'kind', ''), repr(str(exc))[:300])\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script, _url(small)], cwd=BACKEND, capture_output=True, text=True, timeout=PATIENCE_S
