@@ -24,8 +24,11 @@ eval: $(STAMP)
 merge: $(STAMP)
 	cd $(BACKEND) && EVAL_CALLER_DIR="$(CURDIR)" $(VPY) -m eval.merge $(ARGS)
 
+# One test worker per core (pytest-xdist), each test file whole on one worker so that a module's fixtures are built
+# once; make test WORKERS=0 runs the suite in this one process.
+WORKERS ?= auto
 test: $(STAMP) check system-deps
-	cd $(BACKEND) && $(VPY) -m pytest $(ARGS)
+	cd $(BACKEND) && $(VPY) -m pytest -n $(WORKERS) --dist loadfile $(ARGS)
 
 # PostgreSQL's server binaries and Chromium + chromedriver, from the distribution, when missing.
 system-deps:
