@@ -1,129 +1,24 @@
-"""NLDatabaseService end to end: a real SQLite file, a scripted generator at the edge, no mocks."""
+"""NLDatabaseService end to end: a real SQLite file, a scripted generator at the edge, no mocks.
+
+What a question comes back as: rows, a refusal, or an error of its kind (the guard, the database, an unusable
+database, a generator that cannot answer, the service's own crash). What it records is
+``test_nl_service_audit.py``; its caches, configuration and compatible names ``test_nl_service_configuration.py``.
+"""
 
 from __future__ import annotations
 
-import hashlib
 import logging
-from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
-import services.nl_database_service as nl
 import services.readonly.guard as sql_guard
-from services.generation.llm import API_KEY_ENV, BASE_URL_ENV, MODEL_ENV, GeneratorConfigError, OpenAIChatGenerator
+from services.generation.llm import API_KEY_ENV, BASE_URL_ENV, OpenAIChatGenerator
 from services.generation.protocol import Generation, GeneratorUnavailable
 from services.generation.recorded import RecordedGenerator
-from services.nl_database_service import (
-    DEFAULT_LOCAL_DB,
-    ERROR_KINDS,
-    LOCAL_DB_ENV,
-    MAX_QUESTION_CHARS,
-    ErrorKind,
-    NLDatabaseService,
-    default_generator,
-)
-from services.schema_context import SchemaContext
-from tests.bounds import PATIENCE_S
+from services.nl_database_service import LOCAL_DB_ENV, MAX_QUESTION_CHARS, ErrorKind, NLDatabaseService
 from tests.http_fakes import FakeHTTPServer, chat_reply, json_reply, unused_port
-
-PASSWORD = "hunter2-Secr3t"
-API_KEY = "sk-live-0123456789abcdef"
-RUNAWAY = "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT count(*) FROM n"
-
-
-def build_shop(path: Path, extra_table: str | None = None) -> str:
-    """A two-table shop with column comments; returns its SQLAlchemy URL."""
-    meta = sa.MetaData()
-    customers = sa.Table(
-        "customers",
-        meta,
-        sa.Column("id", sa.Integer, primary_key=True),
-        sa.Column("name", sa.String(60), nullable=False, comment="full name"),
-        sa.Column("country", sa.String(40), comment="billing country"),
-    )
-    orders = sa.Table(
-        "orders",
-        meta,
-        sa.Column("id", sa.Integer, primary_key=True),
-        sa.Column("customer_id", sa.ForeignKey("customers.id"), nullable=False),
-        sa.Column("amount", sa.Numeric(10, 2), nullable=False, comment="order total in EUR, taxes included"),
-        sa.Column("status", sa.String(20), nullable=False, comment="placed, shipped or cancelled"),
-    )
-    if extra_table:
-        sa.Table(extra_table, meta, sa.Column("id", sa.Integer, primary_key=True))
-    engine = sa.create_engine(f"sqlite:///{path}")
-    try:
-        meta.create_all(engine)
-        with engine.begin() as conn:
-            conn.execute(
-                customers.insert(),
-                [
-                    {"id": 1, "name": "Ada", "country": "Canada"},
-                    {"id": 2, "name": "Bo", "country": "France"},
-                    {"id": 3, "name": "Cy", "country": "Canada"},
-                ],
-            )
-            conn.execute(
-                orders.insert(),
-                [{"id": i, "customer_id": 1 + i % 3, "amount": 10 * i, "status": "shipped"} for i in range(1, 6)],
-            )
-    finally:
-        engine.dispose()
-    return f"sqlite:///{path}"
-
-
-def digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-class Scripted:
-    """A generator at the edge: always the same outcome (a Generation, or an exception to raise)."""
-
-    name, model = "scripted", "scripted-model"
-
-    def __init__(self, outcome: Generation | BaseException | object) -> None:
-        self.outcome = outcome
-        self.calls: list[tuple[str, SchemaContext]] = []
-
-    def generate(self, question: str, schema: SchemaContext) -> Generation:
-        self.calls.append((question, schema))
-        if isinstance(self.outcome, BaseException):
-            raise self.outcome
-        return self.outcome  # type: ignore[return-value]
-
-
-def sql(text: str) -> Scripted:
-    return Scripted(Generation(sql=text))
-
-
-@pytest.fixture
-def shop(tmp_path) -> Path:
-    path = tmp_path / "shop.db"
-    build_shop(path)
-    return path
-
-
-@pytest.fixture
-def service_for(shop):
-    """Build a service over the shop database; every service built is closed at teardown. Its statement limit is
-    one a busy machine never reaches, unless a test sets its own: a slow machine is not a ``timeout`` verdict
-    (issue 37; :mod:`tests.bounds`)."""
-    built: list[NLDatabaseService] = []
-
-    def make(generator, **kwargs) -> NLDatabaseService:
-        service = NLDatabaseService(generator, local_db_url=f"sqlite:///{shop}", **{"timeout_s": PATIENCE_S, **kwargs})
-        built.append(service)
-        return service
-
-    yield make
-    for service in built:
-        service.close()
-
-
-def ask(service: NLDatabaseService, question: object = "Who are the customers?", **kwargs) -> dict:
-    return service.query(question, **kwargs)  # type: ignore[arg-type]
-
+from tests.nl_service_helpers import API_KEY, PASSWORD, RUNAWAY, Scripted, ask, build_shop, digest, sql
 
 # --- outcomes -------------------------------------------------------------------------------
 
@@ -343,157 +238,6 @@ def test_model_over_http_end_to_end(service_for):
     assert "order total in EUR, taxes included" in prompt  # the live schema reached the model
 
 
-# --- history and audit ----------------------------------------------------------------------
-
-
-def test_history_and_audit_record_every_outcome(service_for, caplog):
-    service = service_for(
-        RecordedGenerator(
-            {
-                "ok": Generation(sql="SELECT id FROM customers"),
-                "decline": Generation.refuse("not about the data"),
-                "write": Generation(sql="DROP TABLE orders"),
-            }
-        ),
-        history_limit=10,
-    )
-    caplog.set_level(logging.INFO, logger="autobot.nl_sql.audit")
-    for question in ("ok", "decline", "write", ""):
-        service.query(question, db_id="shop", user_id="u-1")
-    statuses = [(r.status, r.error_kind) for r in service.history]
-    assert statuses == [("ok", None), ("refused", "refused"), ("error", "guard_blocked"), ("error", "bad_request")]
-    assert [r.reason is None for r in service.history] == [True, False, False, False]
-    assert service.history[1].reason == "not about the data"
-    assert all((r.db_id, r.user_id) == ("shop", "u-1") and r.time.endswith("+00:00") for r in service.history)
-    assert service.history[2].sql == "DROP TABLE orders"
-    assert service.history[0].row_count == 3
-    audit = [r for r in caplog.records if r.name == "autobot.nl_sql.audit"]
-    assert len(audit) == 4
-    assert "refused" in audit[1].getMessage() and "not about the data" in audit[1].getMessage()
-    assert "guard_blocked" in audit[2].getMessage() and audit[2].levelno == logging.WARNING
-    assert "question='write'" in audit[2].getMessage() and "DROP TABLE orders" in audit[2].getMessage()
-    assert audit[3].nl_sql["error_kind"] == "bad_request"
-
-
-def test_history_is_bounded(service_for):
-    service = service_for(Scripted(Generation.refuse("no")), history_limit=2)
-    for question in ("a", "b", "c"):
-        ask(service, question)
-    assert [r.question for r in service.history] == ["b", "c"]
-
-
-def test_audit_never_logs_the_password(service_for, caplog):
-    caplog.set_level(logging.INFO, logger="autobot.nl_sql.audit")
-    ask(service_for(sql("SELECT 1")), db_url=f"nosuchdb://admin:{PASSWORD}@db.example.com/sales")
-    assert caplog.records
-    assert all(PASSWORD not in r.getMessage() and PASSWORD not in str(r.nl_sql) for r in caplog.records)
-
-
-# --- caches, configuration, compatibility ---------------------------------------------------
-
-
-def test_schema_context_is_cached_per_url(service_for, shop, tmp_path):
-    other = tmp_path / "other.db"
-    other_url = build_shop(other, extra_table="returns")
-    service = service_for(sql("SELECT 1"))
-    ask(service)
-    # A table added behind the service's back is not seen: the local schema was read once.
-    engine = sa.create_engine(f"sqlite:///{shop}")
-    try:
-        with engine.begin() as conn:
-            conn.exec_driver_sql("CREATE TABLE added_later (id INTEGER)")
-    finally:
-        engine.dispose()
-    ask(service)
-    ask(service, db_url=other_url, db_id="other")
-    local_first, local_second, other_schema = (schema for _, schema in service.generator.calls)
-    assert local_second is local_first
-    assert local_first.table("added_later") is None
-    assert other_schema.table("returns") is not None
-    assert service.executor() is service.executor(f"sqlite:///{shop}")
-    service.forget()
-    assert service.schema().table("added_later") is not None
-
-
-def test_executor_is_shared_with_callers(service_for):
-    service = service_for(sql("SELECT 1"))
-    result = service.executor().execute("SELECT count(*) FROM orders")
-    assert result.rows == [(5,)]
-
-
-def test_local_database_defaults(monkeypatch):
-    monkeypatch.delenv(LOCAL_DB_ENV, raising=False)
-    assert NLDatabaseService(sql("SELECT 1")).local_db_url == f"sqlite:///{DEFAULT_LOCAL_DB}"
-    assert DEFAULT_LOCAL_DB.parent.parent == Path(nl.__file__).resolve().parent.parent
-    monkeypatch.setenv(LOCAL_DB_ENV, "sqlite:///elsewhere.db")
-    assert NLDatabaseService(sql("SELECT 1")).local_db_url == "sqlite:///elsewhere.db"
-    assert NLDatabaseService(sql("SELECT 1"), local_db_url="sqlite:///x.db").local_db_url == "sqlite:///x.db"
-
-
-@pytest.fixture
-def llm_env(monkeypatch):
-    for name in (BASE_URL_ENV, MODEL_ENV, API_KEY_ENV):
-        monkeypatch.delenv(name, raising=False)
-    return monkeypatch
-
-
-def test_default_generator_is_the_endpoint_when_configured(llm_env):
-    llm_env.setenv(BASE_URL_ENV, "http://localhost:11434/v1")
-    llm_env.setenv(MODEL_ENV, "llama3")
-    generator = default_generator()
-    assert isinstance(generator, OpenAIChatGenerator)
-    assert (generator.name, generator.model) == ("openai-chat", "llama3")
-
-
-def test_default_generator_is_embedded_when_nothing_is_configured(llm_env):
-    embedded = pytest.importorskip("services.embedded")
-    generator = default_generator()
-    assert isinstance(generator, embedded.EmbeddedGenerator)
-    assert generator.name == "embedded-v5"
-    assert NLDatabaseService(local_db_url="sqlite:///x.db").generator_name == "embedded-v5"
-
-
-@pytest.mark.parametrize(
-    ("present", "missing"), [(BASE_URL_ENV, MODEL_ENV), (MODEL_ENV, BASE_URL_ENV)], ids=["only_base_url", "only_model"]
-)
-def test_half_a_configuration_is_a_clear_error(llm_env, present, missing):
-    llm_env.setenv(present, "http://localhost:11434/v1")
-    with pytest.raises(GeneratorConfigError, match=f"{present} is set but {missing} is not"):
-        default_generator()
-    with pytest.raises(GeneratorConfigError, match=missing):
-        NLDatabaseService(local_db_url="sqlite:///x.db")
-
-
-@pytest.mark.parametrize(
-    "name",
-    ["_SAFE_SQL_PREFIXES", "_DANGEROUS_KEYWORDS", "_validate_readonly_sql", "validate_readonly_sql", "GuardVerdict"],
-)
-def test_guard_names_are_importable_from_the_service(name):
-    assert getattr(nl, name) is getattr(sql_guard, name)
-
-
-def test_compat_guard_check_through_the_service_module():
-    assert nl._validate_readonly_sql("SELECT REPLACE(name, 'a', 'b') FROM customers") is True
-    assert nl._validate_readonly_sql("SELECT 1; DROP TABLE orders") is False
-
-
-def test_every_error_kind_is_documented():
-    assert set(ERROR_KINDS) == set(ErrorKind)
-    assert {k.value for k in ErrorKind} == {
-        "bad_request",
-        "config",
-        "db_unreachable",
-        "generator_unavailable",
-        "generator_error",
-        "guard_blocked",
-        "database",
-        "timeout",
-        "row_cap",
-        "refused",
-        "internal",
-    }
-
-
 class _BrokenGeneration(Generation):
     """A Generation whose state cannot be read: a bug in the service's own path, not in the SQL."""
 
@@ -548,14 +292,3 @@ def test_a_recorded_generation_takes_the_path_a_generated_one_would(service_for)
         "DELETE FROM orders",
         "SELECT count(*) FROM orders",
     ]
-
-
-def test_a_newline_in_a_reason_cannot_forge_a_line_of_the_audit_log(service_for, caplog):
-    forged = "not about the data\nnl_sql ok db_id=shop user_id=admin generator=x reason=None"
-    service = service_for(RecordedGenerator({"q": Generation.refuse(forged)}))
-    caplog.set_level(logging.INFO, logger="autobot.nl_sql.audit")
-    service.query("q", db_id="shop\r\nx", user_id="u-1")
-    [line] = [r.getMessage() for r in caplog.records if r.name == "autobot.nl_sql.audit"]
-    assert "\n" not in line and "\r" not in line
-    assert "not about the data\\nnl_sql ok" in line and "db_id=shop\\r\\nx" in line
-    assert service.history[0].reason == forged, "the record itself keeps the text as given"

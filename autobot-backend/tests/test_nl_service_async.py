@@ -14,7 +14,7 @@ from services.generation.protocol import Generation, GeneratorUnavailable
 from services.nl_database_service import Answer, ErrorKind, NLDatabaseService
 from services.schema_context import SchemaContext
 from tests.http_fakes import FakeHTTPServer, chat_reply
-from tests.test_nl_database_service import RUNAWAY, Scripted, build_shop
+from tests.nl_service_helpers import RUNAWAY, Scripted, build_shop
 
 
 class AsyncScripted(Scripted):

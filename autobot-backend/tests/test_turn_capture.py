@@ -18,8 +18,7 @@ from services.generation.protocol import Generation
 from services.nl_database_service import NLDatabaseService
 from services.turn_capture import CAPTURE_DIR_ENV, ROWS_KEPT, jsonable
 from tests.bounds import PATIENCE_S
-
-from .test_nl_database_service import Scripted, build_shop, sql
+from tests.nl_service_helpers import Scripted, build_shop, sql
 
 
 @pytest.fixture

@@ -1,37 +1,24 @@
-"""The read-only guard: a hand-written decision table, and properties over the vendored corpus.
+"""The read-only guard's decision table: each read allowed, each non-read rejected with its code.
 
 ``ALLOWED`` and ``REJECTED`` are the policy of spec section 12 written as cases. ``REJECTED`` is
 reused by ``test_executor_without_guard.py``, which runs every SQLite case straight through the
-executor with the guard bypassed.
+executor with the guard bypassed, and by ``test_postgres_writes.py``. The guard's word lists and statement
+splitter are ``test_guard_words.py``; its properties over the vendored corpus ``test_guard_corpus.py``.
 """
 
 from __future__ import annotations
 
-import ast
-import contextlib
-import inspect
-import json
-import sqlite3
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
-from sqlglot.dialects.dialect import Dialect
 
 from services.readonly import guard as sql_guard
-from services.readonly import guard_words as sql_guard_words
-from services.readonly.executor import ExecutionError, ReadOnlyExecutor
 from services.readonly.guard import (
-    _DANGEROUS_KEYWORDS,
-    _SAFE_SQL_PREFIXES,
     GUARD_CODES,
     GuardVerdict,
     _validate_readonly_sql,
     validate_readonly_sql,
 )
-from tests.readonly.test_executor import directory_state, write_shop_database
-
-CORPUS = Path(__file__).parents[1] / "data" / "sql_guard_corpus"
 
 
 @dataclass(frozen=True)
@@ -373,186 +360,3 @@ def test_every_code_used_is_documented():
     used = {c.code for c in ALLOWED + REJECTED}
     assert used <= set(GUARD_CODES)
     assert all(GUARD_CODES.values())
-
-
-def test_compatibility_constants():
-    assert isinstance(_SAFE_SQL_PREFIXES, tuple) and all(p.isupper() for p in _SAFE_SQL_PREFIXES)
-    assert isinstance(_DANGEROUS_KEYWORDS, frozenset)
-    assert {
-        "INSERT",
-        "UPDATE",
-        "DELETE",
-        "MERGE",
-        "REPLACE",
-        "UPSERT",
-        "CREATE",
-        "DROP",
-        "ALTER",
-        "TRUNCATE",
-        "GRANT",
-        "REVOKE",
-        "ATTACH",
-        "DETACH",
-        "VACUUM",
-        "COPY",
-        "BEGIN",
-        "COMMIT",
-        "SET",
-        "CALL",
-        "EXEC",
-    } <= _DANGEROUS_KEYWORDS
-    assert not set(_SAFE_SQL_PREFIXES) & _DANGEROUS_KEYWORDS
-    # Every allowed SQLite read starts with one of the documented prefixes (or a parenthesis).
-    for case in ALLOWED:
-        if case.dialect == "sqlite":
-            word = Dialect.get_or_raise("sqlite").tokenize(case.sql)[0].text.upper()
-            assert word in _SAFE_SQL_PREFIXES or word == "(", case.id
-
-
-@pytest.mark.parametrize("keyword", sorted(_DANGEROUS_KEYWORDS))
-def test_every_dangerous_keyword_starting_a_statement_is_rejected(keyword):
-    verdict = validate_readonly_sql(f"{keyword} orders")
-    assert not verdict.allowed
-    assert verdict.code != "ok"
-
-
-@pytest.mark.parametrize(
-    "name", ["_SAFE_SQL_PREFIXES", "_DANGEROUS_KEYWORDS", "GUARD_CODES", "SIDE_EFFECT_FUNCTIONS", "SQLITE_READ_PRAGMAS"]
-)
-def test_constants_carry_a_docstring(name):
-    module = ast.parse(inspect.getsource(sql_guard_words))
-    body = module.body
-    for i, node in enumerate(body):
-        targets = [node.target] if isinstance(node, ast.AnnAssign) else getattr(node, "targets", [])
-        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
-            doc = body[i + 1]
-            assert isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant)
-            assert len(doc.value.value) > 40
-            return
-    pytest.fail(f"{name} is not assigned at module level")
-
-
-@pytest.mark.parametrize(
-    "sql, dialect, expected",
-    [
-        ("SELECT 1", "postgres", 1),
-        ("SELECT 1;", "postgres", 1),
-        ("SELECT ';'; DROP TABLE t;", "postgres", 2),
-        ("SET TRANSACTION READ WRITE; DELETE FROM t; COMMIT", "postgres", 3),
-        ("SELECT 1 /* ; */ -- ;", "postgres", 1),
-        ("SELECT $$;$$", "postgres", 1),
-        ("SELECT 'a\\'; DROP TABLE t; -- '", "mysql", 1),
-        ("-- nothing", "sqlite", 0),
-        ("SELECT 'unterminated", "postgres", None),
-        ("SELECT 1", "no-such-dialect", None),
-    ],
-    ids=[
-        "one",
-        "trailing-semicolon",
-        "string-semicolon",
-        "script",
-        "comments",
-        "dollar-quote",
-        "mysql-backslash",
-        "comment-only",
-        "untokenizable",
-        "unknown-dialect",
-    ],
-)
-def test_statement_count(sql, dialect, expected):
-    # The executor's one-statement rule for servers: a split only, no policy.
-    assert sql_guard.statement_count(sql, dialect) == expected
-
-
-# --- the vendored corpus ----------------------------------------------------------------------
-
-
-def _records(name: str) -> list[dict]:
-    return [json.loads(line) for line in (CORPUS / name).read_text().splitlines() if line.strip()]
-
-
-LEGIT = _records("legit.jsonl")
-PAYLOADS = _records("payloads.jsonl")
-
-# Reads from other projects' corpora that are valid SQLite but that this project rejects on purpose.
-POLICY_EXEMPT = {
-    "L0020": "EXPLAIN of a write (dbhub allows it; spec 12 allows EXPLAIN of a read only)",
-    "L0032": "openquery() is on the side-effect deny-list (SQL Server remote query; harmless only in SQLite)",
-}
-
-_SEMANTIC_ERRORS = (
-    "no such table",
-    "no such column",
-    "no such function",
-    "no such module",
-    "no such index",
-    "unknown database",
-)
-
-
-def _valid_sqlite(sql: str) -> bool:
-    """SQLite parses it: it runs on an empty scratch database, or fails only on a missing object."""
-    scratch = sqlite3.connect(":memory:")
-    try:
-        scratch.execute(sql).fetchmany(1)
-    except sqlite3.Error as e:
-        return str(e).startswith(_SEMANTIC_ERRORS)
-    finally:
-        scratch.close()
-    return True
-
-
-VALID_LEGIT = [r for r in LEGIT if _valid_sqlite(r["sql"])]
-
-
-def test_corpus_is_vendored_with_provenance():
-    assert len(LEGIT) >= 80 and len(PAYLOADS) >= 1500
-    assert len(VALID_LEGIT) >= 70, "the validity filter must not empty the property"
-    provenance = (CORPUS / "PROVENANCE.md").read_text()
-    assert "section 12" in provenance
-
-
-def test_policy_exemptions_are_real_and_still_rejected():
-    ids = {r["id"]: r for r in VALID_LEGIT}
-    for rid in POLICY_EXEMPT:
-        assert rid in ids, f"{rid} is not a valid-SQLite read in legit.jsonl; drop the exemption"
-        assert not validate_readonly_sql(ids[rid]["sql"]).allowed, f"{rid} is allowed now; drop the exemption"
-
-
-@pytest.mark.parametrize(
-    "record",
-    [r for r in VALID_LEGIT if r["id"] not in POLICY_EXEMPT],
-    ids=[r["id"] for r in VALID_LEGIT if r["id"] not in POLICY_EXEMPT],
-)
-def test_valid_sqlite_reads_in_the_corpus_are_allowed(record):
-    verdict = validate_readonly_sql(record["sql"])
-    assert verdict.allowed, f"{record['id']} ({record['source']}): {verdict.reason}"
-
-
-@pytest.mark.parametrize("dialect", ["sqlite", "postgres", "mysql", "tsql"])
-def test_guard_is_total_over_the_corpus(dialect):
-    # Fragments, prose, binary-ish payloads: always a verdict, never an exception.
-    for record in PAYLOADS + LEGIT:
-        verdict = validate_readonly_sql(record["sql"], dialect)
-        assert verdict.code in GUARD_CODES, record["id"]
-        assert verdict.allowed == (verdict.code == "ok"), record["id"]
-        assert verdict.reason, record["id"]
-
-
-def test_every_statement_the_guard_allows_is_harmless_on_the_executor(tmp_path, monkeypatch):
-    db_dir = tmp_path / "db"
-    db_dir.mkdir()
-    db = write_shop_database(db_dir / "shop.db")
-    monkeypatch.chdir(db_dir)  # a relative path in a statement would land next to the database
-    allowed = [r for r in PAYLOADS + LEGIT if validate_readonly_sql(r["sql"]).allowed]
-    assert len(allowed) >= 100
-    before = directory_state(db_dir)
-    changed = []
-    with ReadOnlyExecutor(f"sqlite:///{db}", row_cap=1000, timeout_s=0.25) as ex:
-        for record in allowed:
-            with contextlib.suppress(ExecutionError):  # failing is harmless; changing the directory is not
-                ex.execute(record["sql"])
-            if directory_state(db_dir) != before:
-                changed.append(record["id"])
-                before = directory_state(db_dir)
-    assert changed == []

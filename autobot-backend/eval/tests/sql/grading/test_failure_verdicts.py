@@ -26,7 +26,7 @@ from services.generation.openai_chat import ChatPolicy
 from services.generation.protocol import Generation, GeneratorUnavailable, SQLGenerator
 from services.schema_context import SchemaContext
 from tests.http_fakes import FakeHTTPServer, Reply, chat_reply, json_reply, unused_port
-from tests.test_nl_database_service import build_shop
+from tests.nl_service_helpers import build_shop
 
 CORPUS = """version: 1
 questions:
