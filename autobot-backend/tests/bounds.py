@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -89,11 +90,19 @@ def measure(url: str, what: str, *, timeout_s: float, wall_s: float = PATIENCE_S
         text=True,
         timeout=wall_s,
         check=False,
+        preexec_fn=as_typed_at_a_terminal,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     result["stderr"] = done.stderr
     return result
+
+
+def as_typed_at_a_terminal() -> None:
+    """Run in a child before it starts: Ctrl-C as a command typed at a terminal gets it. A suite started in the
+    background (``cmd &`` in a script, ``nohup``) hands its children SIGINT ignored, and Python then installs no
+    handler of its own: a test sending SIGINT to the child found it ignored (``.ci/under-load`` in the background)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def run_python(script: str, *args: str, cwd: Path | None = None, wall_s: float = PATIENCE_S) -> str:
@@ -107,6 +116,7 @@ def run_python(script: str, *args: str, cwd: Path | None = None, wall_s: float =
         text=True,
         timeout=wall_s,
         check=False,
+        preexec_fn=as_typed_at_a_terminal,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout

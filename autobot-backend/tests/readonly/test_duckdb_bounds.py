@@ -26,7 +26,7 @@ from services.readonly.execute import ReadOnlySQL
 from services.readonly.executor import ExecutionError, ReadOnlyExecutor
 from services.readonly.inspection import inspect_read_only
 from services.schema_context import inspect_schema
-from tests.bounds import BACKEND, GB, MB, PATIENCE_S, cpu_seconds, measure, run_python
+from tests.bounds import BACKEND, GB, MB, PATIENCE_S, as_typed_at_a_terminal, cpu_seconds, measure, run_python
 from tests.readonly.test_executor import directory_state
 
 HOSTILE = "SELECT repeat('x', 100000000) FROM range(30)"  # 3 GB in one vector: the statement
@@ -178,7 +178,12 @@ def test_ctrl_c_while_waiting_for_the_worker_stops_it_and_reaches_the_caller(sma
         "    print('failed', type(exc).__name__, getattr(exc, 'kind', ''), repr(str(exc))[:300])\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", script, _url(small)], cwd=BACKEND, capture_output=True, text=True, timeout=PATIENCE_S
+        [sys.executable, "-c", script, _url(small)],
+        cwd=BACKEND,
+        capture_output=True,
+        text=True,
+        timeout=PATIENCE_S,
+        preexec_fn=as_typed_at_a_terminal,
     )
     # Interrupted, not ended by its 30 s limit (a timeout error): Ctrl-C reached the caller while it waited.
     assert done.stdout.split() == ["interrupted", "None", "False"], done.stdout + done.stderr
