@@ -135,7 +135,8 @@ def docs_block(sets: list[SetSearch], audits: list[Audited]) -> str:
         "",
         *per_set_table(sets),
         "",
-        "Neighbours set aside, by why (each set aside neighbour is not counted as judged):",
+        "Neighbours set aside, by why (one that broke a constraint or a stated rule is never written and not counted "
+        "as judged; the others were written, run and judged, and could not decide):",
         "",
         *_set_aside(sets),
         "",
