@@ -11,6 +11,11 @@ Subcommands:
 * ``suspects``: how many golds each suspect-reference kind flags, the seeded sample of flags to judge by hand
   (``--sample FILE``, ``--stub FILE``: the judgements file to fill in), and the precision of the committed
   judgements (target 90%); ``--update-docs`` / ``--check-docs`` keep its block of the benchmarks page;
+* ``counterexamples``: each set graded with ``--counterexamples`` (every pass searched for a database on which it
+  would be wrong): per set passes, searched, refuted, neighbours judged and set aside, time; per database what the
+  search could hold; the hand-checked sample of refutations (``--sample FILE`` writes the drawn ones to read,
+  ``--stub FILE`` the judgements file to fill in); ``--update-docs`` / ``--check-docs`` keep its two blocks of the
+  benchmarks page;
 * ``exact-match``: each set graded with ``--exact-match official`` against Spider's official script's EM, per
   set and pair by pair; exit 1 when a set is more than 1 point off (``--update-docs`` / ``--check-docs``: the
   benchmarks page's figures).
@@ -25,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -36,9 +42,12 @@ from eval.core.exit_codes import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSED
 from eval.core.output import confine, print_error, print_report, resolve_input, write_text
 from eval.sql.model.diagnosis import Category
 from eval.sql.records import docs
+from eval.sql.spider_study import _counter as counter
 from eval.sql.spider_study import _exact as exact
+from eval.sql.spider_study import _refutations as refutations
 from eval.sql.spider_study import _suspects as suspects
 from eval.sql.spider_study._agreement import Diagnosed, agreement, markdown, to_json
+from eval.sql.spider_study._audit import audit
 from eval.sql.spider_study._draw import SEED, SIZE, draw, population, read_draw
 from eval.sql.spider_study._graded import grade_set
 from eval.sql.spider_study._labels import default_samples, read_sample, sample_name
@@ -90,6 +99,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     e.add_argument("--first", type=int, default=20, metavar="N", help="disagreeing pairs listed per set (default 20)")
     _docs_flags(e)
+    c = sub.add_parser(
+        "counterexamples",
+        help=f"each set with --counterexamples {counter.BUDGET}: passes searched and refuted, the checked sample",
+    )
+    c.add_argument("--sample", metavar="FILE", help="write the drawn refutations to check by hand here (Markdown)")
+    c.add_argument("--stub", metavar="FILE", help="write the judgements file for the draw, committed ones kept")
+    c.add_argument(
+        "--checked", metavar="FILE", help=f"the judgements (default {refutations.CHECKED.name} beside the study)"
+    )
+    _docs_flags(c)
     k = sub.add_parser("packets", help="write what a labeller sees of each drawn item")
     k.add_argument("--draw", metavar="FILE", required=True, help="a draw written by the draw subcommand")
     k.add_argument("--out", metavar="DIR", required=True, help="folder for one Markdown file per item")
@@ -108,6 +127,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _suspects(spider, args)
     if args.command == "exact-match":
         return _exact_match(spider, args)
+    if args.command == "counterexamples":
+        return _counterexamples(spider, args)
     if args.command == "packets":
         items = read_draw(resolve_input(args.draw))  # bounded like every input, a bad line named
         out = write_packets(spider, items, resolve_input(args.out))
@@ -187,6 +208,32 @@ def _exact_match(spider: SpiderDev, args: argparse.Namespace) -> int:
             f"error: more than {exact.TARGET_POINTS:g} point off the official EM: {', '.join(missed)}", file=sys.stderr
         )
     return EXIT_REGRESSED if stale or missed else EXIT_OK
+
+
+def _counterexamples(spider: SpiderDev, args: argparse.Namespace) -> int:
+    graded, sets = {}, []
+    for name in spider.prediction_sets():
+        started = time.monotonic()
+        graded[name] = grade_set(spider, name, counter.RUN_FLAGS)
+        sets.append(counter.searched_set(graded[name], time.monotonic() - started))
+    audits = audit(spider.databases)
+    print_report(counter.report(sets, audits))
+    drawn = refutations.draw({s.name: s.refuted for s in sets})
+    checked = refutations.load(resolve_input(args.checked) if args.checked else refutations.CHECKED)
+    if args.sample:
+        packets = [refutations.packet(name, graded[name].questions[i]) for name, i in drawn]
+        write_text(args.sample, f"# {len(drawn)} refutations drawn: {refutations.RULE}\n\n" + "\n".join(packets))
+    if args.stub:
+        body = yaml.safe_dump(refutations.stub(drawn, checked), sort_keys=False, allow_unicode=True, width=1000)
+        write_text(args.stub, body)
+    problems = refutations.mismatch(drawn, checked) + refutations.still_refuted(checked, graded)
+    table = refutations.table(checked)
+    print_report(table)
+    stale = _keep_docs(args, docs.SPIDER_COUNTEREXAMPLES, counter.docs_block(sets, audits), "counterexamples")
+    stale = _keep_docs(args, docs.SPIDER_REFUTATIONS, table, "counterexamples") or stale
+    for p in problems:
+        print_error(f"{args.checked or refutations.CHECKED}: {p}: redraw with --stub FILE and judge each by hand")
+    return EXIT_REGRESSED if stale or problems else EXIT_OK
 
 
 def _keep_docs(args: argparse.Namespace, block: docs.Block, body: str, command: str) -> bool:

@@ -6,7 +6,9 @@ answer: what the self-check learns on every rotation, learned again here) cannot
 aside, counted by why. Otherwise the grader itself grades the answer there (its tolerance, its ties, the
 question's stated order, its other acceptable forms): a neighbour on which that grade is ``wrong`` refutes the
 pass. One on which the answer does not run (``error``) or the comparison gives up (``unmeasured``) is set aside:
-a refuted pass is a wrong answer on possible data, nothing less.
+a refuted pass is a wrong answer on possible data, nothing less. Nor is an answer wrong where its own order leaves
+a tie at its LIMIT cut and one way of breaking it gives the reference's rows: the engine's choice, not the answer,
+would decide (the two are graded the other way round, the answer's tie learned as a reference's is).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ REFUTES, AGREES = "refutes", "agrees"
 REFERENCE_FAILED = "the reference failed"
 REFERENCE_EMPTY = "the reference returned nothing"
 REFERENCE_ARBITRARY = "the reference was arbitrary (a tie it cannot break)"
+ANSWER_ARBITRARY = "the answer was arbitrary (a tie at its cut, one side of which is the reference's)"
 ANSWER_FAILED = "the answer did not run"
 UNDECIDED = "the comparison gave up"
 
@@ -95,9 +98,25 @@ def judge(
         also.append((alt, alt_ties))
     graded = grade(q, sql, url, ref, ties, also, database)
     if graded.verdict is Verdict.WRONG:
+        if _could_agree(q, sql, references[0], url, database, learn, grade, dialect):
+            return Judged(ANSWER_ARBITRARY, graded, ref)
         return Judged(REFUTES, graded, ref)
     if graded.verdict is Verdict.PASS:
         return Judged(AGREES, graded, ref)
     if graded.verdict is Verdict.UNMEASURED:
         return Judged(UNDECIDED, graded, ref)
     return Judged(ANSWER_FAILED, graded, ref)
+
+
+def _could_agree(
+    q: Question, sql: str, reference: str, url: str, database: Database, learn: LearnTies, grade: GradeOn, dialect: str
+) -> bool:
+    """Whether the answer's order leaves a tie at its cut here that the reference's rows are one way of breaking:
+    the reference graded against the answer, the answer's ties learned as a reference's are."""
+    got = database.run_readonly(sql, url)
+    if not got.ok or not got.rows:
+        return False
+    ties = learn(q, sql, database, url, dialect, got)
+    if not isinstance(ties, Ties) or not ties.cut:
+        return False
+    return grade(q, reference, url, got, ties, (), database).verdict is Verdict.PASS

@@ -4,7 +4,7 @@ The dated accuracy record is :mod:`eval.sql.records.accuracy_page`'s. Every othe
 :class:`Block`, a name and the page it lives on: the corpus stamps and the worked example on the methodology
 (``python -m eval.cli.docs --update-stamps``, ``--update-example``), the near-miss study and the diagnosis's
 figures on the diagnosis page (``python -m eval.sql.near_miss``, ``python -m eval.sql.spider_study diagnosis``),
-the shared Spider sets' suspect references and exact match on the benchmarks page (``python -m
+the shared Spider sets' suspect references, exact match and counterexample search on the benchmarks page (``python -m
 eval.sql.spider_study``), the report's sections and where each format shows them on the architecture page
 (``python -m eval.cli.docs --update-sections``). Each command's ``--check-docs`` (a test runs it) fails when its
 block drifts from what it prints.
@@ -71,6 +71,8 @@ NEAR_MISS_COUNTEREXAMPLES = Block("near-miss-counterexamples", DIAGNOSIS_PAGE)
 REAL_DIAGNOSIS = Block("diagnosis-real-answers", DIAGNOSIS_PAGE)
 SUSPECTS = Block("suspect-references", BENCHMARKS_PAGE)
 EXACT_MATCH = Block("exact-match-official", BENCHMARKS_PAGE)
+SPIDER_COUNTEREXAMPLES = Block("spider-counterexamples", BENCHMARKS_PAGE)
+SPIDER_REFUTATIONS = Block("spider-refutations-checked", BENCHMARKS_PAGE)
 SECTIONS = Block("report-sections", ARCHITECTURE_PAGE)
 
 

@@ -7,10 +7,12 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from eval.core.errors import HarnessError
 from eval.core.jsonl import json_file
@@ -42,9 +44,12 @@ def dev_index(question_id: str) -> int:
     return int(question_id.removeprefix(ID_PREFIX))
 
 
-def grade_set(spider: SpiderDev, name: str, run_flags: Sequence[str] = ()) -> GradedSet:
+def grade_set(
+    spider: SpiderDev, name: str, run_flags: Sequence[str] = (), only: Collection[int] | None = None
+) -> GradedSet:
     """``name``'s predictions imported (``--skip-missing-databases``: Spider's ``wta_1`` is not shared) and graded
-    by the recorded candidate, with ``run_flags`` added to the run's command line."""
+    by the recorded candidate, with ``run_flags`` added to the run's command line; ``only``: grade just these dev
+    indexes (the imported corpus cut down to them, so a test can grade a few questions cheaply)."""
     with tempfile.TemporaryDirectory(prefix="spider-study-") as tmp:
         out = Path(tmp)
         env = {**os.environ, "EVAL_OUTPUT_DIR": str(out), "EVAL_CALLER_DIR": str(out)}
@@ -69,6 +74,8 @@ def grade_set(spider: SpiderDev, name: str, run_flags: Sequence[str] = ()) -> Gr
             env,
             f"importing {name}",
         )
+        if only is not None:
+            _keep_only(out / "import" / "spider.yaml", {f"{ID_PREFIX}{i:04d}" for i in only})
         report = out / "run.json"
         _run(
             [
@@ -92,6 +99,14 @@ def grade_set(spider: SpiderDev, name: str, run_flags: Sequence[str] = ()) -> Gr
             ok=(0, 1),
         )
         return GradedSet(name, json_file(report, GradingFailed, missing="no report written", unreadable="unreadable"))
+
+
+def _keep_only(corpus: Path, ids: set[str]) -> None:
+    """The imported corpus with only the questions ``ids`` names (the ones skipped at import no longer listed)."""
+    data = yaml.safe_load(corpus.read_text(encoding="utf-8"))
+    data["questions"] = [q for q in data["questions"] if q["id"] in ids]
+    data.pop("skipped", None)
+    corpus.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
 
 
 def _run(args: list[str], env: dict[str, str], what: str, ok: Sequence[int] = (0,)) -> None:
