@@ -18,7 +18,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from eval.sql.counterexample.schema import Schema, read_schema
-from eval.sql.counterexample.values import comparable
+from eval.sql.counterexample.values import as_date, comparable
 
 Values = tuple[Any, ...]
 Key = Any
@@ -45,6 +45,7 @@ class Base:
     pg_schema: str | None = None
     """On PostgreSQL, the schema the tables live in."""
     _indexes: dict[tuple[str, tuple[int, ...]], dict[Key, list[int]]] = field(default_factory=dict, compare=False)
+    _by_value: dict[tuple[str, int], dict[Any, list[int]]] = field(default_factory=dict, compare=False)
     _orders: dict[tuple[str, tuple[int, int]], list[int] | None] = field(default_factory=dict, compare=False)
     _tops: dict[tuple[str, int, tuple[int, ...]], dict[tuple[Any, ...], int]] = field(
         default_factory=dict, compare=False
@@ -63,6 +64,17 @@ class Base:
             for row, values in self.rows[table].items():
                 found.setdefault(get(values), []).append(row)
             self._indexes[(table, columns)] = found
+        return found
+
+    def by_value(self, table: str, column: int) -> dict[Any, list[int]]:
+        """The base rows of ``table`` by their value in ``column``, a date-like value by its day (made once)."""
+        found = self._by_value.get((table, column))
+        if found is None:
+            found = self._by_value[(table, column)] = {}
+            for r, v in self.rows[table].items():
+                x = v[column]
+                day = as_date(x)
+                found.setdefault(day if day is not None else x, []).append(r)
         return found
 
     def ordered(self, table: str, key: int, by: int) -> list[int] | None:
