@@ -28,6 +28,7 @@ from eval.sql.counterexample.edits import Clone, CloneEach, Copy, Drop, Edit, Ke
 from eval.sql.counterexample.plan import GATHERED, planned
 from eval.sql.counterexample.reading import Focus
 from eval.sql.counterexample.values import as_date, for_column
+from eval.sql.fixtures.rules import Rule
 
 KINDS = ("put", "keep", "clone", "thin", "keep", "copy", "double", "null", "drop")
 """The turn of kinds a neighbour's first edit takes; a subset twice, being the cheapest to judge (a small database)
@@ -60,6 +61,8 @@ class Proposer:
     plan: list[list[Edit]] = field(default_factory=list)
     """The first neighbours, proposed before any drawn at random (:func:`~eval.sql.counterexample.plan.planned`)."""
     _roots: dict[tuple[str, int], dict[str, int]] = field(default_factory=dict)
+    rules: Sequence[Rule] = ()
+    """The fixture's stated rules: a planned value they forbid is not tried."""
     _turn: int = 0
 
     def __post_init__(self) -> None:
@@ -99,7 +102,7 @@ class Proposer:
                     self.groups.append((fk.child, hanging))
                     self.hanging.append((fk.child, hanging))
 
-        self.plan = planned(self, self.base, self.focus, self.rng)
+        self.plan = planned(self, self.base, self.focus, self.rng, self.rules)
 
     def _root_of(self, table: str, row: int) -> dict[str, int]:
         """The root rows ``row`` hangs from, by root table (following each foreign key up)."""

@@ -15,10 +15,12 @@ import random
 from collections.abc import Sequence
 from typing import Protocol
 
+from eval.sql.counterexample.constraints import outside
 from eval.sql.counterexample.data import Base
 from eval.sql.counterexample.edits import Clone, CloneEach, Drop, Edit, Keep, Put
 from eval.sql.counterexample.reading import Focus
 from eval.sql.counterexample.values import for_column
+from eval.sql.fixtures.rules import Rule, Within
 
 GATHERED = 12
 """The most rows of a group whose root rows a subset keeps together (a day's orders, a name's customers); twice
@@ -42,9 +44,13 @@ class Matter(Protocol):
     def _root_of(self, table: str, row: int) -> dict[str, int]: ...
 
 
-def planned(matter: Matter, base: Base, focus: Focus, rng: random.Random) -> list[list[Edit]]:
-    """At most :data:`PLANNED` neighbours, each kind's in a seeded order, the kinds taken in turn."""
-    kinds = [_gathered(matter), _cloned(matter.shown), _periods(matter.periods), _placed(matter, base, focus, rng)]
+def planned(
+    matter: Matter, base: Base, focus: Focus, rng: random.Random, rules: Sequence[Rule] = ()
+) -> list[list[Edit]]:
+    """At most :data:`PLANNED` neighbours, each kind's in a seeded order, the kinds taken in turn; ``rules``: the
+    fixture's stated rules (a value a :class:`~eval.sql.fixtures.rules.Within` rule forbids is never placed)."""
+    placed = _placed(matter, base, focus, rng, [r for r in rules if isinstance(r, Within)])
+    kinds = [_gathered(matter), _cloned(matter.shown), _periods(matter.periods), placed]
     for kind in kinds:
         rng.shuffle(kind)
     turns = [edits for row in itertools.zip_longest(*kinds) for edits in row if edits is not None]
@@ -73,9 +79,9 @@ def _periods(periods: Groups) -> list[list[Edit]]:
     return out + [[CloneEach(t, frozenset(g))] for t, g in periods if len(g) <= DOUBLED]
 
 
-def _placed(matter: Matter, base: Base, focus: Focus, rng: random.Random) -> list[list[Edit]]:
-    """A row the answer hangs on (a top customer's order) placed at each value of a literal, its other nullable
-    values of the kind cleared."""
+def _placed(matter: Matter, base: Base, focus: Focus, rng: random.Random, ranges: Sequence[Within]) -> list[list[Edit]]:
+    """A row the answer hangs on (a top customer's order) placed at each value of a literal the fixture allows
+    there (the day after the period, not the day after that), its other nullable values of the kind cleared."""
     out: list[list[Edit]] = []
     for target in focus.targets:
         mine = [g for t, g in matter.hanging if t == target.table]
@@ -85,8 +91,13 @@ def _placed(matter: Matter, base: Base, focus: Focus, rng: random.Random) -> lis
         kind = table.columns[target.column].kind
         example = next((v[target.column] for v in base.rows[target.table].values()), None)
         cleared = [c for c, col in enumerate(table.columns) if c != target.column and col.nullable and col.kind == kind]
+        name = table.columns[target.column].name
+        mine_ranges = [r for r in ranges if (r.table, r.column) == (target.table, name)]
         for value in target.values:
+            written = for_column(value, kind, example)
+            if any(outside(r, written) for r in mine_ranges):  # a neighbour the rules refuse: no turn spent on it
+                continue
             row = rng.choice(rng.choice(mine))
-            put = Put(target.table, target.column, row, for_column(value, kind, example))
+            put = Put(target.table, target.column, row, written)
             out.append([put, *(Put(target.table, c, row, None) for c in cleared)])
     return out

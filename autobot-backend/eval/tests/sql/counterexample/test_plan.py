@@ -20,6 +20,7 @@ from eval.sql.counterexample.edits import Clone, CloneEach, Drop, Keep, Put
 from eval.sql.counterexample.neighbours import Proposer
 from eval.sql.counterexample.reading import read_focus
 from eval.sql.counterexample.values import period_of_literal
+from eval.sql.fixtures.rules import Within
 
 DDL = """
 CREATE TABLE customers (customer_id INTEGER PRIMARY KEY, name TEXT NOT NULL, signup_date TEXT NOT NULL);
@@ -110,3 +111,17 @@ def test_a_period_doubled_copies_its_rows_with_their_lines_under_fresh_keys(base
     lines = [(v[0], v[1]) for v in w.rows("order_items").values()]
     assert len(set(lines)) == len(lines) == len(base.rows["order_items"]) + 5  # December's orders hold 5 lines
     assert violation(w, ()) is None
+
+
+def test_a_value_the_fixtures_rules_forbid_is_never_planned(base):
+    """The day after the period is a day orders may hold; the day after that is not: no planned turn is spent on it."""
+
+    def placed(proposer: Proposer) -> set[object]:
+        return {p[0].value for p in proposer.plan if isinstance(p[0], Put) and p[0].column == 2}
+
+    assert "2025-01-02" in placed(_proposer(base))
+    ranged = _proposer(base)
+    ranged = Proposer(
+        base, ranged.focus, random.Random(0), rules=(Within("orders", "order_date", None, date(2025, 1, 1)),)
+    )
+    assert "2025-01-01" in placed(ranged) and "2025-01-02" not in placed(ranged)
