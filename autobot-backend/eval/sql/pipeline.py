@@ -416,7 +416,9 @@ def _build_and_ask(
     if spec.counterexamples is not None and not so_far.interrupted:
         searcher = _searcher(spec, host, first_url, workdir, grader.row_cap)
         try:
-            graded = search_passes(grader, searcher, [s.question for s in samples], graded)
+            passes = sum(o.verdict is Verdict.PASS for o in graded)
+            searching = Spread(forked.processes(passes) if sqlite_only else 1, service.sql.after_fork)
+            graded = search_passes(grader, searcher, [s.question for s in samples], graded, spread=searching)
         finally:
             searcher.close()
     so_far.samples, so_far.graded, so_far.asked = samples, graded, True

@@ -202,11 +202,7 @@ def _changed_values(w: Working, table: str, column: str, *also: str) -> list[tup
 def _stated(w: Working, rule: Rule) -> str | None:
     if isinstance(rule, Within):
         for values, c in _changed_values(w, rule.table, rule.column):
-            bound = rule.low if rule.low is not None else rule.high
-            v = comparable(values[c], bound)
-            if values[c] is not None and (
-                v is None or (rule.low is not None and v < rule.low) or (rule.high is not None and v > rule.high)
-            ):
+            if outside(rule, values[c]):
                 return f"{rule.table}.{rule.column} outside {rule.low}..{rule.high}"
     elif isinstance(rule, OneOf):
         cols = [_col(w, rule.table, c) for c in rule.columns]
@@ -226,6 +222,15 @@ def _stated(w: Working, rule: Rule) -> str | None:
     elif isinstance(rule, HasRows):
         return _has_rows(w, rule)
     return None
+
+
+def outside(rule: Within, value: Any) -> bool:
+    """Whether ``value`` (not NULL) lies outside the rule's range, or cannot be compared with its bounds."""
+    bound = rule.low if rule.low is not None else rule.high
+    v = comparable(value, bound)
+    return value is not None and (
+        v is None or (rule.low is not None and v < rule.low) or (rule.high is not None and v > rule.high)
+    )
 
 
 def _before(a: Any, b: Any) -> bool:

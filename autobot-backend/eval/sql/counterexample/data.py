@@ -18,7 +18,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from eval.sql.counterexample.schema import Schema, read_schema
-from eval.sql.counterexample.values import comparable
+from eval.sql.counterexample.values import as_date, comparable
 
 Values = tuple[Any, ...]
 Key = Any
@@ -45,6 +45,7 @@ class Base:
     pg_schema: str | None = None
     """On PostgreSQL, the schema the tables live in."""
     _indexes: dict[tuple[str, tuple[int, ...]], dict[Key, list[int]]] = field(default_factory=dict, compare=False)
+    _by_value: dict[tuple[str, int], dict[Any, list[int]]] = field(default_factory=dict, compare=False)
     _orders: dict[tuple[str, tuple[int, int]], list[int] | None] = field(default_factory=dict, compare=False)
     _tops: dict[tuple[str, int, tuple[int, ...]], dict[tuple[Any, ...], int]] = field(
         default_factory=dict, compare=False
@@ -63,6 +64,17 @@ class Base:
             for row, values in self.rows[table].items():
                 found.setdefault(get(values), []).append(row)
             self._indexes[(table, columns)] = found
+        return found
+
+    def by_value(self, table: str, column: int) -> dict[Any, list[int]]:
+        """The base rows of ``table`` by their value in ``column``, a date-like value by its day (made once)."""
+        found = self._by_value.get((table, column))
+        if found is None:
+            found = self._by_value[(table, column)] = {}
+            for r, v in self.rows[table].items():
+                x = v[column]
+                day = as_date(x)
+                found.setdefault(day if day is not None else x, []).append(r)
         return found
 
     def ordered(self, table: str, key: int, by: int) -> list[int] | None:
@@ -160,6 +172,10 @@ class Working:
     removed: dict[str, set[int]] = field(default_factory=dict)
     """Base rows deleted, per table."""
     next_id: int = FIRST_NEW_ID
+    _version: int = 0
+    """Bumped by every write: what :meth:`having` and :meth:`changed_in` work out about the changed rows is kept
+    until the next (a neighbour's rules are checked many times over the same changed rows)."""
+    _kept: dict[tuple[str, str, tuple[int, ...]], tuple[int, Any]] = field(default_factory=dict)
 
     @property
     def schema(self) -> Schema:
@@ -175,10 +191,12 @@ class Working:
         return self.tables[table]
 
     def put(self, table: str, row: int, values: Values) -> None:
+        self._version += 1
         self._writable(table)[row] = values
         self.touched.setdefault(table, set()).add(row)
 
     def put_many(self, table: str, rows: dict[int, Values]) -> None:
+        self._version += 1
         self._writable(table).update(rows)
         self.touched.setdefault(table, set()).update(rows)
 
@@ -194,10 +212,17 @@ class Working:
         gone = [r for r in doomed if rows.pop(r, None) is not None]
         if not gone:
             return
+        self._version += 1
         touched = self.touched.get(table)
         if touched:
             touched.difference_update(gone)
         self.removed.setdefault(table, set()).update(r for r in gone if r < FIRST_NEW_ID)
+
+    def _worked_out(self, what: str, table: str, make: Callable[[], Any], columns: tuple[int, ...] = ()) -> Any:
+        found = self._kept.get((what, table, columns))
+        if found is None or found[0] != self._version:
+            found = self._kept[(what, table, columns)] = (self._version, make())
+        return found[1]
 
     def having(self, table: str, columns: tuple[int, ...], keys: Iterable[Key]) -> list[int]:
         """The rows of ``table`` whose values in ``columns`` are one of ``keys``."""
@@ -207,9 +232,19 @@ class Working:
         rows, touched = self.rows(table), self.touched.get(table, set())
         index = self.base.index(table, columns)
         found = [r for k in wanted for r in index.get(k, ()) if r in rows and r not in touched]
-        get = key_of(columns)
-        found += [r for r in touched if r in rows and get(rows[r]) in wanted]
+        if touched:
+            by_key = self._worked_out("by key", table, lambda: self._by_key(table, columns), columns)
+            found += [r for k in wanted for r in by_key.get(k, ())]
         return found
+
+    def _by_key(self, table: str, columns: tuple[int, ...]) -> dict[Key, list[int]]:
+        """The changed rows of ``table`` by their values in ``columns``."""
+        rows, get = self.rows(table), key_of(columns)
+        out: dict[Key, list[int]] = {}
+        for r in self.touched.get(table, ()):
+            if r in rows:
+                out.setdefault(get(rows[r]), []).append(r)
+        return out
 
     def changed(self, table: str) -> Iterator[tuple[int, Values]]:
         """The rows of ``table`` this neighbour added or changed, with their values now."""
@@ -220,11 +255,25 @@ class Working:
 
     def changed_in(self, table: str, columns: Iterable[int]) -> Iterator[tuple[int, Values]]:
         """The rows of ``table`` this neighbour added, or changed in one of ``columns``."""
-        base, wanted = self.base.rows[table], tuple(columns)
+        wanted = set(columns)
+        diff: list[tuple[int, Values, frozenset[int] | None]] = self._worked_out(
+            "diff", table, lambda: self._diff(table)
+        )
+        for row, values, changed in diff:
+            if changed is None or not changed.isdisjoint(wanted):
+                yield row, values
+
+    def _diff(self, table: str) -> list[tuple[int, Values, frozenset[int] | None]]:
+        """Each changed row with the columns it changed in (None: a row added)."""
+        base = self.base.rows[table]
+        out: list[tuple[int, Values, frozenset[int] | None]] = []
         for row, values in self.changed(table):
             before = base.get(row) if row < FIRST_NEW_ID else None
-            if before is None or any(values[c] != before[c] for c in wanted):
-                yield row, values
+            if before is None:
+                out.append((row, values, None))
+            elif values != before:
+                out.append((row, values, frozenset(c for c, (a, b) in enumerate(zip(values, before)) if a != b)))
+        return out
 
     @property
     def size(self) -> int:

@@ -5,6 +5,7 @@
 * :class:`Drop`: rows deleted, with everything that refers to them;
 * :class:`Clone`: a row copied under a fresh key (a UNIQUE text made unique), with every row that refers to
   it copied to refer to the copy (self-references aside: a customer's referrals are not its dependents);
+* :class:`CloneEach`: several rows cloned so at once (the rows a period holds, doubled);
 * :class:`Copy`: one row's value copied into another row (a tie: two namesakes, two equal prices);
 * :class:`Put`: a value written into a row (a literal of either query or one unit either side; NULL).
 
@@ -64,6 +65,23 @@ class Clone:
 
 
 @dataclass(frozen=True)
+class CloneEach:
+    """Rows copied at once, each as :class:`Clone` copies one: what a period holds, doubled."""
+
+    table: str
+    rows: frozenset[int]
+
+    def apply(self, w: Working) -> None:
+        taken = _Taken(w)
+        for row in sorted(self.rows):
+            if row in w.rows(self.table):
+                clone(w, self.table, row, {}, taken=taken)
+
+    def describe(self, total: int) -> str:
+        return f"copied {len(self.rows)} row(s) of {self.table} under new keys, with the rows that refer to them"
+
+
+@dataclass(frozen=True)
 class Copy:
     table: str
     column: int
@@ -99,7 +117,7 @@ class Put:
         return f"set {self.table}.{{column}} of a row to {self.value!r}"
 
 
-Edit = Keep | Drop | Clone | Copy | Put
+Edit = Keep | Drop | Clone | CloneEach | Copy | Put
 
 
 def describe(edit: Edit, w: Working) -> str:

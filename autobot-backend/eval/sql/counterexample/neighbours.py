@@ -1,11 +1,19 @@
-"""Which neighbours to try: edits drawn at random (seeded), weighted towards the rows the two queries care about.
+"""Which neighbours to try: a plan of the likeliest first, then edits drawn at random (seeded), weighted towards
+the rows the two queries care about.
 
-Six kinds, taken in turn (the issue's list): rows placed at a literal of either query or one unit either side
-(:class:`~eval.sql.counterexample.edits.Put`), a row cloned with what refers to it, a subset of a root table's
-rows with their foreign-key closure, a value copied between rows (a tie), a nullable value set to NULL, a leaf
-row deleted. A neighbour is one to three of them. Half the rows an edit picks are *rows that matter*: rows at a
-literal, rows holding text the reference's answer shows, and for a subset the root rows they hang from; the
-others are drawn uniformly, so nothing is out of reach.
+*Rows that matter*: rows at a literal of either query or one unit either side, rows holding text the reference's
+answer shows (a top customer), the rows that refer to those (the customer's orders), and the rows dated inside
+the period a date literal names (its day, month or year). The plan (:mod:`~eval.sql.counterexample.plan`), each kind
+in turn: the tiny database of the root rows that the rows at one literal's value hang from (the day after a period
+with its customer alone); a row the answer shows cloned with what refers to it (namesakes that tie); a literal's
+period thinned out or doubled (its rows deleted or cloned: a month's total moved past the others); a row the
+answer hangs on placed at a literal's value, its other nullable values of the kind cleared (an order moved to
+the day after the period cannot keep a shipping date inside it). Then the issue's six kinds drawn in turn, and
+the two a period allows: rows placed at a literal (:class:`~eval.sql.counterexample.edits.Put`, sometimes in
+the tiny database around them), a row cloned with what refers to it, a subset of a root table's rows with their
+foreign-key closure, a value copied between rows (a tie), a nullable value set to NULL, a leaf row deleted, a
+period thinned or doubled. A drawn neighbour is one to three of them; half the rows an edit picks are rows that
+matter, the others drawn uniformly, so nothing is out of reach.
 """
 
 from __future__ import annotations
@@ -13,24 +21,21 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import date
 
-from eval.sql.counterexample.data import Base
-from eval.sql.counterexample.edits import Clone, Copy, Drop, Edit, Keep, Put
+from eval.sql.counterexample.data import Base, key_of
+from eval.sql.counterexample.edits import Clone, CloneEach, Copy, Drop, Edit, Keep, Put
+from eval.sql.counterexample.plan import GATHERED, planned
 from eval.sql.counterexample.reading import Focus
 from eval.sql.counterexample.values import as_date, for_column
+from eval.sql.fixtures.rules import Rule
 
-KINDS = ("put", "keep", "clone", "keep", "copy", "null", "drop")
+KINDS = ("put", "keep", "clone", "thin", "keep", "copy", "double", "null", "drop")
 """The turn of kinds a neighbour's first edit takes; a subset twice, being the cheapest to judge (a small database)
 and the one that most often shows a difference (a tiny database leaves nothing to hide it)."""
 SUBSET_SIZES = (1, 1, 1, 2, 3, 0.1, 0.5, 0.9)
 """How many root rows a subset keeps: most often one (a tiny database shows what a big one hides), a few, or a
 share."""
-
-
-def _same(value: Any, target: Any) -> bool:
-    day = as_date(target)
-    return as_date(value) == day if day is not None else value == target
 
 
 @dataclass
@@ -44,21 +49,60 @@ class Proposer:
     """Rows that matter, in groups of one table: the rows at one value of a literal, the rows showing one text of
     the reference's answer. A row is drawn by group first, so the two orders placed on the day after the period
     are as likely as the hundreds placed on a month's first day."""
+    at_literal: list[tuple[str, list[int]]] = field(default_factory=list)
+    """The rows at one value of a literal (or one unit either side), by table."""
+    shown: list[tuple[str, list[int]]] = field(default_factory=list)
+    """The rows holding text the reference's answer shows (a top customer), by table: the rows a clone copies
+    into namesakes."""
+    hanging: list[tuple[str, list[int]]] = field(default_factory=list)
+    """The rows that refer to a row the answer shows (a top customer's orders), by table."""
+    periods: list[tuple[str, list[int]]] = field(default_factory=list)
+    """The rows dated inside the period a literal names (its day, month or year), by table."""
+    plan: list[list[Edit]] = field(default_factory=list)
+    """The first neighbours, proposed before any drawn at random (:func:`~eval.sql.counterexample.plan.planned`)."""
     _roots: dict[tuple[str, int], dict[str, int]] = field(default_factory=dict)
+    rules: Sequence[Rule] = ()
+    """The fixture's stated rules: a planned value they forbid is not tried."""
     _turn: int = 0
 
     def __post_init__(self) -> None:
         rows = self.base.rows
         for target in self.focus.targets:
+            at_value = self.base.by_value(target.table, target.column)
+            before: list[int] = []
             for x in target.values:
-                at = [r for r, v in rows[target.table].items() if _same(v[target.column], x)]
+                day = as_date(x)
+                at = at_value.get(day if day is not None else x)
                 if at:
                     self.groups.append((target.table, at))
+                    self.at_literal.append((target.table, at))
+                    if before:  # the period's last day with the day after it: in and just out, side by side
+                        self.at_literal.append((target.table, before + at))
+                before = at or []
+            for first, last in target.periods:
+                inside = [r for d, at in at_value.items() if isinstance(d, date) and first <= d <= last for r in at]
+                if inside:
+                    self.periods.append((target.table, sorted(inside)))
+        shown: list[tuple[str, list[int]]] = []
         for text in sorted(self.focus.shown):
             for table in self.focus.tables:
                 shows = [r for r, v in rows[table].items() if text in v]
                 if shows:
-                    self.groups.append((table, shows))
+                    shown.append((table, shows))
+        self.groups += shown
+        self.shown = shown
+        schema = self.base.schema
+        for table, group in shown:  # the rows that hang from a row the answer shows: a top customer's orders
+            for fk in schema.children(table):
+                if fk.self_reference or fk.child not in self.focus.tables:
+                    continue
+                get, index = key_of(fk.parent_columns), self.base.index(fk.child, fk.columns)
+                hanging = sorted({r for p in group for r in index.get(get(rows[table][p]), ())})
+                if hanging:
+                    self.groups.append((fk.child, hanging))
+                    self.hanging.append((fk.child, hanging))
+
+        self.plan = planned(self, self.base, self.focus, self.rng, self.rules)
 
     def _root_of(self, table: str, row: int) -> dict[str, int]:
         """The root rows ``row`` hangs from, by root table (following each foreign key up)."""
@@ -116,7 +160,9 @@ class Proposer:
         return None
 
     def propose(self) -> list[Edit]:
-        """The next neighbour: one to three edits, the first of this turn's kind."""
+        """The next neighbour: the plan's next, then one to three edits, the first of this turn's kind."""
+        if self.plan:
+            return self.plan.pop(0)
         count = self.rng.choices((1, 2, 3), weights=(6, 3, 1))[0]
         edits: list[Edit] = []
         for n in range(count * 3):
@@ -135,6 +181,8 @@ class Proposer:
             "copy": self._copy,
             "null": self._null,
             "drop": self._drop,
+            "thin": self._thin,
+            "double": self._double,
         }[kind]
         return maker()
 
@@ -148,14 +196,58 @@ class Proposer:
         example = next((v[target.column] for v in rows.values() if v[target.column] is not None), None)
         written = for_column(value, kind, example)
         how_many = self.rng.choice((1, 1, 2, 5))
+        table = self.base.schema.tables[target.table]
+        # Half the time the row's other nullable values of the kind go: an order moved past the period cannot
+        # keep a shipping date inside it, where an order without one is data the rules allow.
+        cleared = (
+            [c for c, col in enumerate(table.columns) if c != target.column and col.nullable and col.kind == kind]
+            if self.rng.random() < 0.5
+            else []
+        )
         edits: list[Edit] = []
         for _ in range(how_many):
             row = self._row(target.table)
             if row is not None:
                 edits.append(Put(target.table, target.column, row, written))
+                edits += [Put(target.table, c, row, None) for c in cleared]
+        if edits and self.rng.random() < 0.4:  # around a tiny database: one a single row placed there can tip
+            edits[:0] = self._around(target.table, [e.row for e in edits if isinstance(e, Put)])
         return edits
 
+    def _around(self, table: str, rows: Sequence[int]) -> list[Edit]:
+        """A subset of one root table: the root rows ``rows`` hang from, and up to two others."""
+        hanging = [self._root_of(table, r) for r in rows]
+        roots = sorted({t for found in hanging for t in found})
+        if not roots:
+            return []
+        root = self.rng.choice(roots)
+        kept = {found[root] for found in hanging if root in found}
+        every = list(self.base.rows[root])
+        kept.update(self.rng.sample(every, min(len(every), self.rng.choice((0, 1, 2)))))
+        return [Keep(root, frozenset(kept))]
+
+    def _share(self) -> tuple[str, list[int]] | None:
+        """Some of the rows dated inside a literal's period: a share, most often most of them."""
+        if not self.periods:
+            return None
+        table, rows = self.rng.choice(self.periods)
+        share = self.rng.choice((1.0, 0.9, 0.5, 0.2))
+        return table, sorted(self.rng.sample(rows, max(1, round(share * len(rows)))))
+
+    def _thin(self) -> list[Edit]:
+        """A period thinned out: its rows deleted (with what refers to them), so its total falls."""
+        picked = self._share()
+        return [] if picked is None else [Drop(picked[0], frozenset(picked[1]))]
+
+    def _double(self) -> list[Edit]:
+        """A period doubled: its rows cloned with what refers to them, so its total grows."""
+        picked = self._share()
+        return [] if picked is None else [CloneEach(picked[0], frozenset(picked[1]))]
+
     def _clone(self) -> list[Edit]:
+        if self.shown and self.rng.random() < 0.5:  # a row the answer shows, copied: namesakes that tie
+            table, group = self._group(self.shown)
+            return [Clone(table, self.rng.choice(group))]
         picked = self._pick(self._tables(parents=True))
         return [] if picked is None else [Clone(*picked)]
 
@@ -164,6 +256,14 @@ class Proposer:
         roots = [t for t in schema.roots if rows[t] and self._reaches(t)]
         if not roots:
             return []
+        small = [(t, g) for t, g in self.groups if len(g) <= GATHERED]
+        if small and self.rng.random() < 0.5:  # the root rows one small group hangs from: a day's orders' customers
+            table, group = self._group(small)
+            hanging = [self._root_of(table, r) for r in group]
+            mine = sorted({t for found in hanging for t in found if t in roots})
+            if mine:
+                root = self.rng.choice(mine)
+                return [Keep(root, frozenset(found[root] for found in hanging if root in found))]
         first = self._witnessed(roots) if self.rng.random() < 0.6 else None
         table = first[0] if first is not None else self.rng.choice(roots)
         size = self.rng.choice(SUBSET_SIZES)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import date
 from decimal import Decimal
 from typing import Any
 
@@ -19,7 +20,7 @@ import sqlglot
 from sqlglot import exp
 
 from eval.sql.counterexample.schema import Schema
-from eval.sql.counterexample.values import days_of_literal, fits_kind, steps_of_number
+from eval.sql.counterexample.values import days_of_literal, fits_kind, period_of_literal, steps_of_number
 
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between, exp.In, exp.NullSafeEQ)
 
@@ -31,6 +32,9 @@ class Target:
     table: str
     column: int
     values: tuple[Any, ...]
+    periods: tuple[tuple[date, date], ...] = ()
+    """The days each date-like literal names (a day, a month, a year), first and last: the rows dated inside one
+    are the rows the literal selects, which a neighbour thins out or doubles."""
 
 
 @dataclass(frozen=True)
@@ -71,13 +75,17 @@ def read_focus(schema: Schema, sqls: Sequence[str], dialect: str, shown: Iterabl
         for node in tree.find_all(exp.Column):
             columns += [c for c in _columns_named(schema, ordered, node.name) if c not in columns]
     targets: dict[tuple[str, int], list[Any]] = {}
+    periods: dict[tuple[str, int], list[tuple[date, date]]] = {}
     for tree in trees:
         for literal in tree.find_all(exp.Literal):
-            _place(schema, ordered, literal, targets)
+            _place(schema, ordered, literal, targets, periods)
     return Focus(
         ordered,
         tuple(columns),
-        tuple(Target(t, c, tuple(dict.fromkeys(vs))) for (t, c), vs in targets.items()),
+        tuple(
+            Target(t, c, tuple(dict.fromkeys(vs)), tuple(dict.fromkeys(periods.get((t, c), ()))))
+            for (t, c), vs in targets.items()
+        ),
         frozenset(v for v in shown if isinstance(v, str)),
     )
 
@@ -117,7 +125,11 @@ def literal_values(literal: exp.Literal) -> list[Any]:
 
 
 def _place(
-    schema: Schema, tables: Sequence[str], literal: exp.Literal, targets: dict[tuple[str, int], list[Any]]
+    schema: Schema,
+    tables: Sequence[str],
+    literal: exp.Literal,
+    targets: dict[tuple[str, int], list[Any]],
+    periods: dict[tuple[str, int], list[tuple[date, date]]],
 ) -> None:
     comparison = _comparison(literal)
     if comparison is None:
@@ -136,6 +148,9 @@ def _place(
         ]
         if fitting and not _is_key(schema, table, column):
             targets.setdefault((table, column), []).extend(fitting)
+            period = period_of_literal(literal.this) if literal.is_string else None
+            if period is not None and kind in ("date", "datetime", "text"):
+                periods.setdefault((table, column), []).append(period)
 
 
 def _is_key(schema: Schema, table: str, column: int) -> bool:

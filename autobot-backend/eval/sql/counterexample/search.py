@@ -131,7 +131,10 @@ class Searcher:
         dialect = _dialect(urls[0])  # from the URL: opening the graded file again here may clash (DuckDB)
         proposers = [
             Proposer(
-                b, read_focus(b.schema, [*references, sql], dialect, _shown(s)), random.Random(rng.getrandbits(64))
+                b,
+                read_focus(b.schema, [*references, sql], dialect, _shown(s)),
+                random.Random(rng.getrandbits(64)),
+                rules=rules,
             )
             for b, s in zip(bases, shown)
             if isinstance(b, Base)

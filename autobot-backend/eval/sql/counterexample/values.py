@@ -75,6 +75,17 @@ def days_of_literal(text: str) -> list[date]:
     return []
 
 
+def period_of_literal(text: str) -> tuple[date, date] | None:
+    """The days a date-like literal names, first and last: ``'2024-12-31'`` that day, ``'2024-12'`` the month,
+    ``'2024'`` the year; None for anything else."""
+    days = days_of_literal(text)
+    if not days:
+        return None
+    if len(days) == 3:  # a day and one either side
+        return days[1], days[1]
+    return days[1], days[2]
+
+
 def steps_of_number(value: int | float | Decimal) -> list[Any]:
     """A number and one unit of its last digit either side: 10 -> 9, 10, 11; 2.5 -> 2.4, 2.5, 2.6."""
     if isinstance(value, int):

@@ -14,6 +14,7 @@ import functools
 import hashlib
 from collections.abc import Callable, Sequence
 
+from eval.core.forked import Spread
 from eval.sql.corpus.questions import Question
 from eval.sql.counterexample.judging import Database
 from eval.sql.counterexample.search import Searcher
@@ -58,20 +59,36 @@ def search_passes(
     questions: Sequence[Question],
     graded: Sequence[SQLOutcome],
     progress: Callable[[int, int], None] | None = None,
+    spread: Spread | None = None,
 ) -> list[SQLOutcome]:
     """``graded`` (one outcome per ``questions``' ask, in order) with every pass searched: once per (question,
     SQL), after the asking, so the search never counts against a candidate's time limit and never changes a
-    verdict (a search that fails is noted on the pass, not raised)."""
-    done: dict[tuple[str, str], Search] = {}
+    verdict (a search that fails is noted on the pass, not raised). ``spread``: the searches over forked
+    processes (each search is seeded by its own question and SQL, so how they are spread changes nothing)."""
     todo = [i for i, o in enumerate(graded) if o.verdict is Verdict.PASS and o.sql]
+    keys: dict[tuple[str, str], int] = {}
+    for i in todo:
+        sql = graded[i].sql
+        assert sql is not None
+        keys.setdefault((questions[i].id, hashlib.sha256(sql.encode("utf-8", "surrogatepass")).hexdigest()), i)
+    firsts = list(keys.values())
+
+    def one(i: int) -> Search:
+        sql = graded[i].sql
+        assert sql is not None
+        return search_one(grader, searcher, questions[i], sql)
+
+    for i in firsts:  # each graded database read here once, before a fork, not once in every process
+        for url in grader.urls.get(questions[i].target) or ():
+            searcher.base(url)
+    found = (spread or Spread()).map(one, firsts)
+    done = dict(zip(keys, found, strict=True))
     out = list(graded)
     for n, i in enumerate(todo, 1):
-        q, o = questions[i], graded[i]
-        assert o.sql is not None
-        key = (q.id, hashlib.sha256(o.sql.encode("utf-8", "surrogatepass")).hexdigest())
-        if key not in done:
-            done[key] = search_one(grader, searcher, q, o.sql)
-        out[i] = dataclasses.replace(o, search=done[key])
+        sql = graded[i].sql
+        assert sql is not None
+        key = (questions[i].id, hashlib.sha256(sql.encode("utf-8", "surrogatepass")).hexdigest())
+        out[i] = dataclasses.replace(graded[i], search=done[key])
         if progress is not None:
             progress(n, len(todo))
     return out

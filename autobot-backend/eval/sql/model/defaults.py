@@ -18,5 +18,6 @@ DETERMINISTIC_CANDIDATES = ("reference", "embedded", "recorded")
 
 DEFAULT_COUNTEREXAMPLES = "40"
 """``--counterexamples`` without a value: neighbours searched per pass. Issue 36 asks the built-in run with it to take
-at most twice its time without; measured 14.9x (``make bench ARGS=counterexamples``, docs/eval/performance.md):
-not met, which is why the search is off by default."""
+at most twice its time without; measured 9.6x on a loaded machine after the search was spread over the run's
+processes (14.9x before; ``make bench ARGS=counterexamples``, docs/eval/performance.md): not met, which is why the
+search is off by default."""

@@ -107,12 +107,15 @@ def test_sqlite_refutes_the_near_miss_with_a_runnable_script_and_every_output_sh
     assert "counterexample search (40 neighbours per pass): 1 of 2 pass(es) refuted" in markdown
 
 
-def test_the_search_repeats_exactly(tmp_path, monkeypatch):
+def test_the_search_repeats_exactly_in_one_process_or_spread_over_two(tmp_path, monkeypatch):
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
+    monkeypatch.setenv("EVAL_PROCESSES", "1")
     first = _run(tmp_path / "a", monkeypatch, "--counterexamples", "40")[1]
+    monkeypatch.setenv("EVAL_PROCESSES", "2")  # each pass searched in a forked process of its own
     second = _run(tmp_path / "b", monkeypatch, "--counterexamples", "40")[1]
     assert [q["search"] for q in first["questions"]] == [q["search"] for q in second["questions"]]
+    assert {q["id"]: q for q in first["questions"]}["half-change"]["search"]["refuted"] is not None
 
 
 def test_duckdb_refutes_it_too(tmp_path, monkeypatch):
