@@ -58,3 +58,12 @@ class SparkDialect(HiveDialect):  # type: ignore[misc]
     def has_table(self, connection: Any, table_name: str, schema: str | None = None, **kw: Any) -> bool:
         rows = connection.execute(text("SHOW TABLES" + self._quoted_in(schema))).fetchall()
         return any(str(row[1]).lower() == table_name.lower() for row in rows)
+
+    def get_pk_constraint(self, connection: Any, table_name: str, schema: str | None = None, **kw: Any) -> Any:
+        return {"constrained_columns": [], "name": None}  # Spark declares no keys
+
+    def get_unique_constraints(self, connection: Any, table_name: str, schema: str | None = None, **kw: Any) -> Any:
+        return []
+
+    def get_indexes(self, connection: Any, table_name: str, schema: str | None = None, **kw: Any) -> Any:
+        return []
