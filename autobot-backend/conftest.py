@@ -29,6 +29,7 @@ SYSTEM_PACKAGES = (
     ("not installed: chromium", "Chromium and chromedriver"),
     ("PostgreSQL server binaries not found", "PostgreSQL's server binaries"),
     ("Java is not installed", "Java 17 (Spark's)"),
+    ("the Java compiler is not installed", "Java 17's compiler (Spark's read-only layer)"),
 )
 """(what a skip's reason says, the packages it names) of the tests that need a system package."""
 

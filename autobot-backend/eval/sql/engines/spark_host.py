@@ -15,8 +15,8 @@ instead of becoming NULL). That is a catalog entry, milliseconds, where copying 
 So the rows on Spark are the SQLite build's rows, value for value (the cross-engine self-check shows
 the answers agree); the guarantees were checked on SQLite, not again on Spark.
 
-Tables are Parquet tables in the server's warehouse. The answers run as the server's statement user;
-see :mod:`services.readonly.spark_guard` for what keeps them from writing.
+The host builds in a session opened writable (:data:`~eval.sql.engines.spark_server.WRITABLE_SESSION`); on the
+throwaway server every other session, the answers' included, may only read (the server's check rule).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlglot import exp
 
+from eval.sql.engines.spark_server import WRITABLE_SESSION
 from eval.sql.fixtures import seeded as fx
 from eval.sql.fixtures.seeded import Fixture, FixtureError
 from services.redaction import redact_url
@@ -115,7 +116,10 @@ class SparkHost:
         self.workdir = workdir
         self.run_id = secrets.token_hex(3)
         self.databases: list[str] = []
-        self._admin = sa.create_engine(self.owner_url, poolclass=sa.pool.NullPool)
+        # A writable session: on the throwaway server every other session may only read (spark_server.READ_ONLY_SOURCE).
+        self._admin = sa.create_engine(
+            self.owner_url, poolclass=sa.pool.NullPool, connect_args={"configuration": dict(WRITABLE_SESSION)}
+        )
 
     def build_rotations(self, fixture: Fixture, seed: int, rotations: int) -> list[str]:
         urls = []

@@ -17,6 +17,13 @@ harness leaves no JVM behind. :meth:`SparkServer.stop` ends the group (SIGTERM, 
 deletes the folder; it is registered with :mod:`atexit` too, and the harness's signal handling
 (:mod:`eval.core.interrupt`) turns SIGINT and SIGTERM into an unwinding that reaches it.
 
+Read-only: at start the server's second read-only layer is compiled with ``javac`` against the installed
+Spark's jars (:data:`READ_ONLY_SOURCE`, 3-4 s) and installed as a Spark SQL extension: a check rule that
+runs after analysis on every statement and, in any session not opened with :data:`WRITABLE_SESSION`, refuses
+every command but the catalog reads (SHOW, DESCRIBE, EXPLAIN, USE), a table read from a file or URL, and
+the reflective and file functions. The fixture builder opens its session writable; the answers' sessions
+are not, and cannot become so (``SET`` is a command).
+
 Example:
     >>> server = start()  # doctest: +SKIP
     >>> server.url("default")  # doctest: +SKIP
@@ -56,6 +63,11 @@ SETTINGS = {  # small: a 2-core machine shared with other work
 """Spark settings of every throwaway server; ANSI mode off is Spark 3's default, which Spark 4 changed, pinned
 so the server's SQL semantics do not move with the installed pyspark (docs/eval/sql-methodology.md)."""
 _PR_SET_PDEATHSIG = 1
+READ_ONLY_SOURCE = Path(__file__).resolve().parent / "spark_readonly" / "ReadOnly.java"
+"""The server's second read-only layer, a Spark check rule (see its header); compiled at start with ``javac``."""
+READ_ONLY_CLASS = "eval.spark.ReadOnly"
+WRITABLE_SESSION = {"set:hiveconf:spark.eval.writable": "true"}
+"""pyhive's ``configuration`` of a session that may write (the fixture builder's); every other session reads only."""
 
 
 class SparkUnavailable(Exception):
@@ -109,6 +121,33 @@ class SparkServer:
         self.started_s: float | None = None
         """Seconds from launch until the server accepted its first session."""
         self._process: subprocess.Popen[bytes] | None = None
+        self.read_only = False
+        """Whether the read-only check rule (:data:`READ_ONLY_SOURCE`) is installed: sessions not opened writable
+        (:data:`WRITABLE_SESSION`) can only read."""
+
+    def _compile_read_only(self, javac: str) -> None:
+        """Compile the read-only check rule against this Spark's jars into ``ext/`` (3-4 s)."""
+        (self.root / "ext").mkdir()
+        done = subprocess.run(
+            [
+                javac,
+                "-nowarn",
+                "-cp",
+                str(self.home / "jars" / "*"),
+                "-d",
+                str(self.root / "ext"),
+                str(READ_ONLY_SOURCE),
+            ],
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=START_TIMEOUT_S,
+            check=False,
+        )
+        if done.returncode != 0:
+            detail = done.stderr[-3000:]
+            raise SparkServerError(f"the read-only check rule did not compile against Spark {self.home}:\n{detail}")
+        self.read_only = True
 
     def command(self) -> list[str]:
         conf = {
@@ -127,6 +166,9 @@ class SparkServer:
         }
         args = [str(self.home / "bin" / "spark-submit"), "--class", THRIFT_CLASS, "--master", "local[2]"]
         args += ["--driver-memory", "512m", "--name", "eval-spark"]
+        if self.read_only:
+            args += ["--driver-class-path", str(self.root / "ext")]
+            conf["spark.sql.extensions"] = READ_ONLY_CLASS
         for key, value in conf.items():
             args += ["--conf", f"{key}={value}"]
         for key, value in hive.items():
@@ -233,13 +275,22 @@ def start() -> SparkServer:
         ) from None
     if find_java() is None:
         raise SparkUnavailable(
-            "Java is not installed: Spark needs Java 17 (Debian: apt-get install openjdk-17-jre-headless, "
+            "Java is not installed: Spark needs Java 17 (Debian: apt-get install openjdk-17-jdk-headless, "
             "or .ci/system-deps spark), or set JAVA_HOME"
+        )
+    javac = shutil.which("javac") or (
+        str(Path(os.environ["JAVA_HOME"]) / "bin" / "javac") if os.environ.get("JAVA_HOME") else None
+    )
+    if javac is None or not Path(javac).is_file():
+        raise SparkUnavailable(
+            "the Java compiler is not installed: the Spark server's read-only layer is compiled at start "
+            "(Debian: apt-get install openjdk-17-jdk-headless, or .ci/system-deps spark)"
         )
     root = Path(tempfile.mkdtemp(prefix="eval-spark-"))
     server = SparkServer(home, root, _free_port())
     atexit.register(server.stop)
     try:
+        server._compile_read_only(javac)
         server._launch()
     except BaseException:
         server.stop()
