@@ -88,7 +88,7 @@ def test_the_reference_passes_every_question_on_a_throwaway_spark_server_which_t
     monkeypatch.chdir(tmp_path)
     before = _eval_spark_servers()
     args = ["--suite", "sql", "--json", "out.json", "--candidate", "reference", "--corpus", str(corpus)]
-    code = main([*args, "--engine", "spark"])
+    code = main([*args, "--engine", "spark", "--statement-timeout", "120"])  # a loaded machine: seconds a question
     report = json.loads((tmp_path / "out.json").read_text())
     assert code == 0
     assert report["run"]["engine"] == "spark"
