@@ -18,6 +18,7 @@ $(STAMP): $(BACKEND)/pyproject.toml
 
 eval: $(STAMP)
 	@$(if $(findstring postgresql,$(ARGS)),.ci/system-deps postgresql)
+	@$(if $(findstring spark,$(ARGS)),.ci/system-deps spark)
 	cd $(BACKEND) && EVAL_CALLER_DIR="$(CURDIR)" $(VPY) -m eval.run --suite sql $(ARGS)
 
 # The shards of a run (make eval ARGS="--shard K/N --json ...") merged into the run, gated and recorded (docs/eval/ci.md).
@@ -30,7 +31,7 @@ WORKERS ?= auto
 test: $(STAMP) check system-deps
 	cd $(BACKEND) && $(VPY) -m pytest -n $(WORKERS) --dist loadfile $(ARGS)
 
-# PostgreSQL's server binaries and Chromium + chromedriver, from the distribution, when missing.
+# PostgreSQL's server binaries, Chromium + chromedriver and Java 17 (Spark's), from the distribution, when missing.
 system-deps:
 	@.ci/system-deps
 

@@ -5,11 +5,12 @@ A test that records a run works on a copy; ``_project_records_untouched`` fails 
 wrote the real thing, so a dated record can only change through its command.
 
 ``postgres`` is the throwaway PostgreSQL server (``eval/sql/engines/pg_server.py``), one per session, for the
-backend's tests and the eval's (the engines' tests build their fixtures on it).
+backend's tests and the eval's (the engines' tests build their fixtures on it); ``spark`` the throwaway Spark
+Thrift server (``eval/sql/engines/spark_server.py``), likewise one per session.
 
 The tests that need a system package (Chromium and chromedriver, PostgreSQL's server binaries) skip without it,
 and the session ends with one line saying which and how many, and how to get them (:func:`system_packages_line`);
-under CI's ``EVAL_REQUIRE_BROWSER`` / ``EVAL_REQUIRE_POSTGRES`` they fail instead.
+under CI's ``EVAL_REQUIRE_BROWSER`` / ``EVAL_REQUIRE_POSTGRES`` / ``EVAL_REQUIRE_SPARK`` they fail instead.
 """
 
 from __future__ import annotations
@@ -21,11 +22,14 @@ from pathlib import Path
 
 import pytest
 
+from tests import spark_server
 from tests.pg_server import PgServer, start_for_tests
 
 SYSTEM_PACKAGES = (
     ("not installed: chromium", "Chromium and chromedriver"),
     ("PostgreSQL server binaries not found", "PostgreSQL's server binaries"),
+    ("Java is not installed", "Java 17 (Spark's)"),
+    ("the Java compiler is not installed", "Java 17's compiler (Spark's read-only layer)"),
 )
 """(what a skip's reason says, the packages it names) of the tests that need a system package."""
 
@@ -62,6 +66,17 @@ def postgres(request: pytest.FixtureRequest) -> PgServer:
     return server
 
 
+@pytest.fixture(scope="session")
+def spark(request: pytest.FixtureRequest) -> spark_server.SparkServer:
+    """A running Spark Thrift server; skipped when Spark or Java is not installed.
+
+    One per session (its JVM takes 15-40 s to start on two cores); stopped and deleted when the session ends.
+    """
+    server = spark_server.start_for_tests()
+    request.addfinalizer(server.stop)
+    return server
+
+
 def system_packages_line(reasons: Sequence[str]) -> str | None:
     """The one line a session ends with when tests skipped for want of a system package; None when none did."""
     counts: Counter[str] = Counter()
@@ -74,7 +89,8 @@ def system_packages_line(reasons: Sequence[str]) -> str | None:
     missing = "; ".join(f"{packages} ({n} test(s))" for packages, n in counts.items())
     return (
         f"system packages missing, so these tests skipped: {missing}. `make test` installs them as root or with "
-        "password-less sudo (.ci/system-deps); CI requires them (EVAL_REQUIRE_BROWSER=1, EVAL_REQUIRE_POSTGRES=1)"
+        "password-less sudo (.ci/system-deps); CI requires them (EVAL_REQUIRE_BROWSER=1, EVAL_REQUIRE_POSTGRES=1, "
+        "EVAL_REQUIRE_SPARK=1)"
     )
 
 

@@ -125,5 +125,5 @@ def test_the_session_ends_with_one_line_naming_the_missing_packages(tmp_path):
     assert lines == [
         "system packages missing, so these tests skipped: Chromium and chromedriver (1 test(s)). `make test` "
         "installs them as root or with password-less sudo (.ci/system-deps); CI requires them "
-        "(EVAL_REQUIRE_BROWSER=1, EVAL_REQUIRE_POSTGRES=1)"
+        "(EVAL_REQUIRE_BROWSER=1, EVAL_REQUIRE_POSTGRES=1, EVAL_REQUIRE_SPARK=1)"
     ]

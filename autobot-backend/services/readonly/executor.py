@@ -21,6 +21,9 @@ connection it runs on cannot write:
   connections are also made read-only for their whole session when they are opened. Before a
   PostgreSQL connection goes back to the pool, ``pg_advisory_unlock_all()`` releases any advisory
   lock a statement took, so no later statement or session waits on it.
+* Spark SQL (``spark://``, a Thrift server) has no transactions: each statement is submitted asynchronously,
+  cancelled on the server at its deadline (:mod:`services.readonly.spark_statement`); what keeps it from
+  writing is the guard and the server's own settings (docs/eval/safety.md).
 * One statement per call, always: inside a script, ``COMMIT`` or ``SET TRANSACTION READ WRITE``
   would end read-only mode. SQLite's driver refuses scripts itself; for the others the executor
   splits with the dialect's tokenizer (:func:`services.readonly.guard.statement_count`), and with
@@ -55,6 +58,7 @@ from typing import Any, cast
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, make_url
 
+from services.readonly import spark_statement
 from services.readonly.budget import Overflow, fetch_bounded, memory_message, too_large
 from services.readonly.drivers import driver_message, is_timeout, query_secrets, streamable
 from services.readonly.duckdb_process import DuckDBFile, WorkerError
@@ -132,6 +136,7 @@ class ReadOnlyExecutor:
             ) from None
         self._secrets = [s for s in (parsed.password, *query_secrets(parsed), *sorted(url_secrets(url))) if s]
         self._is_sqlite = parsed.get_backend_name() == "sqlite"
+        self._is_spark = parsed.get_backend_name() == "spark"
         self._duckdb: DuckDBFile | None = None
         if self._is_sqlite:
             self.engine = sqlite_file_engine(
@@ -180,6 +185,8 @@ class ReadOnlyExecutor:
         with self._boundary("connect"):
             conn = self.engine.connect()
         try:
+            if self._is_spark:
+                return self._run_spark(conn, sql, limit, cap)
             return self._run(conn, sql, limit, cap)
         finally:
             with self._boundary("connect"):
@@ -237,6 +244,23 @@ class ReadOnlyExecutor:
                 raise ExecutionError("database", self._rejected(self._scrub(exc.message))) from None
             raise ExecutionError(exc.kind, self._scrub(exc.message)) from None
         return QueryResult(tuple(columns), rows, elapsed_ms)
+
+    def _run_spark(self, conn: Connection, sql: str, limit: float, row_cap: int) -> QueryResult:
+        self._one_statement(sql)
+        started, kinds = time.monotonic(), list[set[type]]()
+        raw = conn.connection.dbapi_connection
+        try:
+            columns, rows = spark_statement.run(raw, sql, started + limit, row_cap, self.max_result_bytes, kinds)
+        except spark_statement.SparkTimeout:
+            raise ExecutionError("timeout", _timed_out(limit)) from None
+        except spark_statement.StatementFailed as exc:
+            raise ExecutionError("database", self._rejected(self._scrub(exc.message))) from None
+        except (spark_statement.ConnectionLost, Overflow) as exc:
+            conn.invalidate()  # a session gone, or an operation stopped at a cap: never reused
+            kind = "row_cap" if isinstance(exc, Overflow) else "connect"
+            raise ExecutionError(kind, self._scrub(str(exc))) from None
+        read = tuple(map(frozenset, kinds)) if len(kinds) == len(columns) else None
+        return QueryResult(columns, rows, (time.monotonic() - started) * 1000.0, read)
 
     def _fetch(self, result: sa.CursorResult[Any], row_cap: int, kinds: list[set[type]]) -> list[tuple[Any, ...]]:
         """All rows, in batches, stopping at the row cap or the byte budget (an error either way).

@@ -205,7 +205,13 @@ ORACLE: dict[str, str] = {
     **dict.fromkeys(("utl_http.request", "utl_inaddr.get_host_address"), NETWORK),
 }
 
-EVERY_DIALECT: dict[str, str] = {**SQLITE, **POSTGRES, **DUCKDB, **MYSQL, **SQLSERVER, **ORACLE}
+SPARK: dict[str, str] = {
+    **dict.fromkeys(("reflect", "java_method", "try_reflect"), PROGRAMS),  # any static Java method, by name
+    **dict.fromkeys(("input_file_name", "input_file_block_start", "input_file_block_length"), FILES),
+    "read_files": FILES,  # Databricks' file reader
+}
+
+EVERY_DIALECT: dict[str, str] = {**SQLITE, **POSTGRES, **DUCKDB, **MYSQL, **SQLSERVER, **ORACLE, **SPARK}
 """Function name -> reason: declined on every dialect."""
 
 ENGINE_ONLY: dict[str, dict[str, str]] = {
@@ -298,13 +304,20 @@ table of that name exists (a replacement scan), quoted or not."""
 _PATH_CHARACTERS = frozenset("/\\:*?~{}[]")
 
 
+SPARK_SOURCES = frozenset(
+    {"parquet", "json", "csv", "text", "orc", "avro", "binaryfile", "delta", "iceberg", "hudi", "jdbc", "libsvm", "xml"}
+)
+"""Spark's file and connector data sources: ``parquet.`/path``` reads the file at the path as a table."""
+
+
 def engine_of(dialect_classes: Sequence[str]) -> str:
-    """``duckdb``, ``postgres``, ``sqlite`` or ``other``, from the lower-cased names of a sqlglot dialect's classes
-    (so a dialect derived from PostgreSQL's gets PostgreSQL's prefixes)."""
+    """``duckdb``, ``postgres``, ``sqlite``, ``spark`` (Spark and Hive, whose dialect Spark's derives from) or
+    ``other``, from the lower-cased names of a sqlglot dialect's classes (so a dialect derived from PostgreSQL's
+    gets PostgreSQL's prefixes)."""
     for engine in ("duckdb", "postgres", "sqlite"):
         if engine in dialect_classes:
             return engine
-    return "other"
+    return "spark" if "hive" in dialect_classes else "other"
 
 
 def declined_function(name: str, engine: str) -> str | None:
@@ -325,6 +338,8 @@ def declined_table(parts: Sequence[str], engine: str) -> str | None:
     name = parts[-1].lower() if parts else ""
     if name in RESTRICTED_TABLES:
         return RESTRICTED_TABLES[name]
+    if engine == "spark":
+        return _spark_table(parts)
     if engine != "duckdb":
         return None
     joined = ".".join(parts)
@@ -333,5 +348,18 @@ def declined_table(parts: Sequence[str], engine: str) -> str | None:
     if any(ch in _PATH_CHARACTERS for ch in joined) or any("." in p for p in parts):
         return FILES
     if any(p.lower() in FILE_SUFFIXES for p in parts[1:]):
+        return FILES
+    return None
+
+
+def _spark_table(parts: Sequence[str]) -> str | None:
+    """On Spark, ``format.`path``` (``parquet.`/data```, ``csv.`s3://...```) reads a file or URL as a table: a
+    qualifier naming a data source, or a name holding a path character or a scheme."""
+    joined = ".".join(parts)
+    if "://" in joined:
+        return NETWORK
+    if len(parts) > 1 and parts[-2].lower() in SPARK_SOURCES:
+        return FILES
+    if any(ch in _PATH_CHARACTERS for ch in joined):
         return FILES
     return None

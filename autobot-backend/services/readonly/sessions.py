@@ -38,6 +38,8 @@ def read_only_preamble(dialect_name: str, timeout_s: float) -> tuple[str, ...]:
         return (f"SET SESSION max_statement_time = {ms / 1000:g}", "START TRANSACTION READ ONLY")
     if dialect_name == "duckdb":
         return ()  # the whole database is opened read-only; the time limit is an interrupt
+    if dialect_name == "spark":
+        return ()  # no transactions: the time limit is a cancel (spark_statement), read-only the server's own
     return ("SET TRANSACTION READ ONLY",)
 
 

@@ -1,4 +1,4 @@
-"""The engine a run's fixtures are built on and its answers graded on: SQLite, PostgreSQL or DuckDB.
+"""The engine a run's fixtures are built on and its answers graded on: SQLite, PostgreSQL, DuckDB or Spark SQL.
 
 A :class:`FixtureHost` builds every rotation of a fixture on its engine, through the fixture's own
 SQLAlchemy builder (so the same seed is the same rows everywhere, and the fixture's guarantees are
@@ -14,6 +14,10 @@ executor. :func:`fixture_host` opens the host of an engine and takes down what i
   or, when none is given, on a throwaway server started the way the tests start theirs
   (:mod:`eval.sql.engines.pg_server`), where the answers run as a role that may only SELECT. Each rotation's
   URL sets ``search_path`` to its schema.
+* ``spark``: one Spark database per rotation, a copy of the rotation's verified SQLite build
+  (:mod:`eval.sql.engines.spark_host`), on the Spark Thrift server at ``--fixture-url`` (a ``spark://``
+  URL whose user may create databases; they are dropped at the end) or on a throwaway server
+  (:mod:`eval.sql.engines.spark_server`).
 
 Engine names are SQLAlchemy's (``postgresql``, not sqlglot's ``postgres``); :func:`engine_name`
 gives the name of the engine behind a URL, the name reports, baselines and records carry.
@@ -62,7 +66,7 @@ def chosen_engine(engine: str | None, fixture_url: str | None, db_url: str | Non
 
     Raises:
         UsageError: an unknown engine; ``--engine`` or ``--fixture-url`` with ``--db-url`` (that database is
-            the engine); ``--fixture-url`` without ``--engine postgresql``.
+            the engine); ``--fixture-url`` without ``--engine postgresql`` or ``--engine spark``.
     """
     if db_url and (engine is not None or fixture_url is not None):
         raise UsageError(
@@ -71,28 +75,37 @@ def chosen_engine(engine: str | None, fixture_url: str | None, db_url: str | Non
     chosen = engine or DEFAULT_ENGINE
     if chosen not in ENGINES:
         raise UsageError(f"unknown engine {chosen!r}; choose one of {', '.join(ENGINES)}")
-    if fixture_url is not None and chosen != "postgresql":
-        raise UsageError("--fixture-url is the PostgreSQL database to build the fixtures in: add --engine postgresql")
+    if fixture_url is not None and chosen not in SERVERS:
+        raise UsageError(
+            "--fixture-url is the PostgreSQL database or Spark server to build the fixtures in: "
+            "add --engine postgresql or --engine spark"
+        )
     if fixture_url is not None:
-        check_fixture_url(fixture_url)
+        check_fixture_url(fixture_url, chosen)
     return chosen
 
 
-def check_fixture_url(fixture_url: str) -> None:
-    """``--fixture-url`` is a PostgreSQL URL; one that does not parse is refused without its text (nothing
-    marks which part of it is the password)."""
+SERVERS = {
+    "postgresql": "postgresql://user:password@host:port/database",
+    "spark": "spark://user@host:port/database",
+}
+"""The engines a run can build its fixtures on at ``--fixture-url``, with the URL each expects."""
+
+
+def check_fixture_url(fixture_url: str, engine: str = "postgresql") -> None:
+    """``--fixture-url`` is a URL of ``engine`` (PostgreSQL or Spark); one that does not parse is refused without
+    its text (nothing marks which part of it is the password)."""
+    expected = SERVERS[engine]
     try:
         backend = engine_name(fixture_url)
     except (sa.exc.ArgumentError, ValueError, TypeError):
         raise UsageError(
             "--fixture-url does not parse as a SQLAlchemy URL (its value is not shown: it may hold a password); "
-            "expected postgresql://user:password@host:port/database"
+            f"expected {expected}"
         ) from None
-    if backend != "postgresql":
-        raise UsageError(
-            f"--fixture-url {redact_url(fixture_url)}: not a PostgreSQL URL "
-            "(expected postgresql://user:password@host:port/database)"
-        )
+    if backend != engine:
+        kind = "PostgreSQL" if engine == "postgresql" else "Spark"
+        raise UsageError(f"--fixture-url {redact_url(fixture_url)}: not a {kind} URL (expected {expected})")
 
 
 class FixtureHost(Protocol):
@@ -228,17 +241,22 @@ def fixture_host(engine: str, workdir: Path, fixture_url: str | None = None) -> 
 
     Raises:
         UsageError: an unknown engine, or ``fixture_url`` for an engine that is not a server.
-        EngineUnavailable: PostgreSQL without ``fixture_url`` on a machine without its server binaries.
+        EngineUnavailable: PostgreSQL or Spark without ``fixture_url`` on a machine without their server.
     """
     if engine not in ENGINES:
         raise UsageError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
-    if fixture_url is not None and engine != "postgresql":
-        raise UsageError(f"--fixture-url names a PostgreSQL database; the {engine} fixtures are files of the run")
+    if fixture_url is not None and engine not in SERVERS:
+        raise UsageError(
+            f"--fixture-url names a PostgreSQL database or a Spark server; the {engine} fixtures are files of the run"
+        )
     if engine == "sqlite":
         yield SQLiteHost(workdir)
     elif engine == "duckdb":
         _require_duckdb()
         yield DuckDBHost(workdir)
+    elif engine == "spark":
+        with _spark_host(workdir, fixture_url) as spark:
+            yield spark
     elif fixture_url is not None:
         check_fixture_url(fixture_url)
         host = PostgresHost(fixture_url)
@@ -282,6 +300,39 @@ def _throwaway_server() -> Iterator[PostgresHost]:
             yield host
         finally:
             host.dispose()
+    finally:
+        server.stop()
+
+
+@contextmanager
+def _spark_host(workdir: Path, fixture_url: str | None) -> Iterator[FixtureHost]:
+    from eval.sql.engines import spark_server
+    from eval.sql.engines.spark_host import SparkHost
+
+    if fixture_url is not None:
+        check_fixture_url(fixture_url, "spark")
+        host = SparkHost(fixture_url, workdir)
+        try:
+            yield host
+        finally:
+            host.close()
+        return
+    try:
+        with interrupt.held():  # started whole: a signal waits for it, then the server is stopped
+            server = spark_server.start()
+    except spark_server.SparkUnavailable as exc:
+        raise EngineUnavailable(
+            f"--engine spark without --fixture-url starts a throwaway Spark server, but {exc}"
+        ) from None
+    except spark_server.SparkServerError as exc:
+        raise EngineUnavailable(f"--engine spark: the throwaway server did not start: {exc}") from None
+    try:
+        interrupt.raise_if_requested()
+        spark = SparkHost(server.url(), workdir, files=server.root / "fixtures")
+        try:
+            yield spark
+        finally:
+            spark.dispose()
     finally:
         server.stop()
 

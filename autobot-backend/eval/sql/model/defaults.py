@@ -7,7 +7,7 @@ DEFAULT_SEED = 0
 """The first fixture seed: rotation ``i`` is built from ``seed + i``."""
 DEFAULT_ROTATIONS = 3
 """How many seeded rotations of each fixture every answer must match on."""
-ENGINES = ("sqlite", "postgresql", "duckdb")
+ENGINES = ("sqlite", "postgresql", "duckdb", "spark")
 """Where fixtures can be built and graded, by SQLAlchemy's name."""
 DEFAULT_ENGINE = "sqlite"
 CANDIDATES = ("reference", "embedded", "llm", "recorded")

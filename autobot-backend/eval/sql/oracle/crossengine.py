@@ -112,6 +112,7 @@ def run_cross_engine(
     seed: int = SNAPSHOT_SEED,
     fixtures: Mapping[str, Fixture] = FIXTURES,
     postgres_url: str | None = None,
+    spark_url: str | None = None,
     snapshot_dir: Path | None = SNAPSHOT_DIR,
     progress: Callable[[str], None] | None = None,
 ) -> CrossEngineResult:
@@ -121,6 +122,7 @@ def run_cross_engine(
         engines: engine names (:data:`eval.sql.engines.ENGINES`); the first is the one the others are
             compared with.
         postgres_url: a PostgreSQL database to build in (``--fixture-url``); None starts a throwaway server.
+        spark_url: a Spark server to build in (a ``spark://`` URL); None starts a throwaway server.
         snapshot_dir: the committed seed-0 answers, checked on every engine (None to skip, or when
             ``seed`` is not the snapshot's).
     """
@@ -130,7 +132,8 @@ def run_cross_engine(
         for engine in engines:
             workdir = Path(tmp) / engine
             workdir.mkdir()
-            host = stack.enter_context(fixture_host(engine, workdir, postgres_url if engine == "postgresql" else None))
+            url = {"postgresql": postgres_url, "spark": spark_url}.get(engine)
+            host = stack.enter_context(fixture_host(engine, workdir, url))
             targets = build_all(host, [fixtures[n] for n in names], seed, rotations, progress)
             if progress is not None:
                 progress(f"self-check on {engine}")

@@ -180,7 +180,7 @@ def test_postgresql_run_at_a_fixture_url_gives_the_built_in_generator_sqlites_ve
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--engine", "oracle"], "unknown engine 'oracle'; choose one of sqlite, postgresql, duckdb"),
+        (["--engine", "oracle"], "unknown engine 'oracle'; choose one of sqlite, postgresql, duckdb, spark"),
         (["--engine", "duckdb", "--fixture-url", "postgresql://u@localhost/db"], "add --engine postgresql"),
         (["--fixture-url", "postgresql://u@localhost/db"], "add --engine postgresql"),
         (["--engine", "duckdb", "--db-url", "sqlite:///x.db"], "--db-url runs on your own database"),
