@@ -11,7 +11,8 @@ until one refutes the pass or the budget is spent. A refuting neighbour is shrun
 The draws are seeded by the question id and the SHA-256 of the answer's SQL, so the same answer to the same
 question on the same databases is searched the same way on every run: a run repeats. A :class:`Searcher`
 keeps what one process read (each graded database's rows, read once) and the neighbours' own read-only
-connections, each closed and its database taken down once judged.
+executor: one per process where the writer writes every neighbour at one URL (SQLite, in memory), else one per
+neighbour, closed and its database taken down once judged.
 """
 
 from __future__ import annotations
@@ -178,7 +179,8 @@ class Searcher:
         try:
             return judging.judge(q, sql, references, url, db, self.learn, grade)
         finally:
-            db.forget(url)
+            if not writer.reuses_url:  # else the executor stays, and reads the next neighbour written there
+                db.forget(url)
             writer.discard(url)
 
     def _shrunk(
