@@ -169,11 +169,12 @@ def violation(w: Working, rules: Sequence[Rule]) -> str | None:
 
 def _declared(w: Working, table: str) -> str | None:
     t = w.schema.tables[table]
-    changed = list(w.changed(table))
+    changed = w.changed(table)
+    required = [c for c, column in enumerate(t.columns) if not column.nullable]
     for _, values in changed:
-        for c, column in enumerate(t.columns):
-            if values[c] is None and not column.nullable:
-                return f"NOT NULL: {table}.{column.name}"
+        for c in required:
+            if values[c] is None:
+                return f"NOT NULL: {table}.{t.columns[c].name}"
     if changed:
         for columns in (t.key, *t.unique):
             if not columns:

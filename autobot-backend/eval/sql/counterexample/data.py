@@ -243,8 +243,9 @@ class Working:
         rows, get = self.rows(table), key_of(columns)
         out: dict[Key, list[int]] = {}
         for r in self.touched.get(table, ()):
-            if r in rows:
-                out.setdefault(get(rows[r]), []).append(r)
+            values = rows.get(r)
+            if values is not None:
+                out.setdefault(get(values), []).append(r)
         return out
 
     def changed(self, table: str) -> list[tuple[int, Values]]:

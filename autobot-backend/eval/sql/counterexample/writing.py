@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 import sqlalchemy as sa
 
-from eval.sql.counterexample.data import FIRST_NEW_ID, Values, Working
+from eval.sql.counterexample.data import FIRST_NEW_ID, Values, Working, key_of
 from eval.sql.counterexample.schema import Table
 
 
@@ -63,14 +63,15 @@ def changes(w: Working) -> list[Change]:
     for name, table in w.schema.tables.items():
         delete = sorted(w.removed.get(name, ()))
         update, insert = [], []
+        base, key = w.base.rows[name], key_of(table.key) if table.key else None
         for row, values in w.changed(name):
             if row >= FIRST_NEW_ID:
                 insert.append(values)
                 continue
-            before = w.base.rows[name][row]
+            before = base[row]
             if values == before:
                 continue
-            if table.key and all(values[k] == before[k] for k in table.key):
+            if key is not None and key(values) == key(before):
                 update.append((row, values))
             else:
                 delete.append(row)
@@ -154,10 +155,10 @@ def edit_sqlite(conn: sqlite3.Connection, w: Working, base: str | None = None) -
             for change in changes(w):
                 table = w.schema.tables[change.table]
                 located = w.base.locators.get(change.table) or {}
-                if any(r not in located for r in change.delete + [r for r, _ in change.update]):
+                if not (located.keys() >= {*change.delete, *(r for r, _ in change.update)}):
                     raise Refused(f"{change.table}: a row without a row id cannot be edited")
                 name = quote(change.table)
-                gone = json.dumps([located[r] for r in change.delete])
+                gone = json.dumps(list(map(located.__getitem__, change.delete)))
                 if base is not None and 2 * len(change.delete) > len(w.base.rows[change.table]):
                     columns = _columns(table, quote)
                     conn.execute(f"DELETE FROM {name}")
