@@ -75,6 +75,8 @@ class Searcher:
     _pid: int = -1
     _db: ReadOnlySQL | None = None
     _writer: Writer | None = None
+    _written: str | None = None
+    """The URL the process's last neighbour was written at."""
 
     def _process(self) -> tuple[ReadOnlySQL, Writer | None]:
         """The neighbours' database and writer of this process (a forked child makes its own)."""
@@ -97,7 +99,7 @@ class Searcher:
         closing = getattr(self._writer, "close", None)
         if closing is not None:
             closing()
-        self._db, self._writer, self._pid = None, None, -1
+        self._db, self._writer, self._pid, self._written = None, None, -1, None
 
     def base(self, url: str) -> Base | str:
         found = self._bases.get(url)
@@ -176,6 +178,9 @@ class Searcher:
             url = writer.write(w)
         except Refused:
             return Judged(REFUSED_BY_ENGINE)
+        if writer.reuses_url and self._written not in (None, url):  # the writer moved on: its old URL is gone
+            db.forget(self._written)
+        self._written = url
         try:
             return judging.judge(q, sql, references, url, db, self.learn, grade)
         finally:
