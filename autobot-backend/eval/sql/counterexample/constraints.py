@@ -194,6 +194,22 @@ def _declared(w: Working, table: str) -> str | None:
         present = {parent_get(parents[r]) for r in w.having(fk.parent, fk.parent_columns, needed)}
         if needed - present:
             return f"FOREIGN KEY: {table} -> {fk.parent}"
+    return _orphaned(w, table)
+
+
+def _orphaned(w: Working, table: str) -> str | None:
+    """A referenced value that a changed or deleted row of ``table`` held and no row holds now, while a row still
+    refers to it: a parent's key set to another value (or NULL) orphans the rows that referred to the old one."""
+    base, rows = w.base.rows[table], w.rows(table)
+    before = [base[r] for r in (*w.touched.get(table, ()), *w.removed.get(table, ())) if r in base]
+    if not before:
+        return None
+    for fk in w.schema.children(table):
+        get = key_of(fk.parent_columns)
+        held = {k for k in (get(v) for v in before) if not has_null(k, fk.parent_columns)}
+        lost = held - {get(rows[r]) for r in w.having(table, fk.parent_columns, held)}
+        if lost and w.having(fk.child, fk.columns, lost):
+            return f"FOREIGN KEY: {fk.child} -> {table}"
     return None
 
 

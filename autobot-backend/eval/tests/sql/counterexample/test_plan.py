@@ -125,3 +125,19 @@ def test_a_value_the_fixtures_rules_forbid_is_never_planned(base):
         base, ranged.focus, random.Random(0), rules=(Within("orders", "order_date", None, date(2025, 1, 1)),)
     )
     assert "2025-01-01" in placed(ranged) and "2025-01-02" not in placed(ranged)
+
+
+def test_a_referenced_key_changed_under_rows_that_refer_to_it_breaks_the_foreign_key(base):
+    """Found on Spider (car_1): a model's name set to NULL left the car names that named it referring to nothing, and
+    the refutation stood on data the declared foreign key forbids. Changing a key nobody refers to is allowed."""
+    referred = Working(base)
+    Put("customers", 0, 3, 40).apply(referred)  # customer 4 (the fourth row) has orders
+    assert violation(referred, ()) == "FOREIGN KEY: orders -> customers"
+    alone = Working(base)
+    Put("customers", 0, 3, 40).apply(alone)
+    Put("orders", 1, 3, 40).apply(alone)
+    Put("orders", 1, 4, 40).apply(alone)  # its orders follow it
+    assert violation(alone, ()) is None
+    named_twice = Working(base)
+    Put("orders", 0, 5, 60).apply(named_twice)  # order 6's line still refers to order 6
+    assert violation(named_twice, ()) == "FOREIGN KEY: order_items -> orders"

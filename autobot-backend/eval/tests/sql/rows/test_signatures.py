@@ -65,7 +65,7 @@ def search(expected, actual, tolerance, ordered, gate=True):
 def test_the_gate_never_refutes_a_permutation_the_search_finds(case, decimals, ordered):
     expected, actual = case
     if compare_results(expected, actual, ordered=ordered, decimals=decimals).reason != VALUE:
-        return  # the search runs only where the positional comparison says value (compare_and_search)
+        return  # the search runs only where the positional comparison says value (compare_with_ties)
     tolerance = None if decimals is None else Tolerance(decimals)
     today = search(expected, actual, tolerance, ordered, gate=False)
     if today.permutation is not None:
