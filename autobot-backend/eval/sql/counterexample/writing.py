@@ -16,7 +16,7 @@ import json
 import secrets
 import shutil
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -301,24 +301,3 @@ def rows_of(w: Working) -> Iterator[tuple[Table, list[Values]]]:
     """Every table of the neighbour with its rows, parents first (for the runnable script)."""
     for name, table in w.schema.tables.items():
         yield table, _referenced_first(w, table, list(w.rows(name).values()))
-
-
-def writer_for(
-    url: str, owner_url: str | None = None, reader: tuple[str, str] | None = None
-) -> Callable[[Path], Writer] | str:
-    """How neighbours of the database at ``url`` are written (a factory given the process's folder), or why they
-    cannot be: a SQLite or DuckDB file is copied; a PostgreSQL database needs a role that may create schemas in it
-    (``owner_url``: the run's fixtures' owner), which a database of the user's own (``--db-url``) does not give."""
-    backend = sa.engine.make_url(url).get_backend_name()
-    if backend == "sqlite":
-        from eval.sql.counterexample.memory_writer import MemoryWriter  # it builds on this module
-
-        return MemoryWriter
-    if backend == "duckdb":
-        return FileWriter
-    if backend == "postgresql" and owner_url is not None:
-        return lambda _folder: PostgresWriter(owner_url, reader)
-    return (
-        f"the search writes its neighbours beside the graded database, and on {backend} it may only read "
-        "(search the fixtures, or a SQLite or DuckDB copy of the database)"
-    )
