@@ -28,7 +28,7 @@ from eval.sql.corpus.lints import DRAFT_DETAIL
 from eval.sql.corpus.questions import Corpus, Question
 from eval.sql.counterexample.budget import Budget
 from eval.sql.counterexample.search import Searcher
-from eval.sql.counterexample.writing import writer_for
+from eval.sql.counterexample.writers import writer_for
 from eval.sql.engines.setup import FixtureHost, engine_name, fixture_host
 from eval.sql.fixtures.rules import RULES
 from eval.sql.fixtures.seeded import Fixture

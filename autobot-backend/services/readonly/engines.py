@@ -17,7 +17,8 @@ import sqlalchemy as sa
 from services.readonly.duckdb_process import DuckDBFile, WorkerError
 from services.readonly.results import ExecutionError
 from services.readonly.sessions import DUCKDB_READ_ONLY_CONFIG, session_read_only_statements
-from services.readonly.sqlite_file import sqlite_engine
+from services.readonly.sqlite_file import sqlite_engine, sqlite_memory_engine
+from services.readonly.sqlite_memory import is_memory_url, published
 
 __all__ = ["duckdb_file", "server_engine", "sqlite_file_engine"]
 
@@ -41,6 +42,15 @@ def _existing_file(parsed: sa.URL, shown_url: str, engine: str, example: str) ->
 
 
 def sqlite_file_engine(parsed: sa.URL, shown_url: str, *, timeout_s: float, max_value_bytes: int) -> sa.Engine:
+    if is_memory_url(parsed):  # a database this process made in memory (:mod:`services.readonly.sqlite_memory`)
+        name = parsed.database or ""
+        if not published(name):
+            raise ExecutionError(
+                "connect",
+                f"No in-memory database {shown_url} was made by this process; the read-only executor never "
+                "creates a database.",
+            )
+        return sqlite_memory_engine(name, busy_s=min(timeout_s, 5.0), max_value_bytes=max_value_bytes)
     path = _existing_file(parsed, shown_url, "SQLite", "sqlite:///path/to/file.db")
     return sqlite_engine(path, busy_s=min(timeout_s, 5.0), max_value_bytes=max_value_bytes)
 

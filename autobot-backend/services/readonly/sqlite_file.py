@@ -31,6 +31,7 @@ import sqlalchemy as sa
 from sqlalchemy.pool import NullPool
 
 from services.readonly.guard import SIDE_EFFECT_FUNCTIONS, SQLITE_READ_PRAGMAS, SQLITE_READ_PRAGMAS_WITH_ARGUMENT
+from services.readonly.sqlite_memory import memory_uri
 
 __all__ = [
     "SQLITE_HEAP_LIMIT",
@@ -40,6 +41,7 @@ __all__ = [
     "is_wal",
     "policy_denials",
     "sqlite_engine",
+    "sqlite_memory_engine",
 ]
 
 TOO_BIG = "string or blob too big"
@@ -82,6 +84,19 @@ def sqlite_engine(path: Path, *, busy_s: float, max_value_bytes: int) -> sa.Engi
     if is_wal(path):
         return sa.create_engine(url, creator=connect, poolclass=NullPool)
     return sa.create_engine(url, creator=connect)
+
+
+def sqlite_memory_engine(name: str, *, busy_s: float, max_value_bytes: int) -> sa.Engine:
+    """An engine over the published in-memory database ``name`` (:mod:`services.readonly.sqlite_memory`), each
+    connection opened ``mode=ro`` and hardened as a file's; pooled, so one connection serves statement after
+    statement while the writer replaces the contents between them (SQLite sees the change at the next read)."""
+
+    def connect() -> sqlite3.Connection:
+        conn = sqlite3.connect(memory_uri(name, read_only=True), uri=True, timeout=busy_s, check_same_thread=False)
+        _harden(conn, max_value_bytes)
+        return conn
+
+    return sa.create_engine(sa.URL.create("sqlite", database=name), creator=connect)
 
 
 def _harden(conn: sqlite3.Connection, max_value_bytes: int) -> None:

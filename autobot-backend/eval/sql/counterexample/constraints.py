@@ -109,17 +109,21 @@ def _drop_empty(w: Working, rule: HasRows) -> None:
 
 def _empty_parents(w: Working, rule: HasRows) -> list[int]:
     """The rows of ``rule.parent`` that may have lost their last row of ``rule.child`` and have: new or changed
-    parents, and those a deleted or changed child named."""
+    parents, and those a deleted or changed child named (worked out once per write: repair and check both ask)."""
+    found: list[int] = w.worked_out(f"empty of {rule.child}", rule.parent, lambda: _find_empty_parents(w, rule))
+    return found
+
+
+def _find_empty_parents(w: Working, rule: HasRows) -> list[int]:
     fk = next((f for f in w.schema.parents(rule.child) if f.parent == rule.parent), None)
     if fk is None:
         return []
     child_key, parent_key = key_of(fk.columns), key_of(fk.parent_columns)
     parents, children = w.rows(rule.parent), w.rows(rule.child)
+    before = w.base.rows[rule.child]
     suspects = {parent_key(v) for _, v in w.changed(rule.parent)}
-    suspects |= {child_key(w.base.rows[rule.child][r]) for r in w.removed.get(rule.child, ())}
-    for r in w.touched.get(rule.child, ()):
-        if r in w.base.rows[rule.child]:
-            suspects.add(child_key(w.base.rows[rule.child][r]))
+    suspects.update(map(child_key, map(before.__getitem__, w.removed.get(rule.child, ()))))
+    suspects.update(child_key(before[r]) for r in w.touched.get(rule.child, ()) if r in before)
     alive = w.having(rule.parent, fk.parent_columns, suspects)
     named = {child_key(children[r]) for r in w.having(rule.child, fk.columns, {parent_key(parents[r]) for r in alive})}
     return [r for r in alive if parent_key(parents[r]) not in named]
@@ -165,11 +169,12 @@ def violation(w: Working, rules: Sequence[Rule]) -> str | None:
 
 def _declared(w: Working, table: str) -> str | None:
     t = w.schema.tables[table]
-    changed = list(w.changed(table))
+    changed = w.changed(table)
+    required = [c for c, column in enumerate(t.columns) if not column.nullable]
     for _, values in changed:
-        for c, column in enumerate(t.columns):
-            if values[c] is None and not column.nullable:
-                return f"NOT NULL: {table}.{column.name}"
+        for c in required:
+            if values[c] is None:
+                return f"NOT NULL: {table}.{t.columns[c].name}"
     if changed:
         for columns in (t.key, *t.unique):
             if not columns:
@@ -177,14 +182,16 @@ def _declared(w: Working, table: str) -> str | None:
             get = key_of(columns)
             keys = [get(v) for _, v in changed]
             keys = [k for k in keys if columns == t.key or not has_null(k, columns)]
-            holders = Counter(get(w.rows(table)[r]) for r in w.having(table, columns, keys))
+            rows = w.rows(table)
+            holders = Counter(get(rows[r]) for r in w.having(table, columns, keys))
             if any(n > 1 for n in holders.values()):
                 names = ", ".join(t.columns[c].name for c in columns)
                 return f"{'PRIMARY KEY' if columns == t.key else 'UNIQUE'}: {table}({names})"
     for fk in w.schema.parents(table):
         get, parent_get = key_of(fk.columns), key_of(fk.parent_columns)
         needed = {k for k in (get(v) for _, v in changed) if not has_null(k, fk.columns)}
-        present = {parent_get(w.rows(fk.parent)[r]) for r in w.having(fk.parent, fk.parent_columns, needed)}
+        parents = w.rows(fk.parent)
+        present = {parent_get(parents[r]) for r in w.having(fk.parent, fk.parent_columns, needed)}
         if needed - present:
             return f"FOREIGN KEY: {table} -> {fk.parent}"
     return _orphaned(w, table)

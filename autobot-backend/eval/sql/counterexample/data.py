@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import pairwise
-from operator import itemgetter
+from itertools import compress, pairwise
+from operator import itemgetter, ne
 from typing import Any
 
 import sqlalchemy as sa
@@ -218,7 +218,8 @@ class Working:
             touched.difference_update(gone)
         self.removed.setdefault(table, set()).update(r for r in gone if r < FIRST_NEW_ID)
 
-    def _worked_out(self, what: str, table: str, make: Callable[[], Any], columns: tuple[int, ...] = ()) -> Any:
+    def worked_out(self, what: str, table: str, make: Callable[[], Any], columns: tuple[int, ...] = ()) -> Any:
+        """``make()``, kept until the next write (what is worked out about the changed rows is asked many times)."""
         found = self._kept.get((what, table, columns))
         if found is None or found[0] != self._version:
             found = self._kept[(what, table, columns)] = (self._version, make())
@@ -229,34 +230,38 @@ class Working:
         wanted = set(keys)
         if not wanted:
             return []
-        rows, touched = self.rows(table), self.touched.get(table, set())
-        index = self.base.index(table, columns)
-        found = [r for k in wanted for r in index.get(k, ()) if r in rows and r not in touched]
-        if touched:
-            by_key = self._worked_out("by key", table, lambda: self._by_key(table, columns), columns)
-            found += [r for k in wanted for r in by_key.get(k, ())]
-        return found
+        rows, touched = self.rows(table), self.touched.get(table)
+        get = self.base.index(table, columns).get
+        if not touched:
+            return [r for k in wanted for r in get(k, ()) if r in rows]
+        found = [r for k in wanted for r in get(k, ()) if r in rows and r not in touched]
+        by_key = self.worked_out("by key", table, lambda: self._by_key(table, columns), columns)
+        return found + [r for k in wanted for r in by_key.get(k, ())]
 
     def _by_key(self, table: str, columns: tuple[int, ...]) -> dict[Key, list[int]]:
         """The changed rows of ``table`` by their values in ``columns``."""
         rows, get = self.rows(table), key_of(columns)
         out: dict[Key, list[int]] = {}
         for r in self.touched.get(table, ()):
-            if r in rows:
-                out.setdefault(get(rows[r]), []).append(r)
+            values = rows.get(r)
+            if values is not None:
+                out.setdefault(get(values), []).append(r)
         return out
 
-    def changed(self, table: str) -> Iterator[tuple[int, Values]]:
-        """The rows of ``table`` this neighbour added or changed, with their values now."""
+    def changed(self, table: str) -> list[tuple[int, Values]]:
+        """The rows of ``table`` this neighbour added or changed, with their values now, by id (worked out once
+        per write; read-only)."""
+        found: list[tuple[int, Values]] = self.worked_out("changed", table, lambda: self._changed(table))
+        return found
+
+    def _changed(self, table: str) -> list[tuple[int, Values]]:
         rows = self.rows(table)
-        for row in sorted(self.touched.get(table, ())):
-            if row in rows:
-                yield row, rows[row]
+        return [(row, rows[row]) for row in sorted(self.touched.get(table, ())) if row in rows]
 
     def changed_in(self, table: str, columns: Iterable[int]) -> Iterator[tuple[int, Values]]:
         """The rows of ``table`` this neighbour added, or changed in one of ``columns``."""
         wanted = set(columns)
-        diff: list[tuple[int, Values, frozenset[int] | None]] = self._worked_out(
+        diff: list[tuple[int, Values, frozenset[int] | None]] = self.worked_out(
             "diff", table, lambda: self._diff(table)
         )
         for row, values, changed in diff:
@@ -272,7 +277,7 @@ class Working:
             if before is None:
                 out.append((row, values, None))
             elif values != before:
-                out.append((row, values, frozenset(c for c, (a, b) in enumerate(zip(values, before)) if a != b)))
+                out.append((row, values, frozenset(compress(range(len(values)), map(ne, values, before)))))
         return out
 
     @property

@@ -11,7 +11,8 @@ until one refutes the pass or the budget is spent. A refuting neighbour is shrun
 The draws are seeded by the question id and the SHA-256 of the answer's SQL, so the same answer to the same
 question on the same databases is searched the same way on every run: a run repeats. A :class:`Searcher`
 keeps what one process read (each graded database's rows, read once) and the neighbours' own read-only
-connections, each closed and its database taken down once judged.
+executor: one per process where the writer writes every neighbour at one URL (SQLite, in memory), else one per
+neighbour, closed and its database taken down once judged.
 """
 
 from __future__ import annotations
@@ -74,6 +75,8 @@ class Searcher:
     _pid: int = -1
     _db: ReadOnlySQL | None = None
     _writer: Writer | None = None
+    _written: str | None = None
+    """The URL the process's last neighbour was written at."""
 
     def _process(self) -> tuple[ReadOnlySQL, Writer | None]:
         """The neighbours' database and writer of this process (a forked child makes its own)."""
@@ -96,7 +99,7 @@ class Searcher:
         closing = getattr(self._writer, "close", None)
         if closing is not None:
             closing()
-        self._db, self._writer, self._pid = None, None, -1
+        self._db, self._writer, self._pid, self._written = None, None, -1, None
 
     def base(self, url: str) -> Base | str:
         found = self._bases.get(url)
@@ -175,10 +178,14 @@ class Searcher:
             url = writer.write(w)
         except Refused:
             return Judged(REFUSED_BY_ENGINE)
+        if writer.reuses_url and self._written not in (None, url):  # the writer moved on: its old URL is gone
+            db.forget(self._written)
+        self._written = url
         try:
             return judging.judge(q, sql, references, url, db, self.learn, grade)
         finally:
-            db.forget(url)
+            if not writer.reuses_url:  # else the executor stays, and reads the next neighbour written there
+                db.forget(url)
             writer.discard(url)
 
     def _shrunk(

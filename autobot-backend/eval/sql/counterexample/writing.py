@@ -12,10 +12,11 @@ writes: a neighbour it refuses is :class:`Refused`.
 from __future__ import annotations
 
 import itertools
+import json
 import secrets
 import shutil
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,7 @@ from typing import Any, Protocol
 
 import sqlalchemy as sa
 
-from eval.sql.counterexample.data import FIRST_NEW_ID, Values, Working
+from eval.sql.counterexample.data import FIRST_NEW_ID, Values, Working, key_of
 from eval.sql.counterexample.schema import Table
 
 
@@ -32,6 +33,9 @@ class Refused(Exception):
 
 
 class Writer(Protocol):
+    reuses_url: bool
+    """Whether every neighbour is written at one URL, its contents replaced: the reader's executor is kept."""
+
     def write(self, w: Working) -> str:
         """The neighbour's URL (raises :class:`Refused`)."""
         ...
@@ -59,14 +63,15 @@ def changes(w: Working) -> list[Change]:
     for name, table in w.schema.tables.items():
         delete = sorted(w.removed.get(name, ()))
         update, insert = [], []
+        base, key = w.base.rows[name], key_of(table.key) if table.key else None
         for row, values in w.changed(name):
             if row >= FIRST_NEW_ID:
                 insert.append(values)
                 continue
-            before = w.base.rows[name][row]
+            before = base[row]
             if values == before:
                 continue
-            if table.key and all(values[k] == before[k] for k in table.key):
+            if key is not None and key(values) == key(before):
                 update.append((row, values))
             else:
                 delete.append(row)
@@ -100,7 +105,9 @@ def _columns(table: Table, quote: Any) -> str:
 
 
 class FileWriter:
-    """SQLite and DuckDB: a file per neighbour, in ``workdir``."""
+    """DuckDB (and SQLite where asked): a file per neighbour, in ``workdir``."""
+
+    reuses_url = False
 
     def __init__(self, workdir: Path) -> None:
         self.workdir = workdir
@@ -116,7 +123,13 @@ class FileWriter:
                 _write_duckdb(source, target, w)
             else:
                 shutil.copyfile(source, target)
-                _edit_sqlite(target, w)
+                conn = sqlite3.connect(target)
+                try:
+                    conn.execute("PRAGMA journal_mode = MEMORY")
+                    conn.execute("PRAGMA synchronous = OFF")
+                    edit_sqlite(conn, w)
+                finally:
+                    conn.close()
         except Refused:
             target.unlink(missing_ok=True)
             raise
@@ -128,37 +141,42 @@ class FileWriter:
             leftover.unlink(missing_ok=True)
 
 
-def _quote(name: str) -> str:
+def quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _edit_sqlite(path: Path, w: Working) -> None:
-    conn = sqlite3.connect(path)
+def edit_sqlite(conn: sqlite3.Connection, w: Working, base: str | None = None) -> None:
+    """Edit ``conn``'s copy of the graded database into the neighbour; ``base``: the schema name under which the
+    graded database is attached to ``conn`` (read-only use), when it is: a table that loses most of its rows is
+    then emptied and refilled with the rows it keeps, in one statement each (SQLite deletes row by row, which
+    cost more than a few dozen inserts), same row ids, same values, so the same table."""
     try:
-        conn.execute("PRAGMA journal_mode = MEMORY")
-        conn.execute("PRAGMA synchronous = OFF")
         with conn:
             for change in changes(w):
                 table = w.schema.tables[change.table]
                 located = w.base.locators.get(change.table) or {}
-                if any(r not in located for r in change.delete + [r for r, _ in change.update]):
+                if not (located.keys() >= {*change.delete, *(r for r, _ in change.update)}):
                     raise Refused(f"{change.table}: a row without a row id cannot be edited")
+                name = quote(change.table)
+                gone = json.dumps(list(map(located.__getitem__, change.delete)))
+                if base is not None and 2 * len(change.delete) > len(w.base.rows[change.table]):
+                    columns = _columns(table, quote)
+                    conn.execute(f"DELETE FROM {name}")
+                    conn.execute(
+                        f"INSERT INTO {name} (rowid, {columns}) SELECT rowid, {columns} FROM {base}.{name} "
+                        "WHERE rowid NOT IN (SELECT value FROM json_each(?))",
+                        (gone,),
+                    )
+                elif change.delete:  # one statement (row ids are integers)
+                    conn.execute(f"DELETE FROM {name} WHERE rowid IN (SELECT value FROM json_each(?))", (gone,))
+                sets = ", ".join(f"{quote(c.name)} = ?" for c in table.columns)
                 conn.executemany(
-                    f"DELETE FROM {_quote(change.table)} WHERE rowid = ?", [(located[r],) for r in change.delete]
-                )
-                sets = ", ".join(f"{_quote(c.name)} = ?" for c in table.columns)
-                conn.executemany(
-                    f"UPDATE {_quote(change.table)} SET {sets} WHERE rowid = ?",
-                    [(*v, located[r]) for r, v in change.update],
+                    f"UPDATE {name} SET {sets} WHERE rowid = ?", [(*v, located[r]) for r, v in change.update]
                 )
                 marks = ", ".join("?" for _ in table.columns)
-                conn.executemany(
-                    f"INSERT INTO {_quote(change.table)} ({_columns(table, _quote)}) VALUES ({marks})", change.insert
-                )
+                conn.executemany(f"INSERT INTO {name} ({_columns(table, quote)}) VALUES ({marks})", change.insert)
     except sqlite3.Error as exc:
         raise Refused(f"SQLite refused the neighbour: {exc}") from None
-    finally:
-        conn.close()
 
 
 def _write_duckdb(source: Path, target: Path, w: Working) -> None:
@@ -183,7 +201,7 @@ def _write_duckdb(source: Path, target: Path, w: Working) -> None:
         ).fetchall()
         for name, table in w.schema.tables.items():
             change = by_table.get(name)
-            quoted = _quote(name)
+            quoted = quote(name)
             if change is None:
                 conn.execute(f"CREATE TABLE {quoted} AS SELECT * FROM base.{quoted}")
                 continue
@@ -198,13 +216,13 @@ def _write_duckdb(source: Path, target: Path, w: Working) -> None:
                 fields = [f"c{i}" for i in range(len(table.columns))]
                 structs = [dict(zip(fields, values, strict=True)) for values in rows]
                 conn.execute(
-                    f"INSERT INTO {quoted} ({_columns(table, _quote)}) SELECT {', '.join(fields)} "
+                    f"INSERT INTO {quoted} ({_columns(table, quote)}) SELECT {', '.join(fields)} "
                     "FROM (SELECT UNNEST(?, recursive := true))",
                     [structs],
                 )
         conn.execute("DETACH base")
         for name, expression in checks:
-            broken = conn.execute(f"SELECT COUNT(*) FROM {_quote(name)} WHERE NOT ({expression})").fetchone()
+            broken = conn.execute(f"SELECT COUNT(*) FROM {quote(name)} WHERE NOT ({expression})").fetchone()
             if broken and broken[0]:
                 raise Refused(f"DuckDB: {name} breaks CHECK {expression}")
         conn.execute("CHECKPOINT")
@@ -221,6 +239,8 @@ def _literal(text: str) -> str:
 class PostgresWriter:
     """PostgreSQL: a schema per neighbour in the graded database, made by ``owner_url``'s role; the neighbour is
     read as ``reader`` (role, URL), or as the owner when there is none."""
+
+    reuses_url = False
 
     def __init__(self, owner_url: str, reader: tuple[str, str] | None) -> None:
         self.owner_url, self.reader = owner_url, reader
@@ -281,20 +301,3 @@ def rows_of(w: Working) -> Iterator[tuple[Table, list[Values]]]:
     """Every table of the neighbour with its rows, parents first (for the runnable script)."""
     for name, table in w.schema.tables.items():
         yield table, _referenced_first(w, table, list(w.rows(name).values()))
-
-
-def writer_for(
-    url: str, owner_url: str | None = None, reader: tuple[str, str] | None = None
-) -> Callable[[Path], Writer] | str:
-    """How neighbours of the database at ``url`` are written (a factory given the process's folder), or why they
-    cannot be: a SQLite or DuckDB file is copied; a PostgreSQL database needs a role that may create schemas in it
-    (``owner_url``: the run's fixtures' owner), which a database of the user's own (``--db-url``) does not give."""
-    backend = sa.engine.make_url(url).get_backend_name()
-    if backend in ("sqlite", "duckdb"):
-        return FileWriter
-    if backend == "postgresql" and owner_url is not None:
-        return lambda _folder: PostgresWriter(owner_url, reader)
-    return (
-        f"the search writes its neighbours beside the graded database, and on {backend} it may only read "
-        "(search the fixtures, or a SQLite or DuckDB copy of the database)"
-    )

@@ -22,8 +22,8 @@ from eval.core import markdown as md
 from eval.core.errors import HarnessError
 from eval.sql.corpus.questions import Corpus, Question
 from eval.sql.counterexample.budget import Budget
+from eval.sql.counterexample.memory_writer import MemoryWriter
 from eval.sql.counterexample.search import Searcher
-from eval.sql.counterexample.writing import FileWriter
 from eval.sql.fixtures.rules import RULES
 from eval.sql.grading.grade import Grader
 from eval.sql.grading.refuting import search_one
@@ -97,7 +97,7 @@ def search_survivors(
     checked = checked_references(corpus, seed=seed, rotations=DEFAULT_ROTATIONS, prefix="near-miss-cx-")
     with checked as (tmp, database, targets, check):
         grader = Grader(database, targets, check.reference, check.ties, check.also, check.also_ties)
-        searcher = Searcher(budget, ties_elsewhere, FileWriter, tmp / "neighbours", rules=RULES)
+        searcher = Searcher(budget, ties_elsewhere, MemoryWriter, tmp / "neighbours", rules=RULES)
         out = []
         try:
             for i, (cls, q, sql, name) in enumerate(todo, 1):
