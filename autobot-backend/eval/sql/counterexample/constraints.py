@@ -199,7 +199,9 @@ def _declared(w: Working, table: str) -> str | None:
 
 def _orphaned(w: Working, table: str) -> str | None:
     """A referenced value that a changed or deleted row of ``table`` held and no row holds now, while a row still
-    refers to it: a parent's key set to another value (or NULL) orphans the rows that referred to the old one."""
+    refers to it: a parent's key set to another value (or NULL) orphans the rows that referred to the old one. Deleted
+    rows count too: a delete takes the rows that refer to a key as it is then, so a key changed and then deleted
+    leaves the referrers of its old value behind."""
     base, rows = w.base.rows[table], w.rows(table)
     before = [base[r] for r in (*w.touched.get(table, ()), *w.removed.get(table, ())) if r in base]
     if not before:

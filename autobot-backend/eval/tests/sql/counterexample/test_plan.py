@@ -141,3 +141,16 @@ def test_a_referenced_key_changed_under_rows_that_refer_to_it_breaks_the_foreign
     named_twice = Working(base)
     Put("orders", 0, 5, 60).apply(named_twice)  # order 6's line still refers to order 6
     assert violation(named_twice, ()) == "FOREIGN KEY: order_items -> orders"
+
+
+def test_a_key_changed_and_then_deleted_still_leaves_its_referrers_orphaned(base):
+    """Why the foreign-key check reads a neighbour's removed rows as well as its changed ones: deleting a row takes
+    with it the rows that refer to its key *now*, so a key changed first and then deleted leaves the rows that
+    referred to its old key pointing at nothing. Deleting a row whose key never changed is allowed."""
+    moved_then_dropped = Working(base)
+    Put("customers", 0, 3, 40).apply(moved_then_dropped)  # customer 4 (the fourth row) has orders
+    Drop("customers", frozenset({3})).apply(moved_then_dropped)
+    assert violation(moved_then_dropped, ()) == "FOREIGN KEY: orders -> customers"
+    dropped = Working(base)
+    Drop("customers", frozenset({3})).apply(dropped)  # its orders and their lines go with it
+    assert violation(dropped, ()) is None
