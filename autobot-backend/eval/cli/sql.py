@@ -54,8 +54,8 @@ def fixtures_of(args: argparse.Namespace) -> dict[str, Fixture]:
 
 def _llm_generator(sample_values: bool) -> SQLGenerator:
     # The HTTP client is loaded only for this candidate.
+    from services.generation.chat_terms import on_this_machine
     from services.generation.llm import API_KEY_ENV, BASE_URL_ENV, MODEL_ENV, GeneratorConfigError, OpenAIChatGenerator
-    from services.generation.openai_chat import on_this_machine
 
     def unset(names: list[str]) -> UsageError:
         return UsageError(f"the llm candidate needs credentials; not set: {', '.join(names)}. Nothing was scored.")

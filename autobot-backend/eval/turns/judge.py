@@ -32,9 +32,10 @@ from eval.core.errors import UsageError
 from eval.turns.format import Turn
 from eval.turns.prompt import MAX_EXPLANATION, PROMPT_SHA256, build_messages, response_format
 from eval.turns.rubric import BANDS, DIMENSIONS, RUBRIC_VERSION, Arithmetic, Band, caps_for, compose
+from services.generation.chat_terms import ChatPolicy, ChatUnavailable, Names, on_this_machine
 from services.generation.endpoint import api_key_problem, base_url_problem
 from services.generation.llm import without_thinking
-from services.generation.openai_chat import ChatClient, ChatPolicy, ChatUnavailable, Names, on_this_machine
+from services.generation.openai_chat import ChatClient
 
 if TYPE_CHECKING:  # httpx is imported where a request is made: an offline run never loads it
     import httpx

@@ -39,8 +39,9 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from services.generation.chat_terms import ChatPolicy, ChatReply, ChatUnavailable, Names
 from services.generation.endpoint import api_key_problem, base_url_problem
-from services.generation.openai_chat import ChatClient, ChatPolicy, ChatReply, ChatUnavailable, Names
+from services.generation.openai_chat import ChatClient
 from services.generation.protocol import Generation, GeneratorUnavailable
 from services.redaction import redact_http_url
 from services.schema_context import SchemaContext

@@ -26,15 +26,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import email.utils
-import ipaddress
 import json
 import logging
 import time
 import urllib.parse
 from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from tenacity import (
@@ -47,102 +43,26 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from services.generation.chat_terms import (
+    RETRYABLE_STATUS,
+    ChatPolicy,
+    ChatReply,
+    ChatUnavailable,
+    Names,
+    chat_endpoint,
+    count,
+    error_text,
+    first_line,
+    http_error_message,
+    retry_after,
+)
 from services.generation.reply_body import ACCEPT_ENCODING, BoundedBody, ReplyTooLarge, check_length
 from services.redaction import redact_http_url, scrub_secrets, url_secrets
 
 if TYPE_CHECKING:  # httpx is imported where a request is made: an offline run never loads it
     import httpx
 
-RETRYABLE_STATUS = frozenset({429, 502, 503, 504})
-"""HTTP statuses a later attempt may get past: rate limits and gateways. 500 is the server's own failure."""
 _LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
-_SNIPPET = 200
-
-
-@dataclass(frozen=True)
-class ChatPolicy:
-    """What one call may cost."""
-
-    timeout_s: float = 60.0
-    """One attempt: connecting, the headers and the whole body, in seconds."""
-    connect_timeout_s: float = 10.0
-    max_attempts: int = 4
-    budget_s: float = 180.0
-    """Every attempt and every wait between them, together."""
-    backoff_s: float = 1.0
-    """The scale of the first wait between attempts; it doubles per attempt, with full jitter."""
-    backoff_max_s: float = 30.0
-    max_reply_bytes: int = 4_000_000
-
-
-class ChatUnavailable(Exception):
-    """The endpoint could not be asked, or did not answer with a chat completion; already phrased."""
-
-    def __init__(
-        self, message: str, *, retryable: bool = False, status: int | None = None, retry_after_s: float | None = None
-    ) -> None:
-        super().__init__(message)
-        self.retryable, self.status, self.retry_after_s = retryable, status, retry_after_s
-        self.attempts = 1
-
-
-@dataclass(frozen=True)
-class Names:
-    """How messages name the settings a user can change (the caller's environment variables)."""
-
-    base_url: str = "the base URL"
-    api_key: str = "the API key"
-    model: str = "the model name"
-    timeout: str = "the timeout"
-
-
-@dataclass(frozen=True)
-class ChatReply:
-    content: str
-    """``choices[0].message.content``."""
-    prompt_tokens: int | None
-    """From the reply's ``usage``; None when the endpoint does not report it."""
-    completion_tokens: int | None
-    latency_ms: float
-    """The whole call, retries and waits included."""
-    attempts: int
-
-
-def chat_endpoint(base_url: str) -> str:
-    """``base_url`` with ``/chat/completions`` appended to its path (never after its query string)."""
-    parts = urllib.parse.urlsplit(base_url.strip())
-    path = parts.path.rstrip("/")
-    if not path.endswith("/chat/completions"):
-        path += "/chat/completions"
-    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, path, parts.query, parts.fragment))
-
-
-def on_this_machine(base_url: str) -> bool:
-    """Whether the endpoint is local (``localhost`` or a loopback address): the only kind a caller may
-    use without an API key, since nothing it is sent leaves the machine."""
-    try:
-        host = urllib.parse.urlsplit(base_url).hostname or ""
-    except ValueError:
-        return False
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def _retry_after(value: str | None) -> float | None:
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
 class _Wait:
@@ -330,20 +250,20 @@ class ChatClient:
         if isinstance(exc, httpx.TimeoutException):
             return self._slow()
         if isinstance(exc, httpx.ConnectError):
-            what = "connection refused" if "refused" in str(exc).lower() else f"cannot connect ({_first_line(exc)})"
+            what = "connection refused" if "refused" in str(exc).lower() else f"cannot connect ({first_line(exc)})"
             return self._error(f"{what}: is the server running? check {self.names.base_url}")
         if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
             return self._error(f"the connection dropped ({type(exc).__name__})", retryable=True)
-        return self._error(f"the request failed ({type(exc).__name__}: {_first_line(exc)})")
+        return self._error(f"the request failed ({type(exc).__name__}: {first_line(exc)})")
 
     def _checked(self, result: _Read) -> _Read:
         status, data, after = result
         if status >= 400:
             raise self._error(
-                _http_error_message(status, data, self.names),
+                http_error_message(status, data, self.names),
                 retryable=status in RETRYABLE_STATUS,
                 status=status,
-                retry_after_s=_retry_after(after) if status in RETRYABLE_STATUS else None,
+                retry_after_s=retry_after(after) if status in RETRYABLE_STATUS else None,
             )
         return result
 
@@ -365,7 +285,7 @@ class ChatClient:
             content = None
         if not isinstance(content, str):
             error = payload.get("error") if isinstance(payload, dict) else None
-            hint = f" (the server says: {_error_text(error)})" if error else ""
+            hint = f" (the server says: {error_text(error)})" if error else ""
             raise self._error(
                 f"the reply has no choices[0].message.content{hint}; is this an OpenAI-compatible "
                 "/chat/completions endpoint?"
@@ -373,8 +293,8 @@ class ChatClient:
         usage = payload.get("usage") if isinstance(payload.get("usage"), dict) else {}
         return ChatReply(
             content,
-            _count(usage.get("prompt_tokens")),
-            _count(usage.get("completion_tokens")),
+            count(usage.get("prompt_tokens")),
+            count(usage.get("completion_tokens")),
             round((time.monotonic() - started) * 1000, 3),
             attempts,
         )
@@ -427,38 +347,3 @@ async def _aretry(args: dict[str, Any], call: Callable[[], Awaitable[Any]]) -> A
         with attempt:
             return await call()
     raise AssertionError("unreachable: tenacity reraises the last error")  # pragma: no cover
-
-
-def _count(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
-def _error_text(error: object) -> str:
-    if isinstance(error, dict):
-        error = error.get("message") or error
-    return str(error)[:_SNIPPET]
-
-
-def _http_error_message(status: int, body: bytes, names: Names) -> str:
-    text = body[:4096].decode("utf-8", "replace")
-    try:
-        detail = _error_text(json.loads(text).get("error") or text)
-    except (json.JSONDecodeError, AttributeError):
-        detail = text.strip()[:_SNIPPET]
-    said = f" (the server says: {detail})" if detail else ""
-    if status in (401, 403):
-        advice = f"the endpoint rejected the credentials: check {names.api_key}"
-    elif status == 404:
-        advice = f"not found: check {names.base_url} (the API root, e.g. ending in /v1) and {names.model}"
-    elif status == 429:
-        advice = "rate limited or out of quota: retried, still limited; retry later or check the account"
-    elif status >= 500:
-        advice = "the server failed; check its logs or retry"
-    else:
-        advice = f"the request was rejected; check {names.model} and the server's API"
-    return f"HTTP {status}: {advice}{said}"

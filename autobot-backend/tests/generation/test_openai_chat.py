@@ -12,7 +12,8 @@ import time
 
 import pytest
 
-from services.generation.openai_chat import ChatClient, ChatPolicy, ChatUnavailable, chat_endpoint, on_this_machine
+from services.generation.chat_terms import ChatPolicy, ChatUnavailable, chat_endpoint, on_this_machine
+from services.generation.openai_chat import ChatClient
 from services.redaction import redact_http_url
 from tests.http_fakes import HANG_LIMIT_S, FakeHTTPServer, Reply, chat_reply, json_reply
 

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from services.generation.openai_chat import ChatClient, ChatPolicy, ChatUnavailable
+from services.generation.chat_terms import ChatPolicy, ChatUnavailable
+from services.generation.openai_chat import ChatClient
 from services.generation.reply_body import BoundedBody, ReplyTooLarge
 from tests.bounds import MB
 from tests.http_fakes import FakeHTTPServer, Reply, chat_reply
@@ -70,7 +71,8 @@ def test_a_decompression_bomb_is_abandoned_at_the_limit(bombs: dict[str, bytes],
 
 PEAK = r"""
 import sys
-from services.generation.openai_chat import ChatClient, ChatPolicy, ChatUnavailable
+from services.generation.chat_terms import ChatPolicy, ChatUnavailable
+from services.generation.openai_chat import ChatClient
 try:
     ChatClient(sys.argv[1], policy=ChatPolicy(timeout_s=60.0, max_attempts=1)).complete({"model": "m", "messages": []})
 except ChatUnavailable as exc:

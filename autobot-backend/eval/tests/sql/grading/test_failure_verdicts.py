@@ -21,8 +21,8 @@ from eval.sql.corpus.questions import load_corpus
 from eval.sql.grading.candidates import AnswersById
 from eval.sql.model.outcome import SQLOutcome, Verdict
 from eval.sql.pipeline import RunSpec, run_suite
+from services.generation.chat_terms import ChatPolicy
 from services.generation.llm import OpenAIChatGenerator
-from services.generation.openai_chat import ChatPolicy
 from services.generation.protocol import Generation, GeneratorUnavailable, SQLGenerator
 from services.schema_context import SchemaContext
 from tests.http_fakes import FakeHTTPServer, Reply, chat_reply, json_reply, unused_port
