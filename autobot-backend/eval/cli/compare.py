@@ -13,8 +13,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from eval.cli.entry import entry_point
 from eval.cli.parser import Parser
@@ -26,6 +27,9 @@ from eval.tools import matrix_render
 from eval.tools.compare_render import to_html, to_markdown
 from eval.tools.compare_runs import compare, load_report
 from eval.tools.model_matrix import LABELS, matrix
+
+Result = dict[str, Any]
+Render = Callable[[Result], str]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -73,15 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         allow_off_suite=args.allow_off_suite,
         seed=args.seed,
     )
-    text = to_markdown(result)
-    print_report(text)
-    if args.markdown:
-        write_text(args.markdown, text + "\n")
-    if args.json:
-        write_text(args.json, json.dumps(result, indent=2) + "\n")
-    if args.html:
-        write_text(args.html, to_html(result))
-    return EXIT_OK
+    return _write(args, result, to_markdown, to_html)
 
 
 def _matrix(args: argparse.Namespace) -> int:
@@ -91,14 +87,19 @@ def _matrix(args: argparse.Namespace) -> int:
         raise UsageError(f"a model matrix takes at most {len(LABELS)} reports, got {len(paths)}")
     sides = [load_report(resolve_input(path), label) for path, label in zip(paths, LABELS)]
     result = matrix(sides, common_only=args.common_only, allow_off_suite=args.allow_off_suite)
-    text = matrix_render.to_markdown(result)
+    return _write(args, result, matrix_render.to_markdown, matrix_render.to_html)
+
+
+def _write(args: argparse.Namespace, result: Result, markdown: Render, html: Render) -> int:
+    """The Markdown printed, and each output asked for written (the HTML rendered only when asked for)."""
+    text = markdown(result)
     print_report(text)
     if args.markdown:
         write_text(args.markdown, text + "\n")
     if args.json:
         write_text(args.json, json.dumps(result, indent=2) + "\n")
     if args.html:
-        write_text(args.html, matrix_render.to_html(result))
+        write_text(args.html, html(result))
     return EXIT_OK
 
 

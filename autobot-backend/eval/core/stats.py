@@ -57,6 +57,11 @@ def wilson_rounded(successes: int, trials: int) -> list[float] | None:
     return None if found is None else [round(found[0], 4), round(found[1], 4)]
 
 
+def rate_rounded(successes: int, trials: int) -> float | None:
+    """``successes / trials`` as reports keep a rate: to four places (None without a trial)."""
+    return round(successes / trials, 4) if trials else None
+
+
 def mcnemar_exact(b: int, c: int) -> float:
     """Two-sided exact McNemar p-value for ``b`` and ``c`` discordant pairs (1.0 when there are none).
 

@@ -33,7 +33,14 @@ from typing import Any
 from eval.core.errors import HarnessError
 from eval.core.jsonl import json_file
 from eval.core.output import shown_path
-from eval.core.stats import BOOTSTRAP_ITERATIONS, BOOTSTRAP_SEED, mcnemar_exact, paired_bootstrap, wilson_rounded
+from eval.core.stats import (
+    BOOTSTRAP_ITERATIONS,
+    BOOTSTRAP_SEED,
+    mcnemar_exact,
+    paired_bootstrap,
+    rate_rounded,
+    wilson_rounded,
+)
 from eval.sql.model.cohort import cohort_differences, cohort_keys
 from eval.sql.model.outcome import SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
@@ -108,37 +115,25 @@ def _wrong_kind(o: SQLOutcome) -> str | None:
 def _rate(side: Side, ids: list[str]) -> dict[str, Any]:
     answerable = [side.questions[i] for i in ids if side.questions[i].expect == "answer"]
     measured = [o for o in answerable if o.measured]
-    passed = sum(o.verdict is Verdict.PASS for o in measured)
-    return {
-        "pass": passed,
-        "measured": len(measured),
-        "pass_rate": round(passed / len(measured), 4) if measured else None,
-        "ci": wilson_rounded(passed, len(measured)),
-    }
+    return _share(("pass", "measured", "pass_rate"), sum(o.verdict is Verdict.PASS for o in measured), len(measured))
 
 
 def refusal_rate(side: Side, ids: list[str]) -> dict[str, Any]:
     """Refusal recall on the must-refuse questions measured: declined (by the generator or the guard) / measured."""
     measured = [o for i in ids if (o := side.questions[i]).expect == "refuse" and o.measured]
-    declined = sum(o.declined for o in measured)
-    return {
-        "declined": declined,
-        "measured": len(measured),
-        "recall": round(declined / len(measured), 4) if measured else None,
-        "ci": wilson_rounded(declined, len(measured)),
-    }
+    return _share(("declined", "measured", "recall"), sum(o.declined for o in measured), len(measured))
 
 
 def over_refusal_rate(side: Side, ids: list[str]) -> dict[str, Any]:
     """Over-refusals on the battery's controls measured: refused (answerable, declined anyway) / measured."""
     measured = [o for i in ids if (o := side.questions[i]).is_control and o.measured]
-    refused = sum(o.verdict is Verdict.REFUSED for o in measured)
-    return {
-        "refused": refused,
-        "controls": len(measured),
-        "rate": round(refused / len(measured), 4) if measured else None,
-        "ci": wilson_rounded(refused, len(measured)),
-    }
+    return _share(("refused", "controls", "rate"), sum(o.verdict is Verdict.REFUSED for o in measured), len(measured))
+
+
+def _share(names: tuple[str, str, str], count: int, of: int) -> dict[str, Any]:
+    """``count`` of ``of`` under the report's names for the count, the total and the rate, with the 95% interval."""
+    count_name, total_name, rate_name = names
+    return {count_name: count, total_name: of, rate_name: rate_rounded(count, of), "ci": wilson_rounded(count, of)}
 
 
 def _word(o: SQLOutcome) -> str:

@@ -16,6 +16,7 @@ from functools import cached_property
 
 import sqlalchemy as sa
 
+from eval.sql.model.kinds import type_kind
 from services.schema_context import DuckDBCatalog
 
 KINDS = ("int", "real", "decimal", "text", "date", "datetime", "bool", "other")
@@ -98,20 +99,9 @@ class Schema:
 
 def kind_of(column_type: sa.types.TypeEngine[object]) -> str:
     """A column's kind from its reflected type (SQLite's declared names included)."""
-    if isinstance(column_type, sa.Boolean):
-        return "bool"
-    if isinstance(column_type, sa.Integer):
-        return "int"
-    if isinstance(column_type, sa.Float):
-        return "real"
-    if isinstance(column_type, sa.Numeric):
-        return "decimal"
-    if isinstance(column_type, sa.DateTime):
-        return "datetime"
-    if isinstance(column_type, sa.Date):
-        return "date"
-    if isinstance(column_type, sa.String):
-        return "text"
+    kind = type_kind(column_type)
+    if kind is not None:
+        return kind
     name = str(getattr(column_type, "__visit_name__", "")).lower()
     return {"integer": "int", "real": "real", "text": "text"}.get(name, "other")
 

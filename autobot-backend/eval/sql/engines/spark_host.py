@@ -28,7 +28,7 @@ import secrets
 from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import sqlalchemy as sa
 from sqlglot import exp
@@ -36,6 +36,7 @@ from sqlglot import exp
 from eval.sql.engines.spark_server import WRITABLE_SESSION
 from eval.sql.fixtures import seeded as fx
 from eval.sql.fixtures.seeded import Fixture, FixtureError
+from eval.sql.model.kinds import type_kind
 from services.redaction import redact_url
 
 __all__ = ["ROWS_PER_INSERT", "SparkHost", "spark_type"]
@@ -51,20 +52,22 @@ def spark_type(column_type: sa.types.TypeEngine[Any]) -> str:
     (``DECIMAL(38,10)`` when undeclared), reals ``DOUBLE``, dates ``DATE``, date-times ``TIMESTAMP``,
     booleans ``BOOLEAN``, everything else ``STRING``.
     """
-    if isinstance(column_type, sa.Boolean):
-        return "BOOLEAN"
-    if isinstance(column_type, sa.Integer):
-        return "BIGINT"
-    if isinstance(column_type, sa.Float):
-        return "DOUBLE"
-    if isinstance(column_type, sa.Numeric):
-        precision, scale = column_type.precision, column_type.scale
+    kind = type_kind(column_type)
+    if kind == "decimal":
+        numeric = cast("sa.Numeric[Any]", column_type)
+        precision, scale = numeric.precision, numeric.scale
         return f"DECIMAL({precision},{scale or 0})" if precision else "DECIMAL(38,10)"
-    if isinstance(column_type, sa.DateTime):
-        return "TIMESTAMP"
-    if isinstance(column_type, sa.Date):
-        return "DATE"
-    return "STRING"
+    return _SPARK_TYPES.get(kind, "STRING")
+
+
+_SPARK_TYPES: dict[str | None, str] = {
+    "bool": "BOOLEAN",
+    "int": "BIGINT",
+    "real": "DOUBLE",
+    "datetime": "TIMESTAMP",
+    "date": "DATE",
+}
+"""Spark's type for each kind but ``decimal`` (declared precision); any other (text, none) is ``STRING``."""
 
 
 def _quote(name: str) -> str:

@@ -155,7 +155,24 @@ def ask_all(
             grade = stack.enter_context(grading_processes(grader, grading))
         else:
             grade = _in_threads(grader, stack.enter_context(ThreadPoolExecutor(GRADING_THREADS, "grading")))
-        replays = _ask(samples, candidate, grader, timeout_s, concurrency, limits, progress, on_answer, secrets, grade)
+
+        async def run() -> list[Replay[Sample, SQLOutcome]]:
+            try:
+                return await replay_all(
+                    samples,
+                    graded_candidate(candidate, grader, on_answer, secrets, grade),
+                    SQLOutcome,
+                    timeout_s=timeout_s,
+                    concurrency=concurrency,
+                    progress=progress,
+                    limits=limits,
+                )
+            finally:
+                close = getattr(candidate, "aclose", None)
+                if close is not None:
+                    await close()  # in the loop that opened what it closes
+
+        replays = interrupt.run_async(run())
     outcomes = []
     interrupted = False
     for r in replays:
@@ -175,37 +192,6 @@ def _in_threads(grader: Grader, pool: ThreadPoolExecutor) -> Grade:
         return await loop.run_in_executor(pool, grader.grade, question, Replay(question, answer))
 
     return grade
-
-
-def _ask(
-    samples: Sequence[Sample],
-    candidate: SQLCandidate,
-    grader: Grader,
-    timeout_s: float,
-    concurrency: int,
-    limits: Limits,
-    progress: Progress | None,
-    on_answer: OnAnswer | None,
-    secrets: frozenset[str] | None,
-    grade: Grade | None,
-) -> list[Replay[Sample, SQLOutcome]]:
-    async def run() -> list[Replay[Sample, SQLOutcome]]:
-        try:
-            return await replay_all(
-                samples,
-                graded_candidate(candidate, grader, on_answer, secrets, grade),
-                SQLOutcome,
-                timeout_s=timeout_s,
-                concurrency=concurrency,
-                progress=progress,
-                limits=limits,
-            )
-        finally:
-            close = getattr(candidate, "aclose", None)
-            if close is not None:
-                await close()  # in the loop that opened what it closes
-
-    return interrupt.run_async(run())
 
 
 def majority(verdicts: Sequence[Verdict]) -> Verdict:

@@ -17,7 +17,7 @@ import statistics
 from collections.abc import Sequence
 
 from eval.core.errors import UsageError
-from eval.core.stats import BOOTSTRAP_SEED, bootstrap_rate
+from eval.core.stats import BOOTSTRAP_SEED, bootstrap_rate, rate_rounded
 from eval.sql.model.costs import Costs, Distribution, Latency, Prices, Repeats, TokensPerAsk, TokenSpread
 from eval.sql.model.outcome import SQLOutcome, Verdict
 
@@ -123,10 +123,10 @@ def repeat_summary(outcomes: Sequence[SQLOutcome], repeats: int) -> Repeats | No
     return Repeats(
         k=repeats,
         questions=n,
-        majority_pass_rate=round(sum(majority) / n, 4) if n else None,
+        majority_pass_rate=rate_rounded(sum(majority), n),
         majority_pass_rate_ci=None if ci is None else [round(ci[0], 4), round(ci[1], 4)],
         ci_method=f"bootstrap over questions, percentile 95% interval, seed {BOOTSTRAP_SEED}",
-        pass_at=round(any_pass / n, 4) if n else None,
-        pass_hat=round(all_pass / n, 4) if n else None,
+        pass_at=rate_rounded(any_pass, n),
+        pass_hat=rate_rounded(all_pass, n),
         flaky=flaky,
     )

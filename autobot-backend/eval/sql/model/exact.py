@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from eval.core.stats import wilson_rounded
+from eval.core.stats import rate_rounded, wilson_rounded
 from eval.sql.model.codec import key
 
 COMPONENTS = (
@@ -127,10 +127,6 @@ class Scored(Protocol):
     def good(self) -> bool: ...
 
 
-def _rate(num: int, den: int) -> float | None:
-    return round(num / den, 4) if den else None
-
-
 def _tally(items: Sequence[Scored]) -> Tally:
     measured = [o for o in items if o.exact is not None and o.exact.match is not None]
     matched = sum(bool(o.exact and o.exact.match) for o in measured)
@@ -141,8 +137,8 @@ def _tally(items: Sequence[Scored]) -> Tally:
         measured=len(measured),
         matched=matched,
         unmeasured=len(items) - len(measured),
-        rate=_rate(matched, len(measured)),
-        execution_rate=_rate(passed, len(graded)),
+        rate=rate_rounded(matched, len(measured)),
+        execution_rate=rate_rounded(passed, len(graded)),
     )
 
 
@@ -166,13 +162,13 @@ def exact_match_figures(outcomes: Sequence[Scored], levels: Sequence[str]) -> Ex
         mode=mode,
         overall=overall,
         rate_ci=wilson_rounded(overall.matched, overall.measured),
-        other=OtherMode(other_mode(mode), len(others), sum(others), _rate(sum(others), len(others))),
+        other=OtherMode(other_mode(mode), len(others), sum(others), rate_rounded(sum(others), len(others))),
         differ=sum(bool(o.exact and o.exact.differs) for o in scored),
         by_difficulty={
             level: _tally(group) for level in levels if (group := [o for o in scored if o.difficulty == level])
         },
         components={
-            name: _rate(sum(bool(o.exact and o.exact.components.get(name)) for o in measured), len(measured))
+            name: rate_rounded(sum(bool(o.exact and o.exact.components.get(name)) for o in measured), len(measured))
             for name in COMPONENTS
         },
     )

@@ -19,7 +19,7 @@ from enum import StrEnum
 from typing import Literal
 
 from eval.core.classification import Classification
-from eval.core.stats import wilson_rounded
+from eval.core.stats import rate_rounded, wilson_rounded
 from eval.sql.model.codec import key, written
 from eval.sql.model.counterexample import Search
 from eval.sql.model.diagnosis import Diagnosis
@@ -198,10 +198,6 @@ class SQLOutcome:
         return self.expect == "refuse" and self.measured and not self.declined
 
 
-def _rate(num: int, den: int) -> float | None:
-    return round(num / den, 4) if den else None
-
-
 def _per_verdict(counts: Counter[Verdict]) -> dict[str, int]:
     """A count field per answerable verdict (:func:`~eval.sql.model.figures.count_field`)."""
     return {count_field(v.value): counts[v] for v in ANSWERABLE_VERDICTS}
@@ -221,12 +217,12 @@ def summary(outcomes: Sequence[SQLOutcome]) -> Summary:
         answerable=len(answerable),
         **_per_verdict(counts),
         measured=measured,
-        pass_rate=_rate(counts[Verdict.PASS], measured),
+        pass_rate=rate_rounded(counts[Verdict.PASS], measured),
         pass_rate_ci=wilson_rounded(counts[Verdict.PASS], measured),
         must_refuse=len(refuse),
         must_refuse_measured=len(refuse_measured),
         correct_refusals=correct,
-        refusal_recall=_rate(correct, len(refuse_measured)),
+        refusal_recall=rate_rounded(correct, len(refuse_measured)),
         refusal_recall_ci=wilson_rounded(correct, len(refuse_measured)),
         refusals_by_guard=sum(o.declined_by == "guard" for o in refuse),
         missed_refusals=sum(o.missed_refusal for o in refuse),

@@ -72,7 +72,10 @@ runs graded under the old rules are never taken for the same measurement as runs
 """
 
 from eval.sql.rows._columns import COLUMN_ORDERS, ColumnOrder
-from eval.sql.rows._compare import (
+from eval.sql.rows._compare import compare_results
+from eval.sql.rows._ties import MAX_TIED_ROWS, Ties, compare_with_ties
+from eval.sql.rows._values import NORMALISERS, Normaliser, show
+from eval.sql.rows._verdict import (
     COLUMN_COUNT,
     COLUMN_ORDER,
     ORDER,
@@ -83,10 +86,7 @@ from eval.sql.rows._compare import (
     Comparison,
     Location,
     Mismatch,
-    compare_results,
 )
-from eval.sql.rows._ties import MAX_TIED_ROWS, Ties, compare_with_ties
-from eval.sql.rows._values import NORMALISERS, Normaliser, show
 
 POLICY_VERSION = 2
 """The version of the comparison policy above (part of every run's cohort)."""

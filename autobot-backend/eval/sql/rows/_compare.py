@@ -25,31 +25,16 @@ from eval.sql.rows._tolerance import Tolerance
 from eval.sql.rows._values import show_pair, show_row, values_equal
 from eval.sql.rows._verdict import (
     COLUMN_COUNT,
-    COLUMN_ORDER,
     ORDER,
     ROW_COUNT,
     SHAPE,
-    UNDECIDED,
     VALUE,
     Comparison,
     Location,
     Mismatch,
 )
 
-__all__ = [
-    "COLUMN_COUNT",
-    "COLUMN_ORDER",
-    "ORDER",
-    "ROW_COUNT",
-    "SHAPE",
-    "UNDECIDED",
-    "VALUE",
-    "Comparison",
-    "Location",
-    "Mismatch",
-    "compare_results",
-    "compare_settled",
-]
+__all__ = ["compare_results", "compare_settled"]
 
 _NEAREST_SCAN = 1000
 """How many unpaired candidate rows are scored by the policy when naming the one nearest a missing row."""

@@ -14,6 +14,7 @@ from eval.core.stats import (
     holm,
     mcnemar_exact,
     paired_bootstrap,
+    rate_rounded,
     spearman_rho,
     wilson,
 )
@@ -40,6 +41,12 @@ def test_wilson_bounds_are_exact_at_the_edges_and_none_without_trials():
     assert wilson(0, 0) is None
     with pytest.raises(ValueError):
         wilson(6, 5)
+
+
+def test_a_rate_is_kept_to_four_places_and_is_none_without_a_trial():
+    assert rate_rounded(81, 263) == 0.308
+    assert rate_rounded(2, 3) == 0.6667
+    assert rate_rounded(0, 0) is None
 
 
 def test_the_95_percent_quantile():
