@@ -10,29 +10,18 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import sqlalchemy as sa
 
 from eval.core import forked, interrupt
-from eval.core.errors import HarnessError, UsageError
 from eval.core.forked import Spread
-from eval.core.output import print_warning, shown_url
-from eval.core.runner import INTERRUPTED, Limits, Progress
-from eval.sql.corpus.answers import RecordedAnswers
-from eval.sql.corpus.db_dir import database_targets
+from eval.core.output import shown_url
+from eval.core.runner import INTERRUPTED, Progress
 from eval.sql.corpus.lints import DRAFT_DETAIL
 from eval.sql.corpus.questions import Corpus, Question
-from eval.sql.counterexample.budget import Budget
-from eval.sql.counterexample.search import Searcher
-from eval.sql.counterexample.writers import writer_for
 from eval.sql.engines.setup import FixtureHost, engine_name, fixture_host
-from eval.sql.fixtures.rules import RULES
-from eval.sql.fixtures.seeded import Fixture
-from eval.sql.grading.asking import OnAnswer, Sample, ask_all, combine
+from eval.sql.grading.asking import Sample, ask_all, combine
 from eval.sql.grading.candidates import (
     ServiceCandidate,
     reference_answers,
@@ -47,7 +36,8 @@ from eval.sql.grading.spread import ask_spread, spreadable
 from eval.sql.grading.transcripts import note as transcript_note
 from eval.sql.grading.transcripts import run_secrets
 from eval.sql.grading.warnings import run_warnings
-from eval.sql.model.defaults import DEFAULT_ENGINE, DEFAULT_SEED
+from eval.sql.model.defaults import DEFAULT_SEED
+from eval.sql.model.lints import DRAFT
 from eval.sql.model.outcome import NO_ANSWER, ORACLE, SQLOutcome, Verdict
 from eval.sql.model.run import SQLRun
 from eval.sql.model.setup import CorpusStamps, DatabaseStamp, RunSetup, SkippedStamp
@@ -56,104 +46,14 @@ from eval.sql.oracle.findings import corpus_findings
 from eval.sql.oracle.kept import KeptChecks
 from eval.sql.oracle.selfcheck import SNAPSHOT_DIR, OracleDefect, SelfCheckResult, is_builtin, run_self_check
 from eval.sql.oracle.sharing import keep_references, parse_references
-from eval.sql.oracle.tie_check import ties_elsewhere
-from eval.sql.rows import ColumnOrder
+from eval.sql.pipeline.databases import build_targets, check_reachable, fixture_keys, make_searcher, privilege_warnings
+from eval.sql.pipeline.spec import ExactSetUp, OracleBroken, RunSpec, graded_corpus, run_row_cap
 from eval.sql.shards.share import ShardSpec, share
 from eval.sql.shards.stamp import engine_version, shard_setup
-from services.generation.protocol import Generation, SQLGenerator
+from services.generation.protocol import Generation
 from services.nl_database_service import NLDatabaseService
-from services.readonly import limits
-from services.readonly.privileges import privilege_warning
 from services.readonly.result_cache import ResultCache
 from services.redaction import redact_url
-
-STATEMENT_TIMEOUT_S = 10.0
-DRAFT = "draft"
-"""The reason of an ``unmeasured`` question marked ``draft: true`` (a starter question nobody has checked)."""
-
-
-class OracleBroken(HarnessError):
-    """The built-in corpus failed its self-check: no candidate was called."""
-
-    def __init__(self, defects: Sequence[OracleDefect]):
-        self.defects = list(defects)
-        lines = "\n".join(f"  {d.question_id}: {d.kind}: {d.detail}" for d in self.defects)
-        super().__init__(f"the built-in corpus failed its self-check; no candidate was called:\n{lines}")
-
-
-@dataclass(frozen=True)
-class RunSpec:
-    """Everything a run needs, validated by the command line before anything is built."""
-
-    candidate: str
-    """``reference``, ``embedded``, ``llm`` or ``recorded``."""
-    generator: SQLGenerator
-    """What the service holds (for ``reference``/``recorded`` only a name: answers go by id)."""
-    corpus: Corpus
-    fixtures: Mapping[str, Fixture]
-    """Fixture name -> fixture, for the questions' ``fixture`` names."""
-    builtin: bool
-    """The built-in corpus on the built-in fixtures: a broken oracle stops the run."""
-    db_url: str | None = None
-    """A user's own database instead of the fixtures (one database, no rotations)."""
-    rotations: int = 3
-    seed: int = DEFAULT_SEED
-    timeout_s: float = 120.0
-    """Per question, for the candidate's answer and its grading."""
-    answers: RecordedAnswers | None = None
-    concurrency: int = 1
-    repeats: int = 1
-    limits: Limits = field(default_factory=Limits)
-    statement_timeout_s: float = STATEMENT_TIMEOUT_S
-    prices: tuple[float, float] | None = None
-    db_dir: Path | None = None
-    """Where ``database:`` questions find their databases: ``<db_dir>/NAME/NAME.sqlite``."""
-    on_answer: OnAnswer | None = None
-    """Sees every answer with its grade (the run's captured turns); None: nothing is kept."""
-    engine: str = DEFAULT_ENGINE
-    """Where the fixtures are built and graded (:data:`eval.sql.engines.ENGINES`); not with ``db_url``."""
-    fixture_url: str | None = None
-    """PostgreSQL: the database the fixtures are built in (None: a throwaway server)."""
-    column_order: ColumnOrder | None = None
-    """``--column-order``: every question graded under it, whatever the corpus says (None: each its own).
-    Part of the set-up, so part of the cohort."""
-    transcripts: bool = True
-    """Keep a model candidate's transcript of every ask (``--no-transcripts``: False)."""
-    exact_match: str | None = None
-    """``--exact-match [MODE]``: every answer also gets Spider's exact-set-match, whatever the corpus says, its
-    figures in MODE (``official`` or ``extended``; None: as the corpus asks). Changes no verdict, so not part of
-    the cohort."""
-    row_cap: int | None = None
-    """``--row-cap``: the most rows a model's answer may return where its question sets no ``row_cap``
-    (None: ``NL_SQL_ROW_CAP``, else 10,000). A cohort key when not the default; references are bounded by
-    the byte budget alone."""
-    counterexamples: Budget | None = None
-    """``--counterexamples``: search every pass for a database on which it would be wrong, with this budget per
-    pass (:mod:`eval.sql.counterexample`); None: no search. A cohort key when set."""
-    shard: ShardSpec | None = None
-    """``--shard K/N``: grade only this share of the corpus (:mod:`eval.sql.shards.share`); everything else (the
-    databases built, the corpus stamps, the cohort) is the whole run's, so the shards merge into it."""
-
-
-def run_row_cap(spec: RunSpec) -> int:
-    """The row cap of a model's answer in this run: ``--row-cap``, else ``NL_SQL_ROW_CAP``, else 10,000."""
-    return limits.row_cap() if spec.row_cap is None else spec.row_cap
-
-
-def graded_corpus(spec: RunSpec) -> Corpus:
-    """The corpus as this run grades it: with ``--column-order`` applied to every question."""
-    return spec.corpus.with_column_order(spec.column_order) if spec.column_order else spec.corpus
-
-
-@dataclass(frozen=True)
-class ExactSetUp:
-    """What EM needs of a run (:mod:`eval.sql.grading.exact_match`): the dialect, each EM question's database
-    schema, the run's EM mode, and the recorded SQL of the EM questions that were not asked (an oracle defect)."""
-
-    dialect: str
-    schemas: dict[str, Any]
-    mode: str
-    unasked: dict[str, str | None]
 
 
 @dataclass
@@ -173,9 +73,9 @@ class _SoFar:
     samples: list[Sample] = field(default_factory=list)
     graded: list[SQLOutcome] = field(default_factory=list)
     asked: bool = False
+    """Every sample was put to the candidate (or was stopped by a signal while it was)."""
     exact: ExactSetUp | None = None
     """What EM needs, read while the service is open; None when no question asks for EM."""
-    """Every sample was put to the candidate (or was stopped by a signal while it was)."""
     privileged: list[str] = field(default_factory=list)
     """Warnings about database roles that can do more than read (printed when found)."""
     engine_version: str | None = None
@@ -245,7 +145,7 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         )
     graded = so_far.graded
     extra = sorted(set(spec.answers.answers) - {q.id for q in so_far.everything}) if spec.answers else []
-    fixtures = _fixture_keys(targets) if targets else sorted({q.fixture for q in so_far.everything if q.fixture})
+    fixtures = fixture_keys(targets) if targets else sorted({q.fixture for q in so_far.everything if q.fixture})
     rotations, seed = (spec.rotations, spec.seed) if fixtures else (1, None)
     run = RunSetup(
         engine=engine,
@@ -354,9 +254,9 @@ def _build_and_ask(
     """The run's phases, each recording in ``so_far`` what it learned, so a signal keeps what came before."""
     database = so_far.grader.database
     questions = so_far.questions
-    so_far.targets = targets = _targets(spec, so_far.everything, host)  # a shard builds what the whole run builds
-    _check_reachable(service, targets)
-    so_far.privileged = _privilege_warnings(service, targets)
+    so_far.targets = targets = build_targets(spec, so_far.everything, host)  # a shard builds what the whole run builds
+    check_reachable(service, targets)
+    so_far.privileged = privilege_warnings(service, targets)
     first_url = next(iter(targets.values()))[0]
     so_far.engine, dialect = engine_name(first_url), service.dialect(first_url)
     if spec.shard is not None:
@@ -414,7 +314,7 @@ def _build_and_ask(
             ),
         )
     if spec.counterexamples is not None and not so_far.interrupted:
-        searcher = _searcher(spec, host, first_url, workdir, grader.row_cap)
+        searcher = make_searcher(spec, host, first_url, workdir, grader.row_cap)
         try:
             passes = sum(o.verdict is Verdict.PASS for o in graded)
             searching = Spread(forked.processes(passes) if sqlite_only else 1, service.sql.after_fork)
@@ -434,25 +334,6 @@ def _build_and_ask(
         )
 
 
-def _searcher(spec: RunSpec, host: FixtureHost, url: str, workdir: Path, row_cap: int) -> Searcher:
-    """The counterexample search of this run: neighbours written where the run may write (a file's copy, a schema
-    of the fixtures' PostgreSQL database), read through the executor's limits, judged by the self-check's rules."""
-    assert spec.counterexamples is not None
-    owner = getattr(host, "owner_url", None)
-    owner_url = None if owner is None else sa.engine.make_url(owner).render_as_string(hide_password=False)
-    writer = writer_for(url, owner_url, getattr(host, "reader", None))
-    return Searcher(
-        spec.counterexamples,
-        ties_elsewhere,
-        None if isinstance(writer, str) else writer,
-        workdir / "neighbours",
-        rules=RULES,
-        timeout_s=spec.statement_timeout_s,
-        row_cap=row_cap,
-        cannot_write=writer if isinstance(writer, str) else "",
-    )
-
-
 def _phase(so_far: _SoFar) -> str:
     """Where in the run the signal came, as the partial report says it."""
     if not so_far.asked:
@@ -460,51 +341,6 @@ def _phase(so_far: _SoFar) -> str:
     if any(o.detail == INTERRUPTED for o in so_far.graded):
         return "while the questions were asked"
     return "after every question was graded"
-
-
-def _targets(spec: RunSpec, questions: list[Question], host: FixtureHost) -> dict[str | None, list[str]]:
-    if spec.db_url:
-        return {None: [spec.db_url]}
-    names = sorted({q.fixture for q in questions if q.fixture})
-    unknown = [f for f in names if f not in spec.fixtures]
-    if unknown:
-        raise UsageError(f"unknown fixture(s) {', '.join(unknown)}; fixtures: {', '.join(spec.fixtures)}")
-    databases = database_targets(questions, spec.db_dir)  # checked before anything is built
-    built: dict[str | None, list[str]] = {
-        f: host.build_rotations(spec.fixtures[f], spec.seed, spec.rotations) for f in names
-    }
-    return built | databases
-
-
-def _fixture_keys(targets: Mapping[str | None, Sequence[str]]) -> list[str]:
-    return sorted(k for k in targets if k and not k.startswith("db:"))
-
-
-def _check_reachable(service: NLDatabaseService, targets: Mapping[str | None, Sequence[str]]) -> None:
-    """Every database opens and has tables: on an empty one every answer is an error and every
-    must-refuse question a 'correct' refusal, a headline about nothing."""
-    for urls in targets.values():
-        for url in urls:
-            probe = service.run_readonly("SELECT 1", url)
-            if not probe.ok:
-                raise UsageError(f"cannot reach database {redact_url(url)}: {probe.reason}")
-            if not service.structure(url):
-                raise UsageError(
-                    f"the database {redact_url(url)} has no tables: nothing can be asked of it; check the URL "
-                    "or the file (a 0-byte .sqlite file is an empty database)"
-                )
-
-
-def _privilege_warnings(service: NLDatabaseService, targets: Mapping[str | None, Sequence[str]]) -> list[str]:
-    """A warning, printed now and kept in the run, for each PostgreSQL role answers run as that can do more
-    than read (a superuser, a member of pg_read_server_files, ...): the guard is then its only layer."""
-    found: list[str] = []
-    for url in dict.fromkeys(url for urls in targets.values() for url in urls):
-        warning = privilege_warning(service.executor(url))
-        if warning is not None and warning not in found:
-            print_warning(warning)
-            found.append(warning)
-    return found
 
 
 def _recorded(spec: RunSpec, questions: list[Question], dialect: str) -> Mapping[str, Generation] | None:
