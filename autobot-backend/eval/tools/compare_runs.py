@@ -112,7 +112,8 @@ def _wrong_kind(o: SQLOutcome) -> str | None:
     return None
 
 
-def _rate(side: Side, ids: list[str]) -> dict[str, Any]:
+def answer_rate(side: Side, ids: list[str]) -> dict[str, Any]:
+    """The pass rate over the answerable questions of ``ids`` that were measured, with its Wilson interval."""
     answerable = [side.questions[i] for i in ids if side.questions[i].expect == "answer"]
     measured = [o for o in answerable if o.measured]
     return _share(("pass", "measured", "pass_rate"), sum(o.verdict is Verdict.PASS for o in measured), len(measured))
@@ -255,7 +256,7 @@ def _figures(side: Side, ids: list[str]) -> dict[str, Any]:
     return {
         "report": side.path,
         "candidate": _candidate(side),
-        **_rate(side, ids),
+        **answer_rate(side, ids),
         "refusal": refusal_rate(side, ids),
         "over_refusals": over_refusal_rate(side, ids),
     }

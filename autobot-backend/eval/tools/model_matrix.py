@@ -22,7 +22,7 @@ from typing import Any
 
 from eval.core.stats import holm, mcnemar_exact
 from eval.sql.model.cohort import cohort_differences
-from eval.tools.compare_runs import CompareError, Side, _rate, over_refusal_rate, refusal_rate
+from eval.tools.compare_runs import CompareError, Side, answer_rate, over_refusal_rate, refusal_rate
 
 ALPHA = 0.05
 """The family-wise error rate the pairwise readings hold: the chance that any pair is called different when
@@ -182,7 +182,7 @@ def matrix(sides: list[Side], *, common_only: bool = False, allow_off_suite: boo
                 "label": s.label,
                 "report": s.path,
                 "candidate": {"path": s.run.candidate_path, "model": s.run.model},
-                **_rate(s, ids),
+                **answer_rate(s, ids),
                 "refusal": refusal_rate(s, ids),
                 "over_refusals": over_refusal_rate(s, ids),
             }
