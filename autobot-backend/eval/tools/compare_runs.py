@@ -112,6 +112,40 @@ def _wrong_kind(o: SQLOutcome) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class Paired:
+    """The answerable questions of ``ids`` measured on both sides, in order: whether each passed before and after."""
+
+    before: list[bool]
+    after: list[bool]
+
+    @property
+    def lost(self) -> int:
+        return sum(b and not a for b, a in zip(self.before, self.after))
+
+    @property
+    def gained(self) -> int:
+        return sum(a and not b for b, a in zip(self.before, self.after))
+
+    @property
+    def difference(self) -> float | None:
+        """The paired difference in pass rate, after - before (None: no question measured on both sides)."""
+        return rate_rounded(sum(self.after) - sum(self.before), len(self.before))
+
+
+def paired_passes(before: Side, after: Side, ids: list[str]) -> Paired:
+    """:class:`Paired` of two runs: what the two-run compare and the model matrix test."""
+    both = [
+        i
+        for i in ids
+        if before.questions[i].expect == "answer" and before.questions[i].measured and after.questions[i].measured
+    ]
+    return Paired(
+        [before.questions[i].verdict is Verdict.PASS for i in both],
+        [after.questions[i].verdict is Verdict.PASS for i in both],
+    )
+
+
 def answer_rate(side: Side, ids: list[str]) -> dict[str, Any]:
     """The pass rate over the answerable questions of ``ids`` that were measured, with its Wilson interval."""
     answerable = [side.questions[i] for i in ids if side.questions[i].expect == "answer"]
@@ -206,16 +240,9 @@ def compare(
                     "reason": b.reason,
                 }
             )
-    paired = [
-        i
-        for i in ids
-        if base.questions[i].expect == "answer" and base.questions[i].measured and new.questions[i].measured
-    ]
-    before = [base.questions[i].verdict is Verdict.PASS for i in paired]
-    after = [new.questions[i].verdict is Verdict.PASS for i in paired]
-    lost, gained = sum(x and not y for x, y in zip(before, after)), sum(y and not x for x, y in zip(before, after))
-    ci = paired_bootstrap(before, after, iterations=iterations, seed=seed)
-    difference = None if not paired else round((sum(after) - sum(before)) / len(paired), 4)
+    paired = paired_passes(base, new, ids)
+    lost, gained, difference = paired.lost, paired.gained, paired.difference
+    ci = paired_bootstrap(paired.before, paired.after, iterations=iterations, seed=seed)
     reading = (
         "nothing to compare: no answerable question measured on both sides"
         if ci is None
@@ -237,7 +264,7 @@ def compare(
         "flips": flips,
         "transitions": dict(sorted(transitions.items())),
         "transitions_per_stratum": {k: dict(sorted(v.items())) for k, v in sorted(per_stratum.items())},
-        "paired": {"questions": len(paired), "a_pass_b_not": lost, "b_pass_a_not": gained},
+        "paired": {"questions": len(paired.before), "a_pass_b_not": lost, "b_pass_a_not": gained},
         "difference": {
             "value": difference,
             "ci": None if ci is None else [round(ci[0], 4), round(ci[1], 4)],

@@ -22,7 +22,7 @@ from typing import Any
 
 from eval.core.stats import holm, mcnemar_exact
 from eval.sql.model.cohort import cohort_differences
-from eval.tools.compare_runs import CompareError, Side, answer_rate, over_refusal_rate, refusal_rate
+from eval.tools.compare_runs import CompareError, Side, answer_rate, over_refusal_rate, paired_passes, refusal_rate
 
 ALPHA = 0.05
 """The family-wise error rate the pairwise readings hold: the chance that any pair is called different when
@@ -122,22 +122,17 @@ def _pairs(sides: list[Side], ids: list[str]) -> list[dict[str, Any]]:
     pairs: list[dict[str, Any]] = []
     raw: list[float] = []
     for x, y in combinations(sides, 2):
-        paired = [
-            i for i in ids if x.questions[i].expect == "answer" and x.questions[i].measured and y.questions[i].measured
-        ]
-        before = [x.questions[i].good for i in paired]
-        after = [y.questions[i].good for i in paired]
-        lost = sum(b and not a for b, a in zip(before, after))
-        gained = sum(a and not b for b, a in zip(before, after))
+        paired = paired_passes(x, y, ids)
+        lost, gained = paired.lost, paired.gained
         raw.append(mcnemar_exact(lost, gained))
         pairs.append(
             {
                 "x": x.label,
                 "y": y.label,
-                "questions": len(paired),
+                "questions": len(paired.before),
                 "x_pass_y_not": lost,
                 "y_pass_x_not": gained,
-                "difference": round((sum(after) - sum(before)) / len(paired), 4) if paired else None,
+                "difference": paired.difference,
                 "mcnemar_p": round(raw[-1], 6),
                 "holm_p": None,
             }
