@@ -165,4 +165,6 @@ def _usual_db_dir(benchmark: Benchmark, questions: Path) -> Path:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from eval.core.process_exit import exit_process
+
+    exit_process(main())
