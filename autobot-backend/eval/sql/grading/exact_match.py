@@ -30,6 +30,7 @@ import dataclasses
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Protocol, cast
 
 from sqlglot import exp
@@ -50,6 +51,7 @@ from eval.sql.grading.spider_sql import (
 )
 from eval.sql.model.exact import COMPONENTS, EXTENDED, OFFICIAL, ExactMatch
 from eval.sql.model.outcome import NO_ANSWER, SQLOutcome, Verdict
+from services.readonly.parsed import MAX_TREES, statement_tree
 from services.schema_context import SchemaContext
 
 UNREADABLE = "Spider's parser cannot read the candidate's SQL"
@@ -153,11 +155,7 @@ class _Parsed:
     def read(self, sql: str, script: bool = False) -> SpiderQuery:
         """``sql`` in Spider's structure (:func:`read_query`); :class:`NotReadable` as it raises it."""
         if sql not in self._trees:
-            try:
-                tree = parse(sql, self.dialect)
-                self._trees[sql] = tree, with_queries(tree)
-            except NotReadable as exc:
-                self._trees[sql] = exc
+            self._trees[sql] = _tree(sql, self.dialect)
         parsed = self._trees[sql]
         if isinstance(parsed, NotReadable):
             raise parsed
@@ -172,6 +170,35 @@ class _Parsed:
             more = f" and {len(unknown) - 3} more" if len(unknown) > 3 else ""
             self._missing[sql] = f"{MISSING_NAMES}: {', '.join(unknown[:3])}{more}" if unknown else None
         return self._missing[sql]
+
+
+@lru_cache(maxsize=MAX_TREES)
+def _tree(sql: str, dialect: str) -> tuple[exp.Query, dict[str, exp.Expression]] | NotReadable:
+    """``sql`` parsed (:func:`parse`) with its WITH queries, once per process: a benchmark repeats its golds (532
+    texts in Spider dev's 1,034) and many answers are their gold's text. Read-only, as every reader here is."""
+    tree = _guard_tree(sql, dialect)
+    if tree is None:
+        try:
+            tree = parse(sql, dialect)
+        except NotReadable as exc:
+            return exc
+    return tree, with_queries(tree)
+
+
+def _guard_tree(sql: str, dialect: str) -> exp.Query | None:
+    """The guard's shared parse of ``sql`` (:mod:`services.readonly.parsed`; a run parses its references so before
+    the self-check forks, and its answers when they run) where it is :func:`parse`'s: the same tokens through the
+    same parser, which holds while no semicolon stands but a last one (``SELECT 1;;`` is one statement to the guard
+    and a block to ``sqlglot.parse_one``). None where it may differ, does not parse, or is not a query: then
+    :func:`parse` decides, and words its failure."""
+    body = sql.rstrip()
+    if ";" in body[:-1]:
+        return None
+    try:
+        tree = statement_tree(sql, dialect)
+    except Exception:
+        return None
+    return tree if isinstance(tree, exp.Query) else None
 
 
 def _extended(candidate: str | None, reference: str, parsed: _Parsed, ran: bool) -> _Result:
