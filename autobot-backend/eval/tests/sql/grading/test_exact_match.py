@@ -393,3 +393,45 @@ def test_the_run_counts_every_question_in_official_mode_and_the_answers_the_mode
     assert em.other.matched == 2 and em.other.measured == 4 and em.differ == 3
     exact = [o.exact for o in done if o.exact]
     assert [codec.from_json(ExactMatch, codec.to_json(e)) for e in exact] == exact
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT name FROM singer",
+        "SELECT name FROM singer;",
+        "SELECT name FROM singer ;  \n",
+        "SELECT name FROM singer;;",  # a block to parse_one, one statement to the guard
+        "SELECT name FROM singer; -- done",
+        "SELECT name FROM singer; SELECT age FROM singer",
+        "SELECT ';' FROM singer",
+        "INSERT INTO singer VALUES (1)",
+        "SELEC name FROM",
+    ],
+)
+def test_exact_match_reads_each_text_as_parse_does_whichever_parse_it_takes(sql):
+    """EM takes the guard's shared tree where it is ``parse``'s and parses itself elsewhere: either way a text
+    reads to the same tree, or fails with the same words, as ``parse`` gives it."""
+    from eval.sql.grading import exact_match as em_module
+    from eval.sql.grading.spider_sql import NotReadable
+
+    em_module._tree.cache_clear()
+    try:
+        expected: object = parse(sql, "sqlite")
+    except NotReadable as exc:
+        expected = str(exc)
+    got = em_module._tree(sql, "sqlite")
+    if isinstance(expected, str):
+        assert isinstance(got, NotReadable) and str(got) == expected
+    else:
+        assert not isinstance(got, NotReadable) and got[0] == expected and got[0].sql() == expected.sql()
+
+
+def test_a_text_repeated_across_questions_is_parsed_once():
+    from eval.sql.grading import exact_match as em_module
+
+    em_module._tree.cache_clear()
+    for _ in range(3):
+        em("SELECT name FROM singer WHERE age > 30", "SELECT name FROM singer WHERE age > 30")
+    info = em_module._tree.cache_info()
+    assert info.misses == 1 and info.hits >= 2
