@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import shlex
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
