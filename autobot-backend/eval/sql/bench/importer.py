@@ -41,7 +41,9 @@ import yaml
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from eval.core import forked
 from eval.core.errors import HarnessError
+from eval.core.forked import Spread
 from eval.core.output import confine, write_atomically
 from eval.sql.bench.formats import Benchmark, BenchQuestion, read_questions
 from eval.sql.bench.hardness import LEVELS, spider_hardness
@@ -195,7 +197,10 @@ def write_outputs(args: BenchImport) -> Imported:
     notes = list(read.notes)
     questions, skipped = _present(args, read.questions)
     if args.benchmark == "spider":
-        questions = [q if q.difficulty else _with_hardness(q) for q in questions]
+        # each gold parsed once, in forked children beside each other: the parse is most of an import's work
+        spread = Spread(forked.processes(len(questions)))
+        chunk = max(1, len(questions) // (4 * spread.workers))
+        questions = spread.map(_with_hardness, questions, chunk=chunk, key=_gold)
         notes.append(_hardness_note(questions))
         notes.append(
             "the corpus asks for Spider's exact-set-match as its script counts it (exact_match: official; extended: "
@@ -253,7 +258,12 @@ def _present(args: BenchImport, questions: list[BenchQuestion]) -> tuple[list[Be
 
 
 def _with_hardness(q: BenchQuestion) -> BenchQuestion:
-    return BenchQuestion(q.index, q.id, q.database, q.question, q.gold, spider_hardness(q.gold))
+    """``q`` with Spider's hardness of its gold, unless the benchmark gave one."""
+    return q if q.difficulty else BenchQuestion(q.index, q.id, q.database, q.question, q.gold, spider_hardness(q.gold))
+
+
+def _gold(q: BenchQuestion) -> str:
+    return q.gold
 
 
 def _hardness_note(questions: list[BenchQuestion]) -> str:
