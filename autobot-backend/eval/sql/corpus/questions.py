@@ -72,7 +72,7 @@ from eval.sql.corpus.corpus_types import (
 from eval.sql.corpus.file_loader import FileLoader
 from eval.sql.corpus.gate_settings import GateSettings
 from eval.sql.corpus.skipped import Skipped
-from eval.sql.fixtures.seeded import FIXTURE_NAMES
+from eval.sql.fixtures.specs import FIXTURE_NAMES
 
 __all__ = [
     "BACKEND_ROOT",

@@ -141,3 +141,33 @@ def test_html_does_import_the_template_engine(tiny_run):
     assert "<html" in (cwd / "run.html").read_text().lower()
     assert "jinja2" in loaded
     assert loaded.isdisjoint({"httpx", "rich"})
+
+
+@pytest.fixture
+def spider_files(tmp_path: Path) -> tuple[Path, list[str]]:
+    """A Spider-layout benchmark of two questions (one database) and a prediction for each."""
+    (tmp_path / "db" / "books").mkdir(parents=True)
+    with sqlite3.connect(tmp_path / "db" / "books" / "books.sqlite") as c:
+        c.execute("CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT, year INTEGER)")
+        c.execute("INSERT INTO books VALUES (1, 'Dune', 1965), (2, 'Emma', 1815)")
+    c.close()
+    questions = [
+        {"db_id": "books", "question": "How many books are there?", "query": "SELECT count(*) FROM books"},
+        {"db_id": "books", "question": "List the titles.", "query": "SELECT title FROM books"},
+    ]
+    (tmp_path / "dev.json").write_text(json.dumps(questions))
+    (tmp_path / "gold.sql").write_text("SELECT count(*) FROM books\tbooks\nSELECT title FROM books\tbooks\n")
+    (tmp_path / "pred.sql").write_text("SELECT count(id) FROM books\nSELECT title FROM books\n")
+    argv = ["spider", "--questions", "dev.json", "--gold", "gold.sql", "--predictions", "pred.sql"]
+    return tmp_path, [*argv, "--model", "m", "--db-dir", "db", "--out", "imported"]
+
+
+def test_an_import_that_checks_nothing_loads_no_database_toolkit(spider_files):
+    """The import writes a corpus and answers; only ``--check-references`` opens the databases."""
+    cwd, argv = spider_files
+    code, loaded = _loaded(cwd, "eval.cli.bench_import", *argv)
+    assert code == 0 and (cwd / "imported" / "spider.yaml").is_file()
+    assert "sqlglot" in loaded  # it parsed the golds (Spider's hardness)
+    assert loaded.isdisjoint({"sqlalchemy", "duckdb", "psycopg", *RUN_HEAVY}), sorted(loaded & {"sqlalchemy"})
+    code, loaded = _loaded(cwd, "eval.cli.bench_import", *argv, "--check-references")
+    assert code == 0 and "sqlalchemy" in loaded  # the positive control: checking opens them
