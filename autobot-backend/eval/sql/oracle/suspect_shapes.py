@@ -9,7 +9,6 @@ not a table, a condition in a subquery) is not flagged. A flag is a question for
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
@@ -17,6 +16,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope, traverse_scope
+from sqlglot.schema import MappingSchema
 
 from services.readonly.parsed import double_quoted_strings, statement_tree
 
@@ -54,26 +54,47 @@ class Reading:
 def read(sql: str, dialect: str, schema: Schema | None) -> Reading | None:
     """The query's scopes, its columns qualified by the schema where it can be; None when it does not parse."""
     try:
-        tree = statement_tree(sql, dialect).copy()  # the run's one parse of it, copied: it is changed below
+        parsed = statement_tree(sql, dialect)  # the run's one parse of it, shared: copied before it is changed
     except sqlglot.errors.SqlglotError:
         return None
+
+    def unqualified() -> exp.Expr:
+        tree = parsed.copy()
+        if dialect == "sqlite" and schema:
+            double_quoted_strings(tree, [str(c) for columns in schema.values() for c in columns])
+        return tree
+
+    tree = unqualified()
     star = _returns_star(tree)
-    if dialect == "sqlite" and schema:
-        double_quoted_strings(tree, [str(c) for columns in schema.values() for c in columns])
-    with contextlib.suppress(Exception):  # sqlglot raises more than its own errors on odd SQL: read it unqualified
+    try:
         tree = qualify(
-            tree.copy(),
-            schema=dict(schema) if schema else None,
+            tree,
+            schema=_mapped(schema, dialect) if schema else None,
             dialect=dialect,
             validate_qualify_columns=False,
             quote_identifiers=False,
             identify=False,
         )
+    except Exception:  # sqlglot raises more than its own errors on odd SQL: read it unqualified, as parsed
+        tree = unqualified()  # qualify may have changed part of the tree before it raised
     try:
         scopes = tuple(traverse_scope(tree))
     except Exception:
         return None
     return Reading(scopes, dialect, star)
+
+
+_MAPPED: dict[tuple[int, str], tuple[Schema, MappingSchema]] = {}
+
+
+def _mapped(schema: Schema, dialect: str) -> MappingSchema:
+    """``schema`` as sqlglot's optimizer reads it, built once per database and dialect (the suspect check reads one
+    schema per database, kept): building it normalises every table and column name again, for every reference."""
+    key = (id(schema), dialect)
+    found = _MAPPED.get(key)
+    if found is None or found[0] is not schema:
+        found = _MAPPED[key] = (schema, MappingSchema(dict(schema), dialect=dialect))
+    return found[1]
 
 
 def _returns_star(tree: exp.Expr) -> bool:
