@@ -11,8 +11,7 @@ from pathlib import Path
 
 from benchmarks import best_of
 from eval.sql.corpus.questions import load_corpus
-from eval.sql.fixtures.seeded import build_rotations
-from eval.sql.fixtures.specs import FIXTURE_NAMES
+from eval.sql.fixtures.seeded import FIXTURE_NAMES, build_rotations
 from eval.sql.model.defaults import DEFAULT_ROTATIONS
 from eval.sql.oracle.selfcheck import run_self_check
 from services.readonly.execute import ReadOnlySQL

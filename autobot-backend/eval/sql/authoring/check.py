@@ -24,8 +24,7 @@ from pathlib import Path
 from eval.core.errors import UsageError
 from eval.sql.corpus.db_dir import database_targets
 from eval.sql.corpus.questions import Corpus, CorpusError, Question, load_corpus
-from eval.sql.fixtures.seeded import build_rotations
-from eval.sql.fixtures.specs import FIXTURE_NAMES
+from eval.sql.fixtures.seeded import FIXTURE_NAMES, build_rotations
 from eval.sql.model.defaults import DEFAULT_ROTATIONS, DEFAULT_SEED
 from eval.sql.model.lints import UNSTATED_ORDER
 from eval.sql.oracle.findings import Findings, corpus_findings

@@ -37,7 +37,7 @@ from eval.sql.corpus.questions import (
     SUPPORTED_VERSIONS,
     Question,
 )
-from eval.sql.fixtures.specs import FIXTURE_NAMES
+from eval.sql.fixtures.seeded import FIXTURE_NAMES
 
 SCHEMA_PATH = Path(__file__).resolve().parents[4] / "docs" / "eval" / "sql-corpus.schema.json"
 UPDATE_COMMAND = "python -m eval.cli.docs --update-schema"

@@ -46,6 +46,7 @@ same answer (the cross-engine self-check, ``python -m eval.cli.selfcheck --engin
 
 from __future__ import annotations
 
+import enum
 import hashlib
 from collections.abc import Collection, Sequence
 from pathlib import Path
@@ -72,7 +73,6 @@ from eval.sql.corpus.corpus_types import (
 from eval.sql.corpus.file_loader import FileLoader
 from eval.sql.corpus.gate_settings import GateSettings
 from eval.sql.corpus.skipped import Skipped
-from eval.sql.fixtures.specs import FIXTURE_NAMES
 
 __all__ = [
     "BACKEND_ROOT",
@@ -102,23 +102,38 @@ def builtin_corpus_files() -> list[Path]:
     return sorted(CORPUS_DIR.glob("*.yaml"))
 
 
+class BuiltIn(enum.Enum):
+    """The default of :func:`load_corpus`'s ``fixtures``: the built-in fixtures' names."""
+
+    FIXTURES = "built-in"
+
+
+BUILT_IN = BuiltIn.FIXTURES
+
+
 def corpus_digest(files: Sequence[CorpusFile]) -> str:
     """Content, not location: each file's name (never its folder) and the SHA-256 of its bytes."""
     text = "".join(sorted(f"{Path(f.path).name}\0{f.sha256}\n" for f in files))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def load_corpus(paths: Sequence[Path] | None = None, *, fixtures: Collection[str] | None = FIXTURE_NAMES) -> Corpus:
+def load_corpus(
+    paths: Sequence[Path] | None = None, *, fixtures: Collection[str] | BuiltIn | None = BUILT_IN
+) -> Corpus:
     """Load and validate corpus files (the built-in ones when ``paths`` is None).
 
     Args:
         paths: YAML files, in the order their questions should appear.
-        fixtures: fixture names a question may use; ``None`` for a user's own database
-            (``--db-url``), where no fixture is required or checked.
+        fixtures: fixture names a question may use (by default the built-in fixtures'); ``None`` for a user's own
+            database (``--db-url``, a benchmark's ``--db-dir``), where no fixture is required or checked.
 
     Raises:
         CorpusError: listing every problem in every file.
     """
+    if isinstance(fixtures, BuiltIn):  # their names come with their builder (SQLAlchemy), loaded only when asked
+        from eval.sql.fixtures.seeded import FIXTURE_NAMES
+
+        fixtures = FIXTURE_NAMES
     paths = builtin_corpus_files() if paths is None else [Path(p) for p in paths]
     problems: list[str] = []
     if not paths:

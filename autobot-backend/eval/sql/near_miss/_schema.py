@@ -12,8 +12,7 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from sqlglot import exp
 
-from eval.sql.fixtures.schema import TABLES, Money
-from eval.sql.fixtures.vocabulary import STATUSES
+from eval.sql.fixtures.schema import STATUSES, TABLES, Money
 
 __all__ = ["FACTS", "STATUSES", "SchemaFacts", "base_table"]
 

@@ -21,8 +21,7 @@ from pathlib import Path
 import sqlglot
 
 from eval.sql.corpus.questions import Corpus, Question
-from eval.sql.fixtures.seeded import build_rotations
-from eval.sql.fixtures.specs import SPECS
+from eval.sql.fixtures.seeded import SPECS, build_rotations
 from eval.sql.grading import diagnosed
 from eval.sql.grading.grade import as_graded
 from eval.sql.model.defaults import DEFAULT_ROTATIONS

@@ -15,8 +15,7 @@ import pytest
 from eval.cli import selfcheck as selfcheck_cli
 from eval.sql.corpus.questions import load_corpus
 from eval.sql.corpus.snapshot import Answer, SnapshotError, decode_value, dumps, encode_value, load_snapshot
-from eval.sql.fixtures.seeded import build_rotations
-from eval.sql.fixtures.specs import FIXTURE_NAMES
+from eval.sql.fixtures.seeded import FIXTURE_NAMES, build_rotations
 from eval.sql.oracle import selfcheck
 from eval.sql.oracle.selfcheck import (
     EMPTY,
