@@ -133,10 +133,14 @@ class KeptChecks:
         """Question id -> where its findings are kept, for each question whose can be (not without a cache, on a
         server, on a database that did not open)."""
         out: dict[str, Where] = {}
+        known: dict[str, str | None] = {}  # each database's digest, once: a corpus asks many questions of one
         for q in questions if self.root is not None else ():
             urls = urls_of(q)
             dialect = dialect_of(urls[0]) if urls else None
-            digests = [d for d in (database_digest(u) for u in urls) if d is not None]
+            for u in urls:
+                if u not in known:
+                    known[u] = database_digest(u)
+            digests = [d for d in (known[u] for u in urls) if d is not None]
             if isinstance(dialect, str) and urls and len(digests) == len(urls):
                 file = hashlib.sha256(" ".join(digests).encode()).hexdigest()[:32]
                 # one database has no rotations to lint, whatever the caller asked (the import and a run agree)
