@@ -38,7 +38,7 @@ from eval.sql.diagnosis import _repair
 from eval.sql.diagnosis._canonical import canonical, equate
 from eval.sql.diagnosis._catalog import Catalog
 from eval.sql.diagnosis._clauses import Context, Finding, compare
-from eval.sql.diagnosis._edits import Edit
+from eval.sql.diagnosis._edits import Edit, edits
 from eval.sql.diagnosis._results import _rows, evidence, readable
 from eval.sql.model.diagnosis import CATEGORIES, Category, Diagnosis, earliest
 
@@ -265,7 +265,8 @@ def _edited(
         same = mine == own if ordered else Counter(mine) == own_count
         return _repair.Effect.NO_EFFECT if same else _repair.Effect.CHANGES
 
-    return _repair.tried(ref, cand, context.dialect, context.catalog, probe.run, judge)
+    drawn = _drawn(reference_sql, candidate_sql, context)
+    return _repair.tried(ref, cand, context.dialect, context.catalog, probe.run, judge, drawn)
 
 
 @lru_cache(maxsize=PAIRS_KEPT)
@@ -279,6 +280,15 @@ def _canonical_pair(
     if ref is not None and cand is not None:
         equate(cand, ref)
     return ref, cand
+
+
+@lru_cache(maxsize=PAIRS_KEPT)
+def _drawn(reference_sql: str | None, candidate_sql: str | None, context: Context) -> _repair.Drawn:
+    """The edits of a pair (its canonical trees, :func:`_canonical_pair`), kept per pair and context: which edit
+    fixes is the database's to say, for each answer's own rows; what the edits are is a function of the pair."""
+    ref, cand = _canonical_pair(reference_sql, candidate_sql, context)
+    assert ref is not None and cand is not None  # _edited asks only for a pair whose both sides read
+    return _repair.Drawn(edits(ref, cand, context.dialect, context.catalog))
 
 
 @lru_cache(maxsize=PAIRS_KEPT)

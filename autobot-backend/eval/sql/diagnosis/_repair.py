@@ -17,7 +17,8 @@ read), at most :data:`MAX_EDITS` of them, and the search stops at the first that
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -51,13 +52,54 @@ Judge = Callable[[tuple[Rows, bool]], Effect]
 """What a result is to the diagnosis: ``fixes``, ``no_effect`` or ``changes``."""
 
 
+class Drawn:
+    """The edits of one pair of queries (:func:`._edits.edits`), drawn from it once and replayed to whoever iterates
+    them again: a pair met again (a corpus that repeats its SQL, an answer given to two paraphrases) is not
+    edited anew. Drawn as far as some reader went, so a diagnosis that stops at its first fix pays for no more;
+    what the drawing raised is raised again at the same place."""
+
+    def __init__(self, source: Iterator[Edit]):
+        self._source: Iterator[Edit] | None = source
+        self._drawn: list[Edit] = []
+        self._failed: BaseException | None = None
+        self._lock = threading.Lock()
+
+    def __iter__(self) -> Iterator[Edit]:
+        at = 0
+        while True:
+            with self._lock:
+                if at == len(self._drawn):
+                    if self._failed is not None:
+                        raise self._failed
+                    if self._source is None:
+                        return
+                    try:
+                        self._drawn.append(next(self._source))
+                    except StopIteration:
+                        self._source = None
+                        return
+                    except Exception as exc:
+                        self._failed, self._source = exc, None
+                        raise
+                edit = self._drawn[at]
+            yield edit
+            at += 1
+
+
 def tried(
-    reference: exp.Expr, candidate: exp.Expr, dialect: str, catalog: Catalog | None, run: Run, judge: Judge
+    reference: exp.Expr,
+    candidate: exp.Expr,
+    dialect: str,
+    catalog: Catalog | None,
+    run: Run,
+    judge: Judge,
+    drawn: Iterable[Edit] | None = None,
 ) -> list[Tried]:
-    """The edits of ``candidate`` toward ``reference``, run in order until one fixes (at most :data:`MAX_EDITS`)."""
+    """The edits of ``candidate`` toward ``reference`` (or ``drawn``, the same edits kept: :class:`Drawn`), run in
+    order until one fixes (at most :data:`MAX_EDITS`)."""
     out: list[Tried] = []
     seen: set[str] = set()
-    for edit in edits(reference, candidate, dialect, catalog):
+    for edit in drawn if drawn is not None else edits(reference, candidate, dialect, catalog):
         if edit.sql in seen:
             continue
         seen.add(edit.sql)
