@@ -277,3 +277,20 @@ def test_distinct_questions_sharing_words_are_not_flagged(a, b):
 def test_threshold_is_above_the_closest_distinct_pair():
     closest = max((s for _, _, s in near_duplicates(CORPUS.questions, threshold=0)), default=0)
     assert closest < NEAR_DUPLICATE_THRESHOLD
+
+
+def test_a_question_asked_n_times_has_n_minus_one_lints_each_naming_its_closest_earlier_twin():
+    """Not a lint per pair (n(n - 1)/2): each later copy once, naming the first of its closest earlier twins and
+    counting the others."""
+    from eval.sql.corpus.lints import corpus_lints
+    from eval.sql.model.lints import NEAR_DUPLICATE
+
+    text = "How many customers signed up during 2024?"
+    qs = [Question(id=f"q{i}", question=text) for i in range(4)]
+    qs.insert(2, Question(id="other", question="Which product sold the most units last month?"))
+    lints = [x for x in corpus_lints(qs) if x.kind == NEAR_DUPLICATE]
+    assert [x.question_id for x in lints] == ["q1", "q2", "q3"]
+    assert [x.detail.split("'")[1] for x in lints] == ["q0", "q0", "q0"]
+    assert "more earlier" not in lints[0].detail
+    assert "and 1 more earlier: 'q1'" in lints[1].detail
+    assert "and 2 more earlier: 'q1', 'q2'" in lints[2].detail
