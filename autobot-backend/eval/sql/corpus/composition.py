@@ -25,8 +25,9 @@ A reference that does not parse gets no tags (the self-check reports it when it 
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import sqlalchemy as sa
 import sqlglot
@@ -197,3 +198,34 @@ def near_duplicates(
         )
         pairs += [(qs[i].id, qs[i + 1 + j].id, score) for _, score, j in sorted(later, key=lambda m: m[2]) if score]
     return sorted(pairs, key=lambda p: -p[2])
+
+
+def earlier_twins(
+    questions: Sequence[Question], threshold: float = NEAR_DUPLICATE_THRESHOLD
+) -> dict[str, list[tuple[str, float]]]:
+    """Question id -> its earlier near-duplicates (id, score), highest score first and then in corpus order: the
+    pairs :func:`near_duplicates` finds, by their second question.
+
+    Compared once per distinct text (its words sorted), not once per question: a corpus that repeats its questions
+    (a benchmark's paraphrases, a corpus built from copies) compares its distinct texts, and each question takes
+    the earlier questions of every text near its own."""
+    words = [" ".join(sorted(utils.default_process(q.question).split())) for q in questions]
+    members: dict[str, list[int]] = {}
+    for i, w in enumerate(words):
+        members.setdefault(w, []).append(i)
+    distinct = list(members)
+    near: dict[str, list[tuple[str, float]]] = {w: [(w, 100.0)] for w in distinct}
+    for a, w in enumerate(distinct):
+        later = process.extract(
+            w, distinct[a + 1 :], scorer=fuzz.ratio, processor=None, score_cutoff=threshold, limit=None
+        )
+        for v, score, _ in later:
+            if score:
+                near[w].append((v, score))
+                near[v].append((w, score))
+    out: dict[str, list[tuple[str, float]]] = {}
+    for i, q in enumerate(questions):
+        found = [(-score, j) for v, score in near[words[i]] for j in members[v][: bisect.bisect_left(members[v], i)]]
+        if found:
+            out[q.id] = [(questions[j].id, -negative) for negative, j in sorted(found)]
+    return out

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from eval.sql.corpus.composition import NEAR_DUPLICATE_THRESHOLD, near_duplicates
+from eval.sql.corpus.composition import NEAR_DUPLICATE_THRESHOLD, earlier_twins
 from eval.sql.corpus.order_words import states_order
 from eval.sql.corpus.questions import Question
 from eval.sql.model.lints import DRAFT, NEAR_DUPLICATE, UNSTATED_ORDER, Lint
@@ -48,10 +48,7 @@ def corpus_lints(questions: Sequence[Question], one_row: Collection[str] = ()) -
             found.append((i, Lint(q.id, DRAFT, DRAFT_DETAIL, where(q))))
         if unstated_order(q) and q.id not in one_row:
             found.append((i, Lint(q.id, UNSTATED_ORDER, UNSTATED_ORDER_DETAIL, where(q))))
-    twins: dict[str, list[tuple[str, float]]] = {}
-    for first, second, score in near_duplicates(questions):  # highest score first, then corpus order
-        twins.setdefault(second, []).append((first, score))
-    for second, earlier in twins.items():
+    for second, earlier in earlier_twins(questions).items():
         (first, score), more = earlier[0], [qid for qid, _ in earlier[1:]]
         a, b = questions[index[first]], questions[index[second]]
         others = (

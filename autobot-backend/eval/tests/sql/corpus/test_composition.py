@@ -294,3 +294,26 @@ def test_a_question_asked_n_times_has_n_minus_one_lints_each_naming_its_closest_
     assert "more earlier" not in lints[0].detail
     assert "and 1 more earlier: 'q1'" in lints[1].detail
     assert "and 2 more earlier: 'q1', 'q2'" in lints[2].detail
+
+
+def test_earlier_twins_are_the_near_duplicate_pairs_by_their_second_question():
+    """Comparing distinct texts only finds what comparing every pair finds, in the same order."""
+    import random
+
+    from eval.sql.corpus.composition import earlier_twins
+
+    texts = [
+        "How many customers signed up during 2024?",
+        "During 2024, how many customers signed up?",
+        "How many customers signed up in 2024?",
+        "Which product sold the most units last month?",
+        "Which product sold the most units this month?",
+        "What is the average order value?",
+    ]
+    rng = random.Random(7)
+    qs = [Question(id=f"q{i}", question=rng.choice(texts)) for i in range(60)]
+    by_second: dict[str, list[tuple[str, float]]] = {}
+    for first, second, score in near_duplicates(qs):
+        by_second.setdefault(second, []).append((first, score))
+    assert earlier_twins(qs) == by_second
+    assert len(by_second) > 40  # most questions repeat an earlier one: the comparison saw real pairs
