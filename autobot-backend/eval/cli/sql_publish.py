@@ -24,7 +24,7 @@ from eval.core.output import (
     confine,
     failure_message,
     print_error,
-    print_report,
+    print_report_lines,
     print_warning,
     resolve_input,
     shown_path,
@@ -42,12 +42,12 @@ if TYPE_CHECKING:
 from eval.sql.render import (
     ci_annotations,
     lint_line,
+    markdown_lines,
     new_questions,
     render_terminal,
     skipped_notice,
     summary_markdown,
     to_json,
-    to_markdown,
 )
 
 SHARD_NEXT = "merge the shards' JSON reports with python -m eval.merge, which gates and records the whole run"
@@ -107,10 +107,11 @@ def _publish(
     turns: SQLTurns | None,
     corpus: Corpus,
 ) -> int:
-    text = to_markdown(report)
+    lines = markdown_lines(report)
     files = {"markdown": args.markdown, "json": args.json} | {f.flag: getattr(args, f.flag) for f in REPORT_FILES}
     planned = {k: confine(v) for k, v in files.items() if v}  # confined before the run: here, where each goes
-    failed = not _attempt(lambda: _print_report(report, text, planned), "print the report on stdout")[0]
+    text = "\n".join(lines) if "markdown" in planned else ""  # joined for the file only: stdout takes the lines
+    failed = not _attempt(lambda: _print_report(report, lines, planned), "print the report on stdout")[0]
     for key, path in planned.items():
         written = _attempt(partial(_write, report, text, key, path), f"write --{key} {path}")
         failed = failed or not written[0]
@@ -177,7 +178,7 @@ def _write(report: SQLRun, text: str, key: str, path: Path) -> Path:
     return write_text(path, next(f for f in REPORT_FILES if f.flag == key).render(report))
 
 
-def _print_report(report: SQLRun, text: str, planned: dict[str, Path]) -> None:
+def _print_report(report: SQLRun, lines: list[str], planned: dict[str, Path]) -> None:
     """The report on stdout, first: whatever happens to the files, it is shown. In a terminal the full
     report's file is named, where it is being written."""
     if sys.stdout.isatty():
@@ -186,7 +187,7 @@ def _print_report(report: SQLRun, text: str, planned: dict[str, Path]) -> None:
         full = next((shown_path(planned[k]) for k in ("html", "markdown", "json") if k in planned), None)
         render_terminal(report, Console(), full)
     else:
-        print_report(text)
+        print_report_lines(lines)
     sys.stdout.flush()
 
 

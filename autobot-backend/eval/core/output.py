@@ -19,10 +19,11 @@ import glob
 import os
 import sys
 import tempfile
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from eval.core.errors import HarnessError
-from eval.core.outbound import redact
+from eval.core.outbound import known_secrets, redact
 from eval.core.untrusted import inert
 
 OUTPUT_DIR_ENV = "EVAL_OUTPUT_DIR"
@@ -188,6 +189,46 @@ def failure_message(exc: OSError, what: str) -> str:
 def print_report(text: str) -> None:
     """Print a report on stdout with nothing in it that a terminal or a CI runner would obey."""
     print(inert(text))
+
+
+CHARS_PER_WRITE = 1 << 18
+"""About how many characters of a long report are made inert and written at once (:func:`print_report_lines`)."""
+
+
+def print_report_lines(lines: Sequence[str]) -> None:
+    """``print_report("\\n".join(lines))``, the same characters, made inert and written some
+    :data:`CHARS_PER_WRITE` at a time, each block cut after a newline: a report of 10,000 questions (6.5 million
+    characters, a table of them one string) is never joined, copied and encoded whole. Every rule of
+    :func:`~eval.core.untrusted.inert` holds within a line (a control character, a ``::`` at a line's start, a
+    ``##[``, a URL's password), so a block reads as it does in the whole; a known secret that itself spans lines
+    is masked only in the whole, which is then printed so."""
+    if any("\n" in secret or "\r" in secret for secret in known_secrets()):
+        print_report("\n".join(lines))
+        return
+    block: list[str] = []
+    size = 0
+    for line in lines:
+        for piece in _pieces(line):
+            block.append(piece)
+            size += len(piece) + 1
+            if size >= CHARS_PER_WRITE:
+                sys.stdout.write(inert("\n".join(block)) + "\n")
+                block, size = [], 0
+    if block or not lines:
+        sys.stdout.write(inert("\n".join(block)) + "\n")
+
+
+def _pieces(text: str) -> Iterator[str]:
+    """``text`` cut at newlines into pieces of about :data:`CHARS_PER_WRITE` characters (joined with newlines, the
+    text again): one string that holds a whole table is written a part at a time too."""
+    start = 0
+    while len(text) - start > CHARS_PER_WRITE:
+        cut = text.find("\n", start + CHARS_PER_WRITE)
+        if cut < 0:
+            break
+        yield text[start:cut]
+        start = cut + 1
+    yield text[start:] if start else text
 
 
 def print_error(message: str) -> None:

@@ -26,8 +26,10 @@ A reference that does not parse gets no tags (the self-check reports it when it 
 from __future__ import annotations
 
 import bisect
+import heapq
+import itertools
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import sqlalchemy as sa
 import sqlglot
@@ -201,14 +203,15 @@ def near_duplicates(
 
 
 def earlier_twins(
-    questions: Sequence[Question], threshold: float = NEAR_DUPLICATE_THRESHOLD
-) -> dict[str, list[tuple[str, float]]]:
-    """Question id -> its earlier near-duplicates (id, score), highest score first and then in corpus order: the
-    pairs :func:`near_duplicates` finds, by their second question.
+    questions: Sequence[Question], threshold: float = NEAR_DUPLICATE_THRESHOLD, *, keep: int = 6
+) -> dict[str, tuple[list[tuple[str, float]], int]]:
+    """Question id -> its first ``keep`` earlier near-duplicates (id, score), highest score first and then in corpus
+    order, and how many it has: the pairs :func:`near_duplicates` finds, by their second question.
 
     Compared once per distinct text (its words sorted), not once per question: a corpus that repeats its questions
     (a benchmark's paraphrases, a corpus built from copies) compares its distinct texts, and each question takes
-    the earlier questions of every text near its own."""
+    the earlier questions of every text near its own, merged in order and counted, never listed whole (a question
+    asked n times has n - 1 earlier twins: listed, n(n - 1)/2 of them)."""
     words = [" ".join(sorted(utils.default_process(q.question).split())) for q in questions]
     members: dict[str, list[int]] = {}
     for i, w in enumerate(words):
@@ -223,9 +226,16 @@ def earlier_twins(
             if score:
                 near[w].append((v, score))
                 near[v].append((w, score))
-    out: dict[str, list[tuple[str, float]]] = {}
+    out: dict[str, tuple[list[tuple[str, float]], int]] = {}
     for i, q in enumerate(questions):
-        found = [(-score, j) for v, score in near[words[i]] for j in members[v][: bisect.bisect_left(members[v], i)]]
-        if found:
-            out[q.id] = [(questions[j].id, -negative) for negative, j in sorted(found)]
+        runs = [(score, members[v], bisect.bisect_left(members[v], i)) for v, score in near[words[i]]]
+        count = sum(before for _, _, before in runs)
+        if count:
+            merged = heapq.merge(*(_ranked(score, at[:before]) for score, at, before in runs if before))
+            out[q.id] = ([(questions[j].id, -negative) for negative, j in itertools.islice(merged, keep)], count)
     return out
+
+
+def _ranked(score: float, earlier: list[int]) -> Iterator[tuple[float, int]]:
+    """One text's earlier questions as the merge ranks them: the higher score first, then corpus order."""
+    return ((-score, j) for j in earlier)

@@ -48,13 +48,13 @@ def corpus_lints(questions: Sequence[Question], one_row: Collection[str] = ()) -
             found.append((i, Lint(q.id, DRAFT, DRAFT_DETAIL, where(q))))
         if unstated_order(q) and q.id not in one_row:
             found.append((i, Lint(q.id, UNSTATED_ORDER, UNSTATED_ORDER_DETAIL, where(q))))
-    for second, earlier in earlier_twins(questions).items():
+    for second, (earlier, count) in earlier_twins(questions, keep=TWINS_NAMED + 1).items():
         (first, score), more = earlier[0], [qid for qid, _ in earlier[1:]]
         a, b = questions[index[first]], questions[index[second]]
         others = (
-            f"; and {len(more)} more earlier: {', '.join(repr(m) for m in more[:TWINS_NAMED])}"
-            + (", ..." if len(more) > TWINS_NAMED else "")
-            if more
+            f"; and {count - 1} more earlier: {', '.join(repr(m) for m in more[:TWINS_NAMED])}"
+            + (", ..." if count - 1 > TWINS_NAMED else "")
+            if count > 1
             else ""
         )
         detail = (

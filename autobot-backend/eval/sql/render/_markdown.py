@@ -62,6 +62,11 @@ def to_markdown(report: SQLRun, *, details: bool = True) -> str:
 
     ``details=False``: the job summary (:func:`summary_markdown`).
     """
+    return "\n".join(markdown_lines(report, details=details))
+
+
+def markdown_lines(report: SQLRun, *, details: bool = True) -> list[str]:
+    """:func:`to_markdown`'s text as its lines, before they are joined (what is printed a block at a time)."""
     fmt, places = (Format.MARKDOWN, REPORT) if details else (Format.SUMMARY, SUMMARY)
     out: list[str] = []
     for place in places:
@@ -69,7 +74,7 @@ def to_markdown(report: SQLRun, *, details: bool = True) -> str:
             out += failing(report) if details else failing_ids(report)
         for at, section in laid_out(fmt, (place,)):
             out += section.markdown(report, at) if details else section.summary(report, at)
-    return "\n".join(out)
+    return out
 
 
 def summary_markdown(report: SQLRun) -> str:

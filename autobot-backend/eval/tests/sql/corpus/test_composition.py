@@ -315,5 +315,7 @@ def test_earlier_twins_are_the_near_duplicate_pairs_by_their_second_question():
     by_second: dict[str, list[tuple[str, float]]] = {}
     for first, second, score in near_duplicates(qs):
         by_second.setdefault(second, []).append((first, score))
-    assert earlier_twins(qs) == by_second
+    assert earlier_twins(qs, keep=100) == {k: (v, len(v)) for k, v in by_second.items()}
+    assert earlier_twins(qs, keep=2) == {k: (v[:2], len(v)) for k, v in by_second.items()}
     assert len(by_second) > 40  # most questions repeat an earlier one: the comparison saw real pairs
+    assert max(len(v) for v in by_second.values()) > 2  # and keep=2 cut some lists
