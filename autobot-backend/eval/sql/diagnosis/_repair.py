@@ -70,7 +70,7 @@ class Drawn:
             with self._lock:
                 if at == len(self._drawn):
                     if self._failed is not None:
-                        raise self._failed
+                        raise self._failed.with_traceback(None)  # its own traceback at each replay
                     if self._source is None:
                         return
                     try:

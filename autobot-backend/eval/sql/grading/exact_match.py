@@ -158,7 +158,7 @@ class _Parsed:
             self._trees[sql] = _tree(sql, self.dialect)
         parsed = self._trees[sql]
         if isinstance(parsed, NotReadable):
-            raise parsed
+            raise parsed.with_traceback(None)  # kept per process: each raise starts its own traceback
         return read_query(parsed[0], self.dialect, self.schema, script, parsed[1])
 
     def missing(self, sql: str) -> str | None:

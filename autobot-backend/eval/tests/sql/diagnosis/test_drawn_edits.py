@@ -48,3 +48,20 @@ def test_a_failure_of_the_drawing_is_raised_again_at_the_same_place() -> None:
             for e in drawn:
                 seen.append(e)
         assert seen == [_edit(0)]
+
+
+def test_a_failure_replayed_many_times_does_not_grow_its_traceback() -> None:
+    import traceback
+
+    def source() -> Iterator[Edit]:
+        raise RecursionError("nested too deeply")
+        yield _edit(0)  # pragma: no cover - makes it a generator
+
+    drawn = Drawn(source())
+    caught: BaseException | None = None
+    for _ in range(50):
+        try:
+            list(drawn)
+        except RecursionError as exc:
+            caught = exc
+    assert caught is not None and len(list(traceback.walk_tb(caught.__traceback__))) < 10

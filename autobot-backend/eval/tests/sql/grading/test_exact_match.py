@@ -435,3 +435,17 @@ def test_a_text_repeated_across_questions_is_parsed_once():
         em("SELECT name FROM singer WHERE age > 30", "SELECT name FROM singer WHERE age > 30")
     info = em_module._tree.cache_info()
     assert info.misses == 1 and info.hits >= 2
+
+
+def test_an_unreadable_text_met_again_does_not_grow_its_kept_failure():
+    """The parse kept per process keeps a failure too; raised for every question that meets the text, each raise
+    starts its own traceback (raising one instance again would chain every earlier raise's frames onto it)."""
+    import traceback
+
+    from eval.sql.grading import exact_match as em_module
+
+    em_module._tree.cache_clear()
+    for _ in range(50):
+        em("SELECT name FROM singer", "SELEC name FROM")
+    kept = em_module._tree("SELEC name FROM", "sqlite")
+    assert len(list(traceback.walk_tb(kept.__traceback__))) < 10
