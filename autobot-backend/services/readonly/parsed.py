@@ -119,5 +119,5 @@ def _shared(key: _Key, compute: Callable[[], list[exp.Expr]]) -> list[exp.Expr]:
             while len(_kept) > MAX_TREES:
                 _kept.popitem(last=False)
     if isinstance(found, SqlglotError):
-        raise found
+        raise found.with_traceback(None)  # kept: each raise starts its own traceback, never chains the last
     return found

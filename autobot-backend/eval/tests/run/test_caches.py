@@ -44,6 +44,21 @@ def test_a_failed_parse_is_kept_and_raised_again():
         parsed.statement_tree("SELECT 1; SELECT 2", "sqlite")
 
 
+def test_a_kept_failure_raised_again_and_again_keeps_a_short_traceback():
+    """Raising the one kept instance again would chain every earlier raise's frames (and their locals) onto it: a
+    run whose answers repeat one unparseable text would hold them all."""
+    import traceback
+
+    parsed.clear()
+    caught = None
+    for _ in range(50):
+        try:
+            parsed.statement_tree("SELEC broken FROM", "sqlite")
+        except sqlglot.errors.SqlglotError as exc:
+            caught = exc
+    assert caught is not None and len(list(traceback.walk_tb(caught.__traceback__))) < 10
+
+
 def test_no_consumer_changes_a_shared_tree():
     """Every reference of the built-in corpus through every consumer of the shared tree: the trees stay as
     parsed, every node still its parent's child (a node put into another tree would be re-parented)."""
