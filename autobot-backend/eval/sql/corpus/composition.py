@@ -186,29 +186,27 @@ def is_period_comparison(tree: exp.Expr) -> bool:
 def near_duplicates(
     questions: Iterable[Question], threshold: float = NEAR_DUPLICATE_THRESHOLD
 ) -> list[tuple[str, str, float]]:
-    """Pairs of question ids whose texts score at least ``threshold`` (token_sort_ratio), highest first.
-
-    token_sort_ratio is the ratio of the two texts with their words sorted: each text's words are sorted once
-    here, and each question is compared with the ones after it in one call into rapidfuzz's C loop (a run
-    lints every corpus it grades: 972 questions take some 40 ms, against 0.6 s a pair at a time)."""
+    """Pairs of question ids whose texts score at least ``threshold`` (token_sort_ratio), highest first, then in
+    corpus order (the earlier question's, then the later one's): :func:`earlier_twins`, listed whole."""
     qs = list(questions)
-    words = [" ".join(sorted(utils.default_process(q.question).split())) for q in qs]
-    pairs = []
-    for i in range(len(qs)):
-        later = process.extract(
-            words[i], words[i + 1 :], scorer=fuzz.ratio, processor=None, score_cutoff=threshold, limit=None
-        )
-        pairs += [(qs[i].id, qs[i + 1 + j].id, score) for _, score, j in sorted(later, key=lambda m: m[2]) if score]
-    return sorted(pairs, key=lambda p: -p[2])
+    at = {q.id: i for i, q in enumerate(qs)}
+    pairs = [
+        (first, second, score)
+        for second, (earlier, _) in earlier_twins(qs, threshold, keep=len(qs)).items()
+        for first, score in earlier
+    ]
+    return sorted(pairs, key=lambda p: (-p[2], at[p[0]], at[p[1]]))
 
 
 def earlier_twins(
     questions: Sequence[Question], threshold: float = NEAR_DUPLICATE_THRESHOLD, *, keep: int = 6
 ) -> dict[str, tuple[list[tuple[str, float]], int]]:
     """Question id -> its first ``keep`` earlier near-duplicates (id, score), highest score first and then in corpus
-    order, and how many it has: the pairs :func:`near_duplicates` finds, by their second question.
+    order, and how many it has. The score is rapidfuzz's token_sort_ratio: the ratio of the two texts with their
+    words sorted (each text's words sorted once here, each distinct text compared with the ones after it in one
+    call into rapidfuzz's C loop: a run lints every corpus it grades).
 
-    Compared once per distinct text (its words sorted), not once per question: a corpus that repeats its questions
+    Compared once per distinct text, not once per question: a corpus that repeats its questions
     (a benchmark's paraphrases, a corpus built from copies) compares its distinct texts, and each question takes
     the earlier questions of every text near its own, merged in order and counted, never listed whole (a question
     asked n times has n - 1 earlier twins: listed, n(n - 1)/2 of them)."""

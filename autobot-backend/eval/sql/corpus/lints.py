@@ -52,7 +52,7 @@ def corpus_lints(questions: Sequence[Question], one_row: Collection[str] = ()) -
         (first, score), more = earlier[0], [qid for qid, _ in earlier[1:]]
         a, b = questions[index[first]], questions[index[second]]
         others = (
-            f"; and {count - 1} more earlier: {', '.join(repr(m) for m in more[:TWINS_NAMED])}"
+            f"; and {count - 1} more earlier: {', '.join(repr(m) for m in more)}"
             + (", ..." if count - 1 > TWINS_NAMED else "")
             if count > 1
             else ""

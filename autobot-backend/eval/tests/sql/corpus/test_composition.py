@@ -297,10 +297,13 @@ def test_a_question_asked_n_times_has_n_minus_one_lints_each_naming_its_closest_
 
 
 def test_earlier_twins_are_the_near_duplicate_pairs_by_their_second_question():
-    """Comparing distinct texts only finds what comparing every pair finds, in the same order."""
+    """Comparing distinct texts only finds what comparing every pair of questions finds (rapidfuzz's
+    token_sort_ratio, asked pair by pair here), in the same order."""
     import random
 
-    from eval.sql.corpus.composition import earlier_twins
+    from rapidfuzz import fuzz, utils
+
+    from eval.sql.corpus.composition import NEAR_DUPLICATE_THRESHOLD, earlier_twins
 
     texts = [
         "How many customers signed up during 2024?",
@@ -313,9 +316,20 @@ def test_earlier_twins_are_the_near_duplicate_pairs_by_their_second_question():
     rng = random.Random(7)
     qs = [Question(id=f"q{i}", question=rng.choice(texts)) for i in range(60)]
     by_second: dict[str, list[tuple[str, float]]] = {}
-    for first, second, score in near_duplicates(qs):
-        by_second.setdefault(second, []).append((first, score))
+    for j, b in enumerate(qs):
+        scored = [
+            (fuzz.token_sort_ratio(a.question, b.question, processor=utils.default_process), i)
+            for i, a in enumerate(qs[:j])
+        ]
+        found = sorted((-score, i) for score, i in scored if score >= NEAR_DUPLICATE_THRESHOLD)
+        if found:
+            by_second[b.id] = [(qs[i].id, -negative) for negative, i in found]
     assert earlier_twins(qs, keep=100) == {k: (v, len(v)) for k, v in by_second.items()}
     assert earlier_twins(qs, keep=2) == {k: (v[:2], len(v)) for k, v in by_second.items()}
     assert len(by_second) > 40  # most questions repeat an earlier one: the comparison saw real pairs
     assert max(len(v) for v in by_second.values()) > 2  # and keep=2 cut some lists
+    pairs = sorted(
+        ((first, second, score) for second, twins in by_second.items() for first, score in twins),
+        key=lambda p: (-p[2], int(p[0][1:]), int(p[1][1:])),
+    )
+    assert near_duplicates(qs) == pairs
