@@ -53,8 +53,12 @@ def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float] |
 
 def wilson_rounded(successes: int, trials: int) -> list[float] | None:
     """The 95% Wilson interval as reports keep it: ``[low, high]`` to four places (None without a trial)."""
-    found = wilson(successes, trials)
-    return None if found is None else [round(found[0], 4), round(found[1], 4)]
+    return interval_rounded(wilson(successes, trials))
+
+
+def interval_rounded(interval: tuple[float, float] | None) -> list[float] | None:
+    """An interval as reports keep it: ``[low, high]`` to four places (None stays None)."""
+    return None if interval is None else [round(interval[0], 4), round(interval[1], 4)]
 
 
 def rate_rounded(successes: int, trials: int) -> float | None:

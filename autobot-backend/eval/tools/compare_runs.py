@@ -36,6 +36,7 @@ from eval.core.output import shown_path
 from eval.core.stats import (
     BOOTSTRAP_ITERATIONS,
     BOOTSTRAP_SEED,
+    interval_rounded,
     mcnemar_exact,
     paired_bootstrap,
     rate_rounded,
@@ -267,7 +268,7 @@ def compare(
         "paired": {"questions": len(paired.before), "a_pass_b_not": lost, "b_pass_a_not": gained},
         "difference": {
             "value": difference,
-            "ci": None if ci is None else [round(ci[0], 4), round(ci[1], 4)],
+            "ci": interval_rounded(ci),
             "method": "paired bootstrap over questions, percentile 95% interval",
             "iterations": iterations,
             "seed": seed,

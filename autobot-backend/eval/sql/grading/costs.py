@@ -17,7 +17,7 @@ import statistics
 from collections.abc import Sequence
 
 from eval.core.errors import UsageError
-from eval.core.stats import BOOTSTRAP_SEED, bootstrap_rate, rate_rounded
+from eval.core.stats import BOOTSTRAP_SEED, bootstrap_rate, interval_rounded, rate_rounded
 from eval.sql.model.costs import Costs, Distribution, Latency, Prices, Repeats, TokensPerAsk, TokenSpread
 from eval.sql.model.outcome import SQLOutcome, Verdict
 
@@ -124,7 +124,7 @@ def repeat_summary(outcomes: Sequence[SQLOutcome], repeats: int) -> Repeats | No
         k=repeats,
         questions=n,
         majority_pass_rate=rate_rounded(sum(majority), n),
-        majority_pass_rate_ci=None if ci is None else [round(ci[0], 4), round(ci[1], 4)],
+        majority_pass_rate_ci=interval_rounded(ci),
         ci_method=f"bootstrap over questions, percentile 95% interval, seed {BOOTSTRAP_SEED}",
         pass_at=rate_rounded(any_pass, n),
         pass_hat=rate_rounded(all_pass, n),
