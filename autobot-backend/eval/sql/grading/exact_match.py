@@ -325,12 +325,35 @@ def with_exact_match(
     unasked: Mapping[str, str | None] | None = None,
     spread: Spread | None = None,
 ) -> list[SQLOutcome]:
-    """Every answerable outcome with a reference whose question ``wanted`` gets its EM in both modes;
-    ``schemas``: question id -> its database's schema (None: columns resolved without one). An unmeasured
-    answer is unmeasured in extended EM and compared in official EM (EM needs no execution): with its SQL, or
-    for a question that was not asked, the SQL ``unasked`` holds for it (a recorded answer); one with no SQL
-    at all is no match when no answer was recorded, and unmeasured when it was never put to the candidate.
+    """Every answerable outcome with a reference whose question ``wanted`` gets its EM in both modes
+    (:func:`exact_of`); one that already carries its EM (given where it was graded) is kept as it is.
     ``spread``: forked processes to compute them in (each parses its questions' SQL; the order is kept)."""
+    one = exact_of(wanted, dialect, schemas, mode, unasked)
+    out = list(outcomes)
+    todo = [i for i, o in enumerate(out) if o.exact is None]
+    if spread is None or spread.workers <= 1:
+        done = [one(out[i]) for i in todo]
+    else:
+        done = spread.map(one, [out[i] for i in todo], chunk=max(1, len(todo) // (4 * spread.workers)))
+    for i, o in zip(todo, done):
+        out[i] = o
+    return out
+
+
+def exact_of(
+    wanted: Callable[[str], bool],
+    dialect: str,
+    schemas: Mapping[str, SpiderSchema | None],
+    mode: str = EXTENDED,
+    unasked: Mapping[str, str | None] | None = None,
+) -> Callable[[SQLOutcome], SQLOutcome]:
+    """What gives one outcome its EM: an answerable outcome with a reference whose question ``wanted``, in both
+    modes; ``schemas``: question id -> its database's schema (None: columns resolved without one). An
+    unmeasured answer is unmeasured in extended EM and compared in official EM (EM needs no execution): with
+    its SQL, or for a question that was not asked, the SQL ``unasked`` holds for it (a recorded answer); one
+    with no SQL at all is no match when no answer was recorded, and unmeasured when it was never put to the
+    candidate. It depends on nothing but the outcome, so a child that grades an answer may give it its EM
+    there, where the answer's parse is already kept."""
 
     def one(o: SQLOutcome) -> SQLOutcome:
         if o.expect != "answer" or o.reference_sql is None or not wanted(o.question_id):
@@ -351,6 +374,4 @@ def with_exact_match(
             )
         return dataclasses.replace(o, exact=exact)
 
-    if spread is None or spread.workers <= 1:
-        return [one(o) for o in outcomes]
-    return spread.map(one, outcomes, chunk=max(1, len(outcomes) // (4 * spread.workers)))
+    return one

@@ -13,7 +13,7 @@ opened in a child (a server connection or the DuckDB worker is never shared acro
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from eval.core.forked import Spread, grouped, inverse
 from eval.core.runner import INTERRUPTED, Limits, Progress, Replay
@@ -47,9 +47,11 @@ def ask_spread(
     spread: Spread,
     *,
     progress: Progress | None,
+    after: Callable[[SQLOutcome], SQLOutcome] | None = None,
 ) -> tuple[list[SQLOutcome], bool]:
     """Every sample asked and graded in ``spread``'s processes: outcomes in order, and whether a signal cut it
-    (a signal raises here, after every child has ended)."""
+    (a signal raises here, after every child has ended). ``after``: what else an outcome is given in the child
+    that graded it (its EM: the answer's parse is kept there), from the outcome alone."""
     # Samples of one question text on one database next to each other, so in one child: its answer's SQL
     # runs once there (the result cache is each process's own). The outcomes go back to the samples' order.
     order = grouped([(s.question.target, s.question.question) for s in samples])
@@ -60,7 +62,8 @@ def ask_spread(
     cut = False
 
     def grade(chunk: list[Sample]) -> tuple[list[SQLOutcome], bool]:
-        return ask_in_turn(chunk, candidate, grader)
+        outcomes, stopped = ask_in_turn(chunk, candidate, grader)
+        return ([after(o) for o in outcomes] if after is not None and not stopped else outcomes), stopped
 
     def arrived(i: int, part: tuple[list[SQLOutcome], bool]) -> None:
         nonlocal cut

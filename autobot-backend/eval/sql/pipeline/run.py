@@ -27,7 +27,7 @@ from eval.sql.grading.candidates import (
     reference_answers,
 )
 from eval.sql.grading.costs import cost_summary, repeat_summary
-from eval.sql.grading.exact_match import run_mode, spider_schemas, wants_exact_match, with_exact_match
+from eval.sql.grading.exact_match import exact_of, run_mode, spider_schemas, wants_exact_match, with_exact_match
 from eval.sql.grading.grade import Grader
 from eval.sql.grading.identity import cohort, fingerprint
 from eval.sql.grading.interruption import StoppableDatabase, partial_warning
@@ -139,7 +139,8 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
     outcomes = _all_questions(so_far.grader, questions, combine(by_question), defects, not_asked)
     if so_far.exact is not None:
         em = so_far.exact
-        spread = Spread(forked.processes(len(em.schemas)) if not interrupted else 1)  # parsing only: no database
+        missing = sum(o.exact is None and o.question_id in em.schemas for o in outcomes)
+        spread = Spread(forked.processes(missing) if not interrupted else 1)  # parsing only: no database
         outcomes = with_exact_match(
             outcomes, em.schemas.__contains__, em.dialect, em.schemas, em.mode, em.unasked, spread=spread
         )
@@ -295,9 +296,22 @@ def _build_and_ask(
     urls = [url for urls in targets.values() for url in urls]
     spreading = spreadable(spec.candidate, urls, spec.limits, spec.on_answer) and service.capture is None
     asking = Spread(forked.processes(len(samples)) if spreading else 1, service.sql.after_fork)
+    exact = [q for q in questions if q.expect == "answer" and wants_exact_match(q.exact_match, spec.exact_match)]
+    em = None
+    if exact:
+        asked_ids = {q.id for q in asked}
+        known = recorded or {}
+        em = ExactSetUp(
+            dialect,
+            spider_schemas(service, {q.id: targets[q.target][0] for q in exact}),
+            run_mode(spec.exact_match, (q.exact_match for q in exact)),
+            {q.id: known[q.id].sql for q in exact if q.id not in asked_ids and q.id in known},
+        )
     if asking.workers > 1:
         keep_references(service, asked, targets, check)  # a child's candidate that is its reference is not run again
-        graded, so_far.interrupted = ask_spread(samples, candidate, grader, asking, progress=progress)
+        # each answer's EM where it was graded, its parse kept there; the rest (oracle defects, drafts) after
+        given = exact_of(em.schemas.__contains__, em.dialect, em.schemas, em.mode, em.unasked) if em else None
+        graded, so_far.interrupted = ask_spread(samples, candidate, grader, asking, progress=progress, after=given)
     else:
         graded, so_far.interrupted = ask_all(
             samples,
@@ -321,17 +335,10 @@ def _build_and_ask(
             graded = search_passes(grader, searcher, [s.question for s in samples], graded, spread=searching)
         finally:
             searcher.close()
+    if so_far.interrupted:  # a run cut short gives no EM, not even to what it graded
+        graded = [dataclasses.replace(o, exact=None) for o in graded]
     so_far.samples, so_far.graded, so_far.asked = samples, graded, True
-    exact = [q for q in questions if q.expect == "answer" and wants_exact_match(q.exact_match, spec.exact_match)]
-    if exact and not so_far.interrupted:
-        asked_ids = {q.id for q in asked}
-        known = recorded or {}
-        so_far.exact = ExactSetUp(
-            dialect,
-            spider_schemas(service, {q.id: targets[q.target][0] for q in exact}),
-            run_mode(spec.exact_match, (q.exact_match for q in exact)),
-            {q.id: known[q.id].sql for q in exact if q.id not in asked_ids and q.id in known},
-        )
+    so_far.exact = em if not so_far.interrupted else None
 
 
 def _phase(so_far: _SoFar) -> str:

@@ -3,9 +3,12 @@ evaluator, with each quirk of the published script this implementation keeps or 
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-from eval.sql.grading.exact_match import exact_match, with_exact_match
+from eval.core.forked import Spread
+from eval.sql.grading.exact_match import exact_match, exact_of, with_exact_match
 from eval.sql.grading.schema_names import unknown_names
 from eval.sql.grading.spider_schema import SpiderSchema
 from eval.sql.grading.spider_sql import parse, read_query
@@ -393,6 +396,26 @@ def test_the_run_counts_every_question_in_official_mode_and_the_answers_the_mode
     assert em.other.matched == 2 and em.other.measured == 4 and em.differ == 3
     exact = [o.exact for o in done if o.exact]
     assert [codec.from_json(ExactMatch, codec.to_json(e)) for e in exact] == exact
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_em_given_where_an_answer_was_graded_is_kept_and_the_rest_computed_as_before(workers):
+    gold = "SELECT name FROM singer"
+    outcomes = [
+        SQLOutcome(f"q{i}", "answer", "s", Verdict.PASS, sql=sql, reference_sql=gold, difficulty="easy")
+        for i, sql in enumerate([gold, "SELECT name AS n FROM singer", "SELECT age FROM singer"] * 4)
+    ] + [SQLOutcome("r", "refuse", "s", Verdict.PASS, sql=gold, reference_sql=gold)]
+    schemas = {o.question_id: SCHEMA for o in outcomes if o.expect == "answer"}
+    whole = with_exact_match(outcomes, schemas.__contains__, "sqlite", schemas, OFFICIAL)
+    one = exact_of(schemas.__contains__, "sqlite", schemas, OFFICIAL)
+    given = [one(o) if i % 2 else o for i, o in enumerate(outcomes)]  # what the grading children gave
+    marker = ExactMatch(None, {}, None, "given where it was graded", None, mode=OFFICIAL)
+    given[0] = dataclasses.replace(given[0], exact=marker)
+    done = with_exact_match(given, schemas.__contains__, "sqlite", schemas, OFFICIAL, spread=Spread(workers))
+    assert done[0].exact is marker  # already given: never computed again
+    assert done[1:] == whole[1:]
+    assert done[-1].exact is None  # a must-refuse question has none, given or not
+    assert sum(o.exact is not None and o.exact.match for o in whole) == 4
 
 
 @pytest.mark.parametrize(
