@@ -37,6 +37,8 @@ class BenchQuestion:
     question: str
     gold: str
     difficulty: str | None = None
+    ordered: bool | None = None
+    """Whether the gold's outermost query orders its rows, where the import has read it (None: not yet)."""
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ every file is read and checked, and the corpus loaded, before either file is wri
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import tempfile
 from collections import Counter
@@ -94,7 +95,7 @@ def corpus_document(
         item: dict[str, Any] = {"id": q.id, "question": q.question, "database": q.database, "stratum": benchmark}
         if q.difficulty:
             item["difficulty"] = q.difficulty
-        if gold_is_ordered(q.gold):
+        if q.ordered if q.ordered is not None else gold_is_ordered(q.gold):
             item["ordered"] = True
         if decimals is not None:
             item["decimals"] = decimals
@@ -196,11 +197,13 @@ def write_outputs(args: BenchImport) -> Imported:
     read = read_questions(args.benchmark, args.questions, args.gold, args.prefix or args.benchmark)
     notes = list(read.notes)
     questions, skipped = _present(args, read.questions)
+    # each gold parsed once, in forked children beside each other, and read there for all the import needs of it
+    # (its order, Spider's hardness): the parse is most of an import's work
+    spread = Spread(forked.processes(len(questions)))
+    chunk = max(1, len(questions) // (4 * spread.workers))
+    read_gold = _spider_gold if args.benchmark == "spider" else _gold_order
+    questions = spread.map(read_gold, questions, chunk=chunk, key=_gold)
     if args.benchmark == "spider":
-        # each gold parsed once, in forked children beside each other: the parse is most of an import's work
-        spread = Spread(forked.processes(len(questions)))
-        chunk = max(1, len(questions) // (4 * spread.workers))
-        questions = spread.map(_with_hardness, questions, chunk=chunk, key=_gold)
         notes.append(_hardness_note(questions))
         notes.append(
             "the corpus asks for Spider's exact-set-match as its script counts it (exact_match: official; extended: "
@@ -257,9 +260,15 @@ def _present(args: BenchImport, questions: list[BenchQuestion]) -> tuple[list[Be
     return kept, [q for q in questions if q.database in missing]
 
 
-def _with_hardness(q: BenchQuestion) -> BenchQuestion:
-    """``q`` with Spider's hardness of its gold, unless the benchmark gave one."""
-    return q if q.difficulty else BenchQuestion(q.index, q.id, q.database, q.question, q.gold, spider_hardness(q.gold))
+def _gold_order(q: BenchQuestion) -> BenchQuestion:
+    """``q`` knowing whether its gold orders its rows."""
+    return dataclasses.replace(q, ordered=gold_is_ordered(q.gold))
+
+
+def _spider_gold(q: BenchQuestion) -> BenchQuestion:
+    """``q`` knowing whether its gold orders its rows, with Spider's hardness of its gold unless the benchmark gave
+    one: both read from the one parse."""
+    return dataclasses.replace(_gold_order(q), difficulty=q.difficulty or spider_hardness(q.gold))
 
 
 def _gold(q: BenchQuestion) -> str:
