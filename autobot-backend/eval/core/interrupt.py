@@ -21,7 +21,6 @@ statement, so after a signal no statement starts and the one running ends within
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import signal
@@ -175,6 +174,8 @@ def run_async(main: Coroutine[Any, Any, T]) -> T:
 
     The coroutine gets ``CancelledError`` at its next await and may return what it has; if it lets the
     cancellation through, it becomes :class:`Interrupted`. Called after a signal, it starts nothing."""
+    import asyncio  # here: a command that runs no event loop (an import, a check) does not load it
+
     if requested():
         main.close()
         raise_if_requested()

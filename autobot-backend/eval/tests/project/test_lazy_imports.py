@@ -1,6 +1,7 @@
 """Heavy libraries are imported where they are used (issue 27 point 4): a command's ``--help`` loads no
-database toolkit, SQL parser, HTTP client, template engine, terminal or charting library, and an offline SQL run
-loads no HTTP client, template engine or terminal library.
+database toolkit, SQL parser, HTTP client, template engine, terminal or charting library, an offline SQL run
+loads no HTTP client, template engine or terminal library, and an import that checks nothing loads no database
+toolkit and no event loop.
 
 Structural, not timed: each command runs in a fresh interpreter (``runpy``, as ``python -m`` does) that
 then lists the heavy top-level packages in ``sys.modules``. The ``--html`` run is the positive control:
@@ -130,6 +131,7 @@ def test_an_offline_run_imports_no_http_client_template_engine_or_terminal_libra
     verdicts = {q["id"]: q["verdict"] for q in json.loads((cwd / "run.json").read_text())["questions"]}
     assert verdicts == {"b1": "pass", "b2": "wrong"}  # the run graded, so the imports were those of a run
     assert "sqlalchemy" in loaded
+    assert "asyncio" in loaded  # asked in one process, through the event loop (the import's control)
     assert loaded.isdisjoint(RUN_HEAVY), sorted(loaded & set(RUN_HEAVY))
 
 
@@ -168,6 +170,8 @@ def test_an_import_that_checks_nothing_loads_no_database_toolkit(spider_files):
     code, loaded = _loaded(cwd, "eval.cli.bench_import", *argv)
     assert code == 0 and (cwd / "imported" / "spider.yaml").is_file()
     assert "sqlglot" in loaded  # it parsed the golds (Spider's hardness)
-    assert loaded.isdisjoint({"sqlalchemy", "duckdb", "psycopg", *RUN_HEAVY}), sorted(loaded & {"sqlalchemy"})
+    # nor an event loop: it asks nothing
+    no_toolkit = {"sqlalchemy", "duckdb", "psycopg", "asyncio", *RUN_HEAVY}
+    assert loaded.isdisjoint(no_toolkit), sorted(loaded & no_toolkit)
     code, loaded = _loaded(cwd, "eval.cli.bench_import", *argv, "--check-references")
     assert code == 0 and "sqlalchemy" in loaded  # the positive control: checking opens them
