@@ -33,6 +33,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from eval.sql.model.diagnosis import Category
@@ -77,8 +78,26 @@ def _cell(v: Any, decimals: int) -> Any:
     return v
 
 
+_KEPT_AS_IS = frozenset({str, bytes, bool, type(None)})
+"""Types :func:`_cell` gives back unchanged: a column of these alone is not read value by value."""
+
+
 def _rows(rows: Sequence[Row], decimals: int) -> list[tuple[Any, ...]]:
-    return [tuple(_cell(v, decimals) for v in r) for r in rows]
+    """Each row with :func:`_cell` of every value; a column whose values are all of a type ``_cell`` keeps (text, the
+    usual case) is not read value by value, so an edit's result of thousands of rows costs a pass per column."""
+    width = len(rows[0]) if rows else 0
+    if not rows or any(len(r) != width for r in rows):
+        return [tuple(_cell(v, decimals) for v in r) for r in rows]
+    columns: list[Sequence[Any]] = []
+    changed = False
+    for col in range(width):
+        column = list(map(itemgetter(col), rows))
+        if not set(map(type, column)) <= _KEPT_AS_IS:
+            column, changed = [_cell(v, decimals) for v in column], True
+        columns.append(column)
+    if not changed:
+        return list(map(tuple, rows))
+    return list(zip(*columns))
 
 
 def readable(*results: Sequence[Row]) -> bool:
