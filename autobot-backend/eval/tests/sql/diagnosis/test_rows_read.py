@@ -53,7 +53,8 @@ def same(a, b) -> bool:
     as_lists=st.booleans(),
 )
 def test_rows_read_column_wise_are_the_values_read_one_by_one(width, data, decimals, as_lists):
-    column_kinds = [data.draw(st.sampled_from([VALUES, st.text(max_size=5), st.none() | st.text()])) for _ in range(width)]
+    kinds = [VALUES, st.text(max_size=5), st.none() | st.text()]
+    column_kinds = [data.draw(st.sampled_from(kinds)) for _ in range(width)]
     rows = data.draw(st.lists(st.tuples(*column_kinds) if width else st.just(()), max_size=12))
     if as_lists:
         rows = [list(r) for r in rows]
