@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -174,6 +175,48 @@ def test_a_signal_during_the_self_check_stops_within_the_statement_limit(work, r
     assert data["oracle_defects"] == []  # a self-check cut short is no verdict on the oracle
     nothing_recorded(work)
     assert not list(run_tmp.iterdir())
+
+
+def test_a_run_cut_short_gives_no_exact_match_even_to_the_answers_its_children_graded(work, run_tmp):
+    """A recorded run spread over two processes gives each answer its EM in the child that grades it; a signal
+    while the last answer runs leaves a partial report with no EM at all, as a run cut short always had. The
+    control: the same run, not stopped, gives every answer its EM."""
+    many = [dict(q, id=f"e{i}", question=f"How many books are there? (copy {i})") for i, q in
+            enumerate(QUESTIONS * 7)][:40]  # fmt: skip
+    (work / "books.yaml").write_text(
+        yaml.safe_dump({"version": 1, "exact_match": "official", "questions": many}, sort_keys=False)
+    )
+    answers = [{"id": q["id"], "sql": q["sql"]} for q in many]
+    db = f"sqlite:///{work / 'books.db'}"
+    args = ["--suite", "sql", "--candidate", "recorded", "--answers", "a.jsonl", "--model", "m", "--corpus",
+            "books.yaml", "--db-url", db, "--statement-timeout", "120", "--json", "r.json"]  # fmt: skip
+    two = {"EVAL_PROCESSES": "2"}
+
+    def write(lines: list[dict]) -> None:
+        (work / "a.jsonl").write_text("".join(json.dumps(a) + "\n" for a in lines))
+
+    write(answers)
+    rc, err = Run(work, run_tmp, args, two).finish()
+    assert rc == 0, err
+    whole = json.loads((work / "r.json").read_text())
+    assert all(q["verdict"] == "pass" and q["exact"]["match"] is True for q in whole["questions"])
+
+    write([*answers[:-1], {"id": many[-1]["id"], "sql": SLOW_REFERENCE}])  # the last chunk's answer runs long
+    run = Run(work, run_tmp, args, two)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(run.proc.stderr.readline, "")), daemon=True)
+    reader.start()
+    wait_for(lambda: any("[sql] 36/40" in line for line in lines), "nine tenths of the answers were graded")
+    run.signal(signal.SIGINT)
+    rc = run.proc.wait(timeout=PATIENCE_S)  # a guard against a hang, not a measure of speed
+    reader.join(timeout=PATIENCE_S)
+    run.proc.stderr.close()
+    assert rc == 2, "".join(lines)
+    data = json.loads((work / "r.json").read_text())
+    assert data["partial"] is True
+    graded = [q for q in data["questions"] if q["verdict"] == "pass"]
+    assert len(graded) >= 36  # the children graded these, and gave them EM there
+    assert not [q["id"] for q in data["questions"] if "exact" in q]
 
 
 def test_a_signal_while_the_judge_judges_makes_the_run_partial_and_records_nothing(work, run_tmp):
