@@ -10,7 +10,7 @@ import argparse
 import contextlib
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -43,6 +43,7 @@ from eval.sql.render import (
     ci_annotations,
     lint_line,
     markdown_lines,
+    markdown_stream,
     new_questions,
     render_terminal,
     skipped_notice,
@@ -107,9 +108,10 @@ def _publish(
     turns: SQLTurns | None,
     corpus: Corpus,
 ) -> int:
-    lines = markdown_lines(report)
     files = {"markdown": args.markdown, "json": args.json} | {f.flag: getattr(args, f.flag) for f in REPORT_FILES}
     planned = {k: confine(v) for k, v in files.items() if v}  # confined before the run: here, where each goes
+    # Made once for stdout and the file; for stdout alone, made as it is printed (never the whole report held).
+    lines: Iterable[str] = markdown_lines(report) if "markdown" in planned else markdown_stream(report)
     text = "\n".join(lines) if "markdown" in planned else ""  # joined for the file only: stdout takes the lines
     failed = not _attempt(lambda: _print_report(report, lines, planned), "print the report on stdout")[0]
     for key, path in planned.items():
@@ -178,7 +180,7 @@ def _write(report: SQLRun, text: str, key: str, path: Path) -> Path:
     return write_text(path, next(f for f in REPORT_FILES if f.flag == key).render(report))
 
 
-def _print_report(report: SQLRun, lines: list[str], planned: dict[str, Path]) -> None:
+def _print_report(report: SQLRun, lines: Iterable[str], planned: dict[str, Path]) -> None:
     """The report on stdout, first: whatever happens to the files, it is shown. In a terminal the full
     report's file is named, where it is being written."""
     if sys.stdout.isatty():

@@ -8,7 +8,7 @@ such field passes through :func:`escape` (inline) or :func:`code_block` (verbati
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from eval.core.untrusted import inert, visible
 
@@ -41,9 +41,14 @@ def code_block(text: object, lang: str = "") -> str:
 
 def table(header: list[str], rows: list[list[str]]) -> str:
     """A pipe table; cells must already be escaped (or be harness-made text)."""
+    return "\n".join(table_lines(header, rows))
+
+
+def table_lines(header: list[str], rows: Iterable[list[str]]) -> list[str]:
+    """:func:`table`'s lines, not joined: a table of thousands of rows is then printed a block at a time."""
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
+    return lines
 
 
 def named(lead: str, ids: Sequence[object]) -> list[str]:

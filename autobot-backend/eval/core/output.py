@@ -19,7 +19,7 @@ import glob
 import os
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from eval.core.errors import HarnessError
@@ -195,7 +195,7 @@ CHARS_PER_WRITE = 1 << 18
 """About how many characters of a long report are made inert and written at once (:func:`print_report_lines`)."""
 
 
-def print_report_lines(lines: Sequence[str]) -> None:
+def print_report_lines(lines: Iterable[str]) -> None:
     """``print_report("\\n".join(lines))``, the same characters, made inert and written some
     :data:`CHARS_PER_WRITE` at a time, each block cut after a newline: a report of 10,000 questions (6.5 million
     characters, a table of them one string) is never joined, copied and encoded whole. Every rule of
@@ -206,15 +206,15 @@ def print_report_lines(lines: Sequence[str]) -> None:
         print_report("\n".join(lines))
         return
     block: list[str] = []
-    size = 0
+    size, written = 0, False
     for line in lines:
         for piece in _pieces(line):
             block.append(piece)
             size += len(piece) + 1
             if size >= CHARS_PER_WRITE:
                 sys.stdout.write(inert("\n".join(block)) + "\n")
-                block, size = [], 0
-    if block or not lines:
+                block, size, written = [], 0, True
+    if block or not written:
         sys.stdout.write(inert("\n".join(block)) + "\n")
 
 

@@ -21,7 +21,7 @@ from eval.sql.model.serialise import to_json
 from eval.sql.render._github import ci_annotations
 from eval.sql.render._html import to_html
 from eval.sql.render._junit import to_junit
-from eval.sql.render._markdown import markdown_lines, summary_markdown, to_markdown
+from eval.sql.render._markdown import markdown_lines, markdown_stream, summary_markdown, to_markdown
 from eval.sql.sections.lints import line as lint_line
 from eval.sql.sections.regressions import new_questions
 from eval.sql.sections.run import skipped_notice
@@ -35,6 +35,7 @@ __all__ = [
     "ci_annotations",
     "lint_line",
     "markdown_lines",
+    "markdown_stream",
     "new_questions",
     "render_terminal",
     "skipped_notice",

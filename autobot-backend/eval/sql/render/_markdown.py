@@ -4,6 +4,8 @@ goes through :mod:`eval.core.markdown`."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from eval.core import markdown as md
 from eval.sql.model.outcome import SQLOutcome
 from eval.sql.model.run import SQLRun
@@ -43,10 +45,13 @@ def _question(run: SQLRun, o: SQLOutcome) -> list[str]:
 
 def failing(run: SQLRun) -> list[str]:
     """Every failing question in full (the Markdown report)."""
-    out = [f"## Failing questions ({len(run.failing)})", ""]
+    return [line for block in _failing_blocks(run) for line in block]
+
+
+def _failing_blocks(run: SQLRun) -> Iterator[list[str]]:
+    yield [f"## Failing questions ({len(run.failing)})", ""]
     for o in run.failing:
-        out += _question(run, o)
-    return out
+        yield _question(run, o)
 
 
 def failing_ids(run: SQLRun) -> list[str]:
@@ -66,15 +71,24 @@ def to_markdown(report: SQLRun, *, details: bool = True) -> str:
 
 
 def markdown_lines(report: SQLRun, *, details: bool = True) -> list[str]:
-    """:func:`to_markdown`'s text as its lines, before they are joined (what is printed a block at a time)."""
+    """:func:`to_markdown`'s text as its lines, before they are joined."""
+    return [line for block in markdown_blocks(report, details=details) for line in block]
+
+
+def markdown_stream(report: SQLRun) -> Iterator[str]:
+    """The Markdown report's lines as they are made, a section (or a failing question) at a time: what stdout
+    prints a block at a time, never holding the whole report (6.5 million characters for 10,000 questions)."""
+    return (line for block in markdown_blocks(report) for line in block)
+
+
+def markdown_blocks(report: SQLRun, *, details: bool = True) -> Iterator[list[str]]:
+    """The report's lines in order, a section or a failing question at a time."""
     fmt, places = (Format.MARKDOWN, REPORT) if details else (Format.SUMMARY, SUMMARY)
-    out: list[str] = []
     for place in places:
         if place is Place.QUESTIONS:
-            out += failing(report) if details else failing_ids(report)
+            yield from _failing_blocks(report) if details else [failing_ids(report)]
         for at, section in laid_out(fmt, (place,)):
-            out += section.markdown(report, at) if details else section.summary(report, at)
-    return out
+            yield section.markdown(report, at) if details else section.summary(report, at)
 
 
 def summary_markdown(report: SQLRun) -> str:

@@ -38,11 +38,12 @@ class Lints(Section):
     def markdown(self, run: SQLRun, at: Place) -> list[str]:
         out: list[str] = []
         if run.lints:
-            rows = [
+            lints = (
                 [md.escape(x.question_id), md.escape(x.where), md.escape(x.kind), md.escape(x.detail, limit=300)]
                 for x in run.lints
-            ]
-            out += [f"## Lints ({len(run.lints)})", "", md.table(["question", "where", "lint", "detail"], rows), ""]
+            )
+            table = md.table_lines(["question", "where", "lint", "detail"], lints)  # lines: printed a block at a time
+            out += [f"## Lints ({len(run.lints)})", "", *table, ""]
         if run.oracle_defects:
             rows = [
                 [md.escape(d.question_id), md.escape(d.kind), md.escape(d.detail, limit=300)]

@@ -34,12 +34,13 @@ def _lines(rng: random.Random) -> list[str]:
 
 @pytest.mark.parametrize("seed", range(25))
 @pytest.mark.parametrize("chars", [1, 7, 64, 1 << 18])
-def test_printed_in_blocks_is_printed_whole(seed, chars, capsys, monkeypatch):
+@pytest.mark.parametrize("made", ["list", "as printed"])
+def test_printed_in_blocks_is_printed_whole(seed, chars, made, capsys, monkeypatch):
     lines = _lines(random.Random(seed))
     print_report("\n".join(lines))
     whole = capsys.readouterr().out
     monkeypatch.setattr(output, "CHARS_PER_WRITE", chars)
-    print_report_lines(lines)
+    print_report_lines(lines if made == "list" else (line for line in lines))  # a run's stdout: made as printed
     assert capsys.readouterr().out == whole
     assert "hunter2" not in whole and "\n::" not in "\n" + whole  # the whole is inert, so the blocks are
 
@@ -51,3 +52,13 @@ def test_a_secret_that_spans_lines_is_masked_as_in_the_whole(capsys, monkeypatch
     monkeypatch.setattr(output, "print_report", lambda text: calls.append(text))
     print_report_lines(["a", "line one", "line two", "b"])
     assert calls == ["a\nline one\nline two\nb"]  # printed whole, where the mask sees it
+
+
+@pytest.mark.parametrize("lines", [[], [""], ["x", ""]])
+def test_a_report_of_no_lines_or_empty_ones_prints_as_whole_from_a_list_or_as_made(lines, capsys):
+    print_report("\n".join(lines))
+    whole = capsys.readouterr().out
+    print_report_lines(lines)
+    assert capsys.readouterr().out == whole
+    print_report_lines(iter(lines))
+    assert capsys.readouterr().out == whole
