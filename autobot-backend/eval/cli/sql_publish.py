@@ -110,9 +110,12 @@ def _publish(
 ) -> int:
     files = {"markdown": args.markdown, "json": args.json} | {f.flag: getattr(args, f.flag) for f in REPORT_FILES}
     planned = {k: confine(v) for k, v in files.items() if v}  # confined before the run: here, where each goes
-    # Made once for stdout and the file; for stdout alone, made as it is printed (never the whole report held).
-    lines: Iterable[str] = markdown_lines(report) if "markdown" in planned else markdown_stream(report)
-    text = "\n".join(lines) if "markdown" in planned else ""  # joined for the file only: stdout takes the lines
+    lines: Iterable[str]
+    if "markdown" in planned:  # made once for the file and stdout, joined for the file only
+        lines = markdown_lines(report)
+        text = "\n".join(lines)
+    else:  # stdout alone: made as it is printed, the whole report never held
+        lines, text = markdown_stream(report), ""
     failed = not _attempt(lambda: _print_report(report, lines, planned), "print the report on stdout")[0]
     for key, path in planned.items():
         written = _attempt(partial(_write, report, text, key, path), f"write --{key} {path}")

@@ -86,7 +86,7 @@ def _rows(rows: Sequence[Row], decimals: int) -> list[tuple[Any, ...]]:
     """Each row with :func:`_cell` of every value; a column whose values are all of a type ``_cell`` keeps (text, the
     usual case) is not read value by value, so an edit's result of thousands of rows costs a pass per column."""
     width = len(rows[0]) if rows else 0
-    if not rows or any(len(r) != width for r in rows):
+    if not rows or set(map(len, rows)) != {width}:
         return [tuple(_cell(v, decimals) for v in r) for r in rows]
     columns: list[Sequence[Any]] = []
     changed = False

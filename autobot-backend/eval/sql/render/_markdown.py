@@ -72,13 +72,13 @@ def to_markdown(report: SQLRun, *, details: bool = True) -> str:
 
 def markdown_lines(report: SQLRun, *, details: bool = True) -> list[str]:
     """:func:`to_markdown`'s text as its lines, before they are joined."""
-    return [line for block in markdown_blocks(report, details=details) for line in block]
+    return list(markdown_stream(report, details=details))
 
 
-def markdown_stream(report: SQLRun) -> Iterator[str]:
+def markdown_stream(report: SQLRun, *, details: bool = True) -> Iterator[str]:
     """The Markdown report's lines as they are made, a section (or a failing question) at a time: what stdout
     prints a block at a time, never holding the whole report (6.5 million characters for 10,000 questions)."""
-    return (line for block in markdown_blocks(report) for line in block)
+    return (line for block in markdown_blocks(report, details=details) for line in block)
 
 
 def markdown_blocks(report: SQLRun, *, details: bool = True) -> Iterator[list[str]]:
