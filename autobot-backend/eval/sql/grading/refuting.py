@@ -13,16 +13,19 @@ import dataclasses
 import functools
 import hashlib
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from eval.core.forked import Spread
 from eval.sql.corpus.questions import Question
-from eval.sql.counterexample.judging import Database
-from eval.sql.counterexample.search import Searcher
 from eval.sql.grading.grade import KIND_VERDICTS, Grader
 from eval.sql.model.counterexample import Search
 from eval.sql.model.outcome import SQLOutcome, Verdict
 from eval.sql.rows import Ties
 from services.readonly.execute import ErrorKind, Execution
+
+if TYPE_CHECKING:  # the search's modules load only in a run that searches (``pipeline.databases.make_searcher``)
+    from eval.sql.counterexample.judging import Database
+    from eval.sql.counterexample.search import Searcher
 
 
 def grade_on(

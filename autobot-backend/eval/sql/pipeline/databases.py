@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
@@ -13,15 +14,15 @@ from eval.core.errors import UsageError
 from eval.core.output import print_warning
 from eval.sql.corpus.db_dir import database_targets
 from eval.sql.corpus.questions import Question
-from eval.sql.counterexample.search import Searcher
-from eval.sql.counterexample.writers import writer_for
 from eval.sql.engines.setup import FixtureHost
-from eval.sql.fixtures.rules import RULES
 from eval.sql.oracle.tie_check import ties_elsewhere
 from eval.sql.pipeline.spec import RunSpec
 from services.nl_database_service import NLDatabaseService
 from services.readonly.privileges import privilege_warning
 from services.redaction import redact_url
+
+if TYPE_CHECKING:
+    from eval.sql.counterexample.search import Searcher
 
 
 def build_targets(spec: RunSpec, questions: list[Question], host: FixtureHost) -> dict[str | None, list[str]]:
@@ -71,7 +72,12 @@ def privilege_warnings(service: NLDatabaseService, targets: Mapping[str | None, 
 
 def make_searcher(spec: RunSpec, host: FixtureHost, url: str, workdir: Path, row_cap: int) -> Searcher:
     """The counterexample search of this run: neighbours written where the run may write (a file's copy, a schema
-    of the fixtures' PostgreSQL database), read through the executor's limits, judged by the self-check's rules."""
+    of the fixtures' PostgreSQL database), read through the executor's limits, judged by the self-check's rules.
+    The search is imported here, only by a run that asks for it: every other run starts without its modules."""
+    from eval.sql.counterexample.search import Searcher
+    from eval.sql.counterexample.writers import writer_for
+    from eval.sql.fixtures.rules import RULES
+
     assert spec.counterexamples is not None
     owner = getattr(host, "owner_url", None)
     owner_url = None if owner is None else sa.engine.make_url(owner).render_as_string(hide_password=False)

@@ -37,12 +37,18 @@ except SystemExit as exc:
     code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
 loaded = sorted({name.split(".")[0] for name in sys.modules})
 with open(out, "w") as f:
-    json.dump({"code": code, "loaded": loaded}, f)
+    json.dump({"code": code, "loaded": loaded, "modules": sorted(sys.modules)}, f)
 """
 
 
 def _loaded(cwd: Path, module: str, *argv: str) -> tuple[int, set[str]]:
     """The exit code of ``python -m module argv`` and the top-level packages it imported."""
+    result = _probe(cwd, module, *argv)
+    return result["code"], set(result["loaded"])
+
+
+def _probe(cwd: Path, module: str, *argv: str) -> dict:
+    """What the probe wrote of ``python -m module argv``: its exit code, top-level packages and every module."""
     out = cwd / "probe.json"
     env = {**os.environ, "PYTHONPATH": str(BACKEND)}
     for var in ("EVAL_OUTPUT_DIR", "NL_SQL_LLM_BASE_URL", "NL_SQL_LLM_MODEL", "NL_SQL_LLM_API_KEY"):
@@ -57,8 +63,8 @@ def _loaded(cwd: Path, module: str, *argv: str) -> tuple[int, set[str]]:
         timeout=120,
     )
     assert out.exists(), f"the probe of {module} {' '.join(argv)} did not finish: {done.stderr[-2000:]}"
-    result = json.loads(out.read_text())
-    return result["code"], set(result["loaded"])
+    found: dict = json.loads(out.read_text())
+    return found
 
 
 @pytest.mark.parametrize(
@@ -133,6 +139,22 @@ def test_an_offline_run_imports_no_http_client_template_engine_or_terminal_libra
     assert "sqlalchemy" in loaded
     assert "asyncio" in loaded  # asked in one process, through the event loop (the import's control)
     assert loaded.isdisjoint(RUN_HEAVY), sorted(loaded & set(RUN_HEAVY))
+
+
+SEARCH = "eval.sql.counterexample.search"
+
+
+def test_a_run_loads_the_counterexample_search_only_when_it_searches(tiny_run):
+    """Without ``--counterexamples`` a run never builds a searcher, so it starts without the search's modules; with
+    it (the control) the same probe sees them."""
+    cwd, argv = tiny_run
+    plain = _probe(cwd, "eval.run", *argv)
+    assert plain["code"] == 0 and "eval.sql.grading.refuting" in plain["modules"]  # the run's own modules are seen
+    assert SEARCH not in plain["modules"]
+    searched = _probe(cwd, "eval.run", *argv, "--counterexamples", "1")
+    assert searched["code"] == 0
+    assert SEARCH in searched["modules"]
+    assert any(q.get("search") for q in json.loads((cwd / "run.json").read_text())["questions"])
 
 
 def test_html_does_import_the_template_engine(tiny_run):
