@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from eval.sql.counterexample.data import Values, Working, has_null, key_of
+from eval.sql.counterexample.data import Values, Working, has_null, key_of, without_null
 from eval.sql.counterexample.edits import delete_closure
 from eval.sql.counterexample.schema import Table
 from eval.sql.counterexample.values import comparable
@@ -189,7 +189,7 @@ def _declared(w: Working, table: str) -> str | None:
                 return f"{'PRIMARY KEY' if columns == t.key else 'UNIQUE'}: {table}({names})"
     for fk in w.schema.parents(table):
         get, parent_get = key_of(fk.columns), key_of(fk.parent_columns)
-        needed = {k for k in (get(v) for _, v in changed) if not has_null(k, fk.columns)}
+        needed = without_null((get(v) for _, v in changed), fk.columns)
         parents = w.rows(fk.parent)
         present = {parent_get(parents[r]) for r in w.having(fk.parent, fk.parent_columns, needed)}
         if needed - present:
@@ -208,7 +208,7 @@ def _orphaned(w: Working, table: str) -> str | None:
         return None
     for fk in w.schema.children(table):
         get = key_of(fk.parent_columns)
-        held = {k for k in (get(v) for v in before) if not has_null(k, fk.parent_columns)}
+        held = without_null(map(get, before), fk.parent_columns)
         lost = held - {get(rows[r]) for r in w.having(table, fk.parent_columns, held)}
         if lost and w.having(fk.child, fk.columns, lost):
             return f"FOREIGN KEY: {fk.child} -> {table}"

@@ -114,6 +114,15 @@ def has_null(key: Key, columns: tuple[int, ...]) -> bool:
     return key is None if len(columns) == 1 else None in key
 
 
+def without_null(keys: Iterable[Key], columns: tuple[int, ...]) -> set[Key]:
+    """The keys that hold no NULL, as a set: :func:`has_null` over many keys, in C where a key is one value."""
+    if len(columns) == 1:
+        found = set(keys)
+        found.discard(None)
+        return found
+    return {k for k in keys if None not in k}
+
+
 def read_base(url: str) -> Base:
     """Read every table of the database at ``url`` (raises :class:`TooBig` past :data:`MAX_ROWS`)."""
     engine, pg_schema = reading_engine(url)

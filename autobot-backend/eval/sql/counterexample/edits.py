@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from eval.sql.counterexample.data import Key, Values, Working, has_null, key_of
+from eval.sql.counterexample.data import Key, Values, Working, has_null, key_of, without_null
 from eval.sql.counterexample.schema import ForeignKey
 
 
@@ -141,10 +141,11 @@ def delete_closure(w: Working, table: str, rows: list[int]) -> None:
         for fk in w.schema.children(name):
             get = key_of(fk.parent_columns)
             keys = {get(current[r]) for r in doomed}
-            keys = {k for k in keys if not has_null(k, fk.parent_columns)}
+            keys = without_null(keys, fk.parent_columns)
             found = w.having(fk.child, fk.columns, keys)
             if fk.self_reference:
-                found = [r for r in found if r not in set(doomed)]
+                going = set(doomed)
+                found = [r for r in found if r not in going]
             if found:
                 pending.append((fk.child, found))
         w.delete(name, doomed)

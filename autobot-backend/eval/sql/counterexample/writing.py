@@ -158,16 +158,22 @@ def edit_sqlite(conn: sqlite3.Connection, w: Working, base: str | None = None) -
                 if not (located.keys() >= {*change.delete, *(r for r, _ in change.update)}):
                     raise Refused(f"{change.table}: a row without a row id cannot be edited")
                 name = quote(change.table)
-                gone = json.dumps(list(map(located.__getitem__, change.delete)))
                 if base is not None and 2 * len(change.delete) > len(w.base.rows[change.table]):
                     columns = _columns(table, quote)
                     conn.execute(f"DELETE FROM {name}")
+                    # The rows kept, fewer than those deleted, named by their row ids (a base row still in the
+                    # neighbour and not rewritten under another key), each read from the graded copy by its id.
+                    doomed = set(change.delete)
+                    kept = json.dumps(
+                        [located[r] for r in w.rows(change.table) if r < FIRST_NEW_ID and r not in doomed]
+                    )
                     conn.execute(
                         f"INSERT INTO {name} (rowid, {columns}) SELECT rowid, {columns} FROM {base}.{name} "
-                        "WHERE rowid NOT IN (SELECT value FROM json_each(?))",
-                        (gone,),
+                        "WHERE rowid IN (SELECT value FROM json_each(?)) ORDER BY rowid",
+                        (kept,),
                     )
                 elif change.delete:  # one statement (row ids are integers)
+                    gone = json.dumps(list(map(located.__getitem__, change.delete)))
                     conn.execute(f"DELETE FROM {name} WHERE rowid IN (SELECT value FROM json_each(?))", (gone,))
                 sets = ", ".join(f"{quote(c.name)} = ?" for c in table.columns)
                 conn.executemany(

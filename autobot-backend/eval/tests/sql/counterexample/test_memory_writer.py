@@ -9,6 +9,7 @@ from pathlib import Path
 from eval.sql.counterexample.data import Working, read_base
 from eval.sql.counterexample.edits import Keep, Put
 from eval.sql.counterexample.memory_writer import MemoryWriter
+from eval.sql.counterexample.writing import FileWriter
 from services.readonly.execute import ReadOnlySQL
 
 
@@ -41,3 +42,24 @@ def test_neighbours_of_files_with_other_page_sizes_are_each_written(tmp_path: Pa
     finally:
         db.close()
         writer.close()
+
+
+def test_a_refilled_table_reads_as_the_file_edited_row_by_row(tmp_path: Path) -> None:
+    """A table that loses most of its rows is refilled from the graded copy with the rows it keeps; a kept row
+    rewritten in place, one moved to another key and one added all land as the file writer's deletes leave them."""
+    base = read_base(_graded(tmp_path / "c.db", 4096, [f"p{n}" for n in range(1, 13)]))
+    w = Working(base)
+    w.delete("people", range(2, 11))  # 9 of the 12 rows go: the refill's path
+    w.put("people", 0, (1, "renamed"))  # kept, rewritten in place
+    w.put("people", 1, (40, "p2"))  # kept, under another key: deleted and written again
+    w.add("people", (41, "new"))
+    assert 2 * len(w.removed["people"]) > len(base.rows["people"])
+    memory, files, db = MemoryWriter(tmp_path), FileWriter(tmp_path / "files"), ReadOnlySQL(timeout_s=5)
+    try:
+        query = "SELECT id, name FROM people ORDER BY id"
+        refilled = db.run_readonly(query, memory.write(w))
+        row_by_row = db.run_readonly(query, files.write(w))
+        assert refilled.rows == row_by_row.rows == [(1, "renamed"), (12, "p12"), (40, "p2"), (41, "new")]
+    finally:
+        db.close()
+        memory.close()
