@@ -44,14 +44,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from services.generation.llm import (
-    API_KEY_ENV,
-    BASE_URL_ENV,
-    MODEL_ENV,
-    GeneratorConfigError,
-    OpenAIChatGenerator,
-)
 from services.generation.protocol import Generation, SQLGenerator
+from services.generation.settings import API_KEY_ENV, BASE_URL_ENV, MODEL_ENV, GeneratorConfigError
 from services.nl_answer import ERROR_KINDS, Answer, QueryRecord, Status
 from services.nl_steps import (
     MAX_QUESTION_CHARS,
@@ -120,7 +114,9 @@ def default_generator(environ: Mapping[str, str] | None = None) -> SQLGenerator:
     """
     env = os.environ if environ is None else environ
     base_url, model = (env.get(BASE_URL_ENV) or "").strip(), (env.get(MODEL_ENV) or "").strip()
-    if base_url and model:
+    if base_url and model:  # the client is imported only here: a run that asks no model never loads it
+        from services.generation.llm import OpenAIChatGenerator
+
         return OpenAIChatGenerator.from_env(env)
     from services.embedded import NAME, EmbeddedGenerator
 

@@ -21,8 +21,8 @@ from collections.abc import Awaitable, Callable, Generator
 from dataclasses import asdict, dataclass
 from typing import TypeVar, cast
 
-from services.generation.llm import GeneratorConfigError
 from services.generation.protocol import Generation, GeneratorUnavailable, SQLGenerator
+from services.generation.settings import GeneratorConfigError
 from services.nl_answer import Answer, QueryRecord
 from services.readonly.execute import ErrorKind
 from services.redaction import scrub_secrets

@@ -43,6 +43,7 @@ from services.generation.chat_terms import ChatPolicy, ChatReply, ChatUnavailabl
 from services.generation.endpoint import api_key_problem, base_url_problem
 from services.generation.openai_chat import ChatClient
 from services.generation.protocol import Generation, GeneratorUnavailable
+from services.generation.settings import API_KEY_ENV, BASE_URL_ENV, MODEL_ENV, GeneratorConfigError
 from services.redaction import redact_http_url
 from services.schema_context import SchemaContext
 from services.schema_text import LEFT_OUT, prompt_text
@@ -52,9 +53,6 @@ if TYPE_CHECKING:  # httpx is imported where a request is made: an offline run n
 
 log = logging.getLogger(__name__)
 
-BASE_URL_ENV = "NL_SQL_LLM_BASE_URL"
-MODEL_ENV = "NL_SQL_LLM_MODEL"
-API_KEY_ENV = "NL_SQL_LLM_API_KEY"
 TIMEOUT_ENV = "NL_SQL_LLM_TIMEOUT_S"
 TEMPERATURE_ENV = "NL_SQL_LLM_TEMPERATURE"
 ATTEMPTS_ENV = "NL_SQL_LLM_MAX_ATTEMPTS"
@@ -67,10 +65,6 @@ MAX_SCHEMA_CHARS = 100_000
 past it, tables are left out and the prompt says which (:func:`services.schema_text.prompt_text`)."""
 
 NO_SQL_REASON = "no SQL in the model's reply"
-
-
-class GeneratorConfigError(ValueError):
-    """The generator's configuration is missing or invalid; the message names the variable to set."""
 
 
 SYSTEM_PROMPT = """\

@@ -151,6 +151,7 @@ def test_a_run_loads_the_counterexample_search_only_when_it_searches(tiny_run):
     plain = _probe(cwd, "eval.run", *argv)
     assert plain["code"] == 0 and "eval.sql.grading.refuting" in plain["modules"]  # the run's own modules are seen
     assert SEARCH not in plain["modules"]
+    assert "services.generation.llm" not in plain["modules"]  # nor the model client: it asks no model
     searched = _probe(cwd, "eval.run", *argv, "--counterexamples", "1")
     assert searched["code"] == 0
     assert SEARCH in searched["modules"]
@@ -197,3 +198,28 @@ def test_an_import_that_checks_nothing_loads_no_database_toolkit(spider_files):
     assert loaded.isdisjoint(no_toolkit), sorted(loaded & no_toolkit)
     code, loaded = _loaded(cwd, "eval.cli.bench_import", *argv, "--check-references")
     assert code == 0 and "sqlalchemy" in loaded  # the positive control: checking opens them
+
+
+_CLIENT_PROBE = """
+import json, sys
+from services.nl_database_service import default_generator
+before = "services.generation.llm" in sys.modules
+offline = type(default_generator({})).__name__
+after_offline = "services.generation.llm" in sys.modules
+asked = type(default_generator({"NL_SQL_LLM_BASE_URL": "http://127.0.0.1:9/v1", "NL_SQL_LLM_MODEL": "m"})).__name__
+print(json.dumps([before, offline, after_offline, asked, "services.generation.llm" in sys.modules]))
+"""
+
+
+def test_the_service_loads_the_model_client_only_when_the_environment_asks_for_a_model(tmp_path):
+    """The service reads which generator the environment asks for from a light module; the client, its prompt and
+    its chat policy load only for a model (the control, in the same interpreter)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NL_SQL_LLM_")}
+    done = subprocess.run(
+        [sys.executable, "-c", _CLIENT_PROBE], cwd=BACKEND, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    before, offline, after_offline, asked, after_asked = json.loads(done.stdout)
+    assert (before, after_offline) == (False, False)
+    assert offline == "EmbeddedGenerator"
+    assert asked == "OpenAIChatGenerator" and after_asked
