@@ -43,7 +43,10 @@ from services.generation.chat_terms import ChatPolicy, ChatReply, ChatUnavailabl
 from services.generation.endpoint import api_key_problem, base_url_problem
 from services.generation.openai_chat import ChatClient
 from services.generation.protocol import Generation, GeneratorUnavailable
-from services.generation.settings import API_KEY_ENV, BASE_URL_ENV, MODEL_ENV, GeneratorConfigError
+from services.generation.settings import API_KEY_ENV as API_KEY_ENV  # re-exported: the client's names
+from services.generation.settings import BASE_URL_ENV as BASE_URL_ENV
+from services.generation.settings import MODEL_ENV as MODEL_ENV
+from services.generation.settings import GeneratorConfigError as GeneratorConfigError
 from services.redaction import redact_http_url
 from services.schema_context import SchemaContext
 from services.schema_text import LEFT_OUT, prompt_text
