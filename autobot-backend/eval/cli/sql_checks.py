@@ -4,13 +4,13 @@ the paths a user gave read from where they stand, the defaults that depend on th
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import sqlalchemy as sa
 
 from eval.cli import options
 from eval.core.errors import UsageError
+from eval.core.jsonl import json_file
 from eval.core.output import confine, print_error, print_warning, resolve_input, shown_path
 from eval.sql.corpus.answers import RecordedAnswers
 from eval.sql.corpus.corpus_types import Corpus
@@ -21,7 +21,7 @@ from eval.sql.model.defaults import (
     DEFAULT_ROTATIONS,
     DETERMINISTIC_CANDIDATES,
 )
-from eval.sql.model.serialise import from_json
+from eval.sql.model.serialise import ReportFormatError, from_json
 from eval.sql.records import docs
 from eval.sql.records.trend_file import existing_points, trend_path
 from eval.sql.shards.share import ShardSpec, durations_of, parse_shard
@@ -206,10 +206,16 @@ def shard(args: argparse.Namespace) -> ShardSpec | None:
     if args.shard_durations is None:
         return ShardSpec(index, count)
     path = args.shard_durations
-    try:
-        earlier = from_json(json.loads(path.read_text(encoding="utf-8")), str(path))
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"--shard-durations {path}: cannot read it as a JSON report ({exc})") from None
+    try:  # read as every JSON file a user names is: bounded in size and depth
+        data = json_file(
+            path,
+            UsageError,
+            missing="no such file; give the --json report of an earlier run",
+            unreadable="cannot read it as a JSON report",
+        )
+        earlier = from_json(data, str(path))
+    except (UsageError, ReportFormatError) as exc:  # each names the file and what is wrong with it
+        raise UsageError(f"--shard-durations {exc}") from None
     return ShardSpec(index, count, durations_of(earlier))
 
 

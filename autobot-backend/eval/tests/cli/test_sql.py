@@ -104,6 +104,27 @@ def test_bad_input_is_a_clear_message_and_exit_2(work, capsys, args, message):
     assert message in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (None, "no such file; give the --json report of an earlier run"),
+        ("not json", "cannot read it as a JSON report"),
+        ("[" * 5000 + "]" * 5000, "cannot read it as a JSON report"),  # nests past the bounded reader's depth
+        ('{"suite": "trajectory"}', "not a SQL suite report"),
+    ],
+    ids=["missing", "not JSON", "too deep", "another suite's"],
+)
+def test_shard_durations_that_cannot_be_read_exit_2_naming_the_flag_and_file(work, capsys, content, message):
+    """The report ``--shard-durations`` names is read as every JSON file a user names is: bounded, and refused with
+    the flag, the file and what is wrong with it."""
+    path = work / "earlier.json"
+    if content is not None:
+        path.write_text(content)
+    assert sql("--shard", "1/2", "--shard-durations", str(path)) == 2
+    err = capsys.readouterr().err
+    assert f"--shard-durations {path}: {message}" in err and "Traceback" not in err
+
+
 def test_answers_for_unknown_ids_are_reported(work):
     answers = write_answers(work / "a.jsonl", reference_answers() + [{"id": "ghost-1", "sql": "SELECT 1"}])
     assert recorded(answers, "--json", "o.json") == 0
