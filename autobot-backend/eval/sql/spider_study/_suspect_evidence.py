@@ -14,7 +14,6 @@ being judged):
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +22,8 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 
+from eval.core.errors import UsageError
+from eval.core.jsonl import json_file
 from eval.sql.spider_study._graded import dev_index
 from eval.sql.spider_study._packets import result_lines
 from eval.sql.spider_study._sets import SpiderDev
@@ -34,7 +35,7 @@ VALUES_SHOWN = 12
 
 def write_sample(spider: SpiderDev, drawn: Sequence[Flag], out: Path) -> Path:
     """One Markdown file holding every drawn flag with its evidence."""
-    dev = json.loads(spider.questions.read_text(encoding="utf-8"))
+    dev = json_file(spider.questions, UsageError, missing="missing", unreadable="not Spider's dev.json")
     parts = [
         "# Suspect references: the hand-checked sample",
         "",
