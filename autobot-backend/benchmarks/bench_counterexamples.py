@@ -21,6 +21,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from benchmarks.bench_offline import BACKEND, REPEATS, _run
@@ -58,7 +59,7 @@ def run() -> None:
             f"   with / without: {ratio:.2f}x ({min(ratios):.2f}-{max(ratios):.2f}); at most {TARGET_RATIO:g}x: "
             f"{verdict}"
         )
-        floor = _floor(work)
+        floor = measure_floor(work)
         print("   " + floor_line(off_s, floor["seconds"], int(floor["neighbours"]), int(floor["statements"])))
 
 
@@ -75,11 +76,12 @@ def floor_line(off_s: float, statements_s: float, neighbours: int, statements: i
     )
 
 
-def _floor(work: Path) -> dict[str, float]:
-    """One run of ``_cx_floor.py`` at the default budget: neighbours judged, statements, their seconds."""
+def measure_floor(work: Path, args: Sequence[str] = ("--counterexamples",)) -> dict[str, float]:
+    """One run of ``_cx_floor.py`` (``args``: the run's flags, the default budget unless given): neighbours judged,
+    statements, their seconds."""
     out = work / "floor.json"
     subprocess.run(
-        [sys.executable, "-m", "benchmarks._cx_floor", str(out), "--counterexamples"],
+        [sys.executable, "-m", "benchmarks._cx_floor", str(out), *args],
         cwd=BACKEND,
         env={**os.environ, "EVAL_OUTPUT_DIR": str(work)},
         stdout=subprocess.DEVNULL,

@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-from benchmarks.bench_counterexamples import floor_line
-from benchmarks.bench_offline import BACKEND
+from benchmarks.bench_counterexamples import floor_line, measure_floor
 
 
 def test_the_floor_is_the_run_plus_its_judging_statements_over_every_core():
@@ -28,16 +24,8 @@ def test_a_floor_above_the_target_says_it_is_unreachable():
 
 
 def test_the_floor_child_counts_every_neighbour_the_search_judged(tmp_path: Path):
-    out, report = tmp_path / "floor.json", tmp_path / "run.json"
-    subprocess.run(
-        [sys.executable, "-m", "benchmarks._cx_floor", str(out), "--counterexamples", "1", "--json", str(report)],
-        cwd=BACKEND,
-        env={**os.environ, "EVAL_OUTPUT_DIR": str(tmp_path)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        check=True,
-    )
-    floor = json.loads(out.read_text())
+    report = tmp_path / "run.json"
+    floor = measure_floor(tmp_path, ["--counterexamples", "1", "--json", str(report)])  # as the bench runs it
     searched = [q["search"] for q in json.loads(report.read_text())["questions"] if q.get("search")]
     assert searched, "the run searched no pass"
     tried = sum(s["tried"] for s in searched)
