@@ -71,9 +71,10 @@ def composition(question: Question) -> set[str]:
     if tree is None:
         return set()
     tags = set()
-    if tree.find(exp.Join):
+    kinds = {type(node) for node in tree.walk()}  # one walk, where a find per tag walked a tree without it whole
+    if any(issubclass(k, exp.Join) for k in kinds):
         tags.add("join")
-    if tree.find(exp.Window) or tree.find(exp.CTE):
+    if any(issubclass(k, (exp.Window, exp.CTE)) for k in kinds):
         tags.add("window_or_cte")
     if question.ordered and tree.args.get("order"):
         tags.add("ordered")
