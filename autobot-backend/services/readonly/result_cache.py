@@ -35,7 +35,7 @@ __all__ = ["MAX_VALUES", "ResultCache"]
 
 MAX_VALUES = 2_000_000
 """Values (rows x columns) kept in all: some 100 MiB of small values at most; a result bigger than a
-quarter of it is not kept."""
+quarter of it is not kept, unless it is held (:meth:`ResultCache.put`)."""
 
 
 class ResultCache(Generic[Execution]):
@@ -47,6 +47,7 @@ class ResultCache(Generic[Execution]):
         self.hits = 0
         self._kept: OrderedDict[tuple[str, str], tuple[Execution, int]] = OrderedDict()
         self._second: OrderedDict[tuple[str, str], tuple[Execution, int]] = OrderedDict()
+        self._held: dict[tuple[str, str], Execution] = {}
         self._lock = threading.Lock()
 
     def get(self, url: str, sql: str, *, second: bool = False) -> Execution | None:
@@ -56,14 +57,24 @@ class ResultCache(Generic[Execution]):
         with self._lock:
             found = kept.get((url, sql))
             if found is None:
-                return None
+                held = None if second else self._held.get((url, sql))
+                if held is not None:
+                    self.hits += 1
+                return held
             kept.move_to_end((url, sql))
             self.hits += 1
             return found[0]
 
-    def put(self, url: str, sql: str, execution: Execution, *, second: bool = False) -> None:
-        """Keep ``execution`` (one that ran) unless it is too big; drop the oldest past the bound."""
+    def put(self, url: str, sql: str, execution: Execution, *, second: bool = False, held: bool = False) -> None:
+        """Keep ``execution`` (one that ran) unless it is too big; drop the oldest past the bound. ``held``: the
+        caller holds it for as long as the cache lasts (a reference's result, which the grader keeps for the
+        run), so it is kept whatever its size, outside the bound and never dropped: keeping it costs no memory,
+        and a candidate that is its reference's SQL is then not run again on a result of a million rows."""
         if not execution.ok:
+            return
+        if held and not second:
+            with self._lock:
+                self._held[(url, sql)] = execution
             return
         size = max(1, len(execution.rows) * max(1, len(execution.columns)))
         if size > self.max_values // 4:

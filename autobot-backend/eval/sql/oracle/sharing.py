@@ -33,8 +33,9 @@ def keep_references(
     targets: Mapping[str | None, Sequence[str]],
     check: SelfCheckResult,
 ) -> None:
-    """The references' results, read by the self-check's children, in this process's result cache (which the
-    asking's children inherit): a candidate answering with its reference's SQL is not run again."""
+    """The references' results, read by the self-check (in this process or its children), in this process's
+    result cache (which the asking's children inherit), held there whatever their size (the grader holds them for
+    the run anyway): a candidate answering with its reference's SQL is not run again."""
     if service.sql.results is None:
         return
     single = None in targets
@@ -42,4 +43,4 @@ def keep_references(
         results = check.reference.get(q.id)
         urls = targets.get(None if single else q.target) or []
         for url, execution in zip(urls, results or []):
-            service.sql.results.put(url, execution.sql, execution)
+            service.sql.results.put(url, execution.sql, execution, held=True)

@@ -307,8 +307,8 @@ def _build_and_ask(
             run_mode(spec.exact_match, (q.exact_match for q in exact)),
             {q.id: known[q.id].sql for q in exact if q.id not in asked_ids and q.id in known},
         )
+    keep_references(service, asked, targets, check)  # a candidate that is its reference's SQL is not run again
     if asking.workers > 1:
-        keep_references(service, asked, targets, check)  # a child's candidate that is its reference is not run again
         # each answer's EM where it was graded, its parse kept there; the rest (oracle defects, drafts) after
         given = exact_of(em.schemas.__contains__, em.dialect, em.schemas, em.mode, em.unasked) if em else None
         graded, so_far.interrupted = ask_spread(samples, candidate, grader, asking, progress=progress, after=given)

@@ -10,14 +10,17 @@ import pytest
 import sqlglot
 
 from eval.sql.corpus.composition import composition
-from eval.sql.corpus.questions import load_corpus
+from eval.sql.corpus.questions import Question, load_corpus
 from eval.sql.fixtures import cache as fixture_cache
 from eval.sql.oracle.inner import inner_orderings
 from eval.sql.oracle.lints import ordering_plan
 from eval.sql.oracle.peers import peer_probe
+from eval.sql.oracle.selfcheck import SelfCheckResult
+from eval.sql.oracle.sharing import keep_references
 from eval.sql.oracle.suspect_shapes import read as read_shapes
+from services.nl_database_service import NLDatabaseService
 from services.readonly import parsed
-from services.readonly.execute import Execution, ReadOnlySQL
+from services.readonly.execute import ErrorKind, Execution, ReadOnlySQL
 from services.readonly.guard import validate_readonly_sql
 from services.readonly.result_cache import ResultCache
 
@@ -128,6 +131,35 @@ def test_the_result_cache_is_bounded_by_the_values_it_holds():
     assert cache.get("u", "q0") is None and cache.get("u", "q9") is not None  # the oldest went first
     cache.put("u", "big", Execution("big", ("a",), [(j,) for j in range(101)]))  # over a quarter: not kept
     assert cache.get("u", "big") is None
+
+
+def test_a_held_result_is_kept_whatever_its_size_and_outside_the_bound():
+    cache: ResultCache[Execution] = ResultCache(max_values=400)
+    big = Execution("big", ("a",), [(j,) for j in range(1_000)])  # ten times what the bound allows one result
+    cache.put("u", "big", big, held=True)
+    assert cache.get("u", "big") is big and cache.values == 0
+    for i in range(10):  # the bound drops the oldest of what it counts, never what is held
+        cache.put("u", f"q{i}", Execution(f"q{i}", ("a",), [(j,) for j in range(50)]))
+    assert cache.get("u", "big") is big and cache.get("u", "q0") is None
+    assert cache.get("u", "big", second=True) is None  # a determinism run is its own, never the held first run
+    cache.put("u", "bad", Execution.failed("bad", ErrorKind.DATABASE, "no such column"), held=True)
+    assert cache.get("u", "bad") is None  # only what ran is kept
+
+
+def test_a_candidate_that_is_its_reference_runs_once_whatever_the_results_size(db: Path):
+    """The self-check's result of a reference, too big for the bound, is held for the asking: a candidate answering
+    with the reference's SQL gets it instead of running the statement again (issue 40: a million rows, twice)."""
+    url = f"sqlite:///{db}"
+    sql = "SELECT x FROM n ORDER BY x"
+    question = Question(id="q1", question="Every x?", sql=sql)
+    with NLDatabaseService(results=ResultCache(max_values=4)) as service:  # 2 rows: over a quarter of 4 values
+        reference = service.sql.run_readonly(sql, url, reference=True)
+        assert reference.ok and service.sql.results is not None and len(service.sql.results) == 0
+        keep_references(service, [question], {None: [url]}, SelfCheckResult(reference={"q1": [reference]}))
+        with sqlite3.connect(db) as c:  # the database changes behind the cache's back: a second run would see it
+            c.execute("INSERT INTO n VALUES (3)")
+        assert service.sql.run_readonly(sql, url) is reference
+        assert service.sql.run_readonly("SELECT x FROM n", url).rows == [(1,), (2,), (3,)]  # other SQL runs
 
 
 def test_the_code_digest_is_kept_per_source_bytes(tmp_path: Path, monkeypatch):
