@@ -6,7 +6,8 @@ it uses (:data:`LIBRARIES`, before its clock starts), so the floor's process loa
 
 These are bounds and a breakdown, not peers (the peers are their own code: ``_real_peers.py``): ``floor`` (a
 plain ``fetchall`` of both, judging nothing), ``hashed`` (the floor and one exact comparison: the least a grader
-that compares the rows in Python pays), ``startup`` (nothing at all), ``libraries`` (the imports of SQLAlchemy and
+that compares the rows in Python pays), ``bounded`` (``hashed`` sorting in memory, as the executor must),
+``startup`` (nothing at all), ``libraries`` (the imports of SQLAlchemy and
 sqlglot, nothing else), and ``harness`` (this project's fetch and comparison alone, without the command around it).
 """
 
@@ -34,6 +35,21 @@ def hashed(db: str, ref: str, cand: str, ordered: bool) -> str:
     from collections import Counter
 
     conn = sqlite3.connect(db)
+    a, b = conn.execute(ref).fetchall(), conn.execute(cand).fetchall()
+    same = a == b if ordered else dict.__eq__(Counter(a), Counter(b))
+    return "match" if same else "mismatch"
+
+
+def bounded(db: str, ref: str, cand: str, ordered: bool) -> str:
+    """:func:`hashed` with the one setting of the executor's that changes what a statement costs: its sorts and
+    temporary tables in memory (``PRAGMA temp_store = MEMORY``, ``services/readonly/sqlite_file.py``), where the
+    heap limit bounds them, not in temporary files on disk, which nothing bounds. The least a grader pays that a
+    hostile answer's sort cannot fill the disk of: a breakdown of the bound, not a target."""
+    import sqlite3
+    from collections import Counter
+
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA temp_store = MEMORY")
     a, b = conn.execute(ref).fetchall(), conn.execute(cand).fetchall()
     same = a == b if ordered else dict.__eq__(Counter(a), Counter(b))
     return "match" if same else "mismatch"
@@ -77,6 +93,7 @@ def harness(db: str, ref: str, cand: str, ordered: bool) -> str:
 APPROACHES = {
     "floor": floor,
     "hashed": hashed,
+    "bounded": bounded,
     "startup": startup,
     "libraries": libraries,
     "harness": harness,
@@ -84,6 +101,7 @@ APPROACHES = {
 LIBRARIES = {
     "floor": ("sqlite3",),
     "hashed": ("sqlite3", "collections"),
+    "bounded": ("sqlite3", "collections"),
     "startup": (),
     "libraries": ("sqlalchemy", "sqlglot"),
     "harness": ("sqlite3", "eval.sql.rows", "services.readonly.execute", "sqlalchemy.dialects.sqlite"),

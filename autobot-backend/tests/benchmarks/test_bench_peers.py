@@ -34,7 +34,7 @@ def files(bench: bench_peers._Bench, w: bench_peers.Workload) -> Path:
 
 @needs_peers
 @pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w.name)
-@pytest.mark.parametrize("process", ["user", "testsuite", "defog", "hashed", "harness"])
+@pytest.mark.parametrize("process", ["user", "testsuite", "defog", "hashed", "bounded", "harness"])
 def test_every_grader_gives_the_workloads_verdict(bench, workload, process):
     """The user's command, both peers' own code and the bounds, as launched; defog's set semantics are the one
     difference the bench names (it drops duplicate rows)."""
@@ -84,6 +84,8 @@ def test_the_targets_are_judged_at_the_sizes_they_hold_at(capsys):
         "100,000 rows, equal, shuffled: past imports within 1.5x the bound": True,
         "100,000 rows, equal, shuffled: whole process ahead of both peers": True,
     }
+    # The bound sorting in memory, (1.0 - 0.1) = 0.9 s: printed beside the target's bound, never judged.
+    assert "(bounded past start-up) 0.90 s, user / it 1.67 [1.67-1.67] (a breakdown" in capsys.readouterr().out
     slow = rounds(user=2.6, imports=0.5, hashed=1.1, startup=0.1, testsuite=3.0, defog=2.5)
     assert not any(dict(bench_peers.report(1_000_000, right, slow)).values())  # 2.1x; behind defog; memory tied
     assert bench_peers.report(10_000, right, slow) == []  # at 10k only the wrong/right pair is held
