@@ -100,6 +100,13 @@ def test_a_wrong_answer_is_held_to_its_right_twin_of_the_same_round():
     }
 
 
+def test_rounds_are_more_where_a_process_is_short_unless_asked(monkeypatch):
+    monkeypatch.setattr(bench_peers, "REPEATS", None)
+    assert [bench_peers.rounds_at(n) for n in (10_000, 100_000, 1_000_000)] == [5, 5, 3]
+    monkeypatch.setattr(bench_peers, "REPEATS", 2)  # BENCH_PEERS_REPEATS=2
+    assert [bench_peers.rounds_at(n) for n in (10_000, 1_000_000)] == [2, 2]
+
+
 def test_the_peers_runner_names_an_unknown_peer():
     done = subprocess.run(
         [sys.executable, str(BACKEND / "benchmarks" / "_real_peers.py"), "nobody", *["x"] * 7],
