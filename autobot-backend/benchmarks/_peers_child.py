@@ -31,13 +31,7 @@ def hashed(db: str, ref: str, cand: str, ordered: bool) -> str:
     """A plain ``fetchall`` of both and one exact comparison, no tolerance: the rows in order, or each result's
     ``Counter`` (every row hashed once), compared as dicts (``Counter.__eq__`` loops in Python, 3-4x slower on
     100k equal rows). The least a grader that compares the rows in Python was found to pay."""
-    import sqlite3
-    from collections import Counter
-
-    conn = sqlite3.connect(db)
-    a, b = conn.execute(ref).fetchall(), conn.execute(cand).fetchall()
-    same = a == b if ordered else dict.__eq__(Counter(a), Counter(b))
-    return "match" if same else "mismatch"
+    return _hashed(db, ref, cand, ordered, ())
 
 
 def bounded(db: str, ref: str, cand: str, ordered: bool) -> str:
@@ -45,11 +39,16 @@ def bounded(db: str, ref: str, cand: str, ordered: bool) -> str:
     temporary tables in memory (``PRAGMA temp_store = MEMORY``, ``services/readonly/sqlite_file.py``), where the
     heap limit bounds them, not in temporary files on disk, which nothing bounds. The least a grader pays that a
     hostile answer's sort cannot fill the disk of: a breakdown of the bound, not a target."""
+    return _hashed(db, ref, cand, ordered, ("PRAGMA temp_store = MEMORY",))
+
+
+def _hashed(db: str, ref: str, cand: str, ordered: bool, pragmas: tuple[str, ...]) -> str:
     import sqlite3
     from collections import Counter
 
     conn = sqlite3.connect(db)
-    conn.execute("PRAGMA temp_store = MEMORY")
+    for pragma in pragmas:
+        conn.execute(pragma)
     a, b = conn.execute(ref).fetchall(), conn.execute(cand).fetchall()
     same = a == b if ordered else dict.__eq__(Counter(a), Counter(b))
     return "match" if same else "mismatch"
