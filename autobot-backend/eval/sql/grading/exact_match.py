@@ -318,19 +318,15 @@ def run_mode(asked: str | None, rules: Iterable[str | None]) -> str:
 
 def with_exact_match(
     outcomes: Sequence[SQLOutcome],
-    wanted: Callable[[str], bool],
-    dialect: str,
-    schemas: Mapping[str, SpiderSchema | None],
-    mode: str = EXTENDED,
-    unasked: Mapping[str, str | None] | None = None,
-    spread: Spread | None = None,
+    one: Callable[[SQLOutcome], SQLOutcome],
+    spread_for: Callable[[int], Spread] | None = None,
 ) -> list[SQLOutcome]:
-    """Every answerable outcome with a reference whose question ``wanted`` gets its EM in both modes
-    (:func:`exact_of`); one that already carries its EM (given where it was graded) is kept as it is.
-    ``spread``: forked processes to compute them in (each parses its questions' SQL; the order is kept)."""
-    one = exact_of(wanted, dialect, schemas, mode, unasked)
+    """Every outcome given its EM by ``one`` (:func:`exact_of`'s), but one that already carries its EM (given
+    where it was graded), which is kept as it is. ``spread_for``: the forked processes to compute them in, for as
+    many outcomes as are left (each parses its questions' SQL; the order is kept)."""
     out = list(outcomes)
     todo = [i for i, o in enumerate(out) if o.exact is None]
+    spread = spread_for(len(todo)) if spread_for is not None else None
     if spread is None or spread.workers <= 1:
         done = [one(out[i]) for i in todo]
     else:

@@ -27,7 +27,7 @@ from eval.sql.grading.candidates import (
     reference_answers,
 )
 from eval.sql.grading.costs import cost_summary, repeat_summary
-from eval.sql.grading.exact_match import exact_of, run_mode, spider_schemas, wants_exact_match, with_exact_match
+from eval.sql.grading.exact_match import run_mode, spider_schemas, wants_exact_match, with_exact_match
 from eval.sql.grading.grade import Grader
 from eval.sql.grading.identity import cohort, fingerprint
 from eval.sql.grading.interruption import StoppableDatabase, partial_warning
@@ -137,13 +137,9 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         else ("unmeasured", f"interrupted: the run was stopped by {interrupt.received()} {_phase(so_far)}")
     )
     outcomes = _all_questions(so_far.grader, questions, combine(by_question), defects, not_asked)
-    if so_far.exact is not None:
-        em = so_far.exact
-        missing = sum(o.exact is None and o.question_id in em.schemas for o in outcomes)
-        spread = Spread(forked.processes(missing) if not interrupted else 1)  # parsing only: no database
-        outcomes = with_exact_match(
-            outcomes, em.schemas.__contains__, em.dialect, em.schemas, em.mode, em.unasked, spread=spread
-        )
+    if so_far.exact is not None:  # parsing only, no database: forked for as many as are left
+        processes = (lambda left: Spread(forked.processes(left))) if not interrupted else None
+        outcomes = with_exact_match(outcomes, so_far.exact.giver(), processes)
     graded = so_far.graded
     extra = sorted(set(spec.answers.answers) - {q.id for q in so_far.everything}) if spec.answers else []
     fixtures = fixture_keys(targets) if targets else sorted({q.fixture for q in so_far.everything if q.fixture})
@@ -310,7 +306,7 @@ def _build_and_ask(
     keep_references(service, asked, targets, check)  # a candidate that is its reference's SQL is not run again
     if asking.workers > 1:
         # each answer's EM where it was graded, its parse kept there; the rest (oracle defects, drafts) after
-        given = exact_of(em.schemas.__contains__, em.dialect, em.schemas, em.mode, em.unasked) if em else None
+        given = em.giver() if em else None
         graded, so_far.interrupted = ask_spread(samples, candidate, grader, asking, progress=progress, after=given)
     else:
         graded, so_far.interrupted = ask_all(

@@ -3,7 +3,7 @@ follows from it alone: the row cap of a model's answer, the corpus as graded, wh
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,7 +15,9 @@ from eval.sql.corpus.questions import Corpus
 from eval.sql.counterexample.budget import Budget
 from eval.sql.fixtures.seeded import Fixture
 from eval.sql.grading.asking import OnAnswer
+from eval.sql.grading.exact_match import exact_of
 from eval.sql.model.defaults import DEFAULT_ENGINE, DEFAULT_SEED
+from eval.sql.model.outcome import SQLOutcome
 from eval.sql.oracle.selfcheck import OracleDefect
 from eval.sql.rows import ColumnOrder
 from eval.sql.shards.share import ShardSpec
@@ -107,3 +109,7 @@ class ExactSetUp:
     schemas: dict[str, Any]
     mode: str
     unasked: dict[str, str | None]
+
+    def giver(self) -> Callable[[SQLOutcome], SQLOutcome]:
+        """What gives one outcome its EM in this run: where an answer is graded, and after for the rest."""
+        return exact_of(self.schemas.__contains__, self.dialect, self.schemas, self.mode, self.unasked)

@@ -375,7 +375,7 @@ def test_the_run_counts_every_question_in_official_mode_and_the_answers_the_mode
         SQLOutcome("q5", "answer", "s", Verdict.UNMEASURED, reason=NO_ANSWER, reference_sql=gold, difficulty="hard"),
     ]
     schemas = dict.fromkeys(["q1", "q2", "q3", "q4", "q5"], SCHEMA)
-    done = with_exact_match(outcomes, schemas.__contains__, "sqlite", schemas, OFFICIAL, {"q3": gold})
+    done = with_exact_match(outcomes, exact_of(schemas.__contains__, "sqlite", schemas, OFFICIAL, {"q3": gold}))
     assert [o.exact.match if o.exact else "-" for o in done] == [True, False, True, None, False]
     assert [o.exact.other if o.exact else "-" for o in done] == [True, True, None, None, None]
     assert "not asked" in done[3].exact.note if done[3].exact else False
@@ -385,7 +385,7 @@ def test_the_run_counts_every_question_in_official_mode_and_the_answers_the_mode
     assert (em.mode, t.cases, t.measured, t.matched, t.unmeasured) == (OFFICIAL, 5, 4, 2, 1)
     assert em.other == OtherMode(mode=EXTENDED, measured=2, matched=2, rate=1.0)
     assert em.differ == 3  # q2 (no match / match), q3 and q5 (measured / unmeasured)
-    extended = with_exact_match(outcomes, schemas.__contains__, "sqlite", schemas, EXTENDED, {"q3": gold})
+    extended = with_exact_match(outcomes, exact_of(schemas.__contains__, "sqlite", schemas, EXTENDED, {"q3": gold}))
     em = exact_match_figures(extended, ["easy", "hard"])
     assert em is not None and (em.mode, em.overall.measured, em.overall.matched, em.overall.unmeasured) == (
         EXTENDED,
@@ -406,12 +406,14 @@ def test_em_given_where_an_answer_was_graded_is_kept_and_the_rest_computed_as_be
         for i, sql in enumerate([gold, "SELECT name AS n FROM singer", "SELECT age FROM singer"] * 4)
     ] + [SQLOutcome("r", "refuse", "s", Verdict.PASS, sql=gold, reference_sql=gold)]
     schemas = {o.question_id: SCHEMA for o in outcomes if o.expect == "answer"}
-    whole = with_exact_match(outcomes, schemas.__contains__, "sqlite", schemas, OFFICIAL)
     one = exact_of(schemas.__contains__, "sqlite", schemas, OFFICIAL)
+    whole = with_exact_match(outcomes, one)
     given = [one(o) if i % 2 else o for i, o in enumerate(outcomes)]  # what the grading children gave
     marker = ExactMatch(None, {}, None, "given where it was graded", None, mode=OFFICIAL)
     given[0] = dataclasses.replace(given[0], exact=marker)
-    done = with_exact_match(given, schemas.__contains__, "sqlite", schemas, OFFICIAL, spread=Spread(workers))
+    left: list[int] = []
+    done = with_exact_match(given, one, lambda n: left.append(n) or Spread(workers))
+    assert left == [sum(o.exact is None for o in given)]  # the spread is sized by the outcomes left
     assert done[0].exact is marker  # already given: never computed again
     assert done[1:] == whole[1:]
     assert done[-1].exact is None  # a must-refuse question has none, given or not
