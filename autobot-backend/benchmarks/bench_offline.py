@@ -21,6 +21,7 @@ in the environment measures the one-process run instead.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import statistics
@@ -66,8 +67,8 @@ bare = time.perf_counter() - started
 from services.embedded import EmbeddedGenerator
 from services.readonly.execute import ReadOnlySQL
 from services.readonly.guard import validate_readonly_sql
-generator, sql = EmbeddedGenerator(), ReadOnlySQL()
-schemas = {f: sql.schema(us[0]) for f, us in urls.items()}
+generator, database = EmbeddedGenerator(), ReadOnlySQL()
+schemas = {f: database.schema(us[0]) for f, us in urls.items()}
 asked = [(q["question"], q["fixture"]) for q in report["questions"] if q["fixture"]]
 started = time.perf_counter()
 for text, fixture in asked:
@@ -210,7 +211,7 @@ def run() -> None:
             f"{statistics.median(walls):.2f} s, bare SQL {statistics.median(b.sql for b in bares):.2f} s"
         )
         print(_line("run / bare cost of its SQL", ratios, "x", f"at most {TARGET_RATIO}x", max(ratios) <= TARGET_RATIO))
-        least = Bare(*(statistics.median(getattr(b, f) for b in bares) for f in ("sql", "generator", "guard")))
+        least = Bare(*(statistics.median(getattr(b, f.name) for b in bares) for f in dataclasses.fields(Bare)))
         print("   " + least_line(least, _imports_s()))
         peaks: dict[int, float] = {}
         for n, target_s in SCALES:

@@ -319,14 +319,14 @@ def run_mode(asked: str | None, rules: Iterable[str | None]) -> str:
 def with_exact_match(
     outcomes: Sequence[SQLOutcome],
     one: Callable[[SQLOutcome], SQLOutcome],
-    spread_for: Callable[[int], Spread] | None = None,
+    spread_for: Callable[[Sequence[SQLOutcome]], Spread] | None = None,
 ) -> list[SQLOutcome]:
     """Every outcome given its EM by ``one`` (:func:`exact_of`'s), but one that already carries its EM (given
-    where it was graded), which is kept as it is. ``spread_for``: the forked processes to compute them in, for as
-    many outcomes as are left (each parses its questions' SQL; the order is kept)."""
+    where it was graded), which is kept as it is. ``spread_for``: the forked processes to compute them in, given
+    the outcomes left (each parses its questions' SQL; the order is kept)."""
     out = list(outcomes)
     todo = [i for i, o in enumerate(out) if o.exact is None]
-    spread = spread_for(len(todo)) if spread_for is not None else None
+    spread = spread_for([out[i] for i in todo]) if spread_for is not None else None
     if spread is None or spread.workers <= 1:
         done = [one(out[i]) for i in todo]
     else:

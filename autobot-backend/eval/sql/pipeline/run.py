@@ -137,9 +137,14 @@ def run_suite(spec: RunSpec, progress: Progress | None = None) -> SQLRun:
         else ("unmeasured", f"interrupted: the run was stopped by {interrupt.received()} {_phase(so_far)}")
     )
     outcomes = _all_questions(so_far.grader, questions, combine(by_question), defects, not_asked)
-    if so_far.exact is not None:  # parsing only, no database: forked for as many as are left
-        processes = (lambda left: Spread(forked.processes(left))) if not interrupted else None
-        outcomes = with_exact_match(outcomes, so_far.exact.giver(), processes)
+    if so_far.exact is not None:  # parsing only, no database: forked for as many EM questions as are left
+        em = so_far.exact
+        processes = (
+            (lambda left: Spread(forked.processes(sum(o.question_id in em.schemas for o in left))))
+            if not interrupted
+            else None
+        )
+        outcomes = with_exact_match(outcomes, em.giver(), processes)
     graded = so_far.graded
     extra = sorted(set(spec.answers.answers) - {q.id for q in so_far.everything}) if spec.answers else []
     fixtures = fixture_keys(targets) if targets else sorted({q.fixture for q in so_far.everything if q.fixture})

@@ -411,9 +411,9 @@ def test_em_given_where_an_answer_was_graded_is_kept_and_the_rest_computed_as_be
     given = [one(o) if i % 2 else o for i, o in enumerate(outcomes)]  # what the grading children gave
     marker = ExactMatch(None, {}, None, "given where it was graded", None, mode=OFFICIAL)
     given[0] = dataclasses.replace(given[0], exact=marker)
-    left: list[int] = []
-    done = with_exact_match(given, one, lambda n: left.append(n) or Spread(workers))
-    assert left == [sum(o.exact is None for o in given)]  # the spread is sized by the outcomes left
+    left: list[list[str]] = []
+    done = with_exact_match(given, one, lambda rest: left.append([o.question_id for o in rest]) or Spread(workers))
+    assert left == [[o.question_id for o in given if o.exact is None]]  # the spread is chosen for the outcomes left
     assert done[0].exact is marker  # already given: never computed again
     assert done[1:] == whole[1:]
     assert done[-1].exact is None  # a must-refuse question has none, given or not
