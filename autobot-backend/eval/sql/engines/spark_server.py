@@ -5,7 +5,8 @@ The tests start theirs with it (``tests/spark_server.py`` adds only the skip-or-
 
 :func:`start` finds ``spark-submit`` inside the installed ``pyspark`` package (the ``spark`` extra:
 ``pip install -e '.[spark]'``) and Java on ``PATH`` (or ``JAVA_HOME``), then runs
-``org.apache.spark.sql.hive.thriftserver.HiveThriftServer2`` in local mode on a free loopback port,
+``org.apache.spark.sql.hive.thriftserver.HiveThriftServer2`` in local mode on a free loopback port (a new one
+when another process takes it before the server binds),
 with everything it writes (the warehouse, the Derby metastore, scratch and local folders, its log)
 in one fresh temporary folder. It is sized for a 2-core machine shared with other work: two local
 threads, a 512 MB driver, two shuffle partitions, no web UI. Start-up takes 15-40 s (the JVM and
@@ -50,6 +51,10 @@ __all__ = ["SparkServer", "SparkServerError", "SparkUnavailable", "find_spark_ho
 START_TIMEOUT_S = 180
 """Longest wait for the server to accept connections (about 20 s on an idle 2-core machine)."""
 STOP_GRACE_S = 10
+READY_LINE = b"HiveThriftServer2 started"
+"""What the server logs once its Thrift port is bound; until then a connection to the port may reach another process."""
+PORT_TRIES = 3
+"""Launches before a server whose port another process keeps taking is an error."""
 THRIFT_CLASS = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
 SETTINGS = {  # small: a 2-core machine shared with other work
     "spark.ui.enabled": "false",
@@ -176,8 +181,25 @@ class SparkServer:
         return [*args, "spark-internal"]
 
     def _launch(self) -> None:
+        """Start the server; when another process took its port between the probe and the bind (the probe's port
+        is the system's to hand out again, and the server binds some 15 s after launch), again on a new port."""
         for folder in ("local", "tmp", "scratch", "scratch-local"):
-            (self.root / folder).mkdir()
+            (self.root / folder).mkdir(exist_ok=True)
+        for attempt in range(1, PORT_TRIES + 1):
+            try:
+                self._start_process()
+                return
+            except SparkServerError:
+                if attempt == PORT_TRIES or not self._port_was_taken():
+                    raise
+                self._end_group()
+                self.port = _free_port()
+
+    def _port_was_taken(self) -> bool:
+        log = self._tail()
+        return "BindException" in log and "Address already in use" in log
+
+    def _start_process(self) -> None:
         env = {**os.environ, "SPARK_HOME": str(self.home), "SPARK_LOG_DIR": str(self.root), "TZ": "UTC"}
         env.pop("PYSPARK_SUBMIT_ARGS", None)
         env.pop("SPARK_CONF_DIR", None)
@@ -207,6 +229,9 @@ class SparkServer:
                 raise SparkServerError(
                     f"the Spark Thrift server did not accept a session in {START_TIMEOUT_S} s:\n{self._tail()}"
                 )
+            if not self._listening():  # before it binds, the port may be another process's, which need not answer
+                time.sleep(0.5)
+                continue
             try:
                 socket.create_connection((self.HOST, self.port), timeout=2).close()
                 conn = hive.connect(host=self.HOST, port=self.port, username=self.USER)
@@ -216,6 +241,17 @@ class SparkServer:
             conn.close()
             self.started_s = time.monotonic() - started
             return
+
+    def _listening(self) -> bool:
+        """Whether the server says it bound its port (Spark's log line once the Thrift service listens)."""
+        return self.logfile.exists() and READY_LINE in self.logfile.read_bytes()
+
+    def _end_group(self) -> None:
+        """Kill what an exited launch left in its process group."""
+        process, self._process = self._process, None
+        if process is not None:
+            _signal_group(process.pid, signal.SIGKILL)
+            process.wait(STOP_GRACE_S)
 
     def _tail(self) -> str:
         return self.logfile.read_text(errors="replace")[-3000:] if self.logfile.exists() else "(no log)"

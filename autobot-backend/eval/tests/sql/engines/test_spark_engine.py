@@ -12,6 +12,7 @@ Spark has not, :func:`services.generation.transpile.spark_dates`), money, NULL o
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
 import pytest
@@ -80,16 +81,27 @@ def _eval_spark_servers() -> set[int]:
 @pytest.mark.slow
 def test_the_reference_passes_every_question_on_a_throwaway_spark_server_which_then_goes(tmp_path, monkeypatch):
     """``--engine spark`` alone: the harness starts its own server, builds the fixtures as JSON tables there,
-    grades, and stops it."""
+    grades, and stops it. The first port it is handed is taken by another process by the time the server binds
+    (a race no test can time, so the probe is made to hand out a port this test holds): it starts on another."""
     if eval_spark_server.find_spark_home() is None or eval_spark_server.find_java() is None:
         spark_server.start_for_tests()  # skips (or fails under EVAL_REQUIRE_SPARK=1) saying what is missing
     corpus = tmp_path / "traps.yaml"
     corpus.write_text(TRAPS, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     before = _eval_spark_servers()
+    held = socket.create_server(("127.0.0.1", 0))
+    free_port, handed = eval_spark_server._free_port, []
+
+    def taken_first() -> int:
+        handed.append(held.getsockname()[1] if not handed else free_port())
+        return handed[-1]
+
+    monkeypatch.setattr(eval_spark_server, "_free_port", taken_first)
     args = ["--suite", "sql", "--json", "out.json", "--candidate", "reference", "--corpus", str(corpus)]
-    code = main([*args, "--engine", "spark", "--statement-timeout", "120"])  # a loaded machine: seconds a question
+    with held:
+        code = main([*args, "--engine", "spark", "--statement-timeout", "120"])  # a loaded machine: s a question
     report = json.loads((tmp_path / "out.json").read_text())
+    assert len(handed) == 2  # the held port, then one free
     assert code == 0
     assert report["run"]["engine"] == "spark"
     assert (report["summary"]["measured"], report["summary"]["pass"]) == (5, 5)
