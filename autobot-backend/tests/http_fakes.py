@@ -13,11 +13,12 @@ script (an endpoint that answers each question, or changes its mind between asks
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -79,11 +80,13 @@ def chat_reply(content: str | None, usage: tuple[int, int] | None = None, **kw: 
     return Reply(body=json.dumps(payload).encode(), **kw)
 
 
-def unused_port() -> int:
-    """A localhost port nothing listens on (bound then released; fine for a test)."""
+@contextlib.contextmanager
+def refused_port() -> Iterator[int]:
+    """A localhost port that refuses connections while the block runs: bound and not listening, so no other
+    process can take it and listen there (a port bound and released can be handed out again at once)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        yield sock.getsockname()[1]
 
 
 @dataclass

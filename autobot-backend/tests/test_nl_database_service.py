@@ -17,7 +17,7 @@ from services.generation.llm import API_KEY_ENV, BASE_URL_ENV, OpenAIChatGenerat
 from services.generation.protocol import Generation, GeneratorUnavailable
 from services.generation.recorded import RecordedGenerator
 from services.nl_database_service import LOCAL_DB_ENV, MAX_QUESTION_CHARS, ErrorKind, NLDatabaseService
-from tests.http_fakes import FakeHTTPServer, chat_reply, json_reply, unused_port
+from tests.http_fakes import FakeHTTPServer, chat_reply, json_reply, refused_port
 from tests.nl_service_helpers import API_KEY, PASSWORD, RUNAWAY, Scripted, ask, build_shop, digest, sql
 
 # --- outcomes -------------------------------------------------------------------------------
@@ -134,7 +134,7 @@ BAD_URLS = [
     ("driver_not_installed", f"postgresql+nosuchdriver://admin:{PASSWORD}@127.0.0.1:1/sales", {"config"}, "127.0.0.1"),
     (
         "server_down",
-        f"postgresql://admin:{PASSWORD}@127.0.0.1:{unused_port()}/sales",
+        f"postgresql://admin:{PASSWORD}@127.0.0.1:{{refused}}/sales",  # {refused}: a port that refuses
         {"config", "db_unreachable"},
         None,
     ),
@@ -144,7 +144,8 @@ BAD_URLS = [
 @pytest.mark.parametrize(("url", "kinds", "named"), [c[1:] for c in BAD_URLS], ids=[c[0] for c in BAD_URLS])
 def test_unusable_url_is_an_error_without_the_password(service_for, url, kinds, named):
     service = service_for(sql("SELECT 1"))
-    response = ask(service, db_url=url, db_id="sales")
+    with refused_port() as port:
+        response = ask(service, db_url=url.replace("{refused}", str(port)), db_id="sales")
     assert response["status"] == "error"
     assert response["error_kind"] in kinds
     assert "'sales'" in response["reason"]
@@ -205,8 +206,8 @@ def test_broken_generator_is_an_error_not_an_exception(service_for, outcome, fra
 
 
 def test_unreachable_model_end_to_end(service_for):
-    model = OpenAIChatGenerator(f"http://127.0.0.1:{unused_port()}/v1", "m", timeout_s=2)
-    response = ask(service_for(model))
+    with refused_port() as port:
+        response = ask(service_for(OpenAIChatGenerator(f"http://127.0.0.1:{port}/v1", "m", timeout_s=2)))
     assert (response["status"], response["error_kind"]) == ("error", "generator_unavailable")
     assert "connection refused" in response["reason"] and BASE_URL_ENV in response["reason"]
     assert (response["generator"], response["model"]) == ("openai-chat", "m")

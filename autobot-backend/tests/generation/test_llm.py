@@ -17,7 +17,7 @@ from services.generation.llm import (
 )
 from services.generation.protocol import GeneratorUnavailable, SQLGenerator
 from services.schema_context import ColumnInfo, ForeignKey, SchemaContext, TableInfo
-from tests.http_fakes import FakeHTTPServer, Reply, chat_reply, json_reply, unused_port
+from tests.http_fakes import FakeHTTPServer, Reply, chat_reply, json_reply, refused_port
 
 SCHEMA = SchemaContext(
     "sqlite",
@@ -227,9 +227,10 @@ def test_hanging_server_hits_the_timeout():
 
 
 def test_unreachable_port_is_unavailable():
-    gen = OpenAIChatGenerator(f"http://127.0.0.1:{unused_port()}/v1", "test-model", api_key=SECRET_KEY, timeout_s=2)
-    with pytest.raises(GeneratorUnavailable, match=f"connection refused.*{BASE_URL_ENV}") as caught:
-        gen.generate(QUESTION, SCHEMA)
+    with refused_port() as port:
+        gen = OpenAIChatGenerator(f"http://127.0.0.1:{port}/v1", "test-model", api_key=SECRET_KEY, timeout_s=2)
+        with pytest.raises(GeneratorUnavailable, match=f"connection refused.*{BASE_URL_ENV}") as caught:
+            gen.generate(QUESTION, SCHEMA)
     assert SECRET_KEY not in str(caught.value)
 
 
@@ -312,10 +313,9 @@ def test_config_error_is_a_value_error():
 
 
 def test_local_server_bypasses_an_http_proxy_from_the_environment(monkeypatch):
-    dead_proxy = f"http://127.0.0.1:{unused_port()}"
-    for name in ("http_proxy", "HTTP_PROXY"):
-        monkeypatch.setenv(name, dead_proxy)
     monkeypatch.delenv("no_proxy", raising=False)
     monkeypatch.delenv("NO_PROXY", raising=False)
-    with FakeHTTPServer(chat_reply("SELECT 1")) as server:
+    with refused_port() as dead_proxy, FakeHTTPServer(chat_reply("SELECT 1")) as server:
+        for name in ("http_proxy", "HTTP_PROXY"):
+            monkeypatch.setenv(name, f"http://127.0.0.1:{dead_proxy}")
         assert generator(server).generate(QUESTION, SCHEMA).sql == "SELECT 1"

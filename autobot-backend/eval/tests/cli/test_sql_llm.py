@@ -65,11 +65,12 @@ def test_llm_path_grades_the_models_sql(work, monkeypatch):
 
 
 def test_llm_endpoint_unreachable_is_unmeasured_and_exit_2(work, monkeypatch, capsys):
-    from tests.http_fakes import unused_port
+    from tests.http_fakes import refused_port
 
     corpus = _user_corpus(work / "mine.yaml", LLM_CORPUS)
-    _llm_env(monkeypatch, f"http://127.0.0.1:{unused_port()}/v1")
-    assert sql("--candidate", "llm", "--corpus", str(corpus), "--json", "l.json") == 2
+    with refused_port() as port:
+        _llm_env(monkeypatch, f"http://127.0.0.1:{port}/v1")
+        assert sql("--candidate", "llm", "--corpus", str(corpus), "--json", "l.json") == 2
     data = json.loads((work / "l.json").read_text())
     assert {q["verdict"] for q in data["questions"]} == {"unmeasured"}
     assert "no question could be measured" in capsys.readouterr().err

@@ -11,7 +11,7 @@ from eval.turns.format import parse_turn
 from eval.turns.judge import API_KEY_ENV, BASE_URL_ENV, MODEL_ENV, Judge, JudgeConfigError, validate_reply
 from eval.turns.prompt import SYSTEM_PROMPT
 from eval.turns.rubric import RUBRIC_VERSION
-from tests.http_fakes import FakeHTTPServer, Reply, chat_reply, json_reply, unused_port
+from tests.http_fakes import FakeHTTPServer, Reply, chat_reply, json_reply, refused_port
 
 WITH_ANSWER = parse_turn(
     {
@@ -139,7 +139,8 @@ def test_an_endpoint_that_fails_leaves_the_turn_unmeasured_without_a_validation_
 
 
 def test_an_unreachable_endpoint_is_unmeasured():
-    j = Judge(f"http://127.0.0.1:{unused_port()}/v1", "m", timeout_s=2).judge(WITH_ANSWER)
+    with refused_port() as port:
+        j = Judge(f"http://127.0.0.1:{port}/v1", "m", timeout_s=2).judge(WITH_ANSWER)
     assert not j.scored and j.unavailable and f"check {BASE_URL_ENV}" in j.reason
 
 

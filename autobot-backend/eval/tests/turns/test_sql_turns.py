@@ -12,7 +12,7 @@ import yaml
 
 from eval.run import main
 from eval.turns.format import load_turns
-from tests.http_fakes import FakeHTTPServer, unused_port
+from tests.http_fakes import FakeHTTPServer, refused_port
 
 from ..judge_fakes import ScriptedJudge, point_judge_at, verdict
 
@@ -116,9 +116,10 @@ def test_judge_needs_its_configuration_before_anything_runs(work, monkeypatch, c
 
 
 def test_a_judge_that_cannot_be_reached_judges_nothing_and_the_run_exits_2(work, monkeypatch, capsys):
-    monkeypatch.setenv("NL_SQL_JUDGE_BASE_URL", f"http://127.0.0.1:{unused_port()}/v1")
     monkeypatch.setenv("NL_SQL_JUDGE_MODEL", "judge-7b")
-    assert sql_run(work, "--judge", "--json", "r.json") == 2
+    with refused_port() as port:
+        monkeypatch.setenv("NL_SQL_JUDGE_BASE_URL", f"http://127.0.0.1:{port}/v1")
+        assert sql_run(work, "--judge", "--json", "r.json") == 2
     data = json.loads((work / "r.json").read_text())
     assert data["summary"]["pass"] == 1  # the execution verdicts stand
     assert data["judge"]["summary"]["scored"] == 0 and len(data["judge"]["unmeasured"]) == 5

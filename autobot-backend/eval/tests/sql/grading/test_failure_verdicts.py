@@ -25,7 +25,7 @@ from services.generation.chat_terms import ChatPolicy
 from services.generation.llm import OpenAIChatGenerator
 from services.generation.protocol import Generation, GeneratorUnavailable, SQLGenerator
 from services.schema_context import SchemaContext
-from tests.http_fakes import FakeHTTPServer, Reply, chat_reply, json_reply, unused_port
+from tests.http_fakes import FakeHTTPServer, Reply, chat_reply, json_reply, refused_port
 from tests.nl_service_helpers import build_shop
 
 CORPUS = """version: 1
@@ -150,10 +150,11 @@ def test_an_endpoint_that_gives_no_chat_completion_is_unmeasured_on_the_llm_path
 
 
 def test_a_generator_that_cannot_be_asked_is_unmeasured_on_every_path(shop):
-    refused_port = run(shop, "llm", model(f"http://127.0.0.1:{unused_port()}"))
+    with refused_port() as port:
+        refused = run(shop, "llm", model(f"http://127.0.0.1:{port}"))
     embedded = run(shop, "embedded", Offline(GeneratorUnavailable("cannot connect: is the server running?")))
     missing = run(shop, "recorded", AnswersById("recorded", NAME), recorded(shop, [{"id": "wipe", "refused": True}]))
-    for outcome in (refused_port, embedded):
+    for outcome in (refused, embedded):
         assert (outcome.verdict, outcome.reason, outcome.measured) == (Verdict.UNMEASURED, "unmeasured", False)
         assert outcome.detail.startswith("unavailable: ") and "is the server running?" in outcome.detail
     # A recording without the line: the same verdict, with the reason spec section 10 gives it.
