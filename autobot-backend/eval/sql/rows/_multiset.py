@@ -9,7 +9,7 @@ between the two sides in the graph of "equal under the policy".
 The algorithm, and what each step guarantees:
 
 1. Hash the rows. Equal lists (same order), or distinct rows as many on each side that each take
-   their partner out of one dict (one in memory, not a set of each side), or equal ``Counter`` s when rows repeat:
+   their partner out of one set (one in memory, not a set of each side), or equal ``Counter`` s when rows repeat:
    a match, done, with no value normalised. Sound because the keys' Python equality never says
    more than the policy (``comparable_keys``). Equal results end here, whatever their types.
 2. Otherwise take the rows left over on each side. If no left-over row holds a number (or the
@@ -39,8 +39,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from datetime import date, time
 from decimal import Decimal
-from itertools import chain, compress, repeat
-from operator import is_, itemgetter, ne
+from itertools import chain, compress
+from operator import itemgetter, ne
 from typing import Any, NamedTuple
 
 from eval.sql.rows._matching import Entry, grid_matching, line_matching
@@ -143,22 +143,32 @@ _FEW_MISSES = 8
 
 
 def _one_set(expected: Sequence[Row], actual: Sequence[Row]) -> tuple[dict[Row, int], dict[Row, int]] | None:
-    """Distinct reference rows and as many candidate rows, settled with one dict in memory (not a set of each):
-    each candidate row takes its partner out; the reference's rows left are its left-overs, the candidate rows that
-    took nothing are the candidate's. ``({}, {})`` is a match; None when the rows are not distinct or more than
-    :data:`_FEW_MISSES` candidate rows found no partner (the caller counts them as before)."""
-    pending = dict.fromkeys(expected)
+    """Distinct reference rows and as many candidate rows, settled with one set in memory (not a set of each):
+    each candidate row takes its partner out; the reference's rows left are its left-overs (in its order), the
+    candidate rows that took nothing are the candidate's. ``({}, {})`` is a match; None when the rows are not
+    distinct or more than :data:`_FEW_MISSES` candidate rows found no partner (the caller counts them as before).
+
+    A set, not a dict: its table holds each row's hash beside the row, so a row shuffled against the reference is
+    found with one random read of memory where a dict makes two (docs/eval/performance.md)."""
+    pending = set(expected)
     if not len(pending) == len(expected) == len(actual):
         return None
-    took = list(map(pending.pop, actual, repeat(_MISS)))
+    take = pending.remove
+    misses: list[Row] = []
+    for row in actual:
+        try:
+            take(row)
+        except KeyError:
+            misses.append(row)
+            if len(misses) > _FEW_MISSES:
+                return None
     if not pending:
         return {}, {}
-    misses = list(compress(actual, map(is_, took, repeat(_MISS))))
-    del took
     # A miss equal to a reference row is a second copy of a candidate row (its partner was taken): not distinct.
-    if len(misses) > _FEW_MISSES or len(set(misses)) < len(misses) or any(map(expected.__contains__, misses)):
+    if len(set(misses)) < len(misses) or any(map(expected.__contains__, misses)):
         return None
-    return dict.fromkeys(pending, 1), dict.fromkeys(misses, 1)
+    left = set(map(id, pending))  # the reference's own row objects: its left-overs in its order, by identity
+    return dict.fromkeys(compress(expected, map(left.__contains__, map(id, expected))), 1), dict.fromkeys(misses, 1)
 
 
 def _left_overs(

@@ -19,6 +19,7 @@ from eval.sql.rows import (
     VALUE,
     compare_results,
 )
+from eval.sql.rows._multiset import same_multiset
 
 NAN = float("nan")
 INF = float("inf")
@@ -306,10 +307,24 @@ def test_random_columns_near_every_bound_agree_with_augmenting_path_matching():
         ([(i, "x") for i in range(30)], [(i + 100, "x") for i in range(30)], False),  # many left over
     ],
 )
-def test_distinct_rows_settled_with_one_dict_give_the_verdict_of_every_row_counted(expected, actual, match):
-    """Issue 40: rows of each side taken out of one dict (not a set of each side); the duplicates and the left-overs
+def test_distinct_rows_settled_with_one_set_give_the_verdict_of_every_row_counted(expected, actual, match):
+    """Issue 40: rows of each side taken out of one set (not a set of each side); the duplicates and the left-overs
     beyond a few go the way they went before, and the verdict is the brute force's."""
     assert compare_results(expected, actual).match is match is ref_multiset_match(expected, actual, 2)
+
+
+def test_the_left_overs_of_distinct_rows_keep_each_sides_order():
+    """The rows left over come in the reference's order and the candidate's, whatever order the set taking them out
+    holds them in (text hashes differ from one process to the next): what a wrong answer's detail names first."""
+    expected = [(f"row-{i:03d}", i) for i in range(200)]
+    gone = [expected[i] for i in (150, 3, 77, 120, 41, 9, 199, 60)]
+    foreign = [(f"new-{i}", -i) for i in (5, 1, 7, 3, 8, 2, 6, 4)]
+    actual = [row for row in expected if row not in gone] + foreign
+    random.Random(7).shuffle(actual)
+    settled = same_multiset(expected, actual, None)
+    assert not settled.match
+    assert list(settled.unmatched_expected) == [row for row in expected if row in gone]
+    assert list(settled.unmatched_actual) == [row for row in actual if row in foreign]
 
 
 def test_the_kinds_a_fetch_read_keep_true_apart_from_one():
