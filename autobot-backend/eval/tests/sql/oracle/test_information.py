@@ -6,10 +6,12 @@ from __future__ import annotations
 import itertools
 import random
 from decimal import Decimal
+from unittest import mock
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from eval.sql.oracle import information
 from eval.sql.oracle.information import information_lost
 
 _NOISE = Decimal("1e-9")
@@ -79,3 +81,33 @@ def test_the_kinds_the_fetch_read_give_the_verdict_the_rows_give():
     kinds = (frozenset({int}), frozenset({str}), frozenset({float}))
     assert information_lost(rows, 2, kinds) == information_lost(rows, 2) == every_value_read(rows, 2)
     assert "0.5 and 0.501" in information_lost(rows, 2, kinds)
+
+
+FLOATS = st.one_of(
+    st.none(),
+    st.floats(allow_nan=True, allow_infinity=True, width=64),
+    st.floats(-1, 1),
+    st.sampled_from([0.0, -0.0, 0.004, 0.005, 0.0051, 1.0, 1.004, 1.0049999, 100.1, 100.10000000000001, 1e300]),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(FLOATS, FLOATS), min_size=1, max_size=12), st.sampled_from([0, 1, 2, 4]))
+def test_columns_of_floats_read_in_numpy_say_what_reading_every_value_said(rows, decimals):
+    """A large column of floats is sorted and screened in numpy (``VECTOR_FROM``, here every column)."""
+    kinds = tuple(frozenset(map(type, col)) for col in zip(*rows, strict=True))
+    with mock.patch.object(information, "VECTOR_FROM", 1):
+        assert information_lost(rows, decimals, kinds) == every_value_read(rows, decimals)
+
+
+def test_a_column_of_floats_past_the_numpy_size_finds_the_pair_the_exact_reading_finds():
+    rng = random.Random(5)
+    rows = [(rng.randrange(1, 500_000) / 100 if i % 50 else None,) for i in range(information.VECTOR_FROM + 1000)]
+    kinds = (frozenset({float, type(None)}),)
+    assert information_lost(rows, 2, kinds) is None
+    near = rows[123][0] + 0.001
+    rows.append((near,))
+    found = information_lost(rows, 2, kinds)
+    with mock.patch.object(information, "VECTOR_FROM", len(rows) + 1):  # the pure path
+        assert found == information_lost(rows, 2, kinds) == every_value_read(rows, 2)
+    assert repr(near) in found
