@@ -110,13 +110,16 @@ def same_multiset(expected: Sequence[Row], actual: Sequence[Row], tolerance: Tol
     try:
         if expected == actual:  # the same order: one sequential pass, no hashing
             return Settlement(True, {}, {})
-        one_set = _one_set(expected, actual)
+        pending = set(expected)
+        distinct = len(pending) == len(expected)
+        one_set = _one_set(pending, expected, actual) if distinct else None
         want: Counter[Row] | set[Row] = set()
         have: Counter[Row] | set[Row] = set()
         if one_set is not None:  # distinct rows: the counts are 1, which empty sets say (``_counts``)
             left_want, left_have = one_set
-        elif len(want_set := set(expected)) == len(expected) and len(have_set := set(actual)) == len(actual):
+        elif distinct and len(have_set := set(actual)) == len(actual):
             # Distinct rows (the usual case): a set's symmetric difference is the left-overs.
+            want_set = pending if len(pending) == len(expected) else set(expected)  # whole unless rows were taken
             want, have = want_set, have_set
             odd = want_set ^ have_set
             if len(odd) > len(expected):  # mostly left-overs: settle every row, in list (memory) order
@@ -137,20 +140,21 @@ def same_multiset(expected: Sequence[Row], actual: Sequence[Row], tolerance: Tol
     return _left_overs(expected, actual, left_want, left_have, want, have, tolerance)
 
 
-_MISS = object()
 _FEW_MISSES = 8
 """Candidate rows without a partner that :func:`_one_set` tells apart by a scan of the reference each."""
 
 
-def _one_set(expected: Sequence[Row], actual: Sequence[Row]) -> tuple[dict[Row, int], dict[Row, int]] | None:
-    """Distinct reference rows and as many candidate rows, settled with one set in memory (not a set of each):
-    each candidate row takes its partner out; the reference's rows left are its left-overs (in its order), the
-    candidate rows that took nothing are the candidate's. ``({}, {})`` is a match; None when the rows are not
-    distinct or more than :data:`_FEW_MISSES` candidate rows found no partner (the caller counts them as before).
+def _one_set(
+    pending: set[Row], expected: Sequence[Row], actual: Sequence[Row]
+) -> tuple[dict[Row, int], dict[Row, int]] | None:
+    """Distinct reference rows (``pending``: their set, which this takes rows out of) and as many candidate rows,
+    settled with one set in memory (not a set of each): each candidate row takes its partner out; the reference's
+    rows left are its left-overs (in its order), the candidate rows that took nothing are the candidate's.
+    ``({}, {})`` is a match; None when the candidate's rows are not distinct or more than :data:`_FEW_MISSES` of
+    them found no partner (the caller counts them as before).
 
     A set, not a dict: its table holds each row's hash beside the row, so a row shuffled against the reference is
     found with one random read of memory where a dict makes two (docs/eval/performance.md)."""
-    pending = set(expected)
     if not len(pending) == len(expected) == len(actual):
         return None
     take = pending.remove
