@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -23,6 +26,23 @@ def test_missing_java_fails_when_spark_is_required(monkeypatch):
     required = r"Java is not installed.*EVAL_REQUIRE_SPARK=1 .* may not be skipped"
     with pytest.raises(pytest.fail.Exception, match=required):
         spark_server.start_for_tests({spark_server.REQUIRE_ENV: "1"})
+
+
+def test_a_server_that_never_says_it_listens_is_not_taken_for_another_listener_on_its_port(tmp_path, monkeypatch):
+    """Another process listens on the server's port and accepts, but never answers: the wait does not connect to
+    it (pyhive's handshake would wait forever) and ends at its deadline, naming the line the log never had."""
+    monkeypatch.setattr(eval_spark_server, "START_TIMEOUT_S", 2)
+    with socket.create_server(("127.0.0.1", 0)) as other:
+        server = eval_spark_server.SparkServer(tmp_path, tmp_path / "root", other.getsockname()[1])
+        server.root.mkdir()
+        server.logfile.write_text("starting\n")
+        server._process = subprocess.Popen(["sleep", "60"])
+        try:
+            with pytest.raises(eval_spark_server.SparkServerError, match="never said 'HiveThriftServer2 started'"):
+                server._wait_ready(time.monotonic())
+        finally:
+            server._process.kill()
+            server._process.wait()
 
 
 def _alive(pid: int) -> bool:

@@ -226,8 +226,9 @@ class SparkServer:
                 code = self._process.returncode
                 raise SparkServerError(f"the Spark Thrift server exited with {code}:\n{self._tail()}")
             if time.monotonic() > deadline:
+                said = "" if self._listening() else f" (its log never said {READY_LINE.decode()!r})"
                 raise SparkServerError(
-                    f"the Spark Thrift server did not accept a session in {START_TIMEOUT_S} s:\n{self._tail()}"
+                    f"the Spark Thrift server did not accept a session in {START_TIMEOUT_S} s{said}:\n{self._tail()}"
                 )
             if not self._listening():  # before it binds, the port may be another process's, which need not answer
                 time.sleep(0.5)
