@@ -196,8 +196,8 @@ class SparkServer:
                 self.port = _free_port()
 
     def _port_was_taken(self) -> bool:
-        log = self._tail()
-        return "BindException" in log and "Address already in use" in log
+        log = self._log()
+        return b"BindException" in log and b"Address already in use" in log
 
     def _start_process(self) -> None:
         env = {**os.environ, "SPARK_HOME": str(self.home), "SPARK_LOG_DIR": str(self.root), "TZ": "UTC"}
@@ -245,10 +245,14 @@ class SparkServer:
 
     def _listening(self) -> bool:
         """Whether the server says it bound its port (Spark's log line once the Thrift service listens)."""
-        return self.logfile.exists() and READY_LINE in self.logfile.read_bytes()
+        return READY_LINE in self._log()
+
+    def _log(self) -> bytes:
+        """The whole log (short while the server starts), or nothing before it is made."""
+        return self.logfile.read_bytes() if self.logfile.exists() else b""
 
     def _end_group(self) -> None:
-        """Kill what an exited launch left in its process group."""
+        """Kill the server's process group, whatever is left of it, and reap the server."""
         process, self._process = self._process, None
         if process is not None:
             _signal_group(process.pid, signal.SIGKILL)
@@ -271,17 +275,13 @@ class SparkServer:
 
     def stop(self) -> None:
         """End the server's process group (SIGTERM, then SIGKILL) and delete its folder; safe to call twice."""
-        process, self._process = self._process, None
         try:
+            process = self._process
             if process is not None and process.poll() is None:
                 _signal_group(process.pid, signal.SIGTERM)
-                try:
+                with contextlib.suppress(subprocess.TimeoutExpired):
                     process.wait(STOP_GRACE_S)
-                except subprocess.TimeoutExpired:
-                    _signal_group(process.pid, signal.SIGKILL)
-                    process.wait(STOP_GRACE_S)
-            if process is not None:
-                _signal_group(process.pid, signal.SIGKILL)  # anything it started in its group
+            self._end_group()  # SIGKILL: the server if SIGTERM did not end it, and anything it started in its group
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
 
