@@ -155,7 +155,7 @@ def _one_set(
 
     A set, not a dict: its table holds each row's hash beside the row, so a row shuffled against the reference is
     found with one random read of memory where a dict makes two (docs/eval/performance.md)."""
-    if not len(pending) == len(expected) == len(actual):
+    if len(actual) != len(expected):
         return None
     take = pending.remove
     misses: list[Row] = []
